@@ -1,0 +1,513 @@
+//! Analysis tables: the study's specs (`analisis` in `estudio.toml`) turned into numbers.
+//!
+//! Each spec crosses metrics with a grouping (by brand, by model, by a dimension, by model ×
+//! dimension, model pairs, tone, sources). This module only arranges scopes and cells; the
+//! numbers come from [`crate::metrics`]. The first column of every table is its row key, which
+//! is what findings point at (`fila`).
+
+use std::collections::BTreeMap;
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use crate::mentions::normalize_host;
+use crate::metrics::{
+    self, AnswerFacts, BrandStats, Scope, agreement, brand_stats, concentration, round,
+};
+use crate::model::{Metric, Study, TableKind, TableSpec};
+
+/// One published table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Table {
+    pub id: String,
+    pub nombre: String,
+    pub titulo: String,
+    pub titulo_en: String,
+    pub columnas: Vec<String>,
+    pub filas: Vec<Vec<Cell>>,
+    /// Scope and weighting of the numbers, in Spanish.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nota: Option<String>,
+}
+
+impl Table {
+    /// The cell at the row whose first column is `fila`, in column `columna`.
+    pub fn cell(&self, fila: &str, columna: &str) -> Option<&Cell> {
+        let column = self.columnas.iter().position(|c| c == columna)?;
+        self.filas
+            .iter()
+            .find(|row| matches!(row.first(), Some(Cell::Text(key)) if key == fila))
+            .and_then(|row| row.get(column))
+    }
+
+    /// Row keys (first column), in order.
+    pub fn row_keys(&self) -> impl Iterator<Item = &str> {
+        self.filas.iter().filter_map(|row| match row.first() {
+            Some(Cell::Text(key)) => Some(key.as_str()),
+            _ => None,
+        })
+    }
+}
+
+/// A table cell: text, a count, a rounded number, or null (not defined for this scope).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Cell {
+    Text(String),
+    Int(i64),
+    Num(f64),
+    Null,
+}
+
+impl Cell {
+    fn num(value: Option<f64>) -> Cell {
+        value.map_or(Cell::Null, |v| Cell::Num(round(v)))
+    }
+
+    fn count(n: usize) -> Cell {
+        Cell::Int(i64::try_from(n).unwrap_or(i64::MAX))
+    }
+
+    /// The cell as a number (counts included), for findings and charts.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Cell::Int(n) => Some(*n as f64),
+            Cell::Num(x) => Some(*x),
+            Cell::Text(_) | Cell::Null => None,
+        }
+    }
+}
+
+/// Computes every analysis table of a study, in spec order.
+pub fn analyze(study: &Study) -> Result<Vec<Table>> {
+    let facts = metrics::extract_facts(study);
+    let context = Context_::new(study, &facts);
+    study
+        .design
+        .analisis
+        .iter()
+        .map(|spec| {
+            context
+                .table(spec)
+                .with_context(|| format!("{}: tabla {}", study.slug, spec.id))
+        })
+        .collect()
+}
+
+/// What every table of one study shares: the study, its facts and weights.
+struct Context_<'a> {
+    study: &'a Study,
+    facts: &'a [AnswerFacts],
+    weights: Vec<f64>,
+}
+
+impl<'a> Context_<'a> {
+    fn new(study: &'a Study, facts: &'a [AnswerFacts]) -> Self {
+        Context_ { study, facts, weights: metrics::model_weights(study) }
+    }
+
+    fn table(&self, spec: &TableSpec) -> Result<Table> {
+        let base = self.filtered(spec)?;
+        let (columnas, filas) = match spec.tipo {
+            TableKind::Marcas => self.brands_table(spec, &base)?,
+            TableKind::MarcaPorModelo => self.brand_by_model(spec, &base)?,
+            TableKind::MarcaPorDimension => self.brand_by_dimension(spec, &base)?,
+            TableKind::ModeloPorDimension => self.model_by_dimension(spec, &base)?,
+            TableKind::Concentracion => self.concentration_table(spec, &base)?,
+            TableKind::Acuerdo => self.agreement_table(&base),
+            TableKind::Tono => self.tone_table(&base),
+            TableKind::Fuentes => self.sources_table(spec, &base),
+        };
+        Ok(Table {
+            id: spec.id.clone(),
+            nombre: spec.nombre.clone(),
+            titulo: spec.titulo.clone(),
+            titulo_en: spec.titulo_en.clone(),
+            columnas,
+            filas,
+            nota: Some(self.note(spec, base.len())),
+        })
+    }
+
+    /// Answers to questions matching the spec's filter.
+    fn filtered(&self, spec: &TableSpec) -> Result<Vec<&'a AnswerFacts>> {
+        for dimension in spec.filtro.keys() {
+            self.dimension_values(dimension)?;
+        }
+        Ok(self
+            .facts
+            .iter()
+            .filter(|a| {
+                let question = &self.study.questions[a.question];
+                spec.filtro.iter().all(|(d, v)| question.dimensiones.get(d) == Some(v))
+            })
+            .collect())
+    }
+
+    fn scope(&self, answers: Vec<&'a AnswerFacts>) -> Scope<'a> {
+        Scope::new(answers, &self.weights)
+    }
+
+    fn stats(&self, answers: Vec<&'a AnswerFacts>) -> Vec<BrandStats> {
+        brand_stats(&self.scope(answers), self.study.brands.len())
+    }
+
+    fn dimension_values(&self, id: &str) -> Result<&'a [String]> {
+        match self.study.design.dimensiones.iter().find(|d| d.id == id) {
+            Some(d) => Ok(&d.valores),
+            None => bail!("la dimensión `{id}` no está declarada en `dimensiones`"),
+        }
+    }
+
+    fn required_dimension<'s>(&self, spec: &'s TableSpec) -> Result<(&'s str, &'a [String])> {
+        let Some(id) = spec.dimension.as_deref() else {
+            bail!("el tipo `{:?}` necesita `dimension`", spec.tipo)
+        };
+        Ok((id, self.dimension_values(id)?))
+    }
+
+    fn single_metric(&self, spec: &TableSpec) -> Result<Metric> {
+        match spec.metricas.as_slice() {
+            [metric] => Ok(*metric),
+            _ => bail!("este tipo de tabla lleva exactamente una métrica en `metricas`"),
+        }
+    }
+
+    fn in_dimension(
+        &self,
+        answers: &[&'a AnswerFacts],
+        dimension: &str,
+        value: &str,
+    ) -> Vec<&'a AnswerFacts> {
+        answers
+            .iter()
+            .copied()
+            .filter(|a| {
+                self.study.questions[a.question].dimensiones.get(dimension).map(String::as_str)
+                    == Some(value)
+            })
+            .collect()
+    }
+
+    fn of_model(&self, answers: &[&'a AnswerFacts], model: usize) -> Vec<&'a AnswerFacts> {
+        answers.iter().copied().filter(|a| a.model == model).collect()
+    }
+
+    fn brand_name(&self, b: usize) -> Cell {
+        Cell::Text(self.study.brands[b].nombre.clone())
+    }
+
+    fn brands_table(&self, spec: &TableSpec, base: &[&'a AnswerFacts]) -> Result<(Vec<String>, Vec<Vec<Cell>>)> {
+        let Some(&sort_by) = spec.metricas.first() else {
+            bail!("una tabla `marcas` lleva al menos una métrica en `metricas`")
+        };
+        let mut columns = vec!["marca".to_owned()];
+        for metric in &spec.metricas {
+            columns.push(metric.id().to_owned());
+            match metric {
+                Metric::Orden => columns.push("n_orden".to_owned()),
+                Metric::TonoNeto => columns.push("n_tono".to_owned()),
+                _ => {}
+            }
+        }
+        let stats = self.stats(base.to_vec());
+        let mut rows: Vec<(usize, Vec<Cell>)> = stats
+            .iter()
+            .enumerate()
+            .map(|(b, s)| {
+                let mut row = vec![self.brand_name(b)];
+                for metric in &spec.metricas {
+                    row.push(Cell::num(metric_value(s, *metric)));
+                    match metric {
+                        Metric::Orden => row.push(Cell::count(s.n_mention)),
+                        Metric::TonoNeto => row.push(Cell::count(s.n_tone())),
+                        _ => {}
+                    }
+                }
+                (b, row)
+            })
+            .collect();
+        sort_rows(&mut rows, sort_by, |b| metric_value(&stats[*b], sort_by), self);
+        Ok((columns, rows.into_iter().map(|(_, r)| r).collect()))
+    }
+
+    /// Rows: brands; columns: one scope each, plus the total over `base`.
+    fn brand_cross(
+        &self,
+        metric: Metric,
+        base: &[&'a AnswerFacts],
+        first: &str,
+        groups: Vec<(String, Vec<&'a AnswerFacts>)>,
+    ) -> (Vec<String>, Vec<Vec<Cell>>) {
+        let mut columns = vec![first.to_owned()];
+        columns.extend(groups.iter().map(|(name, _)| name.clone()));
+        columns.push("total".to_owned());
+        let per_group: Vec<Vec<BrandStats>> =
+            groups.into_iter().map(|(_, answers)| self.stats(answers)).collect();
+        let total = self.stats(base.to_vec());
+        let mut rows: Vec<(usize, Vec<Cell>)> = (0..self.study.brands.len())
+            .map(|b| {
+                let mut row = vec![self.brand_name(b)];
+                row.extend(per_group.iter().map(|s| Cell::num(metric_value(&s[b], metric))));
+                row.push(Cell::num(metric_value(&total[b], metric)));
+                (b, row)
+            })
+            .collect();
+        sort_rows(&mut rows, metric, |b| metric_value(&total[*b], metric), self);
+        (columns, rows.into_iter().map(|(_, r)| r).collect())
+    }
+
+    fn brand_by_model(&self, spec: &TableSpec, base: &[&'a AnswerFacts]) -> Result<(Vec<String>, Vec<Vec<Cell>>)> {
+        let metric = self.single_metric(spec)?;
+        let groups = self.model_groups(base);
+        Ok(self.brand_cross(metric, base, "marca", groups))
+    }
+
+    fn brand_by_dimension(&self, spec: &TableSpec, base: &[&'a AnswerFacts]) -> Result<(Vec<String>, Vec<Vec<Cell>>)> {
+        let metric = self.single_metric(spec)?;
+        let (dimension, values) = self.required_dimension(spec)?;
+        let groups = values
+            .iter()
+            .map(|v| (v.clone(), self.in_dimension(base, dimension, v)))
+            .collect();
+        Ok(self.brand_cross(metric, base, "marca", groups))
+    }
+
+    fn model_groups(&self, base: &[&'a AnswerFacts]) -> Vec<(String, Vec<&'a AnswerFacts>)> {
+        self.study
+            .design
+            .modelos
+            .iter()
+            .enumerate()
+            .map(|(m, model)| (model.id.clone(), self.of_model(base, m)))
+            .collect()
+    }
+
+    fn model_by_dimension(&self, spec: &TableSpec, base: &[&'a AnswerFacts]) -> Result<(Vec<String>, Vec<Vec<Cell>>)> {
+        let metric = self.single_metric(spec)?;
+        let (dimension, values) = self.required_dimension(spec)?;
+        let Some(brand_id) = spec.marca.as_deref() else {
+            bail!("el tipo `modelo_por_dimension` necesita `marca`")
+        };
+        let Some(brand) = self.study.brands.iter().position(|b| b.id == brand_id) else {
+            bail!("la marca `{brand_id}` no está en marcas.toml")
+        };
+        let cell = |answers: Vec<&'a AnswerFacts>| {
+            Cell::num(metric_value(&self.stats(answers)[brand], metric))
+        };
+        let mut columns = vec!["modelo".to_owned()];
+        columns.extend(values.iter().cloned());
+        columns.push("total".to_owned());
+        let mut rows = Vec::new();
+        let mut groups = self.model_groups(base);
+        groups.push(("total".to_owned(), base.to_vec()));
+        for (name, answers) in groups {
+            let mut row = vec![Cell::Text(name)];
+            row.extend(values.iter().map(|v| cell(self.in_dimension(&answers, dimension, v))));
+            row.push(cell(answers));
+            rows.push(row);
+        }
+        Ok((columns, rows))
+    }
+
+    fn concentration_table(&self, spec: &TableSpec, base: &[&'a AnswerFacts]) -> Result<(Vec<String>, Vec<Vec<Cell>>)> {
+        let mut groups = match spec.dimension.as_deref() {
+            Some(dimension) => self
+                .dimension_values(dimension)?
+                .iter()
+                .map(|v| (v.clone(), self.in_dimension(base, dimension, v)))
+                .collect(),
+            None => self.model_groups(base),
+        };
+        groups.push(("total".to_owned(), base.to_vec()));
+        let columns = [
+            "grupo", "respuestas", "con_marca", "marcas_distintas", "lider", "top1_lider",
+            "hhi_sov", "hhi_top1",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let rows = groups
+            .into_iter()
+            .map(|(name, answers)| {
+                let c = concentration(&self.scope(answers), self.study.brands.len());
+                vec![
+                    Cell::Text(name),
+                    Cell::count(c.answers),
+                    Cell::num(c.with_brand),
+                    Cell::count(c.distinct_brands),
+                    c.leader.map_or(Cell::Null, |b| self.brand_name(b)),
+                    Cell::num(c.leader_top1),
+                    Cell::num(c.hhi_sov),
+                    Cell::num(c.hhi_top1),
+                ]
+            })
+            .collect();
+        Ok((columns, rows))
+    }
+
+    fn agreement_table(&self, base: &[&'a AnswerFacts]) -> (Vec<String>, Vec<Vec<Cell>>) {
+        let (pairs, total) = agreement(&self.scope(base.to_vec()));
+        let columns = ["par", "modelo_a", "modelo_b", "preguntas", "omitidas", "jaccard", "top1_coincide"]
+            .map(str::to_owned)
+            .to_vec();
+        let model = |m: usize| self.study.design.modelos[m].id.clone();
+        let row = |key: String, a: Cell, b: Cell, g: &metrics::Agreement| {
+            vec![
+                Cell::Text(key),
+                a,
+                b,
+                Cell::count(g.questions),
+                Cell::count(g.skipped),
+                Cell::num(g.jaccard()),
+                Cell::num(g.top1_match()),
+            ]
+        };
+        let mut rows: Vec<Vec<Cell>> = pairs
+            .iter()
+            .map(|((a, b), g)| {
+                let key = format!("{} vs {}", model(*a), model(*b));
+                row(key, Cell::Text(model(*a)), Cell::Text(model(*b)), g)
+            })
+            .collect();
+        rows.push(row("total".to_owned(), Cell::Null, Cell::Null, &total));
+        (columns, rows)
+    }
+
+    fn tone_table(&self, base: &[&'a AnswerFacts]) -> (Vec<String>, Vec<Vec<Cell>>) {
+        let stats = self.stats(base.to_vec());
+        let columns = ["marca", "pos", "neu", "neg", "n_tono", "tono_neto"].map(str::to_owned).to_vec();
+        let mut rows: Vec<(usize, Vec<Cell>)> = stats
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.n_tone() > 0)
+            .map(|(b, s)| {
+                let row = vec![
+                    self.brand_name(b),
+                    Cell::count(s.pos),
+                    Cell::count(s.neu),
+                    Cell::count(s.neg),
+                    Cell::count(s.n_tone()),
+                    Cell::num(s.net_tone),
+                ];
+                (b, row)
+            })
+            .collect();
+        sort_rows(&mut rows, Metric::TonoNeto, |b| stats[*b].net_tone, self);
+        (columns, rows.into_iter().map(|(_, r)| r).collect())
+    }
+
+    /// Most cited source domains. A host under a brand domain counts as that domain.
+    fn sources_table(&self, spec: &TableSpec, base: &[&'a AnswerFacts]) -> (Vec<String>, Vec<Vec<Cell>>) {
+        let brand_domains: Vec<(String, usize)> = self
+            .study
+            .brands
+            .iter()
+            .enumerate()
+            .flat_map(|(b, brand)| brand.dominios.iter().map(move |d| (normalize_host(d), b)))
+            .collect();
+        // domain → (answers citing it, owner brand)
+        let mut citing: BTreeMap<String, (Vec<&'a AnswerFacts>, Option<usize>)> = BTreeMap::new();
+        for a in base {
+            let mut domains: Vec<(String, Option<usize>)> = self.study.answers[a.answer]
+                .fuentes
+                .iter()
+                .filter_map(|s| crate::mentions::host_of(&s.url))
+                .map(|host| {
+                    match brand_domains.iter().find(|(d, _)| crate::mentions::host_matches(&host, d)) {
+                        Some((d, b)) => (d.clone(), Some(*b)),
+                        None => (host, None),
+                    }
+                })
+                .collect();
+            domains.sort();
+            domains.dedup();
+            for (domain, owner) in domains {
+                let entry = citing.entry(domain).or_insert_with(|| (Vec::new(), owner));
+                entry.0.push(a);
+            }
+        }
+        let total = self.scope(base.to_vec());
+        let total_weight: f64 = total.weights.iter().sum();
+        let weight_of: BTreeMap<usize, f64> =
+            total.answers.iter().zip(&total.weights).map(|(a, w)| (a.answer, *w)).collect();
+        let mut rows: Vec<(usize, String, Vec<Cell>)> = citing
+            .into_iter()
+            .map(|(domain, (answers, owner))| {
+                let weight: f64 = answers.iter().map(|a| weight_of[&a.answer]).sum();
+                let rate = (total_weight > 0.0).then(|| weight / total_weight);
+                let row = vec![
+                    Cell::Text(domain.clone()),
+                    Cell::count(answers.len()),
+                    Cell::num(rate),
+                    owner.map_or(Cell::Null, |b| self.brand_name(b)),
+                ];
+                (answers.len(), domain, row)
+            })
+            .collect();
+        rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        rows.truncate(spec.limite.unwrap_or(15));
+        let columns = ["dominio", "respuestas", "tasa", "marca"].map(str::to_owned).to_vec();
+        (columns, rows.into_iter().map(|(_, _, r)| r).collect())
+    }
+
+    /// Scope and weighting of a table, in words.
+    fn note(&self, spec: &TableSpec, answers: usize) -> String {
+        let mut note = format!("Base: {answers} respuestas");
+        if !spec.filtro.is_empty() {
+            let filter: Vec<String> = spec.filtro.iter().map(|(d, v)| format!("{d} = {v}")).collect();
+            note.push_str(&format!(" (filtro: {})", filter.join(", ")));
+        }
+        note.push_str(". ");
+        note.push_str(match spec.tipo {
+            TableKind::Acuerdo => {
+                "Promedio simple por pregunta; se omiten los pares en que ningún modelo nombra una marca."
+            }
+            _ => match &self.study.design.ponderacion {
+                Some(_) => "Modelos ponderados por cuota de mercado",
+                None => "Modelos con igual peso.",
+            },
+        });
+        if let (Some(w), false) = (&self.study.design.ponderacion, spec.tipo == TableKind::Acuerdo) {
+            note.push_str(&format!(" (fuente: {}).", w.fuente));
+        }
+        note
+    }
+}
+
+/// The value of one brand-level metric.
+pub fn metric_value(stats: &BrandStats, metric: Metric) -> Option<f64> {
+    match metric {
+        Metric::Mencion => stats.mention,
+        Metric::Orden => stats.order,
+        Metric::Citacion => stats.citation,
+        Metric::CitacionFantasma => stats.ghost_citation,
+        Metric::Protagonismo => stats.prominence,
+        Metric::Top1 => stats.top1,
+        Metric::Sov => stats.sov,
+        Metric::TonoNeto => stats.net_tone,
+    }
+}
+
+/// Sorts brand rows best first by `metric` (lowest average order is best), nulls last, then
+/// by brand name, so the order is total and stable.
+fn sort_rows<T>(
+    rows: &mut [(usize, T)],
+    metric: Metric,
+    value: impl Fn(&usize) -> Option<f64>,
+    context: &Context_<'_>,
+) {
+    let key = |b: &usize| value(b).map(round);
+    rows.sort_by(|(a, _), (b, _)| {
+        let by_value = match (key(a), key(b)) {
+            (Some(x), Some(y)) if metric == Metric::Orden => x.total_cmp(&y),
+            (Some(x), Some(y)) => y.total_cmp(&x),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        };
+        by_value.then_with(|| context.study.brands[*a].nombre.cmp(&context.study.brands[*b].nombre))
+    });
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,272 @@
+//! Tables computed on a tiny study whose numbers are worked out by hand in the comments.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::model::{
+    Answer, Backing, Brand, Dimension, Finding, ModelSpec, Question, Source, StudyFile, Tier, Tone,
+    Weighting,
+};
+
+fn brand(id: &str, nombre: &str, alias: &[&str], dominios: &[&str]) -> Brand {
+    Brand {
+        id: id.into(),
+        nombre: nombre.into(),
+        alias: alias.iter().map(|s| s.to_string()).collect(),
+        excluir: Vec::new(),
+        dominios: dominios.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+fn question(id: &str, seccion: &str) -> Question {
+    Question {
+        id: id.into(),
+        texto: format!("¿Pregunta {id}?"),
+        idioma: "es".into(),
+        modelo: Tier::Standard,
+        dimensiones: BTreeMap::from([("seccion".to_owned(), seccion.to_owned())]),
+    }
+}
+
+fn answer(id: &str, pregunta: &str, modelo: &str, text: &str, urls: &[&str]) -> Answer {
+    Answer {
+        id: id.into(),
+        pregunta: pregunta.into(),
+        modelo: modelo.into(),
+        version: format!("{modelo}-v1"),
+        fecha: "2026-03-01".into(),
+        respuesta: text.into(),
+        fuentes: urls.iter().map(|u| Source { url: u.to_string(), titulo: "t".into() }).collect(),
+        tono: BTreeMap::new(),
+    }
+}
+
+fn spec(id: &str, tipo: TableKind, metricas: &[Metric]) -> TableSpec {
+    TableSpec {
+        id: id.into(),
+        nombre: id.to_lowercase(),
+        titulo: id.into(),
+        titulo_en: id.into(),
+        tipo,
+        metricas: metricas.to_vec(),
+        dimension: None,
+        marca: None,
+        filtro: BTreeMap::new(),
+        limite: None,
+    }
+}
+
+/// Two models (m1, m2), three questions in two sections, brands Alfa, Beta, Gama.
+///
+/// | q  | sección | m1                      | m2              |
+/// |----|---------|-------------------------|-----------------|
+/// | q1 | a       | Alfa, Beta (cites alfa) | Beta            |
+/// | q2 | a       | Beta, Alfa, Gama        | nothing         |
+/// | q3 | b       | Alfa (ghost cites beta) | Alfa, Beta      |
+fn fixture() -> Study {
+    let mut answers = vec![
+        answer("R1", "q1", "m1", "1. Alfa es buena. 2. BETA también.", &["https://www.alfa.com.ar/x"]),
+        answer("R2", "q1", "m2", "Recomiendo Beta.", &["https://infobae.com/a"]),
+        answer("R3", "q2", "m1", "Beta, luego Alfa y por último Gama.", &[]),
+        answer("R4", "q2", "m2", "Depende: consultá a un asesor.", &["https://infobae.com/b"]),
+        answer("R5", "q3", "m1", "Alfa sin dudas.", &["https://blog.beta.com/p"]),
+        answer("R6", "q3", "m2", "Alfa o Beta.", &["https://alfa.com.ar"]),
+    ];
+    answers[0].tono = BTreeMap::from([("alfa".into(), Tone::Pos), ("beta".into(), Tone::Neg)]);
+    answers[5].tono = BTreeMap::from([("alfa".into(), Tone::Neu)]);
+    let model = |id: &str| ModelSpec { id: id.into(), nombre: id.into(), proveedor: "p".into(), nivel: Tier::Standard };
+    Study {
+        slug: "prueba".into(),
+        design: StudyFile {
+            nombre: "Prueba".into(),
+            nombre_en: "Test".into(),
+            descripcion: "d".into(),
+            descripcion_en: "d".into(),
+            industria: "i".into(),
+            subindustria: "s".into(),
+            pais: vec!["Argentina".into()],
+            idioma: vec!["es".into()],
+            publicado: "2026-04-01".into(),
+            precio_usd: None,
+            version_paquete: "1.0.0".into(),
+            tags: vec![],
+            como_citar: "c".into(),
+            nota: "n".into(),
+            metodologia: vec![],
+            dimensiones: vec![Dimension {
+                id: "seccion".into(),
+                etiqueta: "Sección".into(),
+                etiqueta_en: "Section".into(),
+                valores: vec!["a".into(), "b".into()],
+            }],
+            modelos: vec![model("m1"), model("m2")],
+            ponderacion: None,
+            analisis: vec![],
+        },
+        brands: vec![
+            brand("alfa", "Alfa", &[], &["alfa.com.ar"]),
+            brand("beta", "Beta", &[], &["beta.com"]),
+            brand("gama", "Gama", &[], &[]),
+        ],
+        questions: vec![question("q1", "a"), question("q2", "a"), question("q3", "b")],
+        answers,
+        findings: vec![],
+        reports: vec![],
+    }
+}
+
+fn table(study: &mut Study, spec: TableSpec) -> Table {
+    study.design.analisis = vec![spec];
+    analyze(study).expect("table computes").remove(0)
+}
+
+fn num(t: &Table, row: &str, col: &str) -> Option<f64> {
+    t.cell(row, col).and_then(Cell::as_f64)
+}
+
+#[test]
+fn brands_table_hand_computed() {
+    let mut s = fixture();
+    let t = table(&mut s, spec("A01", TableKind::Marcas, &[Metric::Mencion, Metric::Orden, Metric::Citacion, Metric::Protagonismo, Metric::Top1, Metric::Sov]));
+    assert_eq!(t.columnas, ["marca", "mencion", "orden", "n_orden", "citacion", "protagonismo", "top1", "sov"]);
+    // Each model weighs 1/2 and has 3 answers: every answer weighs 1/6.
+    // Alfa: named in R1, R3, R5, R6 → 4/6. Positions 1, 2, 1, 1 → 5/4.
+    assert_eq!(num(&t, "Alfa", "mencion"), Some(0.6667));
+    assert_eq!(num(&t, "Alfa", "orden"), Some(1.25));
+    assert_eq!(num(&t, "Alfa", "n_orden"), Some(4.0));
+    // Cited in R1 and R6 → 2/6.
+    assert_eq!(num(&t, "Alfa", "citacion"), Some(0.3333));
+    // Points 10 + 8 + 10 + 10 = 38 over 6 answers.
+    assert_eq!(num(&t, "Alfa", "protagonismo"), Some(6.3333));
+    // Five answers name a brand; Alfa first in R1, R5, R6 → 3/5.
+    assert_eq!(num(&t, "Alfa", "top1"), Some(0.6));
+    // Mentions: R1 2, R2 1, R3 3, R5 1, R6 2 = 9; Alfa 4.
+    assert_eq!(num(&t, "Alfa", "sov"), Some(0.4444));
+    // Gama never first, named once; rows sorted by mention: Alfa, Beta, Gama.
+    assert_eq!(t.row_keys().collect::<Vec<_>>(), ["Alfa", "Beta", "Gama"]);
+    assert_eq!(num(&t, "Gama", "orden"), Some(3.0));
+}
+
+#[test]
+fn brand_never_named_has_null_order() {
+    let mut s = fixture();
+    s.brands.push(brand("delta", "Delta", &[], &[]));
+    let t = table(&mut s, spec("A01", TableKind::Marcas, &[Metric::Mencion, Metric::Orden]));
+    assert_eq!(t.cell("Delta", "orden"), Some(&Cell::Null));
+    assert_eq!(t.cell("Delta", "mencion"), Some(&Cell::Num(0.0)));
+    assert_eq!(t.row_keys().last(), Some("Delta"));
+}
+
+#[test]
+fn weights_change_the_total_but_not_the_per_model_columns() {
+    let mut s = fixture();
+    let t = table(&mut s, spec("A02", TableKind::MarcaPorModelo, &[Metric::Mencion]));
+    assert_eq!(t.columnas, ["marca", "m1", "m2", "total"]);
+    // Beta: m1 2/3, m2 2/3.
+    assert_eq!(num(&t, "Beta", "m1"), Some(0.6667));
+    assert_eq!(num(&t, "Alfa", "m2"), Some(0.3333));
+    assert_eq!(num(&t, "Alfa", "total"), Some(0.6667));
+    s.design.ponderacion = Some(Weighting {
+        fuente: "cuotas".into(),
+        pesos: BTreeMap::from([("m1".into(), 3.0), ("m2".into(), 1.0)]),
+    });
+    let t = table(&mut s, spec("A02", TableKind::MarcaPorModelo, &[Metric::Mencion]));
+    // Alfa: 0.75 · 3/3 + 0.25 · 1/3.
+    assert_eq!(num(&t, "Alfa", "total"), Some(0.8333));
+    assert_eq!(num(&t, "Alfa", "m1"), Some(1.0));
+    assert!(t.nota.as_deref().is_some_and(|n| n.contains("cuota de mercado") && n.contains("cuotas")));
+}
+
+#[test]
+fn dimension_tables_and_filters() {
+    let mut s = fixture();
+    let mut by_dim = spec("A03", TableKind::MarcaPorDimension, &[Metric::Protagonismo]);
+    by_dim.dimension = Some("seccion".into());
+    let t = table(&mut s, by_dim);
+    assert_eq!(t.columnas, ["marca", "a", "b", "total"]);
+    // Section b: R5 (Alfa 1st), R6 (Alfa 1st): 10.
+    assert_eq!(num(&t, "Alfa", "b"), Some(10.0));
+
+    let mut cross = spec("A04", TableKind::ModeloPorDimension, &[Metric::Mencion]);
+    cross.dimension = Some("seccion".into());
+    cross.marca = Some("beta".into());
+    let t = table(&mut s, cross);
+    assert_eq!(t.row_keys().collect::<Vec<_>>(), ["m1", "m2", "total"]);
+    // m2 in section a: R2 names Beta, R4 nothing → 1/2.
+    assert_eq!(num(&t, "m2", "a"), Some(0.5));
+
+    let mut filtered = spec("A05", TableKind::Marcas, &[Metric::Mencion]);
+    filtered.filtro = BTreeMap::from([("seccion".into(), "b".into())]);
+    let t = table(&mut s, filtered);
+    assert_eq!(num(&t, "Gama", "mencion"), Some(0.0));
+    assert!(t.nota.as_deref().is_some_and(|n| n.starts_with("Base: 2 respuestas (filtro: seccion = b)")));
+}
+
+#[test]
+fn concentration_agreement_tone_and_sources() {
+    let mut s = fixture();
+    let t = table(&mut s, spec("A06", TableKind::Concentracion, &[]));
+    assert_eq!(t.cell("total", "lider"), Some(&Cell::Text("Alfa".into())));
+    assert_eq!(num(&t, "total", "respuestas"), Some(6.0));
+    // SoV 4/9, 4/9, 1/9 → (16 + 16 + 1) / 81 · 10,000.
+    assert_eq!(num(&t, "total", "hhi_sov"), Some(round(33.0 / 81.0 * 10_000.0)));
+    assert_eq!(num(&t, "m2", "con_marca"), Some(0.6667));
+
+    let t = table(&mut s, spec("A07", TableKind::Acuerdo, &[]));
+    // q1: {A,B} vs {B}: J 1/2, top-1 differs. q2: {B,A,G} vs {}: J 0. q3: {A} vs {A,B}: J 1/2, match.
+    assert_eq!(num(&t, "m1 vs m2", "jaccard"), Some(0.3333));
+    assert_eq!(num(&t, "m1 vs m2", "top1_coincide"), Some(0.5));
+    assert_eq!(num(&t, "m1 vs m2", "omitidas"), Some(0.0));
+
+    let t = table(&mut s, spec("A08", TableKind::Tono, &[]));
+    assert_eq!(t.row_keys().collect::<Vec<_>>(), ["Alfa", "Beta"]);
+    assert_eq!(num(&t, "Alfa", "tono_neto"), Some(0.5));
+    assert_eq!(num(&t, "Beta", "tono_neto"), Some(-1.0));
+
+    let t = table(&mut s, spec("A09", TableKind::Fuentes, &[]));
+    assert_eq!(t.row_keys().collect::<Vec<_>>(), ["alfa.com.ar", "infobae.com", "beta.com"]);
+    assert_eq!(t.cell("beta.com", "marca"), Some(&Cell::Text("Beta".into())));
+    assert_eq!(t.cell("infobae.com", "marca"), Some(&Cell::Null));
+    assert_eq!(num(&t, "alfa.com.ar", "respuestas"), Some(2.0));
+}
+
+#[test]
+fn findings_must_match_their_cells() {
+    let mut s = fixture();
+    s.design.analisis = vec![spec("A01", TableKind::Marcas, &[Metric::Mencion])];
+    let finding = |valor: f64, decimales: u32| Finding {
+        id: "H1".into(),
+        tipo: "liderazgo".into(),
+        seccion: "General".into(),
+        texto: "Alfa lidera".into(),
+        texto_en: "Alfa leads".into(),
+        respaldo: vec![Backing { tabla: "A01".into(), fila: "Alfa".into(), columna: "mencion".into(), valor, decimales }],
+        evidencia: vec!["R1".into()],
+    };
+    let tables = analyze(&s).expect("tables");
+    let root = std::path::Path::new("content");
+    s.findings = vec![finding(0.67, 2)];
+    assert!(crate::validate::check_findings(root, &s, &tables).is_empty());
+    s.findings = vec![finding(0.72, 2)];
+    let problems = crate::validate::check_findings(root, &s, &tables);
+    assert_eq!(problems.len(), 1);
+    let text = problems.to_string();
+    assert!(text.contains("hallazgos[0].respaldo[0].valor"), "{text}");
+    assert!(text.contains("0.6667"), "{text}");
+}
+
+#[test]
+fn results_do_not_depend_on_thread_count() {
+    let mut s = fixture();
+    s.design.analisis = vec![
+        spec("A01", TableKind::Marcas, &Metric::ALL),
+        spec("A02", TableKind::Acuerdo, &[]),
+    ];
+    let serial = analyze(&s).expect("tables");
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("pool");
+    let parallel: Vec<Vec<Table>> = pool.install(|| {
+        use rayon::prelude::*;
+        (0..8).into_par_iter().map(|_| analyze(&s).expect("tables")).collect()
+    });
+    assert!(parallel.iter().all(|t| *t == serial));
+}

@@ -1,0 +1,195 @@
+//! Stage 1, load: read `content/` into the model.
+//!
+//! Every file is parsed even when another one failed, so one run reports every syntax and
+//! type problem. Errors carry the field path (serde_path_to_error) and, for TOML, the line;
+//! JSON Lines errors name the line. Cross-file rules live in `validate`.
+
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+
+use crate::model::{
+    Answer, BrandsFile, Content, FindingsFile, MetricsFile, Question, ServiceSettings,
+    Study, StudyFile,
+};
+use crate::problems::Problems;
+
+/// File names inside the content folder.
+pub const SERVICE_FILE: &str = "servicio.toml";
+pub const METRICS_FILE: &str = "metricas.toml";
+pub const STUDIES_DIR: &str = "estudios";
+pub const STUDY_FILE: &str = "estudio.toml";
+pub const BRANDS_FILE: &str = "marcas.toml";
+pub const QUESTIONS_FILE: &str = "preguntas.jsonl";
+pub const ANSWERS_FILE: &str = "respuestas.jsonl";
+pub const FINDINGS_FILE: &str = "hallazgos.toml";
+pub const REPORTS_DIR: &str = "informes";
+
+/// Loads the whole content folder, or every problem that kept it from loading.
+pub fn load(root: &Path) -> Result<Content, Problems> {
+    let mut problems = Problems::default();
+    let service = read_toml::<ServiceSettings>(&root.join(SERVICE_FILE), &mut problems);
+    let metrics = read_toml::<MetricsFile>(&root.join(METRICS_FILE), &mut problems);
+    let studies = load_studies(&root.join(STUDIES_DIR), &mut problems);
+    match (service, metrics) {
+        (Some(service), Some(metrics)) if problems.is_empty() => {
+            Ok(Content { service, metrics: metrics.metricas, studies })
+        }
+        _ => Err(problems),
+    }
+}
+
+/// The study folders, sorted by name.
+pub fn study_dirs(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut dirs = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if entry.file_type()?.is_dir() && !name.to_string_lossy().starts_with('.') {
+            dirs.push(entry.path());
+        }
+    }
+    dirs.sort();
+    Ok(dirs)
+}
+
+fn load_studies(dir: &Path, problems: &mut Problems) -> Vec<Study> {
+    let dirs = match study_dirs(dir) {
+        Ok(dirs) => dirs,
+        Err(e) => {
+            problems.push(dir, "", format!("no se pudo leer la carpeta de estudios: {e}"));
+            return Vec::new();
+        }
+    };
+    if dirs.is_empty() {
+        problems.push(dir, "", "no hay ningún estudio (se esperaba una carpeta por estudio)");
+    }
+    dirs.iter().filter_map(|d| load_study(d, problems)).collect()
+}
+
+/// Loads one study folder; `None` when a file could not be parsed (problems say why).
+pub fn load_study(dir: &Path, problems: &mut Problems) -> Option<Study> {
+    let slug = dir.file_name()?.to_string_lossy().into_owned();
+    let before = problems.len();
+    let design = read_toml::<StudyFile>(&dir.join(STUDY_FILE), problems);
+    let brands = read_toml::<BrandsFile>(&dir.join(BRANDS_FILE), problems);
+    let questions = read_jsonl::<Question>(&dir.join(QUESTIONS_FILE), problems);
+    let answers = read_jsonl::<Answer>(&dir.join(ANSWERS_FILE), problems);
+    let findings = read_toml::<FindingsFile>(&dir.join(FINDINGS_FILE), problems);
+    let reports = read_reports(&dir.join(REPORTS_DIR), problems);
+    if problems.len() > before {
+        return None;
+    }
+    Some(Study {
+        slug,
+        design: design?,
+        brands: brands?.marcas,
+        questions: questions?,
+        answers: answers?,
+        findings: findings?.hallazgos,
+        reports,
+    })
+}
+
+fn read_text(path: &Path, problems: &mut Problems) -> Option<String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            problems.push(path, "", "falta el archivo");
+            None
+        }
+        Err(e) => {
+            problems.push(path, "", format!("no se pudo leer: {e}"));
+            None
+        }
+    }
+}
+
+/// Parses a TOML file; on error records the line and the field path.
+pub fn read_toml<T: DeserializeOwned>(path: &Path, problems: &mut Problems) -> Option<T> {
+    let text = read_text(path, problems)?;
+    parse_toml(&text).map_err(|(location, message)| problems.push(path, location, message)).ok()
+}
+
+/// Parses TOML text; the error is (location, message).
+pub fn parse_toml<T: DeserializeOwned>(text: &str) -> Result<T, (String, String)> {
+    let deserializer = toml::de::Deserializer::parse(text).map_err(|e| toml_error(text, &e, ""))?;
+    serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        toml_error(text, e.inner(), if path == "." { "" } else { &path })
+    })
+}
+
+fn toml_error(text: &str, error: &toml::de::Error, path: &str) -> (String, String) {
+    let line = error.span().map(|span| line_of(text, span.start));
+    let location = match (line, path.is_empty()) {
+        (Some(line), true) => format!("línea {line}"),
+        (Some(line), false) => format!("línea {line}, campo `{path}`"),
+        (None, false) => format!("campo `{path}`"),
+        (None, true) => String::new(),
+    };
+    (location, error.message().trim().to_owned())
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes().iter().take(offset).filter(|&&b| b == b'\n').count() + 1
+}
+
+/// Parses a JSON Lines file, one value a line (blank lines allowed); every bad line is reported.
+pub fn read_jsonl<T: DeserializeOwned>(path: &Path, problems: &mut Problems) -> Option<Vec<T>> {
+    let text = read_text(path, problems)?;
+    let mut items = Vec::new();
+    let mut ok = true;
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_json_line(line) {
+            Ok(item) => items.push(item),
+            Err(message) => {
+                ok = false;
+                problems.push(path, format!("línea {}", index + 1), message);
+            }
+        }
+    }
+    ok.then_some(items)
+}
+
+fn parse_json_line<T: DeserializeOwned>(line: &str) -> Result<T, String> {
+    let mut deserializer = serde_json::Deserializer::from_str(line);
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." || inner.is_syntax() || inner.is_eof() {
+            format!("JSON inválido: {inner}")
+        } else {
+            format!("campo `{path}`: {inner}")
+        }
+    })?;
+    deserializer.end().map_err(|e| format!("JSON inválido: {e}"))?;
+    Ok(value)
+}
+
+/// PDF reports in `informes/` (optional folder), sorted by name.
+fn read_reports(dir: &Path, problems: &mut Problems) -> Vec<(String, Vec<u8>)> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut reports = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || !path.is_file() {
+            continue;
+        }
+        if !name.ends_with(".pdf") || !name.is_ascii() {
+            problems.push(&path, "", "en informes/ solo van PDF con nombre ASCII terminado en .pdf");
+            continue;
+        }
+        match std::fs::read(&path) {
+            Ok(bytes) if bytes.starts_with(b"%PDF-") => reports.push((name, bytes)),
+            Ok(_) => problems.push(&path, "", "no es un PDF (no empieza con %PDF-)"),
+            Err(e) => problems.push(&path, "", format!("no se pudo leer: {e}")),
+        }
+    }
+    reports.sort();
+    reports
+}

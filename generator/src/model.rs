@@ -1,0 +1,422 @@
+//! The content model: what a publisher writes under `content/`, as typed structs.
+//!
+//! Field names follow the files (Spanish), so the structs double as the reference for
+//! `content/README.md`. Everything derives `Serialize` too: the synthetic-corpus writer
+//! (`synth`) produces content through the same types the loader reads, so the two can
+//! never disagree about the format.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// `content/servicio.toml`: service-wide settings.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceSettings {
+    /// Service name in Spanish.
+    pub nombre: String,
+    /// Service name in English.
+    pub nombre_en: String,
+    pub editor: String,
+    /// The publisher's web site (absolute URL).
+    pub web: String,
+    pub descripcion: String,
+    pub descripcion_en: String,
+    /// Absolute URL the gate is reached at, without a trailing slash.
+    pub base_url: String,
+    /// Contact e-mail shown on the privacy page and in the packages.
+    pub contacto: String,
+    /// The one setting that decides networks and facilitator: `local`, `testnet` or `mainnet`.
+    pub modo: Mode,
+    /// Default price of a study, in US dollars, as a decimal string ("0.99").
+    pub precio_usd: String,
+    /// Currency the price is paid in (USDC).
+    pub moneda: String,
+    /// How long the signed download links stay valid, in days.
+    pub vigencia_enlaces_dias: u32,
+    /// EVM address (0x + 40 hex) that receives payments on Base / Base Sepolia.
+    pub pagar_a_evm: String,
+    /// Optional Solana address that receives payments; adds the Solana network when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pagar_a_solana: Option<String>,
+    pub privacidad: Privacy,
+}
+
+/// Payment mode. Decides the networks offered and the facilitator the gate talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Local facilitator (no chain), Base Sepolia identifiers. The default for a fresh machine.
+    Local,
+    /// Public testnet facilitator, Base Sepolia (and Solana devnet when configured).
+    Testnet,
+    /// Real money: Base mainnet (and Solana mainnet when configured).
+    Mainnet,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Local => "local",
+            Mode::Testnet => "testnet",
+            Mode::Mainnet => "mainnet",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Privacy {
+    pub titulo: String,
+    pub titulo_en: String,
+    pub texto: String,
+    pub texto_en: String,
+}
+
+/// `content/metricas.toml`: the metric definitions published at `/metricas` and in every package.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsFile {
+    pub metricas: Vec<MetricDefinition>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricDefinition {
+    /// One of the metric ids the engine knows (see [`Metric`]).
+    pub id: String,
+    pub nombre: String,
+    pub nombre_en: String,
+    pub definicion: String,
+    pub definicion_en: String,
+    /// The formula in words.
+    pub formula: String,
+    pub formula_en: String,
+    /// Scale of the published number ("0 a 1", "0 a 10", "0 a 10.000", "posición 1 o más").
+    pub escala: String,
+    pub escala_en: String,
+}
+
+/// `content/estudios/<slug>/estudio.toml`: the design of one study.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudyFile {
+    pub nombre: String,
+    pub nombre_en: String,
+    pub descripcion: String,
+    pub descripcion_en: String,
+    pub industria: String,
+    pub subindustria: String,
+    /// One or more countries.
+    pub pais: Vec<String>,
+    /// Languages of the questions (ISO 639-1: "es", "en", "pt").
+    pub idioma: Vec<String>,
+    /// Publication date (YYYY-MM-DD). Fixes the timestamps inside the ZIP and xlsx.
+    pub publicado: String,
+    /// Price override in US dollars; the service default applies when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precio_usd: Option<String>,
+    pub version_paquete: String,
+    pub tags: Vec<String>,
+    pub como_citar: String,
+    pub nota: String,
+    pub metodologia: Vec<MethodSection>,
+    pub dimensiones: Vec<Dimension>,
+    pub modelos: Vec<ModelSpec>,
+    /// Optional market-share weights per model; models weigh equally when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ponderacion: Option<Weighting>,
+    pub analisis: Vec<TableSpec>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MethodSection {
+    pub titulo: String,
+    pub texto: String,
+}
+
+/// A way the questions are classified (seccion, producto, idioma, ...).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dimension {
+    /// Field name used in `preguntas.jsonl` (lowercase ASCII, digits and `_`).
+    pub id: String,
+    pub etiqueta: String,
+    pub etiqueta_en: String,
+    /// Allowed values, in display order. Every question must use one of them.
+    pub valores: Vec<String>,
+}
+
+/// Model tier. Questions carry one too: the tier of the models that answered them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Tier {
+    #[serde(rename = "estándar")]
+    Standard,
+    #[serde(rename = "avanzado")]
+    Advanced,
+}
+
+impl Tier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Standard => "estándar",
+            Tier::Advanced => "avanzado",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    /// Identifier used in `respuestas.jsonl` (e.g. "gpt-4.1-mini").
+    pub id: String,
+    pub nombre: String,
+    pub proveedor: String,
+    pub nivel: Tier,
+}
+
+/// Market-share weights: model id → weight (any positive scale; normalised by the engine).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Weighting {
+    /// Where the shares come from (published next to every weighted table).
+    pub fuente: String,
+    pub pesos: BTreeMap<String, f64>,
+}
+
+/// One analysis table to compute: a metric (or several) crossed with a grouping.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSpec {
+    /// "A01", "A02", ... unique in the study.
+    pub id: String,
+    pub nombre: String,
+    pub titulo: String,
+    pub titulo_en: String,
+    pub tipo: TableKind,
+    /// Metrics shown. `marcas` takes one or more; the crossed kinds take exactly one;
+    /// `concentracion`, `acuerdo`, `tono` and `fuentes` take none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metricas: Vec<Metric>,
+    /// Dimension id, for `marca_por_dimension`, `modelo_por_dimension` and optionally `concentracion`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dimension: Option<String>,
+    /// Brand id, for `modelo_por_dimension`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marca: Option<String>,
+    /// Restricts the table to questions with these dimension values (dimension id → value).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub filtro: BTreeMap<String, String>,
+    /// For `fuentes`: how many domains to list (default 15).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limite: Option<usize>,
+}
+
+/// The shapes an analysis table can take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TableKind {
+    /// Rows: brands. Columns: the listed metrics (with their counts).
+    Marcas,
+    /// Rows: brands. Columns: one metric per model, plus the weighted total.
+    MarcaPorModelo,
+    /// Rows: brands. Columns: one metric per value of a dimension, plus the total.
+    MarcaPorDimension,
+    /// Rows: models plus the total. Columns: one brand's metric per value of a dimension.
+    ModeloPorDimension,
+    /// Rows: models (or dimension values) plus the total. Columns: concentration measures.
+    Concentracion,
+    /// Rows: pairs of models asked the same questions. Columns: Jaccard, top-1 match, skips.
+    Acuerdo,
+    /// Rows: brands with tone labels. Columns: label counts and net tone.
+    Tono,
+    /// Rows: the most cited source domains. Columns: answers citing them, rate, owner brand.
+    Fuentes,
+}
+
+/// Brand-level metrics the engine computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// Share of answers naming the brand.
+    Mencion,
+    /// Average order of first appearance, over answers naming the brand.
+    Orden,
+    /// Share of answers citing a brand domain (or subdomain) among the sources.
+    Citacion,
+    /// Share of answers citing a brand domain without naming the brand.
+    CitacionFantasma,
+    /// Protagonismo IA: 10/8/7/6/5 by position, 0 when absent, averaged.
+    Protagonismo,
+    /// Share of answers with some brand in which this brand comes first.
+    Top1,
+    /// Share of voice: the brand's mentions over all brand mentions.
+    Sov,
+    /// Net tone from labels: (pos − neg) / labelled.
+    TonoNeto,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 8] = [
+        Metric::Mencion,
+        Metric::Orden,
+        Metric::Citacion,
+        Metric::CitacionFantasma,
+        Metric::Protagonismo,
+        Metric::Top1,
+        Metric::Sov,
+        Metric::TonoNeto,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Metric::Mencion => "mencion",
+            Metric::Orden => "orden",
+            Metric::Citacion => "citacion",
+            Metric::CitacionFantasma => "citacion_fantasma",
+            Metric::Protagonismo => "protagonismo",
+            Metric::Top1 => "top1",
+            Metric::Sov => "sov",
+            Metric::TonoNeto => "tono_neto",
+        }
+    }
+}
+
+/// `marcas.toml`: the tracked brands and entities of a study.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrandsFile {
+    pub marcas: Vec<Brand>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Brand {
+    /// Short identifier (lowercase ASCII, digits, `-`), used by tone labels and table specs.
+    pub id: String,
+    /// Display name; also the row label in every table.
+    pub nombre: String,
+    /// Other names the answers may use. The display name always counts as an alias.
+    #[serde(default)]
+    pub alias: Vec<String>,
+    /// Phrases that contain an alias but do not refer to the brand ("jugo de naranja").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluir: Vec<String>,
+    /// Web domains of the brand (hosts, without scheme); subdomains count too.
+    #[serde(default)]
+    pub dominios: Vec<String>,
+}
+
+/// One line of `preguntas.jsonl`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Question {
+    pub id: String,
+    pub texto: String,
+    pub idioma: String,
+    /// The tier of the models that answered this question.
+    pub modelo: Tier,
+    /// One value per declared dimension, as `"dimension_id": "value"`.
+    #[serde(flatten)]
+    pub dimensiones: BTreeMap<String, String>,
+}
+
+/// One line of `respuestas.jsonl`: a raw answer exactly as the model gave it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Answer {
+    /// Unique in the study ("R0001").
+    pub id: String,
+    /// Question id.
+    pub pregunta: String,
+    /// Model id (declared in `estudio.toml`).
+    pub modelo: String,
+    /// Exact model version the provider reported.
+    pub version: String,
+    /// Date the answer was collected (YYYY-MM-DD).
+    pub fecha: String,
+    pub respuesta: String,
+    #[serde(default)]
+    pub fuentes: Vec<Source>,
+    /// Tone labels: brand id → `pos`, `neu` or `neg`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tono: BTreeMap<String, Tone>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    pub url: String,
+    pub titulo: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tone {
+    Pos,
+    Neu,
+    Neg,
+}
+
+/// `hallazgos.toml`: the findings of a study (may hold an empty list).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FindingsFile {
+    #[serde(default)]
+    pub hallazgos: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Finding {
+    pub id: String,
+    /// Kind of finding: liderazgo, brecha, concentracion, fuentes, divergencia, tono, ausencia, ...
+    pub tipo: String,
+    /// Section of the report it belongs to.
+    pub seccion: String,
+    pub texto: String,
+    pub texto_en: String,
+    /// The numbers the text claims, each tied to a table cell.
+    #[serde(default)]
+    pub respaldo: Vec<Backing>,
+    /// Answer ids that illustrate the finding.
+    #[serde(default)]
+    pub evidencia: Vec<String>,
+}
+
+/// A number a finding claims, and the table cell it must equal.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Backing {
+    /// Table id ("A01").
+    pub tabla: String,
+    /// Row label: the value of the table's first column.
+    pub fila: String,
+    /// Column name.
+    pub columna: String,
+    /// The value as the finding states it.
+    pub valor: f64,
+    /// Decimals the value was rounded to; the build accepts a difference up to half a unit there.
+    pub decimales: u32,
+}
+
+/// One study after loading: its folder name plus every file, parsed.
+#[derive(Debug, Clone)]
+pub struct Study {
+    pub slug: String,
+    pub design: StudyFile,
+    pub brands: Vec<Brand>,
+    pub questions: Vec<Question>,
+    pub answers: Vec<Answer>,
+    pub findings: Vec<Finding>,
+    /// PDF reports found in `informes/`: (file name, bytes), sorted by name.
+    pub reports: Vec<(String, Vec<u8>)>,
+}
+
+/// Everything under `content/`, loaded. Studies are sorted by slug.
+#[derive(Debug, Clone)]
+pub struct Content {
+    pub service: ServiceSettings,
+    pub metrics: Vec<MetricDefinition>,
+    pub studies: Vec<Study>,
+}

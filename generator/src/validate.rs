@@ -1,0 +1,569 @@
+//! Stage 2, validate: the rules no single file can check on its own.
+//!
+//! Every reference must resolve (answer → question and model, tone → brand, table spec →
+//! dimension and brand, finding → table cell and answer), ids are unique, dates, URLs,
+//! hosts and addresses are well formed. All problems are collected; nothing is written
+//! while any remains. Finding values are checked against the computed tables in
+//! [`check_findings`], after the metrics stage.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::analysis::Table;
+use crate::load::{
+    ANSWERS_FILE, BRANDS_FILE, FINDINGS_FILE, METRICS_FILE, QUESTIONS_FILE, SERVICE_FILE,
+    STUDIES_DIR, STUDY_FILE,
+};
+use crate::model::{Content, Metric, MetricDefinition, ServiceSettings, Study, TableKind, TableSpec};
+use crate::problems::Problems;
+
+/// Metric definitions `metricas.toml` must hold: the brand metrics plus the group ones.
+pub fn required_metric_ids() -> Vec<&'static str> {
+    let mut ids: Vec<&str> = Metric::ALL.iter().map(|m| m.id()).collect();
+    ids.extend(["hhi", "acuerdo"]);
+    ids
+}
+
+/// Checks the loaded content; `root` is the content folder (for file names in problems).
+pub fn validate(root: &Path, content: &Content) -> Problems {
+    let mut problems = Problems::default();
+    check_service(&root.join(SERVICE_FILE), &content.service, &mut problems);
+    check_metric_definitions(&root.join(METRICS_FILE), &content.metrics, &mut problems);
+    for study in &content.studies {
+        let dir = root.join(STUDIES_DIR).join(&study.slug);
+        check_study(&dir, study, &mut problems);
+    }
+    problems
+}
+
+fn check_service(file: &Path, s: &ServiceSettings, p: &mut Problems) {
+    for (field, value) in [
+        ("nombre", &s.nombre),
+        ("nombre_en", &s.nombre_en),
+        ("editor", &s.editor),
+        ("descripcion", &s.descripcion),
+        ("descripcion_en", &s.descripcion_en),
+    ] {
+        if value.trim().is_empty() {
+            p.push(file, format!("campo `{field}`"), "no puede estar vacío");
+        }
+    }
+    check_http_url(file, "campo `web`", &s.web, p);
+    check_http_url(file, "campo `base_url`", &s.base_url, p);
+    if s.base_url.ends_with('/') {
+        p.push(file, "campo `base_url`", "sin barra final (https://ejemplo.com, no https://ejemplo.com/)");
+    }
+    if !is_email(&s.contacto) {
+        p.push(file, "campo `contacto`", format!("`{}` no es un e-mail", s.contacto));
+    }
+    if let Err(e) = price_to_atomic(&s.precio_usd) {
+        p.push(file, "campo `precio_usd`", e);
+    }
+    if s.moneda != "USDC" {
+        p.push(file, "campo `moneda`", format!("se esperaba \"USDC\", no \"{}\"", s.moneda));
+    }
+    if !(1..=30).contains(&s.vigencia_enlaces_dias) {
+        p.push(file, "campo `vigencia_enlaces_dias`", "se esperaba un número de días entre 1 y 30");
+    }
+    if !is_evm_address(&s.pagar_a_evm) {
+        p.push(file, "campo `pagar_a_evm`", "se esperaba una dirección EVM: 0x y 40 dígitos hexadecimales");
+    }
+    if let Some(sol) = &s.pagar_a_solana
+        && !is_solana_address(sol)
+    {
+        p.push(file, "campo `pagar_a_solana`", "se esperaba una dirección Solana en base58 (32 a 44 caracteres)");
+    }
+    for (field, value) in [("privacidad.texto", &s.privacidad.texto), ("privacidad.texto_en", &s.privacidad.texto_en)] {
+        if value.trim().is_empty() {
+            p.push(file, format!("campo `{field}`"), "no puede estar vacío");
+        }
+    }
+}
+
+fn check_metric_definitions(file: &Path, metrics: &[MetricDefinition], p: &mut Problems) {
+    let mut seen = BTreeSet::new();
+    let known = required_metric_ids();
+    for (i, m) in metrics.iter().enumerate() {
+        if !seen.insert(m.id.as_str()) {
+            p.push(file, format!("metricas[{i}].id"), format!("`{}` está repetida", m.id));
+        }
+        if !known.contains(&m.id.as_str()) {
+            p.push(file, format!("metricas[{i}].id"), format!("`{}` no es una métrica conocida ({})", m.id, known.join(", ")));
+        }
+    }
+    for id in known {
+        if !seen.contains(id) {
+            p.push(file, "metricas", format!("falta la definición de `{id}`"));
+        }
+    }
+}
+
+fn check_study(dir: &Path, study: &Study, p: &mut Problems) {
+    let design_file = dir.join(STUDY_FILE);
+    if !is_slug(&study.slug) {
+        p.push(dir, "", "el nombre de la carpeta es el slug: minúsculas ASCII, dígitos y guiones");
+    }
+    check_design(&design_file, study, p);
+    check_brands(&dir.join(BRANDS_FILE), study, p);
+    check_questions(&dir.join(QUESTIONS_FILE), study, p);
+    check_answers(&dir.join(ANSWERS_FILE), study, p);
+    check_finding_references(&dir.join(FINDINGS_FILE), study, p);
+}
+
+fn check_design(file: &Path, study: &Study, p: &mut Problems) {
+    let d = &study.design;
+    if !is_date(&d.publicado) {
+        p.push(file, "campo `publicado`", format!("`{}` no es una fecha AAAA-MM-DD válida", d.publicado));
+    }
+    if let Some(price) = &d.precio_usd
+        && let Err(e) = price_to_atomic(price)
+    {
+        p.push(file, "campo `precio_usd`", e);
+    }
+    if d.pais.is_empty() {
+        p.push(file, "campo `pais`", "se esperaba al menos un país");
+    }
+    if d.idioma.is_empty() {
+        p.push(file, "campo `idioma`", "se esperaba al menos un idioma");
+    }
+    for (i, lang) in d.idioma.iter().enumerate() {
+        if lang.len() != 2 || !lang.bytes().all(|b| b.is_ascii_lowercase()) {
+            p.push(file, format!("idioma[{i}]"), format!("`{lang}`: se esperaba un código ISO 639-1 (es, en, pt)"));
+        }
+    }
+    if d.metodologia.is_empty() {
+        p.push(file, "metodologia", "se esperaba al menos una sección de metodología");
+    }
+    unique_ids(file, "dimensiones", d.dimensiones.iter().map(|x| x.id.as_str()), p);
+    for (i, dim) in d.dimensiones.iter().enumerate() {
+        if !is_field_name(&dim.id) {
+            p.push(file, format!("dimensiones[{i}].id"), "minúsculas ASCII, dígitos y `_`");
+        }
+        if ["id", "texto", "idioma", "modelo"].contains(&dim.id.as_str()) {
+            p.push(file, format!("dimensiones[{i}].id"), format!("`{}` es un campo reservado de la pregunta", dim.id));
+        }
+        if dim.valores.is_empty() {
+            p.push(file, format!("dimensiones[{i}].valores"), "se esperaba al menos un valor");
+        }
+        unique_ids(file, &format!("dimensiones[{i}].valores"), dim.valores.iter().map(String::as_str), p);
+    }
+    if d.modelos.is_empty() {
+        p.push(file, "modelos", "se esperaba al menos un modelo");
+    }
+    unique_ids(file, "modelos", d.modelos.iter().map(|m| m.id.as_str()), p);
+    if let Some(w) = &d.ponderacion {
+        for model in &d.modelos {
+            if !w.pesos.contains_key(&model.id) {
+                p.push(file, "ponderacion.pesos", format!("falta el peso del modelo `{}`", model.id));
+            }
+        }
+        for (id, weight) in &w.pesos {
+            if !d.modelos.iter().any(|m| &m.id == id) {
+                p.push(file, format!("ponderacion.pesos.{id}"), "no es un modelo declarado en `modelos`");
+            }
+            if !weight.is_finite() || *weight <= 0.0 {
+                p.push(file, format!("ponderacion.pesos.{id}"), "se esperaba un peso positivo");
+            }
+        }
+    }
+    if d.analisis.is_empty() {
+        p.push(file, "analisis", "se esperaba al menos una tabla de análisis");
+    }
+    unique_ids(file, "analisis", d.analisis.iter().map(|t| t.id.as_str()), p);
+    for (i, spec) in d.analisis.iter().enumerate() {
+        check_table_spec(file, &format!("analisis[{i}]"), spec, study, p);
+    }
+}
+
+fn check_table_spec(file: &Path, at: &str, spec: &TableSpec, study: &Study, p: &mut Problems) {
+    let id_ok = spec.id.len() >= 3
+        && spec.id.starts_with('A')
+        && spec.id[1..].bytes().all(|b| b.is_ascii_digit());
+    if !id_ok {
+        p.push(file, format!("{at}.id"), format!("`{}`: se esperaba A seguida de dígitos (A01)", spec.id));
+    }
+    let n = spec.metricas.len();
+    let metric_rule = match spec.tipo {
+        TableKind::Marcas => (n == 0).then_some("lleva al menos una métrica"),
+        TableKind::MarcaPorModelo | TableKind::MarcaPorDimension | TableKind::ModeloPorDimension => {
+            (n != 1).then_some("lleva exactamente una métrica")
+        }
+        _ => (n != 0).then_some("no lleva métricas"),
+    };
+    if let Some(rule) = metric_rule {
+        p.push(file, format!("{at}.metricas"), format!("una tabla de tipo {:?} {rule}", spec.tipo));
+    }
+    let dimension_of = |id: &str| study.design.dimensiones.iter().find(|d| d.id == id);
+    let needs_dimension = matches!(spec.tipo, TableKind::MarcaPorDimension | TableKind::ModeloPorDimension);
+    match spec.dimension.as_deref() {
+        None if needs_dimension => p.push(file, format!("{at}.dimension"), "este tipo de tabla necesita `dimension`"),
+        Some(id) if dimension_of(id).is_none() => {
+            p.push(file, format!("{at}.dimension"), format!("`{id}` no está en `dimensiones`"))
+        }
+        Some(_) if !needs_dimension && spec.tipo != TableKind::Concentracion => {
+            p.push(file, format!("{at}.dimension"), "este tipo de tabla no usa `dimension`")
+        }
+        _ => {}
+    }
+    match spec.marca.as_deref() {
+        None if spec.tipo == TableKind::ModeloPorDimension => {
+            p.push(file, format!("{at}.marca"), "este tipo de tabla necesita `marca`")
+        }
+        Some(id) if !study.brands.iter().any(|b| b.id == id) => {
+            p.push(file, format!("{at}.marca"), format!("`{id}` no está en marcas.toml"))
+        }
+        _ => {}
+    }
+    for (dimension, value) in &spec.filtro {
+        match dimension_of(dimension) {
+            None => p.push(file, format!("{at}.filtro.{dimension}"), "no es una dimensión declarada"),
+            Some(d) if !d.valores.contains(value) => p.push(
+                file,
+                format!("{at}.filtro.{dimension}"),
+                format!("`{value}` no es un valor de la dimensión ({})", d.valores.join(", ")),
+            ),
+            Some(_) => {}
+        }
+    }
+}
+
+fn check_brands(file: &Path, study: &Study, p: &mut Problems) {
+    if study.brands.is_empty() {
+        p.push(file, "marcas", "se esperaba al menos una marca");
+    }
+    unique_ids(file, "marcas", study.brands.iter().map(|b| b.id.as_str()), p);
+    let mut alias_owner: BTreeMap<String, &str> = BTreeMap::new();
+    for (i, brand) in study.brands.iter().enumerate() {
+        if !is_slug(&brand.id) {
+            p.push(file, format!("marcas[{i}].id"), format!("`{}`: minúsculas ASCII, dígitos y guiones", brand.id));
+        }
+        for (j, alias) in std::iter::once(&brand.nombre).chain(&brand.alias).enumerate() {
+            let at = if j == 0 { format!("marcas[{i}].nombre") } else { format!("marcas[{i}].alias[{}]", j - 1) };
+            let folded = crate::fold::fold(alias.trim());
+            if folded.is_empty() {
+                p.push(file, at, "no puede estar vacío");
+                continue;
+            }
+            match alias_owner.get(&folded) {
+                Some(owner) if *owner != brand.id => p.push(
+                    file,
+                    at,
+                    format!("`{alias}` ya es nombre o alias de `{owner}`: una mención sería ambigua"),
+                ),
+                _ => {
+                    alias_owner.insert(folded, &brand.id);
+                }
+            }
+        }
+        for (j, domain) in brand.dominios.iter().enumerate() {
+            if !is_host(domain) {
+                p.push(
+                    file,
+                    format!("marcas[{i}].dominios[{j}]"),
+                    format!("`{domain}`: se esperaba un dominio sin esquema ni ruta (ejemplo.com.ar)"),
+                );
+            }
+        }
+    }
+}
+
+fn check_questions(file: &Path, study: &Study, p: &mut Problems) {
+    let dimensions = &study.design.dimensiones;
+    let mut seen = BTreeSet::new();
+    for (i, q) in study.questions.iter().enumerate() {
+        let at = format!("línea {}", i + 1);
+        if !seen.insert(q.id.as_str()) {
+            p.push(file, format!("{at}, campo `id`"), format!("`{}` está repetido", q.id));
+        }
+        if q.texto.trim().is_empty() {
+            p.push(file, format!("{at}, campo `texto`"), "no puede estar vacío");
+        }
+        if !study.design.idioma.contains(&q.idioma) {
+            p.push(
+                file,
+                format!("{at}, campo `idioma`"),
+                format!("`{}` no está entre los idiomas del estudio ({})", q.idioma, study.design.idioma.join(", ")),
+            );
+        }
+        for d in dimensions {
+            match q.dimensiones.get(&d.id) {
+                None => p.push(file, at.clone(), format!("falta el campo de dimensión `{}`", d.id)),
+                Some(v) if !d.valores.contains(v) => p.push(
+                    file,
+                    format!("{at}, campo `{}`", d.id),
+                    format!("`{v}` no es un valor de la dimensión ({})", d.valores.join(", ")),
+                ),
+                Some(_) => {}
+            }
+        }
+        for key in q.dimensiones.keys() {
+            if !dimensions.iter().any(|d| &d.id == key) {
+                p.push(file, format!("{at}, campo `{key}`"), "no es un campo de pregunta ni una dimensión declarada");
+            }
+        }
+    }
+    if study.questions.is_empty() {
+        p.push(file, "", "se esperaba al menos una pregunta");
+    }
+}
+
+fn check_answers(file: &Path, study: &Study, p: &mut Problems) {
+    let questions: BTreeMap<&str, &crate::model::Question> =
+        study.questions.iter().map(|q| (q.id.as_str(), q)).collect();
+    let models: BTreeMap<&str, &crate::model::ModelSpec> =
+        study.design.modelos.iter().map(|m| (m.id.as_str(), m)).collect();
+    let brands: BTreeSet<&str> = study.brands.iter().map(|b| b.id.as_str()).collect();
+    let mut ids = BTreeSet::new();
+    let mut pairs = BTreeMap::new();
+    for (i, a) in study.answers.iter().enumerate() {
+        let at = format!("línea {}", i + 1);
+        let field = |name: &str| format!("{at}, campo `{name}`");
+        if !ids.insert(a.id.as_str()) {
+            p.push(file, field("id"), format!("`{}` está repetido", a.id));
+        }
+        let question = questions.get(a.pregunta.as_str());
+        let model = models.get(a.modelo.as_str());
+        if question.is_none() {
+            p.push(file, field("pregunta"), format!("`{}` no está en preguntas.jsonl", a.pregunta));
+        }
+        if model.is_none() {
+            p.push(file, field("modelo"), format!("`{}` no está en `modelos` de estudio.toml", a.modelo));
+        }
+        if let (Some(q), Some(m)) = (question, model)
+            && q.modelo != m.nivel
+        {
+            p.push(
+                file,
+                field("modelo"),
+                format!(
+                    "`{}` es de nivel {} y la pregunta `{}` es de nivel {}",
+                    m.id,
+                    m.nivel.as_str(),
+                    q.id,
+                    q.modelo.as_str()
+                ),
+            );
+        }
+        if let Some(first) = pairs.insert((a.pregunta.as_str(), a.modelo.as_str()), i + 1) {
+            p.push(
+                file,
+                at.clone(),
+                format!(
+                    "la pregunta `{}` ya tiene respuesta de `{}` en la línea {first} (una por modelo; repeticiones como preguntas aparte)",
+                    a.pregunta, a.modelo
+                ),
+            );
+        }
+        if a.version.trim().is_empty() {
+            p.push(file, field("version"), "no puede estar vacío");
+        }
+        if !is_date(&a.fecha) {
+            p.push(file, field("fecha"), format!("`{}` no es una fecha AAAA-MM-DD válida", a.fecha));
+        }
+        if a.respuesta.trim().is_empty() {
+            p.push(file, field("respuesta"), "no puede estar vacía");
+        }
+        for (j, source) in a.fuentes.iter().enumerate() {
+            check_http_url(file, &field(&format!("fuentes[{j}].url")), &source.url, p);
+            if source.titulo.trim().is_empty() {
+                p.push(file, field(&format!("fuentes[{j}].titulo")), "no puede estar vacío");
+            }
+        }
+        for brand in a.tono.keys() {
+            if !brands.contains(brand.as_str()) {
+                p.push(file, field(&format!("tono.{brand}")), "no es una marca de marcas.toml");
+            }
+        }
+    }
+}
+
+/// Finding rules that need no numbers: ids, tables, rows, columns, evidence.
+fn check_finding_references(file: &Path, study: &Study, p: &mut Problems) {
+    unique_ids(file, "hallazgos", study.findings.iter().map(|f| f.id.as_str()), p);
+    let answers: BTreeSet<&str> = study.answers.iter().map(|a| a.id.as_str()).collect();
+    for (i, f) in study.findings.iter().enumerate() {
+        for (field, value) in [("tipo", &f.tipo), ("seccion", &f.seccion), ("texto", &f.texto), ("texto_en", &f.texto_en)] {
+            if value.trim().is_empty() {
+                p.push(file, format!("hallazgos[{i}].{field}"), "no puede estar vacío");
+            }
+        }
+        for (j, b) in f.respaldo.iter().enumerate() {
+            if !study.design.analisis.iter().any(|t| t.id == b.tabla) {
+                p.push(file, format!("hallazgos[{i}].respaldo[{j}].tabla"), format!("`{}` no es una tabla de `analisis`", b.tabla));
+            }
+            if b.decimales > 4 {
+                p.push(file, format!("hallazgos[{i}].respaldo[{j}].decimales"), "se publican a lo sumo 4 decimales");
+            }
+        }
+        for (j, id) in f.evidencia.iter().enumerate() {
+            if !answers.contains(id.as_str()) {
+                p.push(file, format!("hallazgos[{i}].evidencia[{j}]"), format!("`{id}` no está en respuestas.jsonl"));
+            }
+        }
+    }
+}
+
+/// Stage 3 check: every number a finding claims equals its table cell, within the rounding
+/// the finding states (half a unit of its last decimal).
+pub fn check_findings(root: &Path, study: &Study, tables: &[Table]) -> Problems {
+    let file = root.join(STUDIES_DIR).join(&study.slug).join(FINDINGS_FILE);
+    let mut p = Problems::default();
+    for (i, f) in study.findings.iter().enumerate() {
+        for (j, b) in f.respaldo.iter().enumerate() {
+            let at = format!("hallazgos[{i}].respaldo[{j}]");
+            let Some(table) = tables.iter().find(|t| t.id == b.tabla) else { continue };
+            if !table.row_keys().any(|k| k == b.fila) {
+                p.push(&file, format!("{at}.fila"), format!("`{}` no es una fila de {} ({})", b.fila, table.id, table.row_keys().collect::<Vec<_>>().join(", ")));
+                continue;
+            }
+            if !table.columnas.contains(&b.columna) {
+                p.push(&file, format!("{at}.columna"), format!("`{}` no es una columna de {} ({})", b.columna, table.id, table.columnas.join(", ")));
+                continue;
+            }
+            let computed = table.cell(&b.fila, &b.columna).and_then(|c| c.as_f64());
+            let tolerance = 0.5 * 10f64.powi(-(b.decimales as i32)) + 1e-9;
+            match computed {
+                None => p.push(&file, format!("{at}"), format!("la celda {} / {} / {} no tiene valor numérico", table.id, b.fila, b.columna)),
+                Some(value) if (value - b.valor).abs() > tolerance => p.push(
+                    &file,
+                    format!("{at}.valor"),
+                    format!(
+                        "el hallazgo `{}` dice {} pero {} / {} / {} da {} (tolerancia ±{})",
+                        f.id, b.valor, table.id, b.fila, b.columna, value, 0.5 * 10f64.powi(-(b.decimales as i32))
+                    ),
+                ),
+                Some(_) => {}
+            }
+        }
+    }
+    p
+}
+
+fn unique_ids<'a>(file: &Path, at: &str, ids: impl Iterator<Item = &'a str>, p: &mut Problems) {
+    let mut seen = BTreeSet::new();
+    for (i, id) in ids.enumerate() {
+        if !seen.insert(id) {
+            p.push(file, format!("{at}[{i}]"), format!("`{id}` está repetido"));
+        }
+    }
+}
+
+fn check_http_url(file: &Path, at: &str, value: &str, p: &mut Problems) {
+    match url::Url::parse(value) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => {}
+        Ok(_) => p.push(file, at, format!("`{value}`: se esperaba una URL http(s) con dominio")),
+        Err(e) => p.push(file, at, format!("`{value}` no es una URL válida: {e}")),
+    }
+}
+
+/// Converts a decimal dollar price to USDC atomic units (6 decimals): "0.99" → 990000.
+pub fn price_to_atomic(price: &str) -> Result<u64, String> {
+    let bad = || format!("`{price}`: se esperaba un precio decimal positivo con hasta 6 decimales (\"0.99\")");
+    let (whole, frac) = price.split_once('.').unwrap_or((price, ""));
+    if whole.is_empty() || frac.len() > 6 || !whole.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let whole: u64 = whole.parse().map_err(|_| bad())?;
+    let frac: u64 = format!("{frac:0<6}").parse().map_err(|_| bad())?;
+    let atomic = whole.checked_mul(1_000_000).and_then(|w| w.checked_add(frac)).ok_or_else(bad)?;
+    if atomic == 0 { Err(bad()) } else { Ok(atomic) }
+}
+
+/// `YYYY-MM-DD` with a real day of a real month.
+pub fn is_date(value: &str) -> bool {
+    let parts: Vec<&str> = value.split('-').collect();
+    let [y, m, d] = parts.as_slice() else { return false };
+    if y.len() != 4 || m.len() != 2 || d.len() != 2 {
+        return false;
+    }
+    let (Ok(y), Ok(m), Ok(d)) = (y.parse::<u32>(), m.parse::<u32>(), d.parse::<u32>()) else {
+        return false;
+    };
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1980..=2107).contains(&y) && (1..=days).contains(&d)
+}
+
+fn is_slug(value: &str) -> bool {
+    !value.is_empty()
+        && value.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !value.starts_with('-')
+        && !value.ends_with('-')
+}
+
+fn is_field_name(value: &str) -> bool {
+    value.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
+        && value.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// A bare host name with at least one dot: no scheme, port, path or uppercase.
+pub fn is_host(value: &str) -> bool {
+    let valid_label = |l: &str| {
+        !l.is_empty()
+            && l.len() <= 63
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+            && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    value.contains('.') && value.len() <= 253 && value.split('.').all(valid_label)
+}
+
+fn is_email(value: &str) -> bool {
+    match value.split_once('@') {
+        Some((user, host)) => !user.is_empty() && is_host(host),
+        None => false,
+    }
+}
+
+pub fn is_evm_address(value: &str) -> bool {
+    value.len() == 42 && value.starts_with("0x") && value[2..].bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+fn is_solana_address(value: &str) -> bool {
+    const BASE58: &[u8] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+    (32..=44).contains(&value.len()) && value.bytes().all(|b| BASE58.contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prices_convert_to_usdc_units() {
+        assert_eq!(price_to_atomic("0.99"), Ok(990_000));
+        assert_eq!(price_to_atomic("1"), Ok(1_000_000));
+        assert_eq!(price_to_atomic("12.000001"), Ok(12_000_001));
+        for bad in ["", ".5", "0", "0.0000001", "-1", "1,5", "abc", "0.99 "] {
+            assert!(price_to_atomic(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn dates_are_real_days() {
+        assert!(is_date("2026-02-28"));
+        assert!(is_date("2024-02-29"));
+        assert!(!is_date("2026-02-29"));
+        assert!(!is_date("2026-13-01"));
+        assert!(!is_date("2026-1-01"));
+        assert!(!is_date("26-01-01"));
+    }
+
+    #[test]
+    fn hosts_and_addresses() {
+        assert!(is_host("galicia.ar"));
+        assert!(is_host("ayuda.naranjax.com"));
+        for bad in ["https://galicia.ar", "galicia.ar/x", "galicia", "Galicia.ar", "gal icia.ar", "galicia.ar:80"] {
+            assert!(!is_host(bad), "{bad}");
+        }
+        assert!(is_evm_address("0x209693Bc6afc0C5328bA36FaF03C514EF312287C"));
+        assert!(!is_evm_address("0x209693Bc6afc0C5328bA36FaF03C514EF312287"));
+        assert!(is_solana_address("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"));
+        assert!(!is_solana_address("0OIl"));
+    }
+}

@@ -5,12 +5,20 @@
 //! folder and is what `generator check` prints.
 
 pub mod analysis;
+pub mod build;
+pub mod documents;
 pub mod fold;
 pub mod load;
 pub mod mentions;
 pub mod metrics;
 pub mod model;
+pub mod offer;
+pub mod openapi;
+pub mod package;
 pub mod problems;
+pub mod search;
+pub mod synth;
+pub mod templates;
 pub mod validate;
 
 use std::path::Path;

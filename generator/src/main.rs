@@ -3,11 +3,12 @@
 //! Arguments are parsed in two steps (as in ripgrep): clap reads what the user typed
 //! ([`Cli`]), then each command turns it into validated settings before doing any work.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
+use generator::build::{BuildError, BuildOptions};
 
 #[derive(Parser)]
 #[command(name = "generator", version, about = "Construye dist/ a partir de content/ (estudios de visibilidad en IA)")]
@@ -24,16 +25,46 @@ enum Command {
         #[arg(long, default_value = "content")]
         content: PathBuf,
     },
+    /// Construye dist/: documentos públicos, paquetes, ZIP, manifiesto.
+    Build {
+        /// Carpeta de contenido.
+        #[arg(long, default_value = "content")]
+        content: PathBuf,
+        /// Carpeta de salida (se reemplaza entera solo si todo salió bien).
+        #[arg(long, default_value = "dist")]
+        out: PathBuf,
+        /// No imprimir las etapas.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Escribe los estudios sintéticos de demostración (o corpus más grandes para benchmarks).
+    Synth {
+        /// Carpeta de contenido de destino; se escriben sus estudios (y, si no es la de origen,
+        /// se copian servicio.toml y metricas.toml).
+        #[arg(long, default_value = "content")]
+        out: PathBuf,
+        /// Carpeta de la que copiar servicio.toml y metricas.toml.
+        #[arg(long, default_value = "content")]
+        content: PathBuf,
+        /// Multiplicador de tamaño: 1 es el contenido de muestra; 10 y 100 para benchmarks.
+        #[arg(long, default_value_t = 1)]
+        escala: u32,
+        /// Semilla del generador pseudoaleatorio.
+        #[arg(long, default_value_t = 2026)]
+        semilla: u64,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check { content } => check(&content),
+        Command::Build { content, out, quiet } => build(BuildOptions { content, out, quiet }),
+        Command::Synth { out, content, escala, semilla } => synth(&out, &content, escala, semilla),
     }
 }
 
-fn check(content: &std::path::Path) -> ExitCode {
+fn check(content: &Path) -> ExitCode {
     let started = Instant::now();
     match generator::check(content) {
         Ok(checked) => {
@@ -53,4 +84,75 @@ fn check(content: &std::path::Path) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn build(options: BuildOptions) -> ExitCode {
+    let started = Instant::now();
+    if !options.quiet {
+        println!("generator build: {} → {}", options.content.display(), options.out.display());
+    }
+    match generator::build::build(&options) {
+        Ok(summary) => {
+            if !options.quiet {
+                println!(
+                    "Listo: {} estudios, {} respuestas, {} archivos, {:.1} MB en {:.2} s",
+                    summary.studies,
+                    summary.answers,
+                    summary.files,
+                    summary.bytes as f64 / 1e6,
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(BuildError::Content(problems)) => {
+            eprintln!("{problems}");
+            eprintln!("No se escribió nada: {} queda como estaba.", options.out.display());
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            eprintln!("No se escribió nada: {} queda como estaba.", options.out.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn synth(out: &Path, content: &Path, scale: u32, seed: u64) -> ExitCode {
+    if scale == 0 {
+        eprintln!("--escala debe ser al menos 1");
+        return ExitCode::FAILURE;
+    }
+    let started = Instant::now();
+    let result = copy_service_files(content, out).and_then(|()| {
+        generator::synth::run(&generator::synth::SynthOptions { out: out.to_path_buf(), scale, seed })
+    });
+    match result {
+        Ok(()) => {
+            println!("{}: estudios sintéticos escritos (escala {scale}, semilla {seed}) en {:.2} s", out.display(), started.elapsed().as_secs_f64());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Copies the hand-written service files when writing a corpus outside `content/`.
+fn copy_service_files(from: &Path, to: &Path) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let same = match (from.canonicalize(), to.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Ok(());
+    }
+    std::fs::create_dir_all(to).with_context(|| format!("no se pudo crear {}", to.display()))?;
+    for name in [generator::load::SERVICE_FILE, generator::load::METRICS_FILE] {
+        std::fs::copy(from.join(name), to.join(name))
+            .with_context(|| format!("no se pudo copiar {} a {}", from.join(name).display(), to.display()))?;
+    }
+    Ok(())
 }

@@ -36,9 +36,6 @@ pub struct ServiceSettings {
     pub vigencia_enlaces_dias: u32,
     /// EVM address (0x + 40 hex) that receives payments on Base / Base Sepolia.
     pub pagar_a_evm: String,
-    /// Optional Solana address that receives payments; adds the Solana network when set.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pagar_a_solana: Option<String>,
     pub privacidad: Privacy,
 }
 

@@ -68,11 +68,6 @@ fn check_service(file: &Path, s: &ServiceSettings, p: &mut Problems) {
     if !is_evm_address(&s.pagar_a_evm) {
         p.push(file, "campo `pagar_a_evm`", "se esperaba una dirección EVM: 0x y 40 dígitos hexadecimales");
     }
-    if let Some(sol) = &s.pagar_a_solana
-        && !is_solana_address(sol)
-    {
-        p.push(file, "campo `pagar_a_solana`", "se esperaba una dirección Solana en base58 (32 a 44 caracteres)");
-    }
     for (field, value) in [("privacidad.texto", &s.privacidad.texto), ("privacidad.texto_en", &s.privacidad.texto_en)] {
         if value.trim().is_empty() {
             p.push(file, format!("campo `{field}`"), "no puede estar vacío");
@@ -525,10 +520,6 @@ pub fn is_evm_address(value: &str) -> bool {
     value.len() == 42 && value.starts_with("0x") && value[2..].bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-fn is_solana_address(value: &str) -> bool {
-    const BASE58: &[u8] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-    (32..=44).contains(&value.len()) && value.bytes().all(|b| BASE58.contains(&b))
-}
 
 #[cfg(test)]
 mod tests {
@@ -563,7 +554,5 @@ mod tests {
         }
         assert!(is_evm_address("0x209693Bc6afc0C5328bA36FaF03C514EF312287C"));
         assert!(!is_evm_address("0x209693Bc6afc0C5328bA36FaF03C514EF312287"));
-        assert!(is_solana_address("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"));
-        assert!(!is_solana_address("0OIl"));
     }
 }

@@ -172,6 +172,37 @@ fn varias(rng: &mut ChaCha8Rng, banco: &[&'static str], n: usize) -> Vec<&'stati
     v
 }
 
+/// Splits an optional "tag,tag|text" prefix off a bank entry.
+fn etiquetas(entrada: &'static str) -> (Option<&'static str>, &'static str) {
+    match entrada.split_once('|') {
+        Some((t, texto)) => (Some(t), texto),
+        None => (None, entrada),
+    }
+}
+
+/// Up to `n` entries of a bank, preferring those tagged with one of `claves` (a dimension
+/// value or a brand id), then untagged ones; entries tagged for something else are skipped.
+fn relevantes(rng: &mut ChaCha8Rng, banco: &[&'static str], claves: &[&str], n: usize) -> Vec<&'static str> {
+    let mut propias = Vec::new();
+    let mut generales = Vec::new();
+    for e in banco {
+        match etiquetas(e) {
+            (Some(t), texto) if t.split(',').any(|x| claves.contains(&x)) => propias.push(texto),
+            (Some(_), _) => {}
+            (None, texto) => generales.push(texto),
+        }
+    }
+    propias.shuffle(rng);
+    generales.shuffle(rng);
+    if rng.random_bool(0.2) && !generales.is_empty() && !propias.is_empty() {
+        // Now and then lead with a general argument.
+        propias.insert(0, generales.remove(0));
+    }
+    propias.extend(generales);
+    propias.truncate(n);
+    propias
+}
+
 fn cap(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
@@ -246,15 +277,24 @@ pub(crate) fn responder(
     let idioma = pregunta.idioma;
     let elegidas = elegir_marcas(ind, pregunta, modelo, rng);
     let mut texto = redactar(ind, pregunta, modelo, &elegidas, rng);
-    // Pad short answers with advice (brandless), the way a model adds context.
-    let mut extra = varias(rng, ind.consejos.de(idioma), 4).into_iter();
-    while palabras(&texto) < 60 {
-        match extra.next() {
-            Some(c) => {
-                texto.push_str("\n\n");
-                texto.push_str(c);
-            }
-            None => break,
+    // Short answers and verbose models get a block of advice (brandless) at the end, the
+    // way a model adds context; it never repeats advice already in the text.
+    let valores: Vec<&str> = pregunta.dims.iter().map(|(_, v)| v.as_str()).collect();
+    let quiere = if palabras(&texto) < 60 { 3 } else if rng.random_bool(modelo.estilo.extension) { rng.random_range(2..=3) } else { 0 };
+    if quiere > 0 {
+        let nuevos: Vec<&str> = relevantes(rng, ind.consejos.de(idioma), &valores, 12)
+            .into_iter()
+            .filter(|c| !texto.contains(c))
+            .take(quiere)
+            .collect();
+        if !nuevos.is_empty() {
+            let enc = if es(idioma) {
+                una(rng, &["Algunos puntos a tener en cuenta:", "Para decidir, tené en cuenta:", "Consejos prácticos:", "Antes de decidir:"])
+            } else {
+                una(rng, &["A few things to keep in mind:", "Practical tips:", "Before deciding:"])
+            };
+            let lista: Vec<String> = nuevos.iter().map(|c| format!("- {c}")).collect();
+            texto.push_str(&format!("\n\n{enc}\n{}", lista.join("\n")));
         }
     }
     let tono = etiquetar(ind, &elegidas, rng);
@@ -344,12 +384,12 @@ fn elegir_marcas(
         .map(|idx| {
             let m = &ind.marcas[idx];
             let nombre = elegir_nombre(m, modelo, rng);
-            let n_pro = if rng.random_bool(dos_pros) { 2 } else { 1 };
-            let pro = varias(rng, m.pro.de(pregunta.idioma), n_pro);
+            let n_pro = if rng.random_bool(dos_pros) { 2 + usize::from(rng.random_bool(dos_pros * 0.3)) } else { 1 };
+            let pro = relevantes(rng, m.pro.de(pregunta.idioma), &valores, n_pro);
             let contra = rng
                 .random_bool(((0.10 + m.neg) * contra_p).clamp(0.0, 0.9))
-                .then(|| una(rng, m.contra.de(pregunta.idioma)))
-                .filter(|c| !c.is_empty());
+                .then(|| relevantes(rng, m.contra.de(pregunta.idioma), &valores, 1).pop())
+                .flatten();
             Elegida { idx, nombre, pro, contra }
         })
         .collect()
@@ -522,7 +562,8 @@ fn redactar(
     rng: &mut ChaCha8Rng,
 ) -> String {
     let idioma = pregunta.idioma;
-    let mut w = Escritor { ind, idioma, modelo, rng, out: String::new() };
+    let valores: Vec<&str> = pregunta.dims.iter().map(|(_, v)| v.as_str()).collect();
+    let mut w = Escritor { ind, idioma, modelo, rng, out: String::new(), valores, usados: Vec::new() };
     if el.is_empty() {
         w.sin_marcas();
         return w.out;
@@ -535,6 +576,12 @@ fn redactar(
             w.comparar(el, &l1, &l2);
         }
         TipoPregunta::Marca(_) => w.sobre_marca(el),
+        TipoPregunta::Consejo => {
+            let e = [Estructura::ChecklistPrimero, Estructura::AclaracionPrimero, Estructura::Encabezados, Estructura::Faq];
+            let i = w.rng.random_range(0..e.len());
+            let e = if el.len() == 1 && e[i] == Estructura::Faq { Estructura::ChecklistPrimero } else { e[i] };
+            w.lista(e, el);
+        }
         _ => {
             let pesos = &modelo.estilo.estructuras;
             let mut idx = elegir_estructura(pesos, w.rng);
@@ -568,6 +615,10 @@ struct Escritor<'a> {
     modelo: &'a Modelo,
     rng: &'a mut ChaCha8Rng,
     out: String,
+    /// The question's dimension values (to pick relevant advice).
+    valores: Vec<&'a str>,
+    /// Advice and profiles already written, so nothing repeats.
+    usados: Vec<&'static str>,
 }
 
 impl Escritor<'_> {
@@ -589,19 +640,47 @@ impl Escritor<'_> {
     }
 
     fn consejo(&mut self) -> &'static str {
-        una(self.rng, self.ind.consejos.de(self.idioma))
+        self.consejos(1).pop().unwrap_or("")
     }
 
+    /// Up to `n` advice sentences relevant to the question, never repeating one.
     fn consejos(&mut self, n: usize) -> Vec<&'static str> {
-        varias(self.rng, self.ind.consejos.de(self.idioma), n)
+        let banco = self.ind.consejos.de(self.idioma);
+        let todos = relevantes(self.rng, banco, &self.valores, banco.len());
+        let v: Vec<&'static str> = todos.into_iter().filter(|c| !self.usados.contains(c)).take(n).collect();
+        self.usados.extend(v.iter().copied());
+        v
     }
 
-    fn perfiles(&mut self, n: usize) -> Vec<&'static str> {
-        let mut v = varias(self.rng, self.ind.perfiles.de(self.idioma), n);
-        while v.len() < n {
-            v.push(if self.es() { "buscás una opción equilibrada" } else { "you want a balanced option" });
+    /// A profile that fits the brand (tagged with its id or a question value), unused so far.
+    fn perfil(&mut self, marca: usize) -> &'static str {
+        let id = self.ind.marcas[marca].id;
+        let mut claves = self.valores.clone();
+        claves.push(id);
+        let banco = self.ind.perfiles.de(self.idioma);
+        let mut propios: Vec<&'static str> = banco
+            .iter()
+            .filter_map(|e| match etiquetas(e) {
+                (Some(t), texto) if t.split(',').any(|x| x == id) => Some(texto),
+                _ => None,
+            })
+            .filter(|p| !self.usados.contains(p))
+            .collect();
+        propios.shuffle(self.rng);
+        let elegido = propios.first().copied().or_else(|| {
+            relevantes(self.rng, banco, &claves, banco.len()).into_iter().find(|p| !self.usados.contains(p))
+        });
+        match elegido {
+            Some(p) => {
+                self.usados.push(p);
+                p
+            }
+            None => if self.es() { "buscás una opción equilibrada" } else { "you want a balanced option" },
         }
-        v
+    }
+
+    fn perfiles(&mut self, marcas: &[usize]) -> Vec<&'static str> {
+        marcas.iter().map(|m| self.perfil(*m)).collect()
     }
 
     /// Opening line in the provider's manner (sometimes none).
@@ -743,12 +822,8 @@ impl Escritor<'_> {
 
     /// "Galicia tiene ..., aunque ...".
     fn frase(&mut self, e: &Elegida, sujeto: &str) -> String {
-        let pro = e.pro.first().copied().unwrap_or("");
-        let mut s = format!("{sujeto} {pro}");
-        if let Some(p2) = e.pro.get(1) {
-            s.push_str(if self.es() { " y " } else { " and " });
-            s.push_str(p2);
-        }
+        let pros: Vec<String> = e.pro.iter().map(|p| p.to_string()).collect();
+        let mut s = format!("{sujeto} {}", enumerar(&pros, self.idioma));
         match e.contra {
             Some(c) => {
                 s.push_str(if self.es() { ", aunque " } else { ", although it " });
@@ -763,9 +838,10 @@ impl Escritor<'_> {
     /// Justification without subject, for "**A**: ..." lines.
     fn justificacion(&mut self, e: &Elegida) -> String {
         let mut s = e.pro.first().copied().unwrap_or("").to_owned();
-        if let Some(p2) = e.pro.get(1) {
+        if e.pro.len() > 1 {
+            let resto: Vec<String> = e.pro[1..].iter().map(|p| p.to_string()).collect();
             s.push_str(if self.es() { "; además, " } else { "; it also " });
-            s.push_str(p2);
+            s.push_str(&enumerar(&resto, self.idioma));
         }
         s.push('.');
         if let Some(c) = e.contra {
@@ -879,7 +955,8 @@ impl Escritor<'_> {
             Estructura::PorPerfil => {
                 self.apertura();
                 self.p(if es_ { "Depende mucho del perfil:" } else { "It depends on your profile:" });
-                let perfiles = self.perfiles(el.len());
+                let idxs: Vec<usize> = el.iter().map(|e| e.idx).collect();
+                let perfiles = self.perfiles(&idxs);
                 let lineas: Vec<String> = el
                     .iter()
                     .zip(perfiles)
@@ -1028,7 +1105,7 @@ impl Escritor<'_> {
                 self.p(i);
                 let lineas: Vec<String> = el.iter().map(|e| format!("- {}: {}", e.nombre, self.justificacion(e))).collect();
                 self.p(&lineas.join("\n"));
-                let perfil = self.perfiles(1)[0];
+                let perfil = self.perfil(el.get(1).map_or(el[0].idx, |e| e.idx));
                 let s = match (&dos, es_) {
                     (Some(d), true) => format!("**En resumen:** {top} para la mayoría; {d} si {perfil}."),
                     (Some(d), false) => format!("**TL;DR:** {top} for most people; {d} if {perfil}."),
@@ -1065,6 +1142,7 @@ impl Escritor<'_> {
         let mismo = e2.is_none() || l2.is_empty();
         let resto: &[Elegida] = if el.len() > 2 { &el[2..] } else if mismo && el.len() > 1 { &el[1..] } else { &[] };
         let variante = self.rng.random_range(0..3);
+        let i2 = e2.map_or(e1.idx, |e| e.idx);
         let pro1 = e1.pro.first().copied().unwrap_or("");
         let pro2 = e2.and_then(|e| e.pro.first().copied()).or_else(|| e1.pro.get(1).copied()).unwrap_or(pro1);
         match variante {
@@ -1072,10 +1150,11 @@ impl Escritor<'_> {
                 self.p(&format!("{} vs {}", negrita(l1), negrita(l2)));
                 let (a, b) = (cap(pro1), cap(pro2));
                 self.p(&format!("- {l1}: {a}.\n- {l2}: {b}."));
+                let perfil = self.perfil(i2);
                 let v = if es_ {
-                    format!("Veredicto: para la mayoría, {l1} es la opción más redonda; {l2} tiene sentido si {}.", self.perfiles(1)[0])
+                    format!("Veredicto: para la mayoría, {l1} es la opción más redonda; {l2} tiene sentido si {perfil}.")
                 } else {
-                    format!("Verdict: for most people {l1} is the more complete choice; {l2} makes sense if {}.", self.perfiles(1)[0])
+                    format!("Verdict: for most people {l1} is the more complete choice; {l2} makes sense if {perfil}.")
                 };
                 self.p(&v);
             }
@@ -1091,7 +1170,7 @@ impl Escritor<'_> {
                         .replace("Un punto a considerar: ", &format!("Un punto a considerar sobre {}: ", if e2.and_then(|e| e.contra).is_some() { l2 } else { l1 }));
                     self.p(&s);
                 }
-                let perfil = self.perfiles(1)[0];
+                let perfil = self.perfil(e1.idx);
                 let s = if es_ {
                     format!("Si {perfil}, iría por {l1}; si no, {l2} también cumple.")
                 } else {
@@ -1224,4 +1303,94 @@ impl Escritor<'_> {
 /// "A o B" with the Spanish o→u rule, for question texts.
 pub(crate) fn o_entre(a: &str, b: &str) -> String {
     format!("{a} {} {b}", conjuncion_o(b))
+}
+
+// ---------------------------------------------------------------------------------------
+// Question pools
+// ---------------------------------------------------------------------------------------
+
+/// Question templates crossed with context sentences: every template of a value of the first
+/// dimension, prefixed by every context of every value of the second dimension.
+/// `plantillas`: (value of `d1`, 'L' list or 'C' advice, text); `contextos`: (value of
+/// `d2`, sentences). `extra` adds fixed dimension values (e.g. the language dimension).
+pub(crate) fn cruzar(
+    d1: &'static str,
+    d2: &'static str,
+    plantillas: &[(&'static str, char, &'static str)],
+    contextos: &[(&'static str, &[&'static str])],
+    idioma: &'static str,
+    extra: &[(&'static str, &'static str)],
+) -> Vec<PreguntaBase> {
+    let mut out = Vec::new();
+    for (v1, tipo, texto) in plantillas {
+        for (v2, frases) in contextos {
+            for ctx in *frases {
+                let mut dims = vec![(d1, v1.to_string()), (d2, v2.to_string())];
+                dims.extend(extra.iter().map(|(d, v)| (*d, v.to_string())));
+                let texto = if ctx.is_empty() { texto.to_string() } else { format!("{ctx} {texto}") };
+                out.push(PreguntaBase {
+                    texto,
+                    idioma,
+                    dims,
+                    tipo: if *tipo == 'C' { TipoPregunta::Consejo } else { TipoPregunta::Lista },
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Comparison questions: (value of `d1`, brand a, label a, brand b, label b, text with `{a}`
+/// and `{b}`), each prefixed by every context of `contextos`.
+#[allow(clippy::type_complexity)]
+pub(crate) fn comparar(
+    d1: &'static str,
+    d2: &'static str,
+    pares: &[(&'static str, &'static str, &'static str, &'static str, &'static str, &'static str)],
+    contextos: &[(&'static str, &[&'static str])],
+    idioma: &'static str,
+    extra: &[(&'static str, &'static str)],
+) -> Vec<PreguntaBase> {
+    let mut out = Vec::new();
+    for (v1, a, la, b, lb, texto) in pares {
+        for (v2, frases) in contextos {
+            let ctx = frases.first().copied().unwrap_or("");
+            let mut dims = vec![(d1, v1.to_string()), (d2, v2.to_string())];
+            dims.extend(extra.iter().map(|(d, v)| (*d, v.to_string())));
+            let q = texto.replace("{a}", la).replace("{b}", lb).replace("{a_o_b}", &o_entre(la, lb));
+            out.push(PreguntaBase {
+                texto: if ctx.is_empty() { q } else { format!("{ctx} {q}") },
+                idioma,
+                dims,
+                tipo: TipoPregunta::Comparar { a, b, la: la.to_string(), lb: lb.to_string() },
+            });
+        }
+    }
+    out
+}
+
+/// Questions about one brand: (value of `d1`, brand, text), each with every context.
+pub(crate) fn sobre(
+    d1: &'static str,
+    d2: &'static str,
+    preguntas: &[(&'static str, &'static str, &'static str)],
+    contextos: &[(&'static str, &[&'static str])],
+    idioma: &'static str,
+    extra: &[(&'static str, &'static str)],
+) -> Vec<PreguntaBase> {
+    let mut out = Vec::new();
+    for (v1, marca, texto) in preguntas {
+        for (v2, frases) in contextos {
+            let ctx = frases.last().copied().unwrap_or("");
+            let mut dims = vec![(d1, v1.to_string()), (d2, v2.to_string())];
+            dims.extend(extra.iter().map(|(d, v)| (*d, v.to_string())));
+            out.push(PreguntaBase {
+                texto: if ctx.is_empty() { texto.to_string() } else { format!("{ctx} {texto}") },
+                idioma,
+                dims,
+                tipo: TipoPregunta::Marca(marca),
+            });
+        }
+    }
+    out
 }

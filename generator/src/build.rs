@@ -1,0 +1,509 @@
+//! `generator build`: the whole pipeline, as a flat list of named stages.
+//!
+//! load and validate → analyse (both in [`crate::check`]) → render documents → package
+//! (ZIP, xlsx) → sheets with sizes and hashes → manifest → write. Studies are rendered and
+//! packaged in parallel with rayon; results are collected into a sorted map, so the bytes
+//! do not depend on the thread count. Everything is written into a temporary folder next to
+//! the output, which replaces the old output only once the whole build succeeded: a failed
+//! build never leaves a half-written `dist/`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::analysis::Table;
+use crate::documents::{self, FileInfo, Files, Site, ZipInfo, to_json};
+use crate::model::Study;
+use crate::offer;
+use crate::openapi;
+use crate::package::{self, ZipEntry, sha256_hex};
+use crate::problems::Problems;
+use crate::search;
+use crate::templates::Templates;
+
+/// Settings of one build, already validated by the command line.
+pub struct BuildOptions {
+    pub content: PathBuf,
+    pub out: PathBuf,
+    pub quiet: bool,
+}
+
+/// Why a build failed: problems in the content (each located), or anything else.
+#[derive(Debug)]
+pub enum BuildError {
+    Content(Problems),
+    Other(anyhow::Error),
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::Content(problems) => write!(f, "{problems}"),
+            BuildError::Other(e) => write!(f, "{e:#}"),
+        }
+    }
+}
+
+impl From<anyhow::Error> for BuildError {
+    fn from(e: anyhow::Error) -> Self {
+        BuildError::Other(e)
+    }
+}
+
+/// What a successful build produced.
+#[derive(Debug)]
+pub struct BuildSummary {
+    pub studies: usize,
+    pub answers: usize,
+    pub files: usize,
+    pub bytes: u64,
+    pub stages: Vec<(&'static str, Duration)>,
+}
+
+/// The build output in memory: relative path → bytes, sorted.
+#[derive(Default)]
+pub struct Output {
+    files: BTreeMap<String, Vec<u8>>,
+}
+
+impl Output {
+    fn add(&mut self, path: impl Into<String>, bytes: Vec<u8>) -> Result<()> {
+        let path = path.into();
+        if self.files.insert(path.clone(), bytes).is_some() {
+            bail!("dos salidas con la misma ruta: {path}");
+        }
+        Ok(())
+    }
+
+    fn get(&self, path: &str) -> Option<&[u8]> {
+        self.files.get(path).map(Vec::as_slice)
+    }
+}
+
+/// Downloadable file names of a study.
+pub fn json_download(slug: &str) -> String {
+    format!("{slug}.json")
+}
+
+pub fn zip_download(slug: &str) -> String {
+    format!("{slug}.zip")
+}
+
+const DOWNLOADS_DIR: &str = "private/descargas";
+
+/// Runs the whole build.
+pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
+    let mut clock = Stages::new(options.quiet);
+
+    let checked = crate::check(&options.content).map_err(BuildError::Content)?;
+    clock.done("cargar, validar y calcular");
+
+    let site = Site { content: &checked.content, base_url: &checked.content.service.base_url };
+    let templates = Templates::new()?;
+    let studies: Vec<(&Study, &[Table])> =
+        checked.content.studies.iter().zip(checked.tables.iter().map(Vec::as_slice)).collect();
+
+    let rendered: Vec<RenderedStudy> = studies
+        .par_iter()
+        .map(|(study, tables)| render_study(&site, &templates, study, tables))
+        .collect::<Result<_>>()?;
+    clock.done("paquetes, xlsx y ZIP por estudio");
+
+    let mut output = Output::default();
+    for (r, (study, tables)) in rendered.into_iter().zip(&studies) {
+        let files = r.files();
+        let sheet = documents::sheet(&site, study, tables, Some(files));
+        output.add(format!("public/estudio/{}/ficha.json", study.slug), to_json(&sheet)?)?;
+        output.add(format!("{DOWNLOADS_DIR}/{}", json_download(&study.slug)), r.package)?;
+        output.add(format!("{DOWNLOADS_DIR}/{}", zip_download(&study.slug)), r.zip)?;
+        output.add(format!("private/estudio/{}/resumen.json", study.slug), r.summary)?;
+    }
+    render_service_documents(&site, &templates, &mut output)?;
+    clock.done("documentos públicos");
+
+    let manifest = manifest(&site, &output)?;
+    output.add("gate.json", to_json(&manifest)?)?;
+    output.add("public/_headers", cdn_headers(&manifest).into_bytes())?;
+    output.add("public/_redirects", cdn_redirects(&manifest).into_bytes())?;
+    output.add("README.md", DIST_README.as_bytes().to_vec())?;
+    let sums = sha256_sums(&output);
+    output.add("SHA256SUMS", sums.into_bytes())?;
+    clock.done("manifiesto y sumas");
+
+    let bytes = write_atomically(&options.out, &output)?;
+    clock.done("escribir");
+
+    Ok(BuildSummary {
+        studies: studies.len(),
+        answers: studies.iter().map(|(s, _)| s.answers.len()).sum(),
+        files: output.files.len(),
+        bytes,
+        stages: clock.stages,
+    })
+}
+
+/// The README that says what `dist/` holds (also committed as `dist/README.md`).
+pub const DIST_README: &str = include_str!("../../templates/dist-README.md");
+
+/// One study's paid outputs.
+struct RenderedStudy {
+    slug: String,
+    package: Vec<u8>,
+    summary: Vec<u8>,
+    zip: Vec<u8>,
+    zip_entries: Vec<String>,
+}
+
+impl RenderedStudy {
+    fn files(&self) -> Files {
+        Files {
+            json: FileInfo {
+                nombre: json_download(&self.slug),
+                bytes: self.package.len() as u64,
+                sha256: sha256_hex(&self.package),
+            },
+            zip: ZipInfo {
+                nombre: zip_download(&self.slug),
+                bytes: self.zip.len() as u64,
+                sha256: sha256_hex(&self.zip),
+                contiene: self.zip_entries.clone(),
+            },
+        }
+    }
+}
+
+/// Package JSON, summary JSON and the ZIP of one study.
+fn render_study(site: &Site<'_>, templates: &Templates, study: &Study, tables: &[Table]) -> Result<RenderedStudy> {
+    let context = || format!("estudio {}", study.slug);
+    let package = to_json(&documents::package(site, study, tables)).with_context(context)?;
+    let summary = to_json(&documents::summary(site, study, tables)).with_context(context)?;
+    let editor = &site.content.service.editor;
+    let date = &study.design.publicado;
+    let xlsx = package::study_xlsx(study, tables, editor, date).with_context(context)?;
+
+    let slug = &study.slug;
+    let mut entries = vec![
+        ZipEntry { name: format!("{slug}/{slug}.json"), bytes: package.clone() },
+        ZipEntry { name: format!("{slug}/{slug}.xlsx"), bytes: xlsx },
+    ];
+    for (name, bytes) in &study.reports {
+        entries.push(ZipEntry { name: format!("{slug}/informes/{name}"), bytes: bytes.clone() });
+    }
+    let readme_name = format!("{slug}/README.md");
+    let mut names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
+    names.push(readme_name.clone());
+    names.sort();
+    let readme = templates.render("README.md.j2", &readme_context(site, study, tables, &names))?;
+    entries.push(ZipEntry { name: readme_name, bytes: readme });
+    let zip = package::write_zip(entries, date).with_context(context)?;
+    Ok(RenderedStudy { slug: slug.clone(), package, summary, zip, zip_entries: names })
+}
+
+#[derive(Serialize)]
+struct ReadmeContext<'a> {
+    servicio: &'a crate::model::ServiceSettings,
+    ficha: documents::Sheet,
+    contiene: &'a [String],
+    descripciones: BTreeMap<&'a str, String>,
+    descriptions: BTreeMap<&'a str, String>,
+}
+
+fn readme_context<'a>(site: &Site<'a>, study: &Study, tables: &[Table], names: &'a [String]) -> ReadmeContext<'a> {
+    let mut es = BTreeMap::new();
+    let mut en = BTreeMap::new();
+    for name in names {
+        let (d_es, d_en) = if name.ends_with(".json") {
+            ("Paquete completo en JSON: ficha, diseño, tablas, hallazgos, métricas y todas las respuestas.".to_owned(),
+             "Full package as JSON: sheet, design, tables, findings, metrics and every answer.".to_owned())
+        } else if name.ends_with(".xlsx") {
+            ("Planilla: índice, una hoja por tabla de análisis, preguntas y respuestas.".to_owned(),
+             "Spreadsheet: index, one sheet per analysis table, questions and answers.".to_owned())
+        } else if name.ends_with("README.md") {
+            ("Este archivo.".to_owned(), "This file.".to_owned())
+        } else {
+            ("Informe en PDF.".to_owned(), "PDF report.".to_owned())
+        };
+        es.insert(name.as_str(), d_es);
+        en.insert(name.as_str(), d_en);
+    }
+    ReadmeContext {
+        servicio: &site.content.service,
+        ficha: documents::sheet(site, study, tables, None),
+        contiene: names,
+        descripciones: es,
+        descriptions: en,
+    }
+}
+
+/// Service index, catalog, metrics, openapi, llms.txt, discovery and privacy page.
+fn render_service_documents(site: &Site<'_>, templates: &Templates, output: &mut Output) -> Result<()> {
+    output.add("public/index.json", to_json(&documents::service_index(site))?)?;
+    let catalog = documents::catalog(site);
+    output.add("public/catalogo.json", to_json(&catalog)?)?;
+    output.add("public/metricas.json", to_json(&documents::metrics_document(site))?)?;
+    output.add("public/openapi.json", to_json(&openapi::openapi(site))?)?;
+    output.add("public/.well-known/x402.json", to_json(&openapi::discovery(site))?)?;
+
+    let service = &site.content.service;
+    let mut servicio = serde_json::to_value(service)?;
+    servicio["privacidad_url"] = Value::String(site.url("/privacidad"));
+    let llms = serde_json::json!({
+        "servicio": servicio,
+        "oferta": site.how_to_buy(None),
+        "catalogo": catalog,
+        "endpoints": documents::endpoints(site),
+        "metricas": site.content.metrics,
+    });
+    output.add("public/llms.txt", templates.render("llms.txt.j2", &llms)?)?;
+    let privacy = serde_json::json!({"servicio": service, "privacidad": service.privacidad});
+    output.add("public/privacidad.html", templates.render("privacidad.html.j2", &privacy)?)?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Manifest: the contract with the gate
+
+/// `dist/gate.json`.
+#[derive(Serialize)]
+pub struct Manifest {
+    pub formato: &'static str,
+    pub servicio: ManifestService,
+    /// URL path → public file.
+    pub rutas: BTreeMap<String, Route>,
+    pub estudios: BTreeMap<String, ManifestStudy>,
+    /// Download name → private file.
+    pub descargas: BTreeMap<String, Download>,
+    pub busqueda: search::SearchIndex,
+}
+
+#[derive(Serialize)]
+pub struct ManifestService {
+    pub nombre: String,
+    pub base_url: String,
+    pub modo: String,
+    pub vigencia_enlaces_dias: u32,
+    pub contacto: String,
+    pub redes: Vec<offer::Network>,
+}
+
+#[derive(Serialize)]
+pub struct Route {
+    pub archivo: String,
+    pub tipo: &'static str,
+    pub etag: String,
+    pub bytes: u64,
+    pub cache: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct ManifestStudy {
+    pub nombre: String,
+    pub precio_usd: String,
+    pub monto: String,
+    /// View → what the paid answer embeds.
+    pub vistas: BTreeMap<&'static str, View>,
+    pub descargas: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct View {
+    pub archivo: String,
+    /// The PaymentRequired object the gate sends for this view (without `error`).
+    pub pago_requerido: Value,
+}
+
+#[derive(Serialize)]
+pub struct Download {
+    pub archivo: String,
+    pub tipo: &'static str,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// Public URL → (file, content type).
+fn public_routes(site: &Site<'_>) -> Vec<(String, String, &'static str)> {
+    const JSON: &str = "application/json; charset=utf-8";
+    let mut routes = vec![
+        ("/".to_owned(), "public/index.json".to_owned(), JSON),
+        ("/catalogo".to_owned(), "public/catalogo.json".to_owned(), JSON),
+        ("/metricas".to_owned(), "public/metricas.json".to_owned(), JSON),
+        ("/openapi.json".to_owned(), "public/openapi.json".to_owned(), JSON),
+        ("/.well-known/x402".to_owned(), "public/.well-known/x402.json".to_owned(), JSON),
+        ("/llms.txt".to_owned(), "public/llms.txt".to_owned(), "text/plain; charset=utf-8"),
+        ("/privacidad".to_owned(), "public/privacidad.html".to_owned(), "text/html; charset=utf-8"),
+    ];
+    for study in &site.content.studies {
+        routes.push((
+            format!("/estudio/{}/ficha", study.slug),
+            format!("public/estudio/{}/ficha.json", study.slug),
+            JSON,
+        ));
+    }
+    routes
+}
+
+/// A strong ETag from the content hash.
+fn etag(bytes: &[u8]) -> String {
+    format!("\"{}\"", &sha256_hex(bytes)[..32])
+}
+
+fn manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
+    let mut rutas = BTreeMap::new();
+    for (url, file, tipo) in public_routes(site) {
+        let bytes = output.get(&file).with_context(|| format!("falta {file}"))?;
+        rutas.insert(url, Route {
+            archivo: file.clone(),
+            tipo,
+            etag: etag(bytes),
+            bytes: bytes.len() as u64,
+            cache: "public, max-age=300",
+        });
+    }
+    let mut descargas = BTreeMap::new();
+    let mut estudios = BTreeMap::new();
+    for study in &site.content.studies {
+        let names = [json_download(&study.slug), zip_download(&study.slug)];
+        for name in &names {
+            let file = format!("{DOWNLOADS_DIR}/{name}");
+            let bytes = output.get(&file).with_context(|| format!("falta {file}"))?;
+            let tipo = if name.ends_with(".zip") { "application/zip" } else { "application/json; charset=utf-8" };
+            descargas.insert(name.clone(), Download { archivo: file, tipo, bytes: bytes.len() as u64, sha256: sha256_hex(bytes) });
+        }
+        let view = |name: &'static str, file: String| {
+            (name, View { archivo: file, pago_requerido: openapi::payment_required(site, study, name) })
+        };
+        estudios.insert(study.slug.clone(), ManifestStudy {
+            nombre: study.design.nombre.clone(),
+            precio_usd: site.price_of(study),
+            monto: site.amount_of(study).to_string(),
+            vistas: BTreeMap::from([
+                view("completo", format!("{DOWNLOADS_DIR}/{}", json_download(&study.slug))),
+                view("resumen", format!("private/estudio/{}/resumen.json", study.slug)),
+            ]),
+            descargas: names.to_vec(),
+        });
+    }
+    let service = &site.content.service;
+    Ok(Manifest {
+        formato: "gate-manifest/1",
+        servicio: ManifestService {
+            nombre: service.nombre.clone(),
+            base_url: service.base_url.clone(),
+            modo: service.modo.as_str().to_owned(),
+            vigencia_enlaces_dias: service.vigencia_enlaces_dias,
+            contacto: service.contacto.clone(),
+            redes: offer::networks(service),
+        },
+        rutas,
+        estudios,
+        descargas,
+        busqueda: search::build_index(&site.content.studies),
+    })
+}
+
+/// `_headers` (Netlify / Cloudflare Pages syntax): content types and CORS for every route.
+fn cdn_headers(manifest: &Manifest) -> String {
+    let mut text = String::from("# Encabezados para hosts estáticos (Netlify, Cloudflare Pages). Generado.\n");
+    for (url, route) in &manifest.rutas {
+        let file_url = format!("/{}", route.archivo.trim_start_matches("public/"));
+        for path in [url.as_str(), file_url.as_str()] {
+            let _ = writeln!(text, "{path}\n  Content-Type: {}\n  Cache-Control: {}\n  Access-Control-Allow-Origin: *\n  Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE\n  X-Content-Type-Options: nosniff", route.tipo, route.cache);
+        }
+    }
+    text
+}
+
+/// `_redirects`: the extensionless URLs rewritten (status 200) to their files.
+fn cdn_redirects(manifest: &Manifest) -> String {
+    let mut text = String::from("# Reescrituras para hosts estáticos: URL sin extensión → archivo. Generado.\n");
+    for (url, route) in &manifest.rutas {
+        let file_url = format!("/{}", route.archivo.trim_start_matches("public/"));
+        if *url != file_url {
+            let target = if url == "/" { "/index.json".to_owned() } else { file_url };
+            let _ = writeln!(text, "{url} {target} 200");
+        }
+    }
+    text
+}
+
+/// `SHA256SUMS` in `sha256sum` format, every file but itself.
+fn sha256_sums(output: &Output) -> String {
+    output.files.iter().map(|(path, bytes)| format!("{}  {path}\n", sha256_hex(bytes))).collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing
+
+/// Writes `output` into a fresh folder beside `out`, then swaps it in. Returns bytes written.
+fn write_atomically(out: &Path, output: &Output) -> Result<u64> {
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent).with_context(|| format!("no se pudo crear {}", parent.display()))?;
+    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "dist".into());
+    let staging = parent.join(format!(".{name}.nuevo-{}", std::process::id()));
+    let previous = parent.join(format!(".{name}.anterior-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    let result = write_tree(&staging, output).and_then(|bytes| {
+        if out.exists() {
+            std::fs::rename(out, &previous).with_context(|| format!("no se pudo apartar {}", out.display()))?;
+        }
+        match std::fs::rename(&staging, out) {
+            Ok(()) => {
+                let _ = std::fs::remove_dir_all(&previous);
+                Ok(bytes)
+            }
+            Err(e) => {
+                // Put the previous output back.
+                let _ = std::fs::rename(&previous, out);
+                Err(e).with_context(|| format!("no se pudo reemplazar {}", out.display()))
+            }
+        }
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    result
+}
+
+fn write_tree(root: &Path, output: &Output) -> Result<u64> {
+    let mut total = 0;
+    for (path, bytes) in &output.files {
+        let file = root.join(path);
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
+        }
+        std::fs::write(&file, bytes).with_context(|| format!("no se pudo escribir {}", file.display()))?;
+        total += bytes.len() as u64;
+    }
+    Ok(total)
+}
+
+/// Stage timing, printed one line a stage as in Zola.
+struct Stages {
+    quiet: bool,
+    last: Instant,
+    stages: Vec<(&'static str, Duration)>,
+}
+
+impl Stages {
+    fn new(quiet: bool) -> Stages {
+        Stages { quiet, last: Instant::now(), stages: Vec::new() }
+    }
+
+    fn done(&mut self, name: &'static str) {
+        let elapsed = self.last.elapsed();
+        self.last = Instant::now();
+        if !self.quiet {
+            println!("  {name:.<40} {:>8.1} ms", elapsed.as_secs_f64() * 1000.0);
+        }
+        self.stages.push((name, elapsed));
+    }
+}

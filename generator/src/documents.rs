@@ -1,0 +1,748 @@
+//! The JSON documents, as serde structs built from the analysed content.
+//!
+//! JSON goes through serde (never through templates), so escaping and number formats cannot
+//! go wrong and the compiler checks every field. Free documents (service index, catalog,
+//! metrics, sheets, discovery) carry nothing of the paid content: no analysis number, no
+//! finding text, no complete answer. Paid documents (full package, summary) carry the sheet
+//! without `archivos`, since a package cannot contain its own hash.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::analysis::Table;
+use crate::mentions::BrandMatcher;
+use crate::model::{Answer, Brand, Content, MethodSection, MetricDefinition, Question, Source, Study, Tone};
+use crate::offer::{self, HowToBuy};
+use crate::validate::price_to_atomic;
+
+/// Settings every document of one build shares.
+pub struct Site<'a> {
+    pub content: &'a Content,
+    pub base_url: &'a str,
+}
+
+impl Site<'_> {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base_url, path)
+    }
+
+    pub fn price_of(&self, study: &Study) -> String {
+        study.design.precio_usd.clone().unwrap_or_else(|| self.content.service.precio_usd.clone())
+    }
+
+    /// Price in USDC atomic units (validated before rendering).
+    pub fn amount_of(&self, study: &Study) -> u64 {
+        price_to_atomic(&self.price_of(study)).unwrap_or(0)
+    }
+
+    pub fn how_to_buy(&self, study: Option<&Study>) -> HowToBuy {
+        let service = &self.content.service;
+        let (price, amount, url) = match study {
+            Some(s) => (self.price_of(s), self.amount_of(s), self.url(&format!("/estudio/{}", s.slug))),
+            None => (
+                service.precio_usd.clone(),
+                price_to_atomic(&service.precio_usd).unwrap_or(0),
+                self.url("/estudio/{slug}"),
+            ),
+        };
+        offer::how_to_buy(service, &price, amount, &url)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Service index (`/`)
+
+#[derive(Serialize)]
+pub struct ServiceIndex {
+    pub servicio: String,
+    pub service: String,
+    pub editor: String,
+    pub web: String,
+    pub descripcion: String,
+    pub description: String,
+    pub modo: String,
+    pub precio_usd: f64,
+    pub moneda: String,
+    pub estudios_disponibles: usize,
+    pub estudios: Vec<String>,
+    pub endpoints: BTreeMap<&'static str, String>,
+    pub como_comprar: HowToBuy,
+    pub contacto: String,
+    pub privacidad: String,
+}
+
+pub fn service_index(site: &Site<'_>) -> ServiceIndex {
+    let s = &site.content.service;
+    ServiceIndex {
+        servicio: s.nombre.clone(),
+        service: s.nombre_en.clone(),
+        editor: s.editor.clone(),
+        web: s.web.clone(),
+        descripcion: s.descripcion.clone(),
+        description: s.descripcion_en.clone(),
+        modo: s.modo.as_str().to_owned(),
+        precio_usd: offer::price_as_number(&s.precio_usd),
+        moneda: s.moneda.clone(),
+        estudios_disponibles: site.content.studies.len(),
+        estudios: site.content.studies.iter().map(|st| st.slug.clone()).collect(),
+        endpoints: endpoints(site),
+        como_comprar: site.how_to_buy(None),
+        contacto: s.contacto.clone(),
+        privacidad: site.url("/privacidad"),
+    }
+}
+
+/// Every public endpoint as an absolute URL template.
+pub fn endpoints(site: &Site<'_>) -> BTreeMap<&'static str, String> {
+    BTreeMap::from([
+        ("catalogo", site.url("/catalogo")),
+        ("ficha_gratis", site.url("/estudio/{slug}/ficha")),
+        ("estudio_pago", site.url("/estudio/{slug}?vista=completo|resumen")),
+        ("buscar", site.url("/buscar?q={consulta}")),
+        ("metricas", site.url("/metricas")),
+        ("llms_txt", site.url("/llms.txt")),
+        ("openapi", site.url("/openapi.json")),
+        ("descubrimiento_x402", site.url("/.well-known/x402")),
+        ("descarga", site.url("/descarga/{archivo}?vence={unix}&firma={hmac}")),
+        ("mcp", site.url("/mcp")),
+        ("mcp_catalogo", site.url("/mcp/catalogo")),
+    ])
+}
+
+// ---------------------------------------------------------------------------------------
+// Catalog (`/catalogo`)
+
+#[derive(Serialize)]
+pub struct Catalog {
+    pub servicio: String,
+    pub modo: String,
+    pub moneda: String,
+    pub total: usize,
+    pub estudios: Vec<CatalogEntry>,
+    pub mcp: BTreeMap<&'static str, String>,
+}
+
+#[derive(Serialize)]
+pub struct CatalogEntry {
+    pub slug: String,
+    pub nombre: String,
+    pub nombre_en: String,
+    pub descripcion: String,
+    pub industria: String,
+    pub subindustria: String,
+    pub pais: Vec<String>,
+    pub idioma: Vec<String>,
+    pub fecha_corrida: RunDates,
+    pub publicado: String,
+    pub n_preguntas: usize,
+    pub n_respuestas: usize,
+    pub n_modelos: usize,
+    pub n_analisis: usize,
+    pub n_hallazgos: usize,
+    pub tags: Vec<String>,
+    pub precio_usd: f64,
+    pub moneda: String,
+    pub ficha: String,
+    pub comprar: String,
+    pub comprar_resumen: String,
+}
+
+pub fn catalog(site: &Site<'_>) -> Catalog {
+    let estudios = site
+        .content
+        .studies
+        .iter()
+        .map(|study| {
+            let d = &study.design;
+            CatalogEntry {
+                slug: study.slug.clone(),
+                nombre: d.nombre.clone(),
+                nombre_en: d.nombre_en.clone(),
+                descripcion: d.descripcion.clone(),
+                industria: d.industria.clone(),
+                subindustria: d.subindustria.clone(),
+                pais: d.pais.clone(),
+                idioma: d.idioma.clone(),
+                fecha_corrida: run_dates(study),
+                publicado: d.publicado.clone(),
+                n_preguntas: study.questions.len(),
+                n_respuestas: study.answers.len(),
+                n_modelos: d.modelos.len(),
+                n_analisis: d.analisis.len(),
+                n_hallazgos: study.findings.len(),
+                tags: d.tags.clone(),
+                precio_usd: offer::price_as_number(&site.price_of(study)),
+                moneda: site.content.service.moneda.clone(),
+                ficha: site.url(&format!("/estudio/{}/ficha", study.slug)),
+                comprar: site.url(&format!("/estudio/{}", study.slug)),
+                comprar_resumen: site.url(&format!("/estudio/{}?vista=resumen", study.slug)),
+            }
+        })
+        .collect::<Vec<_>>();
+    Catalog {
+        servicio: site.content.service.nombre.clone(),
+        modo: site.content.service.modo.as_str().to_owned(),
+        moneda: site.content.service.moneda.clone(),
+        total: estudios.len(),
+        estudios,
+        mcp: BTreeMap::from([("completo", site.url("/mcp")), ("solo_catalogo", site.url("/mcp/catalogo"))]),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Metrics (`/metricas`)
+
+#[derive(Serialize)]
+pub struct MetricsDocument<'a> {
+    pub servicio: &'a str,
+    pub ponderacion: &'static str,
+    pub ponderacion_en: &'static str,
+    pub redondeo: &'static str,
+    pub metricas: &'a [MetricDefinition],
+}
+
+pub fn metrics_document<'a>(site: &Site<'a>) -> MetricsDocument<'a> {
+    MetricsDocument {
+        servicio: &site.content.service.nombre,
+        ponderacion: "Cada modelo pesa lo mismo en todo agregado, salvo que el estudio declare cuotas de mercado; entonces cada respuesta de un modelo pesa su cuota dividida por sus respuestas en el alcance, y la tabla lo dice en su nota.",
+        ponderacion_en: "Every model weighs the same in every aggregate unless the study declares market shares; then each answer of a model weighs its share divided by its answers in scope, and the table says so in its note.",
+        redondeo: "Los números no enteros se publican redondeados a 4 decimales.",
+        metricas: &site.content.metrics,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Study sheet (`/estudio/{slug}/ficha`)
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunDates {
+    pub desde: String,
+    pub hasta: String,
+}
+
+/// First and last answer dates (dates are `YYYY-MM-DD`, so string order is date order).
+pub fn run_dates(study: &Study) -> RunDates {
+    let dates = study.answers.iter().map(|a| a.fecha.as_str());
+    RunDates {
+        desde: dates.clone().min().unwrap_or_default().to_owned(),
+        hasta: dates.max().unwrap_or_default().to_owned(),
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Sheet {
+    pub slug: String,
+    pub nombre: String,
+    pub nombre_en: String,
+    pub descripcion: String,
+    pub descripcion_en: String,
+    pub industria: String,
+    pub subindustria: String,
+    pub pais: Vec<String>,
+    pub idioma: Vec<String>,
+    pub precio_usd: f64,
+    pub moneda: String,
+    pub fecha_corrida: RunDates,
+    pub n_preguntas: usize,
+    pub n_respuestas: usize,
+    pub n_analisis: usize,
+    pub n_hallazgos: usize,
+    pub modelos: Vec<ModelCount>,
+    pub ponderacion: String,
+    pub metricas_usadas: Vec<String>,
+    pub contenido: BTreeMap<&'static str, &'static str>,
+    pub tags: Vec<String>,
+    pub version_paquete: String,
+    pub generado: String,
+    /// Sizes and hashes of the downloads; left out of the copy inside the package.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archivos: Option<Files>,
+    pub metodologia: Vec<MethodSection>,
+    pub universo: Vec<Universe>,
+    pub analisis_indice: Vec<TableIndex>,
+    pub hallazgos_indice: FindingsIndex,
+    pub ejemplos: Examples,
+    pub como_citar: String,
+    pub nota: String,
+    pub urls: SheetUrls,
+    pub como_comprar: HowToBuy,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelCount {
+    pub modelo: String,
+    pub nombre: String,
+    pub proveedor: String,
+    pub nivel: String,
+    pub respuestas: usize,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Files {
+    pub json: FileInfo,
+    pub zip: ZipInfo,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FileInfo {
+    pub nombre: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ZipInfo {
+    pub nombre: String,
+    pub bytes: u64,
+    pub sha256: String,
+    pub contiene: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Universe {
+    pub dimension: String,
+    pub etiqueta: String,
+    pub etiqueta_en: String,
+    pub n_valores: usize,
+    pub valores: Vec<ValueCount>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ValueCount {
+    pub valor: String,
+    pub n_preguntas: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TableIndex {
+    pub id: String,
+    pub nombre: String,
+    pub titulo: String,
+    pub titulo_en: String,
+    pub columnas: Vec<String>,
+    pub filas: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FindingsIndex {
+    pub total: usize,
+    pub por_tipo: BTreeMap<String, usize>,
+    pub secciones: Vec<SectionCount>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionCount {
+    pub seccion: String,
+    pub hallazgos: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Examples {
+    pub preguntas: Vec<Question>,
+    pub respuesta: Option<SampleAnswer>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SampleAnswer {
+    pub pregunta: String,
+    pub texto_pregunta: String,
+    pub modelo: String,
+    pub fecha: String,
+    pub respuesta: String,
+    pub fuentes: Vec<Source>,
+    pub nota: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SheetUrls {
+    pub ficha: String,
+    pub comprar: String,
+    pub comprar_resumen: String,
+    pub catalogo: String,
+}
+
+/// What each part of the package holds.
+fn package_contents(has_findings: bool) -> BTreeMap<&'static str, &'static str> {
+    let mut contents = BTreeMap::from([
+        ("ficha", "Esta ficha, sin tamaños ni hashes de descarga."),
+        ("diseno", "Dimensiones, modelos, ponderación, marcas seguidas con alias y dominios, y todas las preguntas con sus etiquetas."),
+        ("analisis", "Todas las tablas de análisis (A01, A02, ...) con sus números calculados desde las respuestas."),
+        ("metricas", "Las definiciones y fórmulas de cada métrica."),
+        ("respuestas", "Cada respuesta original: modelo, versión, fecha, texto completo, fuentes citadas, marcas detectadas y etiquetas de tono."),
+    ]);
+    if has_findings {
+        contents.insert("hallazgos", "Los hallazgos, cada número con la celda de tabla que lo respalda y respuestas de evidencia.");
+    }
+    contents
+}
+
+/// Metric ids a study's tables use, sorted.
+fn metrics_used(study: &Study) -> Vec<String> {
+    use crate::model::TableKind;
+    let mut used: Vec<String> = Vec::new();
+    for spec in &study.design.analisis {
+        used.extend(spec.metricas.iter().map(|m| m.id().to_owned()));
+        match spec.tipo {
+            TableKind::Concentracion => used.extend(["hhi".to_owned(), "top1".to_owned()]),
+            TableKind::Acuerdo => used.push("acuerdo".to_owned()),
+            TableKind::Tono => used.push("tono_neto".to_owned()),
+            TableKind::Fuentes => used.push("citacion".to_owned()),
+            _ => {}
+        }
+    }
+    used.sort();
+    used.dedup();
+    used
+}
+
+fn universe(study: &Study) -> Vec<Universe> {
+    study
+        .design
+        .dimensiones
+        .iter()
+        .map(|d| Universe {
+            dimension: d.id.clone(),
+            etiqueta: d.etiqueta.clone(),
+            etiqueta_en: d.etiqueta_en.clone(),
+            n_valores: d.valores.len(),
+            valores: d
+                .valores
+                .iter()
+                .map(|v| ValueCount {
+                    valor: v.clone(),
+                    n_preguntas: study.questions.iter().filter(|q| q.dimensiones.get(&d.id) == Some(v)).count(),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn findings_index(study: &Study) -> FindingsIndex {
+    let mut por_tipo = BTreeMap::new();
+    let mut secciones: Vec<SectionCount> = Vec::new();
+    for f in &study.findings {
+        *por_tipo.entry(f.tipo.clone()).or_default() += 1;
+        match secciones.iter_mut().find(|s| s.seccion == f.seccion) {
+            Some(s) => s.hallazgos += 1,
+            None => secciones.push(SectionCount { seccion: f.seccion.clone(), hallazgos: 1 }),
+        }
+    }
+    FindingsIndex { total: study.findings.len(), por_tipo, secciones }
+}
+
+/// Up to five sample questions, spread over the values of the first dimension.
+fn sample_questions(study: &Study) -> Vec<Question> {
+    let first = study.design.dimensiones.first();
+    let mut picked: Vec<Question> = Vec::new();
+    if let Some(d) = first {
+        for value in &d.valores {
+            if let Some(q) = study.questions.iter().find(|q| q.dimensiones.get(&d.id) == Some(value)) {
+                picked.push(q.clone());
+            }
+            if picked.len() == 5 {
+                break;
+            }
+        }
+    }
+    for q in &study.questions {
+        if picked.len() >= 5 {
+            break;
+        }
+        if !picked.iter().any(|p| p.id == q.id) {
+            picked.push(q.clone());
+        }
+    }
+    picked
+}
+
+/// Characters of the sample answer shown for free.
+const SAMPLE_CHARS: usize = 320;
+
+/// One answer, trimmed, as a free sample: the first (by position) that names a brand and is
+/// long enough that trimming hides most of it.
+fn sample_answer(study: &Study) -> Option<SampleAnswer> {
+    let matcher = BrandMatcher::new(&study.brands);
+    let answer = study
+        .answers
+        .iter()
+        .find(|a| a.respuesta.chars().count() > 2 * SAMPLE_CHARS && !matcher.brands_in_text(&a.respuesta).is_empty())
+        .or_else(|| study.answers.first())?;
+    let question = study.questions.iter().find(|q| q.id == answer.pregunta);
+    Some(SampleAnswer {
+        pregunta: answer.pregunta.clone(),
+        texto_pregunta: question.map(|q| q.texto.clone()).unwrap_or_default(),
+        modelo: answer.modelo.clone(),
+        fecha: answer.fecha.clone(),
+        respuesta: trim_text(&answer.respuesta, SAMPLE_CHARS.min(answer.respuesta.chars().count() / 2)),
+        fuentes: answer.fuentes.clone(),
+        nota: format!(
+            "Muestra recortada de 1 de {} respuestas; el paquete trae todas completas. / Trimmed sample of 1 of {} answers; the package has them all in full.",
+            study.answers.len(),
+            study.answers.len()
+        ),
+    })
+}
+
+/// Cuts `text` at a word boundary before `max` characters and adds an ellipsis.
+pub fn trim_text(text: &str, max: usize) -> String {
+    let cut: String = text.chars().take(max).collect();
+    let cut = match cut.rfind(char::is_whitespace) {
+        Some(i) if i > max / 2 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!("{} […]", cut.trim_end())
+}
+
+/// The study sheet; `files` is `None` for the copy inside the package.
+pub fn sheet(site: &Site<'_>, study: &Study, tables: &[Table], files: Option<Files>) -> Sheet {
+    let d = &study.design;
+    let modelos = d
+        .modelos
+        .iter()
+        .map(|m| ModelCount {
+            modelo: m.id.clone(),
+            nombre: m.nombre.clone(),
+            proveedor: m.proveedor.clone(),
+            nivel: m.nivel.as_str().to_owned(),
+            respuestas: study.answers.iter().filter(|a| a.modelo == m.id).count(),
+        })
+        .collect();
+    let ponderacion = match &d.ponderacion {
+        Some(w) => format!("Modelos ponderados por cuota de mercado (fuente: {}).", w.fuente),
+        None => "Todos los modelos pesan lo mismo.".to_owned(),
+    };
+    Sheet {
+        slug: study.slug.clone(),
+        nombre: d.nombre.clone(),
+        nombre_en: d.nombre_en.clone(),
+        descripcion: d.descripcion.clone(),
+        descripcion_en: d.descripcion_en.clone(),
+        industria: d.industria.clone(),
+        subindustria: d.subindustria.clone(),
+        pais: d.pais.clone(),
+        idioma: d.idioma.clone(),
+        precio_usd: offer::price_as_number(&site.price_of(study)),
+        moneda: site.content.service.moneda.clone(),
+        fecha_corrida: run_dates(study),
+        n_preguntas: study.questions.len(),
+        n_respuestas: study.answers.len(),
+        n_analisis: tables.len(),
+        n_hallazgos: study.findings.len(),
+        modelos,
+        ponderacion,
+        metricas_usadas: metrics_used(study),
+        contenido: package_contents(!study.findings.is_empty()),
+        tags: d.tags.clone(),
+        version_paquete: d.version_paquete.clone(),
+        generado: d.publicado.clone(),
+        archivos: files,
+        metodologia: d.metodologia.clone(),
+        universo: universe(study),
+        analisis_indice: tables
+            .iter()
+            .map(|t| TableIndex {
+                id: t.id.clone(),
+                nombre: t.nombre.clone(),
+                titulo: t.titulo.clone(),
+                titulo_en: t.titulo_en.clone(),
+                columnas: t.columnas.clone(),
+                filas: t.filas.len(),
+            })
+            .collect(),
+        hallazgos_indice: findings_index(study),
+        ejemplos: Examples { preguntas: sample_questions(study), respuesta: sample_answer(study) },
+        como_citar: d.como_citar.clone(),
+        nota: d.nota.clone(),
+        urls: SheetUrls {
+            ficha: site.url(&format!("/estudio/{}/ficha", study.slug)),
+            comprar: site.url(&format!("/estudio/{}", study.slug)),
+            comprar_resumen: site.url(&format!("/estudio/{}?vista=resumen", study.slug)),
+            catalogo: site.url("/catalogo"),
+        },
+        como_comprar: site.how_to_buy(Some(study)),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Paid package (full) and summary
+
+#[derive(Serialize)]
+pub struct Design<'a> {
+    pub dimensiones: &'a [crate::model::Dimension],
+    pub modelos: &'a [crate::model::ModelSpec],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ponderacion: Option<&'a crate::model::Weighting>,
+    pub marcas: &'a [Brand],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preguntas: Option<&'a [Question]>,
+}
+
+fn design(study: &Study, with_questions: bool) -> Design<'_> {
+    Design {
+        dimensiones: &study.design.dimensiones,
+        modelos: &study.design.modelos,
+        ponderacion: study.design.ponderacion.as_ref(),
+        marcas: &study.brands,
+        preguntas: with_questions.then_some(study.questions.as_slice()),
+    }
+}
+
+/// A finding with each backing value beside the computed cell.
+#[derive(Serialize)]
+pub struct PublishedFinding<'a> {
+    pub id: &'a str,
+    pub tipo: &'a str,
+    pub seccion: &'a str,
+    pub texto: &'a str,
+    pub texto_en: &'a str,
+    pub respaldo: Vec<PublishedBacking<'a>>,
+    pub evidencia: &'a [String],
+}
+
+#[derive(Serialize)]
+pub struct PublishedBacking<'a> {
+    pub tabla: &'a str,
+    pub fila: &'a str,
+    pub columna: &'a str,
+    pub valor: f64,
+    pub decimales: u32,
+    pub valor_calculado: Option<f64>,
+}
+
+fn findings<'a>(study: &'a Study, tables: &[Table]) -> Vec<PublishedFinding<'a>> {
+    study
+        .findings
+        .iter()
+        .map(|f| PublishedFinding {
+            id: &f.id,
+            tipo: &f.tipo,
+            seccion: &f.seccion,
+            texto: &f.texto,
+            texto_en: &f.texto_en,
+            respaldo: f
+                .respaldo
+                .iter()
+                .map(|b| PublishedBacking {
+                    tabla: &b.tabla,
+                    fila: &b.fila,
+                    columna: &b.columna,
+                    valor: b.valor,
+                    decimales: b.decimales,
+                    valor_calculado: tables
+                        .iter()
+                        .find(|t| t.id == b.tabla)
+                        .and_then(|t| t.cell(&b.fila, &b.columna))
+                        .and_then(|c| c.as_f64()),
+                })
+                .collect(),
+            evidencia: &f.evidencia,
+        })
+        .collect()
+}
+
+/// A raw answer plus what the engine detected in it.
+#[derive(Serialize)]
+pub struct PublishedAnswer<'a> {
+    pub id: &'a str,
+    pub pregunta: &'a str,
+    pub modelo: &'a str,
+    pub version: &'a str,
+    pub fecha: &'a str,
+    pub respuesta: &'a str,
+    pub fuentes: &'a [Source],
+    /// Brand ids in order of first appearance.
+    pub marcas_nombradas: Vec<&'a str>,
+    /// Brand ids whose domains are among the sources.
+    pub marcas_citadas: Vec<&'a str>,
+    pub tono: &'a BTreeMap<String, Tone>,
+}
+
+fn answers(study: &Study) -> Vec<PublishedAnswer<'_>> {
+    let matcher = BrandMatcher::new(&study.brands);
+    let id = |b: usize| study.brands[b].id.as_str();
+    study
+        .answers
+        .iter()
+        .map(|a: &Answer| {
+            let urls: Vec<&str> = a.fuentes.iter().map(|s| s.url.as_str()).collect();
+            let found = matcher.analyse(&a.respuesta, &urls);
+            PublishedAnswer {
+                id: &a.id,
+                pregunta: &a.pregunta,
+                modelo: &a.modelo,
+                version: &a.version,
+                fecha: &a.fecha,
+                respuesta: &a.respuesta,
+                fuentes: &a.fuentes,
+                marcas_nombradas: found.order.into_iter().map(id).collect(),
+                marcas_citadas: found.cited.into_iter().map(id).collect(),
+                tono: &a.tono,
+            }
+        })
+        .collect()
+}
+
+/// Format marker of the package JSON, bumped on incompatible changes.
+pub const PACKAGE_FORMAT: &str = "estudio-visibilidad-ia/1";
+
+#[derive(Serialize)]
+pub struct Package<'a> {
+    pub formato: &'static str,
+    pub ficha: Sheet,
+    pub diseno: Design<'a>,
+    pub analisis: &'a [Table],
+    pub hallazgos: Vec<PublishedFinding<'a>>,
+    pub metricas: &'a [MetricDefinition],
+    pub respuestas: Vec<PublishedAnswer<'a>>,
+}
+
+pub fn package<'a>(site: &Site<'a>, study: &'a Study, tables: &'a [Table]) -> Package<'a> {
+    Package {
+        formato: PACKAGE_FORMAT,
+        ficha: sheet(site, study, tables, None),
+        diseno: design(study, true),
+        analisis: tables,
+        hallazgos: findings(study, tables),
+        metricas: &site.content.metrics,
+        respuestas: answers(study),
+    }
+}
+
+#[derive(Serialize)]
+pub struct Summary<'a> {
+    pub formato: &'static str,
+    pub vista: &'static str,
+    pub ficha: Sheet,
+    pub diseno: Design<'a>,
+    pub hallazgos: Vec<PublishedFinding<'a>>,
+    pub metricas: &'a [MetricDefinition],
+    pub analisis_indice: Vec<TableIndex>,
+    /// Filled by the gate: the signed links arrive in the purchase answer's `acceso`.
+    pub descargas: Value,
+}
+
+pub fn summary<'a>(site: &Site<'a>, study: &'a Study, tables: &'a [Table]) -> Summary<'a> {
+    let ficha = sheet(site, study, tables, None);
+    Summary {
+        formato: PACKAGE_FORMAT,
+        vista: "resumen",
+        analisis_indice: ficha.analisis_indice.clone(),
+        ficha,
+        diseno: design(study, false),
+        hallazgos: findings(study, tables),
+        metricas: &site.content.metrics,
+        descargas: serde_json::json!({
+            "nota": "Los enlaces firmados al paquete completo (JSON y ZIP) llegan en el campo `acceso` de la respuesta de compra.",
+            "note": "Signed links to the full package (JSON and ZIP) arrive in the purchase answer's `acceso` field."
+        }),
+    }
+}
+
+/// Pretty JSON with a trailing newline.
+pub fn to_json<T: Serialize>(value: &T) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(value)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}

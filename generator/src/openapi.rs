@@ -1,0 +1,294 @@
+//! `openapi.json` (OpenAPI 3.1) and the x402 discovery document (`/.well-known/x402`).
+//!
+//! Agents and x402 indexers (x402scan prefers OpenAPI) discover the paid route here, so both
+//! documents carry the same networks, pay-to addresses and prices as the 402 answers: they
+//! are all derived from [`crate::offer`].
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use crate::documents::Site;
+use crate::offer::{self, X402_VERSION};
+
+/// The OpenAPI 3.1 description of every public endpoint.
+pub fn openapi(site: &Site<'_>) -> Value {
+    let service = &site.content.service;
+    let slugs: Vec<&str> = site.content.studies.iter().map(|s| s.slug.as_str()).collect();
+    let networks = offer::networks(service);
+    let prices: BTreeMap<&str, f64> = site
+        .content
+        .studies
+        .iter()
+        .map(|s| (s.slug.as_str(), offer::price_as_number(&site.price_of(s))))
+        .collect();
+    let pay_to: BTreeMap<&str, &str> = networks.iter().map(|n| (n.caip2, n.pagar_a.as_str())).collect();
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": service.nombre,
+            "version": "1.0.0",
+            "description": format!("{}\n\n{}", service.descripcion, service.descripcion_en),
+            "contact": {"email": service.contacto, "url": service.web},
+        },
+        "servers": [{"url": site.base_url, "description": format!("modo {}", service.modo.as_str())}],
+        "x-x402": {
+            "version": X402_VERSION,
+            "currency": service.moneda,
+            "mode": service.modo.as_str(),
+            "networks": networks.iter().map(|n| n.caip2).collect::<Vec<_>>(),
+            "payTo": pay_to,
+            "prices_usd": prices,
+        },
+        "paths": paths(site, &slugs),
+        "components": components(),
+    })
+}
+
+fn json_response(description: &str, schema: &str) -> Value {
+    json!({"description": description, "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}}}})
+}
+
+fn error_response(description: &str) -> Value {
+    json_response(description, "Error")
+}
+
+fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
+    let slug_param = json!({
+        "name": "slug", "in": "path", "required": true,
+        "description": "Identificador del estudio (ver /catalogo).",
+        "schema": {"type": "string", "enum": slugs},
+    });
+    let price = site.content.service.precio_usd.clone();
+    json!({
+        "/": {"get": {
+            "operationId": "indiceServicio",
+            "summary": "Índice del servicio: qué se vende, cómo comprar y todos los endpoints.",
+            "responses": {"200": {"description": "Índice del servicio", "content": {"application/json": {"schema": {"type": "object"}}}}},
+        }},
+        "/catalogo": {"get": {
+            "operationId": "catalogo",
+            "summary": "Catálogo gratuito de los estudios a la venta.",
+            "responses": {"200": json_response("Catálogo", "Catalogo")},
+        }},
+        "/metricas": {"get": {
+            "operationId": "metricas",
+            "summary": "Definiciones y fórmulas de las métricas (es/en).",
+            "responses": {"200": {"description": "Métricas", "content": {"application/json": {"schema": {"type": "object"}}}}},
+        }},
+        "/estudio/{slug}/ficha": {"get": {
+            "operationId": "fichaEstudio",
+            "summary": "Ficha gratuita de un estudio: diseño, universo, índice de tablas, ejemplos, archivos y cómo comprar. Sin contenido pago.",
+            "parameters": [slug_param.clone()],
+            "responses": {
+                "200": json_response("Ficha del estudio", "Ficha"),
+                "404": error_response("Estudio desconocido"),
+            },
+        }},
+        "/buscar": {"get": {
+            "operationId": "buscar",
+            "summary": "Busca estudios por tema, industria, país o marca (sin distinguir tildes ni mayúsculas).",
+            "parameters": [{
+                "name": "q", "in": "query", "required": true,
+                "description": "Consulta (1 a 200 caracteres).",
+                "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+            }],
+            "responses": {
+                "200": json_response("Resultados ordenados por relevancia", "Busqueda"),
+                "400": error_response("Falta q o es demasiado larga"),
+            },
+        }},
+        "/estudio/{slug}": {"get": {
+            "operationId": "comprarEstudio",
+            "summary": format!("Compra un estudio completo por {price} USDC con x402 v2."),
+            "description": "Sin el encabezado PAYMENT-SIGNATURE responde 402 con PAYMENT-REQUIRED (base64 del objeto PaymentRequired, repetido en el campo x402 del cuerpo). Con un pago válido verifica, arma el estudio, liquida y solo entonces responde 200 con PAYMENT-RESPONSE y enlaces de descarga firmados.",
+            "parameters": [
+                slug_param,
+                {"name": "vista", "in": "query", "required": false,
+                 "description": "completo (por defecto) o resumen; mismo precio.",
+                 "schema": {"type": "string", "enum": offer::VIEWS, "default": "completo"}},
+                {"name": "PAYMENT-SIGNATURE", "in": "header", "required": false,
+                 "description": "base64 del PaymentPayload x402 v2.",
+                 "schema": {"type": "string"}},
+            ],
+            "x-payment-info": {"protocols": ["x402"], "price": {"mode": "fixed", "currency": "USD", "amount": price}},
+            "responses": {
+                "200": {
+                    "description": "Estudio pagado, con enlaces de descarga firmados.",
+                    "headers": {"PAYMENT-RESPONSE": {"description": "base64 del SettlementResponse", "schema": {"type": "string"}}},
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Compra"}}},
+                },
+                "400": error_response("Vista desconocida o pago mal formado"),
+                "402": {
+                    "description": "Pago requerido, o pago rechazado (no se cobró nada).",
+                    "headers": {
+                        "PAYMENT-REQUIRED": {"description": "base64 del PaymentRequired", "schema": {"type": "string"}},
+                        "PAYMENT-RESPONSE": {"description": "base64 del SettlementResponse fallido, cuando hubo intento de liquidación", "schema": {"type": "string"}},
+                    },
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PagoRequerido"}}},
+                },
+                "404": error_response("Estudio desconocido"),
+            },
+        }},
+        "/descarga/{archivo}": {"get": {
+            "operationId": "descargar",
+            "summary": "Descarga un archivo comprado con un enlace firmado (válido 7 días).",
+            "parameters": [
+                {"name": "archivo", "in": "path", "required": true, "schema": {"type": "string"}, "description": "Nombre del archivo (slug.json o slug.zip)."},
+                {"name": "vence", "in": "query", "required": true, "schema": {"type": "integer"}, "description": "Vencimiento, segundos Unix."},
+                {"name": "firma", "in": "query", "required": true, "schema": {"type": "string"}, "description": "HMAC-SHA256 del nombre y el vencimiento."},
+            ],
+            "responses": {
+                "200": {"description": "El archivo", "content": {
+                    "application/json": {"schema": {"type": "object"}},
+                    "application/zip": {"schema": {"type": "string", "format": "binary"}},
+                }},
+                "403": error_response("Firma inválida, enlace vencido o archivo desconocido"),
+            },
+        }},
+        "/llms.txt": {"get": {
+            "operationId": "llmsTxt",
+            "summary": "Guía en texto plano para modelos de lenguaje.",
+            "responses": {"200": {"description": "Texto", "content": {"text/plain": {"schema": {"type": "string"}}}}},
+        }},
+    })
+}
+
+fn components() -> Value {
+    json!({"schemas": {
+        "Error": {
+            "type": "object",
+            "required": ["error", "mensaje"],
+            "properties": {
+                "error": {"type": "string", "description": "Código estable del error."},
+                "mensaje": {"type": "string", "description": "Explicación en español."},
+                "message": {"type": "string", "description": "Explanation in English."},
+            },
+        },
+        "Catalogo": {
+            "type": "object",
+            "required": ["estudios", "total"],
+            "properties": {
+                "total": {"type": "integer"},
+                "estudios": {"type": "array", "items": {"type": "object", "required": ["slug", "nombre", "precio_usd", "ficha", "comprar"], "properties": {
+                    "slug": {"type": "string"}, "nombre": {"type": "string"}, "nombre_en": {"type": "string"},
+                    "precio_usd": {"type": "number"}, "ficha": {"type": "string", "format": "uri"}, "comprar": {"type": "string", "format": "uri"},
+                }}},
+            },
+        },
+        "Ficha": {
+            "type": "object",
+            "required": ["slug", "nombre", "precio_usd", "moneda", "n_preguntas", "n_respuestas", "archivos", "como_comprar"],
+            "properties": {
+                "slug": {"type": "string"}, "nombre": {"type": "string"}, "precio_usd": {"type": "number"},
+                "moneda": {"type": "string"}, "n_preguntas": {"type": "integer"}, "n_respuestas": {"type": "integer"},
+                "archivos": {"type": "object"}, "como_comprar": {"type": "object"},
+            },
+        },
+        "Busqueda": {
+            "type": "object",
+            "required": ["q", "resultados"],
+            "properties": {
+                "q": {"type": "string"},
+                "resultados": {"type": "array", "items": {"type": "object", "properties": {
+                    "slug": {"type": "string"}, "nombre": {"type": "string"}, "puntaje": {"type": "number"},
+                    "coincide_en": {"type": "array", "items": {"type": "string"}},
+                }}},
+            },
+        },
+        "PaymentRequired": {
+            "type": "object",
+            "required": ["x402Version", "resource", "accepts"],
+            "properties": {
+                "x402Version": {"type": "integer", "const": 2},
+                "error": {"type": "string"},
+                "resource": {"type": "object", "required": ["url"], "properties": {
+                    "url": {"type": "string"}, "description": {"type": "string"}, "mimeType": {"type": "string"}}},
+                "accepts": {"type": "array", "items": {"type": "object",
+                    "required": ["scheme", "network", "amount", "asset", "payTo", "maxTimeoutSeconds"],
+                    "properties": {
+                        "scheme": {"type": "string"}, "network": {"type": "string"}, "amount": {"type": "string"},
+                        "asset": {"type": "string"}, "payTo": {"type": "string"}, "maxTimeoutSeconds": {"type": "integer"},
+                        "extra": {"type": "object"},
+                    }}},
+                "extensions": {"type": "object"},
+            },
+        },
+        "PagoRequerido": {
+            "type": "object",
+            "required": ["error", "mensaje", "x402"],
+            "properties": {
+                "error": {"type": "string"}, "mensaje": {"type": "string"}, "message": {"type": "string"},
+                "x402": {"$ref": "#/components/schemas/PaymentRequired"},
+                "como_comprar": {"type": "object"},
+            },
+        },
+        "Compra": {
+            "type": "object",
+            "required": ["acceso"],
+            "properties": {
+                "acceso": {"type": "object", "required": ["descargas", "vence"], "properties": {
+                    "descargas": {"type": "object", "properties": {"json": {"type": "string", "format": "uri"}, "zip": {"type": "string", "format": "uri"}}},
+                    "vence": {"type": "string", "format": "date-time"},
+                }},
+                "paquete": {"type": "object", "description": "Vista completo."},
+                "resumen": {"type": "object", "description": "Vista resumen."},
+            },
+        },
+    }})
+}
+
+/// The paid resource URL of a study view.
+pub fn resource_url(site: &Site<'_>, slug: &str, view: &str) -> String {
+    site.url(&format!("/estudio/{slug}?vista={view}"))
+}
+
+/// The `PaymentRequired` object the gate answers a study view with (without `error`).
+pub fn payment_required(site: &Site<'_>, study: &crate::model::Study, view: &str) -> Value {
+    json!({
+        "x402Version": X402_VERSION,
+        "resource": {
+            "url": resource_url(site, &study.slug, view),
+            "description": format!("{} ({view})", study.design.nombre),
+            "mimeType": "application/json",
+        },
+        "accepts": offer::accepts(&site.content.service, site.amount_of(study)),
+        "extensions": {},
+    })
+}
+
+/// `/.well-known/x402`: the x402scan convention (version 1, resource list) plus the full
+/// v2 items so a client can read requirements without probing.
+pub fn discovery(site: &Site<'_>) -> Value {
+    let resources: Vec<String> = site
+        .content
+        .studies
+        .iter()
+        .flat_map(|s| offer::VIEWS.map(|v| resource_url(site, &s.slug, v)))
+        .collect();
+    let items: Vec<Value> = site
+        .content
+        .studies
+        .iter()
+        .flat_map(|s| {
+            offer::VIEWS.map(|v| {
+                json!({
+                    "type": "http",
+                    "resource": payment_required(site, s, v)["resource"].clone(),
+                    "accepts": offer::accepts(&site.content.service, site.amount_of(s)),
+                    "input": {"method": "GET", "routeTemplate": "/estudio/{slug}", "queryParams": {"vista": v}},
+                    "precio_usd": offer::price_as_number(&site.price_of(s)),
+                })
+            })
+        })
+        .collect();
+    json!({
+        "version": 1,
+        "x402Version": X402_VERSION,
+        "modo": site.content.service.modo.as_str(),
+        "resources": resources,
+        "items": items,
+        "mcp": {"completo": site.url("/mcp"), "solo_catalogo": site.url("/mcp/catalogo"), "herramienta_pago": "comprar_estudio"},
+        "instructions": "Cada estudio se vende completo por el precio indicado en USDC con x402 v2 (esquema exact). GET sin pago → 402 con PAYMENT-REQUIRED; repita con PAYMENT-SIGNATURE. Ver /llms.txt y /openapi.json.",
+    })
+}

@@ -1,0 +1,505 @@
+//! What the nine studies share: the six models and their answering styles, the run calendar,
+//! the methodology text and the analysis-table builder.
+//!
+//! Keeping these in one place is what makes the studies comparable: the same model ids,
+//! the same metric definitions in every `metodologia`, and table specs built by one function
+//! so titles and names follow one convention.
+
+use std::collections::BTreeMap;
+
+use crate::model::{Dimension, MethodSection, Metric, ModelSpec, StudyFile, TableKind, TableSpec, Tier};
+
+use super::engine::Industria;
+
+/// How a model tends to answer. Values are probabilities unless noted.
+pub(crate) struct Estilo {
+    /// Chance of a second argument per brand (longer answers).
+    pub verbosidad: f64,
+    /// Brands per list answer (min, max).
+    pub marcas: (usize, usize),
+    /// Media sources per answer (min, max).
+    pub fuentes: (usize, usize),
+    /// Multiplier on the study's brandless-answer rate.
+    pub sin_marca: f64,
+    /// Chance of citing the site of a named brand.
+    pub cita_marca: f64,
+    /// Chance of citing a brand site whose brand is not named.
+    pub fantasma: f64,
+    /// Multiplier on the chance of a caveat per brand.
+    pub contra: f64,
+    /// Exponent on brand weights: above 1 concentrates on the leaders.
+    pub nitidez: f64,
+    /// Chance of using the display name rather than an alias.
+    pub nombre_completo: f64,
+    /// Chance of an opening line in the provider's manner.
+    pub apertura: f64,
+    /// Chance of a closing block of practical advice.
+    pub extension: f64,
+    /// Weights of the fifteen list structures (see `engine::LISTAS`).
+    pub estructuras: [f64; 15],
+}
+
+pub(crate) struct Modelo {
+    pub id: &'static str,
+    pub nombre: &'static str,
+    pub proveedor: &'static str,
+    pub nivel: Tier,
+    /// Versions: the second one is used after a mid-run update.
+    pub versiones: [&'static str; 2],
+    pub estilo: Estilo,
+}
+
+//                       Num  Gui  Pro  Fav  Per  Chk  Tab  Enc  Cor  Acl  Faq  Rnk  PyC  Res  For
+const ESTR_GPT_MINI: [f64; 15] = [5.0, 2.0, 1.0, 2.0, 1.5, 1.0, 1.0, 1.0, 2.0, 1.0, 0.5, 0.5, 0.5, 1.5, 0.5];
+const ESTR_GPT: [f64; 15] = [4.0, 1.5, 1.5, 2.0, 2.5, 1.5, 2.0, 1.5, 0.5, 1.5, 1.0, 1.0, 1.5, 2.0, 0.5];
+const ESTR_FLASH: [f64; 15] = [2.0, 3.0, 0.5, 1.0, 1.0, 1.0, 1.0, 3.0, 2.0, 0.5, 1.0, 1.5, 0.5, 0.5, 0.5];
+const ESTR_PRO: [f64; 15] = [2.0, 2.0, 1.0, 1.0, 1.5, 1.5, 3.0, 3.5, 0.5, 1.0, 1.5, 1.0, 1.5, 1.0, 1.0];
+const ESTR_HAIKU: [f64; 15] = [2.0, 1.0, 3.0, 1.5, 1.0, 1.0, 0.5, 0.5, 3.0, 1.5, 0.5, 0.2, 1.0, 0.5, 1.5];
+const ESTR_SONNET: [f64; 15] = [1.5, 1.0, 4.0, 1.5, 2.5, 2.0, 1.0, 1.0, 0.5, 2.5, 1.0, 0.2, 2.0, 1.0, 1.5];
+
+/// The six models, in the order every `estudio.toml` declares them.
+pub(crate) fn modelos() -> Vec<Modelo> {
+    vec![
+        Modelo {
+            id: "gpt-5-mini",
+            nombre: "GPT-5 mini",
+            proveedor: "OpenAI",
+            nivel: Tier::Standard,
+            versiones: ["gpt-5-mini-2025-08-07", "gpt-5-mini-2025-08-07"],
+            estilo: Estilo {
+                verbosidad: 0.45,
+                marcas: (3, 5),
+                fuentes: (0, 2),
+                sin_marca: 0.9,
+                cita_marca: 0.12,
+                fantasma: 0.04,
+                contra: 0.9,
+                nitidez: 1.25,
+                nombre_completo: 0.55,
+                apertura: 0.35,
+                extension: 0.2,
+                estructuras: ESTR_GPT_MINI,
+            },
+        },
+        Modelo {
+            id: "gpt-5",
+            nombre: "GPT-5",
+            proveedor: "OpenAI",
+            nivel: Tier::Advanced,
+            versiones: ["gpt-5-2025-08-07", "gpt-5-2025-08-07"],
+            estilo: Estilo {
+                verbosidad: 0.85,
+                marcas: (3, 6),
+                fuentes: (1, 4),
+                sin_marca: 0.8,
+                cita_marca: 0.2,
+                fantasma: 0.06,
+                contra: 1.1,
+                nitidez: 0.95,
+                nombre_completo: 0.6,
+                apertura: 0.4,
+                extension: 0.6,
+                estructuras: ESTR_GPT,
+            },
+        },
+        Modelo {
+            id: "gemini-2.5-flash",
+            nombre: "Gemini 2.5 Flash",
+            proveedor: "Google",
+            nivel: Tier::Standard,
+            versiones: ["gemini-2.5-flash-001", "gemini-2.5-flash-002"],
+            estilo: Estilo {
+                verbosidad: 0.45,
+                marcas: (3, 5),
+                fuentes: (1, 4),
+                sin_marca: 0.75,
+                cita_marca: 0.3,
+                fantasma: 0.1,
+                contra: 0.8,
+                nitidez: 1.4,
+                nombre_completo: 0.7,
+                apertura: 0.6,
+                extension: 0.25,
+                estructuras: ESTR_FLASH,
+            },
+        },
+        Modelo {
+            id: "gemini-2.5-pro",
+            nombre: "Gemini 2.5 Pro",
+            proveedor: "Google",
+            nivel: Tier::Advanced,
+            versiones: ["gemini-2.5-pro-001", "gemini-2.5-pro-002"],
+            estilo: Estilo {
+                verbosidad: 0.8,
+                marcas: (4, 6),
+                fuentes: (2, 6),
+                sin_marca: 0.7,
+                cita_marca: 0.35,
+                fantasma: 0.12,
+                contra: 1.0,
+                nitidez: 1.05,
+                nombre_completo: 0.65,
+                apertura: 0.55,
+                extension: 0.65,
+                estructuras: ESTR_PRO,
+            },
+        },
+        Modelo {
+            id: "claude-haiku-4-5",
+            nombre: "Claude Haiku 4.5",
+            proveedor: "Anthropic",
+            nivel: Tier::Standard,
+            versiones: ["claude-haiku-4-5-20251001", "claude-haiku-4-5-20251001"],
+            estilo: Estilo {
+                verbosidad: 0.2,
+                marcas: (2, 4),
+                fuentes: (0, 2),
+                sin_marca: 1.35,
+                cita_marca: 0.08,
+                fantasma: 0.03,
+                contra: 1.2,
+                nitidez: 1.1,
+                nombre_completo: 0.4,
+                apertura: 0.45,
+                extension: 0.15,
+                estructuras: ESTR_HAIKU,
+            },
+        },
+        Modelo {
+            id: "claude-sonnet-4-5",
+            nombre: "Claude Sonnet 4.5",
+            proveedor: "Anthropic",
+            nivel: Tier::Advanced,
+            versiones: ["claude-sonnet-4-5-20250929", "claude-sonnet-4-5-20250929"],
+            estilo: Estilo {
+                verbosidad: 0.8,
+                marcas: (3, 5),
+                fuentes: (1, 3),
+                sin_marca: 1.25,
+                cita_marca: 0.15,
+                fantasma: 0.05,
+                contra: 1.4,
+                nitidez: 0.85,
+                nombre_completo: 0.5,
+                apertura: 0.5,
+                extension: 0.55,
+                estructuras: ESTR_SONNET,
+            },
+        },
+    ]
+}
+
+// ---------------------------------------------------------------------------------------
+// Calendar (2026 only)
+// ---------------------------------------------------------------------------------------
+
+const DIAS_MES: [u32; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/// `YYYY-MM-DD` of the day `offset` days after (month, day) in 2026.
+pub(crate) fn fecha(inicio: (u32, u32), offset: u32) -> String {
+    let (mut mes, mut dia) = inicio;
+    dia += offset;
+    while dia > DIAS_MES[(mes - 1) as usize] {
+        dia -= DIAS_MES[(mes - 1) as usize];
+        mes += 1;
+    }
+    format!("2026-{mes:02}-{dia:02}")
+}
+
+// ---------------------------------------------------------------------------------------
+// Analysis tables
+// ---------------------------------------------------------------------------------------
+
+/// A table spec in short form; ids, names and titles are derived.
+pub(crate) enum Tabla {
+    Marcas(&'static [Metric]),
+    MarcasFiltro(&'static [Metric], &'static str, &'static str),
+    PorModelo(Metric),
+    PorDimension(Metric, &'static str),
+    ModeloDimension(Metric, &'static str, &'static str),
+    Concentracion(Option<&'static str>),
+    Acuerdo,
+    Tono,
+    Fuentes(usize),
+}
+
+/// Metrics of the main brand table in most studies.
+pub(crate) const METRICAS_BASE: &[Metric] =
+    &[Metric::Mencion, Metric::Orden, Metric::Citacion, Metric::Protagonismo, Metric::Top1, Metric::Sov];
+/// The same plus ghost citation and net tone.
+pub(crate) const METRICAS_TODAS: &[Metric] = &[
+    Metric::Mencion,
+    Metric::Orden,
+    Metric::Citacion,
+    Metric::CitacionFantasma,
+    Metric::Protagonismo,
+    Metric::Top1,
+    Metric::Sov,
+    Metric::TonoNeto,
+];
+
+fn metrica(m: Metric) -> (&'static str, &'static str) {
+    match m {
+        Metric::Mencion => ("Tasa de mención", "Mention rate"),
+        Metric::Orden => ("Orden promedio", "Average order"),
+        Metric::Citacion => ("Tasa de citación", "Citation rate"),
+        Metric::CitacionFantasma => ("Citación fantasma", "Ghost citation"),
+        Metric::Protagonismo => ("Protagonismo IA", "AI Prominence"),
+        Metric::Top1 => ("Top 1", "Top-1 share"),
+        Metric::Sov => ("Share of voice", "Share of voice"),
+        Metric::TonoNeto => ("Tono neto", "Net tone"),
+    }
+}
+
+/// The study's table specs, numbered A01, A02, ... in order.
+pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
+    let dim = |id: &'static str| -> (String, String) {
+        ind.dimensiones
+            .iter()
+            .find(|d| d.id == id)
+            .map(|d| (d.etiqueta.clone(), d.etiqueta_en.clone()))
+            .unwrap_or((id.to_owned(), id.to_owned()))
+    };
+    let marca = |id: &'static str| -> &'static str { ind.marcas.iter().find(|m| m.id == id).map_or(id, |m| m.nombre) };
+    ind.tablas
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let base = TableSpec {
+                id: format!("A{:02}", i + 1),
+                nombre: String::new(),
+                titulo: String::new(),
+                titulo_en: String::new(),
+                tipo: TableKind::Marcas,
+                metricas: Vec::new(),
+                dimension: None,
+                marca: None,
+                filtro: BTreeMap::new(),
+                limite: None,
+            };
+            match t {
+                Tabla::Marcas(ms) => TableSpec {
+                    nombre: "visibilidad_marcas".into(),
+                    titulo: "Visibilidad de marcas: mención, orden, citación, Protagonismo IA, Top 1 y share of voice".into(),
+                    titulo_en: "Brand visibility: mention, order, citation, AI Prominence, top-1 and share of voice".into(),
+                    metricas: ms.to_vec(),
+                    ..base
+                },
+                Tabla::MarcasFiltro(ms, d, v) => {
+                    let (e, en) = dim(d);
+                    TableSpec {
+                        nombre: format!("visibilidad_{}", super::engine::slug(v).replace('-', "_")),
+                        titulo: format!("Visibilidad de marcas, solo {} = {v}", e.to_lowercase()),
+                        titulo_en: format!("Brand visibility, {} = {v} only", en.to_lowercase()),
+                        metricas: ms.to_vec(),
+                        filtro: BTreeMap::from([(d.to_string(), v.to_string())]),
+                        ..base
+                    }
+                }
+                Tabla::PorModelo(m) => {
+                    let (e, en) = metrica(*m);
+                    TableSpec {
+                        nombre: format!("{}_por_modelo", m.id()),
+                        titulo: format!("{e} por modelo"),
+                        titulo_en: format!("{en} by model"),
+                        tipo: TableKind::MarcaPorModelo,
+                        metricas: vec![*m],
+                        ..base
+                    }
+                }
+                Tabla::PorDimension(m, d) => {
+                    let (e, en) = metrica(*m);
+                    let (de, den) = dim(d);
+                    TableSpec {
+                        nombre: format!("{}_por_{d}", m.id()),
+                        titulo: format!("{e} por {}", de.to_lowercase()),
+                        titulo_en: format!("{en} by {}", den.to_lowercase()),
+                        tipo: TableKind::MarcaPorDimension,
+                        metricas: vec![*m],
+                        dimension: Some(d.to_string()),
+                        ..base
+                    }
+                }
+                Tabla::ModeloDimension(m, d, b) => {
+                    let (e, en) = metrica(*m);
+                    let (de, den) = dim(d);
+                    TableSpec {
+                        nombre: format!("{}_{}_modelo_{d}", b.replace('-', "_"), m.id()),
+                        titulo: format!("{}: {} por modelo y {}", marca(b), e.to_lowercase(), de.to_lowercase()),
+                        titulo_en: format!("{}: {} by model and {}", marca(b), en.to_lowercase(), den.to_lowercase()),
+                        tipo: TableKind::ModeloPorDimension,
+                        metricas: vec![*m],
+                        dimension: Some(d.to_string()),
+                        marca: Some(b.to_string()),
+                        ..base
+                    }
+                }
+                Tabla::Concentracion(None) => TableSpec {
+                    nombre: "concentracion_por_modelo".into(),
+                    titulo: "Concentración por modelo (HHI sobre share of voice y Top 1)".into(),
+                    titulo_en: "Concentration by model (HHI on share of voice and top-1)".into(),
+                    tipo: TableKind::Concentracion,
+                    ..base
+                },
+                Tabla::Concentracion(Some(d)) => {
+                    let (de, den) = dim(d);
+                    TableSpec {
+                        nombre: format!("concentracion_por_{d}"),
+                        titulo: format!("Concentración por {} (HHI sobre share of voice y Top 1)", de.to_lowercase()),
+                        titulo_en: format!("Concentration by {} (HHI on share of voice and top-1)", den.to_lowercase()),
+                        tipo: TableKind::Concentracion,
+                        dimension: Some(d.to_string()),
+                        ..base
+                    }
+                }
+                Tabla::Acuerdo => TableSpec {
+                    nombre: "acuerdo_entre_modelos".into(),
+                    titulo: "Acuerdo entre modelos: Jaccard de marcas y coincidencia del primer lugar".into(),
+                    titulo_en: "Agreement between models: Jaccard of brand sets and top-1 match".into(),
+                    tipo: TableKind::Acuerdo,
+                    ..base
+                },
+                Tabla::Tono => TableSpec {
+                    nombre: "tono_por_marca".into(),
+                    titulo: "Tono de las menciones por marca".into(),
+                    titulo_en: "Tone of mentions by brand".into(),
+                    tipo: TableKind::Tono,
+                    ..base
+                },
+                Tabla::Fuentes(n) => TableSpec {
+                    nombre: "fuentes_citadas".into(),
+                    titulo: "Dominios más citados como fuente".into(),
+                    titulo_en: "Most cited source domains".into(),
+                    tipo: TableKind::Fuentes,
+                    limite: Some(*n),
+                    ..base
+                },
+            }
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// estudio.toml
+// ---------------------------------------------------------------------------------------
+
+fn metodologia(ind: &Industria, n_preguntas: usize, n_respuestas: usize, seed: u64) -> Vec<MethodSection> {
+    let dims: Vec<String> = ind
+        .dimensiones
+        .iter()
+        .map(|d| format!("{} ({})", d.etiqueta.to_lowercase(), d.valores.join(", ")))
+        .collect();
+    let fin = fecha(ind.inicio, ind.dias - 1);
+    let ini = fecha(ind.inicio, 0);
+    let mut secciones = vec![
+        MethodSection {
+            titulo: "Diseño y corpus".into(),
+            texto: format!(
+                "El estudio reúne {n_preguntas} preguntas y {n_respuestas} respuestas, recogidas entre el {ini} y el {fin}.\n\
+                 Cada pregunta se clasifica por {}.\n\
+                 Cada pregunta tiene un nivel de modelo: las de nivel estándar las responden GPT-5 mini, Gemini 2.5 Flash y Claude Haiku 4.5; \
+                 las de nivel avanzado, GPT-5, Gemini 2.5 Pro y Claude Sonnet 4.5. Cada modelo responde una vez cada pregunta de su nivel.\n\
+                 {}\n\
+                 Importante: las respuestas de este paquete son datos sintéticos de demostración generados con `generator synth` (semilla {seed}); \
+                 no son salidas reales de los modelos.",
+                dims.join("; "),
+                ind.metodo_extra
+            ),
+        },
+        MethodSection {
+            titulo: "Detección de marcas y fuentes".into(),
+            texto: "Cada marca tiene un nombre, alias y frases de exclusión (marcas.toml). Una marca está mencionada en una respuesta \
+                    cuando aparece alguno de sus nombres como palabra completa, sin distinguir mayúsculas ni acentos; si dos alias se \
+                    superponen gana el más largo, y no cuentan las apariciones dentro de una frase de exclusión.\n\
+                    Orden de aparición: la posición (1, 2, 3...) de la primera mención de la marca entre las marcas distintas de la respuesta; \
+                    el orden promedio se calcula solo sobre las respuestas que la mencionan y se publica con su base (n_orden).\n\
+                    Citación como fuente: la respuesta cita un dominio de la marca o un subdominio suyo entre sus fuentes. \
+                    Citación fantasma: la cita sin que la marca aparezca en el texto."
+                .into(),
+        },
+        MethodSection {
+            titulo: "Métricas".into(),
+            texto: "Tasa de mención: respuestas que nombran la marca sobre el total de respuestas del alcance (0 a 1).\n\
+                    Protagonismo IA: 10 puntos si la marca aparece primera, 8 si segunda, 7 si tercera, 6 si cuarta, 5 desde la quinta \
+                    y 0 si no aparece, promediado sobre todas las respuestas (0 a 10).\n\
+                    Top 1: proporción de las respuestas con alguna marca en las que la marca aparece primera.\n\
+                    Share of voice: menciones de la marca sobre el total de menciones de marcas seguidas.\n\
+                    Concentración: índice HHI en escala 0 a 10.000, suma de los cuadrados de las participaciones (en porcentaje) \
+                    de share of voice (y, aparte, de Top 1); solo cubre las marcas seguidas.\n\
+                    Tono: cada mención lleva una etiqueta positiva, neutra o negativa; el tono neto es (positivas − negativas) / etiquetadas."
+                .into(),
+        },
+        MethodSection {
+            titulo: "Acuerdo entre modelos".into(),
+            texto: "Para cada pregunta y cada par de modelos que la respondieron se calcula el índice de Jaccard entre los conjuntos de \
+                    marcas mencionadas (intersección sobre unión) y si coincide la marca en primer lugar. Los pares en que ningún modelo \
+                    nombra una marca se omiten y se cuentan aparte. Se publica el promedio por par de modelos y el promedio general."
+                .into(),
+        },
+    ];
+    let pond = match &ind.ponderacion {
+        Some(w) => {
+            let pesos: Vec<String> = w.pesos.iter().map(|(m, p)| format!("{m} {p}")).collect();
+            format!(
+                "Los totales ponderan cada modelo por su cuota de mercado declarada ({}; fuente: {}). Dentro de cada celda, \
+                 las respuestas de un modelo pesan su cuota repartida entre ellas, de modo que cada modelo aporta su peso \
+                 aunque responda distinta cantidad de preguntas. El acuerdo entre modelos no se pondera.",
+                pesos.join(", "),
+                w.fuente
+            )
+        }
+        None => "Los seis modelos pesan lo mismo: dentro de cada celda, las respuestas de cada modelo presente aportan el mismo \
+                 peso total, repartido entre sus respuestas. El acuerdo entre modelos no se pondera."
+            .to_owned(),
+    };
+    secciones.push(MethodSection { titulo: "Ponderación de modelos".into(), texto: pond });
+    secciones
+}
+
+/// The `estudio.toml` of a study.
+pub(crate) fn estudio(ind: &Industria, n_preguntas: usize, n_respuestas: usize, seed: u64) -> StudyFile {
+    let modelos = modelos()
+        .into_iter()
+        .map(|m| ModelSpec { id: m.id.into(), nombre: m.nombre.into(), proveedor: m.proveedor.into(), nivel: m.nivel })
+        .collect();
+    StudyFile {
+        nombre: ind.nombre.into(),
+        nombre_en: ind.nombre_en.into(),
+        descripcion: ind.descripcion.into(),
+        descripcion_en: ind.descripcion_en.into(),
+        industria: ind.industria.into(),
+        subindustria: ind.subindustria.into(),
+        pais: ind.pais.iter().map(|s| s.to_string()).collect(),
+        idioma: ind.idiomas.iter().map(|s| s.to_string()).collect(),
+        publicado: ind.publicado.into(),
+        precio_usd: None,
+        version_paquete: "1.0.0".into(),
+        tags: ind.tags.iter().map(|s| s.to_string()).collect(),
+        como_citar: format!(
+            "Visibilidad IA Cono Sur ({}). {}. Paquete de datos, versión 1.0.0, publicado el {}. Datos sintéticos de demostración.",
+            &ind.publicado[..4],
+            ind.nombre,
+            ind.publicado
+        ),
+        nota: format!(
+            "Las respuestas de este estudio son datos sintéticos de demostración generados con `generator synth` (semilla {seed}); \
+             no son salidas reales de los modelos. Las marcas, dominios y fuentes son reales, pero lo que las respuestas dicen de \
+             ellas es ilustrativo."
+        ),
+        metodologia: metodologia(ind, n_preguntas, n_respuestas, seed),
+        dimensiones: ind.dimensiones.clone(),
+        modelos,
+        ponderacion: ind.ponderacion.clone(),
+        analisis: tablas(ind),
+    }
+}
+
+/// A dimension with its labels and values.
+pub(crate) fn dimension(id: &str, etiqueta: &str, etiqueta_en: &str, valores: &[&str]) -> Dimension {
+    Dimension {
+        id: id.into(),
+        etiqueta: etiqueta.into(),
+        etiqueta_en: etiqueta_en.into(),
+        valores: valores.iter().map(|s| s.to_string()).collect(),
+    }
+}

@@ -1,0 +1,3 @@
+//! stub
+use super::engine::Industria;
+pub(crate) fn industria() -> Industria { super::banca::industria() }

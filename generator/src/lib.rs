@@ -53,33 +53,37 @@ impl Checked {
 }
 
 /// Loads, validates and analyses `root`; every problem found is returned at once.
+///
+/// Studies are independent: each one that parsed is validated, and each one that validated
+/// is analysed and has its findings checked, in parallel. Each study is computed serially,
+/// so the numbers do not depend on the thread count.
 pub fn check(root: &Path) -> Result<Checked, Problems> {
-    let content = load::load(root)?;
-    validate::validate(root, &content).into_result(())?;
-    // Studies are independent: analyse them in parallel; each one is computed serially, so
-    // the numbers do not depend on the thread count.
-    let results: Vec<(Result<Vec<Table>, anyhow::Error>, Problems)> = content
-        .studies
-        .par_iter()
-        .map(|study| match analysis::analyze(study) {
-            Ok(tables) => {
-                let problems = validate::check_findings(root, study, &tables);
-                (Ok(tables), problems)
-            }
-            Err(e) => (Err(e), Problems::default()),
-        })
-        .collect();
-    let mut problems = Problems::default();
+    let loaded = load::load(root);
+    let mut problems = loaded.problems.clone();
+    if let (Some(service), Some(metrics)) = (&loaded.service, &loaded.metrics) {
+        problems.extend(validate::validate_service(root, service, metrics));
+    }
+    let results: Vec<Result<Vec<Table>, Problems>> =
+        loaded.studies.par_iter().map(|study| analyse_study(root, study)).collect();
     let mut tables = Vec::with_capacity(results.len());
-    for (study, (result, found)) in content.studies.iter().zip(results) {
-        problems.extend(found);
+    for result in results {
         match result {
             Ok(t) => tables.push(t),
-            Err(e) => {
-                let file = root.join(load::STUDIES_DIR).join(&study.slug).join(load::STUDY_FILE);
-                problems.push(&file, "analisis", format!("{e:#}"));
-            }
+            Err(found) => problems.extend(found),
         }
     }
-    problems.into_result(Checked { content, tables })
+    let content = loaded.into_content_with(problems)?;
+    Ok(Checked { content, tables })
+}
+
+/// Validates one study, then computes its tables and checks its findings against them.
+fn analyse_study(root: &Path, study: &Study) -> Result<Vec<Table>, Problems> {
+    validate::validate_study(root, study).into_result(())?;
+    let tables = analysis::analyze(study).map_err(|e| {
+        let mut problems = Problems::default();
+        let file = root.join(load::STUDIES_DIR).join(&study.slug).join(load::STUDY_FILE);
+        problems.push(&file, "analisis", format!("{e:#}"));
+        problems
+    })?;
+    validate::check_findings(root, study, &tables).into_result(tables)
 }

@@ -25,18 +25,36 @@ pub const ANSWERS_FILE: &str = "respuestas.jsonl";
 pub const FINDINGS_FILE: &str = "hallazgos.toml";
 pub const REPORTS_DIR: &str = "informes";
 
-/// Loads the whole content folder, or every problem that kept it from loading.
-pub fn load(root: &Path) -> Result<Content, Problems> {
+/// What could be loaded, and every problem met on the way. A study whose files do not
+/// parse is left out of `studies` (its problems say why), so the others can still be
+/// validated in the same run.
+pub struct Loaded {
+    pub service: Option<ServiceSettings>,
+    pub metrics: Option<Vec<crate::model::MetricDefinition>>,
+    pub studies: Vec<Study>,
+    pub problems: Problems,
+}
+
+impl Loaded {
+    /// The whole content, when every file parsed and `problems` (this load's and any found
+    /// since) is empty.
+    pub fn into_content_with(self, problems: Problems) -> Result<Content, Problems> {
+        match (self.service, self.metrics) {
+            (Some(service), Some(metrics)) if problems.is_empty() => {
+                Ok(Content { service, metrics, studies: self.studies })
+            }
+            _ => Err(problems),
+        }
+    }
+}
+
+/// Reads every file under `root`.
+pub fn load(root: &Path) -> Loaded {
     let mut problems = Problems::default();
     let service = read_toml::<ServiceSettings>(&root.join(SERVICE_FILE), &mut problems);
-    let metrics = read_toml::<MetricsFile>(&root.join(METRICS_FILE), &mut problems);
+    let metrics = read_toml::<MetricsFile>(&root.join(METRICS_FILE), &mut problems).map(|m| m.metricas);
     let studies = load_studies(&root.join(STUDIES_DIR), &mut problems);
-    match (service, metrics) {
-        (Some(service), Some(metrics)) if problems.is_empty() => {
-            Ok(Content { service, metrics: metrics.metricas, studies })
-        }
-        _ => Err(problems),
-    }
+    Loaded { service, metrics, studies, problems }
 }
 
 /// The study folders, sorted by name.

@@ -14,7 +14,7 @@ use crate::load::{
     ANSWERS_FILE, BRANDS_FILE, FINDINGS_FILE, METRICS_FILE, QUESTIONS_FILE, SERVICE_FILE,
     STUDIES_DIR, STUDY_FILE,
 };
-use crate::model::{Content, Metric, MetricDefinition, ServiceSettings, Study, TableKind, TableSpec};
+use crate::model::{Metric, MetricDefinition, ServiceSettings, Study, TableKind, TableSpec};
 use crate::problems::Problems;
 
 /// Metric definitions `metricas.toml` must hold: the brand metrics plus the group ones.
@@ -24,15 +24,18 @@ pub fn required_metric_ids() -> Vec<&'static str> {
     ids
 }
 
-/// Checks the loaded content; `root` is the content folder (for file names in problems).
-pub fn validate(root: &Path, content: &Content) -> Problems {
+/// Checks the service-wide files; `root` is the content folder (for file names in problems).
+pub fn validate_service(root: &Path, service: &ServiceSettings, metrics: &[MetricDefinition]) -> Problems {
     let mut problems = Problems::default();
-    check_service(&root.join(SERVICE_FILE), &content.service, &mut problems);
-    check_metric_definitions(&root.join(METRICS_FILE), &content.metrics, &mut problems);
-    for study in &content.studies {
-        let dir = root.join(STUDIES_DIR).join(&study.slug);
-        check_study(&dir, study, &mut problems);
-    }
+    check_service(&root.join(SERVICE_FILE), service, &mut problems);
+    check_metric_definitions(&root.join(METRICS_FILE), metrics, &mut problems);
+    problems
+}
+
+/// Checks one study's cross-file rules.
+pub fn validate_study(root: &Path, study: &Study) -> Problems {
+    let mut problems = Problems::default();
+    check_study(&root.join(STUDIES_DIR).join(&study.slug), study, &mut problems);
     problems
 }
 

@@ -1,1 +1,1 @@
-//! End-to-end tests live in `tests/tests/`; this library is empty on purpose.
+//! End-to-end tests live in `tests/tests/`; benchmark programs in `src/bin/`.

@@ -83,12 +83,20 @@ fn marcas() -> Vec<Marca> {
             pro: Textos {
                 es: &[
                     "tiene una de las apps más completas del mercado",
-                    "ofrece muchos descuentos en supermercados y combustible con sus tarjetas",
-                    "permite invertir en plazo fijo y fondos desde la misma app",
-                    "tiene paquetes con bonificación total si cobrás el sueldo ahí",
                     "cuenta con una red amplia de sucursales y cajeros",
+                    "tarjetas|ofrece muchos descuentos en supermercados y combustible con sus tarjetas",
+                    "tarjetas|tiene un programa de puntos que se puede canjear por viajes",
+                    "cuentas|bonifica el paquete completo si cobrás el sueldo ahí",
+                    "inversiones|permite invertir en plazo fijo y fondos desde la misma app",
+                    "pymes|tiene una oferta completa para pymes, con cuenta corriente y descuento de cheques",
+                    "créditos|ofrece préstamos preaprobados a clientes con sueldo acreditado",
                 ],
-                en: &["has one of the most complete banking apps in the country", "offers strong card perks and discounts", "lets you invest in deposits and funds from the same app"],
+                en: &[
+                    "has one of the most complete banking apps in the country",
+                    "tarjetas|offers strong card perks and discounts",
+                    "inversiones|lets you invest in deposits and funds from the same app",
+                    "créditos|offers pre-approved loans to salaried customers",
+                ],
             },
             contra: Textos {
                 es: &["cobra mantenimiento alto si no tenés el sueldo acreditado", "la atención telefónica suele tener demoras"],
@@ -107,12 +115,19 @@ fn marcas() -> Vec<Marca> {
             neg: 0.2,
             pro: Textos {
                 es: &[
-                    "tiene promociones fuertes en supermercados y viajes",
-                    "ofrece paquetes con buenas bonificaciones para quien cobra el sueldo",
-                    "suma beneficios en viajes con su programa de millas",
                     "tiene buena presencia en todo el país",
+                    "tarjetas|tiene promociones fuertes en supermercados y viajes",
+                    "tarjetas|suma millas con las compras con tarjeta",
+                    "cuentas|ofrece paquetes con buenas bonificaciones para quien cobra el sueldo",
+                    "créditos|tiene préstamos personales con aprobación online",
+                    "familias|tiene paquetes con tarjetas adicionales para toda la familia",
+                    "pymes|ofrece cuentas para empresas con acreditación de haberes",
                 ],
-                en: &["has strong supermarket and travel promotions", "offers good bundles for salaried customers"],
+                en: &[
+                    "has a strong nationwide presence",
+                    "tarjetas|has strong supermarket and travel promotions",
+                    "cuentas|offers good bundles for salaried customers",
+                ],
             },
             contra: Textos {
                 es: &["sus comisiones son de las más altas si no tenés bonificación", "algunos usuarios se quejan de la app"],
@@ -132,11 +147,17 @@ fn marcas() -> Vec<Marca> {
             pro: Textos {
                 es: &[
                     "tiene una app muy bien valorada y fácil de usar",
-                    "ofrece plazo fijo online y fondos comunes con pocos pasos",
-                    "suele tener buenas condiciones en préstamos para clientes con sueldo",
-                    "tiene un buen programa de puntos",
+                    "inversiones|ofrece plazo fijo online y fondos comunes con pocos pasos",
+                    "créditos|suele tener buenas condiciones en préstamos para clientes con sueldo",
+                    "créditos|tiene una línea hipotecaria en UVA con trámite online",
+                    "tarjetas|tiene un buen programa de puntos",
+                    "cuentas|permite abrir la cuenta desde la app con validación de identidad",
                 ],
-                en: &["has a highly rated, easy-to-use app", "makes online term deposits and mutual funds easy"],
+                en: &[
+                    "has a highly rated, easy-to-use app",
+                    "inversiones|makes online term deposits and mutual funds easy",
+                    "créditos|usually offers good loan terms to salaried customers",
+                ],
             },
             contra: Textos {
                 es: &["el paquete completo tiene un costo mensual considerable", "las promociones cambian seguido"],
@@ -155,12 +176,14 @@ fn marcas() -> Vec<Marca> {
             neg: 0.25,
             pro: Textos {
                 es: &[
-                    "suele tener las tasas más bajas en créditos hipotecarios",
                     "tiene presencia en localidades donde no llegan otros bancos",
-                    "ofrece líneas de préstamos con tasas competitivas para clientes con sueldo",
-                    "permite operar con la app BNA+",
+                    "créditos|suele tener las tasas más bajas en créditos hipotecarios",
+                    "créditos|ofrece líneas de préstamos con tasas competitivas para clientes con sueldo",
+                    "jubilados|paga jubilaciones en todo el país y tiene atención prioritaria para mayores",
+                    "cuentas|permite operar con la app BNA+ sin costo",
+                    "inversiones|ofrece plazo fijo con tasas que suelen estar entre las más altas de los bancos grandes",
                 ],
-                en: &["usually has the lowest mortgage rates", "has branches in towns other banks don't reach"],
+                en: &["has branches in towns other banks don't reach", "créditos|usually has the lowest mortgage rates"],
             },
             contra: Textos {
                 es: &["la atención en sucursal puede ser lenta", "los trámites suelen ser más burocráticos"],
@@ -178,8 +201,13 @@ fn marcas() -> Vec<Marca> {
             debil: &[],
             neg: 0.2,
             pro: Textos {
-                es: &["tiene mucha presencia en el interior del país", "ofrece beneficios específicos para jubilados", "tiene una red grande de cajeros"],
-                en: &["is strong outside Buenos Aires", "has specific benefits for retirees"],
+                es: &[
+                    "tiene mucha presencia en el interior del país",
+                    "tiene una red grande de cajeros",
+                    "jubilados|ofrece beneficios específicos para jubilados",
+                    "créditos|tiene préstamos para jubilados con descuento directo de haberes",
+                ],
+                en: &["is strong outside Buenos Aires", "jubilados|has specific benefits for retirees"],
             },
             contra: Textos {
                 es: &["su app está un paso atrás de la de los bancos digitales"],
@@ -197,8 +225,13 @@ fn marcas() -> Vec<Marca> {
             debil: &["billeteras"],
             neg: 0.2,
             pro: Textos {
-                es: &["tiene descuentos fuertes con Cuenta DNI en comercios de barrio", "ofrece créditos con tasas competitivas en la provincia de Buenos Aires", "tiene muchas sucursales en el conurbano"],
-                en: &["has good discounts through its Cuenta DNI app", "offers competitive loans in Buenos Aires province"],
+                es: &[
+                    "tiene muchas sucursales en el conurbano",
+                    "tiene descuentos fuertes con Cuenta DNI en comercios de barrio",
+                    "créditos|ofrece créditos con tasas competitivas en la provincia de Buenos Aires",
+                    "jubilados|tiene descuentos para jubilados en farmacias y comercios",
+                ],
+                en: &["has good discounts through its Cuenta DNI app", "créditos|offers competitive loans in Buenos Aires province"],
             },
             contra: Textos {
                 es: &["sus beneficios se concentran en la provincia de Buenos Aires"],
@@ -217,12 +250,13 @@ fn marcas() -> Vec<Marca> {
             neg: 0.1,
             pro: Textos {
                 es: &[
-                    "es un banco 100 % digital sin costo de mantenimiento",
-                    "permite abrir la cuenta en minutos desde el celular",
-                    "suele pagar buenas tasas en plazo fijo",
                     "tiene una app simple y rápida",
+                    "cuentas|es un banco 100 % digital sin costo de mantenimiento",
+                    "cuentas|permite abrir la cuenta en minutos desde el celular",
+                    "inversiones|suele pagar buenas tasas en plazo fijo",
+                    "tarjetas|da una tarjeta de débito internacional sin costo",
                 ],
-                en: &["is a fully digital bank with no monthly fees", "lets you open an account in minutes from your phone"],
+                en: &["has a simple, fast app", "cuentas|is a fully digital bank with no monthly fees", "cuentas|lets you open an account in minutes from your phone"],
             },
             contra: Textos {
                 es: &["no tiene sucursales para hacer trámites en persona"],
@@ -241,12 +275,13 @@ fn marcas() -> Vec<Marca> {
             neg: 0.15,
             pro: Textos {
                 es: &[
-                    "tiene cuenta remunerada con rendimiento diario",
-                    "ofrece tarjeta prepaga internacional sin costo",
                     "es muy fácil de usar para quien empieza",
-                    "permite invertir desde montos muy chicos",
+                    "billeteras|tiene cuenta remunerada con rendimiento diario",
+                    "tarjetas|ofrece tarjeta prepaga internacional sin costo",
+                    "inversiones|permite invertir desde montos muy chicos",
+                    "cuentas|se abre en minutos con el DNI y sin costo",
                 ],
-                en: &["has an interest-bearing account that pays daily", "offers a free international prepaid card"],
+                en: &["is very easy to use for beginners", "billeteras|has an interest-bearing account that pays daily", "tarjetas|offers a free international prepaid card"],
             },
             contra: Textos {
                 es: &["tiene límites más bajos que un banco tradicional", "la atención es solo por chat"],
@@ -265,12 +300,15 @@ fn marcas() -> Vec<Marca> {
             neg: 0.2,
             pro: Textos {
                 es: &[
-                    "es la billetera más aceptada para pagar con QR",
-                    "paga rendimiento diario sobre el saldo",
-                    "permite cobrar ventas con link de pago y posnet",
                     "integra compras, pagos de servicios y transferencias en una sola app",
+                    "billeteras|es la billetera más aceptada para pagar con QR",
+                    "billeteras|paga rendimiento diario sobre el saldo",
+                    "inversiones|paga rendimiento diario sobre el saldo",
+                    "pymes|permite cobrar ventas con link de pago y posnet",
+                    "cuentas|tiene CVU gratis y transferencias inmediatas",
+                    "tarjetas|ofrece una tarjeta de crédito sin costo de emisión",
                 ],
-                en: &["is the most widely accepted wallet for QR payments", "pays daily interest on your balance"],
+                en: &["brings payments, transfers and bills together in one app", "billeteras|is the most widely accepted wallet for QR payments", "inversiones|pays daily interest on your balance"],
             },
             contra: Textos {
                 es: &["los préstamos que ofrece tienen tasas altas", "el rendimiento bajó bastante en los últimos meses"],
@@ -288,8 +326,13 @@ fn marcas() -> Vec<Marca> {
             debil: &["inversiones"],
             neg: 0.25,
             pro: Textos {
-                es: &["tiene el plan Z para pagar en cuotas", "es fácil de conseguir aunque no tengas historial bancario", "ofrece cuenta remunerada y tarjeta en la misma app"],
-                en: &["makes it easy to get a card without credit history", "offers installment plans"],
+                es: &[
+                    "ofrece cuenta remunerada y tarjeta en la misma app",
+                    "tarjetas|tiene el plan Z para pagar en cuotas",
+                    "tarjetas|es fácil de conseguir aunque no tengas historial bancario",
+                    "familias|tiene promociones en cuotas en comercios de todo el país",
+                ],
+                en: &["offers a card and a savings account in the same app", "tarjetas|makes it easy to get a card without credit history"],
             },
             contra: Textos {
                 es: &["los intereses por financiar el saldo son altos", "cobra cargos que conviene revisar en el resumen"],
@@ -307,8 +350,12 @@ fn marcas() -> Vec<Marca> {
             debil: &[],
             neg: 0.15,
             pro: Textos {
-                es: &["tiene buena oferta de comercio exterior para empresas", "ofrece paquetes premium con atención personalizada"],
-                en: &["has a good offering for businesses that import or export"],
+                es: &[
+                    "ofrece paquetes premium con atención personalizada",
+                    "pymes|tiene buena oferta de comercio exterior para empresas",
+                    "inversiones|tiene una plataforma de inversiones completa",
+                ],
+                en: &["offers premium bundles with personal service", "pymes|has a good offering for businesses that import or export"],
             },
             contra: Textos {
                 es: &["sus paquetes son caros para un usuario promedio"],
@@ -326,8 +373,8 @@ fn marcas() -> Vec<Marca> {
             debil: &["billeteras"],
             neg: 0.15,
             pro: Textos {
-                es: &["ofrece créditos hipotecarios con condiciones competitivas", "es un banco público con buena atención en CABA"],
-                en: &["offers competitive mortgage terms"],
+                es: &["es un banco público con buena atención en CABA", "créditos|ofrece créditos hipotecarios con condiciones competitivas"],
+                en: &["is a public bank with good service in the city", "créditos|offers competitive mortgage terms"],
             },
             contra: Textos {
                 es: &["tiene pocas sucursales fuera de CABA"],
@@ -345,8 +392,8 @@ fn marcas() -> Vec<Marca> {
             debil: &["billeteras", "jóvenes"],
             neg: 0.1,
             pro: Textos {
-                es: &["tiene una larga trayectoria acompañando a pymes", "cobra comisiones razonables a empresas chicas"],
-                en: &["has a long track record with small businesses"],
+                es: &["es un banco cooperativo con trato cercano", "pymes|tiene una larga trayectoria acompañando a pymes", "pymes|cobra comisiones razonables a empresas chicas"],
+                en: &["is a cooperative bank with a personal touch", "pymes|has a long track record with small businesses"],
             },
             contra: Textos {
                 es: &["su banca digital es más básica"],
@@ -364,8 +411,8 @@ fn marcas() -> Vec<Marca> {
             debil: &[],
             neg: 0.15,
             pro: Textos {
-                es: &["tiene beneficios pensados para jubilados", "ofrece atención preferencial en sucursales para mayores"],
-                en: &["has benefits designed for retirees"],
+                es: &["tiene una app correcta y promociones frecuentes", "jubilados|tiene beneficios pensados para jubilados", "jubilados|ofrece atención preferencial en sucursales para mayores"],
+                en: &["has a decent app and frequent promotions", "jubilados|has benefits designed for retirees"],
             },
             contra: Textos {
                 es: &["su red de sucursales es más chica"],
@@ -416,12 +463,22 @@ pub(crate) fn industria() -> Industria {
             es: &[
                 "Compará el costo total del paquete, no solo el de la cuenta.",
                 "Fijate si la cuenta queda bonificada al acreditar el sueldo o la jubilación.",
-                "Revisá la tasa nominal anual y el costo financiero total antes de pedir un préstamo.",
                 "Confirmá que la entidad esté regulada por el BCRA y que los depósitos tengan garantía.",
                 "Mirá los límites de transferencia y de extracción, que varían mucho entre entidades.",
                 "Tené en cuenta que las tasas cambian seguido con el contexto macroeconómico.",
                 "Activá la verificación en dos pasos y nunca compartas códigos por teléfono.",
-                "Si viajás seguido, revisá qué cobran por usar la tarjeta en el exterior.",
+                "tarjetas|Si viajás seguido, revisá qué cobran por usar la tarjeta en el exterior.",
+                "tarjetas|Pagá el total del resumen: financiar el saldo sale caro.",
+                "tarjetas|Revisá el costo de renovación anual, que muchas veces se puede bonificar.",
+                "créditos|Revisá la tasa nominal anual y el costo financiero total antes de pedir un préstamo.",
+                "créditos|Pedí simulaciones en al menos tres entidades con el mismo monto y plazo.",
+                "créditos|No comprometas más del 30 % de tus ingresos en cuotas.",
+                "inversiones|Compará la tasa del plazo fijo con la inflación esperada antes de inmovilizar la plata.",
+                "inversiones|Los fondos money market permiten rescatar en el día, a diferencia del plazo fijo.",
+                "billeteras|Verificá que la billetera tenga tus fondos en cuentas a la vista o fondos de liquidez inmediata.",
+                "billeteras|El saldo de una billetera no tiene la misma garantía que un depósito bancario.",
+                "pymes|Para una pyme, mirá el costo de la cuenta corriente y de las transferencias a proveedores.",
+                "jubilados|Si cobrás la jubilación, podés cambiar de banco pagador con un trámite en ANSES.",
             ],
             en: &[
                 "Compare the total cost of the account bundle, not just the headline fee.",
@@ -433,15 +490,25 @@ pub(crate) fn industria() -> Industria {
         },
         perfiles: Textos {
             es: &[
-                "buscás cero costo de mantenimiento",
-                "cobrás el sueldo en relación de dependencia",
-                "querés atención en sucursal",
-                "priorizás descuentos en supermercados",
-                "querés invertir desde la app",
-                "tenés un comercio y cobrás con QR",
-                "vivís en el interior",
+                "brubank,uala|buscás cero costo de mantenimiento",
+                "galicia,santander,bbva|cobrás el sueldo en relación de dependencia",
+                "bna,provincia,supervielle,ciudad|preferís atención en sucursal",
+                "galicia,santander,naranjax|priorizás descuentos en supermercados",
+                "bbva,galicia,icbc|querés invertir desde la app",
+                "mercadopago,credicoop|tenés un comercio y cobrás con QR",
+                "macro,bna|vivís en el interior",
+                "uala,brubank,mercadopago|querés abrir todo desde el celular en minutos",
+                "bna,ciudad,provincia|buscás la tasa más baja para un crédito",
+                "naranjax|necesitás financiar compras en cuotas",
+                "macro,supervielle|cobrás la jubilación y querés beneficios",
             ],
-            en: &["you want zero monthly fees", "you need in-person branch support", "you care most about card perks", "you want to invest from the app"],
+            en: &[
+                "brubank,uala|you want zero monthly fees",
+                "bna,provincia,ciudad,macro,supervielle|you need in-person branch support",
+                "galicia,santander,naranjax|you care most about card perks",
+                "bbva,galicia,icbc|you want to invest from the app",
+                "mercadopago|you pay with QR codes every day",
+            ],
         },
         medios: vec![
             Medio { host: "www.infobae.com", nombre: "Infobae", ruta: "/economia/{fecha}/", idioma: "es" },

@@ -211,6 +211,15 @@ fn cap(s: &str) -> String {
     }
 }
 
+/// Lowercases the first letter unless the word is an acronym ("BCRA").
+fn minuscula(s: &str) -> String {
+    let mut c = s.chars();
+    match (c.next(), c.next()) {
+        (Some(a), Some(b)) if !b.is_uppercase() => a.to_lowercase().chain(std::iter::once(b)).chain(c).collect(),
+        _ => s.to_owned(),
+    }
+}
+
 fn negrita(s: &str) -> String {
     format!("**{s}**")
 }
@@ -297,7 +306,7 @@ pub(crate) fn responder(
             texto.push_str(&format!("\n\n{enc}\n{}", lista.join("\n")));
         }
     }
-    let tono = etiquetar(ind, &elegidas, rng);
+    let tono = etiquetar(ind, &elegidas, &texto, rng);
     let fuentes = citar(ind, pregunta, modelo, &elegidas, rng);
     Borrador { respuesta: texto, fuentes, tono, orden: elegidas.iter().map(|e| e.idx).collect() }
 }
@@ -405,13 +414,15 @@ fn elegir_nombre(m: &Marca, modelo: &Modelo, rng: &mut ChaCha8Rng) -> String {
 }
 
 /// Tone labels: caveats pull towards neutral or negative, the first brand towards positive.
-fn etiquetar(ind: &Industria, elegidas: &[Elegida], rng: &mut ChaCha8Rng) -> BTreeMap<String, Tone> {
+fn etiquetar(ind: &Industria, elegidas: &[Elegida], texto: &str, rng: &mut ChaCha8Rng) -> BTreeMap<String, Tone> {
     elegidas
         .iter()
         .enumerate()
         .map(|(pos, e)| {
             let u: f64 = rng.random();
-            let tono = match (e.contra.is_some(), pos) {
+            // Only a caveat that made it into the text counts.
+            let escrita = e.contra.is_some_and(|c| texto.contains(c) || texto.contains(&cap(c)));
+            let tono = match (escrita, pos) {
                 (true, _) if u < 0.6 => Tone::Neg,
                 (true, _) => Tone::Neu,
                 (false, 0) if u < 0.72 => Tone::Pos,
@@ -1045,6 +1056,7 @@ impl Escritor<'_> {
             }
             Estructura::AclaracionPrimero => {
                 let c = self.consejo();
+                let c = minuscula(c);
                 let s = if es_ { format!("Una aclaración antes: {c} Dicho esto, estas son las opciones que suelen aparecer primero:") } else { format!("One caveat first: {c} That said, these are the options that usually come first:") };
                 self.p(&s);
                 let lineas: Vec<String> = el

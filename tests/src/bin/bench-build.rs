@@ -1,0 +1,126 @@
+//! Build benchmark: the generator against the compress-and-hash floor, in one run.
+//!
+//! For the sample content and `synth` corpora 10× and 100× larger it prints the build time,
+//! the time of `zip -r -6` plus `sha256sum` over the same produced files (what any build
+//! that compresses and hashes its output must at least spend), their ratio, and the speed-up
+//! of 2 rayon threads over 1. Run it in release mode:
+//!
+//! ```sh
+//! cargo run --release -p tests --bin bench-build [-- --escalas 1,10,100]
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("bench-build: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), String> {
+    let scales = parse_scales()?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let generator = generator_binary(&root)?;
+    let work = std::env::temp_dir().join(format!("bench-build-{}", std::process::id()));
+    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    println!("generator: {}", generator.display());
+    println!(
+        "{:>7} {:>9} {:>11} {:>11} {:>12} {:>7} {:>9}",
+        "escala", "answers", "build 2t s", "build 1t s", "zip+sha s", "ratio", "speed-up"
+    );
+    for scale in scales {
+        let content = if scale == 1 {
+            root.join("content")
+        } else {
+            let dir = work.join(format!("content-{scale}"));
+            run_cmd(Command::new(&generator).args(["synth", "--escala", &scale.to_string(), "--content"]).arg(root.join("content")).arg("--out").arg(&dir))?;
+            dir
+        };
+        let answers = count_answers(&content)?;
+        let out = work.join(format!("dist-{scale}"));
+        let two = time_build(&generator, &content, &out, 2)?;
+        let one = time_build(&generator, &content, &out, 1)?;
+        let floor = zip_and_hash(&out, &work.join(format!("floor-{scale}.zip")))?;
+        println!(
+            "{:>7} {:>9} {:>11.3} {:>11.3} {:>12.3} {:>7.2} {:>9.2}",
+            format!("{scale}x"),
+            answers,
+            two.as_secs_f64(),
+            one.as_secs_f64(),
+            floor.as_secs_f64(),
+            two.as_secs_f64() / floor.as_secs_f64(),
+            one.as_secs_f64() / two.as_secs_f64()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    println!("ratio = build (2 threads) / (zip -r -6 + sha256sum over the produced files); speed-up = build 1 thread / build 2 threads");
+    Ok(())
+}
+
+fn parse_scales() -> Result<Vec<u32>, String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [] => Ok(vec![1, 10, 100]),
+        [flag, list] if flag == "--escalas" => {
+            list.split(',').map(|s| s.trim().parse::<u32>().map_err(|e| format!("--escalas: {e}"))).collect()
+        }
+        _ => Err("uso: bench-build [--escalas 1,10,100]".into()),
+    }
+}
+
+/// The release generator beside this benchmark binary.
+fn generator_binary(root: &Path) -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let candidate = exe.with_file_name("generator");
+    if candidate.is_file() {
+        return Ok(candidate);
+    }
+    run_cmd(Command::new("cargo").args(["build", "--release", "-p", "generator"]).current_dir(root))?;
+    if candidate.is_file() { Ok(candidate) } else { Err(format!("no generator at {}", candidate.display())) }
+}
+
+fn time_build(generator: &Path, content: &Path, out: &Path, threads: u32) -> Result<Duration, String> {
+    // Best of two runs, to keep page-cache effects out of the comparison.
+    let mut best = Duration::MAX;
+    for _ in 0..2 {
+        let started = Instant::now();
+        run_cmd(Command::new(generator).env("RAYON_NUM_THREADS", threads.to_string()).args(["build", "--quiet", "--content"]).arg(content).arg("--out").arg(out))?;
+        best = best.min(started.elapsed());
+    }
+    Ok(best)
+}
+
+/// `zip -r -6` of the produced files plus `sha256sum` of every produced file.
+fn zip_and_hash(dist: &Path, zip: &Path) -> Result<Duration, String> {
+    let mut best = Duration::MAX;
+    for _ in 0..2 {
+        let _ = std::fs::remove_file(zip);
+        let started = Instant::now();
+        run_cmd(Command::new("zip").args(["-r", "-6", "-q"]).arg(zip).arg(".").current_dir(dist))?;
+        run_cmd(Command::new("sh").arg("-c").arg("find . -type f -print0 | xargs -0 sha256sum > /dev/null").current_dir(dist))?;
+        best = best.min(started.elapsed());
+    }
+    Ok(best)
+}
+
+fn count_answers(content: &Path) -> Result<usize, String> {
+    let mut total = 0;
+    for entry in std::fs::read_dir(content.join("estudios")).map_err(|e| e.to_string())? {
+        let path = entry.map_err(|e| e.to_string())?.path().join("respuestas.jsonl");
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        total += text.lines().filter(|l| !l.trim().is_empty()).count();
+    }
+    Ok(total)
+}
+
+fn run_cmd(command: &mut Command) -> Result<(), String> {
+    let output = command.output().map_err(|e| format!("{command:?}: {e}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!("{command:?} failed:\n{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+    }
+}

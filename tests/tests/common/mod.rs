@@ -1,0 +1,84 @@
+//! Shared by the end-to-end tests: where the real content is, one build of it per test
+//! binary, and small file helpers.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use generator::build::{BuildOptions, build};
+
+/// The repository's real `content/`.
+pub fn content_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../content")
+}
+
+/// The real content built once into a temporary `dist/` (kept for the whole test binary).
+pub fn built() -> &'static Path {
+    static DIST: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, dist) = DIST.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let dist = dir.path().join("dist");
+        build_into(&content_dir(), &dist);
+        (dir, dist)
+    });
+    dist
+}
+
+/// Builds `content` into `out`, panicking with the build's own message on failure.
+pub fn build_into(content: &Path, out: &Path) {
+    let options = BuildOptions { content: content.to_path_buf(), out: out.to_path_buf(), quiet: true };
+    if let Err(e) = build(&options) {
+        panic!("build of {} failed:\n{e}", content.display());
+    }
+}
+
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every file under `root`, as sorted relative paths.
+pub fn files_under(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path.strip_prefix(root).expect("prefix").to_path_buf());
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Copies a folder tree.
+pub fn copy_tree(from: &Path, to: &Path) {
+    for file in files_under(from) {
+        let target = to.join(&file);
+        std::fs::create_dir_all(target.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(from.join(&file), &target).expect("copy");
+    }
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The nine study slugs the product sells.
+pub const SLUGS: [&str; 9] = [
+    "banca-2026",
+    "cadenas-hoteleras-cono-sur-2026",
+    "cosmetica-2026",
+    "dermatitis-atopica-2026",
+    "farma-2026",
+    "journey-gemelos-running-2026",
+    "reumatologia-2026",
+    "seguros-automotores-2026",
+    "turismo-sierras-cordoba-2026",
+];

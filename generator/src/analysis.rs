@@ -139,7 +139,7 @@ impl<'a> Context_<'a> {
             .iter()
             .filter(|a| {
                 let question = &self.study.questions[a.question];
-                spec.filtro.iter().all(|(d, v)| question.dimensiones.get(d) == Some(v))
+                spec.filtro.iter().all(|(d, v)| question.dimension(d) == Some(v.as_str()))
             })
             .collect())
     }
@@ -183,8 +183,7 @@ impl<'a> Context_<'a> {
             .iter()
             .copied()
             .filter(|a| {
-                self.study.questions[a.question].dimensiones.get(dimension).map(String::as_str)
-                    == Some(value)
+                self.study.questions[a.question].dimension(dimension) == Some(value)
             })
             .collect()
     }

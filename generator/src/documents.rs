@@ -412,7 +412,7 @@ fn universe(study: &Study) -> Vec<Universe> {
                 .iter()
                 .map(|v| ValueCount {
                     valor: v.clone(),
-                    n_preguntas: study.questions.iter().filter(|q| q.dimensiones.get(&d.id) == Some(v)).count(),
+                    n_preguntas: study.questions.iter().filter(|q| q.dimension(&d.id) == Some(v.as_str())).count(),
                 })
                 .collect(),
         })
@@ -438,7 +438,7 @@ fn sample_questions(study: &Study) -> Vec<Question> {
     let mut picked: Vec<Question> = Vec::new();
     if let Some(d) = first {
         for value in &d.valores {
-            if let Some(q) = study.questions.iter().find(|q| q.dimensiones.get(&d.id) == Some(value)) {
+            if let Some(q) = study.questions.iter().find(|q| q.dimension(&d.id) == Some(value.as_str())) {
                 picked.push(q.clone());
             }
             if picked.len() == 5 {

@@ -313,9 +313,24 @@ pub struct Question {
     pub idioma: String,
     /// The tier of the models that answered this question.
     pub modelo: Tier,
-    /// One value per declared dimension, as `"dimension_id": "value"`.
+    /// One value per declared dimension, as `"dimension_id": "value"`. A dimension named
+    /// `idioma` is the question's own `idioma` field and is not repeated here.
     #[serde(flatten)]
     pub dimensiones: BTreeMap<String, String>,
+}
+
+/// Dimension id that reads the question's language instead of a field of its own.
+pub const LANGUAGE_DIMENSION: &str = "idioma";
+
+impl Question {
+    /// The question's value for a dimension (`idioma` is its language).
+    pub fn dimension(&self, id: &str) -> Option<&str> {
+        if id == LANGUAGE_DIMENSION {
+            Some(&self.idioma)
+        } else {
+            self.dimensiones.get(id).map(String::as_str)
+        }
+    }
 }
 
 /// One line of `respuestas.jsonl`: a raw answer exactly as the model gave it.

@@ -137,7 +137,7 @@ fn check_design(file: &Path, study: &Study, p: &mut Problems) {
         if !is_field_name(&dim.id) {
             p.push(file, format!("dimensiones[{i}].id"), "minúsculas ASCII, dígitos y `_`");
         }
-        if ["id", "texto", "idioma", "modelo"].contains(&dim.id.as_str()) {
+        if ["id", "texto", "modelo"].contains(&dim.id.as_str()) {
             p.push(file, format!("dimensiones[{i}].id"), format!("`{}` es un campo reservado de la pregunta", dim.id));
         }
         if dim.valores.is_empty() {
@@ -284,9 +284,9 @@ fn check_questions(file: &Path, study: &Study, p: &mut Problems) {
             );
         }
         for d in dimensions {
-            match q.dimensiones.get(&d.id) {
+            match q.dimension(&d.id) {
                 None => p.push(file, at.clone(), format!("falta el campo de dimensión `{}`", d.id)),
-                Some(v) if !d.valores.contains(v) => p.push(
+                Some(v) if !d.valores.iter().any(|allowed| allowed == v) => p.push(
                     file,
                     format!("{at}, campo `{}`", d.id),
                     format!("`{v}` no es un valor de la dimensión ({})", d.valores.join(", ")),

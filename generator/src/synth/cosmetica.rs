@@ -7,7 +7,7 @@
 use crate::model::Metric;
 
 use super::comun::{METRICAS_BASE, Tabla, dimension};
-use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar, sobre};
+use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar, marca_es, sobre};
 
 const SEGMENTOS: &[(&str, &[&str])] = &[
     ("adolescentes", &["Tengo 16 años y la piel grasa con granitos.", "Mi hija de 15 quiere empezar a usar productos."]),
@@ -50,19 +50,7 @@ const SOBRE: &[(&str, &str, &str)] = &[
 ];
 
 fn marcas() -> Vec<Marca> {
-    let m = |id, nombre, alias, excluir, dominios, peso, foco, neg, pro, contra| Marca {
-        id,
-        nombre,
-        alias,
-        excluir,
-        dominios,
-        peso,
-        foco,
-        debil: &[],
-        neg,
-        pro: Textos { es: pro, en: &[] },
-        contra: Textos { es: contra, en: &[] },
-    };
+    let m = marca_es;
     vec![
         m(
             "loreal", "L'Oréal Paris", &["L'Oréal", "Loreal"], &[], &["loreal-paris.com.ar"], 1.0,
@@ -77,7 +65,7 @@ fn marcas() -> Vec<Marca> {
             &["algunos productos tienen fragancia intensa", "los precios subieron bastante"],
         ),
         m(
-            "nivea", "Nivea", &["NIVEA Men"], &[], &["nivea.com.ar"], 0.9,
+            "nivea", "Nivea", &["~NIVEA Men"], &[], &["nivea.com.ar"], 0.9,
             &["cuidado facial", "hombres"], 0.1,
             &[
                 "es una marca confiable y accesible",
@@ -123,7 +111,7 @@ fn marcas() -> Vec<Marca> {
             &["no siempre está en todas las farmacias"],
         ),
         m(
-            "isdin", "Isdin", &["Isdin Fusion Water"], &[], &["isdin.com"], 0.7,
+            "isdin", "Isdin", &["~Isdin Fusion Water"], &[], &["isdin.com"], 0.7,
             &["protección solar"], 0.12,
             &["protección solar|tiene el Fusion Water, un protector de textura muy liviana", "protección solar|es de las marcas que más recomiendan los dermatólogos para el sol", "cuidado facial|tiene productos para pieles sensibles"],
             &["es de las opciones más caras de farmacia"],
@@ -147,7 +135,7 @@ fn marcas() -> Vec<Marca> {
             &["su precio es alto"],
         ),
         m(
-            "garnier", "Garnier", &["Garnier Fructis"], &[], &["garnier.com.ar"], 0.5,
+            "garnier", "Garnier", &["~Garnier Fructis"], &[], &["garnier.com.ar"], 0.5,
             &["cuidado capilar"], 0.15,
             &["tiene precios accesibles en supermercados", "cuidado capilar|tiene la línea Fructis con muchas variantes", "cuidado facial|tiene agua micelar muy práctica para desmaquillar"],
             &["algunos productos tienen perfume fuerte"],

@@ -1406,3 +1406,20 @@ pub(crate) fn sobre(
     }
     out
 }
+
+/// A Spanish-only brand (no English arguments, nothing it rarely fits).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn marca_es(
+    id: &'static str,
+    nombre: &'static str,
+    alias: &'static [&'static str],
+    excluir: &'static [&'static str],
+    dominios: &'static [&'static str],
+    peso: f64,
+    foco: &'static [&'static str],
+    neg: f64,
+    pro: &'static [&'static str],
+    contra: &'static [&'static str],
+) -> Marca {
+    Marca { id, nombre, alias, excluir, dominios, peso, foco, debil: &[], neg, pro: Textos { es: pro, en: &[] }, contra: Textos { es: contra, en: &[] } }
+}

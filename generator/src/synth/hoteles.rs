@@ -63,7 +63,7 @@ fn marcas() -> Vec<Marca> {
         Marca {
             id: "marriott",
             nombre: "Marriott",
-            alias: &["JW Marriott", "Sheraton", "Marriott Bonvoy", "Four Points"],
+            alias: &["~JW Marriott", "Sheraton", "~Marriott Bonvoy", "~Four Points"],
             excluir: &[],
             dominios: &["marriott.com"],
             peso: 1.0,
@@ -88,7 +88,7 @@ fn marcas() -> Vec<Marca> {
         Marca {
             id: "hilton",
             nombre: "Hilton",
-            alias: &["Hampton by Hilton", "DoubleTree"],
+            alias: &["~Hampton by Hilton", "~DoubleTree"],
             excluir: &[],
             dominios: &["hilton.com"],
             peso: 0.8,
@@ -113,7 +113,7 @@ fn marcas() -> Vec<Marca> {
         Marca {
             id: "accor",
             nombre: "Accor",
-            alias: &["Sofitel", "Novotel", "Ibis", "Mercure"],
+            alias: &["~Sofitel", "~Novotel", "~Ibis", "~Mercure"],
             excluir: &[],
             dominios: &["accor.com"],
             peso: 0.85,
@@ -138,7 +138,7 @@ fn marcas() -> Vec<Marca> {
         Marca {
             id: "ihg",
             nombre: "IHG",
-            alias: &["InterContinental", "Holiday Inn", "Crowne Plaza"],
+            alias: &["~InterContinental", "~Holiday Inn", "~Crowne Plaza"],
             excluir: &[],
             dominios: &["ihg.com"],
             peso: 0.5,
@@ -162,7 +162,7 @@ fn marcas() -> Vec<Marca> {
         Marca {
             id: "hyatt",
             nombre: "Hyatt",
-            alias: &["Park Hyatt", "Grand Hyatt", "Hyatt Centric"],
+            alias: &["~Park Hyatt", "~Grand Hyatt", "~Hyatt Centric"],
             excluir: &[],
             dominios: &["hyatt.com"],
             peso: 0.5,
@@ -210,7 +210,7 @@ fn marcas() -> Vec<Marca> {
         Marca {
             id: "wyndham",
             nombre: "Wyndham",
-            alias: &["Howard Johnson", "Wyndham Hotels"],
+            alias: &["~Howard Johnson", "Wyndham Hotels"],
             excluir: &[],
             dominios: &["wyndhamhotels.com", "hojoar.com"],
             peso: 0.45,
@@ -291,7 +291,7 @@ fn marcas() -> Vec<Marca> {
         Marca {
             id: "alvear",
             nombre: "Alvear Hotels",
-            alias: &["Alvear Palace", "Alvear Icon"],
+            alias: &["~Alvear Palace", "~Alvear Icon"],
             excluir: &["avenida Alvear"],
             dominios: &["alvearpalace.com"],
             peso: 0.3,
@@ -310,7 +310,7 @@ fn marcas() -> Vec<Marca> {
         Marca {
             id: "fen",
             nombre: "Fën Hoteles",
-            alias: &["Fen Hoteles", "Dazzler", "Esplendor"],
+            alias: &["Fen Hoteles", "~Dazzler", "~Esplendor"],
             excluir: &[],
             dominios: &["fenhoteles.com"],
             peso: 0.3,
@@ -329,7 +329,7 @@ fn marcas() -> Vec<Marca> {
         Marca {
             id: "enjoy",
             nombre: "Enjoy",
-            alias: &["Enjoy Punta del Este", "Enjoy Viña del Mar"],
+            alias: &["~Enjoy Punta del Este", "~Enjoy Viña del Mar"],
             excluir: &["enjoy the", "enjoy your", "enjoy it"],
             dominios: &["enjoy.cl"],
             peso: 0.3,

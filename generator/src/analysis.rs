@@ -80,8 +80,12 @@ impl Cell {
 
 /// Computes every analysis table of a study, in spec order.
 pub fn analyze(study: &Study) -> Result<Vec<Table>> {
-    let facts = metrics::extract_facts(study);
-    let context = Context_::new(study, &facts);
+    analyze_facts(study, &metrics::extract_facts(study))
+}
+
+/// [`analyze`] with the answer facts already extracted.
+pub fn analyze_facts(study: &Study, facts: &[AnswerFacts]) -> Result<Vec<Table>> {
+    let context = Context_::new(study, facts);
     study
         .design
         .analisis
@@ -161,7 +165,7 @@ impl<'a> Context_<'a> {
 
     fn required_dimension<'s>(&self, spec: &'s TableSpec) -> Result<(&'s str, &'a [String])> {
         let Some(id) = spec.dimension.as_deref() else {
-            bail!("el tipo `{:?}` necesita `dimension`", spec.tipo)
+            bail!("el tipo `{}` necesita `dimension`", spec.tipo.id())
         };
         Ok((id, self.dimension_values(id)?))
     }
@@ -429,21 +433,22 @@ impl<'a> Context_<'a> {
         let total_weight: f64 = total.weights.iter().sum();
         let weight_of: BTreeMap<usize, f64> =
             total.answers.iter().zip(&total.weights).map(|(a, w)| (a.answer, *w)).collect();
-        let mut rows: Vec<(usize, String, Vec<Cell>)> = citing
+        let mut rows: Vec<(f64, String, Vec<Cell>)> = citing
             .into_iter()
             .map(|(domain, (answers, owner))| {
                 let weight: f64 = answers.iter().map(|a| weight_of[&a.answer]).sum();
-                let rate = (total_weight > 0.0).then(|| weight / total_weight);
+                let rate = if total_weight > 0.0 { round(weight / total_weight) } else { 0.0 };
                 let row = vec![
                     Cell::Text(domain.clone()),
                     Cell::count(answers.len()),
-                    Cell::num(rate),
+                    Cell::Num(rate),
                     owner.map_or(Cell::Null, |b| self.brand_name(b)),
                 ];
-                (answers.len(), domain, row)
+                (rate, domain, row)
             })
             .collect();
-        rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        // Highest (weighted) rate first, then by name.
+        rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         rows.truncate(spec.limite.unwrap_or(15));
         let columns = ["dominio", "respuestas", "tasa", "marca"].map(str::to_owned).to_vec();
         (columns, rows.into_iter().map(|(_, _, r)| r).collect())

@@ -79,7 +79,9 @@ pub fn check(root: &Path) -> Result<Checked, Problems> {
 /// Validates one study, then computes its tables and checks its findings against them.
 fn analyse_study(root: &Path, study: &Study) -> Result<Vec<Table>, Problems> {
     validate::validate_study(root, study).into_result(())?;
-    let tables = analysis::analyze(study).map_err(|e| {
+    let facts = metrics::extract_facts(study);
+    validate::check_tone_labels(root, study, &facts).into_result(())?;
+    let tables = analysis::analyze_facts(study, &facts).map_err(|e| {
         let mut problems = Problems::default();
         let file = root.join(load::STUDIES_DIR).join(&study.slug).join(load::STUDY_FILE);
         problems.push(&file, "analisis", format!("{e:#}"));

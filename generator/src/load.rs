@@ -98,14 +98,18 @@ pub fn load_study(dir: &Path, problems: &mut Problems) -> Option<Study> {
     if problems.len() > before {
         return None;
     }
+    let (questions, question_lines) = questions?;
+    let (answers, answer_lines) = answers?;
     Some(Study {
         slug,
         design: design?,
         brands: brands?.marcas,
-        questions: questions?,
-        answers: answers?,
+        questions,
+        answers,
         findings: findings?.hallazgos,
         reports,
+        question_lines,
+        answer_lines,
     })
 }
 
@@ -153,24 +157,29 @@ fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes().iter().take(offset).filter(|&&b| b == b'\n').count() + 1
 }
 
-/// Parses a JSON Lines file, one value a line (blank lines allowed); every bad line is reported.
-pub fn read_jsonl<T: DeserializeOwned>(path: &Path, problems: &mut Problems) -> Option<Vec<T>> {
+/// Parses a JSON Lines file, one value a line (blank lines allowed); every bad line is
+/// reported. Returns the values and the file line (1-based) of each.
+pub fn read_jsonl<T: DeserializeOwned>(path: &Path, problems: &mut Problems) -> Option<(Vec<T>, Vec<usize>)> {
     let text = read_text(path, problems)?;
     let mut items = Vec::new();
+    let mut lines = Vec::new();
     let mut ok = true;
     for (index, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         match parse_json_line(line) {
-            Ok(item) => items.push(item),
+            Ok(item) => {
+                items.push(item);
+                lines.push(index + 1);
+            }
             Err(message) => {
                 ok = false;
                 problems.push(path, format!("línea {}", index + 1), message);
             }
         }
     }
-    ok.then_some(items)
+    ok.then_some((items, lines))
 }
 
 fn parse_json_line<T: DeserializeOwned>(line: &str) -> Result<T, String> {

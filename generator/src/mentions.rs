@@ -4,8 +4,8 @@
 //! domains it cites. Matching follows `reference/generator-notes.md` §5: aliases and text
 //! are folded the same way, an occurrence counts only on word boundaries (the characters
 //! around it are not alphanumeric, so "Movistar+" and "C&A" work where `\b` would not),
-//! overlapping matches resolve longest first, and spans inside an exclusion phrase are
-//! ignored. The order of brands is the order of their first occurrence.
+//! overlapping matches resolve longest first, and a brand's matches inside one of its own
+//! exclusion phrases are ignored (an exclusion never hides another brand). The order of brands is the order of their first occurrence.
 
 use crate::fold::fold;
 use crate::model::Brand;
@@ -24,8 +24,8 @@ pub struct AnswerBrands {
 pub struct BrandMatcher {
     /// (folded alias, brand index), longest alias first.
     aliases: Vec<(String, usize)>,
-    /// Folded exclusion phrases.
-    exclusions: Vec<String>,
+    /// (folded exclusion phrase, brand index): it hides that brand's aliases only.
+    exclusions: Vec<(String, usize)>,
     /// (domain, brand index), lowercased, without `www.`.
     domains: Vec<(String, usize)>,
 }
@@ -42,7 +42,7 @@ impl BrandMatcher {
                     aliases.push((folded, index));
                 }
             }
-            exclusions.extend(brand.excluir.iter().map(|e| fold(e.trim())));
+            exclusions.extend(brand.excluir.iter().map(|e| (fold(e.trim()), index)));
             domains.extend(brand.dominios.iter().map(|d| (normalize_host(d), index)));
         }
         // Longest first; ties broken by text then brand so the order is total.
@@ -58,14 +58,16 @@ impl BrandMatcher {
     /// Brands named in `text`, in order of first occurrence.
     pub fn brands_in_text(&self, text: &str) -> Vec<usize> {
         let folded = fold(text);
-        let excluded = spans_of(&folded, self.exclusions.iter().map(String::as_str));
+        let excluded = self.excluded_spans(&folded);
         let mut taken: Vec<(usize, usize)> = Vec::new();
         let mut first_seen: Vec<(usize, usize)> = Vec::new(); // (offset, brand)
         for (alias, brand) in &self.aliases {
             for start in word_occurrences(&folded, alias) {
                 let span = (start, start + alias.len());
                 let overlaps = |other: &(usize, usize)| span.0 < other.1 && other.0 < span.1;
-                if taken.iter().any(overlaps) || excluded.iter().any(overlaps) {
+                let inside_exclusion =
+                    excluded.iter().any(|(b, e)| b == brand && e.0 <= span.0 && span.1 <= e.1);
+                if inside_exclusion || taken.iter().any(overlaps) {
                     continue;
                 }
                 taken.push(span);
@@ -77,6 +79,15 @@ impl BrandMatcher {
         }
         first_seen.sort();
         first_seen.into_iter().map(|(_, brand)| brand).collect()
+    }
+
+    /// (brand, span) of every exclusion phrase in the folded text.
+    fn excluded_spans(&self, folded: &str) -> Vec<(usize, (usize, usize))> {
+        let mut spans = Vec::new();
+        for (phrase, brand) in &self.exclusions {
+            spans.extend(word_occurrences(folded, phrase).map(|s| (*brand, (s, s + phrase.len()))));
+        }
+        spans
     }
 
     /// Brands whose domain, or a subdomain of it, is the host of one of `urls`. Sorted.
@@ -113,13 +124,6 @@ fn word_occurrences<'a>(haystack: &'a str, needle: &'a str) -> impl Iterator<Ite
     })
 }
 
-fn spans_of<'a>(haystack: &str, phrases: impl Iterator<Item = &'a str>) -> Vec<(usize, usize)> {
-    let mut spans = Vec::new();
-    for phrase in phrases {
-        spans.extend(word_occurrences(haystack, phrase).map(|s| (s, s + phrase.len())));
-    }
-    spans
-}
 
 /// Lowercased host of a URL, without a trailing dot or a leading `www.`.
 pub fn host_of(url: &str) -> Option<String> {
@@ -204,6 +208,19 @@ mod tests {
         let m = matcher();
         assert_eq!(m.brands_in_text("Tomé jugo de naranja en Plaza Galicia"), Vec::<usize>::new());
         assert_eq!(m.brands_in_text("jugo de naranja y luego Naranja"), vec![1]);
+    }
+
+    #[test]
+    fn exclusions_hide_only_their_own_brand() {
+        // "personal" is an exclusion of brand Personal ("préstamo personal"), not of the bank
+        // whose longer alias contains it.
+        let m = BrandMatcher::new(&[
+            brand("personal", "Personal", &[], &["préstamo personal"], &[]),
+            brand("bpa", "Personal Argentina", &[], &[], &[]),
+        ]);
+        assert_eq!(m.brands_in_text("Un préstamo Personal Argentina"), vec![1]);
+        assert_eq!(m.brands_in_text("Un préstamo personal"), Vec::<usize>::new());
+        assert_eq!(m.brands_in_text("El plan de Personal"), vec![0]);
     }
 
     #[test]

@@ -296,7 +296,9 @@ pub fn concentration(scope: &Scope<'_>, n_brands: usize) -> Concentration {
     let stats = brand_stats(scope, n_brands);
     let mut leader: Option<(usize, f64)> = None;
     for (b, s) in stats.iter().enumerate() {
-        if let Some(t) = s.top1.filter(|t| *t > 0.0)
+        // Compare published (rounded) values, so a tie in the table is a tie here: the first
+        // brand in `marcas.toml` wins it.
+        if let Some(t) = s.top1.map(round).filter(|t| *t > 0.0)
             && leader.is_none_or(|(_, best)| t > best)
         {
             leader = Some((b, t));
@@ -307,7 +309,7 @@ pub fn concentration(scope: &Scope<'_>, n_brands: usize) -> Concentration {
         with_brand: scope.weighted_share(|a| !a.brands.order.is_empty()),
         distinct_brands: stats.iter().filter(|s| s.n_mention > 0).count(),
         leader: leader.map(|(b, _)| b),
-        leader_top1: leader.map(|(_, t)| t),
+        leader_top1: leader.and_then(|(b, _)| stats[b].top1),
         hhi_sov: hhi(stats.iter().map(|s| s.sov)),
         hhi_top1: hhi(stats.iter().map(|s| s.top1)),
     }
@@ -363,9 +365,12 @@ impl Agreement {
     }
 }
 
+/// Agreement of each pair of models (indexes, first < second).
+pub type PairAgreements = Vec<((usize, usize), Agreement)>;
+
 /// Agreement for every pair of models (i < j, in design order) that shares a question,
 /// plus the pooled total over all pairs.
-pub fn agreement(scope: &Scope<'_>) -> (Vec<((usize, usize), Agreement)>, Agreement) {
+pub fn agreement(scope: &Scope<'_>) -> (PairAgreements, Agreement) {
     // question → model → answer (the first one, if a model answered twice).
     let mut by_question: BTreeMap<usize, BTreeMap<usize, &AnswerFacts>> = BTreeMap::new();
     for a in &scope.answers {

@@ -210,6 +210,22 @@ pub struct TableSpec {
     pub limite: Option<usize>,
 }
 
+impl TableKind {
+    /// The name used in `estudio.toml`.
+    pub fn id(self) -> &'static str {
+        match self {
+            TableKind::Marcas => "marcas",
+            TableKind::MarcaPorModelo => "marca_por_modelo",
+            TableKind::MarcaPorDimension => "marca_por_dimension",
+            TableKind::ModeloPorDimension => "modelo_por_dimension",
+            TableKind::Concentracion => "concentracion",
+            TableKind::Acuerdo => "acuerdo",
+            TableKind::Tono => "tono",
+            TableKind::Fuentes => "fuentes",
+        }
+    }
+}
+
 /// The shapes an analysis table can take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -423,6 +439,9 @@ pub struct Study {
     pub findings: Vec<Finding>,
     /// PDF reports found in `informes/`: (file name, bytes), sorted by name.
     pub reports: Vec<(String, Vec<u8>)>,
+    /// File line of each question and answer (1-based), for problems.
+    pub question_lines: Vec<usize>,
+    pub answer_lines: Vec<usize>,
 }
 
 /// Everything under `content/`, loaded. Studies are sorted by slug.

@@ -745,6 +745,8 @@ mod tests {
             ],
             findings: Vec::new(),
             reports: Vec::new(),
+            question_lines: Vec::new(),
+            answer_lines: Vec::new(),
         }
     }
 

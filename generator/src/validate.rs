@@ -71,7 +71,12 @@ fn check_service(file: &Path, s: &ServiceSettings, p: &mut Problems) {
     if !is_evm_address(&s.pagar_a_evm) {
         p.push(file, "campo `pagar_a_evm`", "se esperaba una dirección EVM: 0x y 40 dígitos hexadecimales");
     }
-    for (field, value) in [("privacidad.texto", &s.privacidad.texto), ("privacidad.texto_en", &s.privacidad.texto_en)] {
+    for (field, value) in [
+        ("privacidad.titulo", &s.privacidad.titulo),
+        ("privacidad.titulo_en", &s.privacidad.titulo_en),
+        ("privacidad.texto", &s.privacidad.texto),
+        ("privacidad.texto_en", &s.privacidad.texto_en),
+    ] {
         if value.trim().is_empty() {
             p.push(file, format!("campo `{field}`"), "no puede estar vacío");
         }
@@ -108,8 +113,32 @@ fn check_study(dir: &Path, study: &Study, p: &mut Problems) {
     check_finding_references(&dir.join(FINDINGS_FILE), study, p);
 }
 
+/// Row and column names the tables use themselves: a model id or dimension value with one of
+/// these names would be ambiguous in a finding's `fila` or `columna`.
+const RESERVED_NAMES: [&str; 6] = ["total", "marca", "modelo", "grupo", "par", "dominio"];
+
 fn check_design(file: &Path, study: &Study, p: &mut Problems) {
     let d = &study.design;
+    for (field, value) in [
+        ("nombre", &d.nombre),
+        ("nombre_en", &d.nombre_en),
+        ("descripcion", &d.descripcion),
+        ("descripcion_en", &d.descripcion_en),
+        ("industria", &d.industria),
+        ("subindustria", &d.subindustria),
+        ("version_paquete", &d.version_paquete),
+        ("como_citar", &d.como_citar),
+        ("nota", &d.nota),
+    ] {
+        if value.trim().is_empty() {
+            p.push(file, format!("campo `{field}`"), "no puede estar vacío");
+        }
+    }
+    for (i, section) in d.metodologia.iter().enumerate() {
+        if section.titulo.trim().is_empty() || section.texto.trim().is_empty() {
+            p.push(file, format!("metodologia[{i}]"), "título y texto no pueden estar vacíos");
+        }
+    }
     if !is_date(&d.publicado) {
         p.push(file, "campo `publicado`", format!("`{}` no es una fecha AAAA-MM-DD válida", d.publicado));
     }
@@ -143,12 +172,30 @@ fn check_design(file: &Path, study: &Study, p: &mut Problems) {
         if dim.valores.is_empty() {
             p.push(file, format!("dimensiones[{i}].valores"), "se esperaba al menos un valor");
         }
+        for (j, value) in dim.valores.iter().enumerate() {
+            if RESERVED_NAMES.contains(&value.as_str()) {
+                p.push(file, format!("dimensiones[{i}].valores[{j}]"), format!("`{value}` es un nombre reservado de las tablas ({})", RESERVED_NAMES.join(", ")));
+            }
+            if dim.id == crate::model::LANGUAGE_DIMENSION && !d.idioma.contains(value) {
+                p.push(file, format!("dimensiones[{i}].valores[{j}]"), format!("`{value}` no está en `idioma` del estudio ({})", d.idioma.join(", ")));
+            }
+        }
         unique_ids(file, &format!("dimensiones[{i}].valores"), dim.valores.iter().map(String::as_str), p);
     }
     if d.modelos.is_empty() {
         p.push(file, "modelos", "se esperaba al menos un modelo");
     }
     unique_ids(file, "modelos", d.modelos.iter().map(|m| m.id.as_str()), p);
+    for (i, model) in d.modelos.iter().enumerate() {
+        let valid = !model.id.is_empty()
+            && model.id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-._".contains(&b));
+        if !valid {
+            p.push(file, format!("modelos[{i}].id"), format!("`{}`: minúsculas ASCII, dígitos, `-`, `.` y `_`", model.id));
+        }
+        if RESERVED_NAMES.contains(&model.id.as_str()) {
+            p.push(file, format!("modelos[{i}].id"), format!("`{}` es un nombre reservado de las tablas", model.id));
+        }
+    }
     if let Some(w) = &d.ponderacion {
         for model in &d.modelos {
             if !w.pesos.contains_key(&model.id) {
@@ -189,7 +236,7 @@ fn check_table_spec(file: &Path, at: &str, spec: &TableSpec, study: &Study, p: &
         _ => (n != 0).then_some("no lleva métricas"),
     };
     if let Some(rule) = metric_rule {
-        p.push(file, format!("{at}.metricas"), format!("una tabla de tipo {:?} {rule}", spec.tipo));
+        p.push(file, format!("{at}.metricas"), format!("una tabla de tipo `{}` {rule}", spec.tipo.id()));
     }
     let dimension_of = |id: &str| study.design.dimensiones.iter().find(|d| d.id == id);
     let needs_dimension = matches!(spec.tipo, TableKind::MarcaPorDimension | TableKind::ModeloPorDimension);
@@ -207,10 +254,26 @@ fn check_table_spec(file: &Path, at: &str, spec: &TableSpec, study: &Study, p: &
         None if spec.tipo == TableKind::ModeloPorDimension => {
             p.push(file, format!("{at}.marca"), "este tipo de tabla necesita `marca`")
         }
+        Some(_) if spec.tipo != TableKind::ModeloPorDimension => {
+            p.push(file, format!("{at}.marca"), "solo las tablas `modelo_por_dimension` usan `marca`")
+        }
         Some(id) if !study.brands.iter().any(|b| b.id == id) => {
             p.push(file, format!("{at}.marca"), format!("`{id}` no está en marcas.toml"))
         }
         _ => {}
+    }
+    match spec.limite {
+        Some(_) if spec.tipo != TableKind::Fuentes => {
+            p.push(file, format!("{at}.limite"), "solo las tablas `fuentes` usan `limite`")
+        }
+        Some(0) => p.push(file, format!("{at}.limite"), "se esperaba al menos 1"),
+        _ => {}
+    }
+    let mut metrics = spec.metricas.clone();
+    metrics.sort();
+    metrics.dedup();
+    if metrics.len() != spec.metricas.len() {
+        p.push(file, format!("{at}.metricas"), "hay una métrica repetida");
     }
     for (dimension, value) in &spec.filtro {
         match dimension_of(dimension) {
@@ -269,7 +332,7 @@ fn check_questions(file: &Path, study: &Study, p: &mut Problems) {
     let dimensions = &study.design.dimensiones;
     let mut seen = BTreeSet::new();
     for (i, q) in study.questions.iter().enumerate() {
-        let at = format!("línea {}", i + 1);
+        let at = format!("línea {}", study.question_lines.get(i).copied().unwrap_or(i + 1));
         if !seen.insert(q.id.as_str()) {
             p.push(file, format!("{at}, campo `id`"), format!("`{}` está repetido", q.id));
         }
@@ -314,7 +377,8 @@ fn check_answers(file: &Path, study: &Study, p: &mut Problems) {
     let mut ids = BTreeSet::new();
     let mut pairs = BTreeMap::new();
     for (i, a) in study.answers.iter().enumerate() {
-        let at = format!("línea {}", i + 1);
+        let line = study.answer_lines.get(i).copied().unwrap_or(i + 1);
+        let at = format!("línea {line}");
         let field = |name: &str| format!("{at}, campo `{name}`");
         if !ids.insert(a.id.as_str()) {
             p.push(file, field("id"), format!("`{}` está repetido", a.id));
@@ -342,7 +406,7 @@ fn check_answers(file: &Path, study: &Study, p: &mut Problems) {
                 ),
             );
         }
-        if let Some(first) = pairs.insert((a.pregunta.as_str(), a.modelo.as_str()), i + 1) {
+        if let Some(first) = pairs.insert((a.pregunta.as_str(), a.modelo.as_str()), line) {
             p.push(
                 file,
                 at.clone(),
@@ -401,6 +465,28 @@ fn check_finding_references(file: &Path, study: &Study, p: &mut Problems) {
     }
 }
 
+/// Stage 3 check: a tone label must be about a brand the answer names (otherwise an alias is
+/// missing from marcas.toml, or the label is wrong).
+pub fn check_tone_labels(root: &Path, study: &Study, facts: &[crate::metrics::AnswerFacts]) -> Problems {
+    let file = root.join(STUDIES_DIR).join(&study.slug).join(ANSWERS_FILE);
+    let mut p = Problems::default();
+    for fact in facts {
+        let answer = &study.answers[fact.answer];
+        let line = study.answer_lines.get(fact.answer).copied().unwrap_or(fact.answer + 1);
+        for brand_id in answer.tono.keys() {
+            let named = study.brands.iter().position(|b| &b.id == brand_id).is_some_and(|b| fact.names(b));
+            if !named {
+                p.push(
+                    &file,
+                    format!("línea {line}, campo `tono.{brand_id}`"),
+                    "etiqueta de tono para una marca que el texto no nombra (¿falta un alias en marcas.toml?)",
+                );
+            }
+        }
+    }
+    p
+}
+
 /// Stage 3 check: every number a finding claims equals its table cell, within the rounding
 /// the finding states (half a unit of its last decimal).
 pub fn check_findings(root: &Path, study: &Study, tables: &[Table]) -> Problems {
@@ -421,7 +507,7 @@ pub fn check_findings(root: &Path, study: &Study, tables: &[Table]) -> Problems 
             let computed = table.cell(&b.fila, &b.columna).and_then(|c| c.as_f64());
             let tolerance = 0.5 * 10f64.powi(-(b.decimales as i32)) + 1e-9;
             match computed {
-                None => p.push(&file, format!("{at}"), format!("la celda {} / {} / {} no tiene valor numérico", table.id, b.fila, b.columna)),
+                None => p.push(&file, at.clone(), format!("la celda {} / {} / {} no tiene valor numérico", table.id, b.fila, b.columna)),
                 Some(value) if (value - b.valor).abs() > tolerance => p.push(
                     &file,
                     format!("{at}.valor"),

@@ -65,7 +65,7 @@ fn a_broken_copy_lists_every_problem_with_its_place() {
     let answers = study("banca-2026", "respuestas.jsonl");
     edit_line(&answers, 2, |line| line.replacen(&format!("\"pregunta\":\"{}\"", field(line, "pregunta")), "\"pregunta\":\"P-NO-EXISTE\"", 1));
     edit_line(&answers, 3, |line| line.replacen(&format!("\"modelo\":\"{}\"", field(line, "modelo")), "\"modelo\":\"gpt-9-turbo\"", 1));
-    let first_id = field(&std::fs::read_to_string(&answers).expect("read").lines().next().expect("line").to_owned(), "id");
+    let first_id = field(std::fs::read_to_string(&answers).expect("read").lines().next().expect("line"), "id");
     edit_line(&answers, 5, |line| line.replacen(&format!("\"id\":\"{}\"", field(line, "id")), &format!("\"id\":\"{first_id}\""), 1));
 
     // 5. A finding value off by 0.05 in a third study.

@@ -112,6 +112,8 @@ fn fixture() -> Study {
         answers,
         findings: vec![],
         reports: vec![],
+        question_lines: Vec::new(),
+        answer_lines: Vec::new(),
     }
 }
 

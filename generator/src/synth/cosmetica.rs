@@ -188,6 +188,7 @@ pub(crate) fn industria() -> Industria {
             ("claude-haiku-4-5", "caviahue", 0.0),
         ],
         sin_marca: 0.14,
+        debil_factor: 0.2,
         salud: false,
         consejos: Textos {
             es: &[
@@ -235,14 +236,14 @@ pub(crate) fn industria() -> Industria {
         ],
         titulos: Textos {
             es: &[
-                "Los mejores protectores solares de farmacia, según dermatólogos",
-                "Rutina de skincare en tres pasos: qué usar y en qué orden",
+                "protección solar|Los mejores protectores solares de farmacia, según dermatólogos",
+                "cuidado facial|Rutina de skincare en tres pasos: qué usar y en qué orden",
                 "Cremas hidratantes: cuáles recomiendan los especialistas",
-                "Maquillaje de larga duración: las bases que resisten el calor",
-                "Shampoos para pelo graso: cómo elegir",
-                "Sérums con vitamina C: guía de compra",
-                "Cuidado de la piel después de los 50",
-                "Skincare para hombres: por dónde empezar",
+                "maquillaje|Maquillaje de larga duración: las bases que resisten el calor",
+                "cuidado capilar|Shampoos para pelo graso: cómo elegir",
+                "cuidado facial|Sérums con vitamina C: guía de compra",
+                "mayores de 50|Cuidado de la piel después de los 50",
+                "hombres|Skincare para hombres: por dónde empezar",
             ],
             en: &[],
         },

@@ -381,6 +381,7 @@ pub(crate) fn industria() -> Industria {
             ("claude-haiku-4-5", "cibinqo", 0.0),
         ],
         sin_marca: 0.32,
+        debil_factor: 0.2,
         salud: true,
         consejos: Textos {
             es: &[
@@ -436,14 +437,14 @@ pub(crate) fn industria() -> Industria {
         titulos: Textos {
             es: &[
                 "Dermatitis atópica: síntomas, causas y tratamiento",
-                "Cómo cuidar la piel de un bebé con dermatitis atópica",
-                "Qué son los biológicos para la dermatitis atópica",
-                "Dermatitis atópica en adultos: nuevas opciones de tratamiento",
+                "bebés|Cómo cuidar la piel de un bebé con dermatitis atópica",
+                "biológicos|Qué son los biológicos para la dermatitis atópica",
+                "adultos,tratamiento|Dermatitis atópica en adultos: nuevas opciones de tratamiento",
                 "Eccema: diez consejos para el cuidado diario",
-                "Corticoides tópicos: mitos y verdades",
+                "tratamiento,brotes|Corticoides tópicos: mitos y verdades",
                 "Dermatitis atópica: cuándo consultar al dermatólogo",
             ],
-            en: &["Atopic dermatitis: diagnosis and treatment", "Eczema treatment options for adults", "How to care for a baby with eczema"],
+            en: &["Atopic dermatitis: diagnosis and treatment", "Eczema treatment options for adults", "bebés|How to care for a baby with eczema"],
         },
         paginas: &[
             ("/dermatitis-atopica", "Dermatitis atópica | {marca}", "Atopic dermatitis | {marca}"),

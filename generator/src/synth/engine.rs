@@ -29,8 +29,10 @@ pub(crate) struct Textos {
 }
 
 impl Textos {
+    /// The bank of one language (never the other one: an English answer must not borrow
+    /// a Spanish sentence).
     pub(crate) fn de(&self, idioma: &str) -> &'static [&'static str] {
-        if idioma == "en" && !self.en.is_empty() { self.en } else { self.es }
+        if idioma == "en" { self.en } else { self.es }
     }
 }
 
@@ -114,6 +116,8 @@ pub(crate) struct Industria {
     pub sesgos: &'static [(&'static str, &'static str, f64)],
     /// Base share of list answers that name no tracked brand.
     pub sin_marca: f64,
+    /// Weight multiplier for a brand in a question matching one of its `debil` values.
+    pub debil_factor: f64,
     /// Health register: doctor caveats, no "I'd pick" closings, more brandless answers.
     pub salud: bool,
     /// Advice sentences (checklists, caveats).
@@ -162,14 +166,6 @@ fn es(idioma: &str) -> bool {
 /// Picks one string from a bank.
 fn una(rng: &mut ChaCha8Rng, banco: &[&'static str]) -> &'static str {
     banco.choose(rng).copied().unwrap_or("")
-}
-
-/// `n` distinct strings from a bank, in random order.
-fn varias(rng: &mut ChaCha8Rng, banco: &[&'static str], n: usize) -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = banco.to_vec();
-    v.shuffle(rng);
-    v.truncate(n);
-    v
 }
 
 /// Splits an optional "tag,tag|text" prefix off a bank entry.
@@ -289,22 +285,50 @@ pub(crate) fn responder(
     // Short answers and verbose models get a block of advice (brandless) at the end, the
     // way a model adds context; it never repeats advice already in the text.
     let valores: Vec<&str> = pregunta.dims.iter().map(|(_, v)| v.as_str()).collect();
-    let quiere = if palabras(&texto) < 60 { 3 } else if rng.random_bool(modelo.estilo.extension) { rng.random_range(2..=3) } else { 0 };
-    if quiere > 0 {
-        let nuevos: Vec<&str> = relevantes(rng, ind.consejos.de(idioma), &valores, 12)
-            .into_iter()
-            .filter(|c| !texto.contains(c))
-            .take(quiere)
-            .collect();
-        if !nuevos.is_empty() {
-            let enc = if es(idioma) {
-                una(rng, &["Algunos puntos a tener en cuenta:", "Para decidir, tené en cuenta:", "Consejos prácticos:", "Antes de decidir:"])
-            } else {
-                una(rng, &["A few things to keep in mind:", "Practical tips:", "Before deciding:"])
-            };
-            let lista: Vec<String> = nuevos.iter().map(|c| format!("- {c}")).collect();
-            texto.push_str(&format!("\n\n{enc}\n{}", lista.join("\n")));
+    let largo = modelo.nivel == crate::model::Tier::Advanced;
+    let quiere = if rng.random_bool(modelo.estilo.extension) {
+        if largo { rng.random_range(2..=4) } else { rng.random_range(1..=3) }
+    } else {
+        0
+    };
+    let disponibles: Vec<&str> =
+        relevantes(rng, ind.consejos.de(idioma), &valores, 20).into_iter().filter(|c| !texto.contains(c)).collect();
+    let mut nuevos: Vec<&str> = disponibles.iter().copied().take(quiere).collect();
+    // Never below 60 words: add advice until the answer reaches it.
+    let mut resto = disponibles.iter().copied().skip(quiere);
+    while palabras(&texto) + nuevos.iter().map(|c| palabras(c)).sum::<usize>() < 62 {
+        match resto.next() {
+            Some(c) => nuevos.push(c),
+            None => break,
         }
+    }
+    if !nuevos.is_empty() {
+        let enc = if es(idioma) {
+            una(rng, &["Algunos puntos a tener en cuenta:", "Para decidir, tené en cuenta:", "Consejos prácticos:", "Antes de decidir:"])
+        } else {
+            una(rng, &["A few things to keep in mind:", "Practical tips:", "Before deciding:"])
+        };
+        let lista: Vec<String> = nuevos.iter().map(|c| format!("- {c}")).collect();
+        texto.push_str(&format!("\n\n{enc}\n{}", lista.join("\n")));
+    }
+    if largo && rng.random_bool(0.35) && !texto.contains("Si me contás") {
+        let oferta = if ind.salud {
+            if es(idioma) {
+                "Si querés, te ayudo a preparar las preguntas para la próxima consulta con tu médico."
+            } else {
+                "If you like, I can help you prepare questions for your next appointment."
+            }
+        } else if es(idioma) {
+            una(rng, &[
+                "Si me contás un poco más de tu situación, te ayudo a afinar la elección.",
+                "Si querés, puedo armarte una comparación más detallada con tu caso concreto.",
+                "Decime qué priorizás y te recomiendo una sola opción.",
+            ])
+        } else {
+            una(rng, &["If you tell me more about your situation, I can narrow it down.", "Happy to put together a more detailed comparison for your case."])
+        };
+        texto.push_str("\n\n");
+        texto.push_str(oferta);
     }
     let tono = etiquetar(ind, &elegidas, &texto, rng);
     let fuentes = citar(ind, pregunta, modelo, &elegidas, rng);
@@ -326,7 +350,7 @@ fn elegir_marcas(
             w *= 2.5;
         }
         if m.debil.iter().any(|f| valores.contains(f)) {
-            w *= 0.2;
+            w *= ind.debil_factor;
         }
         for (mid, bid, x) in ind.sesgos {
             if *mid == modelo.id && *bid == m.id {
@@ -394,7 +418,15 @@ fn elegir_marcas(
             let m = &ind.marcas[idx];
             let nombre = elegir_nombre(m, modelo, rng);
             let n_pro = if rng.random_bool(dos_pros) { 2 + usize::from(rng.random_bool(dos_pros * 0.3)) } else { 1 };
-            let pro = relevantes(rng, m.pro.de(pregunta.idioma), &valores, n_pro);
+            let mut pro = relevantes(rng, m.pro.de(pregunta.idioma), &valores, n_pro);
+            if pro.is_empty() {
+                let generico: &[&'static str] = if es(pregunta.idioma) {
+                    &["es una de las opciones más conocidas de la categoría", "tiene buenas reseñas en general"]
+                } else {
+                    &["is one of the best-known options in the category", "gets good reviews overall"]
+                };
+                pro = vec![una(rng, generico)];
+            }
             let contra = rng
                 .random_bool(((0.10 + m.neg) * contra_p).clamp(0.0, 0.9))
                 .then(|| relevantes(rng, m.contra.de(pregunta.idioma), &valores, 1).pop())
@@ -405,11 +437,15 @@ fn elegir_marcas(
 }
 
 /// The display name or one of the aliases; some models prefer full names.
+///
+/// Aliases written with a leading `~` are sub-brands or products ("~Ibis", "~Actron"): they
+/// count as mentions when an argument names them, but never stand for the whole entity.
 fn elegir_nombre(m: &Marca, modelo: &Modelo, rng: &mut ChaCha8Rng) -> String {
-    if m.alias.is_empty() || rng.random_bool(modelo.estilo.nombre_completo) {
+    let nombres: Vec<&'static str> = m.alias.iter().copied().filter(|a| !a.starts_with('~')).collect();
+    if nombres.is_empty() || rng.random_bool(modelo.estilo.nombre_completo) {
         m.nombre.to_owned()
     } else {
-        una(rng, m.alias).to_owned()
+        una(rng, &nombres).to_owned()
     }
 }
 
@@ -471,7 +507,9 @@ fn citar(
             break;
         }
         let Some(medio) = medios.choose(rng) else { break };
-        let titulo = una(rng, ind.titulos.de(if medio.idioma == "en" { "en" } else { idioma }));
+        let banco = ind.titulos.de(if medio.idioma == "en" { "en" } else { idioma });
+        let valores: Vec<&str> = pregunta.dims.iter().map(|(_, v)| v.as_str()).collect();
+        let titulo = relevantes(rng, banco, &valores, 2).into_iter().next().unwrap_or("");
         let url = url_de_medio(medio, titulo, rng);
         if fuentes.iter().any(|f| f.url == url) {
             continue;
@@ -584,7 +622,7 @@ fn redactar(
             let ia = ind.marca(a);
             // The labels name the products; the first one written is the model's favourite.
             let (l1, l2) = if el[0].idx == ia { (la.clone(), lb.clone()) } else { (lb.clone(), la.clone()) };
-            w.comparar(el, &l1, &l2);
+            w.comparar(el, &l1, &l2, a == b);
         }
         TipoPregunta::Marca(_) => w.sobre_marca(el),
         TipoPregunta::Consejo => {
@@ -686,7 +724,16 @@ impl Escritor<'_> {
                 self.usados.push(p);
                 p
             }
-            None => if self.es() { "buscás una opción equilibrada" } else { "you want a balanced option" },
+            None => {
+                let generico: &[&'static str] = if self.es() {
+                    &["buscás una opción equilibrada", "querés algo práctico", "priorizás la relación precio-calidad", "preferís un nombre conocido", "querés probar una alternativa"]
+                } else {
+                    &["you want a balanced option", "you want something practical", "value for money matters most", "you prefer a well-known name", "you want to try an alternative"]
+                };
+                let libre = generico.iter().copied().find(|p| !self.usados.contains(p)).unwrap_or(generico[0]);
+                self.usados.push(libre);
+                libre
+            }
         }
     }
 
@@ -1027,7 +1074,13 @@ impl Escritor<'_> {
             }
             Estructura::Encabezados => {
                 self.apertura();
-                self.p(if es_ { "### Las más recomendadas" } else { "### Top picks" });
+                let h = match (es_, self.ind.salud) {
+                    (true, true) => "### Opciones que suelen mencionarse",
+                    (true, false) => "### Las más recomendadas",
+                    (false, true) => "### Options often mentioned",
+                    (false, false) => "### Top picks",
+                };
+                self.p(h);
                 for e in el {
                     let j = cap(&self.justificacion(e));
                     self.p(&format!("{}\n{j}", negrita(&e.nombre)));
@@ -1146,17 +1199,27 @@ impl Escritor<'_> {
         }
     }
 
-    fn comparar(&mut self, el: &[Elegida], l1: &str, l2: &str) {
+    fn comparar(&mut self, el: &[Elegida], l1: &str, l2: &str, mismo: bool) {
         let es_ = self.es();
         let e1 = &el[0];
-        // Same-brand pairs have one chosen brand; the second label is the same brand.
-        let e2 = el.get(1).filter(|_| el[0].idx != el.get(1).map_or(usize::MAX, |e| e.idx));
-        let mismo = e2.is_none() || l2.is_empty();
-        let resto: &[Elegida] = if el.len() > 2 { &el[2..] } else if mismo && el.len() > 1 { &el[1..] } else { &[] };
+        // A same-brand pair has one chosen brand for both labels; other brands are extras.
+        let e2 = if mismo { None } else { el.get(1) };
+        let resto: &[Elegida] = if mismo { &el[1..] } else if el.len() > 2 { &el[2..] } else { &[] };
         let variante = self.rng.random_range(0..3);
         let i2 = e2.map_or(e1.idx, |e| e.idx);
         let pro1 = e1.pro.first().copied().unwrap_or("");
-        let pro2 = e2.and_then(|e| e.pro.first().copied()).or_else(|| e1.pro.get(1).copied()).unwrap_or(pro1);
+        let hermano = self.t(
+            &[
+                "es la versión más completa, con más funciones y un precio bastante mayor",
+                "apunta a un uso más exigente, con mejores materiales",
+                "suma prestaciones que no todos necesitan, a un costo más alto",
+            ],
+            &["is the more complete version, with more features and a higher price", "targets more demanding use, with better materials"],
+        );
+        let pro2 = match e2 {
+            Some(e) => e.pro.first().copied().unwrap_or(pro1),
+            None => hermano,
+        };
         match variante {
             0 => {
                 self.p(&format!("{} vs {}", negrita(l1), negrita(l2)));
@@ -1299,7 +1362,7 @@ impl Escritor<'_> {
                 self.p(if es_ { "Prefiero no recomendarte una marca puntual sin conocer más detalles: las condiciones cambian seguido y conviene comparar con datos actualizados." } else { "I'd rather not recommend a specific brand without more details: conditions change often and it's best to compare with up-to-date information." });
             }
             _ => {
-                let enc = if es_ { "Paso a paso:" } else { "Step by step:" };
+                let enc = if es_ { "Lo que yo haría:" } else { "What I would do:" };
                 let cs: Vec<String> = self.consejos(4).into_iter().enumerate().map(|(i, c)| format!("{}. {c}", i + 1)).collect();
                 self.p(&format!("{enc}\n{}", cs.join("\n")));
                 let s = self.t(

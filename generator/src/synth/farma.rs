@@ -219,6 +219,7 @@ pub(crate) fn industria() -> Industria {
             ("claude-haiku-4-5", "baliarda", 0.0),
         ],
         sin_marca: 0.22,
+        debil_factor: 0.2,
         salud: true,
         consejos: Textos {
             es: &[
@@ -270,12 +271,12 @@ pub(crate) fn industria() -> Industria {
         ],
         titulos: Textos {
             es: &[
-                "Ibuprofeno o paracetamol: cuál conviene según el síntoma",
-                "Antigripales: qué contienen y cómo tomarlos",
-                "Medicamentos genéricos: qué son y por qué cuestan menos",
-                "Vitamina D en invierno: quiénes la necesitan",
-                "Acidez: cuándo preocuparse",
-                "Comprar remedios online: qué hay que saber",
+                "dolor y fiebre|Ibuprofeno o paracetamol: cuál conviene según el síntoma",
+                "resfrío y alergia|Antigripales: qué contienen y cómo tomarlos",
+                "compra y genéricos|Medicamentos genéricos: qué son y por qué cuestan menos",
+                "vitaminas|Vitamina D en invierno: quiénes la necesitan",
+                "digestivo|Acidez: cuándo preocuparse",
+                "compra y genéricos|Comprar remedios online: qué hay que saber",
                 "Automedicación: los riesgos más comunes",
             ],
             en: &["Ibuprofen vs paracetamol", "Buying medicines abroad: brand names by country", "Over-the-counter allergy medicines"],

@@ -238,6 +238,11 @@ fn brecha(r: &mut Redactor<'_>) -> Option<()> {
         o.first() == Some(&li) && o.contains(&si)
     });
     ev2.extend(ev);
+    if ev2.is_empty() {
+        // The two never share an answer (e.g. shoes and watches): show one of each.
+        ev2 = r.evidencia(1, |i| r.ordenes[i].first() == Some(&li));
+        ev2.extend(r.evidencia(1, |i| r.ordenes[i].first() == Some(&si)));
+    }
     r.cerrar(
         "brecha",
         VISIBILIDAD,
@@ -314,10 +319,15 @@ fn por_dimension(r: &mut Redactor<'_>) -> Option<()> {
         )
     };
     let mi = r.marca_idx(&marca)?;
+    let preguntas: std::collections::BTreeSet<&str> = r
+        .study
+        .questions
+        .iter()
+        .filter(|q| q.dimension(&dim_id) == Some(valor.as_str()))
+        .map(|q| q.id.as_str())
+        .collect();
     let ev = r.evidencia(2, |i| {
-        let a = &r.study.answers[i];
-        r.ordenes[i].first() == Some(&mi)
-            && r.study.questions.iter().any(|q| q.id == a.pregunta && q.dimensiones.get(&dim_id) == Some(&valor))
+        r.ordenes[i].first() == Some(&mi) && preguntas.contains(r.study.answers[i].pregunta.as_str())
     });
     r.cerrar("liderazgo", VISIBILIDAD, texto, texto_en, ev);
     Some(())
@@ -394,10 +404,13 @@ fn ausencia(r: &mut Redactor<'_>) -> Option<()> {
     let x = r.dato(t, &marca, &modelo, 2, true)?;
     let tot = r.dato(t, &marca, "total", 2, true)?;
     let mi = r.marca_idx(&marca)?;
-    let ev = r.evidencia(2, |i| {
+    let mut ev = r.evidencia(2, |i| {
         let o = &r.ordenes[i];
         r.modelo_de(i) == modelo && o.len() >= 3 && !o.contains(&mi)
     });
+    if ev.is_empty() {
+        ev = r.evidencia(2, |i| r.modelo_de(i) == modelo && !r.ordenes[i].contains(&mi));
+    }
     let (texto, texto_en) = if x.valor == 0.0 {
         (
             format!(
@@ -444,7 +457,10 @@ fn concentracion(r: &mut Redactor<'_>) -> Option<()> {
     let ht = r.dato(t, "total", "hhi_sov", 0, false)?;
     let lider = texto_celda(t, &alto, "lider").unwrap_or_default();
     let li = r.marca_idx(&lider);
-    let ev = r.evidencia(2, |i| r.modelo_de(i) == alto && li.is_some() && r.ordenes[i].first() == li.as_ref());
+    let mut ev = r.evidencia(2, |i| r.modelo_de(i) == alto && li.is_some() && r.ordenes[i].first() == li.as_ref());
+    if ev.is_empty() {
+        ev = r.evidencia(2, |i| r.modelo_de(i) == alto && !r.ordenes[i].is_empty());
+    }
     r.cerrar(
         "concentracion",
         MODELOS,
@@ -481,17 +497,29 @@ fn divergencia(r: &mut Redactor<'_>) -> Option<()> {
     let jt = r.dato(t, "total", "jaccard", 2, false)?;
     // Evidence: the two answers to one question where the first brands differ.
     let mut ev = Vec::new();
+    let de_b: std::collections::BTreeMap<&str, usize> = r
+        .study
+        .answers
+        .iter()
+        .enumerate()
+        .filter(|(_, y)| y.modelo == b)
+        .map(|(k, y)| (y.pregunta.as_str(), k))
+        .collect();
     for (i, x) in r.study.answers.iter().enumerate() {
         if x.modelo != a || r.ordenes[i].is_empty() {
             continue;
         }
-        if let Some(k) = r.study.answers.iter().position(|y| y.pregunta == x.pregunta && y.modelo == b)
+        if let Some(&k) = de_b.get(x.pregunta.as_str())
             && !r.ordenes[k].is_empty()
             && r.ordenes[k].first() != r.ordenes[i].first()
         {
             ev = vec![x.id.clone(), r.study.answers[k].id.clone()];
             break;
         }
+    }
+    if ev.is_empty() {
+        ev = r.evidencia(1, |i| r.modelo_de(i) == a);
+        ev.extend(r.evidencia(1, |i| r.modelo_de(i) == b));
     }
     r.cerrar(
         "divergencia",
@@ -603,7 +631,10 @@ fn tono(r: &mut Redactor<'_>) -> Option<()> {
     let n = r.dato(t, &peor, "n_tono", 0, false)?;
     let tm = r.dato(t, &mejor, "tono_neto", 2, false)?;
     let id = r.study.brands.iter().find(|b| b.nombre == peor)?.id.clone();
-    let ev = r.evidencia(3, |i| r.study.answers[i].tono.get(&id) == Some(&Tone::Neg));
+    let mut ev = r.evidencia(3, |i| r.study.answers[i].tono.get(&id) == Some(&Tone::Neg));
+    if ev.is_empty() {
+        ev = r.evidencia(2, |i| r.study.answers[i].tono.contains_key(&id));
+    }
     r.cerrar(
         "tono",
         TONO,

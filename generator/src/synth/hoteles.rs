@@ -404,6 +404,7 @@ pub(crate) fn industria() -> Industria {
             ("claude-haiku-4-5", "enjoy", 0.0),
         ],
         sin_marca: 0.1,
+        debil_factor: 0.2,
         salud: false,
         consejos: Textos {
             es: &[
@@ -463,20 +464,20 @@ pub(crate) fn industria() -> Industria {
         ],
         titulos: Textos {
             es: &[
-                "Los mejores hoteles para viajes de negocios en Santiago",
-                "Hoteles de lujo en Buenos Aires: la guía 2026",
-                "Dónde alojarse en Montevideo: cadenas y boutique",
-                "Punta del Este: hoteles para ir con chicos",
+                "Chile|Los mejores hoteles para viajes de negocios en Santiago",
+                "Argentina|Hoteles de lujo en Buenos Aires: la guía 2026",
+                "Uruguay|Dónde alojarse en Montevideo: cadenas y boutique",
+                "Uruguay|Punta del Este: hoteles para ir con chicos",
                 "Programas de fidelidad hotelera: cuál conviene",
                 "Hoteles económicos confiables en el Cono Sur",
-                "Mendoza: dónde dormir cerca de las bodegas",
+                "Argentina|Mendoza: dónde dormir cerca de las bodegas",
                 "Cómo conseguir mejor precio en hoteles de cadena",
             ],
             en: &[
-                "Best business hotels in Santiago de Chile",
-                "Where to stay in Buenos Aires: a hotel guide",
+                "Chile|Best business hotels in Santiago de Chile",
+                "Argentina|Where to stay in Buenos Aires: a hotel guide",
                 "Hotel loyalty programs compared",
-                "Montevideo hotel guide for business travellers",
+                "Uruguay|Montevideo hotel guide for business travellers",
                 "The best luxury hotels in South America",
             ],
         },

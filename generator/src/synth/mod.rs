@@ -35,7 +35,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use crate::model::{Answer, Brand, BrandsFile, FindingsFile, Question, Study, Tier};
+use crate::model::{Answer, Brand, BrandsFile, FindingsFile, LANGUAGE_DIMENSION, Question, Study, Tier};
 
 use engine::{Industria, PreguntaBase};
 
@@ -83,6 +83,9 @@ pub(crate) fn industrias() -> Vec<Industria> {
 /// One study, generated, with what the files need.
 pub(crate) struct Generado {
     pub study: Study,
+    /// Per answer, the brand indexes in the order the engine wrote them (checked by tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub ordenes: Vec<Vec<usize>>,
 }
 
 /// A stable 64-bit mix (splitmix64), so per-question seeds do not depend on the platform.
@@ -133,8 +136,13 @@ fn preguntas(ind: &Industria, scale: u32, seed: u64) -> Vec<(Question, PreguntaB
         let base = &ind.preguntas[i];
         let nivel = if rng.random_bool(0.5) { Tier::Standard } else { Tier::Advanced };
         for r in 1..=reps {
-            let mut dims: BTreeMap<String, String> =
-                base.dims.iter().map(|(d, v)| (d.to_string(), v.clone())).collect();
+            // A dimension named `idioma` is the question's own language field.
+            let mut dims: BTreeMap<String, String> = base
+                .dims
+                .iter()
+                .filter(|(d, _)| *d != LANGUAGE_DIMENSION)
+                .map(|(d, v)| (d.to_string(), v.clone()))
+                .collect();
             if repite {
                 dims.insert("repeticion".into(), r.to_string());
             }
@@ -203,12 +211,14 @@ pub(crate) fn generar(ind: &Industria, scale: u32, seed: u64) -> Result<Generado
         answers,
         findings: Vec::new(),
         reports: Vec::new(),
+        question_lines: Vec::new(),
+        answer_lines: Vec::new(),
     };
     if ind.con_hallazgos {
         let tablas = crate::analysis::analyze(&study).with_context(|| format!("{}: análisis", ind.slug))?;
         study.findings = hallazgos::hallazgos(ind, &study, &tablas, &ordenes);
     }
-    Ok(Generado { study })
+    Ok(Generado { study, ordenes })
 }
 
 fn marcas(ind: &Industria) -> Vec<Brand> {
@@ -217,7 +227,7 @@ fn marcas(ind: &Industria) -> Vec<Brand> {
         .map(|m| Brand {
             id: m.id.into(),
             nombre: m.nombre.into(),
-            alias: m.alias.iter().map(|s| s.to_string()).collect(),
+            alias: m.alias.iter().map(|s| s.trim_start_matches('~').to_string()).collect(),
             excluir: m.excluir.iter().map(|s| s.to_string()).collect(),
             dominios: m.dominios.iter().map(|s| s.to_string()).collect(),
         })

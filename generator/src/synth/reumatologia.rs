@@ -236,6 +236,7 @@ pub(crate) fn industria() -> Industria {
             ("claude-haiku-4-5", "benlysta", 0.0),
         ],
         sin_marca: 0.38,
+        debil_factor: 0.2,
         salud: true,
         consejos: Textos {
             es: &[
@@ -286,14 +287,14 @@ pub(crate) fn industria() -> Industria {
         ],
         titulos: Textos {
             es: &[
-                "Artritis reumatoidea: síntomas, diagnóstico y tratamiento",
-                "Lupus: qué es y cómo se trata",
-                "Espondiloartritis: el dolor de espalda que no es mecánico",
-                "Artrosis de rodilla: qué hacer para el dolor",
+                "artritis reumatoidea|Artritis reumatoidea: síntomas, diagnóstico y tratamiento",
+                "lupus|Lupus: qué es y cómo se trata",
+                "espondiloartritis|Espondiloartritis: el dolor de espalda que no es mecánico",
+                "artrosis|Artrosis de rodilla: qué hacer para el dolor",
                 "Biológicos en reumatología: cómo funcionan",
                 "Inhibidores de JAK: qué son y cuándo se indican",
             ],
-            en: &["Rheumatoid arthritis treatment options", "Living with lupus", "Ankylosing spondylitis: treatment overview"],
+            en: &["artritis reumatoidea|Rheumatoid arthritis treatment options", "lupus|Living with lupus", "espondiloartritis|Ankylosing spondylitis: treatment overview", "Biologic drugs in rheumatology"],
         },
         paginas: &[
             ("/pacientes", "Información para pacientes | {marca}", "Patient information | {marca}"),

@@ -311,6 +311,25 @@ pub(crate) fn responder(
         let lista: Vec<String> = nuevos.iter().map(|c| format!("- {c}")).collect();
         texto.push_str(&format!("\n\n{enc}\n{}", lista.join("\n")));
     }
+    // Last resort for very short answers: general remarks that fit any study.
+    let generales: &[&str] = if es(idioma) {
+        &[
+            "Las condiciones y los precios cambian seguido, así que conviene verificar la información actualizada en los sitios oficiales antes de decidir.",
+            "Lo ideal es comparar al menos dos o tres alternativas con tu caso concreto, y leer opiniones recientes de otros usuarios.",
+        ]
+    } else {
+        &[
+            "Prices and conditions change often, so check up-to-date information on official sites before deciding.",
+            "Ideally, compare two or three alternatives against your own situation and read recent reviews from other users.",
+        ]
+    };
+    for g in generales {
+        if palabras(&texto) >= 60 {
+            break;
+        }
+        texto.push_str("\n\n");
+        texto.push_str(g);
+    }
     if largo && rng.random_bool(0.35) && !texto.contains("Si me contás") {
         let oferta = if ind.salud {
             if es(idioma) {

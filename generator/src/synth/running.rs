@@ -362,6 +362,9 @@ pub(crate) fn industria() -> Industria {
                 "zapatillas|Fit matters more than brand.",
                 "zapatillas|Running shoes usually last 600 to 800 kilometers.",
                 "relojes|For running, what matters most in a watch is accurate GPS and battery life.",
+                "relojes|Check that the watch app syncs with Strava or whatever platform you use.",
+                "relojes|A chest strap measures heart rate more accurately than a wrist sensor.",
+                "Prices in Argentina vary a lot between stores, so compare before buying.",
             ],
         },
         perfiles: Textos {

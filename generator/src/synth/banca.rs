@@ -12,60 +12,236 @@ use super::comun::{METRICAS_BASE, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar, sobre};
 
 const SEGMENTOS: &[(&str, &[&str])] = &[
-    ("jóvenes", &["Tengo 23 años y estoy por cobrar mi primer sueldo.", "Soy estudiante universitario y trabajo medio tiempo.", "Tengo 26 años y quiero ordenar mis finanzas."]),
-    ("familias", &["Somos una familia con dos hijos y queremos ordenar los gastos de la casa.", "Con mi pareja queremos unificar las cuentas del hogar."]),
-    ("jubilados", &["Soy jubilado y cobro la jubilación por ANSES.", "Soy jubilada y quiero manejarme más desde el celular."]),
-    ("pymes", &["Tengo una pyme de servicios con cinco empleados.", "Soy monotributista y facturo como profesional independiente."]),
+    (
+        "jóvenes",
+        &[
+            "Tengo 23 años y estoy por cobrar mi primer sueldo.",
+            "Soy estudiante universitario y trabajo medio tiempo.",
+            "Tengo 26 años y quiero ordenar mis finanzas.",
+        ],
+    ),
+    (
+        "familias",
+        &[
+            "Somos una familia con dos hijos y queremos ordenar los gastos de la casa.",
+            "Con mi pareja queremos unificar las cuentas del hogar.",
+        ],
+    ),
+    (
+        "jubilados",
+        &[
+            "Soy jubilado y cobro la jubilación por ANSES.",
+            "Soy jubilada y quiero manejarme más desde el celular.",
+        ],
+    ),
+    (
+        "pymes",
+        &[
+            "Tengo una pyme de servicios con cinco empleados.",
+            "Soy monotributista y facturo como profesional independiente.",
+        ],
+    ),
 ];
 
 const SEGMENTOS_EN: &[(&str, &[&str])] = &[
-    ("jóvenes", &["I'm 24 and just moved to Buenos Aires for my first job."]),
-    ("familias", &["We're a family of four relocating to Argentina for work."]),
-    ("jubilados", &["I'm a retiree and spend half of the year in Argentina."]),
-    ("pymes", &["I run a small consulting business in Argentina."]),
+    (
+        "jóvenes",
+        &["I'm 24 and just moved to Buenos Aires for my first job."],
+    ),
+    (
+        "familias",
+        &["We're a family of four relocating to Argentina for work."],
+    ),
+    (
+        "jubilados",
+        &["I'm a retiree and spend half of the year in Argentina."],
+    ),
+    (
+        "pymes",
+        &["I run a small consulting business in Argentina."],
+    ),
 ];
 
 const PLANTILLAS: &[(&str, char, &str)] = &[
-    ("cuentas", 'L', "¿Qué banco me conviene para abrir una cuenta sin costo de mantenimiento?"),
-    ("cuentas", 'L', "¿Qué banco tiene la mejor app para hacer todo online?"),
-    ("cuentas", 'L', "¿Dónde me conviene cobrar el sueldo o los ingresos del mes?"),
-    ("cuentas", 'C', "¿Cómo abro una cuenta bancaria sin ir a una sucursal?"),
-    ("tarjetas", 'L', "¿Qué tarjeta de crédito tiene más beneficios y descuentos en supermercados?"),
-    ("tarjetas", 'L', "¿Qué banco da la tarjeta de crédito más fácil de conseguir?"),
-    ("tarjetas", 'C', "¿Cómo hago para bajar lo que pago de mantenimiento de la tarjeta?"),
-    ("créditos", 'L', "¿Qué banco tiene hoy la tasa más baja para un préstamo personal?"),
-    ("créditos", 'L', "¿Dónde conviene sacar un crédito hipotecario en Argentina?"),
-    ("créditos", 'C', "¿Qué tengo que mirar antes de pedir un préstamo personal?"),
-    ("inversiones", 'L', "¿Dónde rinde más un plazo fijo en este momento?"),
-    ("inversiones", 'L', "¿Qué banco o app recomiendan para empezar a invertir con poca plata?"),
-    ("inversiones", 'C', "¿Conviene más un plazo fijo o un fondo money market para los ahorros?"),
-    ("billeteras", 'L', "¿Qué billetera virtual conviene para pagar con QR y transferir?"),
-    ("billeteras", 'L', "¿Cuál es la cuenta remunerada que más paga hoy?"),
-    ("billeteras", 'C', "¿Es seguro dejar la plata en una billetera virtual?"),
+    (
+        "cuentas",
+        'L',
+        "¿Qué banco me conviene para abrir una cuenta sin costo de mantenimiento?",
+    ),
+    (
+        "cuentas",
+        'L',
+        "¿Qué banco tiene la mejor app para hacer todo online?",
+    ),
+    (
+        "cuentas",
+        'L',
+        "¿Dónde me conviene cobrar el sueldo o los ingresos del mes?",
+    ),
+    (
+        "cuentas",
+        'C',
+        "¿Cómo abro una cuenta bancaria sin ir a una sucursal?",
+    ),
+    (
+        "tarjetas",
+        'L',
+        "¿Qué tarjeta de crédito tiene más beneficios y descuentos en supermercados?",
+    ),
+    (
+        "tarjetas",
+        'L',
+        "¿Qué banco da la tarjeta de crédito más fácil de conseguir?",
+    ),
+    (
+        "tarjetas",
+        'C',
+        "¿Cómo hago para bajar lo que pago de mantenimiento de la tarjeta?",
+    ),
+    (
+        "créditos",
+        'L',
+        "¿Qué banco tiene hoy la tasa más baja para un préstamo personal?",
+    ),
+    (
+        "créditos",
+        'L',
+        "¿Dónde conviene sacar un crédito hipotecario en Argentina?",
+    ),
+    (
+        "créditos",
+        'C',
+        "¿Qué tengo que mirar antes de pedir un préstamo personal?",
+    ),
+    (
+        "inversiones",
+        'L',
+        "¿Dónde rinde más un plazo fijo en este momento?",
+    ),
+    (
+        "inversiones",
+        'L',
+        "¿Qué banco o app recomiendan para empezar a invertir con poca plata?",
+    ),
+    (
+        "inversiones",
+        'C',
+        "¿Conviene más un plazo fijo o un fondo money market para los ahorros?",
+    ),
+    (
+        "billeteras",
+        'L',
+        "¿Qué billetera virtual conviene para pagar con QR y transferir?",
+    ),
+    (
+        "billeteras",
+        'L',
+        "¿Cuál es la cuenta remunerada que más paga hoy?",
+    ),
+    (
+        "billeteras",
+        'C',
+        "¿Es seguro dejar la plata en una billetera virtual?",
+    ),
 ];
 
 const PLANTILLAS_EN: &[(&str, char, &str)] = &[
-    ("cuentas", 'L', "Which bank in Argentina is easiest to open an account with as a foreigner?"),
-    ("cuentas", 'L', "What's the best digital bank in Argentina right now?"),
-    ("tarjetas", 'L', "Which Argentine credit card has the best perks?"),
-    ("créditos", 'L', "Where can I get a personal loan in Argentina with the lowest rate?"),
-    ("inversiones", 'L', "Which bank or app in Argentina is best to earn interest on pesos?"),
-    ("billeteras", 'L', "What's the most convenient payment app to use day to day in Argentina?"),
+    (
+        "cuentas",
+        'L',
+        "Which bank in Argentina is easiest to open an account with as a foreigner?",
+    ),
+    (
+        "cuentas",
+        'L',
+        "What's the best digital bank in Argentina right now?",
+    ),
+    (
+        "tarjetas",
+        'L',
+        "Which Argentine credit card has the best perks?",
+    ),
+    (
+        "créditos",
+        'L',
+        "Where can I get a personal loan in Argentina with the lowest rate?",
+    ),
+    (
+        "inversiones",
+        'L',
+        "Which bank or app in Argentina is best to earn interest on pesos?",
+    ),
+    (
+        "billeteras",
+        'L',
+        "What's the most convenient payment app to use day to day in Argentina?",
+    ),
 ];
 
 const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
-    ("cuentas", "brubank", "Brubank", "uala", "Ualá", "¿Qué conviene más para cobrar el sueldo, {a_o_b}?"),
-    ("tarjetas", "galicia", "Galicia", "santander", "Santander", "¿Qué tarjeta conviene más, la de {a} o la de {b}?"),
-    ("billeteras", "mercadopago", "Mercado Pago", "naranjax", "Naranja X", "¿Qué billetera es mejor, {a_o_b}?"),
-    ("créditos", "bna", "Banco Nación", "provincia", "Banco Provincia", "Para un préstamo, ¿conviene {a_o_b}?"),
-    ("inversiones", "bbva", "BBVA", "galicia", "Galicia", "Para invertir desde la app, ¿es mejor {a_o_b}?"),
+    (
+        "cuentas",
+        "brubank",
+        "Brubank",
+        "uala",
+        "Ualá",
+        "¿Qué conviene más para cobrar el sueldo, {a_o_b}?",
+    ),
+    (
+        "tarjetas",
+        "galicia",
+        "Galicia",
+        "santander",
+        "Santander",
+        "¿Qué tarjeta conviene más, la de {a} o la de {b}?",
+    ),
+    (
+        "billeteras",
+        "mercadopago",
+        "Mercado Pago",
+        "naranjax",
+        "Naranja X",
+        "¿Qué billetera es mejor, {a_o_b}?",
+    ),
+    (
+        "créditos",
+        "bna",
+        "Banco Nación",
+        "provincia",
+        "Banco Provincia",
+        "Para un préstamo, ¿conviene {a_o_b}?",
+    ),
+    (
+        "inversiones",
+        "bbva",
+        "BBVA",
+        "galicia",
+        "Galicia",
+        "Para invertir desde la app, ¿es mejor {a_o_b}?",
+    ),
 ];
 
 const SOBRE: &[(&str, &str, &str)] = &[
-    ("cuentas", "brubank", "¿Es confiable Brubank para cobrar el sueldo?"),
-    ("billeteras", "mercadopago", "¿Es seguro dejar los ahorros en Mercado Pago?"),
-    ("créditos", "bna", "¿Conviene sacar un préstamo personal en el Banco Nación?"),
-    ("tarjetas", "naranjax", "¿Vale la pena la tarjeta de Naranja X?"),
+    (
+        "cuentas",
+        "brubank",
+        "¿Es confiable Brubank para cobrar el sueldo?",
+    ),
+    (
+        "billeteras",
+        "mercadopago",
+        "¿Es seguro dejar los ahorros en Mercado Pago?",
+    ),
+    (
+        "créditos",
+        "bna",
+        "¿Conviene sacar un préstamo personal en el Banco Nación?",
+    ),
+    (
+        "tarjetas",
+        "naranjax",
+        "¿Vale la pena la tarjeta de Naranja X?",
+    ),
 ];
 
 fn marcas() -> Vec<Marca> {
@@ -99,7 +275,10 @@ fn marcas() -> Vec<Marca> {
                 ],
             },
             contra: Textos {
-                es: &["cobra mantenimiento alto si no tenés el sueldo acreditado", "la atención telefónica suele tener demoras"],
+                es: &[
+                    "cobra mantenimiento alto si no tenés el sueldo acreditado",
+                    "la atención telefónica suele tener demoras",
+                ],
                 en: &["charges high monthly fees unless your salary is paid there"],
             },
         },
@@ -130,7 +309,10 @@ fn marcas() -> Vec<Marca> {
                 ],
             },
             contra: Textos {
-                es: &["sus comisiones son de las más altas si no tenés bonificación", "algunos usuarios se quejan de la app"],
+                es: &[
+                    "sus comisiones son de las más altas si no tenés bonificación",
+                    "algunos usuarios se quejan de la app",
+                ],
                 en: &["has some of the highest fees without a bundle discount"],
             },
         },
@@ -160,7 +342,10 @@ fn marcas() -> Vec<Marca> {
                 ],
             },
             contra: Textos {
-                es: &["el paquete completo tiene un costo mensual considerable", "las promociones cambian seguido"],
+                es: &[
+                    "el paquete completo tiene un costo mensual considerable",
+                    "las promociones cambian seguido",
+                ],
                 en: &["has a considerable monthly fee for the full bundle"],
             },
         },
@@ -183,10 +368,16 @@ fn marcas() -> Vec<Marca> {
                     "cuentas|permite operar con la app BNA+ sin costo",
                     "inversiones|ofrece plazo fijo con tasas que suelen estar entre las más altas de los bancos grandes",
                 ],
-                en: &["has branches in towns other banks don't reach", "créditos|usually has the lowest mortgage rates"],
+                en: &[
+                    "has branches in towns other banks don't reach",
+                    "créditos|usually has the lowest mortgage rates",
+                ],
             },
             contra: Textos {
-                es: &["la atención en sucursal puede ser lenta", "los trámites suelen ser más burocráticos"],
+                es: &[
+                    "la atención en sucursal puede ser lenta",
+                    "los trámites suelen ser más burocráticos",
+                ],
                 en: &["can be slow and bureaucratic at the branch"],
             },
         },
@@ -207,7 +398,10 @@ fn marcas() -> Vec<Marca> {
                     "jubilados|ofrece beneficios específicos para jubilados",
                     "créditos|tiene préstamos para jubilados con descuento directo de haberes",
                 ],
-                en: &["is strong outside Buenos Aires", "jubilados|has specific benefits for retirees"],
+                en: &[
+                    "is strong outside Buenos Aires",
+                    "jubilados|has specific benefits for retirees",
+                ],
             },
             contra: Textos {
                 es: &["su app está un paso atrás de la de los bancos digitales"],
@@ -231,7 +425,10 @@ fn marcas() -> Vec<Marca> {
                     "créditos|ofrece créditos con tasas competitivas en la provincia de Buenos Aires",
                     "jubilados|tiene descuentos para jubilados en farmacias y comercios",
                 ],
-                en: &["has good discounts through its Cuenta DNI app", "créditos|offers competitive loans in Buenos Aires province"],
+                en: &[
+                    "has good discounts through its Cuenta DNI app",
+                    "créditos|offers competitive loans in Buenos Aires province",
+                ],
             },
             contra: Textos {
                 es: &["sus beneficios se concentran en la provincia de Buenos Aires"],
@@ -256,7 +453,11 @@ fn marcas() -> Vec<Marca> {
                     "inversiones|suele pagar buenas tasas en plazo fijo",
                     "tarjetas|da una tarjeta de débito internacional sin costo",
                 ],
-                en: &["has a simple, fast app", "cuentas|is a fully digital bank with no monthly fees", "cuentas|lets you open an account in minutes from your phone"],
+                en: &[
+                    "has a simple, fast app",
+                    "cuentas|is a fully digital bank with no monthly fees",
+                    "cuentas|lets you open an account in minutes from your phone",
+                ],
             },
             contra: Textos {
                 es: &["no tiene sucursales para hacer trámites en persona"],
@@ -281,10 +482,17 @@ fn marcas() -> Vec<Marca> {
                     "inversiones|permite invertir desde montos muy chicos",
                     "cuentas|se abre en minutos con el DNI y sin costo",
                 ],
-                en: &["is very easy to use for beginners", "billeteras|has an interest-bearing account that pays daily", "tarjetas|offers a free international prepaid card"],
+                en: &[
+                    "is very easy to use for beginners",
+                    "billeteras|has an interest-bearing account that pays daily",
+                    "tarjetas|offers a free international prepaid card",
+                ],
             },
             contra: Textos {
-                es: &["tiene límites más bajos que un banco tradicional", "la atención es solo por chat"],
+                es: &[
+                    "tiene límites más bajos que un banco tradicional",
+                    "la atención es solo por chat",
+                ],
                 en: &["has lower limits than a traditional bank"],
             },
         },
@@ -308,10 +516,17 @@ fn marcas() -> Vec<Marca> {
                     "cuentas|tiene CVU gratis y transferencias inmediatas",
                     "tarjetas|ofrece una tarjeta de crédito sin costo de emisión",
                 ],
-                en: &["brings payments, transfers and bills together in one app", "billeteras|is the most widely accepted wallet for QR payments", "inversiones|pays daily interest on your balance"],
+                en: &[
+                    "brings payments, transfers and bills together in one app",
+                    "billeteras|is the most widely accepted wallet for QR payments",
+                    "inversiones|pays daily interest on your balance",
+                ],
             },
             contra: Textos {
-                es: &["los préstamos que ofrece tienen tasas altas", "el rendimiento bajó bastante en los últimos meses"],
+                es: &[
+                    "los préstamos que ofrece tienen tasas altas",
+                    "el rendimiento bajó bastante en los últimos meses",
+                ],
                 en: &["offers loans at high rates"],
             },
         },
@@ -332,10 +547,16 @@ fn marcas() -> Vec<Marca> {
                     "tarjetas|es fácil de conseguir aunque no tengas historial bancario",
                     "familias|tiene promociones en cuotas en comercios de todo el país",
                 ],
-                en: &["offers a card and a savings account in the same app", "tarjetas|makes it easy to get a card without credit history"],
+                en: &[
+                    "offers a card and a savings account in the same app",
+                    "tarjetas|makes it easy to get a card without credit history",
+                ],
             },
             contra: Textos {
-                es: &["los intereses por financiar el saldo son altos", "cobra cargos que conviene revisar en el resumen"],
+                es: &[
+                    "los intereses por financiar el saldo son altos",
+                    "cobra cargos que conviene revisar en el resumen",
+                ],
                 en: &["charges high interest on revolving balances"],
             },
         },
@@ -355,7 +576,10 @@ fn marcas() -> Vec<Marca> {
                     "pymes|tiene buena oferta de comercio exterior para empresas",
                     "inversiones|tiene una plataforma de inversiones completa",
                 ],
-                en: &["offers premium bundles with personal service", "pymes|has a good offering for businesses that import or export"],
+                en: &[
+                    "offers premium bundles with personal service",
+                    "pymes|has a good offering for businesses that import or export",
+                ],
             },
             contra: Textos {
                 es: &["sus paquetes son caros para un usuario promedio"],
@@ -373,8 +597,14 @@ fn marcas() -> Vec<Marca> {
             debil: &["billeteras"],
             neg: 0.15,
             pro: Textos {
-                es: &["es un banco público con buena atención en CABA", "créditos|ofrece créditos hipotecarios con condiciones competitivas"],
-                en: &["is a public bank with good service in the city", "créditos|offers competitive mortgage terms"],
+                es: &[
+                    "es un banco público con buena atención en CABA",
+                    "créditos|ofrece créditos hipotecarios con condiciones competitivas",
+                ],
+                en: &[
+                    "is a public bank with good service in the city",
+                    "créditos|offers competitive mortgage terms",
+                ],
             },
             contra: Textos {
                 es: &["tiene pocas sucursales fuera de CABA"],
@@ -392,8 +622,15 @@ fn marcas() -> Vec<Marca> {
             debil: &["billeteras", "jóvenes"],
             neg: 0.1,
             pro: Textos {
-                es: &["es un banco cooperativo con trato cercano", "pymes|tiene una larga trayectoria acompañando a pymes", "pymes|cobra comisiones razonables a empresas chicas"],
-                en: &["is a cooperative bank with a personal touch", "pymes|has a long track record with small businesses"],
+                es: &[
+                    "es un banco cooperativo con trato cercano",
+                    "pymes|tiene una larga trayectoria acompañando a pymes",
+                    "pymes|cobra comisiones razonables a empresas chicas",
+                ],
+                en: &[
+                    "is a cooperative bank with a personal touch",
+                    "pymes|has a long track record with small businesses",
+                ],
             },
             contra: Textos {
                 es: &["su banca digital es más básica"],
@@ -411,8 +648,15 @@ fn marcas() -> Vec<Marca> {
             debil: &[],
             neg: 0.15,
             pro: Textos {
-                es: &["tiene una app correcta y promociones frecuentes", "jubilados|tiene beneficios pensados para jubilados", "jubilados|ofrece atención preferencial en sucursales para mayores"],
-                en: &["has a decent app and frequent promotions", "jubilados|has benefits designed for retirees"],
+                es: &[
+                    "tiene una app correcta y promociones frecuentes",
+                    "jubilados|tiene beneficios pensados para jubilados",
+                    "jubilados|ofrece atención preferencial en sucursales para mayores",
+                ],
+                en: &[
+                    "has a decent app and frequent promotions",
+                    "jubilados|has benefits designed for retirees",
+                ],
             },
             contra: Textos {
                 es: &["su red de sucursales es más chica"],
@@ -423,10 +667,38 @@ fn marcas() -> Vec<Marca> {
 }
 
 pub(crate) fn industria() -> Industria {
-    let mut preguntas = cruzar("producto", "segmento", PLANTILLAS, SEGMENTOS, "es", &[("idioma", "es")]);
-    preguntas.extend(cruzar("producto", "segmento", PLANTILLAS_EN, SEGMENTOS_EN, "en", &[("idioma", "en")]));
-    preguntas.extend(comparar("producto", "segmento", PARES, SEGMENTOS, "es", &[("idioma", "es")]));
-    preguntas.extend(sobre("producto", "segmento", SOBRE, SEGMENTOS, "es", &[("idioma", "es")]));
+    let mut preguntas = cruzar(
+        "producto",
+        "segmento",
+        PLANTILLAS,
+        SEGMENTOS,
+        "es",
+        &[("idioma", "es")],
+    );
+    preguntas.extend(cruzar(
+        "producto",
+        "segmento",
+        PLANTILLAS_EN,
+        SEGMENTOS_EN,
+        "en",
+        &[("idioma", "en")],
+    ));
+    preguntas.extend(comparar(
+        "producto",
+        "segmento",
+        PARES,
+        SEGMENTOS,
+        "es",
+        &[("idioma", "es")],
+    ));
+    preguntas.extend(sobre(
+        "producto",
+        "segmento",
+        SOBRE,
+        SEGMENTOS,
+        "es",
+        &[("idioma", "es")],
+    ));
     Industria {
         slug: "banca-2026",
         nombre: "Bancos y billeteras virtuales en Argentina 2026",

@@ -7,7 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{Dimension, MethodSection, Metric, ModelSpec, StudyFile, TableKind, TableSpec, Tier};
+use crate::model::{
+    Dimension, MethodSection, Metric, ModelSpec, StudyFile, TableKind, TableSpec, Tier,
+};
 
 use super::engine::Industria;
 
@@ -50,12 +52,24 @@ pub(crate) struct Modelo {
 }
 
 //                       Num  Gui  Pro  Fav  Per  Chk  Tab  Enc  Cor  Acl  Faq  Rnk  PyC  Res  For
-const ESTR_GPT_MINI: [f64; 15] = [5.0, 2.0, 1.0, 2.0, 1.5, 1.0, 1.0, 1.0, 2.0, 1.0, 0.5, 0.5, 0.5, 1.5, 0.5];
-const ESTR_GPT: [f64; 15] = [4.0, 1.5, 1.5, 2.0, 2.5, 1.5, 2.0, 1.5, 0.5, 1.5, 1.0, 1.0, 1.5, 2.0, 0.5];
-const ESTR_FLASH: [f64; 15] = [2.0, 3.0, 0.5, 1.0, 1.0, 1.0, 1.0, 3.0, 2.0, 0.5, 1.0, 1.5, 0.5, 0.5, 0.5];
-const ESTR_PRO: [f64; 15] = [2.0, 2.0, 1.0, 1.0, 1.5, 1.5, 3.0, 3.5, 0.5, 1.0, 1.5, 1.0, 1.5, 1.0, 1.0];
-const ESTR_HAIKU: [f64; 15] = [2.0, 1.0, 3.0, 1.5, 1.0, 1.0, 0.5, 0.5, 3.0, 1.5, 0.5, 0.2, 1.0, 0.5, 1.5];
-const ESTR_SONNET: [f64; 15] = [1.5, 1.0, 4.0, 1.5, 2.5, 2.0, 1.0, 1.0, 0.5, 2.5, 1.0, 0.2, 2.0, 1.0, 1.5];
+const ESTR_GPT_MINI: [f64; 15] = [
+    5.0, 2.0, 1.0, 2.0, 1.5, 1.0, 1.0, 1.0, 2.0, 1.0, 0.5, 0.5, 0.5, 1.5, 0.5,
+];
+const ESTR_GPT: [f64; 15] = [
+    4.0, 1.5, 1.5, 2.0, 2.5, 1.5, 2.0, 1.5, 0.5, 1.5, 1.0, 1.0, 1.5, 2.0, 0.5,
+];
+const ESTR_FLASH: [f64; 15] = [
+    2.0, 3.0, 0.5, 1.0, 1.0, 1.0, 1.0, 3.0, 2.0, 0.5, 1.0, 1.5, 0.5, 0.5, 0.5,
+];
+const ESTR_PRO: [f64; 15] = [
+    2.0, 2.0, 1.0, 1.0, 1.5, 1.5, 3.0, 3.5, 0.5, 1.0, 1.5, 1.0, 1.5, 1.0, 1.0,
+];
+const ESTR_HAIKU: [f64; 15] = [
+    2.0, 1.0, 3.0, 1.5, 1.0, 1.0, 0.5, 0.5, 3.0, 1.5, 0.5, 0.2, 1.0, 0.5, 1.5,
+];
+const ESTR_SONNET: [f64; 15] = [
+    1.5, 1.0, 4.0, 1.5, 2.5, 2.0, 1.0, 1.0, 0.5, 2.5, 1.0, 0.2, 2.0, 1.0, 1.5,
+];
 
 /// The six models, in the order every `estudio.toml` declares them.
 pub(crate) fn modelos() -> Vec<Modelo> {
@@ -224,8 +238,14 @@ pub(crate) enum Tabla {
 }
 
 /// Metrics of the main brand table in most studies.
-pub(crate) const METRICAS_BASE: &[Metric] =
-    &[Metric::Mencion, Metric::Orden, Metric::Citacion, Metric::Protagonismo, Metric::Top1, Metric::Sov];
+pub(crate) const METRICAS_BASE: &[Metric] = &[
+    Metric::Mencion,
+    Metric::Orden,
+    Metric::Citacion,
+    Metric::Protagonismo,
+    Metric::Top1,
+    Metric::Sov,
+];
 /// The same plus ghost citation and net tone.
 pub(crate) const METRICAS_TODAS: &[Metric] = &[
     Metric::Mencion,
@@ -237,6 +257,15 @@ pub(crate) const METRICAS_TODAS: &[Metric] = &[
     Metric::Sov,
     Metric::TonoNeto,
 ];
+
+/// Lowercases a metric name for use inside a title, keeping acronyms ("Protagonismo IA",
+/// "AI Prominence", "Top 1").
+fn minuscula(nombre: &str) -> String {
+    match nombre {
+        "Protagonismo IA" | "AI Prominence" | "Top 1" => nombre.to_owned(),
+        _ => nombre.to_lowercase(),
+    }
+}
 
 fn metrica(m: Metric) -> (&'static str, &'static str) {
     match m {
@@ -260,7 +289,12 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
             .map(|d| (d.etiqueta.clone(), d.etiqueta_en.clone()))
             .unwrap_or((id.to_owned(), id.to_owned()))
     };
-    let marca = |id: &'static str| -> &'static str { ind.marcas.iter().find(|m| m.id == id).map_or(id, |m| m.nombre) };
+    let marca = |id: &'static str| -> &'static str {
+        ind.marcas
+            .iter()
+            .find(|m| m.id == id)
+            .map_or(id, |m| m.nombre)
+    };
     ind.tablas
         .iter()
         .enumerate()
@@ -278,13 +312,28 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                 limite: None,
             };
             match t {
-                Tabla::Marcas(ms) => TableSpec {
-                    nombre: "visibilidad_marcas".into(),
-                    titulo: "Visibilidad de marcas: mención, orden, citación, Protagonismo IA, Top 1 y share of voice".into(),
-                    titulo_en: "Brand visibility: mention, order, citation, AI Prominence, top-1 and share of voice".into(),
-                    metricas: ms.to_vec(),
-                    ..base
-                },
+                Tabla::Marcas(ms) => {
+                    let (es, en): (Vec<String>, Vec<String>) = ms
+                        .iter()
+                        .map(|m| {
+                            let (e, n) = metrica(*m);
+                            (minuscula(e), minuscula(n))
+                        })
+                        .unzip();
+                    TableSpec {
+                        nombre: "visibilidad_marcas".into(),
+                        titulo: format!(
+                            "Visibilidad de marcas: {}",
+                            super::engine::enumerar(&es, "es")
+                        ),
+                        titulo_en: format!(
+                            "Brand visibility: {}",
+                            super::engine::enumerar(&en, "en")
+                        ),
+                        metricas: ms.to_vec(),
+                        ..base
+                    }
+                }
                 Tabla::MarcasFiltro(ms, d, v) => {
                     let (e, en) = dim(d);
                     TableSpec {
@@ -325,8 +374,18 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                     let (de, den) = dim(d);
                     TableSpec {
                         nombre: format!("{}_{}_modelo_{d}", b.replace('-', "_"), m.id()),
-                        titulo: format!("{}: {} por modelo y {}", marca(b), e.to_lowercase(), de.to_lowercase()),
-                        titulo_en: format!("{}: {} by model and {}", marca(b), en.to_lowercase(), den.to_lowercase()),
+                        titulo: format!(
+                            "{}: {} por modelo y {}",
+                            marca(b),
+                            minuscula(e),
+                            de.to_lowercase()
+                        ),
+                        titulo_en: format!(
+                            "{}: {} by model and {}",
+                            marca(b),
+                            minuscula(en),
+                            den.to_lowercase()
+                        ),
                         tipo: TableKind::ModeloPorDimension,
                         metricas: vec![*m],
                         dimension: Some(d.to_string()),
@@ -345,8 +404,14 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                     let (de, den) = dim(d);
                     TableSpec {
                         nombre: format!("concentracion_por_{d}"),
-                        titulo: format!("Concentración por {} (HHI sobre share of voice y Top 1)", de.to_lowercase()),
-                        titulo_en: format!("Concentration by {} (HHI on share of voice and top-1)", den.to_lowercase()),
+                        titulo: format!(
+                            "Concentración por {} (HHI sobre share of voice y Top 1)",
+                            de.to_lowercase()
+                        ),
+                        titulo_en: format!(
+                            "Concentration by {} (HHI on share of voice and top-1)",
+                            den.to_lowercase()
+                        ),
                         tipo: TableKind::Concentracion,
                         dimension: Some(d.to_string()),
                         ..base
@@ -354,8 +419,11 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                 }
                 Tabla::Acuerdo => TableSpec {
                     nombre: "acuerdo_entre_modelos".into(),
-                    titulo: "Acuerdo entre modelos: Jaccard de marcas y coincidencia del primer lugar".into(),
-                    titulo_en: "Agreement between models: Jaccard of brand sets and top-1 match".into(),
+                    titulo:
+                        "Acuerdo entre modelos: Jaccard de marcas y coincidencia del primer lugar"
+                            .into(),
+                    titulo_en: "Agreement between models: Jaccard of brand sets and top-1 match"
+                        .into(),
                     tipo: TableKind::Acuerdo,
                     ..base
                 },
@@ -383,7 +451,12 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
 // estudio.toml
 // ---------------------------------------------------------------------------------------
 
-fn metodologia(ind: &Industria, n_preguntas: usize, n_respuestas: usize, seed: u64) -> Vec<MethodSection> {
+fn metodologia(
+    ind: &Industria,
+    n_preguntas: usize,
+    n_respuestas: usize,
+    seed: u64,
+) -> Vec<MethodSection> {
     let dims: Vec<String> = ind
         .dimensiones
         .iter()
@@ -432,35 +505,55 @@ fn metodologia(ind: &Industria, n_preguntas: usize, n_respuestas: usize, seed: u
         MethodSection {
             titulo: "Acuerdo entre modelos".into(),
             texto: "Para cada pregunta y cada par de modelos que la respondieron se calcula el índice de Jaccard entre los conjuntos de \
-                    marcas mencionadas (intersección sobre unión) y si coincide la marca en primer lugar. Los pares en que ningún modelo \
-                    nombra una marca se omiten y se cuentan aparte. Se publica el promedio por par de modelos y el promedio general."
+                    marcas mencionadas (intersección sobre unión) y si coincide la marca en primer lugar.\n\
+                    Los pares en que ningún modelo nombra una marca se omiten y se cuentan aparte (columna omitidas).\n\
+                    Se publica el promedio por par de modelos y el promedio general; como cada pregunta la responden los tres modelos \
+                    de su nivel, los pares comparan modelos del mismo nivel."
                 .into(),
         },
     ];
     let pond = match &ind.ponderacion {
         Some(w) => {
-            let pesos: Vec<String> = w.pesos.iter().map(|(m, p)| format!("{m} {p}")).collect();
+            let pesos: Vec<String> = modelos()
+                .iter()
+                .filter_map(|m| w.pesos.get(m.id).map(|p| format!("{} {}", m.id, format!("{p}").replace('.', ","))))
+                .collect();
             format!(
-                "Los totales ponderan cada modelo por su cuota de mercado declarada ({}; fuente: {}). Dentro de cada celda, \
-                 las respuestas de un modelo pesan su cuota repartida entre ellas, de modo que cada modelo aporta su peso \
-                 aunque responda distinta cantidad de preguntas. El acuerdo entre modelos no se pondera.",
-                pesos.join(", "),
+                "Los totales ponderan cada modelo por su cuota de mercado declarada: {}.\n\
+                 Fuente de las cuotas: {}.\n\
+                 Dentro de cada celda, las respuestas de un modelo pesan su cuota repartida entre ellas, de modo que cada modelo \
+                 aporta su peso aunque responda distinta cantidad de preguntas. El acuerdo entre modelos no se pondera.",
+                pesos.join("; "),
                 w.fuente
             )
         }
-        None => "Los seis modelos pesan lo mismo: dentro de cada celda, las respuestas de cada modelo presente aportan el mismo \
-                 peso total, repartido entre sus respuestas. El acuerdo entre modelos no se pondera."
+        None => "Los seis modelos pesan lo mismo.\n\
+                 Dentro de cada celda, las respuestas de cada modelo presente aportan el mismo peso total, repartido entre sus \
+                 respuestas, de modo que un modelo con más respuestas no pesa más. El acuerdo entre modelos no se pondera."
             .to_owned(),
     };
-    secciones.push(MethodSection { titulo: "Ponderación de modelos".into(), texto: pond });
+    secciones.push(MethodSection {
+        titulo: "Ponderación de modelos".into(),
+        texto: pond,
+    });
     secciones
 }
 
 /// The `estudio.toml` of a study.
-pub(crate) fn estudio(ind: &Industria, n_preguntas: usize, n_respuestas: usize, seed: u64) -> StudyFile {
+pub(crate) fn estudio(
+    ind: &Industria,
+    n_preguntas: usize,
+    n_respuestas: usize,
+    seed: u64,
+) -> StudyFile {
     let modelos = modelos()
         .into_iter()
-        .map(|m| ModelSpec { id: m.id.into(), nombre: m.nombre.into(), proveedor: m.proveedor.into(), nivel: m.nivel })
+        .map(|m| ModelSpec {
+            id: m.id.into(),
+            nombre: m.nombre.into(),
+            proveedor: m.proveedor.into(),
+            nivel: m.nivel,
+        })
         .collect();
     StudyFile {
         nombre: ind.nombre.into(),
@@ -495,7 +588,12 @@ pub(crate) fn estudio(ind: &Industria, n_preguntas: usize, n_respuestas: usize, 
 }
 
 /// A dimension with its labels and values.
-pub(crate) fn dimension(id: &str, etiqueta: &str, etiqueta_en: &str, valores: &[&str]) -> Dimension {
+pub(crate) fn dimension(
+    id: &str,
+    etiqueta: &str,
+    etiqueta_en: &str,
+    valores: &[&str],
+) -> Dimension {
     Dimension {
         id: id.into(),
         etiqueta: etiqueta.into(),

@@ -11,44 +11,142 @@ use super::comun::{METRICAS_TODAS, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar};
 
 const GRUPOS: &[(&str, &[&str])] = &[
-    ("bebés", &["Mi bebé de 8 meses tiene la piel muy seca y con placas rojas.", "Mi hijo de un año tiene dermatitis atópica."]),
-    ("niños", &["Mi hija de 6 años tiene dermatitis atópica desde chiquita.", "Mi hijo de 9 años se rasca mucho de noche."]),
-    ("adolescentes", &["Tengo 15 años y tengo dermatitis atópica en los pliegues.", "Mi hijo de 14 tiene brotes cada vez más seguidos."]),
-    ("adultos", &["Tengo 32 años y dermatitis atópica desde la infancia.", "Tengo 45 años y me diagnosticaron dermatitis atópica moderada."]),
+    (
+        "bebés",
+        &[
+            "Mi bebé de 8 meses tiene la piel muy seca y con placas rojas.",
+            "Mi hijo de un año tiene dermatitis atópica.",
+        ],
+    ),
+    (
+        "niños",
+        &[
+            "Mi hija de 6 años tiene dermatitis atópica desde chiquita.",
+            "Mi hijo de 9 años se rasca mucho de noche.",
+        ],
+    ),
+    (
+        "adolescentes",
+        &[
+            "Tengo 15 años y tengo dermatitis atópica en los pliegues.",
+            "Mi hijo de 14 tiene brotes cada vez más seguidos.",
+        ],
+    ),
+    (
+        "adultos",
+        &[
+            "Tengo 32 años y dermatitis atópica desde la infancia.",
+            "Tengo 45 años y me diagnosticaron dermatitis atópica moderada.",
+        ],
+    ),
 ];
 
 const GRUPOS_EN: &[(&str, &[&str])] = &[
-    ("bebés", &["We just moved to Buenos Aires and our baby has eczema."]),
-    ("niños", &["My 7-year-old has atopic dermatitis and we live in Argentina."]),
-    ("adolescentes", &["I'm 16 and I have eczema on my arms and neck."]),
-    ("adultos", &["I'm an adult with moderate eczema living in Argentina."]),
+    (
+        "bebés",
+        &["We just moved to Buenos Aires and our baby has eczema."],
+    ),
+    (
+        "niños",
+        &["My 7-year-old has atopic dermatitis and we live in Argentina."],
+    ),
+    (
+        "adolescentes",
+        &["I'm 16 and I have eczema on my arms and neck."],
+    ),
+    (
+        "adultos",
+        &["I'm an adult with moderate eczema living in Argentina."],
+    ),
 ];
 
 const PLANTILLAS: &[(&str, char, &str)] = &[
-    ("cuidado diario", 'L', "¿Qué crema emoliente recomiendan para la dermatitis atópica?"),
-    ("cuidado diario", 'L', "¿Qué jabón o syndet se puede usar para el baño?"),
+    (
+        "cuidado diario",
+        'L',
+        "¿Qué crema emoliente recomiendan para la dermatitis atópica?",
+    ),
+    (
+        "cuidado diario",
+        'L',
+        "¿Qué jabón o syndet se puede usar para el baño?",
+    ),
     ("cuidado diario", 'C', "¿Cómo tiene que ser el baño diario?"),
-    ("cuidado diario", 'C', "¿Qué ropa conviene usar para no irritar la piel?"),
+    (
+        "cuidado diario",
+        'C',
+        "¿Qué ropa conviene usar para no irritar la piel?",
+    ),
     ("brotes", 'C', "¿Qué hago cuando aparece un brote?"),
-    ("brotes", 'L', "¿Qué crema sirve para calmar la picazón durante un brote?"),
-    ("brotes", 'C', "¿Cuándo hay que consultar de urgencia por un brote?"),
-    ("tratamiento", 'L', "¿Qué tratamientos existen para la dermatitis atópica moderada?"),
+    (
+        "brotes",
+        'L',
+        "¿Qué crema sirve para calmar la picazón durante un brote?",
+    ),
+    (
+        "brotes",
+        'C',
+        "¿Cuándo hay que consultar de urgencia por un brote?",
+    ),
+    (
+        "tratamiento",
+        'L',
+        "¿Qué tratamientos existen para la dermatitis atópica moderada?",
+    ),
     ("tratamiento", 'C', "¿Los corticoides en crema son seguros?"),
-    ("tratamiento", 'L', "¿Qué especialista o centro recomiendan para tratarla en Buenos Aires?"),
-    ("biológicos", 'L', "¿Qué medicamentos biológicos hay para la dermatitis atópica en Argentina?"),
-    ("biológicos", 'L', "¿Qué diferencia hay entre los biológicos y los inhibidores de JAK?"),
-    ("biológicos", 'C', "¿La obra social cubre los tratamientos biológicos?"),
+    (
+        "tratamiento",
+        'L',
+        "¿Qué especialista o centro recomiendan para tratarla en Buenos Aires?",
+    ),
+    (
+        "biológicos",
+        'L',
+        "¿Qué medicamentos biológicos hay para la dermatitis atópica en Argentina?",
+    ),
+    (
+        "biológicos",
+        'L',
+        "¿Qué diferencia hay entre los biológicos y los inhibidores de JAK?",
+    ),
+    (
+        "biológicos",
+        'C',
+        "¿La obra social cubre los tratamientos biológicos?",
+    ),
 ];
 
 const PLANTILLAS_EN: &[(&str, char, &str)] = &[
-    ("cuidado diario", 'L', "What moisturizer do dermatologists recommend for atopic dermatitis?"),
-    ("biológicos", 'L', "What biologic treatments are available for atopic dermatitis in Argentina?"),
+    (
+        "cuidado diario",
+        'L',
+        "What moisturizer do dermatologists recommend for atopic dermatitis?",
+    ),
+    (
+        "biológicos",
+        'L',
+        "What biologic treatments are available for atopic dermatitis in Argentina?",
+    ),
     ("brotes", 'C', "What should I do during an eczema flare?"),
 ];
 
 const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
-    ("biológicos", "dupixent", "Dupixent", "rinvoq", "Rinvoq", "¿Qué es mejor para la dermatitis atópica, {a_o_b}?"),
-    ("cuidado diario", "larocheposay", "La Roche-Posay", "eucerin", "Eucerin", "¿Qué crema es mejor, la de {a} o la de {b}?"),
+    (
+        "biológicos",
+        "dupixent",
+        "Dupixent",
+        "rinvoq",
+        "Rinvoq",
+        "¿Qué es mejor para la dermatitis atópica, {a_o_b}?",
+    ),
+    (
+        "cuidado diario",
+        "larocheposay",
+        "La Roche-Posay",
+        "eucerin",
+        "Eucerin",
+        "¿Qué crema es mejor, la de {a} o la de {b}?",
+    ),
 ];
 
 fn marcas() -> Vec<Marca> {
@@ -71,10 +169,16 @@ fn marcas() -> Vec<Marca> {
                     "bebés,niños|está aprobado también en chicos a partir de los seis meses",
                     "tratamiento|suele indicarse cuando los tratamientos tópicos no alcanzan",
                 ],
-                en: &["is the biologic with the most experience in moderate-to-severe atopic dermatitis", "is given as a subcutaneous injection every two weeks"],
+                en: &[
+                    "is the biologic with the most experience in moderate-to-severe atopic dermatitis",
+                    "is given as a subcutaneous injection every two weeks",
+                ],
             },
             contra: Textos {
-                es: &["puede causar conjuntivitis como efecto adverso", "tiene un costo muy alto y suele requerir autorización de la obra social"],
+                es: &[
+                    "puede causar conjuntivitis como efecto adverso",
+                    "tiene un costo muy alto y suele requerir autorización de la obra social",
+                ],
                 en: &["is very expensive and usually needs insurer approval"],
             },
         },
@@ -89,11 +193,20 @@ fn marcas() -> Vec<Marca> {
             debil: biologico,
             neg: 0.25,
             pro: Textos {
-                es: &["es un inhibidor de JAK que se toma por vía oral una vez por día", "biológicos|suele mostrar una mejoría rápida de la picazón"],
-                en: &["is a once-daily oral JAK inhibitor", "often relieves itch quickly"],
+                es: &[
+                    "es un inhibidor de JAK que se toma por vía oral una vez por día",
+                    "biológicos|suele mostrar una mejoría rápida de la picazón",
+                ],
+                en: &[
+                    "is a once-daily oral JAK inhibitor",
+                    "often relieves itch quickly",
+                ],
             },
             contra: Textos {
-                es: &["requiere controles de laboratorio periódicos", "no se indica en menores de 12 años"],
+                es: &[
+                    "requiere controles de laboratorio periódicos",
+                    "no se indica en menores de 12 años",
+                ],
                 en: &["needs regular blood tests"],
             },
         },
@@ -108,7 +221,10 @@ fn marcas() -> Vec<Marca> {
             debil: biologico,
             neg: 0.25,
             pro: Textos {
-                es: &["es otro inhibidor de JAK oral aprobado para dermatitis atópica", "biológicos|es una alternativa cuando no se quieren inyecciones"],
+                es: &[
+                    "es otro inhibidor de JAK oral aprobado para dermatitis atópica",
+                    "biológicos|es una alternativa cuando no se quieren inyecciones",
+                ],
                 en: &["is another oral JAK inhibitor approved for atopic dermatitis"],
             },
             contra: Textos {
@@ -127,7 +243,10 @@ fn marcas() -> Vec<Marca> {
             debil: biologico,
             neg: 0.15,
             pro: Textos {
-                es: &["es un biológico (tralokinumab) que bloquea la interleuquina 13", "biológicos|se aplica por vía subcutánea y está aprobado para adolescentes y adultos"],
+                es: &[
+                    "es un biológico (tralokinumab) que bloquea la interleuquina 13",
+                    "biológicos|se aplica por vía subcutánea y está aprobado para adolescentes y adultos",
+                ],
                 en: &["is a biologic (tralokinumab) that blocks interleukin-13"],
             },
             contra: Textos {
@@ -146,8 +265,14 @@ fn marcas() -> Vec<Marca> {
             debil: biologico,
             neg: 0.15,
             pro: Textos {
-                es: &["es uno de los biológicos más nuevos (lebrikizumab)", "biológicos|permite pasar a una aplicación mensual en la etapa de mantenimiento"],
-                en: &["is one of the newest biologics (lebrikizumab)", "allows monthly maintenance dosing"],
+                es: &[
+                    "es uno de los biológicos más nuevos (lebrikizumab)",
+                    "biológicos|permite pasar a una aplicación mensual en la etapa de mantenimiento",
+                ],
+                en: &[
+                    "is one of the newest biologics (lebrikizumab)",
+                    "allows monthly maintenance dosing",
+                ],
             },
             contra: Textos {
                 es: &["todavía hay poca experiencia de uso en el país"],
@@ -171,7 +296,10 @@ fn marcas() -> Vec<Marca> {
                     "cuidado diario|tiene un syndet que limpia sin resecar",
                     "brotes|tiene cremas calmantes que alivian la picazón",
                 ],
-                en: &["has the Lipikar line, widely recommended for atopic skin", "has the Lipikar AP+M balm, which helps space out flares"],
+                en: &[
+                    "has the Lipikar line, widely recommended for atopic skin",
+                    "has the Lipikar AP+M balm, which helps space out flares",
+                ],
             },
             contra: Textos {
                 es: &["es de las opciones más caras de farmacia"],
@@ -189,8 +317,15 @@ fn marcas() -> Vec<Marca> {
             debil: &["biológicos"],
             neg: 0.1,
             pro: Textos {
-                es: &["tiene la línea AtopiControl, pensada para piel con tendencia atópica", "brotes|tiene una crema para la fase aguda que calma el picor", "cuidado diario|tiene un aceite de baño que ayuda a no resecar la piel"],
-                en: &["has the AtopiControl line for atopic-prone skin", "has a cream for acute flares"],
+                es: &[
+                    "tiene la línea AtopiControl, pensada para piel con tendencia atópica",
+                    "brotes|tiene una crema para la fase aguda que calma el picor",
+                    "cuidado diario|tiene un aceite de baño que ayuda a no resecar la piel",
+                ],
+                en: &[
+                    "has the AtopiControl line for atopic-prone skin",
+                    "has a cream for acute flares",
+                ],
             },
             contra: Textos {
                 es: &["algunos usuarios la encuentran algo pesada en verano"],
@@ -208,7 +343,10 @@ fn marcas() -> Vec<Marca> {
             debil: &["biológicos"],
             neg: 0.1,
             pro: Textos {
-                es: &["tiene productos suaves y sin perfume", "cuidado diario|tiene la línea Restoraderm para piel seca con picazón"],
+                es: &[
+                    "tiene productos suaves y sin perfume",
+                    "cuidado diario|tiene la línea Restoraderm para piel seca con picazón",
+                ],
                 en: &["has gentle, fragrance-free products"],
             },
             contra: Textos {
@@ -227,7 +365,10 @@ fn marcas() -> Vec<Marca> {
             debil: &["biológicos"],
             neg: 0.1,
             pro: Textos {
-                es: &["tiene la línea XeraCalm A.D para piel atópica", "brotes|tiene agua termal que calma la piel irritada"],
+                es: &[
+                    "tiene la línea XeraCalm A.D para piel atópica",
+                    "brotes|tiene agua termal que calma la piel irritada",
+                ],
                 en: &["has the XeraCalm A.D line for atopic skin"],
             },
             contra: Textos {
@@ -246,7 +387,10 @@ fn marcas() -> Vec<Marca> {
             debil: &["biológicos"],
             neg: 0.1,
             pro: Textos {
-                es: &["tiene la línea Atoderm para piel seca y atópica", "cuidado diario|tiene un aceite de ducha que limpia sin irritar"],
+                es: &[
+                    "tiene la línea Atoderm para piel seca y atópica",
+                    "cuidado diario|tiene un aceite de ducha que limpia sin irritar",
+                ],
                 en: &["has the Atoderm line for dry and atopic skin"],
             },
             contra: Textos {
@@ -265,7 +409,10 @@ fn marcas() -> Vec<Marca> {
             debil: &["biológicos", "adultos"],
             neg: 0.08,
             pro: Textos {
-                es: &["tiene la línea Stelatopia, pensada para bebés con piel atópica", "bebés,niños|es apta desde el nacimiento"],
+                es: &[
+                    "tiene la línea Stelatopia, pensada para bebés con piel atópica",
+                    "bebés,niños|es apta desde el nacimiento",
+                ],
                 en: &["has the Stelatopia line for babies with atopic skin"],
             },
             contra: Textos {
@@ -284,7 +431,10 @@ fn marcas() -> Vec<Marca> {
             debil: &["biológicos"],
             neg: 0.1,
             pro: Textos {
-                es: &["es una marca argentina con cremas emolientes accesibles", "bebés|tiene productos para la piel de bebés"],
+                es: &[
+                    "es una marca argentina con cremas emolientes accesibles",
+                    "bebés|tiene productos para la piel de bebés",
+                ],
                 en: &["is an Argentine brand with affordable emollients"],
             },
             contra: Textos {
@@ -303,7 +453,10 @@ fn marcas() -> Vec<Marca> {
             debil: &[],
             neg: 0.02,
             pro: Textos {
-                es: &["publica información para pacientes y consensos de tratamiento", "tratamiento|tiene un buscador de dermatólogos por zona"],
+                es: &[
+                    "publica información para pacientes y consensos de tratamiento",
+                    "tratamiento|tiene un buscador de dermatólogos por zona",
+                ],
                 en: &["publishes patient information and treatment consensus statements"],
             },
             contra: Textos { es: &[], en: &[] },
@@ -319,7 +472,10 @@ fn marcas() -> Vec<Marca> {
             debil: &[],
             neg: 0.05,
             pro: Textos {
-                es: &["tiene un servicio de dermatología de referencia", "tratamiento|tiene experiencia en tratamientos sistémicos y biológicos"],
+                es: &[
+                    "tiene un servicio de dermatología de referencia",
+                    "tratamiento|tiene experiencia en tratamientos sistémicos y biológicos",
+                ],
                 en: &["has a leading dermatology department"],
             },
             contra: Textos {
@@ -338,7 +494,10 @@ fn marcas() -> Vec<Marca> {
             debil: &["adultos"],
             neg: 0.05,
             pro: Textos {
-                es: &["es el hospital pediátrico de referencia del país", "bebés,niños|tiene dermatología pediátrica para casos complejos"],
+                es: &[
+                    "es el hospital pediátrico de referencia del país",
+                    "bebés,niños|tiene dermatología pediátrica para casos complejos",
+                ],
                 en: &["is the country's reference children's hospital"],
             },
             contra: Textos {
@@ -351,7 +510,14 @@ fn marcas() -> Vec<Marca> {
 
 pub(crate) fn industria() -> Industria {
     let mut preguntas = cruzar("area_tematica", "grupo", PLANTILLAS, GRUPOS, "es", &[]);
-    preguntas.extend(cruzar("area_tematica", "grupo", PLANTILLAS_EN, GRUPOS_EN, "en", &[]));
+    preguntas.extend(cruzar(
+        "area_tematica",
+        "grupo",
+        PLANTILLAS_EN,
+        GRUPOS_EN,
+        "en",
+        &[],
+    ));
     preguntas.extend(comparar("area_tematica", "grupo", PARES, GRUPOS, "es", &[]));
     Industria {
         slug: "dermatitis-atopica-2026",
@@ -363,14 +529,31 @@ pub(crate) fn industria() -> Industria {
         subindustria: "Dermatología",
         pais: &["Argentina"],
         idiomas: &["es", "en"],
-        tags: &["salud", "dermatología", "dermatitis atópica", "biológicos", "dermocosmética", "pediatría"],
+        tags: &[
+            "salud",
+            "dermatología",
+            "dermatitis atópica",
+            "biológicos",
+            "dermocosmética",
+            "pediatría",
+        ],
         inicio: (2, 16),
         dias: 12,
         publicado: "2026-03-20",
         cambio_version: false,
         dimensiones: vec![
-            dimension("area_tematica", "Área temática", "Topic", &["cuidado diario", "brotes", "tratamiento", "biológicos"]),
-            dimension("grupo", "Grupo", "Group", &["bebés", "niños", "adolescentes", "adultos"]),
+            dimension(
+                "area_tematica",
+                "Área temática",
+                "Topic",
+                &["cuidado diario", "brotes", "tratamiento", "biológicos"],
+            ),
+            dimension(
+                "grupo",
+                "Grupo",
+                "Group",
+                &["bebés", "niños", "adolescentes", "adultos"],
+            ),
         ],
         n_preguntas: 96,
         preguntas,
@@ -424,15 +607,60 @@ pub(crate) fn industria() -> Industria {
             ],
         },
         medios: vec![
-            Medio { host: "medlineplus.gov", nombre: "MedlinePlus", ruta: "/spanish/", idioma: "es" },
-            Medio { host: "www.mayoclinic.org", nombre: "Mayo Clinic", ruta: "/es/diseases-conditions/", idioma: "es" },
-            Medio { host: "www.infobae.com", nombre: "Infobae", ruta: "/salud/{fecha}/", idioma: "es" },
-            Medio { host: "www.clarin.com", nombre: "Clarín", ruta: "/buena-vida/", idioma: "es" },
-            Medio { host: "www.lanacion.com.ar", nombre: "LA NACION", ruta: "/salud/", idioma: "es" },
-            Medio { host: "www.argentina.gob.ar", nombre: "Argentina.gob.ar", ruta: "/salud/", idioma: "es" },
-            Medio { host: "www.sap.org.ar", nombre: "Sociedad Argentina de Pediatría", ruta: "/publicaciones/", idioma: "es" },
-            Medio { host: "www.aad.org", nombre: "American Academy of Dermatology", ruta: "/public/diseases/", idioma: "en" },
-            Medio { host: "nationaleczema.org", nombre: "National Eczema Association", ruta: "/eczema/", idioma: "en" },
+            Medio {
+                host: "medlineplus.gov",
+                nombre: "MedlinePlus",
+                ruta: "/spanish/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.mayoclinic.org",
+                nombre: "Mayo Clinic",
+                ruta: "/es/diseases-conditions/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.infobae.com",
+                nombre: "Infobae",
+                ruta: "/salud/{fecha}/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.clarin.com",
+                nombre: "Clarín",
+                ruta: "/buena-vida/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.lanacion.com.ar",
+                nombre: "LA NACION",
+                ruta: "/salud/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.argentina.gob.ar",
+                nombre: "Argentina.gob.ar",
+                ruta: "/salud/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.sap.org.ar",
+                nombre: "Sociedad Argentina de Pediatría",
+                ruta: "/publicaciones/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.aad.org",
+                nombre: "American Academy of Dermatology",
+                ruta: "/public/diseases/",
+                idioma: "en",
+            },
+            Medio {
+                host: "nationaleczema.org",
+                nombre: "National Eczema Association",
+                ruta: "/eczema/",
+                idioma: "en",
+            },
         ],
         titulos: Textos {
             es: &[
@@ -444,12 +672,28 @@ pub(crate) fn industria() -> Industria {
                 "tratamiento,brotes|Corticoides tópicos: mitos y verdades",
                 "Dermatitis atópica: cuándo consultar al dermatólogo",
             ],
-            en: &["Atopic dermatitis: diagnosis and treatment", "Eczema treatment options for adults", "bebés|How to care for a baby with eczema"],
+            en: &[
+                "Atopic dermatitis: diagnosis and treatment",
+                "Eczema treatment options for adults",
+                "bebés|How to care for a baby with eczema",
+            ],
         },
         paginas: &[
-            ("/dermatitis-atopica", "Dermatitis atópica | {marca}", "Atopic dermatitis | {marca}"),
-            ("/productos/piel-atopica", "Piel atópica | {marca}", "Atopic skin | {marca}"),
-            ("/pacientes", "Información para pacientes | {marca}", "Patient information | {marca}"),
+            (
+                "/dermatitis-atopica",
+                "Dermatitis atópica | {marca}",
+                "Atopic dermatitis | {marca}",
+            ),
+            (
+                "/productos/piel-atopica",
+                "Piel atópica | {marca}",
+                "Atopic skin | {marca}",
+            ),
+            (
+                "/pacientes",
+                "Información para pacientes | {marca}",
+                "Patient information | {marca}",
+            ),
         ],
         tablas: vec![
             Tabla::Marcas(METRICAS_TODAS),

@@ -75,7 +75,12 @@ pub(crate) enum TipoPregunta {
     /// "How do I ...": advice first, fewer brands.
     Consejo,
     /// "A or B?": both named, the model's favourite first. Labels contain an alias.
-    Comparar { a: &'static str, b: &'static str, la: String, lb: String },
+    Comparar {
+        a: &'static str,
+        b: &'static str,
+        la: String,
+        lb: String,
+    },
     /// "Is A good for ...?": that brand first, maybe alternatives.
     Marca(&'static str),
 }
@@ -138,7 +143,10 @@ pub(crate) struct Industria {
 
 impl Industria {
     pub(crate) fn marca(&self, id: &str) -> usize {
-        self.marcas.iter().position(|m| m.id == id).unwrap_or_else(|| panic!("{}: marca `{id}` no declarada", self.slug))
+        self.marcas
+            .iter()
+            .position(|m| m.id == id)
+            .unwrap_or_else(|| panic!("{}: marca `{id}` no declarada", self.slug))
     }
 }
 
@@ -178,7 +186,12 @@ fn etiquetas(entrada: &'static str) -> (Option<&'static str>, &'static str) {
 
 /// Up to `n` entries of a bank, preferring those tagged with one of `claves` (a dimension
 /// value or a brand id), then untagged ones; entries tagged for something else are skipped.
-fn relevantes(rng: &mut ChaCha8Rng, banco: &[&'static str], claves: &[&str], n: usize) -> Vec<&'static str> {
+fn relevantes(
+    rng: &mut ChaCha8Rng,
+    banco: &[&'static str],
+    claves: &[&str],
+    n: usize,
+) -> Vec<&'static str> {
     let mut propias = Vec::new();
     let mut generales = Vec::new();
     for e in banco {
@@ -211,7 +224,11 @@ fn cap(s: &str) -> String {
 fn minuscula(s: &str) -> String {
     let mut c = s.chars();
     match (c.next(), c.next()) {
-        (Some(a), Some(b)) if !b.is_uppercase() => a.to_lowercase().chain(std::iter::once(b)).chain(c).collect(),
+        (Some(a), Some(b)) if !b.is_uppercase() => a
+            .to_lowercase()
+            .chain(std::iter::once(b))
+            .chain(c)
+            .collect(),
         _ => s.to_owned(),
     }
 }
@@ -221,13 +238,17 @@ fn negrita(s: &str) -> String {
 }
 
 /// "A, B y C" / "A, B and C", with the Spanish y→e and o→u rules.
-fn enumerar(items: &[String], idioma: &str) -> String {
+pub(crate) fn enumerar(items: &[String], idioma: &str) -> String {
     match items.len() {
         0 => String::new(),
         1 => items[0].clone(),
         n => {
             let last = &items[n - 1];
-            let conj = if es(idioma) { conjuncion_y(last) } else { "and" };
+            let conj = if es(idioma) {
+                conjuncion_y(last)
+            } else {
+                "and"
+            };
             format!("{} {conj} {last}", items[..n - 1].join(", "))
         }
     }
@@ -235,7 +256,8 @@ fn enumerar(items: &[String], idioma: &str) -> String {
 
 fn conjuncion_y(siguiente: &str) -> &'static str {
     let f = fold(siguiente.trim_start_matches('*'));
-    if (f.starts_with('i') || f.starts_with("hi")) && !f.starts_with("hie") && !f.starts_with("ia") {
+    if (f.starts_with('i') || f.starts_with("hi")) && !f.starts_with("hie") && !f.starts_with("ia")
+    {
         "e"
     } else {
         "y"
@@ -244,12 +266,19 @@ fn conjuncion_y(siguiente: &str) -> &'static str {
 
 fn conjuncion_o(siguiente: &str) -> &'static str {
     let f = fold(siguiente.trim_start_matches('*'));
-    if f.starts_with('o') || f.starts_with("ho") { "u" } else { "o" }
+    if f.starts_with('o') || f.starts_with("ho") {
+        "u"
+    } else {
+        "o"
+    }
 }
 
 /// Accent and case folding (NFD, drop marks, lowercase), for slugs and checks.
 pub(crate) fn fold(s: &str) -> String {
-    s.nfd().filter(|c| !is_combining_mark(*c)).flat_map(char::to_lowercase).collect()
+    s.nfd()
+        .filter(|c| !is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// URL slug of a title.
@@ -268,8 +297,16 @@ pub(crate) fn slug(s: &str) -> String {
     out.trim_end_matches('-').to_owned()
 }
 
+/// Whether `texto` already contains `frase`, ignoring the case of its first letter.
+fn ya_dicho(texto: &str, frase: &str) -> bool {
+    let resto = frase.char_indices().nth(1).map_or("", |(i, _)| &frase[i..]);
+    !resto.is_empty() && texto.contains(resto)
+}
+
 fn palabras(s: &str) -> usize {
-    s.split_whitespace().filter(|w| w.chars().any(char::is_alphanumeric)).count()
+    s.split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .count()
 }
 
 /// Writes one answer for `pregunta` as `modelo` would.
@@ -287,12 +324,18 @@ pub(crate) fn responder(
     let valores: Vec<&str> = pregunta.dims.iter().map(|(_, v)| v.as_str()).collect();
     let largo = modelo.nivel == crate::model::Tier::Advanced;
     let quiere = if rng.random_bool(modelo.estilo.extension) {
-        if largo { rng.random_range(2..=4) } else { rng.random_range(1..=3) }
+        if largo {
+            rng.random_range(2..=4)
+        } else {
+            rng.random_range(1..=3)
+        }
     } else {
         0
     };
-    let disponibles: Vec<&str> =
-        relevantes(rng, ind.consejos.de(idioma), &valores, 20).into_iter().filter(|c| !texto.contains(c)).collect();
+    let disponibles: Vec<&str> = relevantes(rng, ind.consejos.de(idioma), &valores, 20)
+        .into_iter()
+        .filter(|c| !ya_dicho(&texto, c))
+        .collect();
     let mut nuevos: Vec<&str> = disponibles.iter().copied().take(quiere).collect();
     // Never below 60 words: add advice until the answer reaches it.
     let mut resto = disponibles.iter().copied().skip(quiere);
@@ -304,9 +347,24 @@ pub(crate) fn responder(
     }
     if !nuevos.is_empty() {
         let enc = if es(idioma) {
-            una(rng, &["Algunos puntos a tener en cuenta:", "Para decidir, tené en cuenta:", "Consejos prácticos:", "Antes de decidir:"])
+            una(
+                rng,
+                &[
+                    "Algunos puntos a tener en cuenta:",
+                    "Para decidir, tené en cuenta:",
+                    "Consejos prácticos:",
+                    "Antes de decidir:",
+                ],
+            )
         } else {
-            una(rng, &["A few things to keep in mind:", "Practical tips:", "Before deciding:"])
+            una(
+                rng,
+                &[
+                    "A few things to keep in mind:",
+                    "Practical tips:",
+                    "Before deciding:",
+                ],
+            )
         };
         let lista: Vec<String> = nuevos.iter().map(|c| format!("- {c}")).collect();
         texto.push_str(&format!("\n\n{enc}\n{}", lista.join("\n")));
@@ -338,20 +396,34 @@ pub(crate) fn responder(
                 "If you like, I can help you prepare questions for your next appointment."
             }
         } else if es(idioma) {
-            una(rng, &[
-                "Si me contás un poco más de tu situación, te ayudo a afinar la elección.",
-                "Si querés, puedo armarte una comparación más detallada con tu caso concreto.",
-                "Decime qué priorizás y te recomiendo una sola opción.",
-            ])
+            una(
+                rng,
+                &[
+                    "Si me contás un poco más de tu situación, te ayudo a afinar la elección.",
+                    "Si querés, puedo armarte una comparación más detallada con tu caso concreto.",
+                    "Decime qué priorizás y te recomiendo una sola opción.",
+                ],
+            )
         } else {
-            una(rng, &["If you tell me more about your situation, I can narrow it down.", "Happy to put together a more detailed comparison for your case."])
+            una(
+                rng,
+                &[
+                    "If you tell me more about your situation, I can narrow it down.",
+                    "Happy to put together a more detailed comparison for your case.",
+                ],
+            )
         };
         texto.push_str("\n\n");
         texto.push_str(oferta);
     }
     let tono = etiquetar(ind, &elegidas, &texto, rng);
     let fuentes = citar(ind, pregunta, modelo, &elegidas, rng);
-    Borrador { respuesta: texto, fuentes, tono, orden: elegidas.iter().map(|e| e.idx).collect() }
+    Borrador {
+        respuesta: texto,
+        fuentes,
+        tono,
+        orden: elegidas.iter().map(|e| e.idx).collect(),
+    }
 }
 
 /// Weighted sampling without replacement (Efraimidis–Spirakis), sharpened per model.
@@ -401,14 +473,22 @@ fn elegir_marcas(
                 let pb = peso(ib) * rng.random_range(0.5..1.5);
                 if pa >= pb { vec![ia, ib] } else { vec![ib, ia] }
             };
-            let extra = if ia == ib { 1 + usize::from(rng.random_bool(0.4)) } else { usize::from(rng.random_bool(0.3)) };
+            let extra = if ia == ib {
+                1 + usize::from(rng.random_bool(0.4))
+            } else {
+                usize::from(rng.random_bool(0.3))
+            };
             let mas = muestrear(rng, &par.clone(), extra);
             par.extend(mas);
             par
         }
         TipoPregunta::Marca(id) => {
             let i = ind.marca(id);
-            let n = if rng.random_bool(0.6) { rng.random_range(1..=3) } else { 0 };
+            let n = if rng.random_bool(0.6) {
+                rng.random_range(1..=3)
+            } else {
+                0
+            };
             let mut v = vec![i];
             v.extend(muestrear(rng, &[i], n));
             v
@@ -436,13 +516,23 @@ fn elegir_marcas(
         .map(|idx| {
             let m = &ind.marcas[idx];
             let nombre = elegir_nombre(m, modelo, rng);
-            let n_pro = if rng.random_bool(dos_pros) { 2 + usize::from(rng.random_bool(dos_pros * 0.3)) } else { 1 };
+            let n_pro = if rng.random_bool(dos_pros) {
+                2 + usize::from(rng.random_bool(dos_pros * 0.3))
+            } else {
+                1
+            };
             let mut pro = relevantes(rng, m.pro.de(pregunta.idioma), &valores, n_pro);
             if pro.is_empty() {
                 let generico: &[&'static str] = if es(pregunta.idioma) {
-                    &["es una de las opciones más conocidas de la categoría", "tiene buenas reseñas en general"]
+                    &[
+                        "es una de las opciones más conocidas de la categoría",
+                        "tiene buenas reseñas en general",
+                    ]
                 } else {
-                    &["is one of the best-known options in the category", "gets good reviews overall"]
+                    &[
+                        "is one of the best-known options in the category",
+                        "gets good reviews overall",
+                    ]
                 };
                 pro = vec![una(rng, generico)];
             }
@@ -450,7 +540,12 @@ fn elegir_marcas(
                 .random_bool(((0.10 + m.neg) * contra_p).clamp(0.0, 0.9))
                 .then(|| relevantes(rng, m.contra.de(pregunta.idioma), &valores, 1).pop())
                 .flatten();
-            Elegida { idx, nombre, pro, contra }
+            Elegida {
+                idx,
+                nombre,
+                pro,
+                contra,
+            }
         })
         .collect()
 }
@@ -460,7 +555,12 @@ fn elegir_marcas(
 /// Aliases written with a leading `~` are sub-brands or products ("~Ibis", "~Actron"): they
 /// count as mentions when an argument names them, but never stand for the whole entity.
 fn elegir_nombre(m: &Marca, modelo: &Modelo, rng: &mut ChaCha8Rng) -> String {
-    let nombres: Vec<&'static str> = m.alias.iter().copied().filter(|a| !a.starts_with('~')).collect();
+    let nombres: Vec<&'static str> = m
+        .alias
+        .iter()
+        .copied()
+        .filter(|a| !a.starts_with('~'))
+        .collect();
     if nombres.is_empty() || rng.random_bool(modelo.estilo.nombre_completo) {
         m.nombre.to_owned()
     } else {
@@ -469,20 +569,27 @@ fn elegir_nombre(m: &Marca, modelo: &Modelo, rng: &mut ChaCha8Rng) -> String {
 }
 
 /// Tone labels: caveats pull towards neutral or negative, the first brand towards positive.
-fn etiquetar(ind: &Industria, elegidas: &[Elegida], texto: &str, rng: &mut ChaCha8Rng) -> BTreeMap<String, Tone> {
+fn etiquetar(
+    ind: &Industria,
+    elegidas: &[Elegida],
+    texto: &str,
+    rng: &mut ChaCha8Rng,
+) -> BTreeMap<String, Tone> {
     elegidas
         .iter()
         .enumerate()
         .map(|(pos, e)| {
             let u: f64 = rng.random();
             // Only a caveat that made it into the text counts.
-            let escrita = e.contra.is_some_and(|c| texto.contains(c) || texto.contains(&cap(c)));
+            let escrita = e
+                .contra
+                .is_some_and(|c| texto.contains(c) || texto.contains(&cap(c)));
             let tono = match (escrita, pos) {
                 (true, _) if u < 0.6 => Tone::Neg,
                 (true, _) => Tone::Neu,
                 (false, 0) if u < 0.72 => Tone::Pos,
                 (false, _) if u < 0.5 => Tone::Pos,
-                (false, _) if u < 0.97 => Tone::Neu,
+                (false, _) if u < 0.99 => Tone::Neu,
                 _ => Tone::Neg,
             };
             (ind.marcas[e.idx].id.to_owned(), tono)
@@ -511,7 +618,9 @@ fn citar(
     }
     if rng.random_bool(modelo.estilo.fantasma) {
         let nombradas: Vec<usize> = elegidas.iter().map(|e| e.idx).collect();
-        let otras: Vec<usize> = (0..ind.marcas.len()).filter(|i| !nombradas.contains(i)).collect();
+        let otras: Vec<usize> = (0..ind.marcas.len())
+            .filter(|i| !nombradas.contains(i))
+            .collect();
         if let Some(&i) = otras.choose(rng) {
             fuentes.push(pagina_de_marca(ind, &ind.marcas[i], idioma, rng));
         }
@@ -525,15 +634,25 @@ fn citar(
         if fuentes.len() >= 6 {
             break;
         }
-        let Some(medio) = medios.choose(rng) else { break };
-        let banco = ind.titulos.de(if medio.idioma == "en" { "en" } else { idioma });
+        let Some(medio) = medios.choose(rng) else {
+            break;
+        };
+        let banco = ind
+            .titulos
+            .de(if medio.idioma == "en" { "en" } else { idioma });
         let valores: Vec<&str> = pregunta.dims.iter().map(|(_, v)| v.as_str()).collect();
-        let titulo = relevantes(rng, banco, &valores, 2).into_iter().next().unwrap_or("");
+        let titulo = relevantes(rng, banco, &valores, 2)
+            .into_iter()
+            .next()
+            .unwrap_or("");
         let url = url_de_medio(medio, titulo, rng);
         if fuentes.iter().any(|f| f.url == url) {
             continue;
         }
-        fuentes.push(Source { url, titulo: format!("{titulo} - {}", medio.nombre) });
+        fuentes.push(Source {
+            url,
+            titulo: format!("{titulo} - {}", medio.nombre),
+        });
     }
     fuentes.shuffle(rng);
     fuentes
@@ -543,17 +662,31 @@ fn url_de_medio(medio: &Medio, titulo: &str, rng: &mut ChaCha8Rng) -> String {
     let mes = rng.random_range(1..=12u32);
     let dia = rng.random_range(1..=28u32);
     let anio = if mes >= 6 { 2025 } else { 2026 };
-    let (anio, mes) = if anio == 2026 && mes > 2 { (2025, mes) } else { (anio, mes) };
-    let ruta = medio.ruta.replace("{fecha}", &format!("{anio}/{mes:02}/{dia:02}"));
+    let (anio, mes) = if anio == 2026 && mes > 2 {
+        (2025, mes)
+    } else {
+        (anio, mes)
+    };
+    let ruta = medio
+        .ruta
+        .replace("{fecha}", &format!("{anio}/{mes:02}/{dia:02}"));
     let s = slug(titulo);
     let host = medio.host;
     if host.contains("reddit.com") {
-        let id: String = (0..6).map(|_| char::from(b"abcdefghijklmnopqrstuvwxyz0123456789"[rng.random_range(0..36)])).collect();
+        let id: String = (0..6)
+            .map(|_| char::from(b"abcdefghijklmnopqrstuvwxyz0123456789"[rng.random_range(0..36)]))
+            .collect();
         format!("https://{host}{ruta}{id}/{}/", s.replace('-', "_"))
     } else if host.contains("lanacion.com.ar") {
         format!("https://{host}{ruta}{s}-nid{dia:02}{mes:02}{anio}/")
     } else if host.contains("clarin.com") {
-        let id: String = (0..9).map(|_| char::from(b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"[rng.random_range(0..49)])).collect();
+        let id: String = (0..9)
+            .map(|_| {
+                char::from(
+                    b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"[rng.random_range(0..49)],
+                )
+            })
+            .collect();
         format!("https://{host}{ruta}{s}_0_{id}.html")
     } else if host.contains("tripadvisor") {
         let g: u32 = rng.random_range(300_000..330_000);
@@ -575,9 +708,16 @@ fn pagina_de_marca(ind: &Industria, m: &Marca, idioma: &str, rng: &mut ChaCha8Rn
     } else {
         format!("blog.{dominio}")
     };
-    let (ruta, t_es, t_en) = ind.paginas.choose(rng).copied().unwrap_or(("/", "{marca}", "{marca}"));
+    let (ruta, t_es, t_en) = ind
+        .paginas
+        .choose(rng)
+        .copied()
+        .unwrap_or(("/", "{marca}", "{marca}"));
     let titulo = if es(idioma) { t_es } else { t_en }.replace("{marca}", m.nombre);
-    Source { url: format!("https://{host}{ruta}"), titulo }
+    Source {
+        url: format!("https://{host}{ruta}"),
+        titulo,
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -631,7 +771,15 @@ fn redactar(
 ) -> String {
     let idioma = pregunta.idioma;
     let valores: Vec<&str> = pregunta.dims.iter().map(|(_, v)| v.as_str()).collect();
-    let mut w = Escritor { ind, idioma, modelo, rng, out: String::new(), valores, usados: Vec::new() };
+    let mut w = Escritor {
+        ind,
+        idioma,
+        modelo,
+        rng,
+        out: String::new(),
+        valores,
+        usados: Vec::new(),
+    };
     if el.is_empty() {
         w.sin_marcas();
         return w.out;
@@ -640,14 +788,27 @@ fn redactar(
         TipoPregunta::Comparar { a, b, la, lb } if el.len() >= 2 || a == b => {
             let ia = ind.marca(a);
             // The labels name the products; the first one written is the model's favourite.
-            let (l1, l2) = if el[0].idx == ia { (la.clone(), lb.clone()) } else { (lb.clone(), la.clone()) };
+            let (l1, l2) = if el[0].idx == ia {
+                (la.clone(), lb.clone())
+            } else {
+                (lb.clone(), la.clone())
+            };
             w.comparar(el, &l1, &l2, a == b);
         }
         TipoPregunta::Marca(_) => w.sobre_marca(el),
         TipoPregunta::Consejo => {
-            let e = [Estructura::ChecklistPrimero, Estructura::AclaracionPrimero, Estructura::Encabezados, Estructura::Faq];
+            let e = [
+                Estructura::ChecklistPrimero,
+                Estructura::AclaracionPrimero,
+                Estructura::Encabezados,
+                Estructura::Faq,
+            ];
             let i = w.rng.random_range(0..e.len());
-            let e = if el.len() == 1 && e[i] == Estructura::Faq { Estructura::ChecklistPrimero } else { e[i] };
+            let e = if el.len() == 1 && e[i] == Estructura::Faq {
+                Estructura::ChecklistPrimero
+            } else {
+                e[i]
+            };
             w.lista(e, el);
         }
         _ => {
@@ -656,7 +817,12 @@ fn redactar(
             if ind.salud && LISTAS[idx] == Estructura::Ranking {
                 idx = 0;
             }
-            if el.len() == 1 && matches!(LISTAS[idx], Estructura::Tabla | Estructura::Ranking | Estructura::Faq) {
+            if el.len() == 1
+                && matches!(
+                    LISTAS[idx],
+                    Estructura::Tabla | Estructura::Ranking | Estructura::Faq
+                )
+            {
                 idx = 2;
             }
             w.lista(LISTAS[idx], el);
@@ -715,7 +881,11 @@ impl Escritor<'_> {
     fn consejos(&mut self, n: usize) -> Vec<&'static str> {
         let banco = self.ind.consejos.de(self.idioma);
         let todos = relevantes(self.rng, banco, &self.valores, banco.len());
-        let v: Vec<&'static str> = todos.into_iter().filter(|c| !self.usados.contains(c)).take(n).collect();
+        let v: Vec<&'static str> = todos
+            .into_iter()
+            .filter(|c| !self.usados.contains(c))
+            .take(n)
+            .collect();
         self.usados.extend(v.iter().copied());
         v
     }
@@ -736,7 +906,9 @@ impl Escritor<'_> {
             .collect();
         propios.shuffle(self.rng);
         let elegido = propios.first().copied().or_else(|| {
-            relevantes(self.rng, banco, &claves, banco.len()).into_iter().find(|p| !self.usados.contains(p))
+            relevantes(self.rng, banco, &claves, banco.len())
+                .into_iter()
+                .find(|p| !self.usados.contains(p))
         });
         match elegido {
             Some(p) => {
@@ -745,11 +917,27 @@ impl Escritor<'_> {
             }
             None => {
                 let generico: &[&'static str] = if self.es() {
-                    &["buscás una opción equilibrada", "querés algo práctico", "priorizás la relación precio-calidad", "preferís un nombre conocido", "querés probar una alternativa"]
+                    &[
+                        "buscás una opción equilibrada",
+                        "querés algo práctico",
+                        "priorizás la relación precio-calidad",
+                        "preferís un nombre conocido",
+                        "querés probar una alternativa",
+                    ]
                 } else {
-                    &["you want a balanced option", "you want something practical", "value for money matters most", "you prefer a well-known name", "you want to try an alternative"]
+                    &[
+                        "you want a balanced option",
+                        "you want something practical",
+                        "value for money matters most",
+                        "you prefer a well-known name",
+                        "you want to try an alternative",
+                    ]
                 };
-                let libre = generico.iter().copied().find(|p| !self.usados.contains(p)).unwrap_or(generico[0]);
+                let libre = generico
+                    .iter()
+                    .copied()
+                    .find(|p| !self.usados.contains(p))
+                    .unwrap_or(generico[0]);
                 self.usados.push(libre);
                 libre
             }
@@ -763,43 +951,87 @@ impl Escritor<'_> {
     /// Opening line in the provider's manner (sometimes none).
     fn apertura(&mut self) {
         let prov = self.modelo.proveedor;
-        if !self.rng.random_bool(self.modelo.estilo.apertura) {
-            return;
-        }
+        let abre = self.rng.random_bool(self.modelo.estilo.apertura);
         let s = match (prov, self.es(), self.ind.salud) {
-            ("Google", true, _) => una(self.rng, &[
-                "¡Claro! Aquí tienes un resumen de las opciones más recomendadas.",
-                "¡Excelente pregunta! Hay varias alternativas según lo que priorices.",
-                "¡Por supuesto! Te dejo una guía rápida para decidir.",
-            ]),
-            ("Google", false, _) => una(self.rng, &[
-                "Of course! Here's a quick overview of the most recommended options.",
-                "Great question! There are several good options depending on your priorities.",
-            ]),
-            ("Anthropic", true, true) => una(self.rng, &[
-                "Te doy información general, pero las decisiones de tratamiento siempre tienen que pasar por tu médico.",
-                "Es una consulta frecuente; te cuento lo más importante con una aclaración: no reemplaza una consulta profesional.",
-            ]),
-            ("Anthropic", true, false) => una(self.rng, &[
-                "Te doy un panorama general, con la aclaración de que las condiciones cambian seguido.",
-                "Es una buena pregunta y no tiene una única respuesta correcta.",
-                "Puedo darte una orientación general para que compares con criterio.",
-            ]),
-            ("Anthropic", false, _) => una(self.rng, &[
-                "Here's a general overview, with the caveat that conditions change often.",
-                "Good question, and there isn't a single right answer.",
-            ]),
-            (_, true, _) => una(self.rng, &[
-                "Depende bastante de tu caso, pero hay opciones que se repiten en casi todas las recomendaciones.",
-                "Buena pregunta: la respuesta corta es que depende de cómo lo vayas a usar.",
-                "Te resumo lo esencial.",
-            ]),
-            (_, false, _) => una(self.rng, &[
-                "It depends on your situation, but a few options come up again and again.",
-                "Short answer: it depends on how you'll use it.",
-            ]),
+            ("Google", true, _) => una(
+                self.rng,
+                &[
+                    "¡Claro! Aquí tienes un resumen de las opciones más recomendadas.",
+                    "¡Excelente pregunta! Hay varias alternativas según lo que priorices.",
+                    "¡Por supuesto! Te dejo una guía rápida para decidir.",
+                ],
+            ),
+            ("Google", false, _) => una(
+                self.rng,
+                &[
+                    "Of course! Here's a quick overview of the most recommended options.",
+                    "Great question! There are several good options depending on your priorities.",
+                ],
+            ),
+            ("Anthropic", true, true) => una(
+                self.rng,
+                &[
+                    "Te doy información general, pero las decisiones de tratamiento siempre tienen que pasar por tu médico.",
+                    "Es una consulta frecuente; te cuento lo más importante con una aclaración: no reemplaza una consulta profesional.",
+                ],
+            ),
+            ("Anthropic", true, false) => una(
+                self.rng,
+                &[
+                    "Te doy un panorama general, con la aclaración de que las condiciones cambian seguido.",
+                    "Es una buena pregunta y no tiene una única respuesta correcta.",
+                    "Puedo darte una orientación general para que compares con criterio.",
+                ],
+            ),
+            ("Anthropic", false, _) => una(
+                self.rng,
+                &[
+                    "Here's a general overview, with the caveat that conditions change often.",
+                    "Good question, and there isn't a single right answer.",
+                ],
+            ),
+            (_, true, _) => una(
+                self.rng,
+                &[
+                    "Depende bastante de tu caso, pero hay opciones que se repiten en casi todas las recomendaciones.",
+                    "Buena pregunta: la respuesta corta es que depende de cómo lo vayas a usar.",
+                    "Te resumo lo esencial.",
+                ],
+            ),
+            (_, false, _) => una(
+                self.rng,
+                &[
+                    "It depends on your situation, but a few options come up again and again.",
+                    "Short answer: it depends on how you'll use it.",
+                ],
+            ),
         };
-        self.p(s);
+        if abre {
+            self.p(s);
+        }
+        // Advanced models often frame the answer before listing anything.
+        if self.avanzado() && self.rng.random_bool(0.45) {
+            let cs = self.consejos(2);
+            if cs.len() == 2 {
+                let lead = if self.es() {
+                    una(
+                        self.rng,
+                        &[
+                            "Antes de ir a las opciones, dos cosas clave:",
+                            "Primero, un poco de contexto:",
+                            "Para elegir bien conviene tener en cuenta algo:",
+                        ],
+                    )
+                } else {
+                    una(
+                        self.rng,
+                        &["Before the options, two key points:", "Some context first:"],
+                    )
+                };
+                let t = format!("{lead} {} {}", minuscula(cs[0]), cs[1]);
+                self.p(&t);
+            }
+        }
     }
 
     fn intro_lista(&mut self) -> &'static str {
@@ -875,7 +1107,8 @@ impl Escritor<'_> {
                     ],
                 ),
             };
-            b.replace("{top}", top).replace("{dos}", segunda.unwrap_or(""))
+            b.replace("{top}", top)
+                .replace("{dos}", segunda.unwrap_or(""))
         };
         self.p(&s);
     }
@@ -903,7 +1136,11 @@ impl Escritor<'_> {
         let mut s = format!("{sujeto} {}", enumerar(&pros, self.idioma));
         match e.contra {
             Some(c) => {
-                s.push_str(if self.es() { ", aunque " } else { ", although it " });
+                s.push_str(if self.es() {
+                    ", aunque "
+                } else {
+                    ", although it "
+                });
                 s.push_str(c);
                 s.push('.');
             }
@@ -917,15 +1154,35 @@ impl Escritor<'_> {
         let mut s = e.pro.first().copied().unwrap_or("").to_owned();
         if e.pro.len() > 1 {
             let resto: Vec<String> = e.pro[1..].iter().map(|p| p.to_string()).collect();
-            s.push_str(if self.es() { "; además, " } else { "; it also " });
+            s.push_str(if self.es() {
+                "; además, "
+            } else {
+                "; it also "
+            });
             s.push_str(&enumerar(&resto, self.idioma));
         }
         s.push('.');
         if let Some(c) = e.contra {
             s.push(' ');
-            s.push_str(&if self.es() { format!("Como punto en contra, {c}.") } else { format!("On the downside, it {c}.") });
+            s.push_str(&if self.es() {
+                format!("Como punto en contra, {c}.")
+            } else {
+                format!("On the downside, it {c}.")
+            });
+        }
+        if self.avanzado() && self.rng.random_bool(0.45) {
+            let perfil = self.perfil(e.idx);
+            s.push_str(&if self.es() {
+                format!(" Ideal si {perfil}.")
+            } else {
+                format!(" Best if {perfil}.")
+            });
         }
         s
+    }
+
+    fn avanzado(&self) -> bool {
+        self.modelo.nivel == crate::model::Tier::Advanced
     }
 
     fn lista(&mut self, estructura: Estructura, el: &[Elegida]) {
@@ -941,7 +1198,14 @@ impl Escritor<'_> {
                 let lineas: Vec<String> = el
                     .iter()
                     .enumerate()
-                    .map(|(n, e)| format!("{}. {}: {}", n + 1, negrita(&e.nombre), self.justificacion(e)))
+                    .map(|(n, e)| {
+                        format!(
+                            "{}. {}: {}",
+                            n + 1,
+                            negrita(&e.nombre),
+                            self.justificacion(e)
+                        )
+                    })
                     .collect();
                 self.p(&lineas.join("\n"));
                 if self.rng.random_bool(0.5) {
@@ -970,15 +1234,36 @@ impl Escritor<'_> {
                 for (n, e) in el.iter().enumerate() {
                     let s = match (n, es_) {
                         (0, true) => {
-                            let lead = self.t(&["La opción que más se recomienda es", "En primer lugar aparece", "La más citada suele ser"], &[]);
+                            let lead = self.t(
+                                &[
+                                    "La opción que más se recomienda es",
+                                    "En primer lugar aparece",
+                                    "La más citada suele ser",
+                                ],
+                                &[],
+                            );
                             let f = self.frase(e, "");
-                            format!("{lead} {}:{}", e.nombre, f.trim_end_matches('.').to_owned() + ".")
+                            format!(
+                                "{lead} {}:{}",
+                                e.nombre,
+                                f.trim_end_matches('.').to_owned() + "."
+                            )
                         }
                         (0, false) => self.frase(e, &e.nombre),
                         (_, true) => {
-                            let con = self.t(&["Por otro lado,", "También vale la pena mirar", "Otra alternativa es", "En un segundo grupo está"], &[]);
+                            let con = self.t(
+                                &[
+                                    "Por otro lado,",
+                                    "También vale la pena mirar",
+                                    "Otra alternativa es",
+                                    "En un segundo grupo está",
+                                ],
+                                &[],
+                            );
                             match con {
-                                "Por otro lado," => self.frase(e, &format!("Por otro lado, {}", e.nombre)),
+                                "Por otro lado," => {
+                                    self.frase(e, &format!("Por otro lado, {}", e.nombre))
+                                }
                                 _ => {
                                     let f = self.frase(e, "");
                                     format!("{con} {}, que{}", e.nombre, f)
@@ -986,7 +1271,8 @@ impl Escritor<'_> {
                             }
                         }
                         (_, false) => {
-                            let con = self.t(&[], &["Another option is", "It's also worth looking at"]);
+                            let con =
+                                self.t(&[], &["Another option is", "It's also worth looking at"]);
                             let f = self.frase(e, "");
                             format!("{con} {}, which{}", e.nombre, f)
                         }
@@ -1010,11 +1296,31 @@ impl Escritor<'_> {
             }
             Estructura::Favorita => {
                 let s = if self.ind.salud {
-                    if es_ { format!("Una de las opciones más mencionadas es {}: {}", negrita(&top), self.justificacion(&el[0])) } else { format!("One of the most mentioned options is {}: {}", negrita(&top), self.justificacion(&el[0])) }
+                    if es_ {
+                        format!(
+                            "Una de las opciones más mencionadas es {}: {}",
+                            negrita(&top),
+                            self.justificacion(&el[0])
+                        )
+                    } else {
+                        format!(
+                            "One of the most mentioned options is {}: {}",
+                            negrita(&top),
+                            self.justificacion(&el[0])
+                        )
+                    }
                 } else if es_ {
-                    format!("Si tengo que elegir una, me quedo con {}: {}", negrita(&top), self.justificacion(&el[0]))
+                    format!(
+                        "Si tengo que elegir una, me quedo con {}: {}",
+                        negrita(&top),
+                        self.justificacion(&el[0])
+                    )
                 } else {
-                    format!("If I had to pick one, I'd go with {}: {}", negrita(&top), self.justificacion(&el[0]))
+                    format!(
+                        "If I had to pick one, I'd go with {}: {}",
+                        negrita(&top),
+                        self.justificacion(&el[0])
+                    )
                 };
                 self.p(&s);
                 if el.len() > 1 {
@@ -1022,7 +1328,11 @@ impl Escritor<'_> {
                         .iter()
                         .map(|e| format!("- {}: {}", e.nombre, self.justificacion(e)))
                         .collect();
-                    let enc = if es_ { "Como alternativas:" } else { "Alternatives:" };
+                    let enc = if es_ {
+                        "Como alternativas:"
+                    } else {
+                        "Alternatives:"
+                    };
                     self.p(&format!("{enc}\n{}", lineas.join("\n")));
                 }
                 let c = self.consejo();
@@ -1031,7 +1341,11 @@ impl Escritor<'_> {
             }
             Estructura::PorPerfil => {
                 self.apertura();
-                self.p(if es_ { "Depende mucho del perfil:" } else { "It depends on your profile:" });
+                self.p(if es_ {
+                    "Depende mucho del perfil:"
+                } else {
+                    "It depends on your profile:"
+                });
                 let idxs: Vec<usize> = el.iter().map(|e| e.idx).collect();
                 let perfiles = self.perfiles(&idxs);
                 let lineas: Vec<String> = el
@@ -1050,7 +1364,13 @@ impl Escritor<'_> {
                 let contras: Vec<String> = el
                     .iter()
                     .filter_map(|e| e.contra.map(|c| (e, c)))
-                    .map(|(e, c)| if es_ { format!("Ojo con {}: {c}.", e.nombre) } else { format!("A caveat on {}: it {c}.", e.nombre) })
+                    .map(|(e, c)| {
+                        if es_ {
+                            format!("Ojo con {}: {c}.", e.nombre)
+                        } else {
+                            format!("A caveat on {}: it {c}.", e.nombre)
+                        }
+                    })
                     .collect();
                 if !contras.is_empty() {
                     self.p(&contras.join(" "));
@@ -1058,15 +1378,34 @@ impl Escritor<'_> {
                 self.aviso_salud();
             }
             Estructura::ChecklistPrimero => {
-                let enc = if es_ { "Antes de elegir, fijate en estos puntos:" } else { "Before choosing, check these points:" };
+                let enc = if es_ {
+                    "Antes de elegir, fijate en estos puntos:"
+                } else {
+                    "Before choosing, check these points:"
+                };
                 let cs = self.consejos(3);
-                let lista: Vec<String> = cs.iter().enumerate().map(|(i, c)| format!("{}. {c}", i + 1)).collect();
+                let lista: Vec<String> = cs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| format!("{}. {c}", i + 1))
+                    .collect();
                 self.p(&format!("{enc}\n{}", lista.join("\n")));
                 let n = el.len().min(3);
-                let s = if es_ {
-                    format!("Con eso en mente, las opciones más recomendadas son {}.", enumerar(&nombres[..n], self.idioma))
-                } else {
-                    format!("With that in mind, the most recommended options are {}.", enumerar(&nombres[..n], self.idioma))
+                let s = match (es_, n) {
+                    (true, 1) => {
+                        format!("Con eso en mente, la opción que más se recomienda es {top}.")
+                    }
+                    (false, 1) => {
+                        format!("With that in mind, the most recommended option is {top}.")
+                    }
+                    (true, _) => format!(
+                        "Con eso en mente, las opciones más recomendadas son {}.",
+                        enumerar(&nombres[..n], self.idioma)
+                    ),
+                    (false, _) => format!(
+                        "With that in mind, the most recommended options are {}.",
+                        enumerar(&nombres[..n], self.idioma)
+                    ),
                 };
                 let mut detalle = vec![s];
                 for e in el {
@@ -1080,7 +1419,11 @@ impl Escritor<'_> {
                 self.apertura();
                 let i = self.intro_lista();
                 self.p(i);
-                let (h1, h2, h3) = if es_ { ("Opción", "Por qué", "A tener en cuenta") } else { ("Option", "Why", "Keep in mind") };
+                let (h1, h2, h3) = if es_ {
+                    ("Opción", "Por qué", "A tener en cuenta")
+                } else {
+                    ("Option", "Why", "Keep in mind")
+                };
                 let mut t = format!("| {h1} | {h2} | {h3} |\n|---|---|---|");
                 for e in el {
                     let pro = cap(e.pro.first().copied().unwrap_or(""));
@@ -1104,19 +1447,31 @@ impl Escritor<'_> {
                     let j = cap(&self.justificacion(e));
                     self.p(&format!("{}\n{j}", negrita(&e.nombre)));
                 }
-                self.p(if es_ { "### Qué tener en cuenta" } else { "### What to keep in mind" });
-                let cs: Vec<String> = self.consejos(2).into_iter().map(|c| format!("- {c}")).collect();
+                self.p(if es_ {
+                    "### Qué tener en cuenta"
+                } else {
+                    "### What to keep in mind"
+                });
+                let cs: Vec<String> = self
+                    .consejos(2)
+                    .into_iter()
+                    .map(|c| format!("- {c}"))
+                    .collect();
                 self.p(&cs.join("\n"));
                 self.aviso_salud();
             }
             Estructura::Corta => {
                 let n = el.len().min(3);
-                let s = if self.ind.salud {
-                    if es_ { format!("Las opciones que más se mencionan son {}.", enumerar(&nombres[..n], self.idioma)) } else { format!("The options mentioned most are {}.", enumerar(&nombres[..n], self.idioma)) }
-                } else if es_ {
-                    format!("Las más recomendadas suelen ser {}.", enumerar(&nombres[..n], self.idioma))
-                } else {
-                    format!("The usual recommendations are {}.", enumerar(&nombres[..n], self.idioma))
+                let lista = enumerar(&nombres[..n], self.idioma);
+                let s = match (self.ind.salud, es_, n) {
+                    (true, true, 1) => format!("La opción que más se menciona es {lista}."),
+                    (true, true, _) => format!("Las opciones que más se mencionan son {lista}."),
+                    (true, false, 1) => format!("The option mentioned most is {lista}."),
+                    (true, false, _) => format!("The options mentioned most are {lista}."),
+                    (false, true, 1) => format!("La más recomendada suele ser {lista}."),
+                    (false, true, _) => format!("Las más recomendadas suelen ser {lista}."),
+                    (false, false, 1) => format!("The usual recommendation is {lista}."),
+                    (false, false, _) => format!("The usual recommendations are {lista}."),
                 };
                 let mut partes = vec![s];
                 for e in el {
@@ -1129,42 +1484,81 @@ impl Escritor<'_> {
             Estructura::AclaracionPrimero => {
                 let c = self.consejo();
                 let c = minuscula(c);
-                let s = if es_ { format!("Una aclaración antes: {c} Dicho esto, estas son las opciones que suelen aparecer primero:") } else { format!("One caveat first: {c} That said, these are the options that usually come first:") };
+                let s = if es_ {
+                    format!(
+                        "Una aclaración antes: {c} Dicho esto, estas son las opciones que suelen aparecer primero:"
+                    )
+                } else {
+                    format!(
+                        "One caveat first: {c} That said, these are the options that usually come first:"
+                    )
+                };
                 self.p(&s);
                 let lineas: Vec<String> = el
                     .iter()
                     .enumerate()
-                    .map(|(n, e)| format!("{}. {} ({})", n + 1, negrita(&e.nombre), e.pro.first().copied().unwrap_or("")))
+                    .map(|(n, e)| {
+                        format!(
+                            "{}. {} ({})",
+                            n + 1,
+                            negrita(&e.nombre),
+                            e.pro.first().copied().unwrap_or("")
+                        )
+                    })
                     .collect();
                 self.p(&lineas.join("\n"));
                 self.cierre(&top, dos.as_deref());
                 self.aviso_salud();
             }
             Estructura::Faq => {
-                let q1 = if es_ { "**¿Cuál es la opción más recomendada en general?**" } else { "**What's the most recommended option overall?**" };
+                let q1 = if es_ {
+                    "**¿Cuál es la opción más recomendada en general?**"
+                } else {
+                    "**What's the most recommended option overall?**"
+                };
                 let j = self.frase(&el[0], &top);
                 self.p(&format!("{q1}\n{j}"));
-                let q2 = if es_ { "**¿Y si busco alternativas?**" } else { "**What about alternatives?**" };
+                let q2 = if es_ {
+                    "**¿Y si busco alternativas?**"
+                } else {
+                    "**What about alternatives?**"
+                };
                 let mut alt = Vec::new();
                 for e in &el[1..] {
                     let f = self.frase(e, &e.nombre);
                     alt.push(f);
                 }
                 self.p(&format!("{q2}\n{}", alt.join(" ")));
-                let q3 = if es_ { "**¿Qué conviene revisar?**" } else { "**What should I check?**" };
+                let q3 = if es_ {
+                    "**¿Qué conviene revisar?**"
+                } else {
+                    "**What should I check?**"
+                };
                 let c = self.consejo();
                 self.p(&format!("{q3}\n{c}"));
                 self.aviso_salud();
             }
             Estructura::Ranking => {
-                let enc = if es_ { "Ranking orientativo, según reseñas y condiciones actuales:" } else { "An indicative ranking, based on reviews and current conditions:" };
+                let enc = if es_ {
+                    "Ranking orientativo, según reseñas y condiciones actuales:"
+                } else {
+                    "An indicative ranking, based on reviews and current conditions:"
+                };
                 self.p(enc);
                 let mut nota = 9.0_f64;
                 let mut lineas = Vec::new();
                 for (n, e) in el.iter().enumerate() {
                     let j = self.justificacion(e);
-                    let puntaje = if es_ { format!("{nota:.1}").replace('.', ",") } else { format!("{nota:.1}") };
-                    lineas.push(format!("{}. {} ({puntaje}/10): {j}", n + 1, negrita(&e.nombre)));
+                    let puntaje = if es_ {
+                        format!("{nota:.1}").replace('.', ",")
+                    } else {
+                        format!("{nota:.1}")
+                    };
+                    lineas.push(format!(
+                        "{}. {} ({puntaje}/10): {j}",
+                        n + 1,
+                        negrita(&e.nombre)
+                    ));
                     nota -= self.rng.random_range(0.2..0.8);
                 }
                 self.p(&lineas.join("\n"));
@@ -1176,10 +1570,23 @@ impl Escritor<'_> {
                     let pro = e.pro.first().copied().unwrap_or("");
                     let contra = match e.contra {
                         Some(c) => c.to_owned(),
-                        None => if es_ { "conviene comparar condiciones antes de decidir".to_owned() } else { "compare conditions before deciding".to_owned() },
+                        None => {
+                            if es_ {
+                                "conviene comparar condiciones antes de decidir".to_owned()
+                            } else {
+                                "compare conditions before deciding".to_owned()
+                            }
+                        }
                     };
-                    let (a, b) = if es_ { ("A favor", "En contra") } else { ("Pros", "Cons") };
-                    self.p(&format!("{}\n- {a}: {pro}.\n- {b}: {contra}.", negrita(&e.nombre)));
+                    let (a, b) = if es_ {
+                        ("A favor", "En contra")
+                    } else {
+                        ("Pros", "Cons")
+                    };
+                    self.p(&format!(
+                        "{}\n- {a}: {pro}.\n- {b}: {contra}.",
+                        negrita(&e.nombre)
+                    ));
                 }
                 self.cierre(&top, dos.as_deref());
                 self.aviso_salud();
@@ -1187,12 +1594,19 @@ impl Escritor<'_> {
             Estructura::Resumen => {
                 let i = self.intro_lista();
                 self.p(i);
-                let lineas: Vec<String> = el.iter().map(|e| format!("- {}: {}", e.nombre, self.justificacion(e))).collect();
+                let lineas: Vec<String> = el
+                    .iter()
+                    .map(|e| format!("- {}: {}", e.nombre, self.justificacion(e)))
+                    .collect();
                 self.p(&lineas.join("\n"));
                 let perfil = self.perfil(el.get(1).map_or(el[0].idx, |e| e.idx));
                 let s = match (&dos, es_) {
-                    (Some(d), true) => format!("**En resumen:** {top} para la mayoría; {d} si {perfil}."),
-                    (Some(d), false) => format!("**TL;DR:** {top} for most people; {d} if {perfil}."),
+                    (Some(d), true) => {
+                        format!("**En resumen:** {top} para la mayoría; {d} si {perfil}.")
+                    }
+                    (Some(d), false) => {
+                        format!("**TL;DR:** {top} for most people; {d} if {perfil}.")
+                    }
                     (None, true) => format!("**En resumen:** {top} es la opción más completa."),
                     (None, false) => format!("**TL;DR:** {top} is the most complete option."),
                 };
@@ -1201,10 +1615,17 @@ impl Escritor<'_> {
             }
             Estructura::Foros => {
                 let n = el.len().min(3);
-                let s = if es_ {
-                    format!("En foros y reseñas se repiten siempre los mismos nombres: {}.", enumerar(&nombres[..n], self.idioma))
-                } else {
-                    format!("Forums and reviews keep mentioning the same names: {}.", enumerar(&nombres[..n], self.idioma))
+                let s = match (es_, n) {
+                    (true, 1) => format!("En foros y reseñas hay un nombre que se repite: {top}."),
+                    (false, 1) => format!("Forums and reviews keep mentioning one name: {top}."),
+                    (true, _) => format!(
+                        "En foros y reseñas se repiten siempre los mismos nombres: {}.",
+                        enumerar(&nombres[..n], self.idioma)
+                    ),
+                    (false, _) => format!(
+                        "Forums and reviews keep mentioning the same names: {}.",
+                        enumerar(&nombres[..n], self.idioma)
+                    ),
                 };
                 self.p(&s);
                 for e in el {
@@ -1223,7 +1644,13 @@ impl Escritor<'_> {
         let e1 = &el[0];
         // A same-brand pair has one chosen brand for both labels; other brands are extras.
         let e2 = if mismo { None } else { el.get(1) };
-        let resto: &[Elegida] = if mismo { &el[1..] } else if el.len() > 2 { &el[2..] } else { &[] };
+        let resto: &[Elegida] = if mismo {
+            &el[1..]
+        } else if el.len() > 2 {
+            &el[2..]
+        } else {
+            &[]
+        };
         let variante = self.rng.random_range(0..3);
         let i2 = e2.map_or(e1.idx, |e| e.idx);
         let pro1 = e1.pro.first().copied().unwrap_or("");
@@ -1233,7 +1660,10 @@ impl Escritor<'_> {
                 "apunta a un uso más exigente, con mejores materiales",
                 "suma prestaciones que no todos necesitan, a un costo más alto",
             ],
-            &["is the more complete version, with more features and a higher price", "targets more demanding use, with better materials"],
+            &[
+                "is the more complete version, with more features and a higher price",
+                "targets more demanding use, with better materials",
+            ],
         );
         let pro2 = match e2 {
             Some(e) => e.pro.first().copied().unwrap_or(pro1),
@@ -1246,22 +1676,44 @@ impl Escritor<'_> {
                 self.p(&format!("- {l1}: {a}.\n- {l2}: {b}."));
                 let perfil = self.perfil(i2);
                 let v = if es_ {
-                    format!("Veredicto: para la mayoría, {l1} es la opción más redonda; {l2} tiene sentido si {perfil}.")
+                    format!(
+                        "Veredicto: para la mayoría, {l1} es la opción más redonda; {l2} tiene sentido si {perfil}."
+                    )
                 } else {
-                    format!("Verdict: for most people {l1} is the more complete choice; {l2} makes sense if {perfil}.")
+                    format!(
+                        "Verdict: for most people {l1} is the more complete choice; {l2} makes sense if {perfil}."
+                    )
                 };
                 self.p(&v);
             }
             1 => {
                 let s = if es_ {
-                    format!("Las dos son buenas opciones, pero apuntan a perfiles distintos. {l1} {pro1}, mientras que {l2} {pro2}.")
+                    format!(
+                        "Las dos son buenas opciones, pero apuntan a perfiles distintos. {l1} {pro1}, mientras que {l2} {pro2}."
+                    )
                 } else {
-                    format!("Both are good options, but they target different needs. {l1} {pro1}, while {l2} {pro2}.")
+                    format!(
+                        "Both are good options, but they target different needs. {l1} {pro1}, while {l2} {pro2}."
+                    )
                 };
                 self.p(&s);
                 if let Some(c) = e2.and_then(|e| e.contra).or(e1.contra) {
-                    let s = if es_ { format!("Un punto a considerar: {c}.") } else { format!("One thing to consider: it {c}.") }
-                        .replace("Un punto a considerar: ", &format!("Un punto a considerar sobre {}: ", if e2.and_then(|e| e.contra).is_some() { l2 } else { l1 }));
+                    let s = if es_ {
+                        format!("Un punto a considerar: {c}.")
+                    } else {
+                        format!("One thing to consider: it {c}.")
+                    }
+                    .replace(
+                        "Un punto a considerar: ",
+                        &format!(
+                            "Un punto a considerar sobre {}: ",
+                            if e2.and_then(|e| e.contra).is_some() {
+                                l2
+                            } else {
+                                l1
+                            }
+                        ),
+                    );
                     self.p(&s);
                 }
                 let perfil = self.perfil(e1.idx);
@@ -1273,26 +1725,47 @@ impl Escritor<'_> {
                 self.p(&s);
             }
             _ => {
-                let intro = if es_ { "Comparación rápida:" } else { "Quick comparison:" };
+                let intro = if es_ {
+                    "Comparación rápida:"
+                } else {
+                    "Quick comparison:"
+                };
                 self.p(intro);
-                let (h, f1, f2) = if es_ { ("Criterio", "Punto fuerte", "A tener en cuenta") } else { ("Criterion", "Strength", "Keep in mind") };
+                let (h, f1, f2) = if es_ {
+                    ("Criterio", "Punto fuerte", "A tener en cuenta")
+                } else {
+                    ("Criterion", "Strength", "Keep in mind")
+                };
                 let c1 = e1.contra.map(cap).unwrap_or_else(|| "—".to_owned());
-                let c2 = e2.and_then(|e| e.contra).map(cap).unwrap_or_else(|| "—".to_owned());
+                let c2 = e2
+                    .and_then(|e| e.contra)
+                    .map(cap)
+                    .unwrap_or_else(|| "—".to_owned());
                 self.p(&format!(
                     "| {h} | {l1} | {l2} |\n|---|---|---|\n| {f1} | {} | {} |\n| {f2} | {c1} | {c2} |",
                     cap(pro1),
                     cap(pro2)
                 ));
-                let s = if es_ { format!("En general, me inclino por {l1}, pero la diferencia no es enorme.") } else { format!("Overall I lean towards {l1}, but the gap is not huge.") };
+                let s = if es_ {
+                    format!("En general, me inclino por {l1}, pero la diferencia no es enorme.")
+                } else {
+                    format!("Overall I lean towards {l1}, but the gap is not huge.")
+                };
                 self.p(&s);
             }
         }
         if !resto.is_empty() {
             let nombres: Vec<String> = resto.iter().map(|e| e.nombre.clone()).collect();
             let s = if es_ {
-                format!("Si ninguna te convence, mirá también {}.", enumerar(&nombres, self.idioma))
+                format!(
+                    "Si ninguna te convence, mirá también {}.",
+                    enumerar(&nombres, self.idioma)
+                )
             } else {
-                format!("If neither convinces you, also look at {}.", enumerar(&nombres, self.idioma))
+                format!(
+                    "If neither convinces you, also look at {}.",
+                    enumerar(&nombres, self.idioma)
+                )
             };
             self.p(&s);
         }
@@ -1304,7 +1777,11 @@ impl Escritor<'_> {
         let e = &el[0];
         if self.rng.random_bool(0.5) {
             let lead = if self.ind.salud {
-                if es_ { format!("{} es una opción conocida y respaldada:", e.nombre) } else { format!("{} is a well-known, established option:", e.nombre) }
+                if es_ {
+                    format!("{} es una opción conocida y respaldada:", e.nombre)
+                } else {
+                    format!("{} is a well-known, established option:", e.nombre)
+                }
             } else if es_ {
                 format!("En general, {} tiene buena reputación:", e.nombre)
             } else {
@@ -1313,11 +1790,19 @@ impl Escritor<'_> {
             let pros: Vec<String> = e.pro.iter().map(|p| format!("- {}.", cap(p))).collect();
             self.p(&format!("{lead}\n{}", pros.join("\n")));
             if let Some(c) = e.contra {
-                self.p(&if es_ { format!("A tener en cuenta: {c}.") } else { format!("Keep in mind that it {c}.") });
+                self.p(&if es_ {
+                    format!("A tener en cuenta: {c}.")
+                } else {
+                    format!("Keep in mind that it {c}.")
+                });
             }
         } else {
             let f = self.frase(e, &e.nombre);
-            let s = if es_ { format!("Sí, es una opción razonable. {f}") } else { format!("Yes, it's a reasonable choice. {f}") };
+            let s = if es_ {
+                format!("Sí, es una opción razonable. {f}")
+            } else {
+                format!("Yes, it's a reasonable choice. {f}")
+            };
             self.p(&s);
             let c = self.consejo();
             self.p(c);
@@ -1325,9 +1810,15 @@ impl Escritor<'_> {
         if el.len() > 1 {
             let nombres: Vec<String> = el[1..].iter().map(|x| x.nombre.clone()).collect();
             let s = if es_ {
-                format!("Si querés comparar, mirá también {}.", enumerar(&nombres, self.idioma))
+                format!(
+                    "Si querés comparar, mirá también {}.",
+                    enumerar(&nombres, self.idioma)
+                )
             } else {
-                format!("If you want to compare, also look at {}.", enumerar(&nombres, self.idioma))
+                format!(
+                    "If you want to compare, also look at {}.",
+                    enumerar(&nombres, self.idioma)
+                )
             };
             self.p(&s);
         }
@@ -1352,8 +1843,16 @@ impl Escritor<'_> {
                 ],
             );
             self.p(s);
-            let enc = if es_ { "Mientras tanto, algunas pautas generales:" } else { "In the meantime, some general guidance:" };
-            let cs: Vec<String> = self.consejos(3).into_iter().map(|c| format!("- {c}")).collect();
+            let enc = if es_ {
+                "Mientras tanto, algunas pautas generales:"
+            } else {
+                "In the meantime, some general guidance:"
+            };
+            let cs: Vec<String> = self
+                .consejos(3)
+                .into_iter()
+                .map(|c| format!("- {c}"))
+                .collect();
             self.p(&format!("{enc}\n{}", cs.join("\n")));
             let s = self.t(
                 &[
@@ -1367,10 +1866,22 @@ impl Escritor<'_> {
         }
         match variante {
             0 => {
-                let s = if es_ { "No hay una única respuesta, porque depende de tu situación. Algunos criterios para decidir:" } else { "There is no single answer; it depends on your situation. Some criteria to decide:" };
-                let cs: Vec<String> = self.consejos(4).into_iter().map(|c| format!("- {c}")).collect();
+                let s = if es_ {
+                    "No hay una única respuesta, porque depende de tu situación. Algunos criterios para decidir:"
+                } else {
+                    "There is no single answer; it depends on your situation. Some criteria to decide:"
+                };
+                let cs: Vec<String> = self
+                    .consejos(4)
+                    .into_iter()
+                    .map(|c| format!("- {c}"))
+                    .collect();
                 self.p(&format!("{s}\n{}", cs.join("\n")));
-                self.p(if es_ { "Si me contás un poco más de tu caso, te ayudo a afinar la elección." } else { "If you tell me more about your case, I can help narrow it down." });
+                self.p(if es_ {
+                    "Si me contás un poco más de tu caso, te ayudo a afinar la elección."
+                } else {
+                    "If you tell me more about your case, I can help narrow it down."
+                });
             }
             1 => {
                 self.apertura();
@@ -1378,15 +1889,44 @@ impl Escritor<'_> {
                 for c in cs {
                     self.p(c);
                 }
-                self.p(if es_ { "Prefiero no recomendarte una marca puntual sin conocer más detalles: las condiciones cambian seguido y conviene comparar con datos actualizados." } else { "I'd rather not recommend a specific brand without more details: conditions change often and it's best to compare with up-to-date information." });
+                let cierre = match (self.ind.salud, es_) {
+                    (true, true) => {
+                        "No puedo recomendarte un producto o medicamento puntual: eso lo tiene que indicar un profesional que conozca tu caso."
+                    }
+                    (true, false) => {
+                        "I can't recommend a specific product or medicine: a professional who knows your case has to decide that."
+                    }
+                    (false, true) => {
+                        "Prefiero no recomendarte una marca puntual sin conocer más detalles: las condiciones cambian seguido y conviene comparar con datos actualizados."
+                    }
+                    (false, false) => {
+                        "I'd rather not recommend a specific brand without more details: conditions change often and it's best to compare with up-to-date information."
+                    }
+                };
+                self.p(cierre);
             }
             _ => {
-                let enc = if es_ { "Lo que yo haría:" } else { "What I would do:" };
-                let cs: Vec<String> = self.consejos(4).into_iter().enumerate().map(|(i, c)| format!("{}. {c}", i + 1)).collect();
+                let enc = if es_ {
+                    "Lo que yo haría:"
+                } else {
+                    "What I would do:"
+                };
+                let cs: Vec<String> = self
+                    .consejos(4)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, c)| format!("{}. {c}", i + 1))
+                    .collect();
                 self.p(&format!("{enc}\n{}", cs.join("\n")));
                 let s = self.t(
-                    &["Con eso vas a poder comparar con criterio propio.", "Así evitás sorpresas más adelante."],
-                    &["That way you can compare on your own terms.", "That avoids surprises later on."],
+                    &[
+                        "Con eso vas a poder comparar con criterio propio.",
+                        "Así evitás sorpresas más adelante.",
+                    ],
+                    &[
+                        "That way you can compare on your own terms.",
+                        "That avoids surprises later on.",
+                    ],
                 );
                 self.p(s);
             }
@@ -1421,12 +1961,20 @@ pub(crate) fn cruzar(
             for ctx in *frases {
                 let mut dims = vec![(d1, v1.to_string()), (d2, v2.to_string())];
                 dims.extend(extra.iter().map(|(d, v)| (*d, v.to_string())));
-                let texto = if ctx.is_empty() { texto.to_string() } else { format!("{ctx} {texto}") };
+                let texto = if ctx.is_empty() {
+                    texto.to_string()
+                } else {
+                    format!("{ctx} {texto}")
+                };
                 out.push(PreguntaBase {
                     texto,
                     idioma,
                     dims,
-                    tipo: if *tipo == 'C' { TipoPregunta::Consejo } else { TipoPregunta::Lista },
+                    tipo: if *tipo == 'C' {
+                        TipoPregunta::Consejo
+                    } else {
+                        TipoPregunta::Lista
+                    },
                 });
             }
         }
@@ -1440,7 +1988,14 @@ pub(crate) fn cruzar(
 pub(crate) fn comparar(
     d1: &'static str,
     d2: &'static str,
-    pares: &[(&'static str, &'static str, &'static str, &'static str, &'static str, &'static str)],
+    pares: &[(
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+    )],
     contextos: &[(&'static str, &[&'static str])],
     idioma: &'static str,
     extra: &[(&'static str, &'static str)],
@@ -1451,12 +2006,24 @@ pub(crate) fn comparar(
             let ctx = frases.first().copied().unwrap_or("");
             let mut dims = vec![(d1, v1.to_string()), (d2, v2.to_string())];
             dims.extend(extra.iter().map(|(d, v)| (*d, v.to_string())));
-            let q = texto.replace("{a}", la).replace("{b}", lb).replace("{a_o_b}", &o_entre(la, lb));
+            let q = texto
+                .replace("{a}", la)
+                .replace("{b}", lb)
+                .replace("{a_o_b}", &o_entre(la, lb));
             out.push(PreguntaBase {
-                texto: if ctx.is_empty() { q } else { format!("{ctx} {q}") },
+                texto: if ctx.is_empty() {
+                    q
+                } else {
+                    format!("{ctx} {q}")
+                },
                 idioma,
                 dims,
-                tipo: TipoPregunta::Comparar { a, b, la: la.to_string(), lb: lb.to_string() },
+                tipo: TipoPregunta::Comparar {
+                    a,
+                    b,
+                    la: la.to_string(),
+                    lb: lb.to_string(),
+                },
             });
         }
     }
@@ -1479,7 +2046,11 @@ pub(crate) fn sobre(
             let mut dims = vec![(d1, v1.to_string()), (d2, v2.to_string())];
             dims.extend(extra.iter().map(|(d, v)| (*d, v.to_string())));
             out.push(PreguntaBase {
-                texto: if ctx.is_empty() { texto.to_string() } else { format!("{ctx} {texto}") },
+                texto: if ctx.is_empty() {
+                    texto.to_string()
+                } else {
+                    format!("{ctx} {texto}")
+                },
                 idioma,
                 dims,
                 tipo: TipoPregunta::Marca(marca),
@@ -1503,5 +2074,20 @@ pub(crate) fn marca_es(
     pro: &'static [&'static str],
     contra: &'static [&'static str],
 ) -> Marca {
-    Marca { id, nombre, alias, excluir, dominios, peso, foco, debil: &[], neg, pro: Textos { es: pro, en: &[] }, contra: Textos { es: contra, en: &[] } }
+    Marca {
+        id,
+        nombre,
+        alias,
+        excluir,
+        dominios,
+        peso,
+        foco,
+        debil: &[],
+        neg,
+        pro: Textos { es: pro, en: &[] },
+        contra: Textos {
+            es: contra,
+            en: &[],
+        },
+    }
 }

@@ -6,56 +6,201 @@
 
 use crate::model::Metric;
 
-use super::comun::{METRICAS_TODAS, METRICAS_BASE, Tabla, dimension};
+use super::comun::{METRICAS_BASE, METRICAS_TODAS, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar};
 
 const ALCANCE: &[(&str, &[&str])] = &[
-    ("Argentina", &["Viajo a Buenos Aires en marzo.", "Voy a Mendoza unos días.", "Tengo que ir a Córdoba capital por una semana."]),
-    ("Chile", &["Viajo a Santiago de Chile la semana que viene.", "Voy a Viña del Mar con mi pareja."]),
-    ("Uruguay", &["Voy a Montevideo por trabajo.", "Vamos a Punta del Este en febrero."]),
-    ("regional", &["Hago una gira por Buenos Aires, Santiago y Montevideo.", "Este año tengo varios viajes por el Cono Sur."]),
+    (
+        "Argentina",
+        &[
+            "Viajo a Buenos Aires en marzo.",
+            "Voy a Mendoza unos días.",
+            "Tengo que ir a Córdoba capital por una semana.",
+        ],
+    ),
+    (
+        "Chile",
+        &[
+            "Viajo a Santiago de Chile la semana que viene.",
+            "Voy a Viña del Mar con mi pareja.",
+        ],
+    ),
+    (
+        "Uruguay",
+        &[
+            "Voy a Montevideo por trabajo.",
+            "Vamos a Punta del Este en febrero.",
+        ],
+    ),
+    (
+        "regional",
+        &[
+            "Hago una gira por Buenos Aires, Santiago y Montevideo.",
+            "Este año tengo varios viajes por el Cono Sur.",
+        ],
+    ),
 ];
 
 const ALCANCE_EN: &[(&str, &[&str])] = &[
-    ("Argentina", &["I'm travelling to Buenos Aires next month.", "I'll be in Mendoza for a wine trip."]),
-    ("Chile", &["I'm heading to Santiago, Chile, for a conference."]),
-    ("Uruguay", &["I'm visiting Montevideo for work.", "We're spending a week in Punta del Este."]),
-    ("regional", &["I'm doing a business trip through Buenos Aires, Santiago and Montevideo."]),
+    (
+        "Argentina",
+        &[
+            "I'm travelling to Buenos Aires next month.",
+            "I'll be in Mendoza for a wine trip.",
+        ],
+    ),
+    (
+        "Chile",
+        &["I'm heading to Santiago, Chile, for a conference."],
+    ),
+    (
+        "Uruguay",
+        &[
+            "I'm visiting Montevideo for work.",
+            "We're spending a week in Punta del Este.",
+        ],
+    ),
+    (
+        "regional",
+        &["I'm doing a business trip through Buenos Aires, Santiago and Montevideo."],
+    ),
 ];
 
 const PLANTILLAS: &[(&str, char, &str)] = &[
-    ("negocios", 'L', "¿Qué cadena hotelera me recomiendan para un viaje de trabajo?"),
-    ("negocios", 'L', "¿Qué hotel de cadena tiene buen wifi y salas de reuniones?"),
-    ("negocios", 'C', "¿Conviene sumarse a un programa de fidelidad hotelero si viajo seguido por trabajo?"),
-    ("vacaciones", 'L', "¿Qué cadena de hoteles conviene para ir con chicos?"),
-    ("vacaciones", 'L', "¿Qué hoteles de cadena tienen pileta y buen desayuno?"),
-    ("vacaciones", 'C', "¿Conviene reservar directo con el hotel o por una agencia online?"),
-    ("lujo", 'L', "¿Cuáles son los hoteles de lujo más recomendados?"),
-    ("lujo", 'L', "¿Qué hotel cinco estrellas recomiendan para una luna de miel?"),
-    ("económico", 'L', "¿Qué cadena de hoteles económicos es confiable?"),
-    ("económico", 'L', "¿Dónde dormir bien y barato en un hotel de cadena?"),
-    ("económico", 'C', "¿Cómo consigo mejor precio en hoteles de cadena?"),
+    (
+        "negocios",
+        'L',
+        "¿Qué cadena hotelera me recomiendan para un viaje de trabajo?",
+    ),
+    (
+        "negocios",
+        'L',
+        "¿Qué hotel de cadena tiene buen wifi y salas de reuniones?",
+    ),
+    (
+        "negocios",
+        'C',
+        "¿Conviene sumarse a un programa de fidelidad hotelero si viajo seguido por trabajo?",
+    ),
+    (
+        "vacaciones",
+        'L',
+        "¿Qué cadena de hoteles conviene para ir con chicos?",
+    ),
+    (
+        "vacaciones",
+        'L',
+        "¿Qué hoteles de cadena tienen pileta y buen desayuno?",
+    ),
+    (
+        "vacaciones",
+        'C',
+        "¿Conviene reservar directo con el hotel o por una agencia online?",
+    ),
+    (
+        "lujo",
+        'L',
+        "¿Cuáles son los hoteles de lujo más recomendados?",
+    ),
+    (
+        "lujo",
+        'L',
+        "¿Qué hotel cinco estrellas recomiendan para una luna de miel?",
+    ),
+    (
+        "económico",
+        'L',
+        "¿Qué cadena de hoteles económicos es confiable?",
+    ),
+    (
+        "económico",
+        'L',
+        "¿Dónde dormir bien y barato en un hotel de cadena?",
+    ),
+    (
+        "económico",
+        'C',
+        "¿Cómo consigo mejor precio en hoteles de cadena?",
+    ),
 ];
 
 const PLANTILLAS_EN: &[(&str, char, &str)] = &[
-    ("negocios", 'L', "Which hotel chains are best for business travel?"),
-    ("negocios", 'L', "Which hotels have the best meeting facilities and reliable wifi?"),
-    ("vacaciones", 'L', "What are good family-friendly hotel chains?"),
+    (
+        "negocios",
+        'L',
+        "Which hotel chains are best for business travel?",
+    ),
+    (
+        "negocios",
+        'L',
+        "Which hotels have the best meeting facilities and reliable wifi?",
+    ),
+    (
+        "vacaciones",
+        'L',
+        "What are good family-friendly hotel chains?",
+    ),
     ("lujo", 'L', "What are the best luxury hotels?"),
     ("económico", 'L', "Which budget hotel chains are reliable?"),
-    ("negocios", 'C', "Is it worth joining a hotel loyalty program for regional travel?"),
+    (
+        "negocios",
+        'C',
+        "Is it worth joining a hotel loyalty program for regional travel?",
+    ),
 ];
 
 const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
-    ("negocios", "marriott", "Sheraton", "hilton", "Hilton", "¿Qué es mejor para un viaje de negocios, {a_o_b}?"),
-    ("lujo", "fourseasons", "Four Seasons", "alvear", "Alvear Palace", "¿Cuál recomiendan más, {a_o_b}?"),
-    ("económico", "accor", "Ibis", "wyndham", "Howard Johnson", "Para algo económico, ¿conviene {a_o_b}?"),
-    ("vacaciones", "enjoy", "Enjoy", "melia", "Meliá", "Para unas vacaciones en familia, ¿{a_o_b}?"),
+    (
+        "negocios",
+        "marriott",
+        "Sheraton",
+        "hilton",
+        "Hilton",
+        "¿Qué es mejor para un viaje de negocios, {a_o_b}?",
+    ),
+    (
+        "lujo",
+        "fourseasons",
+        "Four Seasons",
+        "alvear",
+        "Alvear Palace",
+        "¿Cuál recomiendan más, {a_o_b}?",
+    ),
+    (
+        "económico",
+        "accor",
+        "Ibis",
+        "wyndham",
+        "Howard Johnson",
+        "Para algo económico, ¿conviene {a_o_b}?",
+    ),
+    (
+        "vacaciones",
+        "enjoy",
+        "Enjoy",
+        "melia",
+        "Meliá",
+        "Para unas vacaciones en familia, ¿{a_o_b}?",
+    ),
 ];
 
 const PARES_EN: &[(&str, &str, &str, &str, &str, &str)] = &[
-    ("negocios", "hyatt", "Hyatt", "marriott", "Marriott", "Hyatt or Marriott for a business trip?"),
-    ("negocios", "nh", "NH Collection", "radisson", "Radisson", "NH Collection or Radisson: which is better for work trips?"),
+    (
+        "negocios",
+        "hyatt",
+        "Hyatt",
+        "marriott",
+        "Marriott",
+        "Hyatt or Marriott for a business trip?",
+    ),
+    (
+        "negocios",
+        "nh",
+        "NH Collection",
+        "radisson",
+        "Radisson",
+        "NH Collection or Radisson: which is better for work trips?",
+    ),
 ];
 
 fn marcas() -> Vec<Marca> {
@@ -63,7 +208,12 @@ fn marcas() -> Vec<Marca> {
         Marca {
             id: "marriott",
             nombre: "Marriott",
-            alias: &["~JW Marriott", "Sheraton", "~Marriott Bonvoy", "~Four Points"],
+            alias: &[
+                "~JW Marriott",
+                "Sheraton",
+                "~Marriott Bonvoy",
+                "~Four Points",
+            ],
             excluir: &[],
             dominios: &["marriott.com"],
             peso: 1.0,
@@ -78,10 +228,17 @@ fn marcas() -> Vec<Marca> {
                     "lujo|tiene opciones de alta gama con servicio muy cuidado",
                     "vacaciones|tiene hoteles con pileta y servicios para familias",
                 ],
-                en: &["has properties in every capital of the region", "negocios|has well-located hotels near business districts", "negocios|has the largest loyalty program, Marriott Bonvoy"],
+                en: &[
+                    "has properties in every capital of the region",
+                    "negocios|has well-located hotels near business districts",
+                    "negocios|has the largest loyalty program, Marriott Bonvoy",
+                ],
             },
             contra: Textos {
-                es: &["sus tarifas están entre las más altas", "algunos hoteles de la cadena necesitan renovación"],
+                es: &[
+                    "sus tarifas están entre las más altas",
+                    "algunos hoteles de la cadena necesitan renovación",
+                ],
                 en: &["has rates among the highest"],
             },
         },
@@ -103,7 +260,11 @@ fn marcas() -> Vec<Marca> {
                     "vacaciones|tiene desayunos muy completos",
                     "económico|tiene la línea Hampton, más accesible y con desayuno incluido",
                 ],
-                en: &["has very consistent service standards", "negocios|has good meeting rooms and a business center", "negocios|offers digital check-in and mobile keys"],
+                en: &[
+                    "has very consistent service standards",
+                    "negocios|has good meeting rooms and a business center",
+                    "negocios|offers digital check-in and mobile keys",
+                ],
             },
             contra: Textos {
                 es: &["tiene pocos hoteles fuera de las grandes ciudades"],
@@ -128,10 +289,17 @@ fn marcas() -> Vec<Marca> {
                     "negocios|tiene hoteles Novotel cómodos para viajes de trabajo",
                     "vacaciones|tiene hoteles Novotel donde los chicos suelen alojarse sin cargo",
                 ],
-                en: &["has options for every budget, from Ibis to Sofitel", "económico|has practical, affordable Ibis hotels", "negocios|has comfortable Novotel hotels for work trips"],
+                en: &[
+                    "has options for every budget, from Ibis to Sofitel",
+                    "económico|has practical, affordable Ibis hotels",
+                    "negocios|has comfortable Novotel hotels for work trips",
+                ],
             },
             contra: Textos {
-                es: &["las habitaciones de Ibis son chicas", "la calidad varía bastante entre marcas de la cadena"],
+                es: &[
+                    "las habitaciones de Ibis son chicas",
+                    "la calidad varía bastante entre marcas de la cadena",
+                ],
                 en: &["has small rooms at its budget brand"],
             },
         },
@@ -152,7 +320,10 @@ fn marcas() -> Vec<Marca> {
                     "negocios|suma beneficios con el programa IHG One Rewards",
                     "económico|tiene tarifas accesibles en la línea Holiday Inn Express",
                 ],
-                en: &["has good-value Holiday Inn hotels", "negocios|has InterContinental hotels with strong executive service"],
+                en: &[
+                    "has good-value Holiday Inn hotels",
+                    "negocios|has InterContinental hotels with strong executive service",
+                ],
             },
             contra: Textos {
                 es: &["algunos de sus hoteles en la región son antiguos"],
@@ -176,7 +347,10 @@ fn marcas() -> Vec<Marca> {
                     "lujo|ofrece servicio de alta gama y buen spa",
                     "negocios|tiene el Hyatt Centric Montevideo, moderno y bien conectado",
                 ],
-                en: &["has few but very well located hotels", "lujo|offers high-end service and a good spa"],
+                en: &[
+                    "has few but very well located hotels",
+                    "lujo|offers high-end service and a good spa",
+                ],
             },
             contra: Textos {
                 es: &["tiene muy pocas propiedades en el Cono Sur"],
@@ -200,10 +374,16 @@ fn marcas() -> Vec<Marca> {
                     "negocios|tiene hoteles bien conectados con el microcentro",
                     "económico|suele tener buena relación precio-calidad",
                 ],
-                en: &["has several central hotels in Buenos Aires", "negocios|offers corporate rates and meeting rooms"],
+                en: &[
+                    "has several central hotels in Buenos Aires",
+                    "negocios|offers corporate rates and meeting rooms",
+                ],
             },
             contra: Textos {
-                es: &["algunas habitaciones son chicas", "el desayuno no siempre está incluido"],
+                es: &[
+                    "algunas habitaciones son chicas",
+                    "el desayuno no siempre está incluido",
+                ],
                 en: &["has some small rooms"],
             },
         },
@@ -224,10 +404,16 @@ fn marcas() -> Vec<Marca> {
                     "vacaciones|tiene hoteles con pileta en destinos turísticos",
                     "negocios|tiene hoteles prácticos sobre rutas y accesos",
                 ],
-                en: &["has Howard Johnson hotels in many Argentine cities", "económico|has affordable rates with breakfast included"],
+                en: &[
+                    "has Howard Johnson hotels in many Argentine cities",
+                    "económico|has affordable rates with breakfast included",
+                ],
             },
             contra: Textos {
-                es: &["la calidad es muy despareja entre hoteles", "algunas propiedades se ven desactualizadas"],
+                es: &[
+                    "la calidad es muy despareja entre hoteles",
+                    "algunas propiedades se ven desactualizadas",
+                ],
                 en: &["has uneven quality across hotels"],
             },
         },
@@ -242,8 +428,15 @@ fn marcas() -> Vec<Marca> {
             debil: &["económico"],
             neg: 0.12,
             pro: Textos {
-                es: &["tiene muy buen desayuno y atención", "vacaciones|tiene hoteles con buena pileta y servicios para familias", "negocios|tiene el Meliá Buenos Aires, bien ubicado para trabajar"],
-                en: &["has a great breakfast and service", "vacaciones|has family-friendly hotels with good pools"],
+                es: &[
+                    "tiene muy buen desayuno y atención",
+                    "vacaciones|tiene hoteles con buena pileta y servicios para familias",
+                    "negocios|tiene el Meliá Buenos Aires, bien ubicado para trabajar",
+                ],
+                en: &[
+                    "has a great breakfast and service",
+                    "vacaciones|has family-friendly hotels with good pools",
+                ],
             },
             contra: Textos {
                 es: &["tiene pocos hoteles en la región"],
@@ -261,8 +454,15 @@ fn marcas() -> Vec<Marca> {
             debil: &[],
             neg: 0.15,
             pro: Textos {
-                es: &["tiene el Radisson Montevideo sobre la plaza Independencia", "negocios|tiene buena infraestructura para eventos y congresos", "vacaciones|tiene vistas muy lindas en sus hoteles frente al mar"],
-                en: &["has a centrally located hotel in Montevideo", "negocios|has good infrastructure for events"],
+                es: &[
+                    "tiene el Radisson Montevideo sobre la plaza Independencia",
+                    "negocios|tiene buena infraestructura para eventos y congresos",
+                    "vacaciones|tiene vistas muy lindas en sus hoteles frente al mar",
+                ],
+                en: &[
+                    "has a centrally located hotel in Montevideo",
+                    "negocios|has good infrastructure for events",
+                ],
             },
             contra: Textos {
                 es: &["algunas instalaciones necesitan una renovación"],
@@ -280,8 +480,15 @@ fn marcas() -> Vec<Marca> {
             debil: &["económico", "negocios"],
             neg: 0.1,
             pro: Textos {
-                es: &["lujo|tiene uno de los servicios más cuidados de Buenos Aires", "lujo|combina una torre moderna con una mansión histórica en Recoleta", "es sinónimo de atención personalizada"],
-                en: &["lujo|has some of the most attentive service in Buenos Aires", "is synonymous with personalised service"],
+                es: &[
+                    "lujo|tiene uno de los servicios más cuidados de Buenos Aires",
+                    "lujo|combina una torre moderna con una mansión histórica en Recoleta",
+                    "es sinónimo de atención personalizada",
+                ],
+                en: &[
+                    "lujo|has some of the most attentive service in Buenos Aires",
+                    "is synonymous with personalised service",
+                ],
             },
             contra: Textos {
                 es: &["es de las opciones más caras"],
@@ -299,8 +506,15 @@ fn marcas() -> Vec<Marca> {
             debil: &["económico", "Chile", "Uruguay"],
             neg: 0.08,
             pro: Textos {
-                es: &["lujo|tiene el Alvear Palace, un clásico del lujo porteño", "lujo|tiene el Alvear Icon en Puerto Madero, con vistas increíbles", "es una cadena argentina con mucha tradición"],
-                en: &["lujo|owns the Alvear Palace, a Buenos Aires classic", "is an Argentine group with a long tradition"],
+                es: &[
+                    "lujo|tiene el Alvear Palace, un clásico del lujo porteño",
+                    "lujo|tiene el Alvear Icon en Puerto Madero, con vistas increíbles",
+                    "es una cadena argentina con mucha tradición",
+                ],
+                en: &[
+                    "lujo|owns the Alvear Palace, a Buenos Aires classic",
+                    "is an Argentine group with a long tradition",
+                ],
             },
             contra: Textos {
                 es: &["solo tiene hoteles en Buenos Aires"],
@@ -318,8 +532,15 @@ fn marcas() -> Vec<Marca> {
             debil: &["lujo"],
             neg: 0.15,
             pro: Textos {
-                es: &["es una cadena argentina con hoteles de diseño en varias ciudades", "económico|tiene hoteles Dazzler con buena relación precio-calidad", "negocios|tiene hoteles modernos y bien ubicados para viajes cortos"],
-                en: &["is an Argentine group with design hotels in several cities", "económico|has good-value Dazzler hotels"],
+                es: &[
+                    "es una cadena argentina con hoteles de diseño en varias ciudades",
+                    "económico|tiene hoteles Dazzler con buena relación precio-calidad",
+                    "negocios|tiene hoteles modernos y bien ubicados para viajes cortos",
+                ],
+                en: &[
+                    "is an Argentine group with design hotels in several cities",
+                    "económico|has good-value Dazzler hotels",
+                ],
             },
             contra: Textos {
                 es: &["el servicio varía según el hotel"],
@@ -337,8 +558,15 @@ fn marcas() -> Vec<Marca> {
             debil: &["negocios", "Argentina"],
             neg: 0.2,
             pro: Textos {
-                es: &["vacaciones|combina hotel, casino y spa en Punta del Este y Viña del Mar", "vacaciones|tiene actividades para chicos en temporada", "tiene resorts frente al mar"],
-                en: &["vacaciones|combines hotel, casino and spa in Punta del Este", "has beachfront resorts"],
+                es: &[
+                    "vacaciones|combina hotel, casino y spa en Punta del Este y Viña del Mar",
+                    "vacaciones|tiene actividades para chicos en temporada",
+                    "tiene resorts frente al mar",
+                ],
+                en: &[
+                    "vacaciones|combines hotel, casino and spa in Punta del Este",
+                    "has beachfront resorts",
+                ],
             },
             contra: Textos {
                 es: &["en temporada alta se llena y los precios suben mucho"],
@@ -356,8 +584,14 @@ fn marcas() -> Vec<Marca> {
             debil: &["lujo"],
             neg: 0.15,
             pro: Textos {
-                es: &["tiene hoteles funcionales en Santiago y Concepción", "negocios|ofrece tarifas corporativas competitivas"],
-                en: &["has functional hotels in Santiago", "negocios|offers competitive corporate rates"],
+                es: &[
+                    "tiene hoteles funcionales en Santiago y Concepción",
+                    "negocios|ofrece tarifas corporativas competitivas",
+                ],
+                en: &[
+                    "has functional hotels in Santiago",
+                    "negocios|offers competitive corporate rates",
+                ],
             },
             contra: Textos {
                 es: &["tiene poca presencia fuera de Chile"],
@@ -371,9 +605,18 @@ pub(crate) fn industria() -> Industria {
     let es = &[("idioma", "es")];
     let en = &[("idioma", "en")];
     let mut preguntas = cruzar("seccion", "alcance", PLANTILLAS, ALCANCE, "es", es);
-    preguntas.extend(cruzar("seccion", "alcance", PLANTILLAS_EN, ALCANCE_EN, "en", en));
+    preguntas.extend(cruzar(
+        "seccion",
+        "alcance",
+        PLANTILLAS_EN,
+        ALCANCE_EN,
+        "en",
+        en,
+    ));
     preguntas.extend(comparar("seccion", "alcance", PARES, ALCANCE, "es", es));
-    preguntas.extend(comparar("seccion", "alcance", PARES_EN, ALCANCE_EN, "en", en));
+    preguntas.extend(comparar(
+        "seccion", "alcance", PARES_EN, ALCANCE_EN, "en", en,
+    ));
     Industria {
         slug: "cadenas-hoteleras-cono-sur-2026",
         nombre: "Cadenas hoteleras en el Cono Sur 2026",
@@ -384,14 +627,32 @@ pub(crate) fn industria() -> Industria {
         subindustria: "Cadenas hoteleras",
         pais: &["Argentina", "Chile", "Uruguay"],
         idiomas: &["es", "en"],
-        tags: &["hoteles", "cadenas hoteleras", "viajes de negocios", "turismo", "Cono Sur", "Chile", "Uruguay"],
+        tags: &[
+            "hoteles",
+            "cadenas hoteleras",
+            "viajes de negocios",
+            "turismo",
+            "Cono Sur",
+            "Chile",
+            "Uruguay",
+        ],
         inicio: (3, 2),
         dias: 21,
         publicado: "2026-04-08",
         cambio_version: true,
         dimensiones: vec![
-            dimension("seccion", "Motivo del viaje", "Trip purpose", &["negocios", "vacaciones", "lujo", "económico"]),
-            dimension("alcance", "País", "Country", &["Argentina", "Chile", "Uruguay", "regional"]),
+            dimension(
+                "seccion",
+                "Motivo del viaje",
+                "Trip purpose",
+                &["negocios", "vacaciones", "lujo", "económico"],
+            ),
+            dimension(
+                "alcance",
+                "País",
+                "Country",
+                &["Argentina", "Chile", "Uruguay", "regional"],
+            ),
             dimension("idioma", "Idioma", "Language", &["es", "en"]),
         ],
         n_preguntas: 150,
@@ -449,18 +710,78 @@ pub(crate) fn industria() -> Industria {
             ],
         },
         medios: vec![
-            Medio { host: "www.tripadvisor.com.ar", nombre: "Tripadvisor", ruta: "/", idioma: "es" },
-            Medio { host: "www.tripadvisor.com", nombre: "Tripadvisor", ruta: "/", idioma: "en" },
-            Medio { host: "www.booking.com", nombre: "Booking.com", ruta: "/articulos/", idioma: "*" },
-            Medio { host: "www.lanacion.com.ar", nombre: "LA NACION", ruta: "/turismo/", idioma: "es" },
-            Medio { host: "www.clarin.com", nombre: "Clarín", ruta: "/viajes/", idioma: "es" },
-            Medio { host: "www.infobae.com", nombre: "Infobae", ruta: "/turismo/{fecha}/", idioma: "es" },
-            Medio { host: "www.latercera.com", nombre: "La Tercera", ruta: "/mouse/", idioma: "es" },
-            Medio { host: "www.emol.com", nombre: "Emol", ruta: "/noticias/Tendencias/", idioma: "es" },
-            Medio { host: "www.elpais.com.uy", nombre: "El País Uruguay", ruta: "/viajes/", idioma: "es" },
-            Medio { host: "www.cntraveler.com", nombre: "Condé Nast Traveler", ruta: "/gallery/", idioma: "en" },
-            Medio { host: "thepointsguy.com", nombre: "The Points Guy", ruta: "/guide/", idioma: "en" },
-            Medio { host: "www.reddit.com", nombre: "Reddit", ruta: "/r/travel/comments/", idioma: "en" },
+            Medio {
+                host: "www.tripadvisor.com.ar",
+                nombre: "Tripadvisor",
+                ruta: "/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.tripadvisor.com",
+                nombre: "Tripadvisor",
+                ruta: "/",
+                idioma: "en",
+            },
+            Medio {
+                host: "www.booking.com",
+                nombre: "Booking.com",
+                ruta: "/articulos/",
+                idioma: "*",
+            },
+            Medio {
+                host: "www.lanacion.com.ar",
+                nombre: "LA NACION",
+                ruta: "/turismo/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.clarin.com",
+                nombre: "Clarín",
+                ruta: "/viajes/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.infobae.com",
+                nombre: "Infobae",
+                ruta: "/turismo/{fecha}/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.latercera.com",
+                nombre: "La Tercera",
+                ruta: "/mouse/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.emol.com",
+                nombre: "Emol",
+                ruta: "/noticias/Tendencias/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.elpais.com.uy",
+                nombre: "El País Uruguay",
+                ruta: "/viajes/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.cntraveler.com",
+                nombre: "Condé Nast Traveler",
+                ruta: "/gallery/",
+                idioma: "en",
+            },
+            Medio {
+                host: "thepointsguy.com",
+                nombre: "The Points Guy",
+                ruta: "/guide/",
+                idioma: "en",
+            },
+            Medio {
+                host: "www.reddit.com",
+                nombre: "Reddit",
+                ruta: "/r/travel/comments/",
+                idioma: "en",
+            },
         ],
         titulos: Textos {
             es: &[
@@ -482,11 +803,31 @@ pub(crate) fn industria() -> Industria {
             ],
         },
         paginas: &[
-            ("/es/hoteles/argentina/", "Hoteles en Argentina | {marca}", "Hotels in Argentina | {marca}"),
-            ("/es/ofertas/", "Ofertas y promociones | {marca}", "Offers | {marca}"),
-            ("/es/programa-de-fidelidad/", "Programa de fidelidad | {marca}", "Loyalty program | {marca}"),
-            ("/es/reuniones-y-eventos/", "Reuniones y eventos | {marca}", "Meetings and events | {marca}"),
-            ("/es/destinos/chile/", "Hoteles en Chile | {marca}", "Hotels in Chile | {marca}"),
+            (
+                "/es/hoteles/argentina/",
+                "Hoteles en Argentina | {marca}",
+                "Hotels in Argentina | {marca}",
+            ),
+            (
+                "/es/ofertas/",
+                "Ofertas y promociones | {marca}",
+                "Offers | {marca}",
+            ),
+            (
+                "/es/programa-de-fidelidad/",
+                "Programa de fidelidad | {marca}",
+                "Loyalty program | {marca}",
+            ),
+            (
+                "/es/reuniones-y-eventos/",
+                "Reuniones y eventos | {marca}",
+                "Meetings and events | {marca}",
+            ),
+            (
+                "/es/destinos/chile/",
+                "Hoteles en Chile | {marca}",
+                "Hotels in Chile | {marca}",
+            ),
         ],
         tablas: vec![
             Tabla::Marcas(METRICAS_TODAS),

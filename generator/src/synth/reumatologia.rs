@@ -11,59 +11,147 @@ use super::comun::{METRICAS_BASE, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar};
 
 const GRUPOS: &[(&str, &[&str])] = &[
-    ("pacientes", &["Soy paciente y hace poco empecé a tratarme.", "Estoy en tratamiento hace varios años.", "Tengo 52 años y me lo diagnosticaron el año pasado."]),
-    ("familiares", &["Pregunto por mi mamá, que está en tratamiento.", "Pregunto por mi pareja, que recibió el diagnóstico hace poco.", "Mi papá tiene 70 años y empezó con esto."]),
+    (
+        "pacientes",
+        &[
+            "Soy paciente y hace poco empecé a tratarme.",
+            "Estoy en tratamiento hace varios años.",
+            "Tengo 52 años y me lo diagnosticaron el año pasado.",
+        ],
+    ),
+    (
+        "familiares",
+        &[
+            "Pregunto por mi mamá, que está en tratamiento.",
+            "Pregunto por mi pareja, que recibió el diagnóstico hace poco.",
+            "Mi papá tiene 70 años y empezó con esto.",
+        ],
+    ),
 ];
 
 const GRUPOS_EN: &[(&str, &[&str])] = &[
-    ("pacientes", &["I was recently diagnosed and I live in Argentina."]),
-    ("familiares", &["I'm asking for my mother, who lives in Buenos Aires."]),
+    (
+        "pacientes",
+        &["I was recently diagnosed and I live in Argentina."],
+    ),
+    (
+        "familiares",
+        &["I'm asking for my mother, who lives in Buenos Aires."],
+    ),
 ];
 
 const PLANTILLAS: &[(&str, char, &str)] = &[
-    ("artritis reumatoidea", 'L', "¿Qué tratamientos biológicos hay para la artritis reumatoidea?"),
-    ("artritis reumatoidea", 'L', "¿Qué medicamentos se usan para la artritis reumatoidea en Argentina?"),
-    ("artritis reumatoidea", 'C', "¿Se puede hacer actividad física con artritis reumatoidea?"),
-    ("artritis reumatoidea", 'L', "¿Dónde conviene atenderse por artritis reumatoidea en Buenos Aires?"),
+    (
+        "artritis reumatoidea",
+        'L',
+        "¿Qué tratamientos biológicos hay para la artritis reumatoidea?",
+    ),
+    (
+        "artritis reumatoidea",
+        'L',
+        "¿Qué medicamentos se usan para la artritis reumatoidea en Argentina?",
+    ),
+    (
+        "artritis reumatoidea",
+        'C',
+        "¿Se puede hacer actividad física con artritis reumatoidea?",
+    ),
+    (
+        "artritis reumatoidea",
+        'L',
+        "¿Dónde conviene atenderse por artritis reumatoidea en Buenos Aires?",
+    ),
     ("lupus", 'L', "¿Qué tratamientos existen para el lupus?"),
-    ("lupus", 'C', "¿Qué cuidados hay que tener con el sol si tenés lupus?"),
+    (
+        "lupus",
+        'C',
+        "¿Qué cuidados hay que tener con el sol si tenés lupus?",
+    ),
     ("lupus", 'C', "¿El lupus se puede controlar con medicación?"),
-    ("espondiloartritis", 'L', "¿Qué biológicos se usan para la espondilitis anquilosante?"),
-    ("espondiloartritis", 'C', "¿Qué ejercicios sirven para la espondiloartritis?"),
-    ("espondiloartritis", 'L', "¿Qué opciones hay si el antiinflamatorio ya no alcanza para la espondiloartritis?"),
-    ("artrosis", 'C', "¿Qué se puede tomar para el dolor de la artrosis de rodilla?"),
-    ("artrosis", 'L', "¿Qué antiinflamatorio recomiendan para la artrosis?"),
-    ("artrosis", 'C', "¿Sirven los suplementos de colágeno para la artrosis?"),
+    (
+        "espondiloartritis",
+        'L',
+        "¿Qué biológicos se usan para la espondilitis anquilosante?",
+    ),
+    (
+        "espondiloartritis",
+        'C',
+        "¿Qué ejercicios sirven para la espondiloartritis?",
+    ),
+    (
+        "espondiloartritis",
+        'L',
+        "¿Qué opciones hay si el antiinflamatorio ya no alcanza para la espondiloartritis?",
+    ),
+    (
+        "artrosis",
+        'C',
+        "¿Qué se puede tomar para el dolor de la artrosis de rodilla?",
+    ),
+    (
+        "artrosis",
+        'L',
+        "¿Qué antiinflamatorio recomiendan para la artrosis?",
+    ),
+    (
+        "artrosis",
+        'C',
+        "¿Sirven los suplementos de colágeno para la artrosis?",
+    ),
 ];
 
 const PLANTILLAS_EN: &[(&str, char, &str)] = &[
-    ("artritis reumatoidea", 'L', "What biologic drugs are used for rheumatoid arthritis in Argentina?"),
+    (
+        "artritis reumatoidea",
+        'L',
+        "What biologic drugs are used for rheumatoid arthritis in Argentina?",
+    ),
     ("lupus", 'L', "What treatments are available for lupus?"),
-    ("espondiloartritis", 'L', "Which biologics are used for ankylosing spondylitis?"),
+    (
+        "espondiloartritis",
+        'L',
+        "Which biologics are used for ankylosing spondylitis?",
+    ),
     ("artrosis", 'C', "What helps with knee osteoarthritis pain?"),
 ];
 
 const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
-    ("artritis reumatoidea", "humira", "Humira", "rinvoq", "Rinvoq", "¿Qué es mejor para la artritis reumatoidea, {a_o_b}?"),
-    ("artritis reumatoidea", "xeljanz", "Xeljanz", "olumiant", "Olumiant", "¿Qué diferencia hay entre {a} y {b}?"),
+    (
+        "artritis reumatoidea",
+        "humira",
+        "Humira",
+        "rinvoq",
+        "Rinvoq",
+        "¿Qué es mejor para la artritis reumatoidea, {a_o_b}?",
+    ),
+    (
+        "artritis reumatoidea",
+        "xeljanz",
+        "Xeljanz",
+        "olumiant",
+        "Olumiant",
+        "¿Qué diferencia hay entre {a} y {b}?",
+    ),
 ];
 
+#[rustfmt::skip]
 fn marcas() -> Vec<Marca> {
-    let producto = |id, nombre, dominio, peso, foco, neg, pro, pro_en, contra, contra_en| Marca {
-        id,
-        nombre,
-        alias: &[],
-        excluir: &[],
-        dominios: dominio,
-        peso,
-        foco,
-        debil: &["artrosis"],
-        neg,
-        pro: Textos { es: pro, en: pro_en },
-        contra: Textos { es: contra, en: contra_en },
-    };
-    type S = &'static [&'static str];
-    let producto: fn(&'static str, &'static str, S, f64, S, f64, S, S, S, S) -> Marca = producto;
+    #[allow(clippy::too_many_arguments)]
+    fn producto(id: &'static str, nombre: &'static str, dominio: &'static [&'static str], peso: f64, foco: &'static [&'static str], neg: f64, pro: &'static [&'static str], pro_en: &'static [&'static str], contra: &'static [&'static str], contra_en: &'static [&'static str]) -> Marca {
+        Marca {
+            id,
+            nombre,
+            alias: &[],
+            excluir: &[],
+            dominios: dominio,
+            peso,
+            foco,
+            debil: &["artrosis"],
+            neg,
+            pro: Textos { es: pro, en: pro_en },
+            contra: Textos { es: contra, en: contra_en },
+        }
+    }
     vec![
         producto(
             "humira", "Humira", &["humira.com"], 1.0, &["artritis reumatoidea", "espondiloartritis"], 0.15,
@@ -204,9 +292,30 @@ fn marcas() -> Vec<Marca> {
 }
 
 pub(crate) fn industria() -> Industria {
-    let mut preguntas = cruzar("area_tematica", "grupo", PLANTILLAS, GRUPOS, "es", &[("idioma", "es")]);
-    preguntas.extend(cruzar("area_tematica", "grupo", PLANTILLAS_EN, GRUPOS_EN, "en", &[("idioma", "en")]));
-    preguntas.extend(comparar("area_tematica", "grupo", PARES, GRUPOS, "es", &[("idioma", "es")]));
+    let mut preguntas = cruzar(
+        "area_tematica",
+        "grupo",
+        PLANTILLAS,
+        GRUPOS,
+        "es",
+        &[("idioma", "es")],
+    );
+    preguntas.extend(cruzar(
+        "area_tematica",
+        "grupo",
+        PLANTILLAS_EN,
+        GRUPOS_EN,
+        "en",
+        &[("idioma", "en")],
+    ));
+    preguntas.extend(comparar(
+        "area_tematica",
+        "grupo",
+        PARES,
+        GRUPOS,
+        "es",
+        &[("idioma", "es")],
+    ));
     Industria {
         slug: "reumatologia-2026",
         nombre: "Reumatología: qué responden los asistentes de IA 2026",
@@ -217,14 +326,36 @@ pub(crate) fn industria() -> Industria {
         subindustria: "Reumatología",
         pais: &["Argentina"],
         idiomas: &["es", "en"],
-        tags: &["salud", "reumatología", "artritis reumatoidea", "lupus", "biológicos", "pacientes"],
+        tags: &[
+            "salud",
+            "reumatología",
+            "artritis reumatoidea",
+            "lupus",
+            "biológicos",
+            "pacientes",
+        ],
         inicio: (4, 6),
         dias: 8,
         publicado: "2026-05-04",
         cambio_version: false,
         dimensiones: vec![
-            dimension("area_tematica", "Área temática", "Topic", &["artritis reumatoidea", "lupus", "espondiloartritis", "artrosis"]),
-            dimension("grupo", "Quién pregunta", "Who asks", &["pacientes", "familiares"]),
+            dimension(
+                "area_tematica",
+                "Área temática",
+                "Topic",
+                &[
+                    "artritis reumatoidea",
+                    "lupus",
+                    "espondiloartritis",
+                    "artrosis",
+                ],
+            ),
+            dimension(
+                "grupo",
+                "Quién pregunta",
+                "Who asks",
+                &["pacientes", "familiares"],
+            ),
             dimension("idioma", "Idioma", "Language", &["es", "en"]),
         ],
         n_preguntas: 72,
@@ -273,17 +404,60 @@ pub(crate) fn industria() -> Industria {
                 "sar,hospital-clinicas|buscás un especialista",
                 "gador,elea,raffo|buscás un laboratorio nacional",
             ],
-            en: &["humira,enbrel|your rheumatologist suggested an anti-TNF", "rinvoq,xeljanz,olumiant|you prefer an oral treatment"],
+            en: &[
+                "humira,enbrel|your rheumatologist suggested an anti-TNF",
+                "rinvoq,xeljanz,olumiant|you prefer an oral treatment",
+            ],
         },
         medios: vec![
-            Medio { host: "medlineplus.gov", nombre: "MedlinePlus", ruta: "/spanish/", idioma: "es" },
-            Medio { host: "www.mayoclinic.org", nombre: "Mayo Clinic", ruta: "/es/diseases-conditions/", idioma: "es" },
-            Medio { host: "www.infobae.com", nombre: "Infobae", ruta: "/salud/{fecha}/", idioma: "es" },
-            Medio { host: "www.lanacion.com.ar", nombre: "LA NACION", ruta: "/salud/", idioma: "es" },
-            Medio { host: "www.anmat.gob.ar", nombre: "ANMAT", ruta: "/medicamentos/", idioma: "es" },
-            Medio { host: "www.argentina.gob.ar", nombre: "Argentina.gob.ar", ruta: "/salud/", idioma: "es" },
-            Medio { host: "rheumatology.org", nombre: "American College of Rheumatology", ruta: "/patients/", idioma: "en" },
-            Medio { host: "www.arthritis.org", nombre: "Arthritis Foundation", ruta: "/health-wellness/", idioma: "en" },
+            Medio {
+                host: "medlineplus.gov",
+                nombre: "MedlinePlus",
+                ruta: "/spanish/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.mayoclinic.org",
+                nombre: "Mayo Clinic",
+                ruta: "/es/diseases-conditions/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.infobae.com",
+                nombre: "Infobae",
+                ruta: "/salud/{fecha}/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.lanacion.com.ar",
+                nombre: "LA NACION",
+                ruta: "/salud/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.anmat.gob.ar",
+                nombre: "ANMAT",
+                ruta: "/medicamentos/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.argentina.gob.ar",
+                nombre: "Argentina.gob.ar",
+                ruta: "/salud/",
+                idioma: "es",
+            },
+            Medio {
+                host: "rheumatology.org",
+                nombre: "American College of Rheumatology",
+                ruta: "/patients/",
+                idioma: "en",
+            },
+            Medio {
+                host: "www.arthritis.org",
+                nombre: "Arthritis Foundation",
+                ruta: "/health-wellness/",
+                idioma: "en",
+            },
         ],
         titulos: Textos {
             es: &[
@@ -294,11 +468,24 @@ pub(crate) fn industria() -> Industria {
                 "Biológicos en reumatología: cómo funcionan",
                 "Inhibidores de JAK: qué son y cuándo se indican",
             ],
-            en: &["artritis reumatoidea|Rheumatoid arthritis treatment options", "lupus|Living with lupus", "espondiloartritis|Ankylosing spondylitis: treatment overview", "Biologic drugs in rheumatology"],
+            en: &[
+                "artritis reumatoidea|Rheumatoid arthritis treatment options",
+                "lupus|Living with lupus",
+                "espondiloartritis|Ankylosing spondylitis: treatment overview",
+                "Biologic drugs in rheumatology",
+            ],
         },
         paginas: &[
-            ("/pacientes", "Información para pacientes | {marca}", "Patient information | {marca}"),
-            ("/tratamiento", "Tratamiento | {marca}", "Treatment | {marca}"),
+            (
+                "/pacientes",
+                "Información para pacientes | {marca}",
+                "Patient information | {marca}",
+            ),
+            (
+                "/tratamiento",
+                "Tratamiento | {marca}",
+                "Treatment | {marca}",
+            ),
         ],
         tablas: vec![
             Tabla::Marcas(METRICAS_BASE),
@@ -311,7 +498,11 @@ pub(crate) fn industria() -> Industria {
             Tabla::Acuerdo,
             Tabla::Tono,
             Tabla::Fuentes(10),
-            Tabla::MarcasFiltro(&[Metric::Mencion, Metric::Protagonismo], "grupo", "familiares"),
+            Tabla::MarcasFiltro(
+                &[Metric::Mencion, Metric::Protagonismo],
+                "grupo",
+                "familiares",
+            ),
         ],
         ponderacion: None,
         metodo_extra: "Las preguntas cruzan cuatro áreas temáticas con quién pregunta (el paciente o un familiar); una parte se formula en inglés. Las entidades seguidas son productos de prescripción, laboratorios e instituciones; que una respuesta derive al reumatólogo sin nombrar ninguna es lo esperable.",

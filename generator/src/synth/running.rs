@@ -19,48 +19,234 @@ const CORREDORES: &[&str] = &[
     "Tengo 45 años y vuelvo a correr después de una lesión.",
 ];
 
-const CORREDORES_EN: &[&str] = &["I'm a beginner runner living in Buenos Aires.", "I'm training for the Buenos Aires marathon."];
+const CORREDORES_EN: &[&str] = &[
+    "I'm a beginner runner living in Buenos Aires.",
+    "I'm training for the Buenos Aires marathon.",
+];
 
 /// (stage, product, kind, text): questions without a pair.
 const SIN_PAR: &[(&str, &str, char, &str)] = &[
-    ("descubrimiento", "zapatillas", 'L', "¿Qué zapatillas de running me recomiendan?"),
-    ("descubrimiento", "zapatillas", 'L', "¿Qué zapatillas con buena amortiguación se consiguen en Argentina?"),
-    ("descubrimiento", "zapatillas", 'L', "¿Qué marcas de zapatillas son mejores si tengo pisada pronadora?"),
-    ("descubrimiento", "relojes", 'L', "¿Qué reloj GPS para correr me recomiendan?"),
-    ("descubrimiento", "relojes", 'L', "¿Qué smartwatch sirve para entrenar y medir la frecuencia cardíaca?"),
-    ("decisión", "zapatillas", 'L', "Tengo un presupuesto de 150.000 pesos. ¿Qué zapatillas me compro?"),
-    ("decisión", "zapatillas", 'L', "Ya me decidí por algo con mucha amortiguación. ¿Cuál compro?"),
-    ("decisión", "relojes", 'L', "¿Qué reloj compro si mi presupuesto es limitado?"),
-    ("decisión", "relojes", 'C', "¿Vale la pena pagar más por un reloj con mapas y música?"),
-    ("postventa", "zapatillas", 'C', "¿Cada cuántos kilómetros hay que cambiar las zapatillas?"),
-    ("postventa", "zapatillas", 'C', "¿Cómo lavo las zapatillas de running sin arruinarlas?"),
-    ("postventa", "zapatillas", 'L', "Se me rompió la malla de las zapatillas a los tres meses. ¿Qué marcas son más durables?"),
-    ("postventa", "relojes", 'C', "¿Cómo sincronizo el reloj con Strava?"),
-    ("postventa", "relojes", 'L', "Mi reloj mide mal la distancia. ¿Qué marcas tienen mejor GPS?"),
+    (
+        "descubrimiento",
+        "zapatillas",
+        'L',
+        "¿Qué zapatillas de running me recomiendan?",
+    ),
+    (
+        "descubrimiento",
+        "zapatillas",
+        'L',
+        "¿Qué zapatillas con buena amortiguación se consiguen en Argentina?",
+    ),
+    (
+        "descubrimiento",
+        "zapatillas",
+        'L',
+        "¿Qué marcas de zapatillas son mejores si tengo pisada pronadora?",
+    ),
+    (
+        "descubrimiento",
+        "relojes",
+        'L',
+        "¿Qué reloj GPS para correr me recomiendan?",
+    ),
+    (
+        "descubrimiento",
+        "relojes",
+        'L',
+        "¿Qué smartwatch sirve para entrenar y medir la frecuencia cardíaca?",
+    ),
+    (
+        "decisión",
+        "zapatillas",
+        'L',
+        "Tengo un presupuesto de 150.000 pesos. ¿Qué zapatillas me compro?",
+    ),
+    (
+        "decisión",
+        "zapatillas",
+        'L',
+        "Ya me decidí por algo con mucha amortiguación. ¿Cuál compro?",
+    ),
+    (
+        "decisión",
+        "relojes",
+        'L',
+        "¿Qué reloj compro si mi presupuesto es limitado?",
+    ),
+    (
+        "decisión",
+        "relojes",
+        'C',
+        "¿Vale la pena pagar más por un reloj con mapas y música?",
+    ),
+    (
+        "postventa",
+        "zapatillas",
+        'C',
+        "¿Cada cuántos kilómetros hay que cambiar las zapatillas?",
+    ),
+    (
+        "postventa",
+        "zapatillas",
+        'C',
+        "¿Cómo lavo las zapatillas de running sin arruinarlas?",
+    ),
+    (
+        "postventa",
+        "zapatillas",
+        'L',
+        "Se me rompió la malla de las zapatillas a los tres meses. ¿Qué marcas son más durables?",
+    ),
+    (
+        "postventa",
+        "relojes",
+        'C',
+        "¿Cómo sincronizo el reloj con Strava?",
+    ),
+    (
+        "postventa",
+        "relojes",
+        'L',
+        "Mi reloj mide mal la distancia. ¿Qué marcas tienen mejor GPS?",
+    ),
 ];
 
 const SIN_PAR_EN: &[(&str, &str, char, &str)] = &[
-    ("descubrimiento", "zapatillas", 'L', "What are the best running shoes I can buy in Argentina?"),
-    ("descubrimiento", "relojes", 'L', "Which GPS running watch would you recommend?"),
-    ("postventa", "zapatillas", 'C', "How many kilometers do running shoes last?"),
+    (
+        "descubrimiento",
+        "zapatillas",
+        'L',
+        "What are the best running shoes I can buy in Argentina?",
+    ),
+    (
+        "descubrimiento",
+        "relojes",
+        'L',
+        "Which GPS running watch would you recommend?",
+    ),
+    (
+        "postventa",
+        "zapatillas",
+        'C',
+        "How many kilometers do running shoes last?",
+    ),
 ];
 
 /// (product, pair kind, brand a, product a, brand b, product b).
 const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
-    ("zapatillas", "entre marcas", "nike", "Nike Pegasus 41", "adidas", "Adidas Adizero SL"),
-    ("zapatillas", "entre marcas", "asics", "Asics Novablast 5", "new-balance", "New Balance FuelCell Rebel v4"),
-    ("zapatillas", "entre marcas", "hoka", "Hoka Clifton 9", "brooks", "Brooks Ghost 16"),
-    ("zapatillas", "entre marcas", "saucony", "Saucony Ride 17", "mizuno", "Mizuno Wave Rider 28"),
-    ("zapatillas", "entre marcas", "puma", "Puma Velocity Nitro 3", "asics", "Asics Gel-Nimbus 26"),
-    ("zapatillas", "misma marca", "nike", "Nike Pegasus 41", "nike", "Nike Vomero 17"),
-    ("zapatillas", "misma marca", "asics", "Asics Gel-Kayano 31", "asics", "Asics Gel-Nimbus 26"),
-    ("zapatillas", "misma marca", "adidas", "Adidas Adizero SL", "adidas", "Adidas Adizero Boston 12"),
-    ("relojes", "entre marcas", "garmin", "Garmin Forerunner 265", "coros", "COROS Pace 3"),
-    ("relojes", "entre marcas", "apple", "Apple Watch Series 10", "garmin", "Garmin Venu 3"),
-    ("relojes", "entre marcas", "polar", "Polar Pacer Pro", "garmin", "Garmin Forerunner 165"),
-    ("relojes", "entre marcas", "samsung", "Samsung Galaxy Watch 7", "amazfit", "Amazfit Balance"),
-    ("relojes", "misma marca", "garmin", "Garmin Forerunner 265", "garmin", "Garmin Forerunner 965"),
-    ("relojes", "misma marca", "apple", "Apple Watch SE", "apple", "Apple Watch Series 10"),
+    (
+        "zapatillas",
+        "entre marcas",
+        "nike",
+        "Nike Pegasus 41",
+        "adidas",
+        "Adidas Adizero SL",
+    ),
+    (
+        "zapatillas",
+        "entre marcas",
+        "asics",
+        "Asics Novablast 5",
+        "new-balance",
+        "New Balance FuelCell Rebel v4",
+    ),
+    (
+        "zapatillas",
+        "entre marcas",
+        "hoka",
+        "Hoka Clifton 9",
+        "brooks",
+        "Brooks Ghost 16",
+    ),
+    (
+        "zapatillas",
+        "entre marcas",
+        "saucony",
+        "Saucony Ride 17",
+        "mizuno",
+        "Mizuno Wave Rider 28",
+    ),
+    (
+        "zapatillas",
+        "entre marcas",
+        "puma",
+        "Puma Velocity Nitro 3",
+        "asics",
+        "Asics Gel-Nimbus 26",
+    ),
+    (
+        "zapatillas",
+        "misma marca",
+        "nike",
+        "Nike Pegasus 41",
+        "nike",
+        "Nike Vomero 17",
+    ),
+    (
+        "zapatillas",
+        "misma marca",
+        "asics",
+        "Asics Gel-Kayano 31",
+        "asics",
+        "Asics Gel-Nimbus 26",
+    ),
+    (
+        "zapatillas",
+        "misma marca",
+        "adidas",
+        "Adidas Adizero SL",
+        "adidas",
+        "Adidas Adizero Boston 12",
+    ),
+    (
+        "relojes",
+        "entre marcas",
+        "garmin",
+        "Garmin Forerunner 265",
+        "coros",
+        "COROS Pace 3",
+    ),
+    (
+        "relojes",
+        "entre marcas",
+        "apple",
+        "Apple Watch Series 10",
+        "garmin",
+        "Garmin Venu 3",
+    ),
+    (
+        "relojes",
+        "entre marcas",
+        "polar",
+        "Polar Pacer Pro",
+        "garmin",
+        "Garmin Forerunner 165",
+    ),
+    (
+        "relojes",
+        "entre marcas",
+        "samsung",
+        "Samsung Galaxy Watch 7",
+        "amazfit",
+        "Amazfit Balance",
+    ),
+    (
+        "relojes",
+        "misma marca",
+        "garmin",
+        "Garmin Forerunner 265",
+        "garmin",
+        "Garmin Forerunner 965",
+    ),
+    (
+        "relojes",
+        "misma marca",
+        "apple",
+        "Apple Watch SE",
+        "apple",
+        "Apple Watch Series 10",
+    ),
 ];
 
 const COMPARAR: &[&str] = &[
@@ -72,7 +258,11 @@ const COMPARAR: &[&str] = &[
 fn preguntas() -> Vec<PreguntaBase> {
     let mut out = Vec::new();
     let base = |etapa: &str, producto: &str, par: &str| {
-        vec![("tipo_conversacion", etapa.to_string()), ("producto", producto.to_string()), ("par_tipo", par.to_string())]
+        vec![
+            ("tipo_conversacion", etapa.to_string()),
+            ("producto", producto.to_string()),
+            ("par_tipo", par.to_string()),
+        ]
     };
     for (etapa, producto, tipo, texto) in SIN_PAR {
         for ctx in CORREDORES {
@@ -80,7 +270,11 @@ fn preguntas() -> Vec<PreguntaBase> {
                 texto: format!("{ctx} {texto}"),
                 idioma: "es",
                 dims: base(etapa, producto, "sin par"),
-                tipo: if *tipo == 'C' { TipoPregunta::Consejo } else { TipoPregunta::Lista },
+                tipo: if *tipo == 'C' {
+                    TipoPregunta::Consejo
+                } else {
+                    TipoPregunta::Lista
+                },
             });
         }
     }
@@ -90,19 +284,31 @@ fn preguntas() -> Vec<PreguntaBase> {
                 texto: format!("{ctx} {texto}"),
                 idioma: "en",
                 dims: base(etapa, producto, "sin par"),
-                tipo: if *tipo == 'C' { TipoPregunta::Consejo } else { TipoPregunta::Lista },
+                tipo: if *tipo == 'C' {
+                    TipoPregunta::Consejo
+                } else {
+                    TipoPregunta::Lista
+                },
             });
         }
     }
     for (i, (producto, par, a, la, b, lb)) in PARES.iter().enumerate() {
         for (j, plantilla) in COMPARAR.iter().enumerate() {
             let ctx = CORREDORES[(i + j) % CORREDORES.len()];
-            let q = plantilla.replace("{a_o_b}", &o_entre(la, lb)).replace("{a}", la).replace("{b}", lb);
+            let q = plantilla
+                .replace("{a_o_b}", &o_entre(la, lb))
+                .replace("{a}", la)
+                .replace("{b}", lb);
             out.push(PreguntaBase {
                 texto: format!("{ctx} {q}"),
                 idioma: "es",
                 dims: base("comparación", producto, par),
-                tipo: TipoPregunta::Comparar { a, b, la: la.to_string(), lb: lb.to_string() },
+                tipo: TipoPregunta::Comparar {
+                    a,
+                    b,
+                    la: la.to_string(),
+                    lb: lb.to_string(),
+                },
             });
         }
     }
@@ -110,12 +316,29 @@ fn preguntas() -> Vec<PreguntaBase> {
         texto: "Garmin Forerunner 265 or COROS Pace 3 for marathon training?".into(),
         idioma: "en",
         dims: base("comparación", "relojes", "entre marcas"),
-        tipo: TipoPregunta::Comparar { a: "garmin", b: "coros", la: "Garmin Forerunner 265".into(), lb: "COROS Pace 3".into() },
+        tipo: TipoPregunta::Comparar {
+            a: "garmin",
+            b: "coros",
+            la: "Garmin Forerunner 265".into(),
+            lb: "COROS Pace 3".into(),
+        },
     });
     for (producto, marca, texto) in [
-        ("zapatillas", "hoka", "¿Valen la pena las Hoka para correr todos los días?"),
-        ("relojes", "garmin", "¿Vale la pena un Garmin para empezar a correr?"),
-        ("zapatillas", "topper", "¿Sirven las Topper para entrenar para un 10K?"),
+        (
+            "zapatillas",
+            "hoka",
+            "¿Valen la pena las Hoka para correr todos los días?",
+        ),
+        (
+            "relojes",
+            "garmin",
+            "¿Vale la pena un Garmin para empezar a correr?",
+        ),
+        (
+            "zapatillas",
+            "topper",
+            "¿Sirven las Topper para entrenar para un 10K?",
+        ),
     ] {
         for ctx in &CORREDORES[..4] {
             out.push(PreguntaBase {
@@ -129,6 +352,7 @@ fn preguntas() -> Vec<PreguntaBase> {
     out
 }
 
+#[allow(clippy::too_many_arguments)]
 fn zapa(
     id: &'static str,
     nombre: &'static str,
@@ -151,11 +375,18 @@ fn zapa(
         foco: &["zapatillas"],
         debil: &["relojes"],
         neg,
-        pro: Textos { es: pro, en: pro_en },
-        contra: Textos { es: contra, en: &[] },
+        pro: Textos {
+            es: pro,
+            en: pro_en,
+        },
+        contra: Textos {
+            es: contra,
+            en: &[],
+        },
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn reloj(
     id: &'static str,
     nombre: &'static str,
@@ -178,15 +409,22 @@ fn reloj(
         foco: &["relojes"],
         debil: &["zapatillas"],
         neg,
-        pro: Textos { es: pro, en: pro_en },
-        contra: Textos { es: contra, en: &[] },
+        pro: Textos {
+            es: pro,
+            en: pro_en,
+        },
+        contra: Textos {
+            es: contra,
+            en: &[],
+        },
     }
 }
 
+#[rustfmt::skip]
 fn marcas() -> Vec<Marca> {
     vec![
         zapa(
-            "nike", "Nike", &[], &[], &["nike.com.ar"], 1.0, 0.12,
+            "nike", "Nike", &["Nike Running", "~Pegasus", "~Vomero"], &[], &["nike.com.ar"], 1.0, 0.12,
             &[
                 "tiene modelos muy versátiles para entrenar todos los días, como la Pegasus",
                 "descubrimiento|tiene la línea más amplia y se consigue en cualquier shopping",
@@ -197,7 +435,7 @@ fn marcas() -> Vec<Marca> {
             &["sus precios en Argentina son altos", "algunas versiones recientes son menos durables"],
         ),
         zapa(
-            "adidas", "Adidas", &[], &[], &["adidas.com.ar"], 0.85, 0.12,
+            "adidas", "Adidas", &["Adidas Running", "~Adizero"], &[], &["adidas.com.ar"], 0.85, 0.12,
             &[
                 "tiene la línea Adizero, muy liviana para ritmos rápidos",
                 "tiene espuma Boost, cómoda para rodajes largos",
@@ -207,7 +445,7 @@ fn marcas() -> Vec<Marca> {
             &["algunos modelos tienen una horma angosta"],
         ),
         zapa(
-            "asics", "Asics", &[], &[], &["asics.com.ar"], 0.8, 0.1,
+            "asics", "Asics", &["~Gel-Kayano", "~Gel-Nimbus", "~Novablast"], &[], &["asics.com.ar"], 0.8, 0.1,
             &[
                 "es una referencia para corredores con pisada pronadora gracias a la Gel-Kayano",
                 "tiene modelos muy estables y durables",
@@ -229,7 +467,7 @@ fn marcas() -> Vec<Marca> {
             &["su suela se gasta rápido en asfalto"],
         ),
         zapa(
-            "saucony", "Saucony", &[], &[], &["saucony.com"], 0.35, 0.1,
+            "saucony", "Saucony", &["~Endorphin"], &[], &["saucony.com"], 0.35, 0.1,
             &["tiene la Ride y la Endorphin, muy valoradas por corredores", "ofrece buena amortiguación sin mucho peso"],
             &["makes the well-regarded Ride and Endorphin"],
             &["se consigue poco en Argentina y suele ser importada"],
@@ -241,13 +479,13 @@ fn marcas() -> Vec<Marca> {
             &["casi no tiene distribución oficial en el país"],
         ),
         zapa(
-            "hoka", "Hoka", &["Hoka One One"], &[], &["hoka.com"], 0.55, 0.15,
+            "hoka", "Hoka", &["Hoka One One", "~Clifton"], &[], &["hoka.com"], 0.55, 0.15,
             &["tiene máxima amortiguación, ideal para rodajes largos", "es muy recomendada para quienes vuelven de una lesión"],
             &["offers maximal cushioning for long runs"],
             &["es cara y se consigue en pocas tiendas"],
         ),
         zapa(
-            "mizuno", "Mizuno", &[], &[], &["mizuno.com"], 0.35, 0.1,
+            "mizuno", "Mizuno", &["~Wave Rider"], &[], &["mizuno.com"], 0.35, 0.1,
             &["tiene la Wave Rider, un clásico muy durable", "ofrece una pisada firme y estable"],
             &["makes the durable Wave Rider"],
             &["tiene una sensación más firme que a algunos no les gusta"],
@@ -259,7 +497,7 @@ fn marcas() -> Vec<Marca> {
             &["no tiene la tecnología de amortiguación de las marcas especializadas"],
         ),
         reloj(
-            "garmin", "Garmin", &[], &[], &["garmin.com"], 1.0, 0.1,
+            "garmin", "Garmin", &["~Forerunner"], &[], &["garmin.com"], 1.0, 0.1,
             &[
                 "tiene el GPS más preciso y métricas de entrenamiento muy completas",
                 "tiene modelos como el Forerunner 265 con pantalla AMOLED",
@@ -276,7 +514,7 @@ fn marcas() -> Vec<Marca> {
             &["su app es menos completa que la de otras marcas"],
         ),
         reloj(
-            "polar", "Polar", &[], &["forro polar", "oso polar", "buzo polar", "ola polar", "frente polar"], &["polar.com"], 0.4, 0.12,
+            "polar", "Polar", &["~Pacer Pro"], &["forro polar", "oso polar", "buzo polar", "ola polar", "frente polar"], &["polar.com"], 0.4, 0.12,
             &["tiene una de las mejores mediciones de frecuencia cardíaca", "tiene planes de entrenamiento integrados"],
             &["has some of the best heart-rate tracking"],
             &["tiene menos presencia en tiendas argentinas"],
@@ -313,7 +551,14 @@ pub(crate) fn industria() -> Industria {
         subindustria: "Running: calzado y relojes",
         pais: &["Argentina"],
         idiomas: &["es", "en"],
-        tags: &["running", "zapatillas", "relojes GPS", "journey de compra", "productos gemelos", "comparaciones"],
+        tags: &[
+            "running",
+            "zapatillas",
+            "relojes GPS",
+            "journey de compra",
+            "productos gemelos",
+            "comparaciones",
+        ],
         inicio: (2, 23),
         dias: 9,
         publicado: "2026-03-24",
@@ -325,8 +570,18 @@ pub(crate) fn industria() -> Industria {
                 "Journey stage",
                 &["descubrimiento", "comparación", "decisión", "postventa"],
             ),
-            dimension("producto", "Producto", "Product", &["zapatillas", "relojes"]),
-            dimension("par_tipo", "Tipo de par", "Pair type", &["entre marcas", "misma marca", "sin par"]),
+            dimension(
+                "producto",
+                "Producto",
+                "Product",
+                &["zapatillas", "relojes"],
+            ),
+            dimension(
+                "par_tipo",
+                "Tipo de par",
+                "Pair type",
+                &["entre marcas", "misma marca", "sin par"],
+            ),
         ],
         n_preguntas: 144,
         preguntas: preguntas(),
@@ -381,18 +636,67 @@ pub(crate) fn industria() -> Industria {
                 "amazfit,coros|buscás buena batería por poca plata",
                 "polar|priorizás la frecuencia cardíaca",
             ],
-            en: &["garmin,coros|you train seriously and want full metrics", "hoka,brooks|you want maximum cushioning", "nike,adidas|you want a versatile daily trainer"],
+            en: &[
+                "garmin,coros|you train seriously and want full metrics",
+                "hoka,brooks|you want maximum cushioning",
+                "nike,adidas|you want a versatile daily trainer",
+            ],
         },
         medios: vec![
-            Medio { host: "www.runnersworld.com", nombre: "Runner's World", ruta: "/gear/", idioma: "*" },
-            Medio { host: "www.xataka.com", nombre: "Xataka", ruta: "/wearables/", idioma: "es" },
-            Medio { host: "www.lanacion.com.ar", nombre: "LA NACION", ruta: "/deportes/running/", idioma: "es" },
-            Medio { host: "www.clarin.com", nombre: "Clarín", ruta: "/deportes/running/", idioma: "es" },
-            Medio { host: "www.infobae.com", nombre: "Infobae", ruta: "/tendencias/{fecha}/", idioma: "es" },
-            Medio { host: "www.dcrainmaker.com", nombre: "DC Rainmaker", ruta: "/2025/", idioma: "en" },
-            Medio { host: "runrepeat.com", nombre: "RunRepeat", ruta: "/", idioma: "*" },
-            Medio { host: "www.reddit.com", nombre: "Reddit", ruta: "/r/RunningArgentina/comments/", idioma: "es" },
-            Medio { host: "www.reddit.com", nombre: "Reddit", ruta: "/r/running/comments/", idioma: "en" },
+            Medio {
+                host: "www.runnersworld.com",
+                nombre: "Runner's World",
+                ruta: "/gear/",
+                idioma: "*",
+            },
+            Medio {
+                host: "www.xataka.com",
+                nombre: "Xataka",
+                ruta: "/wearables/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.lanacion.com.ar",
+                nombre: "LA NACION",
+                ruta: "/deportes/running/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.clarin.com",
+                nombre: "Clarín",
+                ruta: "/deportes/running/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.infobae.com",
+                nombre: "Infobae",
+                ruta: "/tendencias/{fecha}/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.dcrainmaker.com",
+                nombre: "DC Rainmaker",
+                ruta: "/2025/",
+                idioma: "en",
+            },
+            Medio {
+                host: "runrepeat.com",
+                nombre: "RunRepeat",
+                ruta: "/",
+                idioma: "*",
+            },
+            Medio {
+                host: "www.reddit.com",
+                nombre: "Reddit",
+                ruta: "/r/RunningArgentina/comments/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.reddit.com",
+                nombre: "Reddit",
+                ruta: "/r/running/comments/",
+                idioma: "en",
+            },
         ],
         titulos: Textos {
             es: &[
@@ -403,12 +707,25 @@ pub(crate) fn industria() -> Industria {
                 "zapatillas|Zapatillas para maratón: qué tener en cuenta",
                 "relojes|Los mejores relojes para correr por menos plata",
             ],
-            en: &["zapatillas|Best running shoes of 2026", "relojes|Best GPS running watches", "zapatillas|How long do running shoes last?", "relojes|In-depth review: the latest running watch"],
+            en: &[
+                "zapatillas|Best running shoes of 2026",
+                "relojes|Best GPS running watches",
+                "zapatillas|How long do running shoes last?",
+                "relojes|In-depth review: the latest running watch",
+            ],
         },
         paginas: &[
             ("/running", "Running | {marca}", "Running | {marca}"),
-            ("/ar/es/productos/running", "Productos de running | {marca}", "Running products | {marca}"),
-            ("/soporte/garantia", "Garantía | {marca}", "Warranty | {marca}"),
+            (
+                "/ar/es/productos/running",
+                "Productos de running | {marca}",
+                "Running products | {marca}",
+            ),
+            (
+                "/soporte/garantia",
+                "Garantía | {marca}",
+                "Warranty | {marca}",
+            ),
         ],
         tablas: vec![
             Tabla::Marcas(METRICAS_TODAS),
@@ -422,7 +739,16 @@ pub(crate) fn industria() -> Industria {
             Tabla::Acuerdo,
             Tabla::Tono,
             Tabla::Fuentes(12),
-            Tabla::MarcasFiltro(&[Metric::Mencion, Metric::Orden, Metric::Protagonismo, Metric::Top1], "producto", "relojes"),
+            Tabla::MarcasFiltro(
+                &[
+                    Metric::Mencion,
+                    Metric::Orden,
+                    Metric::Protagonismo,
+                    Metric::Top1,
+                ],
+                "producto",
+                "relojes",
+            ),
         ],
         ponderacion: None,
         metodo_extra: "Las preguntas siguen las etapas del journey de compra (descubrimiento, comparación, decisión y postventa) para zapatillas y relojes; en la etapa de comparación se enfrentan productos gemelos, de marcas distintas o de la misma marca (dimensión tipo de par).",

@@ -11,65 +11,154 @@ use super::comun::{METRICAS_BASE, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar};
 
 const VALLES: &[(&str, &[&str])] = &[
-    ("Punilla", &["Vamos a Villa Carlos Paz en enero.", "Queremos ir a La Cumbre un fin de semana largo."]),
-    ("Calamuchita", &["Vamos a Villa General Belgrano para la Fiesta de la Cerveza.", "Queremos ir a Santa Rosa de Calamuchita con chicos."]),
-    ("Traslasierra", &["Vamos a Mina Clavero en verano.", "Queremos conocer Nono y Mina Clavero."]),
-    ("Córdoba capital", &["Llegamos a Córdoba capital y queremos recorrer las sierras.", "Vamos a Córdoba capital por un congreso y nos quedamos unos días."]),
+    (
+        "Punilla",
+        &[
+            "Vamos a Villa Carlos Paz en enero.",
+            "Queremos ir a La Cumbre un fin de semana largo.",
+        ],
+    ),
+    (
+        "Calamuchita",
+        &[
+            "Vamos a Villa General Belgrano para la Fiesta de la Cerveza.",
+            "Queremos ir a Santa Rosa de Calamuchita con chicos.",
+        ],
+    ),
+    (
+        "Traslasierra",
+        &[
+            "Vamos a Mina Clavero en verano.",
+            "Queremos conocer Nono y Mina Clavero.",
+        ],
+    ),
+    (
+        "Córdoba capital",
+        &[
+            "Llegamos a Córdoba capital y queremos recorrer las sierras.",
+            "Vamos a Córdoba capital por un congreso y nos quedamos unos días.",
+        ],
+    ),
 ];
 
 const VALLES_EN: &[(&str, &[&str])] = &[
     ("Punilla", &["We're planning a trip to Villa Carlos Paz."]),
     ("Calamuchita", &["We want to visit Villa General Belgrano."]),
-    ("Traslasierra", &["We're going to Mina Clavero in the summer."]),
-    ("Córdoba capital", &["We'll be based in Córdoba city for a week."]),
+    (
+        "Traslasierra",
+        &["We're going to Mina Clavero in the summer."],
+    ),
+    (
+        "Córdoba capital",
+        &["We'll be based in Córdoba city for a week."],
+    ),
 ];
 
 const PLANTILLAS: &[(&str, char, &str)] = &[
     ("alojamiento", 'L', "¿Dónde conviene alojarse?"),
     ("alojamiento", 'L', "¿Qué hoteles con pileta recomiendan?"),
     ("alojamiento", 'C', "¿Conviene reservar cabaña o hotel?"),
-    ("alojamiento", 'L', "¿Dónde busco alojamiento con buenas reseñas?"),
-    ("traslados", 'L', "¿Cómo conviene llegar desde Buenos Aires?"),
-    ("traslados", 'L', "¿Qué aerolínea tiene vuelos baratos a Córdoba?"),
-    ("traslados", 'C', "¿Conviene alquilar auto para moverse por las sierras?"),
+    (
+        "alojamiento",
+        'L',
+        "¿Dónde busco alojamiento con buenas reseñas?",
+    ),
+    (
+        "traslados",
+        'L',
+        "¿Cómo conviene llegar desde Buenos Aires?",
+    ),
+    (
+        "traslados",
+        'L',
+        "¿Qué aerolínea tiene vuelos baratos a Córdoba?",
+    ),
+    (
+        "traslados",
+        'C',
+        "¿Conviene alquilar auto para moverse por las sierras?",
+    ),
     ("traslados", 'L', "¿Dónde saco pasajes de micro?"),
     ("actividades", 'C', "¿Qué se puede hacer con chicos?"),
-    ("actividades", 'L', "¿Qué excursiones recomiendan y dónde se reservan?"),
+    (
+        "actividades",
+        'L',
+        "¿Qué excursiones recomiendan y dónde se reservan?",
+    ),
     ("actividades", 'C', "¿Qué trekking se puede hacer sin guía?"),
     ("gastronomía", 'C', "¿Dónde se come rico?"),
     ("gastronomía", 'C', "¿Qué comidas típicas hay que probar?"),
-    ("gastronomía", 'L', "¿Cómo encuentro restaurantes bien puntuados?"),
+    (
+        "gastronomía",
+        'L',
+        "¿Cómo encuentro restaurantes bien puntuados?",
+    ),
 ];
 
 const PLANTILLAS_EN: &[(&str, char, &str)] = &[
-    ("alojamiento", 'L', "Where should we stay in the Córdoba hills?"),
-    ("traslados", 'L', "What's the best way to get there from Buenos Aires?"),
-    ("actividades", 'L', "What are the best tours in the Sierras de Córdoba, and where do we book them?"),
+    (
+        "alojamiento",
+        'L',
+        "Where should we stay in the Córdoba hills?",
+    ),
+    (
+        "traslados",
+        'L',
+        "What's the best way to get there from Buenos Aires?",
+    ),
+    (
+        "actividades",
+        'L',
+        "What are the best tours in the Sierras de Córdoba, and where do we book them?",
+    ),
 ];
 
 const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
-    ("alojamiento", "booking", "Booking", "airbnb", "Airbnb", "¿Es mejor reservar por {a_o_b}?"),
-    ("traslados", "aerolineas", "Aerolíneas Argentinas", "flybondi", "Flybondi", "Para volar desde Buenos Aires, ¿conviene {a_o_b}?"),
-    ("traslados", "flybondi", "Flybondi", "jetsmart", "JetSMART", "¿Qué low cost conviene más, {a_o_b}?"),
+    (
+        "alojamiento",
+        "booking",
+        "Booking",
+        "airbnb",
+        "Airbnb",
+        "¿Es mejor reservar por {a_o_b}?",
+    ),
+    (
+        "traslados",
+        "aerolineas",
+        "Aerolíneas Argentinas",
+        "flybondi",
+        "Flybondi",
+        "Para volar desde Buenos Aires, ¿conviene {a_o_b}?",
+    ),
+    (
+        "traslados",
+        "flybondi",
+        "Flybondi",
+        "jetsmart",
+        "JetSMART",
+        "¿Qué low cost conviene más, {a_o_b}?",
+    ),
 ];
 
+#[rustfmt::skip]
 fn marcas() -> Vec<Marca> {
-    let m = |id, nombre, alias, dominios, peso, foco, neg, pro, pro_en, contra| Marca {
-        id,
-        nombre,
-        alias,
-        excluir: &[],
-        dominios,
-        peso,
-        foco,
-        debil: &[],
-        neg,
-        pro: Textos { es: pro, en: pro_en },
-        contra: Textos { es: contra, en: &[] },
-    };
-    type S = &'static [&'static str];
-    let m: fn(&'static str, &'static str, S, S, f64, S, f64, S, S, S) -> Marca = m;
-    vec![
+    #[allow(clippy::too_many_arguments)]
+    fn m(id: &'static str, nombre: &'static str, alias: &'static [&'static str], dominios: &'static [&'static str], peso: f64, foco: &'static [&'static str], neg: f64, pro: &'static [&'static str], pro_en: &'static [&'static str], contra: &'static [&'static str]) -> Marca {
+        Marca {
+            id,
+            nombre,
+            alias,
+            excluir: &[],
+            dominios,
+            peso,
+            foco,
+            debil: &[],
+            neg,
+            pro: Textos { es: pro, en: pro_en },
+            contra: Textos { es: contra, en: &[] },
+        }
+    }
+    let mut v = vec![
         m(
             "booking", "Booking.com", &["Booking"], &["booking.com"], 1.0, &["alojamiento"], 0.12,
             &[
@@ -152,14 +241,32 @@ fn marcas() -> Vec<Marca> {
             &["is a spa hotel in Río Ceballos"],
             &["es una opción cara"],
         ),
-    ]
+    ];
+    // Lodging brands rarely answer transport questions, airlines rarely answer lodging ones.
+    for m in &mut v {
+        m.debil = match m.id {
+            "booking" | "airbnb" | "howard-johnson" | "amerian" | "posta-del-qenti" => &["traslados", "gastronomía"],
+            "aerolineas" | "flybondi" | "jetsmart" | "plataforma10" => &["alojamiento", "actividades", "gastronomía"],
+            "despegar" => &["actividades", "gastronomía"],
+            "aca" => &["gastronomía"],
+            _ => &[],
+        };
+    }
+    v
 }
 
 pub(crate) fn industria() -> Industria {
     let es = &[("idioma", "es")];
     let en = &[("idioma", "en")];
     let mut preguntas = cruzar("seccion", "alcance", PLANTILLAS, VALLES, "es", es);
-    preguntas.extend(cruzar("seccion", "alcance", PLANTILLAS_EN, VALLES_EN, "en", en));
+    preguntas.extend(cruzar(
+        "seccion",
+        "alcance",
+        PLANTILLAS_EN,
+        VALLES_EN,
+        "en",
+        en,
+    ));
     preguntas.extend(comparar("seccion", "alcance", PARES, VALLES, "es", es));
     Industria {
         slug: "turismo-sierras-cordoba-2026",
@@ -171,14 +278,31 @@ pub(crate) fn industria() -> Industria {
         subindustria: "Destinos nacionales",
         pais: &["Argentina"],
         idiomas: &["es", "en"],
-        tags: &["turismo", "Córdoba", "sierras", "vacaciones", "aerolíneas", "alojamiento"],
+        tags: &[
+            "turismo",
+            "Córdoba",
+            "sierras",
+            "vacaciones",
+            "aerolíneas",
+            "alojamiento",
+        ],
         inicio: (1, 5),
         dias: 7,
         publicado: "2026-01-27",
         cambio_version: false,
         dimensiones: vec![
-            dimension("seccion", "Sección del viaje", "Trip section", &["alojamiento", "traslados", "actividades", "gastronomía"]),
-            dimension("alcance", "Valle o zona", "Valley or area", &["Punilla", "Calamuchita", "Traslasierra", "Córdoba capital"]),
+            dimension(
+                "seccion",
+                "Sección del viaje",
+                "Trip section",
+                &["alojamiento", "traslados", "actividades", "gastronomía"],
+            ),
+            dimension(
+                "alcance",
+                "Valle o zona",
+                "Valley or area",
+                &["Punilla", "Calamuchita", "Traslasierra", "Córdoba capital"],
+            ),
             dimension("idioma", "Idioma", "Language", &["es", "en"]),
         ],
         n_preguntas: 120,
@@ -232,17 +356,61 @@ pub(crate) fn industria() -> Industria {
                 "despegar|querés un paquete con vuelo y hotel",
                 "aca|vas en auto",
             ],
-            en: &["booking,airbnb|you want plenty of lodging options", "aerolineas,flybondi,jetsmart|you're flying in", "tripadvisor|you're planning activities"],
+            en: &[
+                "booking,airbnb|you want plenty of lodging options",
+                "aerolineas,flybondi,jetsmart|you're flying in",
+                "tripadvisor|you're planning activities",
+            ],
         },
         medios: vec![
-            Medio { host: "www.tripadvisor.com.ar", nombre: "Tripadvisor", ruta: "/", idioma: "es" },
-            Medio { host: "www.lavoz.com.ar", nombre: "La Voz", ruta: "/turismo/", idioma: "es" },
-            Medio { host: "www.infobae.com", nombre: "Infobae", ruta: "/turismo/{fecha}/", idioma: "es" },
-            Medio { host: "www.clarin.com", nombre: "Clarín", ruta: "/viajes/", idioma: "es" },
-            Medio { host: "www.lanacion.com.ar", nombre: "LA NACION", ruta: "/turismo/", idioma: "es" },
-            Medio { host: "www.argentina.gob.ar", nombre: "Argentina.gob.ar", ruta: "/interior/turismo/", idioma: "es" },
-            Medio { host: "www.reddit.com", nombre: "Reddit", ruta: "/r/argentina/comments/", idioma: "es" },
-            Medio { host: "www.lonelyplanet.com", nombre: "Lonely Planet", ruta: "/argentina/cordoba/", idioma: "en" },
+            Medio {
+                host: "www.tripadvisor.com.ar",
+                nombre: "Tripadvisor",
+                ruta: "/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.lavoz.com.ar",
+                nombre: "La Voz",
+                ruta: "/turismo/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.infobae.com",
+                nombre: "Infobae",
+                ruta: "/turismo/{fecha}/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.clarin.com",
+                nombre: "Clarín",
+                ruta: "/viajes/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.lanacion.com.ar",
+                nombre: "LA NACION",
+                ruta: "/turismo/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.argentina.gob.ar",
+                nombre: "Argentina.gob.ar",
+                ruta: "/interior/turismo/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.reddit.com",
+                nombre: "Reddit",
+                ruta: "/r/argentina/comments/",
+                idioma: "es",
+            },
+            Medio {
+                host: "www.lonelyplanet.com",
+                nombre: "Lonely Planet",
+                ruta: "/argentina/cordoba/",
+                idioma: "en",
+            },
         ],
         titulos: Textos {
             es: &[
@@ -254,12 +422,24 @@ pub(crate) fn industria() -> Industria {
                 "actividades|Los mejores trekkings de las sierras cordobesas",
                 "gastronomía|Qué comer en Córdoba: platos y productos regionales",
             ],
-            en: &["Córdoba's hills: a travel guide", "Getting around the Sierras de Córdoba", "Top things to do in Córdoba province"],
+            en: &[
+                "Córdoba's hills: a travel guide",
+                "Getting around the Sierras de Córdoba",
+                "Top things to do in Córdoba province",
+            ],
         },
         paginas: &[
-            ("/destinos/cordoba", "Córdoba | {marca}", "Córdoba | {marca}"),
+            (
+                "/destinos/cordoba",
+                "Córdoba | {marca}",
+                "Córdoba | {marca}",
+            ),
             ("/ofertas", "Ofertas | {marca}", "Deals | {marca}"),
-            ("/ayuda", "Centro de ayuda | {marca}", "Help centre | {marca}"),
+            (
+                "/ayuda",
+                "Centro de ayuda | {marca}",
+                "Help centre | {marca}",
+            ),
         ],
         tablas: vec![
             Tabla::Marcas(METRICAS_BASE),

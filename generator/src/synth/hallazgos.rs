@@ -254,9 +254,17 @@ fn brecha(r: &mut Redactor<'_>) -> Option<()> {
     let fs = filas(t);
     let (l, s) = (fs.first()?.clone(), fs.get(1)?.clone());
     let (li, si) = (r.marca_idx(&l)?, r.marca_idx(&s)?);
+    // When the rounded mention rates tie, one more decimal tells them apart.
+    let dec = match (
+        t.cell(&l, "mencion").and_then(Cell::as_f64),
+        t.cell(&s, "mencion").and_then(Cell::as_f64),
+    ) {
+        (Some(a), Some(b)) if redondear(a, 2).0 == redondear(b, 2).0 => 3,
+        _ => 2,
+    };
     let (Some(m1), Some(m2), Some(t1), Some(t2)) = (
-        r.dato(t, &l, "mencion", 2, true),
-        r.dato(t, &s, "mencion", 2, true),
+        r.dato(t, &l, "mencion", dec, true),
+        r.dato(t, &s, "mencion", dec, true),
         r.dato(t, &l, "top1", 2, true),
         r.dato(t, &s, "top1", 2, true),
     ) else {
@@ -446,6 +454,7 @@ fn preferencia_de_modelo(r: &mut Redactor<'_>) -> Option<()> {
     let x = r.dato(t, &marca, &modelo, 1, false)?;
     let y = r.dato(t, &lider, &modelo, 1, false)?;
     let z = r.dato(t, &lider, "total", 1, false)?;
+    let ponderado = r.study.design.ponderacion.is_some();
     let mi = r.marca_idx(&marca)?;
     let ev = r.evidencia(3, |i| {
         r.modelo_de(i) == modelo && r.ordenes[i].first() == Some(&mi)
@@ -454,15 +463,17 @@ fn preferencia_de_modelo(r: &mut Redactor<'_>) -> Option<()> {
         "divergencia",
         MODELOS,
         format!(
-            "{modelo} favorece a {marca}: en ese modelo su Protagonismo IA es {}, por encima de {lider} ({}), que en el total ponderado de los seis modelos lidera con {}.",
+            "{modelo} favorece a {marca}: en ese modelo su Protagonismo IA es {}, por encima de {lider} ({}), que en el total {}de los seis modelos lidera con {}.",
             x.es(),
             y.es(),
+            if ponderado { "ponderado " } else { "" },
             z.es()
         ),
         format!(
-            "{modelo} favours {marca}: its AI Prominence there is {}, ahead of {lider} ({}), which leads the weighted total of the six models with {}.",
+            "{modelo} favours {marca}: its AI Prominence there is {}, ahead of {lider} ({}), which leads the {}total of the six models with {}.",
             x.en(),
             y.en(),
+            if ponderado { "weighted " } else { "" },
             z.en()
         ),
         ev,
@@ -673,6 +684,10 @@ fn fuentes(r: &mut Redactor<'_>) -> Option<()> {
             tasa.en()
         ),
     );
+    if let Some(marca) = texto_celda(t, &dominio, "marca") {
+        texto.push_str(&format!(" Es el sitio de {marca}, una de las marcas seguidas, lo que suma a su tasa de citación."));
+        texto_en.push_str(&format!(" It is the site of {marca}, one of the tracked brands, which adds to its citation rate."));
+    }
     if let Some(d) = propio.filter(|d| *d != dominio) {
         let marca = texto_celda(t, &d, "marca").unwrap_or_default();
         if let Some(x) = r.dato(t, &d, "tasa", 2, true) {

@@ -664,7 +664,7 @@ pub(crate) fn industria() -> Industria {
             ("gpt-5-mini", "fen", 0.1),
             ("claude-haiku-4-5", "enjoy", 0.0),
         ],
-        sin_marca: 0.1,
+        sin_marca: 0.14,
         debil_factor: 0.2,
         salud: false,
         consejos: Textos {

@@ -1,3 +1,22 @@
-//! The gate serves `dist/` and sells studies over x402 v2.
+//! The gate: a Pingora server that serves `dist/`, answers search, sells each study over
+//! x402 v2, guards the signed download links and exposes the same functions over MCP.
 //!
-//! It is built in its own issue; until then this crate only fixes its place in the workspace.
+//! It reads only `dist/` (through `dist/gate.json`, the contract with the generator) and its
+//! own `--data` folder; it never reads `content/`. One module per concern: the router
+//! dispatches, each route's module answers, and the payment logic lives once in
+//! [`payment`] for both HTTP and MCP.
+
+pub mod buyer;
+pub mod downloads;
+pub mod facilitator;
+pub mod facilitator_service;
+pub mod links;
+pub mod manifest;
+pub mod payment;
+pub mod response;
+pub mod router;
+pub mod search;
+pub mod server;
+pub mod settings;
+pub mod statics;
+pub mod x402;

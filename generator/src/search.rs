@@ -4,12 +4,13 @@
 //! deterministic, so it can sit in `gate.json` with a hash like every other output
 //! (`reference/generator-notes.md` §4). The gate folds queries with the same
 //! [`crate::fold`] rules, ranks by field weight × term frequency, and says why a study matched.
+//! The query side lives here too ([`SearchIndex::query`]), next to the format it reads.
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::fold::search_terms;
+use crate::fold::{fold, search_terms};
 use crate::model::Study;
 
 /// Fields a study is indexed by, with their ranking weights.
@@ -21,7 +22,7 @@ pub const FIELDS: [(&str, f64); 5] = [
     ("descripcion", 1.0),
 ];
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SearchIndex {
     /// Field name → weight, in [`FIELDS`] order by index.
     pub campos: Vec<FieldWeight>,
@@ -30,13 +31,13 @@ pub struct SearchIndex {
     pub terminos: BTreeMap<String, Vec<[u32; 3]>>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FieldWeight {
-    pub campo: &'static str,
+    pub campo: String,
     pub peso: f64,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SearchDocument {
     pub slug: String,
     pub nombre: String,
@@ -76,7 +77,10 @@ pub fn build_index(studies: &[Study]) -> SearchIndex {
         }
     }
     SearchIndex {
-        campos: FIELDS.iter().map(|(campo, peso)| FieldWeight { campo, peso: *peso }).collect(),
+        campos: FIELDS
+            .iter()
+            .map(|(campo, peso)| FieldWeight { campo: (*campo).to_owned(), peso: *peso })
+            .collect(),
         documentos: studies
             .iter()
             .map(|s| SearchDocument {
@@ -94,5 +98,170 @@ pub fn build_index(studies: &[Study]) -> SearchIndex {
                 (term, postings.into_iter().map(|((doc, field), tf)| [doc, field, tf]).collect())
             })
             .collect(),
+    }
+}
+/// Longest query the gate accepts, in bytes.
+pub const MAX_QUERY_BYTES: usize = 512;
+/// Query terms at least this long also match indexed terms they begin ("hotel" → "hoteles").
+const MIN_PREFIX: usize = 3;
+/// A prefix match counts this much of an exact one.
+const PREFIX_FACTOR: f64 = 0.5;
+
+/// Why a query is refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum QueryError {
+    Empty,
+    TooLong(usize),
+}
+
+/// One study that matched, with why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit<'a> {
+    pub document: &'a SearchDocument,
+    /// Distinct query terms the study matched.
+    pub matched_terms: usize,
+    pub score: f64,
+    /// (query term, indexed term, field name), sorted, deduplicated.
+    pub matches: Vec<(String, String, String)>,
+    /// Tracked brands whose name contains a matched term.
+    pub brands: Vec<String>,
+}
+
+impl SearchIndex {
+    /// Ranks the studies for a free-text query: studies matching more of the query's terms
+    /// first, then by score (field weight × (1 + ln tf), prefix matches at half weight), then slug.
+    pub fn query(&self, text: &str) -> Result<(Vec<String>, Vec<Hit<'_>>), QueryError> {
+        if text.len() > MAX_QUERY_BYTES {
+            return Err(QueryError::TooLong(text.len()));
+        }
+        let mut terms = search_terms(text);
+        terms.dedup();
+        if terms.is_empty() {
+            return Err(QueryError::Empty);
+        }
+        let mut per_doc: BTreeMap<u32, (BTreeMap<&str, ()>, f64, Vec<(String, String, String)>)> =
+            BTreeMap::new();
+        for term in &terms {
+            for (indexed, postings, factor) in self.matching_terms(term) {
+                for [doc, field, tf] in postings {
+                    let (weight, name) = self
+                        .campos
+                        .get(*field as usize)
+                        .map_or((1.0, "?"), |f| (f.peso, f.campo.as_str()));
+                    let entry = per_doc.entry(*doc).or_default();
+                    entry.0.insert(term.as_str(), ());
+                    entry.1 += weight * factor * (1.0 + f64::from(*tf).ln());
+                    entry.2.push((term.clone(), indexed.to_owned(), name.to_owned()));
+                }
+            }
+        }
+        let mut hits: Vec<Hit<'_>> = per_doc
+            .into_iter()
+            .filter_map(|(doc, (matched, score, mut matches))| {
+                let document = self.documentos.get(doc as usize)?;
+                matches.sort();
+                matches.dedup();
+                let brands = matching_brands(document, &matches);
+                Some(Hit { document, matched_terms: matched.len(), score, matches, brands })
+            })
+            .collect();
+        hits.sort_by(|a, b| {
+            b.matched_terms
+                .cmp(&a.matched_terms)
+                .then(b.score.total_cmp(&a.score))
+                .then(a.document.slug.cmp(&b.document.slug))
+        });
+        Ok((terms, hits))
+    }
+
+    /// Indexed terms a query term matches: itself, and those it begins when long enough.
+    fn matching_terms<'a>(&'a self, term: &'a str) -> impl Iterator<Item = (&'a str, &'a [[u32; 3]], f64)> + 'a {
+        self.terminos
+            .range::<str, _>((std::ops::Bound::Included(term), std::ops::Bound::Unbounded))
+            .take_while(move |(indexed, _)| indexed.starts_with(term))
+            .filter(move |(indexed, _)| indexed.as_str() == term || term.len() >= MIN_PREFIX)
+            .map(move |(indexed, postings)| {
+                let factor = if indexed.as_str() == term { 1.0 } else { PREFIX_FACTOR };
+                (indexed.as_str(), postings.as_slice(), factor)
+            })
+    }
+}
+
+/// Brand names of a document that contain an indexed term matched in the brands field.
+fn matching_brands(document: &SearchDocument, matches: &[(String, String, String)]) -> Vec<String> {
+    let brand_terms: Vec<&str> =
+        matches.iter().filter(|m| m.2 == "marcas").map(|m| m.1.as_str()).collect();
+    document
+        .marcas
+        .iter()
+        .filter(|b| {
+            let folded = fold(b);
+            crate::fold::terms(&folded).any(|t| brand_terms.contains(&t))
+        })
+        .cloned()
+        .collect()
+}
+
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(slug: &str, marcas: &[&str]) -> SearchDocument {
+        SearchDocument {
+            slug: slug.into(),
+            nombre: slug.into(),
+            nombre_en: slug.into(),
+            industria: "x".into(),
+            pais: vec!["Argentina".into()],
+            marcas: marcas.iter().map(|m| (*m).to_owned()).collect(),
+        }
+    }
+
+    fn index() -> SearchIndex {
+        let mut terminos = BTreeMap::new();
+        terminos.insert("hoteles".to_owned(), vec![[0, 0, 2]]);
+        terminos.insert("hotel".to_owned(), vec![[1, 4, 1]]);
+        terminos.insert("galicia".to_owned(), vec![[1, 1, 1]]);
+        terminos.insert("banco".to_owned(), vec![[1, 0, 1], [1, 1, 3]]);
+        terminos.insert("cordoba".to_owned(), vec![[0, 2, 1], [1, 2, 1]]);
+        SearchIndex {
+            campos: FIELDS.iter().map(|(c, p)| FieldWeight { campo: (*c).into(), peso: *p }).collect(),
+            documentos: vec![doc("hoteles-2026", &[]), doc("banca-2026", &["Banco Galicia", "Ualá"])],
+            terminos,
+        }
+    }
+
+    #[test]
+    fn folds_the_query_and_ranks_by_coverage_then_score() {
+        let index = index();
+        let (terms, hits) = index.query("BANCO Galicia en Córdoba").unwrap();
+        assert_eq!(terms, ["banco", "galicia", "cordoba"]);
+        assert_eq!(hits[0].document.slug, "banca-2026");
+        assert_eq!(hits[0].matched_terms, 3);
+        assert_eq!(hits[0].brands, ["Banco Galicia"]);
+        assert_eq!(hits[1].document.slug, "hoteles-2026");
+        assert_eq!(hits[1].matched_terms, 1);
+    }
+
+    #[test]
+    fn prefixes_match_at_half_weight() {
+        let index = index();
+        let (_, hits) = index.query("hotel").unwrap();
+        // hoteles-2026 only by prefix in the title (3 × 0.5 × (1 + ln 2)), banca by the exact
+        // term in the description (1 × 1).
+        assert_eq!(hits.len(), 2);
+        assert_eq!(hits[0].document.slug, "hoteles-2026");
+        assert!((hits[0].score - 1.5 * (1.0 + 2f64.ln())).abs() < 1e-9);
+        assert!((hits[1].score - 1.0).abs() < 1e-9);
+        assert!(index.query("ho").unwrap().1.is_empty(), "two letters match only exactly");
+    }
+
+    #[test]
+    fn empty_and_long_queries_are_refused() {
+        let index = index();
+        assert_eq!(index.query("  de la ").unwrap_err(), QueryError::Empty);
+        assert_eq!(index.query(&"a".repeat(600)).unwrap_err(), QueryError::TooLong(600));
     }
 }

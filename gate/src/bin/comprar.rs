@@ -1,0 +1,106 @@
+//! `comprar`: buys a study over x402 v2 with an EVM key, saves it, and downloads its files
+//! through the signed links, verifying each sha256.
+//!
+//! ```sh
+//! comprar http://127.0.0.1:8080/estudio/banca-2026 --key 0xac09…ff80 [--vista resumen] [--out DIR]
+//! ```
+
+use std::path::PathBuf;
+
+use alloy_signer_local::PrivateKeySigner;
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use gate::buyer::{buy, download_verified};
+
+#[derive(Debug, Parser)]
+#[command(name = "comprar", about = "Compra un estudio con x402 v2 y descarga sus archivos verificando el sha256.")]
+struct Args {
+    /// URL of the study, e.g. http://127.0.0.1:8080/estudio/banca-2026
+    url: String,
+    /// Private key in hex (or env COMPRAR_KEY).
+    #[arg(long, conflicts_with = "key_file")]
+    key: Option<String>,
+    /// File holding the private key in hex.
+    #[arg(long)]
+    key_file: Option<PathBuf>,
+    /// View to buy: completo (default) or resumen.
+    #[arg(long)]
+    vista: Option<String>,
+    /// Folder where the study and its files are saved.
+    #[arg(long, default_value = ".")]
+    out: PathBuf,
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("comprar: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn key(args: &Args) -> Result<PrivateKeySigner> {
+    let text = match (&args.key, &args.key_file) {
+        (Some(k), _) => k.clone(),
+        (None, Some(file)) => std::fs::read_to_string(file).with_context(|| format!("no se pudo leer {}", file.display()))?,
+        (None, None) => std::env::var("COMPRAR_KEY")
+            .ok()
+            .context("falta la clave: use --key HEX, --key-file ARCHIVO o la variable COMPRAR_KEY")?,
+    };
+    text.trim().parse().context("la clave no es una clave privada secp256k1 en hexadecimal")
+}
+
+fn study_url(args: &Args) -> Result<(url::Url, String)> {
+    let mut url = url::Url::parse(&args.url).with_context(|| format!("URL inválida: {}", args.url))?;
+    let slug = url
+        .path()
+        .strip_prefix("/estudio/")
+        .filter(|s| !s.is_empty() && !s.contains('/'))
+        .context("la URL debe ser la de un estudio: …/estudio/{slug}")?
+        .to_owned();
+    if let Some(vista) = &args.vista {
+        let others: Vec<(String, String)> = url.query_pairs().filter(|(k, _)| k != "vista").map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+        url.query_pairs_mut().clear().extend_pairs(others).append_pair("vista", vista);
+    }
+    Ok((url, slug))
+}
+
+fn run() -> Result<()> {
+    let args = Args::parse();
+    let signer = key(&args)?;
+    let (url, slug) = study_url(&args)?;
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::builder().build()?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async {
+        println!("Comprando {url} con la cuenta {}", signer.address());
+        let purchase = buy(&client, url.as_str(), &signer, gate::payment::now()).await?;
+        if purchase.status != 200 {
+            let error = purchase.body.get("error").and_then(|v| v.as_str()).unwrap_or("?");
+            let message = purchase.body.get("mensaje").and_then(|v| v.as_str()).unwrap_or("");
+            bail!("el servicio respondió {}: {error}: {message}", purchase.status);
+        }
+        let settlement = purchase.payment_response.context("la respuesta 200 no trae PAYMENT-RESPONSE")?;
+        println!(
+            "Pagado: {} ({}), transacción {} en {}, pagador {}",
+            purchase.body["nombre"].as_str().unwrap_or(&slug),
+            purchase.body["vista"].as_str().unwrap_or(""),
+            settlement.transaction,
+            settlement.network,
+            settlement.payer.unwrap_or_default()
+        );
+        std::fs::create_dir_all(&args.out)?;
+        let saved = args.out.join(format!("{slug}.{}.json", purchase.body["vista"].as_str().unwrap_or("completo")));
+        std::fs::write(&saved, serde_json::to_vec_pretty(&purchase.body)?)?;
+        println!("Guardado {}", saved.display());
+        for kind in ["json", "zip"] {
+            let link = &purchase.body["acceso"]["descargas"][kind];
+            let (Some(link_url), Some(sha)) = (link["url"].as_str(), link["sha256"].as_str()) else { continue };
+            let name = link["archivo"].as_str().map(str::to_owned).unwrap_or_else(|| format!("{slug}.{kind}"));
+            let dest = args.out.join(&name);
+            let bytes = download_verified(&client, link_url, sha, &dest).await?;
+            println!("Descargado {} ({bytes} bytes), sha256 verificado", dest.display());
+        }
+        println!("Los enlaces vencen el {}", purchase.body["acceso"]["vence"].as_str().unwrap_or("?"));
+        Ok(())
+    })
+}

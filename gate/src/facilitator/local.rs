@@ -1,0 +1,332 @@
+//! A facilitator with no chain: real EIP-712 signature checks, exact amounts, time windows,
+//! single-use nonces and balances from a local ledger.
+//!
+//! It lets a fresh machine sell and buy with nothing but this repository: the gate offers Base
+//! Sepolia's USDC requirements exactly as on testnet, official clients sign them unchanged, and
+//! this settles them against a ledger where each new payer starts with an opening balance.
+//! No real money moves. The ledger can live in a file so balances and used nonces survive a
+//! restart.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use alloy_primitives::{Address, U256, keccak256};
+use async_trait::async_trait;
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::{Facilitator, FacilitatorError};
+use crate::payment::now;
+use crate::x402::evm::{check_exact, parse_exact_payload};
+use crate::x402::types::FacilitatorRequest;
+use crate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse, SupportedKind, SupportedResponse, VerifyResponse, X402_VERSION};
+
+/// How the local facilitator starts.
+#[derive(Debug, Clone)]
+pub struct LocalConfig {
+    /// Atomic units each new payer gets.
+    pub opening_balance: U256,
+    /// CAIP-2 networks it settles.
+    pub networks: Vec<String>,
+    /// Where the ledger is kept between runs (none: memory only).
+    pub ledger_file: Option<PathBuf>,
+}
+
+impl Default for LocalConfig {
+    fn default() -> Self {
+        LocalConfig {
+            opening_balance: U256::from(100_000_000u64),
+            networks: vec!["eip155:84532".into(), "eip155:8453".into()],
+            ledger_file: None,
+        }
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Ledger {
+    /// "network|address" → balance in atomic units (decimal string).
+    saldos: BTreeMap<String, String>,
+    /// "network|from|nonce" of every settled authorization.
+    nonces_usados: BTreeSet<String>,
+    liquidaciones: usize,
+}
+
+pub struct LocalFacilitator {
+    config: LocalConfig,
+    ledger: Mutex<Ledger>,
+}
+
+impl LocalFacilitator {
+    pub fn new(config: LocalConfig) -> Self {
+        let ledger = config
+            .ledger_file
+            .as_ref()
+            .and_then(|path| std::fs::read(path).ok())
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default();
+        LocalFacilitator { config, ledger: Mutex::new(ledger) }
+    }
+
+    /// A balance (new addresses have the opening balance).
+    pub fn balance(&self, network: &str, address: Address) -> U256 {
+        let ledger = self.ledger.lock();
+        self.balance_in(&ledger, network, address)
+    }
+
+    /// Settlements done so far.
+    pub fn settlements(&self) -> usize {
+        self.ledger.lock().liquidaciones
+    }
+
+    fn balance_in(&self, ledger: &Ledger, network: &str, address: Address) -> U256 {
+        ledger
+            .saldos
+            .get(&account(network, address))
+            .and_then(|v| U256::from_str_radix(v, 10).ok())
+            .unwrap_or(self.config.opening_balance)
+    }
+
+    /// Everything `/verify` checks, against the ledger as it is; returns (payer, value, nonce key).
+    fn check(&self, ledger: &Ledger, payload: &PaymentPayload, req: &PaymentRequirements) -> Result<(Address, U256, String), (String, Option<Address>)> {
+        if payload.x402_version != X402_VERSION {
+            return Err(("invalid_x402_version".into(), None));
+        }
+        if !self.config.networks.contains(&req.network) {
+            return Err(("invalid_network".into(), None));
+        }
+        let accepted: Option<PaymentRequirements> = serde_json::from_value(payload.accepted.clone()).ok();
+        if accepted.as_ref() != Some(req) {
+            return Err(("invalid_payment_requirements".into(), None));
+        }
+        let exact = parse_exact_payload(&payload.payload).map_err(|_| ("invalid_payload".to_owned(), None))?;
+        let from = exact.authorization.from;
+        let payer = check_exact(req, &exact, now()).map_err(|e| (e.code().to_owned(), Some(from)))?;
+        let key = format!("{}|{:#x}|{:#x}", req.network, from, exact.authorization.nonce);
+        if ledger.nonces_usados.contains(&key) {
+            return Err(("invalid_exact_evm_nonce_already_used".into(), Some(payer)));
+        }
+        if self.balance_in(ledger, &req.network, payer) < exact.authorization.value {
+            return Err(("insufficient_funds".into(), Some(payer)));
+        }
+        Ok((payer, exact.authorization.value, key))
+    }
+
+    fn verify_now(&self, payload: &PaymentPayload, req: &PaymentRequirements) -> VerifyResponse {
+        let ledger = self.ledger.lock();
+        match self.check(&ledger, payload, req) {
+            Ok((payer, _, _)) => VerifyResponse { is_valid: true, invalid_reason: None, invalid_message: None, payer: Some(payer.to_checksum(None)) },
+            Err((reason, payer)) => VerifyResponse {
+                is_valid: false,
+                invalid_reason: Some(reason),
+                invalid_message: None,
+                payer: payer.map(|p| p.to_checksum(None)),
+            },
+        }
+    }
+
+    fn settle_now(&self, payload: &PaymentPayload, req: &PaymentRequirements) -> SettlementResponse {
+        // One lock across check, debit and marking the nonce: concurrent settles of one payload
+        // see each other.
+        let mut ledger = self.ledger.lock();
+        let (payer, value, key) = match self.check(&ledger, payload, req) {
+            Ok(ok) => ok,
+            Err((reason, payer)) => {
+                return SettlementResponse::failure(&req.network, &reason, None, payer.map(|p| p.to_checksum(None)));
+            }
+        };
+        let Ok(pay_to) = req.pay_to.parse::<Address>() else {
+            return SettlementResponse::failure(&req.network, "invalid_payment_requirements", None, None);
+        };
+        let payer_balance = self.balance_in(&ledger, &req.network, payer) - value;
+        ledger.saldos.insert(account(&req.network, payer), payer_balance.to_string());
+        let payee_balance = self.balance_in(&ledger, &req.network, pay_to) + value;
+        ledger.saldos.insert(account(&req.network, pay_to), payee_balance.to_string());
+        let transaction = format!("{:#x}", keccak256(key.as_bytes()));
+        ledger.nonces_usados.insert(key);
+        ledger.liquidaciones += 1;
+        self.save(&ledger);
+        SettlementResponse {
+            success: true,
+            error_reason: None,
+            error_message: None,
+            payer: Some(payer.to_checksum(None)),
+            transaction,
+            network: req.network.clone(),
+            amount: Some(value.to_string()),
+            extensions: None,
+        }
+    }
+
+    /// Writes the ledger atomically (temporary file, then rename).
+    fn save(&self, ledger: &Ledger) {
+        let Some(path) = &self.config.ledger_file else { return };
+        let tmp = path.with_extension("json.nuevo");
+        let result = serde_json::to_vec_pretty(ledger)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| std::fs::write(&tmp, bytes))
+            .and_then(|()| std::fs::rename(&tmp, path));
+        if let Err(e) = result {
+            tracing::error!("facilitador local: no se pudo guardar el libro {}: {e}", path.display());
+        }
+    }
+
+    /// The facilitator HTTP API: `(status, JSON body)` for a method, path and body.
+    pub async fn handle_http(&self, method: &str, path: &str, body: &[u8]) -> (u16, Value) {
+        match (method, path) {
+            ("POST", "/verify") => match serde_json::from_slice::<FacilitatorRequest>(body) {
+                Ok(r) => (200, to_json(&self.verify_now(&r.payment_payload, &r.payment_requirements))),
+                Err(e) => (400, json!({"isValid": false, "invalidReason": "invalid_payload", "invalidMessage": e.to_string(), "payer": ""})),
+            },
+            ("POST", "/settle") => match serde_json::from_slice::<FacilitatorRequest>(body) {
+                Ok(r) => (200, to_json(&self.settle_now(&r.payment_payload, &r.payment_requirements))),
+                Err(e) => (
+                    400,
+                    json!({"success": false, "errorReason": "invalid_payload", "errorMessage": e.to_string(), "transaction": "", "network": "", "payer": ""}),
+                ),
+            },
+            ("GET", "/supported") => (200, to_json(&self.supported_now())),
+            ("GET", "/health") => (200, json!({"status": "ok"})),
+            (_, "/verify" | "/settle" | "/supported" | "/health") => {
+                (405, json!({"error": "metodo_no_permitido", "mensaje": format!("{method} no se admite en {path}")}))
+            }
+            _ => (404, json!({"error": "no_encontrado", "mensaje": format!("{path} no existe; rutas: /verify, /settle, /supported, /health")})),
+        }
+    }
+
+    fn supported_now(&self) -> SupportedResponse {
+        let mut signers = serde_json::Map::new();
+        signers.insert("eip155:*".into(), json!([]));
+        SupportedResponse {
+            kinds: self
+                .config
+                .networks
+                .iter()
+                .map(|n| SupportedKind { x402_version: X402_VERSION, scheme: "exact".into(), network: n.clone(), extra: None })
+                .collect(),
+            extensions: Vec::new(),
+            signers,
+        }
+    }
+}
+
+fn account(network: &str, address: Address) -> String {
+    format!("{network}|{address:#x}")
+}
+
+fn to_json<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+#[async_trait]
+impl Facilitator for LocalFacilitator {
+    fn name(&self) -> String {
+        "local (sin cadena, sin dinero real)".into()
+    }
+
+    async fn verify(&self, payload: &PaymentPayload, requirements: &PaymentRequirements) -> Result<VerifyResponse, FacilitatorError> {
+        Ok(self.verify_now(payload, requirements))
+    }
+
+    async fn settle(&self, payload: &PaymentPayload, requirements: &PaymentRequirements) -> Result<SettlementResponse, FacilitatorError> {
+        Ok(self.settle_now(payload, requirements))
+    }
+
+    async fn supported(&self) -> Result<SupportedResponse, FacilitatorError> {
+        Ok(self.supported_now())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use alloy_signer_local::PrivateKeySigner;
+
+    use super::*;
+    use crate::x402::evm::{client_authorization, domain_for, exact_payload_json, sign_authorization};
+
+    fn requirement() -> PaymentRequirements {
+        serde_json::from_value(json!({
+            "scheme": "exact", "network": "eip155:84532", "amount": "990000",
+            "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+            "payTo": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "maxTimeoutSeconds": 300,
+            "extra": {"name": "USDC", "version": "2"}
+        }))
+        .unwrap()
+    }
+
+    fn payment(key: &PrivateKeySigner) -> PaymentPayload {
+        let req = requirement();
+        let auth = client_authorization(&req, key.address(), now(), crate::x402::evm::random_nonce()).unwrap();
+        let sig = sign_authorization(key, &domain_for(&req).unwrap(), &auth).unwrap();
+        PaymentPayload { x402_version: 2, resource: None, accepted: serde_json::to_value(&req).unwrap(), payload: exact_payload_json(&auth, &sig), extensions: None }
+    }
+
+    #[tokio::test]
+    async fn settles_once_and_moves_balances() {
+        let f = LocalFacilitator::new(LocalConfig::default());
+        let key = PrivateKeySigner::random();
+        let p = payment(&key);
+        let req = requirement();
+        assert!(f.verify(&p, &req).await.unwrap().is_valid);
+        let s = f.settle(&p, &req).await.unwrap();
+        assert!(s.success, "{s:?}");
+        assert_eq!(s.transaction.len(), 66);
+        assert_eq!(s.amount.as_deref(), Some("990000"));
+        assert_eq!(f.balance("eip155:84532", key.address()), U256::from(100_000_000u64 - 990_000));
+        let again = f.settle(&p, &req).await.unwrap();
+        assert!(!again.success);
+        assert_eq!(again.error_reason.as_deref(), Some("invalid_exact_evm_nonce_already_used"));
+        assert_eq!(again.transaction, "");
+        assert_eq!(f.settlements(), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_settles_of_one_payment_succeed_once() {
+        let f = Arc::new(LocalFacilitator::new(LocalConfig::default()));
+        let p = Arc::new(payment(&PrivateKeySigner::random()));
+        let tasks: Vec<_> = (0..8)
+            .map(|_| {
+                let (f, p) = (Arc::clone(&f), Arc::clone(&p));
+                tokio::spawn(async move { f.settle(&p, &requirement()).await.unwrap().success })
+            })
+            .collect();
+        let mut ok = 0;
+        for t in tasks {
+            ok += usize::from(t.await.unwrap());
+        }
+        assert_eq!(ok, 1);
+    }
+
+    #[tokio::test]
+    async fn insufficient_funds_and_ledger_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("libro.json");
+        let config = LocalConfig { opening_balance: U256::from(1_000_000u64), ledger_file: Some(file.clone()), ..LocalConfig::default() };
+        let key = PrivateKeySigner::random();
+        let f = LocalFacilitator::new(config.clone());
+        assert!(f.settle(&payment(&key), &requirement()).await.unwrap().success);
+        let poor = f.settle(&payment(&key), &requirement()).await.unwrap();
+        assert_eq!(poor.error_reason.as_deref(), Some("insufficient_funds"));
+        let reopened = LocalFacilitator::new(config);
+        assert_eq!(reopened.balance("eip155:84532", key.address()), U256::from(10_000u64));
+        assert_eq!(reopened.settlements(), 1);
+    }
+
+    #[tokio::test]
+    async fn http_api_shapes() {
+        let f = LocalFacilitator::new(LocalConfig::default());
+        let (status, body) = f.handle_http("POST", "/settle", b"{").await;
+        assert_eq!(status, 400);
+        assert_eq!(body["success"], false);
+        let (status, body) = f.handle_http("GET", "/supported", b"").await;
+        assert_eq!(status, 200);
+        assert_eq!(body["kinds"][0]["network"], "eip155:84532");
+        let request = json!({"x402Version": 2, "paymentPayload": payment(&PrivateKeySigner::random()), "paymentRequirements": requirement()});
+        let (status, body) = f.handle_http("POST", "/verify", request.to_string().as_bytes()).await;
+        assert_eq!((status, body["isValid"].clone()), (200, json!(true)));
+        assert_eq!(f.handle_http("GET", "/settle", b"").await.0, 405);
+        assert_eq!(f.handle_http("GET", "/x", b"").await.0, 404);
+    }
+}

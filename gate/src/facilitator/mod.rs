@@ -1,0 +1,44 @@
+//! Facilitators: who verifies and settles a payment, behind one trait.
+//!
+//! [`http::HttpFacilitator`] talks the x402 facilitator API to any conformant URL (x402.org on
+//! testnet, a configured one on mainnet). [`local::LocalFacilitator`] verifies real signatures
+//! and settles against a local ledger with no chain: the default on a fresh machine and in
+//! tests. The gate never knows which one it has.
+
+pub mod http;
+pub mod local;
+
+use async_trait::async_trait;
+
+use crate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse, SupportedResponse, VerifyResponse};
+
+#[async_trait]
+pub trait Facilitator: Send + Sync + 'static {
+    /// Short name for logs ("local", "http https://x402.org/facilitator").
+    fn name(&self) -> String;
+    async fn verify(&self, payload: &PaymentPayload, requirements: &PaymentRequirements) -> Result<VerifyResponse, FacilitatorError>;
+    async fn settle(&self, payload: &PaymentPayload, requirements: &PaymentRequirements) -> Result<SettlementResponse, FacilitatorError>;
+    async fn supported(&self) -> Result<SupportedResponse, FacilitatorError>;
+}
+
+/// A facilitator that did not give a usable answer (a refusal is an answer, not an error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FacilitatorError {
+    Unreachable(String),
+    Timeout,
+    Status { status: u16, body: String },
+    BadBody(String),
+}
+
+impl std::fmt::Display for FacilitatorError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FacilitatorError::Unreachable(e) => write!(f, "el facilitador no responde: {e}"),
+            FacilitatorError::Timeout => f.write_str("el facilitador no respondió a tiempo"),
+            FacilitatorError::Status { status, .. } => write!(f, "el facilitador respondió con estado {status}"),
+            FacilitatorError::BadBody(e) => write!(f, "la respuesta del facilitador no se entiende: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for FacilitatorError {}

@@ -1,0 +1,552 @@
+//! Selling a study: the one implementation of the x402 purchase, shared by HTTP and MCP.
+//!
+//! The order follows `reference/x402.md` §12: the `accepted` requirement must deep-equal one
+//! we offer; local checks (EVM: signature, recipient, exact amount, time window) run before
+//! anything else; the nonce is reserved so the same authorization cannot be spent twice, even
+//! concurrently; the whole response is produced in memory; only then is the facilitator asked
+//! to settle, and only a `success: true` for our network releases the study. Every other path
+//! answers with the reason and delivers nothing, so nothing is charged without delivery and
+//! nothing is delivered without settlement.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+use bytes::Bytes;
+use parking_lot::Mutex;
+use serde::Serialize;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::facilitator::{Facilitator, FacilitatorError};
+use crate::links::LinkSigner;
+use crate::manifest::Manifest;
+use crate::x402::evm::{check_exact, parse_exact_payload};
+use crate::x402::{PaymentPayload, PaymentRequired, PaymentRequirements, SettlementResponse};
+
+/// Views a study is sold in; the first is the default.
+pub const VIEWS: [&str; 2] = ["completo", "resumen"];
+/// How long a non-EVM payment stays in the replay set (Solana blockhash life, doubled).
+const NON_EVM_REPLAY_SECONDS: u64 = 120;
+
+/// Seconds since the Unix epoch.
+pub fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+/// What is sold for one (study, view).
+#[derive(Debug, Clone)]
+pub struct Offer {
+    pub slug: String,
+    pub view: String,
+    pub name: String,
+    /// The 402 object, typed for reading.
+    pub required: PaymentRequired,
+    /// The `accepts` entries exactly as the manifest wrote them, for deep comparison.
+    pub accepts_raw: Vec<Value>,
+    pub file: PathBuf,
+}
+
+/// Why an offer cannot be found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OfferError {
+    UnknownStudy,
+    UnknownView,
+}
+
+/// A refused purchase: nothing delivered, nothing charged.
+#[derive(Debug, Clone)]
+pub struct Refusal {
+    /// 400 malformed, 402 payment required or failed, 500 production failed, 502/503 facilitator.
+    pub status: u16,
+    pub code: String,
+    pub message: String,
+    /// The 402 object again, with `error` set to the reason.
+    pub required: PaymentRequired,
+    /// The failed settlement, when the facilitator answered one.
+    pub settlement: Option<SettlementResponse>,
+}
+
+/// A delivered purchase.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    /// The response JSON: the study (or summary) with its access block.
+    pub body: Bytes,
+    pub settlement: SettlementResponse,
+    /// Where the time went, for the `Server-Timing` header.
+    pub timing: Timing,
+}
+
+/// Milliseconds spent in each step of a purchase.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Timing {
+    pub check_ms: f64,
+    pub produce_ms: f64,
+    pub settle_ms: f64,
+}
+
+impl Timing {
+    /// `Server-Timing` value: lets a buyer (and the benchmark) tell the gate's own time from the facilitator's.
+    pub fn header(&self) -> String {
+        format!(
+            "verificacion;dur={:.2}, produccion;dur={:.2}, liquidacion;dur={:.2}",
+            self.check_ms, self.produce_ms, self.settle_ms
+        )
+    }
+}
+
+fn ms_since(start: std::time::Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1000.0
+}
+
+pub type Outcome = std::result::Result<Delivery, Refusal>;
+
+/// The shop: offers, the facilitator, link signing and the replay guard.
+pub struct Shop {
+    offers: BTreeMap<(String, String), Offer>,
+    downloads: BTreeMap<String, Vec<DownloadInfo>>,
+    base_url: String,
+    facilitator: Arc<dyn Facilitator>,
+    links: LinkSigner,
+    nonces: Nonces,
+    purchases: Option<Mutex<std::fs::File>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct DownloadInfo {
+    #[serde(skip)]
+    kind: String,
+    #[serde(skip)]
+    name: String,
+    tipo: String,
+    bytes: u64,
+    sha256: String,
+}
+
+impl Shop {
+    /// Builds the shop from the manifest. `purchases_log` (a JSON Lines file) records each sale.
+    pub fn new(
+        dist: &Path,
+        manifest: &Manifest,
+        facilitator: Arc<dyn Facilitator>,
+        links: LinkSigner,
+        purchases_log: Option<&Path>,
+    ) -> Result<Shop> {
+        let mut offers = BTreeMap::new();
+        let mut downloads = BTreeMap::new();
+        for (slug, study) in &manifest.estudios {
+            for (view, spec) in &study.vistas {
+                let required: PaymentRequired = serde_json::from_value(spec.pago_requerido.clone())
+                    .with_context(|| format!("gate.json: estudios.{slug}.vistas.{view}"))?;
+                let accepts_raw = spec.pago_requerido.get("accepts").and_then(Value::as_array).cloned().unwrap_or_default();
+                let offer = Offer {
+                    slug: slug.clone(),
+                    view: view.clone(),
+                    name: study.nombre.clone(),
+                    required,
+                    accepts_raw,
+                    file: Manifest::file_path(dist, &spec.archivo)?,
+                };
+                offers.insert((slug.clone(), view.clone()), offer);
+            }
+            let files = study
+                .descargas
+                .iter()
+                .filter_map(|name| {
+                    let d = manifest.descargas.get(name)?;
+                    let kind = name.rsplit('.').next().unwrap_or(name).to_owned();
+                    Some(DownloadInfo { kind, name: name.clone(), tipo: d.tipo.clone(), bytes: d.bytes, sha256: d.sha256.clone() })
+                })
+                .collect();
+            downloads.insert(slug.clone(), files);
+        }
+        let purchases = match purchases_log {
+            Some(path) => Some(Mutex::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .with_context(|| format!("no se pudo abrir {}", path.display()))?,
+            )),
+            None => None,
+        };
+        Ok(Shop {
+            offers,
+            downloads,
+            base_url: manifest.servicio.base_url.trim_end_matches('/').to_owned(),
+            facilitator,
+            links,
+            nonces: Nonces::default(),
+            purchases,
+        })
+    }
+
+    pub fn links(&self) -> &LinkSigner {
+        &self.links
+    }
+
+    pub fn facilitator(&self) -> &Arc<dyn Facilitator> {
+        &self.facilitator
+    }
+
+    /// Every offer, sorted by (slug, view).
+    pub fn offers(&self) -> impl Iterator<Item = &Offer> {
+        self.offers.values()
+    }
+
+    /// The offer for a study and view (`None` = the default view).
+    pub fn offer(&self, slug: &str, view: Option<&str>) -> std::result::Result<&Offer, OfferError> {
+        let view = view.unwrap_or(VIEWS[0]);
+        if !self.offers.keys().any(|(s, _)| s == slug) {
+            return Err(OfferError::UnknownStudy);
+        }
+        self.offers.get(&(slug.to_owned(), view.to_owned())).ok_or(OfferError::UnknownView)
+    }
+
+    /// Fills each Solana requirement's `extra.feePayer` from the facilitator's `/supported`.
+    pub fn apply_fee_payers(&mut self, supported: &crate::x402::SupportedResponse) {
+        for offer in self.offers.values_mut() {
+            for (typed, raw) in offer.required.accepts.iter_mut().zip(offer.accepts_raw.iter_mut()) {
+                if !typed.network.starts_with("solana:") {
+                    continue;
+                }
+                let fee_payer = supported
+                    .kinds
+                    .iter()
+                    .find(|k| k.network == typed.network && k.scheme == typed.scheme)
+                    .and_then(|k| k.extra.as_ref()?.get("feePayer").cloned());
+                if let Some(fee_payer) = fee_payer {
+                    let mut extra = typed.extra.clone().unwrap_or_else(|| json!({}));
+                    extra["feePayer"] = fee_payer;
+                    typed.extra = Some(extra.clone());
+                    raw["extra"] = extra;
+                }
+            }
+        }
+    }
+
+    /// The 402 object of an offer with a reason.
+    pub fn required_with_error(offer: &Offer, error: &str) -> PaymentRequired {
+        let mut required = offer.required.clone();
+        required.error = Some(error.to_owned());
+        required
+    }
+
+    fn refuse(offer: &Offer, status: u16, code: &str, message: impl Into<String>) -> Refusal {
+        Refusal {
+            status,
+            code: code.to_owned(),
+            message: message.into(),
+            required: Self::required_with_error(offer, code),
+            settlement: None,
+        }
+    }
+
+    /// Runs a purchase of `offer` paid with `payload`.
+    pub async fn purchase(&self, offer: &Offer, payload: &PaymentPayload) -> Outcome {
+        let now = now();
+        let Some(index) = offer.accepts_raw.iter().position(|a| *a == payload.accepted) else {
+            return Err(Self::refuse(
+                offer,
+                402,
+                "invalid_payment_requirements",
+                "El requisito aceptado (accepted) no es idéntico a ninguno de los que ofrece este recurso: copie sin cambios una entrada de accepts del 402 (red, activo, monto, payTo, maxTimeoutSeconds y extra).",
+            ));
+        };
+        let Some(requirements) = offer.required.accepts.get(index) else {
+            return Err(Self::refuse(offer, 500, "error_interno", "Oferta inconsistente."));
+        };
+        let started = std::time::Instant::now();
+        let check = self.check(offer, requirements, payload, now).await?;
+        let Some(reservation) = self.nonces.reserve(&check.replay_key, check.replay_until, now) else {
+            return Err(Self::refuse(
+                offer,
+                402,
+                "invalid_exact_evm_nonce_already_used",
+                "Esta autorización de pago ya se usó o se está usando en otra compra; firme una nueva (nonce nuevo).",
+            ));
+        };
+        let check_ms = ms_since(started);
+        let started = std::time::Instant::now();
+        let body = self.produce(offer, requirements, &check.payer, now).await.map_err(|e| {
+            tracing::error!(estudio = %offer.slug, "no se pudo armar la respuesta: {e:#}");
+            Self::refuse(offer, 500, "error_interno", "No se pudo armar el estudio; no se cobró nada. Intente de nuevo.")
+        })?;
+        let produce_ms = ms_since(started);
+        let started = std::time::Instant::now();
+        let settlement = self.settle(offer, requirements, payload).await?;
+        let settle_ms = ms_since(started);
+        reservation.commit();
+        self.record(offer, requirements, &check.payer, payload, &settlement, now);
+        let timing = Timing { check_ms, produce_ms, settle_ms };
+        Ok(Delivery { body: self.with_payment(body, &settlement), settlement, timing })
+    }
+
+    /// Local verification (EVM) or the facilitator's `/verify` (other networks).
+    async fn check(
+        &self,
+        offer: &Offer,
+        requirements: &PaymentRequirements,
+        payload: &PaymentPayload,
+        now: u64,
+    ) -> std::result::Result<Checked, Refusal> {
+        if requirements.network.starts_with("eip155:") {
+            let exact = parse_exact_payload(&payload.payload)
+                .map_err(|e| Self::refuse(offer, 400, "invalid_payload", e.to_string()))?;
+            let payer = check_exact(requirements, &exact, now)
+                .map_err(|e| Self::refuse(offer, 402, e.code(), e.to_string()))?;
+            let auth = &exact.authorization;
+            return Ok(Checked {
+                payer: payer.to_checksum(None),
+                replay_key: format!("{}|{:#x}|{:#x}", requirements.network, auth.from, auth.nonce),
+                replay_until: auth.valid_before,
+            });
+        }
+        let verified = self
+            .facilitator
+            .verify(payload, requirements)
+            .await
+            .map_err(|e| facilitator_refusal(offer, &e))?;
+        if !verified.is_valid {
+            let code = verified.invalid_reason.unwrap_or_else(|| "invalid_payload".to_owned());
+            let message = verified.invalid_message.unwrap_or_else(|| format!("El facilitador rechazó el pago: {code}."));
+            return Err(Self::refuse(offer, 402, &code, message));
+        }
+        let digest = Sha256::digest(payload.payload.to_string().as_bytes());
+        Ok(Checked {
+            payer: verified.payer.unwrap_or_default(),
+            replay_key: format!("{}|{}", requirements.network, hex::encode(digest)),
+            replay_until: now + NON_EVM_REPLAY_SECONDS,
+        })
+    }
+
+    /// Settles with the facilitator; only `success: true` for our network passes.
+    async fn settle(
+        &self,
+        offer: &Offer,
+        requirements: &PaymentRequirements,
+        payload: &PaymentPayload,
+    ) -> std::result::Result<SettlementResponse, Refusal> {
+        let settlement = self
+            .facilitator
+            .settle(payload, requirements)
+            .await
+            .map_err(|e| facilitator_refusal(offer, &e))?;
+        if !settlement.success {
+            let code = settlement.error_reason.clone().unwrap_or_else(|| "unexpected_settle_error".to_owned());
+            let mut refusal = Self::refuse(
+                offer,
+                402,
+                &code,
+                format!("El facilitador no liquidó el pago ({code}); no se cobró nada y no se entrega el estudio."),
+            );
+            refusal.settlement = Some(settlement);
+            return Err(refusal);
+        }
+        if !settlement.network.is_empty() && settlement.network != requirements.network {
+            tracing::error!(red = %settlement.network, esperada = %requirements.network, "liquidación en otra red");
+            let mut refusal = Self::refuse(
+                offer,
+                502,
+                "unexpected_settle_error",
+                "El facilitador informó una liquidación en otra red; no se entrega el estudio. Escriba al contacto del servicio.",
+            );
+            refusal.settlement = Some(settlement);
+            return Err(refusal);
+        }
+        Ok(settlement)
+    }
+
+    /// The response JSON, spliced around the view's file so large packages are not re-parsed.
+    async fn produce(&self, offer: &Offer, requirements: &PaymentRequirements, payer: &str, now: u64) -> Result<Vec<u8>> {
+        let content = tokio::fs::read(&offer.file)
+            .await
+            .with_context(|| format!("no se pudo leer {}", offer.file.display()))?;
+        let expires = self.links.expiry(now);
+        let descargas: BTreeMap<&str, Value> = self
+            .downloads
+            .get(&offer.slug)
+            .map(|files| {
+                files
+                    .iter()
+                    .map(|f| {
+                        let url = format!("{}{}", self.base_url, self.links.link(&f.name, expires));
+                        (f.kind.as_str(), json!({"url": url, "archivo": f.name, "tipo": f.tipo, "bytes": f.bytes, "sha256": f.sha256}))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let head = json!({
+            "estudio": offer.slug,
+            "nombre": offer.name,
+            "vista": offer.view,
+            "acceso": {
+                "descargas": descargas,
+                "vence": iso8601(expires),
+                "vence_unix": expires,
+                "nota": format!("Enlaces firmados válidos por {} días para quien los tenga: trátelos como un secreto.", self.links.lifetime_seconds() / 86_400),
+            },
+            "pago": {"red": requirements.network, "pagador": payer, "monto": requirements.amount, "activo": requirements.asset},
+        });
+        let key = if offer.view == "resumen" { "resumen" } else { "paquete" };
+        let mut out = serde_json::to_vec(&head)?;
+        out.pop(); // the closing brace
+        out.extend_from_slice(format!(",\"{key}\":").as_bytes());
+        out.extend_from_slice(content.trim_ascii());
+        out.push(b'}');
+        Ok(out)
+    }
+
+    /// Adds the settlement transaction to the produced body (a small tail, no re-parse).
+    fn with_payment(&self, mut body: Vec<u8>, settlement: &SettlementResponse) -> Bytes {
+        if body.last() == Some(&b'}') {
+            body.pop();
+            let tail = json!({"transaccion": settlement.transaction, "red": settlement.network});
+            body.extend_from_slice(b",\"liquidacion\":");
+            body.extend_from_slice(tail.to_string().as_bytes());
+            body.push(b'}');
+        }
+        Bytes::from(body)
+    }
+
+    /// Appends the sale to the purchases log (what the privacy notice says is kept).
+    fn record(
+        &self,
+        offer: &Offer,
+        requirements: &PaymentRequirements,
+        payer: &str,
+        payload: &PaymentPayload,
+        settlement: &SettlementResponse,
+        now: u64,
+    ) {
+        tracing::info!(target: "compras", estudio = %offer.slug, vista = %offer.view, red = %requirements.network, transaccion = %settlement.transaction, "venta liquidada");
+        let Some(log) = &self.purchases else { return };
+        let nonce = payload.payload.pointer("/authorization/nonce").and_then(Value::as_str).unwrap_or("");
+        let line = json!({
+            "fecha": iso8601(now), "estudio": offer.slug, "vista": offer.view, "red": requirements.network,
+            "pagador": payer, "nonce": nonce, "monto": requirements.amount, "transaccion": settlement.transaction,
+        });
+        let mut file = log.lock();
+        if let Err(e) = writeln!(file, "{line}") {
+            tracing::error!("no se pudo registrar la venta: {e}");
+        }
+    }
+}
+
+struct Checked {
+    payer: String,
+    replay_key: String,
+    replay_until: u64,
+}
+
+/// A facilitator that failed to answer: 503 when it could not be reached in time, 502 when it
+/// answered something unusable.
+fn facilitator_refusal(offer: &Offer, error: &FacilitatorError) -> Refusal {
+    tracing::warn!("facilitador: {error}");
+    let (status, code) = match error {
+        FacilitatorError::Unreachable(_) | FacilitatorError::Timeout => (503, "facilitador_no_disponible"),
+        FacilitatorError::Status { .. } | FacilitatorError::BadBody(_) => (502, "facilitador_con_error"),
+    };
+    Shop::refuse(
+        offer,
+        status,
+        code,
+        format!("No se pudo liquidar el pago ({error}); no se cobró nada y no se entrega el estudio. Puede reintentar con la misma firma mientras no venza."),
+    )
+}
+
+/// Authorizations seen: in flight while a purchase runs, used once settled.
+#[derive(Default)]
+struct Nonces {
+    map: Arc<Mutex<HashMap<String, NonceState>>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum NonceState {
+    InFlight,
+    Used { until: u64 },
+}
+
+/// Most entries before expired ones are swept.
+const SWEEP_ABOVE: usize = 10_000;
+
+impl Nonces {
+    /// Reserves a key, or `None` if it is in flight or already used.
+    fn reserve(&self, key: &str, until: u64, now: u64) -> Option<Reservation> {
+        let mut map = self.map.lock();
+        if map.len() > SWEEP_ABOVE {
+            map.retain(|_, state| !matches!(state, NonceState::Used { until } if *until < now));
+        }
+        if map.contains_key(key) {
+            return None;
+        }
+        map.insert(key.to_owned(), NonceState::InFlight);
+        Some(Reservation { map: Arc::clone(&self.map), key: key.to_owned(), until, committed: false })
+    }
+}
+
+/// A reserved authorization: released if the purchase fails, kept as used if it settles.
+struct Reservation {
+    map: Arc<Mutex<HashMap<String, NonceState>>>,
+    key: String,
+    until: u64,
+    committed: bool,
+}
+
+impl Reservation {
+    fn commit(mut self) {
+        self.map.lock().insert(self.key.clone(), NonceState::Used { until: self.until });
+        self.committed = true;
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        if !self.committed {
+            self.map.lock().remove(&self.key);
+        }
+    }
+}
+
+/// `2026-11-29T12:00:00Z` from Unix seconds (UTC, proleptic Gregorian).
+pub fn iso8601(unix: u64) -> String {
+    let days = (unix / 86_400) as i64;
+    let secs = unix % 86_400;
+    // Howard Hinnant's civil-from-days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", secs / 3600, secs % 3600 / 60, secs % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_dates() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(iso8601(1_709_164_800), "2024-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn a_reservation_is_released_unless_committed() {
+        let nonces = Nonces::default();
+        let r = nonces.reserve("k", 100, 0).unwrap();
+        assert!(nonces.reserve("k", 100, 0).is_none(), "in flight");
+        drop(r);
+        let r = nonces.reserve("k", 100, 0).unwrap();
+        r.commit();
+        assert!(nonces.reserve("k", 100, 0).is_none(), "used");
+    }
+}

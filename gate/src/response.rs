@@ -1,0 +1,114 @@
+//! What a route answers, independent of how the server writes it.
+//!
+//! Every route returns a [`Reply`]: a status, headers and a body that is either bytes already
+//! in memory or a file to stream. The common headers (CORS with the x402 headers exposed) are
+//! added here once, and every error is JSON with a stable `error` code and a Spanish `mensaje`.
+
+use std::path::PathBuf;
+
+use bytes::Bytes;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// Headers a browser-based x402 client must be able to read.
+pub const EXPOSE_HEADERS: &str = "PAYMENT-REQUIRED, PAYMENT-RESPONSE";
+/// Request headers a browser may send cross-origin.
+pub const ALLOW_HEADERS: &str =
+    "PAYMENT-SIGNATURE, Content-Type, Accept, If-None-Match, MCP-Protocol-Version, Mcp-Session-Id";
+pub const JSON: &str = "application/json; charset=utf-8";
+
+/// A response body.
+#[derive(Debug, Clone)]
+pub enum Body {
+    Empty,
+    Bytes(Bytes),
+    /// A file streamed in chunks; `len` is its size, known from the manifest.
+    File { path: PathBuf, len: u64 },
+}
+
+impl Body {
+    pub fn len(&self) -> u64 {
+        match self {
+            Body::Empty => 0,
+            Body::Bytes(b) => b.len() as u64,
+            Body::File { len, .. } => *len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A route's answer.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub status: u16,
+    /// Headers besides Content-Length and the common CORS ones, which the server adds.
+    pub headers: Vec<(&'static str, String)>,
+    pub body: Body,
+}
+
+impl Reply {
+    pub fn new(status: u16, content_type: &str, body: Body) -> Reply {
+        Reply { status, headers: vec![("Content-Type", content_type.to_owned())], body }
+    }
+
+    /// A JSON reply from any serializable value.
+    pub fn json<T: Serialize>(status: u16, value: &T) -> Reply {
+        match serde_json::to_vec(value) {
+            Ok(bytes) => Reply::new(status, JSON, Body::Bytes(Bytes::from(bytes))),
+            Err(_) => Reply::new(500, JSON, Body::Bytes(Bytes::from_static(INTERNAL_ERROR))),
+        }
+    }
+
+    /// A JSON error: `{"error": code, "mensaje": message}` plus optional fields.
+    pub fn error(status: u16, code: &str, message: impl Into<String>) -> Reply {
+        Reply::json(status, &json!({"error": code, "mensaje": message.into()}))
+    }
+
+    /// A JSON error with extra fields merged in.
+    pub fn error_with(status: u16, code: &str, message: impl Into<String>, extra: Value) -> Reply {
+        let mut body = json!({"error": code, "mensaje": message.into()});
+        if let (Some(map), Value::Object(more)) = (body.as_object_mut(), extra) {
+            map.extend(more);
+        }
+        Reply::json(status, &body)
+    }
+
+    pub fn not_found(path: &str) -> Reply {
+        Reply::error_with(
+            404,
+            "no_encontrado",
+            format!("No hay nada en {path}. El índice del servicio está en / y el catálogo en /catalogo."),
+            json!({"indice": "/", "catalogo": "/catalogo"}),
+        )
+    }
+
+    pub fn method_not_allowed(method: &str, allow: &'static str) -> Reply {
+        Reply::error(405, "metodo_no_permitido", format!("{method} no se admite en esta ruta; use {allow}."))
+            .with_header("Allow", allow)
+    }
+
+    pub fn with_header(mut self, name: &'static str, value: impl Into<String>) -> Reply {
+        self.headers.push((name, value.into()));
+        self
+    }
+}
+
+const INTERNAL_ERROR: &[u8] =
+    br#"{"error":"error_interno","mensaje":"Error interno del servidor al armar la respuesta."}"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_json_with_code_and_message() {
+        let reply = Reply::error_with(400, "x", "y", json!({"z": 1}));
+        let Body::Bytes(bytes) = &reply.body else { panic!("bytes") };
+        let v: Value = serde_json::from_slice(bytes).unwrap();
+        assert_eq!(v, json!({"error": "x", "mensaje": "y", "z": 1}));
+        assert_eq!(reply.headers[0], ("Content-Type", JSON.to_owned()));
+    }
+}

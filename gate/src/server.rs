@@ -1,0 +1,323 @@
+//! The Pingora plumbing: one hand-written `HttpServerApp` that reads a request, hands it to a
+//! [`Handler`], writes the [`Reply`] (streaming files in chunks) and logs one access line.
+//!
+//! Pingora's `ServeHttp` would buffer whole bodies and its own argument parser would take over
+//! `argv`, so the gate uses the lower `HttpServerApp` trait and builds `ServerConf` itself
+//! (`reference/pingora.md`). Both the gate and the local facilitator binary run through here,
+//! and tests start the same server in-process on an ephemeral port with [`spawn`].
+
+use std::net::SocketAddr;
+use std::os::fd::IntoRawFd;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use async_trait::async_trait;
+use bytes::Bytes;
+use http::Method;
+use pingora_core::apps::{HttpPersistentSettings, HttpServerApp, ReusedHttpStream};
+use pingora_core::protocols::http::ServerSession;
+use pingora_core::server::configuration::ServerConf;
+use pingora_core::server::{
+    Fds, RunArgs, Server, ShutdownSignal, ShutdownSignalWatch, ShutdownWatch,
+};
+use pingora_core::services::Service as _;
+use pingora_core::services::listening::Service;
+use pingora_http::{RequestHeader, ResponseHeader};
+use tokio::io::AsyncReadExt;
+
+use crate::response::{ALLOW_HEADERS, Body, EXPOSE_HEADERS, JSON, Reply};
+
+/// Size of each chunk when streaming a file.
+const CHUNK: usize = 64 * 1024;
+/// Idle keep-alive between requests, in seconds.
+const KEEPALIVE_SECONDS: u64 = 60;
+
+/// A request as routes see it: the parsed head and the whole (bounded) body.
+pub struct Request<'a> {
+    pub head: &'a RequestHeader,
+    pub body: Bytes,
+}
+
+impl Request<'_> {
+    pub fn method(&self) -> &Method {
+        &self.head.method
+    }
+
+    pub fn path(&self) -> &str {
+        self.head.uri.path()
+    }
+
+    pub fn query(&self) -> Option<&str> {
+        self.head.uri.query()
+    }
+
+    /// A header's value as bytes, if present.
+    pub fn header(&self, name: &str) -> Option<&[u8]> {
+        self.head.headers.get(name).map(|v| v.as_bytes())
+    }
+}
+
+/// What a server built on this module does with each request.
+#[async_trait]
+pub trait Handler: Send + Sync + 'static {
+    async fn handle(&self, request: &Request<'_>) -> Reply;
+
+    /// Largest request body read, in bytes; longer bodies get 413.
+    fn body_limit(&self) -> usize {
+        64 * 1024
+    }
+}
+
+/// The Pingora application around a [`Handler`].
+pub struct App<H> {
+    handler: Arc<H>,
+}
+
+impl<H: Handler> App<H> {
+    pub fn new(handler: Arc<H>) -> Self {
+        App { handler }
+    }
+}
+
+#[async_trait]
+impl<H: Handler> HttpServerApp for App<H> {
+    async fn process_new_http(
+        self: &Arc<Self>,
+        mut session: ServerSession,
+        shutdown: &ShutdownWatch,
+    ) -> Option<ReusedHttpStream> {
+        match session.read_request().await {
+            Ok(true) => {}
+            _ => return None,
+        }
+        let started = Instant::now();
+        let keepalive = if *shutdown.borrow() { None } else { Some(KEEPALIVE_SECONDS) };
+        session.set_keepalive(keepalive);
+
+        let reply = match read_body(&mut session, self.handler.body_limit()).await {
+            Ok(body) => {
+                let request = Request { head: session.req_header(), body };
+                self.handler.handle(&request).await
+            }
+            Err(BodyError::TooLarge) => Reply::error(
+                413,
+                "cuerpo_demasiado_grande",
+                format!("El cuerpo supera {} bytes.", self.handler.body_limit()),
+            ),
+            Err(BodyError::Io) => return None,
+        };
+        let head_only = session.req_header().method == Method::HEAD;
+        let status = reply.status;
+        let written = write_reply(&mut session, reply, head_only).await;
+        log_access(&session, status, *written.as_ref().unwrap_or(&0), started);
+        written.ok()?;
+        let persistent = HttpPersistentSettings::for_session(&session);
+        match session.finish().await {
+            Ok(Some(stream)) => Some(ReusedHttpStream::from_reusable_stream(stream, persistent)),
+            _ => None,
+        }
+    }
+}
+
+enum BodyError {
+    TooLarge,
+    Io,
+}
+
+/// Reads the request body up to `limit` bytes.
+async fn read_body(session: &mut ServerSession, limit: usize) -> Result<Bytes, BodyError> {
+    let mut body = Vec::new();
+    loop {
+        match session.read_request_body().await {
+            Ok(Some(chunk)) => {
+                if body.len() + chunk.len() > limit {
+                    return Err(BodyError::TooLarge);
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok(Bytes::from(body)),
+            Err(_) => return Err(BodyError::Io),
+        }
+    }
+}
+
+/// Writes a reply; returns the body bytes sent.
+async fn write_reply(session: &mut ServerSession, reply: Reply, head_only: bool) -> Result<u64> {
+    let Reply { status, headers, body } = reply;
+    // Open a file before the header goes out, so a missing file is still a clean 500.
+    let (status, headers, body, file) = match body {
+        Body::File { path, len } => match tokio::fs::File::open(&path).await {
+            Ok(file) => (status, headers, Body::File { path, len }, Some(file)),
+            Err(_) => {
+                let fallback = Reply::error(500, "error_interno", "El archivo no está disponible.");
+                (fallback.status, fallback.headers, fallback.body, None)
+            }
+        },
+        other => (status, headers, other, None),
+    };
+    let len = body.len();
+    let mut head = ResponseHeader::build(status, Some(headers.len() + 4))?;
+    for (name, value) in headers {
+        head.append_header(name, value)?;
+    }
+    head.insert_header("Content-Length", len.to_string())?;
+    head.insert_header("Access-Control-Allow-Origin", "*")?;
+    head.insert_header("Access-Control-Expose-Headers", EXPOSE_HEADERS)?;
+    let no_body = head_only || len == 0;
+    session.write_response_header(Box::new(head)).await?;
+    if no_body {
+        session.finish_body().await?;
+        return Ok(0);
+    }
+    match (body, file) {
+        (Body::Bytes(bytes), _) => {
+            session.write_response_body(bytes, true).await?;
+            Ok(len)
+        }
+        (Body::File { .. }, Some(file)) => stream_file(session, file, len).await,
+        _ => Ok(0),
+    }
+}
+
+/// Streams `len` bytes of a file in fixed chunks, so memory stays flat whatever its size.
+async fn stream_file(session: &mut ServerSession, mut file: tokio::fs::File, len: u64) -> Result<u64> {
+    let mut sent = 0u64;
+    let mut buf = vec![0u8; CHUNK];
+    while sent < len {
+        let want = CHUNK.min((len - sent) as usize);
+        let n = file.read(&mut buf[..want]).await?;
+        if n == 0 {
+            anyhow::bail!("el archivo terminó antes de lo esperado");
+        }
+        sent += n as u64;
+        session.write_response_body(Bytes::copy_from_slice(&buf[..n]), sent >= len).await?;
+    }
+    Ok(sent)
+}
+
+/// One line per request: method, path (never the query, which may carry link signatures),
+/// status, body bytes and duration.
+fn log_access(session: &ServerSession, status: u16, bytes: u64, started: Instant) {
+    let head = session.req_header();
+    tracing::info!(
+        target: "acceso",
+        method = %head.method,
+        path = head.uri.path(),
+        status,
+        bytes,
+        ms = format_args!("{:.2}", started.elapsed().as_secs_f64() * 1000.0),
+    );
+}
+
+/// A CORS preflight answer.
+pub fn preflight(allow: &'static str) -> Reply {
+    Reply::new(204, JSON, Body::Empty)
+        .with_header("Access-Control-Allow-Methods", allow)
+        .with_header("Access-Control-Allow-Headers", ALLOW_HEADERS)
+        .with_header("Access-Control-Max-Age", "86400")
+        .with_header("Allow", allow)
+}
+
+/// How to run the server process.
+pub struct RunOptions<'a> {
+    pub name: &'a str,
+    pub listen: &'a str,
+    pub threads: usize,
+    pub data_dir: &'a Path,
+}
+
+/// Runs a handler as a Pingora server until SIGTERM or SIGINT (graceful, about 1 s) or SIGQUIT
+/// (graceful upgrade: a new process started with the same `--data` takes the socket over).
+pub fn run<H: Handler>(handler: Arc<H>, options: RunOptions<'_>) -> Result<()> {
+    std::fs::create_dir_all(options.data_dir)
+        .with_context(|| format!("no se pudo crear {}", options.data_dir.display()))?;
+    let data = options.data_dir.canonicalize()?;
+    let conf = ServerConf {
+        threads: options.threads.max(1),
+        grace_period_seconds: Some(1),
+        graceful_shutdown_timeout_seconds: Some(2),
+        pid_file: data.join(format!("{}.pid", options.name)).display().to_string(),
+        upgrade_sock: data.join(format!("{}-upgrade.sock", options.name)).display().to_string(),
+        ..ServerConf::default()
+    };
+    let mut server = Server::new_with_opt_and_conf(None, conf);
+    server.bootstrap();
+    let mut service = Service::new(options.name.to_owned(), App::new(handler));
+    service.add_tcp(options.listen);
+    server.add_service(service);
+    server.run(RunArgs { shutdown_signal: Box::new(Signals) });
+    Ok(())
+}
+
+/// SIGTERM and SIGINT both end the server gracefully; SIGQUIT hands the socket to a new process.
+struct Signals;
+
+#[async_trait]
+impl ShutdownSignalWatch for Signals {
+    async fn recv(&self) -> ShutdownSignal {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut int), Ok(mut quit)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::quit()),
+        ) else {
+            return ShutdownSignal::FastShutdown;
+        };
+        tokio::select! {
+            _ = term.recv() => { tracing::info!("SIGTERM: cierre ordenado"); ShutdownSignal::GracefulTerminate }
+            _ = int.recv() => { tracing::info!("SIGINT: cierre ordenado"); ShutdownSignal::GracefulTerminate }
+            _ = quit.recv() => { tracing::info!("SIGQUIT: traspaso a un proceso nuevo"); ShutdownSignal::GracefulUpgrade }
+        }
+    }
+}
+
+/// A server running in this process (for tests and benchmarks); stops when dropped.
+pub struct Running {
+    pub addr: SocketAddr,
+    stop: Option<tokio::sync::watch::Sender<bool>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Running {
+    /// Base URL, e.g. `http://127.0.0.1:41234`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(true);
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Starts a handler on `127.0.0.1` at an ephemeral port, on its own runtime thread.
+///
+/// The socket is bound here and handed to Pingora as an inherited descriptor (the path a
+/// graceful upgrade takes), so the port is known and race-free.
+pub fn spawn<H: Handler>(handler: Arc<H>, threads: usize) -> Result<Running> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    listener.set_nonblocking(true)?;
+    let addr = listener.local_addr()?;
+    let mut fds = Fds::new();
+    fds.add(addr.to_string(), listener.into_raw_fd());
+    let (stop, watch) = tokio::sync::watch::channel(false);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads.max(1))
+        .enable_all()
+        .build()?;
+    let thread = std::thread::Builder::new().name(format!("gate-{}", addr.port())).spawn(move || {
+        let mut service = Service::new("gate-test".to_owned(), App::new(handler));
+        service.add_tcp(&addr.to_string());
+        let fds = Arc::new(parking_lot::Mutex::new(fds));
+        runtime.block_on(service.start_service(Some(fds), watch, 1));
+    })?;
+    Ok(Running { addr, stop: Some(stop), thread: Some(thread) })
+}

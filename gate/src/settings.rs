@@ -1,0 +1,178 @@
+//! Command line and environment, in two steps: what the user typed ([`Args`]), then validated
+//! settings ([`Settings`]) with every default decided and every secret read.
+//!
+//! The mode (`local`, `testnet`, `mainnet`) is not a flag: it comes from `dist/gate.json`, which
+//! the generator wrote from the same `servicio.toml` setting every document reports, so the
+//! 402 and the documents can never disagree. The gate picks its facilitator from it.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+
+use crate::facilitator::Facilitator;
+use crate::facilitator::http::HttpFacilitator;
+use crate::facilitator::local::{LocalConfig, LocalFacilitator};
+use crate::links::{LinkSigner, SECRET_ENV, load_secret};
+use crate::manifest::{Manifest, Mode};
+
+/// Public facilitator for Base Sepolia and Solana devnet.
+pub const TESTNET_FACILITATOR: &str = "https://x402.org/facilitator";
+pub const FACILITATOR_URL_ENV: &str = "GATE_FACILITATOR_URL";
+/// `Name: value` header sent to the facilitator (e.g. `Authorization: Bearer …`).
+pub const FACILITATOR_AUTH_ENV: &str = "GATE_FACILITATOR_AUTH";
+pub const FACILITATOR_TIMEOUT_ENV: &str = "GATE_FACILITATOR_TIMEOUT";
+/// Ledger of the embedded local facilitator, in the data folder.
+pub const LOCAL_LEDGER_FILE: &str = "libro-local.json";
+/// Sales log, in the data folder.
+pub const PURCHASES_FILE: &str = "compras.jsonl";
+
+/// What the user typed.
+#[derive(Debug, Parser)]
+#[command(name = "gate", version, about = "Sirve dist/, vende los estudios con x402 v2 y protege las descargas.")]
+pub struct Args {
+    /// Output of `generator build`.
+    #[arg(long, default_value = "./dist")]
+    pub dist: PathBuf,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// Folder for the pid file, upgrade socket, local key, ledger and sales log.
+    #[arg(long, default_value = "./var")]
+    pub data: PathBuf,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Facilitator URL (overrides GATE_FACILITATOR_URL; in local mode, use it instead of the embedded one).
+    #[arg(long)]
+    pub facilitador: Option<String>,
+}
+
+/// Validated settings.
+pub struct Settings {
+    pub dist: PathBuf,
+    pub listen: String,
+    pub data: PathBuf,
+    pub threads: usize,
+    pub mode: Mode,
+    pub facilitator: FacilitatorChoice,
+    pub link_secret: Vec<u8>,
+    pub link_lifetime_seconds: u64,
+}
+
+/// Which facilitator settles payments.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FacilitatorChoice {
+    /// The embedded local facilitator with its ledger file.
+    Local { ledger: PathBuf },
+    Http { url: String, auth: Option<(String, String)>, timeout: Duration },
+}
+
+/// Environment values the gate reads, gathered so settings can be tested without the process env.
+#[derive(Debug, Default, Clone)]
+pub struct Env {
+    pub link_secret: Option<String>,
+    pub facilitator_url: Option<String>,
+    pub facilitator_auth: Option<String>,
+    pub facilitator_timeout: Option<String>,
+}
+
+impl Env {
+    pub fn from_process() -> Env {
+        Env {
+            link_secret: std::env::var(SECRET_ENV).ok(),
+            facilitator_url: std::env::var(FACILITATOR_URL_ENV).ok(),
+            facilitator_auth: std::env::var(FACILITATOR_AUTH_ENV).ok(),
+            facilitator_timeout: std::env::var(FACILITATOR_TIMEOUT_ENV).ok(),
+        }
+    }
+}
+
+impl Settings {
+    pub fn from_args(args: Args, env: Env, manifest: &Manifest) -> Result<Settings> {
+        args.listen
+            .parse::<SocketAddr>()
+            .with_context(|| format!("--listen {:?} no es una dirección IP:puerto", args.listen))?;
+        let threads = match args.threads {
+            Some(0) => bail!("--threads debe ser al menos 1"),
+            Some(n) => n,
+            None => std::thread::available_parallelism().map(usize::from).unwrap_or(1),
+        };
+        let mode = manifest.mode()?;
+        let url = args.facilitador.or(env.facilitator_url).filter(|u| !u.is_empty());
+        let timeout = match env.facilitator_timeout.as_deref() {
+            None | Some("") => Duration::from_secs(30),
+            Some(t) => Duration::from_secs_f64(
+                t.parse::<f64>()
+                    .ok()
+                    .filter(|s| *s > 0.0 && *s <= 600.0)
+                    .with_context(|| format!("{FACILITATOR_TIMEOUT_ENV}={t:?}: se esperan segundos entre 0 y 600"))?,
+            ),
+        };
+        let auth = env.facilitator_auth.as_deref().filter(|a| !a.is_empty()).map(parse_auth).transpose()?;
+        let facilitator = match (mode, url) {
+            (_, Some(url)) => {
+                url::Url::parse(&url).with_context(|| format!("URL del facilitador inválida: {url:?}"))?;
+                FacilitatorChoice::Http { url, auth, timeout }
+            }
+            (Mode::Local, None) => FacilitatorChoice::Local { ledger: args.data.join(LOCAL_LEDGER_FILE) },
+            (Mode::Testnet, None) => FacilitatorChoice::Http { url: TESTNET_FACILITATOR.to_owned(), auth, timeout },
+            (Mode::Mainnet, None) => bail!(
+                "modo mainnet: indique el facilitador con {FACILITATOR_URL_ENV} (y sus credenciales con {FACILITATOR_AUTH_ENV} si las pide)"
+            ),
+        };
+        let link_secret = load_secret(env.link_secret, &args.data, mode == Mode::Local)?;
+        Ok(Settings {
+            dist: args.dist,
+            listen: args.listen,
+            data: args.data,
+            threads,
+            mode,
+            facilitator,
+            link_secret,
+            link_lifetime_seconds: manifest.servicio.vigencia_enlaces_dias * 86_400,
+        })
+    }
+
+    pub fn links(&self) -> Result<LinkSigner> {
+        LinkSigner::new(self.link_secret.clone(), self.link_lifetime_seconds)
+    }
+
+    /// Builds the facilitator the settings chose.
+    pub fn build_facilitator(&self) -> Result<Arc<dyn Facilitator>> {
+        Ok(match &self.facilitator {
+            FacilitatorChoice::Local { ledger } => Arc::new(LocalFacilitator::new(LocalConfig {
+                ledger_file: Some(ledger.clone()),
+                ..LocalConfig::default()
+            })),
+            FacilitatorChoice::Http { url, auth, timeout } => Arc::new(HttpFacilitator::new(url, auth.clone(), *timeout)?),
+        })
+    }
+}
+
+/// `Name: value` → (name, value).
+fn parse_auth(text: &str) -> Result<(String, String)> {
+    let (name, value) = text
+        .split_once(':')
+        .with_context(|| format!("{FACILITATOR_AUTH_ENV} debe tener la forma `Nombre: valor`"))?;
+    let (name, value) = (name.trim(), value.trim());
+    if name.is_empty() || value.is_empty() {
+        bail!("{FACILITATOR_AUTH_ENV} debe tener la forma `Nombre: valor`");
+    }
+    Ok((name.to_owned(), value.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auth_header_form() {
+        assert_eq!(parse_auth("Authorization: Bearer x").unwrap(), ("Authorization".into(), "Bearer x".into()));
+        assert!(parse_auth("Bearer").is_err());
+        assert!(parse_auth(": x").is_err());
+    }
+}

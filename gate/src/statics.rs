@@ -1,0 +1,125 @@
+//! The free documents of `dist/public`, held in memory with their headers worked out at start.
+//!
+//! `dist/` is immutable while the gate runs, so reading files per request would only add
+//! latency (`reference/pingora.md`: per-request reads cost a third to two thirds of
+//! throughput). Each route from the manifest becomes bytes plus the headers a CDN would send:
+//! content type, strong ETag, Cache-Control; `If-None-Match` answers 304.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use bytes::Bytes;
+
+use crate::manifest::Manifest;
+use crate::response::{Body, Reply};
+
+/// One free document.
+#[derive(Debug, Clone)]
+pub struct StaticFile {
+    pub content_type: String,
+    pub etag: String,
+    pub cache_control: String,
+    pub bytes: Bytes,
+}
+
+/// Every free route, by URL path.
+#[derive(Debug, Default)]
+pub struct Statics {
+    files: BTreeMap<String, StaticFile>,
+}
+
+impl Statics {
+    /// Loads every route the manifest lists, checking sizes.
+    pub fn load(dist: &Path, manifest: &Manifest) -> Result<Statics> {
+        let mut files = BTreeMap::new();
+        for (url, route) in &manifest.rutas {
+            let path = Manifest::file_path(dist, &route.archivo)?;
+            let bytes = std::fs::read(&path).with_context(|| format!("no se pudo leer {}", path.display()))?;
+            if bytes.len() as u64 != route.bytes {
+                bail!("{}: {} bytes, gate.json dice {}", route.archivo, bytes.len(), route.bytes);
+            }
+            files.insert(
+                url.clone(),
+                StaticFile {
+                    content_type: route.tipo.clone(),
+                    etag: route.etag.clone(),
+                    cache_control: route.cache.clone(),
+                    bytes: Bytes::from(bytes),
+                },
+            );
+        }
+        Ok(Statics { files })
+    }
+
+    pub fn get(&self, path: &str) -> Option<&StaticFile> {
+        self.files.get(path).or_else(|| {
+            // "/catalogo/" and "/catalogo" are the same document.
+            let trimmed = path.strip_suffix('/').filter(|p| !p.is_empty())?;
+            self.files.get(trimmed)
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Total bytes held in memory.
+    pub fn bytes(&self) -> usize {
+        self.files.values().map(|f| f.bytes.len()).sum()
+    }
+}
+
+impl StaticFile {
+    /// The reply for a GET or HEAD, honouring `If-None-Match`.
+    pub fn reply(&self, if_none_match: Option<&[u8]>) -> Reply {
+        let status = if if_none_match.is_some_and(|v| etag_matches(v, &self.etag)) { 304 } else { 200 };
+        let body = if status == 304 { Body::Empty } else { Body::Bytes(self.bytes.clone()) };
+        let mut reply = Reply::new(status, &self.content_type, body);
+        reply.headers.push(("ETag", self.etag.clone()));
+        reply.headers.push(("Cache-Control", self.cache_control.clone()));
+        reply
+    }
+}
+
+/// Whether an `If-None-Match` value names this ETag (a list, weak forms, or `*`).
+fn etag_matches(header: &[u8], etag: &str) -> bool {
+    let Ok(header) = std::str::from_utf8(header) else { return false };
+    header.split(',').map(str::trim).any(|candidate| {
+        candidate == "*" || candidate == etag || candidate.strip_prefix("W/") == Some(etag)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn etags_match_lists_weak_forms_and_star() {
+        let e = "\"abc\"";
+        assert!(etag_matches(b"\"abc\"", e));
+        assert!(etag_matches(b"\"x\", W/\"abc\"", e));
+        assert!(etag_matches(b"*", e));
+        assert!(!etag_matches(b"\"abd\"", e));
+        assert!(!etag_matches(b"abc", e));
+    }
+
+    #[test]
+    fn not_modified_has_no_body_but_keeps_the_etag() {
+        let f = StaticFile {
+            content_type: "application/json".into(),
+            etag: "\"abc\"".into(),
+            cache_control: "public, max-age=300".into(),
+            bytes: Bytes::from_static(b"{}"),
+        };
+        let r = f.reply(Some(b"\"abc\""));
+        assert_eq!(r.status, 304);
+        assert!(r.body.is_empty());
+        assert!(r.headers.iter().any(|(n, v)| *n == "ETag" && v == "\"abc\""));
+        assert_eq!(f.reply(None).status, 200);
+    }
+}

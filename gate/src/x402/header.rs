@@ -1,0 +1,133 @@
+//! The x402 HTTP headers: standard base64 of compact JSON, decoded strictly.
+//!
+//! A payment header is untrusted input on the hottest path of the gate, so decoding is
+//! bounded (size first), strict (standard alphabet with padding, as the reference SDKs use)
+//! and precise about what is wrong, because the buyer is usually a program that must log why.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::types::{PaymentPayload, X402_VERSION};
+
+/// Largest `PAYMENT-SIGNATURE` value accepted.
+pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+
+/// Why a header could not be decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DecodeError {
+    Empty,
+    TooLarge(usize),
+    NotBase64,
+    NotUtf8,
+    NotJson(String),
+    WrongVersion(Option<u64>),
+    Shape(String),
+}
+
+impl DecodeError {
+    /// The x402 error code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            DecodeError::WrongVersion(_) => "invalid_x402_version",
+            _ => "invalid_payload",
+        }
+    }
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeError::Empty => f.write_str("el encabezado PAYMENT-SIGNATURE está vacío"),
+            DecodeError::TooLarge(n) => {
+                write!(f, "el encabezado PAYMENT-SIGNATURE mide {n} bytes; el máximo es {MAX_HEADER_BYTES}")
+            }
+            DecodeError::NotBase64 => f.write_str(
+                "el encabezado PAYMENT-SIGNATURE no es base64 estándar (alfabeto +/ con relleno =)",
+            ),
+            DecodeError::NotUtf8 => f.write_str("el encabezado PAYMENT-SIGNATURE no decodifica a texto UTF-8"),
+            DecodeError::NotJson(e) => write!(f, "el encabezado PAYMENT-SIGNATURE no decodifica a JSON: {e}"),
+            DecodeError::WrongVersion(Some(v)) => {
+                write!(f, "x402Version es {v}; este servicio habla x402 v{X402_VERSION}")
+            }
+            DecodeError::WrongVersion(None) => {
+                write!(f, "falta x402Version (debe ser {X402_VERSION})")
+            }
+            DecodeError::Shape(e) => write!(f, "el PaymentPayload no tiene la forma de x402 v2: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Decodes a `PAYMENT-SIGNATURE` value into a v2 payment payload.
+pub fn decode_payment_signature(raw: &[u8]) -> Result<PaymentPayload, DecodeError> {
+    let value: Value = decode_value(raw)?;
+    match value.get("x402Version").and_then(Value::as_u64) {
+        Some(v) if v == u64::from(X402_VERSION) => {}
+        other => return Err(DecodeError::WrongVersion(other)),
+    }
+    serde_json::from_value(value).map_err(|e| DecodeError::Shape(e.to_string()))
+}
+
+/// Standard base64 of the compact JSON of a value.
+pub fn encode_json<T: Serialize>(value: &T) -> String {
+    STANDARD.encode(serde_json::to_vec(value).unwrap_or_default())
+}
+
+/// Decodes a base64 JSON header (`PAYMENT-REQUIRED`, `PAYMENT-RESPONSE`) into any type.
+pub fn decode_json<T: DeserializeOwned>(header: &str) -> Result<T, DecodeError> {
+    let value = decode_value(header.as_bytes())?;
+    serde_json::from_value(value).map_err(|e| DecodeError::Shape(e.to_string()))
+}
+
+fn decode_value(raw: &[u8]) -> Result<Value, DecodeError> {
+    let trimmed = raw.trim_ascii();
+    if trimmed.is_empty() {
+        return Err(DecodeError::Empty);
+    }
+    if trimmed.len() > MAX_HEADER_BYTES {
+        return Err(DecodeError::TooLarge(trimmed.len()));
+    }
+    let bytes = STANDARD.decode(trimmed).map_err(|_| DecodeError::NotBase64)?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| DecodeError::NotUtf8)?;
+    serde_json::from_str(text).map_err(|e| DecodeError::NotJson(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn b64(v: &Value) -> String {
+        encode_json(v)
+    }
+
+    #[test]
+    fn decodes_a_v2_payload() {
+        let v = json!({"x402Version": 2, "accepted": {"scheme": "exact"}, "payload": {"signature": "0x"}});
+        let p = decode_payment_signature(b64(&v).as_bytes()).unwrap();
+        assert_eq!(p.accepted, json!({"scheme": "exact"}));
+        assert_eq!(decode_json::<Value>(&b64(&v)).unwrap(), v);
+    }
+
+    #[test]
+    fn rejects_each_malformation_with_its_reason() {
+        assert_eq!(decode_payment_signature(b"  ").unwrap_err(), DecodeError::Empty);
+        assert_eq!(decode_payment_signature(&[b'A'; MAX_HEADER_BYTES + 4]).unwrap_err(), DecodeError::TooLarge(MAX_HEADER_BYTES + 4));
+        assert_eq!(decode_payment_signature(b"%%%").unwrap_err(), DecodeError::NotBase64);
+        // URL-safe alphabet is refused: "-_" are not standard base64.
+        assert_eq!(decode_payment_signature(b"eyJ4-_8=").unwrap_err(), DecodeError::NotBase64);
+        assert_eq!(decode_payment_signature(STANDARD.encode([0xff, 0xfe]).as_bytes()).unwrap_err(), DecodeError::NotUtf8);
+        assert!(matches!(decode_payment_signature(STANDARD.encode("hola").as_bytes()), Err(DecodeError::NotJson(_))));
+        let v1 = json!({"x402Version": 1, "scheme": "exact", "network": "base-sepolia", "payload": {}});
+        assert_eq!(decode_payment_signature(b64(&v1).as_bytes()).unwrap_err(), DecodeError::WrongVersion(Some(1)));
+        assert_eq!(decode_payment_signature(b64(&json!({"payload": {}})).as_bytes()).unwrap_err(), DecodeError::WrongVersion(None));
+        let shape = json!({"x402Version": 2, "payload": {}});
+        assert!(matches!(decode_payment_signature(b64(&shape).as_bytes()), Err(DecodeError::Shape(_))));
+        assert_eq!(DecodeError::WrongVersion(Some(1)).code(), "invalid_x402_version");
+        assert_eq!(DecodeError::NotBase64.code(), "invalid_payload");
+    }
+}

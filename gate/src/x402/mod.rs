@@ -1,0 +1,15 @@
+//! The x402 v2 wire format: the objects that cross the wire, their header encoding, and the
+//! EVM `exact` scheme (EIP-3009 authorizations signed under USDC's EIP-712 domain).
+//!
+//! Payloads are kept as typed structs where the gate reads fields and as raw JSON where it
+//! must compare them exactly (`accepted` deep-equals one of our offers, byte for byte in
+//! meaning), so nothing a client sends is silently normalized away.
+
+pub mod evm;
+pub mod header;
+pub mod types;
+
+pub use types::{
+    PaymentPayload, PaymentRequired, PaymentRequirements, ResourceInfo, SettlementResponse,
+    SupportedKind, SupportedResponse, VerifyResponse, X402_VERSION,
+};

@@ -1,0 +1,150 @@
+//! The protocol objects of x402 v2, field by field as `reference/x402.md` §1–§4 lists them.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The only protocol version the gate speaks.
+pub const X402_VERSION: u32 = 2;
+
+/// What the server asks for: sent base64-encoded in `PAYMENT-REQUIRED` (and in the 402 body).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentRequired {
+    pub x402_version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub resource: ResourceInfo,
+    pub accepts: Vec<PaymentRequirements>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Value>,
+}
+
+/// The resource being paid for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceInfo {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+}
+
+/// One way to pay: scheme, network, asset, amount and recipient.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentRequirements {
+    pub scheme: String,
+    /// CAIP-2 network id, e.g. `eip155:84532`.
+    pub network: String,
+    /// Atomic units as a decimal string (`"990000"` for USD 0.99 of USDC).
+    pub amount: String,
+    pub asset: String,
+    pub pay_to: String,
+    pub max_timeout_seconds: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<Value>,
+}
+
+impl PaymentRequirements {
+    /// A string field of `extra` (EVM: `name`, `version`; SVM: `feePayer`).
+    pub fn extra_str(&self, key: &str) -> Option<&str> {
+        self.extra.as_ref()?.get(key)?.as_str()
+    }
+}
+
+/// What the client sends: base64-encoded in `PAYMENT-SIGNATURE` (MCP: `_meta["x402/payment"]`).
+///
+/// `accepted` stays raw JSON so it can be deep-compared with our offers exactly as sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentPayload {
+    pub x402_version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<Value>,
+    pub accepted: Value,
+    pub payload: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Value>,
+}
+
+/// A facilitator's answer to `/verify`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VerifyResponse {
+    pub is_valid: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid_message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payer: Option<String>,
+}
+
+/// A facilitator's answer to `/settle`; sent to the buyer base64-encoded in `PAYMENT-RESPONSE`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SettlementResponse {
+    pub success: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payer: Option<String>,
+    /// Transaction hash; `""` on failure.
+    #[serde(default)]
+    pub transaction: String,
+    #[serde(default)]
+    pub network: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Value>,
+}
+
+impl SettlementResponse {
+    /// A failed settlement with a reason code and no transaction.
+    pub fn failure(network: &str, reason: &str, message: Option<String>, payer: Option<String>) -> Self {
+        SettlementResponse {
+            success: false,
+            error_reason: Some(reason.to_owned()),
+            error_message: message,
+            payer,
+            transaction: String::new(),
+            network: network.to_owned(),
+            amount: None,
+            extensions: None,
+        }
+    }
+}
+
+/// A facilitator's answer to `GET /supported`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct SupportedResponse {
+    pub kinds: Vec<SupportedKind>,
+    #[serde(default)]
+    pub extensions: Vec<String>,
+    #[serde(default)]
+    pub signers: serde_json::Map<String, Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SupportedKind {
+    pub x402_version: u32,
+    pub scheme: String,
+    pub network: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<Value>,
+}
+
+/// The body of `POST /verify` and `POST /settle`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FacilitatorRequest {
+    pub x402_version: u32,
+    pub payment_payload: PaymentPayload,
+    pub payment_requirements: PaymentRequirements,
+}

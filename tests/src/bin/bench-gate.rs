@@ -1,0 +1,378 @@
+//! Gate benchmark: the gate against nginx serving the same files, in one run, with `wrk`.
+//!
+//! It builds a corpus 5× the sample (so one download is about 5 MB), starts the release `gate`
+//! (access log at `warn`, as nginx runs with `access_log off`), nginx on the same `dist/public`
+//! and `dist/private/descargas`, and the local facilitator over HTTP, then prints:
+//! free small JSON (req/s and p99 against nginx), the 402 answer and `/buscar` against the
+//! gate's own free path, a ~5 MB download through a signed link against nginx (MB/s), paid
+//! purchases per second with the gate's own latency (from its `Server-Timing` header, minus the
+//! facilitator), and the RSS growth while serving 50 concurrent downloads of the largest file.
+//!
+//! ```sh
+//! apt-get install -y wrk nginx-light     # once
+//! cargo build --release -p gate -p generator --bins
+//! cargo run --release -p tests --bin bench-gate [-- --segundos 10]
+//! ```
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use gate::links::LinkSigner;
+use gate::x402::header::{decode_json, encode_json};
+use gate::x402::evm::{client_authorization, domain_for, exact_payload_json, sign_authorization};
+use gate::x402::{PaymentPayload, PaymentRequirements};
+use serde_json::Value;
+
+const LINK_SECRET: &str = "bench-link-secret-0123456789abcdef-0123456789";
+const DEV_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+const SCALE: &str = "5";
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("bench-gate: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+struct Wrk {
+    rps: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    mb_s: f64,
+}
+
+fn run() -> Result<()> {
+    let seconds = parse_seconds()?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let bin = std::env::current_exe()?.parent().context("bin dir")?.to_path_buf();
+    for tool in ["wrk", "nginx"] {
+        if Command::new("sh").arg("-c").arg(format!("command -v {tool}")).stdout(Stdio::null()).status()?.code() != Some(0) {
+            bail!("falta {tool}: apt-get install -y wrk nginx-light");
+        }
+    }
+    let work = std::env::temp_dir().join(format!("bench-gate-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let content = work.join("content");
+    run_cmd(Command::new(bin.join("generator")).args(["synth", "--escala", SCALE, "--content"]).arg(root.join("content")).arg("--out").arg(&content))?;
+    // Point the absolute URLs at the port the gate will use.
+    let port_gate = free_port()?;
+    let servicio = std::fs::read_to_string(content.join("servicio.toml"))?
+        .replace("http://127.0.0.1:8080", &format!("http://127.0.0.1:{port_gate}"));
+    std::fs::write(content.join("servicio.toml"), servicio)?;
+    let dist = work.join("dist");
+    run_cmd(Command::new(bin.join("generator")).args(["build", "--quiet", "--content"]).arg(&content).arg("--out").arg(&dist))?;
+
+    let port_nginx = free_port()?;
+    let port_fac = free_port()?;
+    let _nginx = start_nginx(&work, &dist, port_nginx)?;
+    let _facilitator = Guard(
+        Command::new(bin.join("facilitador-local"))
+            .args(["--listen", &format!("127.0.0.1:{port_fac}"), "--sin-libro", "--threads", "1", "--data"])
+            .arg(work.join("fac"))
+            .env("GATE_LOG", "warn")
+            .spawn()?,
+    );
+    let gate_child = Command::new(bin.join("gate"))
+        .arg("--dist")
+        .arg(&dist)
+        .args(["--listen", &format!("127.0.0.1:{port_gate}"), "--threads", "2", "--facilitador", &format!("http://127.0.0.1:{port_fac}"), "--data"])
+        .arg(work.join("var"))
+        .env("GATE_LOG", "warn")
+        .env("GATE_LINK_SECRET", LINK_SECRET)
+        .spawn()?;
+    let gate_pid = gate_child.id();
+    let _gate = Guard(gate_child);
+    let gate_url = format!("http://127.0.0.1:{port_gate}");
+    let nginx_url = format!("http://127.0.0.1:{port_nginx}");
+    wait_up(&format!("{gate_url}/catalogo"))?;
+    wait_up(&format!("{nginx_url}/catalogo.json"))?;
+    wait_up(&format!("http://127.0.0.1:{port_fac}/health"))?;
+
+    let manifest: Value = serde_json::from_slice(&std::fs::read(dist.join("gate.json"))?)?;
+    let (big_name, big) = manifest["descargas"]
+        .as_object()
+        .context("descargas")?
+        .iter()
+        .max_by_key(|(_, d)| d["bytes"].as_u64())
+        .context("no downloads")?;
+    let big_bytes = big["bytes"].as_u64().unwrap_or(0);
+    let links = LinkSigner::new(LINK_SECRET.as_bytes().to_vec(), 7 * 86_400)?;
+    let link = links.link(big_name, links.expiry(gate::payment::now()));
+
+    println!("bench-gate: corpus {SCALE}x, wrk -t2 -c50 -d{seconds}s, loopback, 2 cores shared with wrk");
+    let d = seconds.to_string();
+    let nginx_small = wrk(&format!("{nginx_url}/catalogo.json"), &d, 50)?;
+    let gate_small = wrk(&format!("{gate_url}/catalogo"), &d, 50)?;
+    let gate_402 = wrk(&format!("{gate_url}/estudio/banca-2026"), &d, 50)?;
+    let gate_search = wrk(&format!("{gate_url}/buscar?q=bancos+billeteras+argentina"), &d, 50)?;
+    let nginx_big = wrk(&format!("{nginx_url}/descargas/{big_name}"), &d, 8)?;
+    let gate_big = wrk(&format!("{gate_url}{link}"), &d, 8)?;
+
+    println!("{:<38} {:>10} {:>9} {:>9} {:>10} {:>8}", "caso", "req/s", "p50 ms", "p99 ms", "MB/s", "ratio");
+    let row = |name: &str, w: &Wrk, ratio: Option<f64>| {
+        println!(
+            "{name:<38} {:>10.0} {:>9.2} {:>9.2} {:>10.1} {:>8}",
+            w.rps,
+            w.p50_ms,
+            w.p99_ms,
+            w.mb_s,
+            ratio.map(|r| format!("{r:.2}")).unwrap_or_default()
+        );
+    };
+    row("nginx /catalogo.json (12 KB)", &nginx_small, None);
+    row("gate /catalogo", &gate_small, Some(gate_small.rps / nginx_small.rps));
+    row("gate 402 /estudio/banca-2026", &gate_402, Some(gate_402.rps / gate_small.rps));
+    row("gate /buscar", &gate_search, Some(gate_search.rps / gate_small.rps));
+    row(&format!("nginx descarga {} MB", big_bytes / 1_000_000), &nginx_big, None);
+    row("gate descarga firmada", &gate_big, Some(gate_big.mb_s / nginx_big.mb_s));
+    println!(
+        "p99 gate/nginx (archivo chico): {:.2}",
+        gate_small.p99_ms / nginx_small.p99_ms
+    );
+
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(purchases(&gate_url, &manifest, seconds))?;
+    runtime.block_on(memory(gate_pid, &format!("{gate_url}{link}"), big_bytes))?;
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+/// Paid purchases with fresh signatures from 8 concurrent buyers (signing is done beforehand).
+async fn purchases(gate_url: &str, manifest: &Value, seconds: u64) -> Result<()> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::builder().pool_max_idle_per_host(16).build()?;
+    let key: alloy_signer_local::PrivateKeySigner = DEV_KEY.parse()?;
+    let accepted = manifest["estudios"]["reumatologia-2026"]["vistas"]["resumen"]["pago_requerido"]["accepts"][0].clone();
+    let requirements: PaymentRequirements = serde_json::from_value(accepted.clone())?;
+    let domain = domain_for(&requirements)?;
+    let n = (seconds as usize * 150).max(200);
+    let now = gate::payment::now();
+    let headers: Vec<String> = (0..n)
+        .map(|_| {
+            let auth = client_authorization(&requirements, key.address(), now, gate::x402::evm::random_nonce())?;
+            let sig = sign_authorization(&key, &domain, &auth)?;
+            Ok(encode_json(&PaymentPayload { x402_version: 2, resource: None, accepted: accepted.clone(), payload: exact_payload_json(&auth, &sig), extensions: None }))
+        })
+        .collect::<Result<_>>()?;
+    let url = format!("{gate_url}/estudio/reumatologia-2026?vista=resumen");
+    let queue = Arc::new(parking_lot::Mutex::new(headers));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..8 {
+        let (client, url, queue) = (client.clone(), url.clone(), Arc::clone(&queue));
+        tasks.push(tokio::spawn(async move {
+            let mut samples = Vec::new();
+            loop {
+                let Some(header) = queue.lock().pop() else { break };
+                let t = Instant::now();
+                let response = client.get(&url).header("PAYMENT-SIGNATURE", header).send().await?;
+                let status = response.status().as_u16();
+                let timing = response.headers().get("server-timing").and_then(|v| v.to_str().ok()).map(str::to_owned);
+                let settled = response.headers().get("payment-response").and_then(|v| v.to_str().ok()).map(str::to_owned);
+                let _ = response.bytes().await?;
+                let total = t.elapsed().as_secs_f64() * 1000.0;
+                if status != 200 {
+                    bail!("compra: estado {status}");
+                }
+                let ok: gate::x402::SettlementResponse = decode_json(&settled.unwrap_or_default())?;
+                if !ok.success {
+                    bail!("liquidación fallida");
+                }
+                let settle = timing.as_deref().and_then(|t| t.split("liquidacion;dur=").nth(1)).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+                samples.push((total, settle));
+            }
+            Ok::<_, anyhow::Error>(samples)
+        }));
+    }
+    let mut samples = Vec::new();
+    for task in tasks {
+        samples.extend(task.await??);
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let mut own: Vec<f64> = samples.iter().map(|(t, s)| t - s).collect();
+    let mut totals: Vec<f64> = samples.iter().map(|(t, _)| *t).collect();
+    own.sort_by(f64::total_cmp);
+    totals.sort_by(f64::total_cmp);
+    println!(
+        "compras pagadas (facilitador local por HTTP, 8 compradores): {} en {:.2} s = {:.0} compras/s; latencia total p50 {:.2} ms p99 {:.2} ms; del gate sin el facilitador p50 {:.2} ms p99 {:.2} ms",
+        samples.len(),
+        elapsed,
+        samples.len() as f64 / elapsed,
+        pct(&totals, 0.50),
+        pct(&totals, 0.99),
+        pct(&own, 0.50),
+        pct(&own, 0.99)
+    );
+    Ok(())
+}
+
+/// RSS growth of the gate while 50 clients download the largest file at once.
+async fn memory(pid: u32, url: &str, bytes: u64) -> Result<()> {
+    let client = reqwest::Client::new();
+    let before = rss_kb(pid)?;
+    let peak = Arc::new(std::sync::atomic::AtomicU64::new(before));
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let (peak, done) = (Arc::clone(&peak), Arc::clone(&done));
+        std::thread::spawn(move || {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(kb) = rss_kb(pid) {
+                    peak.fetch_max(kb, std::sync::atomic::Ordering::Relaxed);
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        })
+    };
+    let tasks: Vec<_> = (0..50)
+        .map(|_| {
+            let (client, url) = (client.clone(), url.to_owned());
+            tokio::spawn(async move {
+                let mut response = client.get(&url).send().await?;
+                let mut n = 0u64;
+                while let Some(chunk) = response.chunk().await? {
+                    n += chunk.len() as u64;
+                    // A slow reader keeps every stream open at once.
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+                Ok::<_, anyhow::Error>(n)
+            })
+        })
+        .collect();
+    for task in tasks {
+        let n = task.await??;
+        if n != bytes {
+            bail!("descarga incompleta: {n} de {bytes}");
+        }
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = sampler.join();
+    let peak = peak.load(std::sync::atomic::Ordering::Relaxed);
+    println!(
+        "memoria: 50 descargas simultáneas de {:.1} MB: RSS {:.1} MB antes, pico {:.1} MB, crecimiento {:.1} MB (tope 64 MB)",
+        bytes as f64 / 1e6,
+        before as f64 / 1024.0,
+        peak as f64 / 1024.0,
+        (peak.saturating_sub(before)) as f64 / 1024.0
+    );
+    Ok(())
+}
+
+fn rss_kb(pid: u32) -> Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .context("VmRSS")
+}
+
+fn pct(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn wrk(url: &str, seconds: &str, connections: u32) -> Result<Wrk> {
+    let output = Command::new("wrk")
+        .args(["-t2", &format!("-c{connections}"), &format!("-d{seconds}s"), "--latency", url])
+        .output()?;
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    if !output.status.success() || text.contains("Non-2xx") && !url.contains("/estudio/") {
+        bail!("wrk {url}:\n{text}");
+    }
+    let field = |prefix: &str| text.lines().find_map(|l| l.trim().strip_prefix(prefix).map(|r| r.trim().to_owned()));
+    Ok(Wrk {
+        rps: field("Requests/sec:").and_then(|v| v.parse().ok()).context("req/s")?,
+        p50_ms: field("50%").map(|v| duration_ms(&v)).context("p50")?,
+        p99_ms: field("99%").map(|v| duration_ms(&v)).context("p99")?,
+        mb_s: field("Transfer/sec:").map(|v| size_mb(&v)).unwrap_or(0.0),
+    })
+}
+
+fn duration_ms(text: &str) -> f64 {
+    let split = text.find(|c: char| c.is_alphabetic()).unwrap_or(text.len());
+    let (n, unit) = text.split_at(split);
+    let n: f64 = n.parse().unwrap_or(0.0);
+    match unit {
+        "us" => n / 1000.0,
+        "s" => n * 1000.0,
+        "m" => n * 60_000.0,
+        _ => n,
+    }
+}
+
+fn size_mb(text: &str) -> f64 {
+    let split = text.find(|c: char| c.is_alphabetic()).unwrap_or(text.len());
+    let (n, unit) = text.split_at(split);
+    let n: f64 = n.parse().unwrap_or(0.0);
+    match unit {
+        "KB" => n / 1024.0,
+        "GB" => n * 1024.0,
+        "B" => n / 1_048_576.0,
+        _ => n,
+    }
+}
+
+fn start_nginx(work: &Path, dist: &Path, port: u16) -> Result<Guard> {
+    let conf = work.join("nginx.conf");
+    let public = dist.join("public").canonicalize()?;
+    let downloads = dist.join("private/descargas").canonicalize()?;
+    std::fs::write(
+        &conf,
+        format!(
+            "worker_processes 2;\npid {pid};\nerror_log {err} warn;\ndaemon off;\nevents {{ worker_connections 1024; }}\nhttp {{\n  access_log off;\n  sendfile on;\n  tcp_nopush on;\n  keepalive_requests 100000;\n  types {{ application/json json; application/zip zip; }}\n  client_body_temp_path {tmp};\n  proxy_temp_path {tmp};\n  fastcgi_temp_path {tmp};\n  uwsgi_temp_path {tmp};\n  scgi_temp_path {tmp};\n  server {{\n    listen 127.0.0.1:{port};\n    root {public};\n    location /descargas/ {{ alias {downloads}/; }}\n  }}\n}}\n",
+            pid = work.join("nginx.pid").display(),
+            err = work.join("nginx-error.log").display(),
+            tmp = work.display(),
+            public = public.display(),
+            downloads = downloads.display(),
+        ),
+    )?;
+    let child = Command::new("nginx").arg("-c").arg(&conf).arg("-p").arg(work).spawn()?;
+    Ok(Guard(child))
+}
+
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").arg(self.0.id().to_string()).status();
+        let _ = self.0.wait();
+    }
+}
+
+fn wait_up(url: &str) -> Result<()> {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(20) {
+        if Command::new("curl").args(["-sf", "-o", "/dev/null", url]).status().map(|s| s.success()).unwrap_or(false) {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    bail!("{url} no respondió")
+}
+
+fn free_port() -> Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+fn run_cmd(command: &mut Command) -> Result<()> {
+    let status = command.status()?;
+    if !status.success() {
+        bail!("{command:?} falló");
+    }
+    Ok(())
+}
+
+fn parse_seconds() -> Result<u64> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [] => Ok(10),
+        [flag, n] if flag == "--segundos" => Ok(n.parse()?),
+        _ => bail!("uso: bench-gate [--segundos N]"),
+    }
+}

@@ -1,0 +1,168 @@
+//! Starting the real gate (and a real local facilitator over HTTP) in-process on ephemeral
+//! ports, and signing real x402 payments with a secp256k1 key.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use alloy_primitives::{Address, B256, U256};
+use alloy_signer_local::PrivateKeySigner;
+use gate::facilitator::Facilitator;
+use gate::facilitator::http::HttpFacilitator;
+use gate::facilitator::local::{LocalConfig, LocalFacilitator};
+use gate::facilitator_service::FacilitatorService;
+use gate::links::LinkSigner;
+use gate::router::Gate;
+use gate::server::{Running, spawn};
+use gate::x402::evm::{Authorization, Domain, client_authorization, domain_for, exact_payload_json, sign_authorization};
+use gate::x402::header::encode_json;
+use gate::x402::{PaymentPayload, PaymentRequirements};
+use serde_json::Value;
+
+/// The public Anvil/Hardhat development key #0 (never for real funds).
+pub const DEV_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+/// Another development key (#2), for "signed by someone else" cases.
+pub const OTHER_KEY: &str = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a";
+/// The base URL `content/servicio.toml` builds into absolute links.
+pub const BUILT_BASE_URL: &str = "http://127.0.0.1:8080";
+
+pub fn signer(key: &str) -> PrivateKeySigner {
+    key.parse().expect("key")
+}
+
+/// A running gate with its data folder.
+pub struct TestGate {
+    pub server: Running,
+    pub data: tempfile::TempDir,
+    pub local: Option<Arc<LocalFacilitator>>,
+}
+
+impl TestGate {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.server.url())
+    }
+
+    /// An absolute URL the gate issued (built for port 8080) pointed at this test server.
+    pub fn local_url(&self, issued: &str) -> String {
+        issued.replacen(BUILT_BASE_URL, &self.server.url(), 1)
+    }
+}
+
+pub fn links() -> LinkSigner {
+    LinkSigner::new(b"test-link-secret-0123456789abcdef-0123".to_vec(), 7 * 86_400).expect("links")
+}
+
+/// The gate over `dist` with an in-process local facilitator.
+pub fn start_local(dist: &Path) -> TestGate {
+    let local = Arc::new(LocalFacilitator::new(LocalConfig::default()));
+    let facilitator: Arc<dyn Facilitator> = Arc::new(SharedLocal(Arc::clone(&local)));
+    let mut gate = start_with(dist, facilitator);
+    gate.local = Some(local);
+    gate
+}
+
+/// The gate over `dist` settling through any facilitator.
+pub fn start_with(dist: &Path, facilitator: Arc<dyn Facilitator>) -> TestGate {
+    let data = tempfile::tempdir().expect("data dir");
+    let log = data.path().join("compras.jsonl");
+    let gate = Gate::load(dist, facilitator, links(), Some(&log)).expect("gate loads dist/");
+    let server = spawn(Arc::new(gate), 2).expect("gate starts");
+    TestGate { server, data, local: None }
+}
+
+/// The local facilitator served over HTTP, and an HTTP facilitator client pointed at it.
+pub fn start_facilitator_over_http() -> (Running, Arc<dyn Facilitator>) {
+    let service = FacilitatorService(LocalFacilitator::new(LocalConfig::default()));
+    let server = spawn(Arc::new(service), 1).expect("facilitator starts");
+    let client = HttpFacilitator::new(&server.url(), None, Duration::from_secs(5)).expect("client");
+    (server, Arc::new(client))
+}
+
+/// Lets a test keep a handle on the in-process local facilitator the gate uses.
+pub struct SharedLocal(pub Arc<LocalFacilitator>);
+
+#[async_trait::async_trait]
+impl Facilitator for SharedLocal {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+    async fn verify(
+        &self,
+        p: &PaymentPayload,
+        r: &PaymentRequirements,
+    ) -> Result<gate::x402::VerifyResponse, gate::facilitator::FacilitatorError> {
+        self.0.verify(p, r).await
+    }
+    async fn settle(
+        &self,
+        p: &PaymentPayload,
+        r: &PaymentRequirements,
+    ) -> Result<gate::x402::SettlementResponse, gate::facilitator::FacilitatorError> {
+        self.0.settle(p, r).await
+    }
+    async fn supported(&self) -> Result<gate::x402::SupportedResponse, gate::facilitator::FacilitatorError> {
+        self.0.supported().await
+    }
+}
+
+pub fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client")
+}
+
+pub fn now() -> u64 {
+    gate::payment::now()
+}
+
+pub fn random_nonce() -> B256 {
+    gate::x402::evm::random_nonce()
+}
+
+/// A `PAYMENT-SIGNATURE` value for an `accepts` entry, signed by `key`, after `tweak` may
+/// change the authorization or the domain it is signed under.
+pub fn signed_header(
+    accepted: &Value,
+    key: &PrivateKeySigner,
+    tweak: impl FnOnce(&mut Authorization, &mut Domain),
+) -> String {
+    let payload = signed_payload(accepted, key, tweak);
+    encode_json(&payload)
+}
+
+pub fn signed_payload(
+    accepted: &Value,
+    key: &PrivateKeySigner,
+    tweak: impl FnOnce(&mut Authorization, &mut Domain),
+) -> PaymentPayload {
+    let requirements: PaymentRequirements = serde_json::from_value(accepted.clone()).expect("requirements");
+    let mut domain = domain_for(&requirements).expect("domain");
+    let mut auth = client_authorization(&requirements, key.address(), now(), random_nonce()).expect("auth");
+    tweak(&mut auth, &mut domain);
+    let signature = sign_authorization(key, &domain, &auth).expect("sign");
+    PaymentPayload {
+        x402_version: 2,
+        resource: None,
+        accepted: accepted.clone(),
+        payload: exact_payload_json(&auth, &signature),
+        extensions: None,
+    }
+}
+
+/// `accepts[0]` of the 402 of a study view, from the built manifest.
+pub fn accepted_of(dist: &Path, slug: &str, view: &str) -> Value {
+    let manifest = super::read_json(&dist.join("gate.json"));
+    manifest["estudios"][slug]["vistas"][view]["pago_requerido"]["accepts"][0].clone()
+}
+
+pub fn address(text: &str) -> Address {
+    text.parse().expect("address")
+}
+
+pub fn units(n: u64) -> U256 {
+    U256::from(n)
+}
+
+/// A file path inside a temp dir.
+pub fn temp_file(dir: &Path, name: &str) -> PathBuf {
+    dir.join(name)
+}

@@ -3,6 +3,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod gate;
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

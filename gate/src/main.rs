@@ -20,7 +20,7 @@ fn main() {
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("GATE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_target(true).init();
+    tracing_subscriber::fmt().with_env_filter(filter).with_target(true).with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout())).init();
 }
 
 fn start() -> Result<()> {

@@ -38,6 +38,7 @@ pub struct Gate {
     unpaid: std::collections::BTreeMap<(String, String), Reply>,
     /// The service index's "how to buy" block, repeated in every 402 body.
     how_to_buy: Value,
+    search_cache: search::Cache,
 }
 
 impl Gate {
@@ -56,7 +57,15 @@ impl Gate {
             .and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok())
             .and_then(|index| index.get("como_comprar").cloned())
             .unwrap_or(Value::Null);
-        let mut gate = Gate { dist: dist.to_owned(), manifest, statics, shop, unpaid: Default::default(), how_to_buy };
+        let mut gate = Gate {
+            dist: dist.to_owned(),
+            manifest,
+            statics,
+            shop,
+            unpaid: Default::default(),
+            how_to_buy,
+            search_cache: search::Cache::default(),
+        };
         gate.precompute_unpaid();
         Ok(gate)
     }
@@ -185,7 +194,7 @@ impl Handler for Gate {
             return file.reply(request.header("if-none-match"));
         }
         if path == "/buscar" {
-            return search::answer(&self.manifest.busqueda, &self.manifest.servicio.base_url, request.query());
+            return self.search_cache.answer(&self.manifest.busqueda, &self.manifest.servicio.base_url, request.query());
         }
         if let Some(name) = path.strip_prefix("/descarga/") {
             return downloads::answer(&self.dist, &self.manifest, self.shop.links(), name, request.query());

@@ -5,12 +5,44 @@
 //! module turns hits into the JSON a buyer reads: why each study matched and where to go next.
 
 use generator::search::{MAX_QUERY_BYTES, QueryError, SearchIndex};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::json;
 
 use crate::response::Reply;
 
 /// Most results returned.
 const MAX_RESULTS: usize = 20;
+
+/// Answers already given, by raw query: the index is immutable while the gate runs, so an
+/// answer is a pure function of `q` and repeated searches (agents repeat them) cost a lookup.
+#[derive(Default)]
+pub struct Cache {
+    answers: parking_lot::Mutex<std::collections::HashMap<String, Reply>>,
+}
+
+/// Answers kept before the cache starts over.
+const CACHE_ENTRIES: usize = 2048;
+
+impl Cache {
+    /// Answers a search through the cache.
+    pub fn answer(&self, index: &SearchIndex, base_url: &str, query: Option<&str>) -> Reply {
+        let key = query.unwrap_or_default();
+        if key.len() <= MAX_QUERY_BYTES * 3
+            && let Some(reply) = self.answers.lock().get(key)
+        {
+            return reply.clone();
+        }
+        let reply = answer(index, base_url, query);
+        if reply.status == 200 && key.len() <= MAX_QUERY_BYTES * 3 {
+            let mut answers = self.answers.lock();
+            if answers.len() >= CACHE_ENTRIES {
+                answers.clear();
+            }
+            answers.insert(key.to_owned(), reply.clone());
+        }
+        reply
+    }
+}
 
 /// Answers a search; `query` is the raw query string of the request.
 pub fn answer(index: &SearchIndex, base_url: &str, query: Option<&str>) -> Reply {
@@ -27,44 +59,35 @@ pub fn answer(index: &SearchIndex, base_url: &str, query: Option<&str>) -> Reply
     };
     match index.query(&q) {
         Ok((terms, hits)) => {
-            let resultados: Vec<Value> = hits
+            let catalogo = format!("{base_url}/catalogo");
+            let results: Vec<SearchResult<'_>> = hits
                 .iter()
                 .take(MAX_RESULTS)
                 .map(|hit| {
                     let d = hit.document;
-                    let campos: Vec<Value> = hit
-                        .matches
-                        .iter()
-                        .map(|(term, indexed, field)| json!({"termino": term, "coincide_con": indexed, "campo": field}))
-                        .collect();
-                    json!({
-                        "slug": d.slug,
-                        "nombre": d.nombre,
-                        "nombre_en": d.nombre_en,
-                        "industria": d.industria,
-                        "pais": d.pais,
-                        "puntaje": (hit.score * 1000.0).round() / 1000.0,
-                        "terminos_encontrados": hit.matched_terms,
-                        "por_que": campos,
-                        "marcas_coincidentes": hit.brands,
-                        "urls": {
-                            "ficha": format!("{base_url}/estudio/{}/ficha", d.slug),
-                            "comprar": format!("{base_url}/estudio/{}", d.slug),
+                    SearchResult {
+                        slug: &d.slug,
+                        nombre: &d.nombre,
+                        nombre_en: &d.nombre_en,
+                        industria: &d.industria,
+                        pais: &d.pais,
+                        puntaje: (hit.score * 1000.0).round() / 1000.0,
+                        terminos_encontrados: hit.matched_terms,
+                        por_que: hit
+                            .matches
+                            .iter()
+                            .map(|(termino, coincide_con, campo)| Why { termino, coincide_con, campo })
+                            .collect(),
+                        marcas_coincidentes: &hit.brands,
+                        urls: Urls {
+                            ficha: format!("{base_url}/estudio/{}/ficha", d.slug),
+                            comprar: format!("{base_url}/estudio/{}", d.slug),
                         },
-                    })
+                    }
                 })
                 .collect();
-            Reply::json(
-                200,
-                &json!({
-                    "q": q,
-                    "terminos": terms,
-                    "total": hits.len(),
-                    "resultados": resultados,
-                    "catalogo": format!("{base_url}/catalogo"),
-                }),
-            )
-            .with_header("Cache-Control", "public, max-age=60")
+            let answer = SearchAnswer { q: &q, terminos: &terms, total: hits.len(), resultados: results, catalogo };
+            Reply::json(200, &answer).with_header("Cache-Control", "public, max-age=60")
         }
         Err(QueryError::Empty) => Reply::error(
             400,
@@ -77,4 +100,40 @@ pub fn answer(index: &SearchIndex, base_url: &str, query: Option<&str>) -> Reply
             format!("La búsqueda tiene {n} bytes; el máximo es {MAX_QUERY_BYTES}."),
         ),
     }
+}
+
+#[derive(Serialize)]
+struct SearchAnswer<'a> {
+    q: &'a str,
+    terminos: &'a [String],
+    total: usize,
+    resultados: Vec<SearchResult<'a>>,
+    catalogo: String,
+}
+
+#[derive(Serialize)]
+struct SearchResult<'a> {
+    slug: &'a str,
+    nombre: &'a str,
+    nombre_en: &'a str,
+    industria: &'a str,
+    pais: &'a [String],
+    puntaje: f64,
+    terminos_encontrados: usize,
+    por_que: Vec<Why<'a>>,
+    marcas_coincidentes: &'a [String],
+    urls: Urls,
+}
+
+#[derive(Serialize)]
+struct Why<'a> {
+    termino: &'a str,
+    coincide_con: &'a str,
+    campo: &'a str,
+}
+
+#[derive(Serialize)]
+struct Urls {
+    ficha: String,
+    comprar: String,
 }

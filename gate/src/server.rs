@@ -30,7 +30,7 @@ use tokio::io::AsyncReadExt;
 use crate::response::{ALLOW_HEADERS, Body, EXPOSE_HEADERS, JSON, Reply};
 
 /// Size of each chunk when streaming a file.
-const CHUNK: usize = 64 * 1024;
+const CHUNK: usize = 256 * 1024;
 /// Idle keep-alive between requests, in seconds.
 const KEEPALIVE_SECONDS: u64 = 60;
 
@@ -182,17 +182,19 @@ async fn write_reply(session: &mut ServerSession, reply: Reply, head_only: bool)
 }
 
 /// Streams `len` bytes of a file in fixed chunks, so memory stays flat whatever its size.
+/// Each chunk is read straight into its own buffer and handed over without a copy.
 async fn stream_file(session: &mut ServerSession, mut file: tokio::fs::File, len: u64) -> Result<u64> {
     let mut sent = 0u64;
-    let mut buf = vec![0u8; CHUNK];
     while sent < len {
         let want = CHUNK.min((len - sent) as usize);
-        let n = file.read(&mut buf[..want]).await?;
-        if n == 0 {
-            anyhow::bail!("el archivo terminó antes de lo esperado");
+        let mut buf = bytes::BytesMut::with_capacity(want);
+        while buf.len() < want {
+            if file.read_buf(&mut buf).await? == 0 {
+                anyhow::bail!("el archivo terminó antes de lo esperado");
+            }
         }
-        sent += n as u64;
-        session.write_response_body(Bytes::copy_from_slice(&buf[..n]), sent >= len).await?;
+        sent += buf.len() as u64;
+        session.write_response_body(buf.freeze(), sent >= len).await?;
     }
     Ok(sent)
 }
@@ -247,7 +249,12 @@ pub fn run<H: Handler>(handler: Arc<H>, options: RunOptions<'_>) -> Result<()> {
     let mut service = Service::new(options.name.to_owned(), App::new(handler));
     service.add_tcp(options.listen);
     server.add_service(service);
+    let pid_file = data.join(format!("{}.pid", options.name));
+    std::fs::write(&pid_file, format!("{}\n", std::process::id()))
+        .with_context(|| format!("no se pudo escribir {}", pid_file.display()))?;
     server.run(RunArgs { shutdown_signal: Box::new(Signals) });
+    let _ = std::fs::remove_file(&pid_file);
+    tracing::info!("{}: detenido", options.name);
     Ok(())
 }
 

@@ -46,6 +46,9 @@ pub struct SearchDocument {
     pub pais: Vec<String>,
     /// Brand display names, for "why it matched".
     pub marcas: Vec<String>,
+    /// The folded terms of each brand name, in `marcas` order (so queries never fold brands).
+    #[serde(default)]
+    pub marcas_terminos: Vec<Vec<String>>,
 }
 
 /// The text of each field of a study, in [`FIELDS`] order.
@@ -90,6 +93,7 @@ pub fn build_index(studies: &[Study]) -> SearchIndex {
                 industria: s.design.industria.clone(),
                 pais: s.design.pais.clone(),
                 marcas: s.brands.iter().map(|b| b.nombre.clone()).collect(),
+                marcas_terminos: s.brands.iter().map(|b| crate::fold::terms(&fold(&b.nombre)).map(str::to_owned).collect()).collect(),
             })
             .collect(),
         terminos: terminos
@@ -191,14 +195,15 @@ impl SearchIndex {
 fn matching_brands(document: &SearchDocument, matches: &[(String, String, String)]) -> Vec<String> {
     let brand_terms: Vec<&str> =
         matches.iter().filter(|m| m.2 == "marcas").map(|m| m.1.as_str()).collect();
+    if brand_terms.is_empty() {
+        return Vec::new();
+    }
     document
         .marcas
         .iter()
-        .filter(|b| {
-            let folded = fold(b);
-            crate::fold::terms(&folded).any(|t| brand_terms.contains(&t))
-        })
-        .cloned()
+        .zip(&document.marcas_terminos)
+        .filter(|(_, terms)| terms.iter().any(|t| brand_terms.contains(&t.as_str())))
+        .map(|(name, _)| name.clone())
         .collect()
 }
 
@@ -216,6 +221,7 @@ mod tests {
             industria: "x".into(),
             pais: vec!["Argentina".into()],
             marcas: marcas.iter().map(|m| (*m).to_owned()).collect(),
+            marcas_terminos: marcas.iter().map(|m| crate::fold::terms(&fold(m)).map(str::to_owned).collect()).collect(),
         }
     }
 

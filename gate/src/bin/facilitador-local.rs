@@ -36,6 +36,7 @@ fn main() -> Result<()> {
             tracing_subscriber::EnvFilter::try_from_env("GATE_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
         .init();
     let args = Args::parse();
     std::fs::create_dir_all(&args.data)?;

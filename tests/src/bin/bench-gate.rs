@@ -70,7 +70,7 @@ fn run() -> Result<()> {
     let _nginx = start_nginx(&work, &dist, port_nginx)?;
     let _facilitator = Guard(
         Command::new(bin.join("facilitador-local"))
-            .args(["--listen", &format!("127.0.0.1:{port_fac}"), "--sin-libro", "--threads", "1", "--data"])
+            .args(["--listen", &format!("127.0.0.1:{port_fac}"), "--sin-libro", "--saldo-inicial", "1000000000000", "--threads", "1", "--data"])
             .arg(work.join("fac"))
             .env("GATE_LOG", "warn")
             .spawn()?,
@@ -108,6 +108,9 @@ fn run() -> Result<()> {
     let gate_small = wrk(&format!("{gate_url}/catalogo"), &d, 50)?;
     let gate_402 = wrk(&format!("{gate_url}/estudio/banca-2026"), &d, 50)?;
     let gate_search = wrk(&format!("{gate_url}/buscar?q=bancos+billeteras+argentina"), &d, 50)?;
+    let distinct = work.join("distinct.lua");
+    std::fs::write(&distinct, "counter = 0\nrequest = function()\n  counter = counter + 1\n  return wrk.format(nil, \"/buscar?q=bancos+billeteras+argentina+\" .. counter)\nend\n")?;
+    let gate_search_cold = wrk_script(&format!("{gate_url}/buscar"), &d, 50, &distinct)?;
     let nginx_big = wrk(&format!("{nginx_url}/descargas/{big_name}"), &d, 8)?;
     let gate_big = wrk(&format!("{gate_url}{link}"), &d, 8)?;
 
@@ -125,7 +128,8 @@ fn run() -> Result<()> {
     row("nginx /catalogo.json (12 KB)", &nginx_small, None);
     row("gate /catalogo", &gate_small, Some(gate_small.rps / nginx_small.rps));
     row("gate 402 /estudio/banca-2026", &gate_402, Some(gate_402.rps / gate_small.rps));
-    row("gate /buscar", &gate_search, Some(gate_search.rps / gate_small.rps));
+    row("gate /buscar (misma consulta)", &gate_search, Some(gate_search.rps / gate_small.rps));
+    row("gate /buscar (consultas distintas)", &gate_search_cold, Some(gate_search_cold.rps / gate_small.rps));
     row(&format!("nginx descarga {} MB", big_bytes / 1_000_000), &nginx_big, None);
     row("gate descarga firmada", &gate_big, Some(gate_big.mb_s / nginx_big.mb_s));
     println!(
@@ -277,9 +281,20 @@ fn pct(sorted: &[f64], p: f64) -> f64 {
 }
 
 fn wrk(url: &str, seconds: &str, connections: u32) -> Result<Wrk> {
-    let output = Command::new("wrk")
-        .args(["-t2", &format!("-c{connections}"), &format!("-d{seconds}s"), "--latency", url])
-        .output()?;
+    wrk_with(url, seconds, connections, None)
+}
+
+fn wrk_script(url: &str, seconds: &str, connections: u32, script: &Path) -> Result<Wrk> {
+    wrk_with(url, seconds, connections, Some(script))
+}
+
+fn wrk_with(url: &str, seconds: &str, connections: u32, script: Option<&Path>) -> Result<Wrk> {
+    let mut command = Command::new("wrk");
+    command.args(["-t2", &format!("-c{connections}"), &format!("-d{seconds}s"), "--latency"]);
+    if let Some(script) = script {
+        command.arg("-s").arg(script);
+    }
+    let output = command.arg(url).output()?;
     let text = String::from_utf8_lossy(&output.stdout).into_owned();
     if !output.status.success() || text.contains("Non-2xx") && !url.contains("/estudio/") {
         bail!("wrk {url}:\n{text}");

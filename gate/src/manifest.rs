@@ -83,23 +83,8 @@ pub struct Download {
     pub sha256: String,
 }
 
-/// The mode the service runs in, from the one setting the generator also read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Local,
-    Testnet,
-    Mainnet,
-}
-
-impl Mode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Local => "local",
-            Mode::Testnet => "testnet",
-            Mode::Mainnet => "mainnet",
-        }
-    }
-}
+/// The mode the service runs in: the generator's own type, read from the same setting.
+pub use generator::model::Mode;
 
 impl Manifest {
     /// Reads `dist/gate.json` and checks every file it names.
@@ -120,12 +105,9 @@ impl Manifest {
     }
 
     pub fn mode(&self) -> Result<Mode> {
-        match self.servicio.modo.as_str() {
-            "local" => Ok(Mode::Local),
-            "testnet" => Ok(Mode::Testnet),
-            "mainnet" => Ok(Mode::Mainnet),
-            other => bail!("gate.json: servicio.modo {other:?} no es local, testnet ni mainnet"),
-        }
+        serde_json::from_value(Value::String(self.servicio.modo.clone())).map_err(|_| {
+            anyhow::anyhow!("gate.json: servicio.modo {:?} no es local, testnet ni mainnet", self.servicio.modo)
+        })
     }
 
     /// The absolute path of a file the manifest names, refusing anything that could leave `dist/`.

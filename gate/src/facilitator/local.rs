@@ -247,13 +247,7 @@ mod tests {
     use crate::x402::evm::{client_authorization, domain_for, exact_payload_json, sign_authorization};
 
     fn requirement() -> PaymentRequirements {
-        serde_json::from_value(json!({
-            "scheme": "exact", "network": "eip155:84532", "amount": "990000",
-            "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-            "payTo": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "maxTimeoutSeconds": 300,
-            "extra": {"name": "USDC", "version": "2"}
-        }))
-        .unwrap()
+        crate::x402::evm::tests::requirement_paying("0x70997970C51812dc3A010C7d01b50e0d17dc79C8")
     }
 
     fn payment(key: &PrivateKeySigner) -> PaymentPayload {

@@ -336,7 +336,7 @@ pub fn check_exact(req: &PaymentRequirements, payload: &ExactEvmPayload, now: u6
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const VECTORS: &str = include_str!("vectors/eip3009.json");
@@ -410,14 +410,19 @@ mod tests {
         }
     }
 
-    fn requirement() -> PaymentRequirements {
+    /// Base Sepolia's USDC requirement at our price, paying `pay_to` (any letter case).
+    pub(crate) fn requirement_paying(pay_to: &str) -> PaymentRequirements {
         serde_json::from_value(json!({
             "scheme": "exact", "network": "eip155:84532", "amount": "990000",
             "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-            "payTo": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8", "maxTimeoutSeconds": 300,
+            "payTo": pay_to, "maxTimeoutSeconds": 300,
             "extra": {"name": "USDC", "version": "2"}
         }))
         .unwrap()
+    }
+
+    fn requirement() -> PaymentRequirements {
+        requirement_paying("0x70997970c51812dc3a010c7d01b50e0d17dc79c8")
     }
 
     fn signed(tweak: impl FnOnce(&mut Authorization, &mut Domain), key: &PrivateKeySigner, now: u64) -> ExactEvmPayload {

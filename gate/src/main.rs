@@ -36,7 +36,7 @@ fn start() -> Result<()> {
         settings.links()?,
         Some(&settings.data.join(PURCHASES_FILE)),
     )?;
-    let gate = fill_fee_payers(gate, &settings)?;
+    let gate = fill_fee_payers(gate, facilitator.as_ref())?;
     tracing::info!(
         "gate: {} estudios, {} rutas libres ({} KB en memoria), modo {}, facilitador {}, escuchando en http://{} con {} hilos",
         gate.manifest.estudios.len(),
@@ -57,24 +57,16 @@ fn start() -> Result<()> {
 }
 
 /// Reads the facilitator's `/supported` once, to fill Solana `feePayer` where offered.
-fn fill_fee_payers(gate: Gate, settings: &Settings) -> Result<Gate> {
-    let has_solana = gate.shop.offers().any(|o| o.required.accepts.iter().any(|a| a.network.starts_with("solana:")));
-    if !has_solana {
+fn fill_fee_payers(mut gate: Gate, facilitator: &dyn gate::facilitator::Facilitator) -> Result<Gate> {
+    if !gate.offers_solana() {
         return Ok(gate);
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let facilitator = settings.build_facilitator()?;
     let supported = runtime
         .block_on(facilitator.supported())
         .context("no se pudo leer /supported del facilitador (hace falta para el feePayer de Solana)")?;
-    let dist = gate.dist.clone();
-    let mut shop = gate::payment::Shop::new(
-        &dist,
-        &gate.manifest,
-        facilitator,
-        settings.links()?,
-        Some(&settings.data.join(PURCHASES_FILE)),
-    )?;
-    shop.apply_fee_payers(&supported);
-    Ok(gate.with_shop(shop))
+    for network in gate.apply_supported(&supported) {
+        tracing::warn!("el facilitador no admite {network} (sin feePayer en /supported): no se ofrece esa red");
+    }
+    Ok(gate)
 }

@@ -206,26 +206,36 @@ impl Shop {
         self.offers.get(&(slug.to_owned(), view.to_owned())).ok_or(OfferError::UnknownView)
     }
 
-    /// Fills each Solana requirement's `extra.feePayer` from the facilitator's `/supported`.
-    pub fn apply_fee_payers(&mut self, supported: &crate::x402::SupportedResponse) {
+    /// Fills each Solana requirement's `extra.feePayer` from the facilitator's `/supported`, and
+    /// withdraws the Solana requirements the facilitator does not support (without a fee payer
+    /// no client can build the transaction). Returns the networks withdrawn, sorted.
+    pub fn apply_fee_payers(&mut self, supported: &crate::x402::SupportedResponse) -> Vec<String> {
+        let fee_payer_of = |network: &str, scheme: &str| {
+            supported
+                .kinds
+                .iter()
+                .find(|k| k.network == network && k.scheme == scheme)
+                .and_then(|k| k.extra.as_ref()?.get("feePayer").filter(|v| v.is_string()).cloned())
+        };
+        let mut withdrawn = std::collections::BTreeSet::new();
         for offer in self.offers.values_mut() {
-            for (typed, raw) in offer.required.accepts.iter_mut().zip(offer.accepts_raw.iter_mut()) {
-                if !typed.network.starts_with("solana:") {
-                    continue;
-                }
-                let fee_payer = supported
-                    .kinds
-                    .iter()
-                    .find(|k| k.network == typed.network && k.scheme == typed.scheme)
-                    .and_then(|k| k.extra.as_ref()?.get("feePayer").cloned());
-                if let Some(fee_payer) = fee_payer {
+            let pairs = std::mem::take(&mut offer.required.accepts).into_iter().zip(std::mem::take(&mut offer.accepts_raw));
+            for (mut typed, mut raw) in pairs {
+                if typed.network.starts_with("solana:") {
+                    let Some(fee_payer) = fee_payer_of(&typed.network, &typed.scheme) else {
+                        withdrawn.insert(typed.network.clone());
+                        continue;
+                    };
                     let mut extra = typed.extra.clone().unwrap_or_else(|| json!({}));
                     extra["feePayer"] = fee_payer;
                     typed.extra = Some(extra.clone());
                     raw["extra"] = extra;
                 }
+                offer.required.accepts.push(typed);
+                offer.accepts_raw.push(raw);
             }
         }
+        withdrawn.into_iter().collect()
     }
 
     /// The 402 object of an offer with a reason.

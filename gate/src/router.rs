@@ -70,11 +70,18 @@ impl Gate {
         Ok(gate)
     }
 
-    /// Replaces the shop (after filling Solana fee payers) and recomputes the 402 answers.
-    pub fn with_shop(mut self, shop: Shop) -> Gate {
-        self.shop = shop;
+    /// Applies the facilitator's `/supported` answer: fills Solana `feePayer`s, withdraws the
+    /// Solana requirements it cannot pay for, and recomputes the 402 answers. Returns the
+    /// networks withdrawn.
+    pub fn apply_supported(&mut self, supported: &crate::x402::SupportedResponse) -> Vec<String> {
+        let withdrawn = self.shop.apply_fee_payers(supported);
         self.precompute_unpaid();
-        self
+        withdrawn
+    }
+
+    /// Whether any offer takes a Solana network (and so needs the facilitator's fee payer).
+    pub fn offers_solana(&self) -> bool {
+        self.shop.offers().any(|o| o.required.accepts.iter().any(|a| a.network.starts_with("solana:")))
     }
 
     fn precompute_unpaid(&mut self) {

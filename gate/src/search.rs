@@ -76,7 +76,7 @@ pub fn answer(index: &SearchIndex, base_url: &str, query: Option<&str>) -> Reply
                         por_que: hit
                             .matches
                             .iter()
-                            .map(|(termino, coincide_con, campo)| Why { termino, coincide_con, campo })
+                            .map(|&(termino, coincide_con, campo)| Why { termino, coincide_con, campo })
                             .collect(),
                         marcas_coincidentes: &hit.brands,
                         urls: Urls {

@@ -36,6 +36,11 @@ pub struct ServiceSettings {
     pub vigencia_enlaces_dias: u32,
     /// EVM address (0x + 40 hex) that receives payments on Base / Base Sepolia.
     pub pagar_a_evm: String,
+    /// Optional Solana address (base58 public key) that receives payments on Solana devnet
+    /// (testnet mode) or Solana mainnet (mainnet mode). Local mode never offers Solana: the
+    /// local facilitator verifies EVM signatures only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pagar_a_solana: Option<String>,
     pub privacidad: Privacy,
 }
 

@@ -24,38 +24,81 @@ pub struct Network {
     pub nombre: &'static str,
     /// CAIP-2 id ("eip155:84532").
     pub caip2: &'static str,
-    /// USDC contract on that network.
+    /// USDC contract (EVM) or mint (Solana) on that network.
     pub asset: &'static str,
-    /// EIP-712 domain name and version of that USDC contract.
-    pub eip712_name: &'static str,
-    pub eip712_version: &'static str,
+    /// EIP-712 domain name and version of that USDC contract (EVM only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eip712_name: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eip712_version: Option<&'static str>,
     pub pagar_a: String,
 }
 
-/// The networks offered in a mode.
-pub fn networks(service: &ServiceSettings) -> Vec<Network> {
-    let base_sepolia = Network {
-        red: "base-sepolia",
-        nombre: "Base Sepolia",
-        caip2: "eip155:84532",
-        asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-        eip712_name: "USDC",
-        eip712_version: "2",
-        pagar_a: service.pagar_a_evm.clone(),
-    };
-    let base = Network {
-        red: "base",
-        nombre: "Base",
-        caip2: "eip155:8453",
-        asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-        eip712_name: "USD Coin",
-        eip712_version: "2",
-        pagar_a: service.pagar_a_evm.clone(),
-    };
-    match service.modo {
-        Mode::Local | Mode::Testnet => vec![base_sepolia],
-        Mode::Mainnet => vec![base],
+impl Network {
+    pub fn is_solana(&self) -> bool {
+        self.caip2.starts_with("solana:")
     }
+
+    /// The scheme-specific `extra` of a requirement on this network. Solana's `feePayer` is
+    /// the facilitator's key: the gate fills it from the facilitator's `/supported` at start.
+    fn extra(&self) -> Value {
+        match (self.eip712_name, self.eip712_version) {
+            (Some(name), Some(version)) => json!({"name": name, "version": version}),
+            _ => json!({}),
+        }
+    }
+}
+
+fn evm(red: &'static str, nombre: &'static str, caip2: &'static str, asset: &'static str, eip712_name: &'static str, pagar_a: &str) -> Network {
+    Network { red, nombre, caip2, asset, eip712_name: Some(eip712_name), eip712_version: Some("2"), pagar_a: pagar_a.to_owned() }
+}
+
+fn solana(red: &'static str, nombre: &'static str, caip2: &'static str, asset: &'static str, pagar_a: &str) -> Network {
+    Network { red, nombre, caip2, asset, eip712_name: None, eip712_version: None, pagar_a: pagar_a.to_owned() }
+}
+
+/// The networks offered in a mode: Base Sepolia in local and testnet mode, Base in mainnet,
+/// plus Solana devnet (testnet) or Solana mainnet (mainnet) when `pagar_a_solana` is set.
+/// Local mode offers no Solana network: the local facilitator verifies EVM signatures only.
+pub fn networks(service: &ServiceSettings) -> Vec<Network> {
+    let evm_payee = service.pagar_a_evm.as_str();
+    let solana_payee = service.pagar_a_solana.as_deref();
+    let mut networks = match service.modo {
+        Mode::Local | Mode::Testnet => vec![evm(
+            "base-sepolia",
+            "Base Sepolia",
+            "eip155:84532",
+            "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+            "USDC",
+            evm_payee,
+        )],
+        Mode::Mainnet => vec![evm(
+            "base",
+            "Base",
+            "eip155:8453",
+            "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+            "USD Coin",
+            evm_payee,
+        )],
+    };
+    match (service.modo, solana_payee) {
+        (Mode::Testnet, Some(payee)) => networks.push(solana(
+            "solana-devnet",
+            "Solana devnet",
+            "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+            "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+            payee,
+        )),
+        (Mode::Mainnet, Some(payee)) => networks.push(solana(
+            "solana",
+            "Solana",
+            "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+            "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+            payee,
+        )),
+        _ => {}
+    }
+    networks
 }
 
 /// The x402 `PaymentRequirements` list for a price in atomic units.
@@ -70,7 +113,7 @@ pub fn accepts(service: &ServiceSettings, amount: u64) -> Vec<Value> {
                 "asset": n.asset,
                 "payTo": n.pagar_a,
                 "maxTimeoutSeconds": MAX_TIMEOUT_SECONDS,
-                "extra": {"name": n.eip712_name, "version": n.eip712_version},
+                "extra": n.extra(),
             })
         })
         .collect()
@@ -123,16 +166,27 @@ pub struct HowToBuyEn {
 
 /// Builds the "how to buy" block for a study URL template (`{slug}` kept literal when general).
 pub fn how_to_buy(service: &ServiceSettings, price_usd: &str, amount: u64, study_url: &str) -> HowToBuy {
-    let mode_note = match service.modo {
-        Mode::Local => " (modo local: un facilitador local verifica la firma; no se mueve dinero en cadena)",
-        Mode::Testnet => " (red de prueba: USDC de prueba de Base Sepolia)",
-        Mode::Mainnet => "",
+    let mode_note = |n: &Network| match service.modo {
+        Mode::Local => " (modo local: un facilitador local verifica la firma; no se mueve dinero en cadena)".to_owned(),
+        Mode::Testnet => format!(" (red de prueba: USDC de prueba de {})", n.nombre),
+        Mode::Mainnet => String::new(),
     };
-    let redes = networks(service)
+    let offered = networks(service);
+    let solana_note = if offered.iter().any(Network::is_solana) {
+        " En Solana, en lugar de EIP-3009 se firma una transacción TransferChecked de USDC que el facilitador completa como pagador de la comisión (feePayer)."
+    } else {
+        ""
+    };
+    let solana_note_en = if solana_note.is_empty() {
+        ""
+    } else {
+        " On Solana, instead of EIP-3009 you sign a USDC TransferChecked transaction that the facilitator completes as fee payer (feePayer)."
+    };
+    let redes = offered
         .into_iter()
         .map(|n| NetworkSummary {
             red: n.red.to_owned(),
-            nombre: format!("{}{mode_note}", n.nombre),
+            nombre: format!("{}{}", n.nombre, mode_note(&n)),
             caip2: n.caip2.to_owned(),
             pagar_a: n.pagar_a,
             activo: n.asset.to_owned(),
@@ -147,7 +201,7 @@ pub fn how_to_buy(service: &ServiceSettings, price_usd: &str, amount: u64, study
         redes,
         pasos: vec![
             format!("1. Pida GET {study_url} sin pago: la respuesta 402 trae el encabezado PAYMENT-REQUIRED (y el mismo objeto en el campo x402 del cuerpo) con el precio, la red y la dirección de cobro."),
-            format!("2. Firme con su billetera una autorización EIP-3009 por exactamente {amount} unidades de USDC ({price_usd} USD) a la dirección de cobro; un cliente x402 oficial (@x402/fetch, x402 de Python) lo hace solo."),
+            format!("2. Firme con su billetera una autorización EIP-3009 por exactamente {amount} unidades de USDC ({price_usd} USD) a la dirección de cobro; un cliente x402 oficial (@x402/fetch, x402 de Python) lo hace solo.{solana_note}"),
             "3. Repita el mismo GET con el encabezado PAYMENT-SIGNATURE: recibe 200 con el estudio, el encabezado PAYMENT-RESPONSE con la liquidación y enlaces de descarga firmados (JSON y ZIP) válidos por ".to_owned()
                 + &format!("{} días.", service.vigencia_enlaces_dias),
         ],
@@ -166,7 +220,7 @@ pub fn how_to_buy(service: &ServiceSettings, price_usd: &str, amount: u64, study
             protocol: format!("x402 v{X402_VERSION} (exact scheme, EIP-3009)"),
             steps: vec![
                 format!("1. GET {study_url} without payment: the 402 answer carries the PAYMENT-REQUIRED header (and the same object in the body field x402) with price, network and pay-to address."),
-                format!("2. Sign an EIP-3009 authorization for exactly {amount} USDC units ({price_usd} USD) to the pay-to address; official x402 clients do it for you."),
+                format!("2. Sign an EIP-3009 authorization for exactly {amount} USDC units ({price_usd} USD) to the pay-to address; official x402 clients do it for you.{solana_note_en}"),
                 format!("3. Repeat the GET with the PAYMENT-SIGNATURE header: 200 with the study, PAYMENT-RESPONSE with the settlement, and signed download links (JSON and ZIP) valid for {} days.", service.vigencia_enlaces_dias),
             ],
             views: Views {

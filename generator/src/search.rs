@@ -125,8 +125,9 @@ pub struct Hit<'a> {
     /// Distinct query terms the study matched.
     pub matched_terms: usize,
     pub score: f64,
-    /// (query term, indexed term, field name), sorted, deduplicated.
-    pub matches: Vec<(String, String, String)>,
+    /// (query term, indexed term, field name), sorted, deduplicated; borrowed from the
+    /// query and the index, so ranking allocates nothing per posting.
+    pub matches: Vec<(&'a str, &'a str, &'a str)>,
     /// Tracked brands whose name contains a matched term.
     pub brands: Vec<String>,
 }
@@ -134,18 +135,18 @@ pub struct Hit<'a> {
 impl SearchIndex {
     /// Ranks the studies for a free-text query: studies matching more of the query's terms
     /// first, then by score (field weight × (1 + ln tf), prefix matches at half weight), then slug.
-    pub fn query(&self, text: &str) -> Result<(Vec<String>, Vec<Hit<'_>>), QueryError> {
+    pub fn query<'a>(&'a self, text: &str) -> Result<(Vec<String>, Vec<Hit<'a>>), QueryError> {
         if text.len() > MAX_QUERY_BYTES {
             return Err(QueryError::TooLong(text.len()));
         }
+        let mut seen = std::collections::BTreeSet::new();
         let mut terms = search_terms(text);
-        terms.dedup();
+        terms.retain(|t| seen.insert(t.clone()));
         if terms.is_empty() {
             return Err(QueryError::Empty);
         }
-        let mut per_doc: BTreeMap<u32, (BTreeMap<&str, ()>, f64, Vec<(String, String, String)>)> =
-            BTreeMap::new();
-        for term in &terms {
+        let mut per_doc: BTreeMap<u32, DocScore<'a>> = BTreeMap::new();
+        for (term_index, term) in terms.iter().enumerate() {
             for (indexed, postings, factor) in self.matching_terms(term) {
                 for [doc, field, tf] in postings {
                     let (weight, name) = self
@@ -153,20 +154,29 @@ impl SearchIndex {
                         .get(*field as usize)
                         .map_or((1.0, "?"), |f| (f.peso, f.campo.as_str()));
                     let entry = per_doc.entry(*doc).or_default();
-                    entry.0.insert(term.as_str(), ());
-                    entry.1 += weight * factor * (1.0 + f64::from(*tf).ln());
-                    entry.2.push((term.clone(), indexed.to_owned(), name.to_owned()));
+                    entry.score += weight * factor * (1.0 + f64::from(*tf).ln());
+                    entry.matches.push((term_index, indexed, name));
                 }
             }
         }
-        let mut hits: Vec<Hit<'_>> = per_doc
+        let mut hits: Vec<Hit<'a>> = per_doc
             .into_iter()
-            .filter_map(|(doc, (matched, score, mut matches))| {
+            .filter_map(|(doc, scored)| {
                 let document = self.documentos.get(doc as usize)?;
-                matches.sort();
+                let mut matched: Vec<usize> = scored.matches.iter().map(|m| m.0).collect();
+                matched.sort_unstable();
+                matched.dedup();
+                let mut matches: Vec<(&'a str, &'a str, &'a str)> = Vec::with_capacity(scored.matches.len());
+                for (term_index, indexed, name) in scored.matches {
+                    // The query's terms live in `terms`, which the caller gets back; the hit
+                    // names the indexed term, which is the query term or begins with it.
+                    let term = &indexed[..terms[term_index].len().min(indexed.len())];
+                    matches.push((term, indexed, name));
+                }
+                matches.sort_unstable();
                 matches.dedup();
                 let brands = matching_brands(document, &matches);
-                Some(Hit { document, matched_terms: matched.len(), score, matches, brands })
+                Some(Hit { document, matched_terms: matched.len(), score: scored.score, matches, brands })
             })
             .collect();
         hits.sort_by(|a, b| {
@@ -179,7 +189,10 @@ impl SearchIndex {
     }
 
     /// Indexed terms a query term matches: itself, and those it begins when long enough.
-    fn matching_terms<'a>(&'a self, term: &'a str) -> impl Iterator<Item = (&'a str, &'a [[u32; 3]], f64)> + 'a {
+    fn matching_terms<'a, 'q>(&'a self, term: &'q str) -> impl Iterator<Item = (&'a str, &'a [[u32; 3]], f64)> + 'q
+    where
+        'a: 'q,
+    {
         self.terminos
             .range::<str, _>((std::ops::Bound::Included(term), std::ops::Bound::Unbounded))
             .take_while(move |(indexed, _)| indexed.starts_with(term))
@@ -191,10 +204,17 @@ impl SearchIndex {
     }
 }
 
+/// A document's running score while a query is ranked.
+#[derive(Default)]
+struct DocScore<'a> {
+    score: f64,
+    /// (query term index, indexed term, field name).
+    matches: Vec<(usize, &'a str, &'a str)>,
+}
+
 /// Brand names of a document that contain an indexed term matched in the brands field.
-fn matching_brands(document: &SearchDocument, matches: &[(String, String, String)]) -> Vec<String> {
-    let brand_terms: Vec<&str> =
-        matches.iter().filter(|m| m.2 == "marcas").map(|m| m.1.as_str()).collect();
+fn matching_brands(document: &SearchDocument, matches: &[(&str, &str, &str)]) -> Vec<String> {
+    let brand_terms: Vec<&str> = matches.iter().filter(|m| m.2 == "marcas").map(|m| m.1).collect();
     if brand_terms.is_empty() {
         return Vec::new();
     }

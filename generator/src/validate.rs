@@ -71,6 +71,11 @@ fn check_service(file: &Path, s: &ServiceSettings, p: &mut Problems) {
     if !is_evm_address(&s.pagar_a_evm) {
         p.push(file, "campo `pagar_a_evm`", "se esperaba una dirección EVM: 0x y 40 dígitos hexadecimales");
     }
+    if let Some(solana) = &s.pagar_a_solana
+        && !is_solana_address(solana)
+    {
+        p.push(file, "campo `pagar_a_solana`", "se esperaba una dirección de Solana: clave pública de 32 bytes en base58");
+    }
     for (field, value) in [
         ("privacidad.titulo", &s.privacidad.titulo),
         ("privacidad.titulo_en", &s.privacidad.titulo_en),
@@ -605,6 +610,11 @@ fn is_email(value: &str) -> bool {
     }
 }
 
+/// A Solana address: a 32-byte public key written in base58.
+pub fn is_solana_address(value: &str) -> bool {
+    bs58::decode(value).into_vec().is_ok_and(|bytes| bytes.len() == 32)
+}
+
 pub fn is_evm_address(value: &str) -> bool {
     value.len() == 42 && value.starts_with("0x") && value[2..].bytes().all(|b| b.is_ascii_hexdigit())
 }
@@ -642,6 +652,9 @@ mod tests {
             assert!(!is_host(bad), "{bad}");
         }
         assert!(is_evm_address("0x209693Bc6afc0C5328bA36FaF03C514EF312287C"));
+        assert!(is_solana_address("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"));
+        assert!(!is_solana_address("EPjFWdd5AufqSSqeM2qN1xzybapC8G4"), "too short");
+        assert!(!is_solana_address("0x209693Bc6afc0C5328bA36FaF03C514EF312287C"), "not base58");
         assert!(!is_evm_address("0x209693Bc6afc0C5328bA36FaF03C514EF312287"));
     }
 }

@@ -414,7 +414,21 @@ async fn bad_calls_get_protocol_or_tool_errors_and_nothing_is_charged_twice() {
     let elsewhere = mcp.call("comprar_estudio", json!({"slug": "farma-2026"}), Some(good)).await;
     assert_refused(&elsewhere, "invalid_exact_evm_nonce_already_used");
     assert_eq!(local.settlements(), 1);
-    assert_eq!(local.balance("eip155:84532", signer(DEV_KEY).address()), units(100_000_000 - 990_000));
+
+    // One nonce guard for both bindings: a payment spent over HTTP cannot be spent again over MCP.
+    let over_http = payment_meta(&required, DEV_KEY);
+    let header = gate::x402::header::encode_json(&over_http["x402/payment"]);
+    let paid = client()
+        .get(gate.url("/estudio/banca-2026?vista=resumen"))
+        .header("PAYMENT-SIGNATURE", header)
+        .send()
+        .await
+        .expect("HTTP purchase");
+    assert_eq!(paid.status(), 200);
+    let reused = mcp.call("comprar_estudio", json!({"slug": "banca-2026"}), Some(over_http)).await;
+    assert_refused(&reused, "invalid_exact_evm_nonce_already_used");
+    assert_eq!(local.settlements(), 2);
+    assert_eq!(local.balance("eip155:84532", signer(DEV_KEY).address()), units(100_000_000 - 2 * 990_000));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -50,7 +50,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { read_timeout: Duration::from_secs(15), max_head_bytes: 32 * 1024, max_uri_bytes: 4096, max_connections: 1024 }
+        Limits { read_timeout: Duration::from_secs(15), max_head_bytes: 48 * 1024, max_uri_bytes: 16 * 1024, max_connections: 1024 }
     }
 }
 
@@ -179,6 +179,11 @@ impl<H: Handler> HttpServerApp for App<H> {
         let status = reply.status;
         let written = write_reply(&mut session, reply, head_only).await;
         log_access(&session, status, *written.as_ref().unwrap_or(&0), started);
+        if status == 413 {
+            // Read what is left of the refused body for a moment (a lingering close), so
+            // closing with unread data does not reset the connection before the client reads the 413.
+            let _ = tokio::time::timeout(Duration::from_secs(1), session.drain_request_body()).await;
+        }
         written.ok()?;
         let persistent = HttpPersistentSettings::for_session(&session);
         match session.finish().await {

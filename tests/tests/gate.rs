@@ -435,7 +435,8 @@ async fn faulty_facilitator(behaviour: &'static str) -> String {
                 let mut buf = vec![0u8; 65536];
                 let _ = socket.read(&mut buf).await;
                 if behaviour == "reset" {
-                    // Linger 0: closing sends RST instead of FIN.
+                    // Linger 0: closing sends RST instead of FIN (and cannot block).
+                    #[allow(deprecated)]
                     let _ = socket.set_linger(Some(std::time::Duration::ZERO));
                     return;
                 }

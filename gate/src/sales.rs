@@ -14,7 +14,7 @@ use std::sync::Arc;
 use anyhow::Result;
 use parking_lot::Mutex;
 
-use crate::journal::{self, Event, Journal, Record};
+use crate::journal::{self, Event, Journal, Record, Writer};
 use crate::x402::SettlementResponse;
 
 /// Test-only fault switch, read at start: right after a settlement is journaled and before
@@ -83,7 +83,8 @@ impl Book {
 
 /// The journal and the replay book.
 pub struct Sales {
-    journal: Option<Arc<Journal>>,
+    journal: Option<Writer>,
+    journal_path: Option<std::path::PathBuf>,
     book: Arc<Mutex<Book>>,
     fault: Fault,
 }
@@ -91,7 +92,7 @@ pub struct Sales {
 impl Sales {
     /// Memory only: nothing survives a restart.
     pub fn in_memory() -> Sales {
-        Sales { journal: None, book: Arc::default(), fault: fault_requested() }
+        Sales { journal: None, journal_path: None, book: Arc::default(), fault: fault_requested() }
     }
 
     /// Opens the journal at `path` and rebuilds the book from the sales it holds whose
@@ -142,7 +143,12 @@ impl Sales {
                 "compra aceptada sin resultado de liquidación (el gate se detuvo mientras liquidaba): concíliela con la cadena"
             );
         }
-        Ok(Sales { journal: Some(Arc::new(journal)), book: Arc::new(Mutex::new(book)), fault: fault_requested() })
+        Ok(Sales {
+            journal: Some(Writer::start(journal)?),
+            journal_path: Some(path.to_owned()),
+            book: Arc::new(Mutex::new(book)),
+            fault: fault_requested(),
+        })
     }
 
     /// Reserves a payment (its replay key and, if sent, its identifier), or says why not.
@@ -171,15 +177,11 @@ impl Sales {
     /// Appends a step to the journal and waits until it is on disk (no-op in memory).
     pub async fn write(&self, compra: &str, unix: u64, event: Event) -> std::io::Result<()> {
         let Some(journal) = &self.journal else { return Ok(()) };
-        let record = Record { fecha: crate::payment::iso8601(unix), unix, compra: compra.to_owned(), event };
-        let journal = Arc::clone(journal);
-        tokio::task::spawn_blocking(move || journal.append(&record))
-            .await
-            .unwrap_or_else(|e| Err(std::io::Error::other(e)))
+        journal.write(Record { fecha: crate::payment::iso8601(unix), unix, compra: compra.to_owned(), event }).await
     }
 
     pub fn journal_path(&self) -> Option<&Path> {
-        self.journal.as_deref().map(Journal::path)
+        self.journal_path.as_deref()
     }
 
     /// The test-only crash point right after a settlement is journaled.

@@ -35,17 +35,21 @@ fn main() {
 struct Options {
     seconds: u64,
     connections: usize,
+    /// Seconds of the same traffic before the starting RSS is taken (thread pools, buffers
+    /// and caches reach their working size), so growth measures the soak, not the start-up.
+    warmup: u64,
 }
 
 fn options() -> Result<Options> {
-    let mut options = Options { seconds: 60, connections: 100 };
+    let mut options = Options { seconds: 60, connections: 100, warmup: 5 };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let value = args.next().with_context(|| format!("{arg} necesita un valor"))?;
         match arg.as_str() {
             "--segundos" => options.seconds = value.parse().context("--segundos")?,
             "--conexiones" => options.connections = value.parse().context("--conexiones")?,
-            _ => bail!("argumento desconocido {arg}; use --segundos N --conexiones N"),
+            "--calentamiento" => options.warmup = value.parse().context("--calentamiento")?,
+            _ => bail!("argumento desconocido {arg}; use --segundos N --conexiones N --calentamiento N"),
         }
     }
     Ok(options)
@@ -144,17 +148,34 @@ async fn soak(base: &str, dist: &Path, pid: u32, options: &Options) -> Result<()
         .await
         .map(|r| r.status().as_u16() == 200)
         .unwrap_or(false);
-    // Warm up, then take the starting RSS.
-    for slug in &slugs {
-        let _ = client.get(format!("{base}/estudio/{slug}/ficha")).send().await;
-    }
+    // Warm up with the same traffic, then take the starting RSS and soak.
+    let warmup: Stats = Arc::default();
+    traffic(&client, base, &slugs, &manifest, mcp, options.connections, Duration::from_secs(options.warmup), &warmup).await?;
     let rss_start = rss_kb(pid)?;
     let stats: Stats = Arc::default();
-    let deadline = Instant::now() + Duration::from_secs(options.seconds);
-    let tasks: Vec<_> = (0..options.connections)
+    traffic(&client, base, &slugs, &manifest, mcp, options.connections, Duration::from_secs(options.seconds), &stats).await?;
+    let rss_end = rss_kb(pid)?;
+    report(&stats, options, mcp, rss_start, rss_end);
+    Ok(())
+}
+
+/// `connections` workers sending mixed traffic until `length` has passed.
+#[allow(clippy::too_many_arguments)]
+async fn traffic(
+    client: &reqwest::Client,
+    base: &str,
+    slugs: &[String],
+    manifest: &Value,
+    mcp: bool,
+    connections: usize,
+    length: Duration,
+    stats: &Stats,
+) -> Result<()> {
+    let deadline = Instant::now() + length;
+    let tasks: Vec<_> = (0..connections)
         .map(|worker| {
             let (client, base, stats, slugs, manifest) =
-                (client.clone(), base.to_owned(), Arc::clone(&stats), slugs.clone(), manifest.clone());
+                (client.clone(), base.to_owned(), Arc::clone(stats), slugs.to_vec(), manifest.clone());
             tokio::spawn(async move {
                 // Each worker pays as its own buyer (the local facilitator opens 100 USDC each).
                 let mut key = PrivateKeySigner::random();
@@ -189,8 +210,6 @@ async fn soak(base: &str, dist: &Path, pid: u32, options: &Options) -> Result<()
     for task in tasks {
         task.await?;
     }
-    let rss_end = rss_kb(pid)?;
-    report(&stats, options, mcp, rss_start, rss_end);
     Ok(())
 }
 

@@ -203,4 +203,37 @@ mod tests {
         assert!(load_secret(Some("short".into()), dir.path(), false).is_err());
         assert_eq!(load_secret(Some("k".repeat(40)), dir.path(), false).unwrap(), vec![b'k'; 40]);
     }
+
+    proptest::proptest! {
+        /// Arbitrary names, expiries and signatures never panic, and only the signature made for
+        /// that exact name and expiry, inside the time window, is accepted.
+        #[test]
+        fn only_the_exact_signature_verifies(
+            file in "\\PC{0,80}",
+            vence in proptest::option::of("\\PC{0,30}"),
+            firma in proptest::option::of("[0-9a-fA-F]{0,70}|\\PC{0,70}"),
+            now in 0u64..4_000_000_000,
+        ) {
+            let s = signer();
+            let result = s.verify(&file, vence.as_deref(), firma.as_deref(), now);
+            if result.is_ok() {
+                let (vence, firma) = (vence.unwrap(), firma.unwrap());
+                let expires: u64 = vence.parse().unwrap();
+                proptest::prop_assert_eq!(firma.to_ascii_lowercase(), s.sign(&file, expires));
+                proptest::prop_assert!(expires > now && expires <= now + s.lifetime_seconds() + SKEW_SECONDS);
+            }
+        }
+
+        /// A link signed for one file never opens another.
+        #[test]
+        fn a_link_opens_only_its_own_file(a in "[a-z0-9._-]{1,40}", b in "[a-z0-9._-]{1,40}", now in 1u64..4_000_000_000) {
+            let s = signer();
+            let expires = s.expiry(now);
+            let firma = s.sign(&a, expires);
+            proptest::prop_assert_eq!(s.verify(&a, Some(&expires.to_string()), Some(&firma), now), Ok(()));
+            if a != b {
+                proptest::prop_assert_eq!(s.verify(&b, Some(&expires.to_string()), Some(&firma), now), Err(LinkError::BadSignature));
+            }
+        }
+    }
 }

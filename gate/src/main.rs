@@ -5,26 +5,39 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use clap::Parser;
 use gate::manifest::Manifest;
+use gate::live::Live;
 use gate::router::Gate;
-use gate::server::{RunOptions, run};
-use gate::settings::{Args, Env, PURCHASES_FILE, Settings};
+use gate::server::{RunOptions, run_with_limits};
+use gate::settings::{Args, Command, Env, PURCHASES_FILE, Settings, VentasArgs};
 
 fn main() {
-    init_logging();
-    if let Err(e) = start() {
+    let mut args = Args::parse();
+    let result = match args.command.take() {
+        Some(Command::Ventas(ventas)) => {
+            // stdout carries the report; warnings (a torn journal line) go to stderr.
+            tracing_subscriber::fmt().with_env_filter(log_filter()).with_writer(std::io::stderr).with_ansi(false).init();
+            print_sales(&ventas)
+        }
+        None => {
+            init_logging();
+            start(args)
+        }
+    };
+    if let Err(e) = result {
         eprintln!("gate: {e:#}");
         std::process::exit(1);
     }
 }
 
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("GATE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_target(true).with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout())).init();
+fn log_filter() -> tracing_subscriber::EnvFilter {
+    tracing_subscriber::EnvFilter::try_from_env("GATE_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"))
 }
 
-fn start() -> Result<()> {
-    let args = Args::parse();
+fn init_logging() {
+    tracing_subscriber::fmt().with_env_filter(log_filter()).with_target(true).with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout())).init();
+}
+
+fn start(args: Args) -> Result<()> {
     let manifest = Manifest::load(&args.dist)?;
     let settings = Settings::from_args(args, Env::from_process(), &manifest)?;
     std::fs::create_dir_all(&settings.data)
@@ -51,9 +64,12 @@ fn start() -> Result<()> {
     if settings.mode == gate::manifest::Mode::Local {
         tracing::info!("modo local: un facilitador local verifica las firmas; no se mueve dinero real");
     }
-    run(
-        Arc::new(gate),
+    let live = Arc::new(Live::new(gate));
+    live.reload_on_sighup()?;
+    run_with_limits(
+        live,
         RunOptions { name: "gate", listen: &settings.listen, threads: settings.threads, data_dir: &settings.data },
+        settings.limits,
     )
 }
 
@@ -70,4 +86,15 @@ fn fill_fee_payers(mut gate: Gate, facilitator: &dyn gate::facilitator::Facilita
         tracing::warn!("el facilitador no admite {network} (sin feePayer en /supported): no se ofrece esa red");
     }
     Ok(gate)
+}
+
+/// `gate ventas`: the journal as a table or JSON.
+fn print_sales(args: &VentasArgs) -> Result<()> {
+    let report = gate::ventas::report(&args.data)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", gate::ventas::table(&report));
+    }
+    Ok(())
 }

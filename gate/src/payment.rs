@@ -8,21 +8,21 @@
 //! answers with the reason and delivers nothing, so nothing is charged without delivery and
 //! nothing is delivered without settlement.
 
-use std::collections::{BTreeMap, HashMap};
-use std::io::Write;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 use bytes::Bytes;
-use parking_lot::Mutex;
 use serde::Serialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::facilitator::{Facilitator, FacilitatorError};
+use crate::journal::{Accepted, Event, Failed, Handed, Settled};
 use crate::links::LinkSigner;
+use crate::sales::{PaidSale, Sales, Seen};
 use crate::manifest::Manifest;
 use crate::x402::evm::{check_exact, parse_exact_payload};
 use crate::x402::{PaymentPayload, PaymentRequired, PaymentRequirements, SettlementResponse};
@@ -111,8 +111,9 @@ pub struct Shop {
     base_url: String,
     facilitator: Arc<dyn Facilitator>,
     links: LinkSigner,
-    nonces: Nonces,
-    purchases: Option<Mutex<std::fs::File>>,
+    sales: Arc<Sales>,
+    /// The facilitator's `/supported` last applied, kept for reloads.
+    supported: Option<crate::x402::SupportedResponse>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -127,13 +128,29 @@ struct DownloadInfo {
 }
 
 impl Shop {
-    /// Builds the shop from the manifest. `purchases_log` (a JSON Lines file) records each sale.
+    /// Builds the shop from the manifest. `journal` (JSON Lines, see [`crate::journal`]) records
+    /// every purchase step and rebuilds the replay book at start; `None` keeps it in memory.
     pub fn new(
         dist: &Path,
         manifest: &Manifest,
         facilitator: Arc<dyn Facilitator>,
         links: LinkSigner,
-        purchases_log: Option<&Path>,
+        journal: Option<&Path>,
+    ) -> Result<Shop> {
+        let sales = match journal {
+            Some(path) => Sales::open(path)?,
+            None => Sales::in_memory(),
+        };
+        Shop::with_sales(dist, manifest, facilitator, links, Arc::new(sales))
+    }
+
+    /// Builds the shop around existing sales (a reload of `dist/` keeps the journal and book).
+    pub fn with_sales(
+        dist: &Path,
+        manifest: &Manifest,
+        facilitator: Arc<dyn Facilitator>,
+        links: LinkSigner,
+        sales: Arc<Sales>,
     ) -> Result<Shop> {
         let mut offers = BTreeMap::new();
         let mut downloads = BTreeMap::new();
@@ -163,25 +180,25 @@ impl Shop {
                 .collect();
             downloads.insert(slug.clone(), files);
         }
-        let purchases = match purchases_log {
-            Some(path) => Some(Mutex::new(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path)
-                    .with_context(|| format!("no se pudo abrir {}", path.display()))?,
-            )),
-            None => None,
-        };
         Ok(Shop {
             offers,
             downloads,
             base_url: manifest.servicio.base_url.trim_end_matches('/').to_owned(),
             facilitator,
             links,
-            nonces: Nonces::default(),
-            purchases,
+            sales,
+            supported: None,
         })
+    }
+
+    /// The journal and replay book, shared with a reloaded shop.
+    pub fn sales(&self) -> Arc<Sales> {
+        Arc::clone(&self.sales)
+    }
+
+    /// The facilitator's `/supported` applied to this shop, if any.
+    pub fn supported(&self) -> Option<&crate::x402::SupportedResponse> {
+        self.supported.as_ref()
     }
 
     pub fn links(&self) -> &LinkSigner {
@@ -218,6 +235,7 @@ impl Shop {
                 .and_then(|k| k.extra.as_ref()?.get("feePayer").filter(|v| v.is_string()).cloned())
         };
         let mut withdrawn = std::collections::BTreeSet::new();
+        self.supported = Some(supported.clone());
         for offer in self.offers.values_mut() {
             let pairs = std::mem::take(&mut offer.required.accepts).into_iter().zip(std::mem::take(&mut offer.accepts_raw));
             for (mut typed, mut raw) in pairs {
@@ -256,6 +274,11 @@ impl Shop {
     }
 
     /// Runs a purchase of `offer` paid with `payload`.
+    ///
+    /// Every step is journaled (fsync'd) before the next: `aceptado` before settling,
+    /// `liquidado` or `fallido` after, `entregado` before the body is handed back. A payment
+    /// already paid (same authorization, or same `payment-identifier`) and repeated with the
+    /// same payload for the same study is delivered again with fresh links and no settlement.
     pub async fn purchase(&self, offer: &Offer, payload: &PaymentPayload) -> Outcome {
         let now = now();
         let Some(index) = offer.accepts_raw.iter().position(|a| *a == payload.accepted) else {
@@ -269,30 +292,152 @@ impl Shop {
         let Some(requirements) = offer.required.accepts.get(index) else {
             return Err(Self::refuse(offer, 500, "error_interno", "Oferta inconsistente."));
         };
+        let id = payment_identifier(payload).map_err(|message| Self::refuse(offer, 400, "invalid_payment_identifier", message))?;
+        let huella = fingerprint(payload);
         let started = std::time::Instant::now();
         let check = self.check(offer, requirements, payload, now).await?;
-        let Some(reservation) = self.nonces.reserve(&check.replay_key, check.replay_until, now) else {
+        let reservation = match self.sales.reserve(&check.replay_key, id.as_deref(), &huella, check.replay_until, now) {
+            Ok(reservation) => reservation,
+            Err(seen) => return self.repeated(offer, requirements, &check, &huella, seen, started, now).await,
+        };
+        let key = check.replay_key.as_str();
+        let accepted = Accepted {
+            estudio: offer.slug.clone(),
+            vista: offer.view.clone(),
+            red: requirements.network.clone(),
+            pagador: check.payer.clone(),
+            nonce: check.nonce.clone(),
+            monto: requirements.amount.clone(),
+            activo: requirements.asset.clone(),
+            pagar_a: requirements.pay_to.clone(),
+            valido_hasta: check.replay_until,
+            huella: huella.clone(),
+            identificador: id.clone(),
+        };
+        if let Err(e) = self.sales.write(key, now, Event::Aceptado(accepted)).await {
+            tracing::error!("diario de ventas: no se pudo registrar la compra aceptada: {e}");
             return Err(Self::refuse(
                 offer,
-                402,
-                "invalid_exact_evm_nonce_already_used",
-                "Esta autorización de pago ya se usó o se está usando en otra compra; firme una nueva (nonce nuevo).",
+                503,
+                "diario_no_disponible",
+                "No se pudo registrar la compra antes de cobrarla; no se cobró nada. Reintente en unos minutos con la misma firma.",
             ));
+        }
+        let check_ms = ms_since(started);
+        let started = std::time::Instant::now();
+        let body = match self.produce(offer, requirements, &check.payer, now).await {
+            Ok(body) => body,
+            Err(e) => {
+                tracing::error!(estudio = %offer.slug, "no se pudo armar la respuesta: {e:#}");
+                let refusal =
+                    Self::refuse(offer, 500, "error_interno", "No se pudo armar el estudio; no se cobró nada. Intente de nuevo.");
+                self.journal_failure(key, &refusal, false).await;
+                return Err(refusal);
+            }
         };
+        let produce_ms = ms_since(started);
+        let started = std::time::Instant::now();
+        let settlement = match self.settle(offer, requirements, payload).await {
+            Ok(settlement) => settlement,
+            Err(refusal) => {
+                // No answer in time (503): the settlement may still have happened.
+                self.journal_failure(key, &refusal, refusal.status == 503).await;
+                return Err(refusal);
+            }
+        };
+        let settle_ms = ms_since(started);
+        tracing::info!(target: "compras", estudio = %offer.slug, vista = %offer.view, red = %requirements.network, transaccion = %settlement.transaction, "venta liquidada");
+        let settled = Settled {
+            transaccion: settlement.transaction.clone(),
+            red: if settlement.network.is_empty() { requirements.network.clone() } else { settlement.network.clone() },
+            pagador: settlement.payer.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| check.payer.clone()),
+        };
+        if let Err(e) = self.sales.write(key, self::now(), Event::Liquidado(settled)).await {
+            // The money moved: deliver anyway, and say loudly what the journal misses.
+            tracing::error!(compra = key, transaccion = %settlement.transaction, "diario de ventas: no se pudo registrar la liquidación: {e}");
+        }
+        self.sales.crash_point_after_settle().await;
+        reservation.commit(PaidSale {
+            huella,
+            estudio: offer.slug.clone(),
+            vista: offer.view.clone(),
+            settlement: settlement.clone(),
+        });
+        let body = self.with_payment(body, &settlement);
+        self.journal_handed(key, Event::Entregado(Handed { transaccion: settlement.transaction.clone(), bytes: body.len() as u64 }))
+            .await;
+        let timing = Timing { check_ms, produce_ms, settle_ms };
+        Ok(Delivery { body, settlement, timing })
+    }
+
+    /// A payment the book already knows: delivered again when it is the same payload for the
+    /// same study and already paid; otherwise a conflict, and nothing is charged.
+    #[allow(clippy::too_many_arguments)]
+    async fn repeated(
+        &self,
+        offer: &Offer,
+        requirements: &PaymentRequirements,
+        check: &Checked,
+        huella: &str,
+        seen: Seen,
+        started: std::time::Instant,
+        now: u64,
+    ) -> Outcome {
+        let sale = match seen {
+            Seen::InFlight => {
+                return Err(Self::refuse(
+                    offer,
+                    409,
+                    "pago_en_curso",
+                    "Este pago se está procesando en otra solicitud; espere unos segundos y repita el mismo pedido para recibir el estudio sin pagar de nuevo.",
+                ));
+            }
+            Seen::IdConflict => {
+                return Err(Self::refuse(
+                    offer,
+                    409,
+                    "identificador_en_conflicto",
+                    "Este payment-identifier ya se usó con otro pago; use un identificador nuevo para un pago nuevo.",
+                ));
+            }
+            Seen::Paid(sale) => sale,
+        };
+        if sale.huella != huella || sale.estudio != offer.slug || sale.vista != offer.view {
+            return Err(Self::refuse(
+                offer,
+                409,
+                "pago_ya_usado",
+                "Esta autorización de pago ya pagó otra compra; para comprar esto firme una nueva (nonce nuevo). Para recuperar aquella compra repita exactamente el mismo pedido.",
+            ));
+        }
         let check_ms = ms_since(started);
         let started = std::time::Instant::now();
         let body = self.produce(offer, requirements, &check.payer, now).await.map_err(|e| {
             tracing::error!(estudio = %offer.slug, "no se pudo armar la respuesta: {e:#}");
-            Self::refuse(offer, 500, "error_interno", "No se pudo armar el estudio; no se cobró nada. Intente de nuevo.")
+            Self::refuse(offer, 500, "error_interno", "No se pudo armar el estudio; su pago ya está registrado: repita el mismo pedido.")
         })?;
         let produce_ms = ms_since(started);
-        let started = std::time::Instant::now();
-        let settlement = self.settle(offer, requirements, payload).await?;
-        let settle_ms = ms_since(started);
-        reservation.commit();
-        self.record(offer, requirements, &check.payer, payload, &settlement, now);
-        let timing = Timing { check_ms, produce_ms, settle_ms };
-        Ok(Delivery { body: self.with_payment(body, &settlement), settlement, timing })
+        let body = self.with_payment(body, &sale.settlement);
+        tracing::info!(target: "compras", estudio = %offer.slug, transaccion = %sale.settlement.transaction, "compra ya pagada entregada de nuevo, sin liquidar otra vez");
+        self.journal_handed(
+            &check.replay_key,
+            Event::Reentregado(Handed { transaccion: sale.settlement.transaction.clone(), bytes: body.len() as u64 }),
+        )
+        .await;
+        Ok(Delivery { body, settlement: sale.settlement.clone(), timing: Timing { check_ms, produce_ms, settle_ms: 0.0 } })
+    }
+
+    async fn journal_failure(&self, key: &str, refusal: &Refusal, uncertain: bool) {
+        let failed = Failed { motivo: refusal.code.clone(), mensaje: refusal.message.clone(), incierto: uncertain };
+        if let Err(e) = self.sales.write(key, now(), Event::Fallido(failed)).await {
+            tracing::error!(compra = key, "diario de ventas: no se pudo registrar el fallo: {e}");
+        }
+    }
+
+    async fn journal_handed(&self, key: &str, event: Event) {
+        if let Err(e) = self.sales.write(key, now(), event).await {
+            tracing::error!(compra = key, "diario de ventas: no se pudo registrar la entrega: {e}");
+        }
     }
 
     /// Local verification (EVM) or the facilitator's `/verify` (other networks).
@@ -312,6 +457,7 @@ impl Shop {
             return Ok(Checked {
                 payer: payer.to_checksum(None),
                 replay_key: format!("{}|{:#x}|{:#x}", requirements.network, auth.from, auth.nonce),
+                nonce: format!("{:#x}", auth.nonce),
                 replay_until: auth.valid_before,
             });
         }
@@ -329,6 +475,7 @@ impl Shop {
         Ok(Checked {
             payer: verified.payer.unwrap_or_default(),
             replay_key: format!("{}|{}", requirements.network, hex::encode(digest)),
+            nonce: hex::encode(digest),
             replay_until: now + NON_EVM_REPLAY_SECONDS,
         })
     }
@@ -421,34 +568,13 @@ impl Shop {
         }
         Bytes::from(body)
     }
-
-    /// Appends the sale to the purchases log (what the privacy notice says is kept).
-    fn record(
-        &self,
-        offer: &Offer,
-        requirements: &PaymentRequirements,
-        payer: &str,
-        payload: &PaymentPayload,
-        settlement: &SettlementResponse,
-        now: u64,
-    ) {
-        tracing::info!(target: "compras", estudio = %offer.slug, vista = %offer.view, red = %requirements.network, transaccion = %settlement.transaction, "venta liquidada");
-        let Some(log) = &self.purchases else { return };
-        let nonce = payload.payload.pointer("/authorization/nonce").and_then(Value::as_str).unwrap_or("");
-        let line = json!({
-            "fecha": iso8601(now), "estudio": offer.slug, "vista": offer.view, "red": requirements.network,
-            "pagador": payer, "nonce": nonce, "monto": requirements.amount, "transaccion": settlement.transaction,
-        });
-        let mut file = log.lock();
-        if let Err(e) = writeln!(file, "{line}") {
-            tracing::error!("no se pudo registrar la venta: {e}");
-        }
-    }
 }
 
 struct Checked {
     payer: String,
     replay_key: String,
+    /// The authorization's nonce (non-EVM: the payload digest).
+    nonce: String,
     replay_until: u64,
 }
 
@@ -468,57 +594,33 @@ fn facilitator_refusal(offer: &Offer, error: &FacilitatorError) -> Refusal {
     )
 }
 
-/// Authorizations seen: in flight while a purchase runs, used once settled.
-#[derive(Default)]
-struct Nonces {
-    map: Arc<Mutex<HashMap<String, NonceState>>>,
-}
+/// Length limits of a `payment-identifier` id (`reference/x402.md` §12).
+const ID_CHARS: std::ops::RangeInclusive<usize> = 16..=128;
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum NonceState {
-    InFlight,
-    Used { until: u64 },
-}
-
-/// Most entries before expired ones are swept.
-const SWEEP_ABOVE: usize = 10_000;
-
-impl Nonces {
-    /// Reserves a key, or `None` if it is in flight or already used.
-    fn reserve(&self, key: &str, until: u64, now: u64) -> Option<Reservation> {
-        let mut map = self.map.lock();
-        if map.len() > SWEEP_ABOVE {
-            map.retain(|_, state| !matches!(state, NonceState::Used { until } if *until < now));
-        }
-        if map.contains_key(key) {
-            return None;
-        }
-        map.insert(key.to_owned(), NonceState::InFlight);
-        Some(Reservation { map: Arc::clone(&self.map), key: key.to_owned(), until, committed: false })
+/// The buyer's idempotency key from the x402 `payment-identifier` extension, if sent.
+pub fn payment_identifier(payload: &PaymentPayload) -> std::result::Result<Option<String>, String> {
+    let Some(extension) = payload.extensions.as_ref().and_then(|e| e.get("payment-identifier")) else {
+        return Ok(None);
+    };
+    let id = extension.pointer("/info/id").and_then(Value::as_str).ok_or_else(|| {
+        "La extensión payment-identifier debe traer info.id (texto de 16 a 128 caracteres).".to_owned()
+    })?;
+    let valid_chars = id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if !ID_CHARS.contains(&id.len()) || !valid_chars {
+        return Err(format!(
+            "payment-identifier info.id debe tener de {} a {} caracteres (letras, dígitos, - o _); tiene {}.",
+            ID_CHARS.start(),
+            ID_CHARS.end(),
+            id.chars().count()
+        ));
     }
+    Ok(Some(id.to_owned()))
 }
 
-/// A reserved authorization: released if the purchase fails, kept as used if it settles.
-struct Reservation {
-    map: Arc<Mutex<HashMap<String, NonceState>>>,
-    key: String,
-    until: u64,
-    committed: bool,
-}
-
-impl Reservation {
-    fn commit(mut self) {
-        self.map.lock().insert(self.key.clone(), NonceState::Used { until: self.until });
-        self.committed = true;
-    }
-}
-
-impl Drop for Reservation {
-    fn drop(&mut self) {
-        if !self.committed {
-            self.map.lock().remove(&self.key);
-        }
-    }
+/// sha256 of a payment payload as decoded: tells a repeated request from a different one.
+pub fn fingerprint(payload: &PaymentPayload) -> String {
+    let bytes = serde_json::to_vec(payload).unwrap_or_default();
+    hex::encode(Sha256::digest(&bytes))
 }
 
 /// `2026-11-29T12:00:00Z` from Unix seconds (UTC, proleptic Gregorian).
@@ -547,16 +649,5 @@ mod tests {
         assert_eq!(iso8601(0), "1970-01-01T00:00:00Z");
         assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20Z");
         assert_eq!(iso8601(1_709_164_800), "2024-02-29T00:00:00Z");
-    }
-
-    #[test]
-    fn a_reservation_is_released_unless_committed() {
-        let nonces = Nonces::default();
-        let r = nonces.reserve("k", 100, 0).unwrap();
-        assert!(nonces.reserve("k", 100, 0).is_none(), "in flight");
-        drop(r);
-        let r = nonces.reserve("k", 100, 0).unwrap();
-        r.commit();
-        assert!(nonces.reserve("k", 100, 0).is_none(), "used");
     }
 }

@@ -53,8 +53,12 @@ impl Gate {
         purchases_log: Option<&Path>,
     ) -> anyhow::Result<Gate> {
         let manifest = Manifest::load(dist)?;
-        let statics = Statics::load(dist, &manifest)?;
         let shop = Shop::new(dist, &manifest, facilitator, links, purchases_log)?;
+        Gate::load_parts(dist, manifest, shop)
+    }
+
+    fn load_parts(dist: &Path, manifest: Manifest, shop: Shop) -> anyhow::Result<Gate> {
+        let statics = Statics::load(dist, &manifest)?;
         let how_to_buy = statics
             .get("/")
             .and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok())
@@ -72,6 +76,21 @@ impl Gate {
             mcp,
         };
         gate.precompute_unpaid();
+        Ok(gate)
+    }
+
+    /// Loads `dist/` again (a new build swapped in) into a new gate that keeps this one's
+    /// facilitator, link key, journal and replay book, and its Solana fee payers.
+    pub fn reload(&self) -> anyhow::Result<Gate> {
+        let old = &self.shop;
+        let manifest = Manifest::load(&self.dist)?;
+        let mut shop = Shop::with_sales(&self.dist, &manifest, Arc::clone(old.facilitator()), old.links().clone(), old.sales())?;
+        if let Some(supported) = old.supported() {
+            shop.apply_fee_payers(&supported.clone());
+        }
+        let mut gate = Gate::load_parts(&self.dist, manifest, shop)?;
+        // The MCP allow-list (flags and environment) carries over; a new base_url needs a restart.
+        gate.mcp.allowed = self.mcp.allowed.clone();
         Ok(gate)
     }
 

@@ -142,3 +142,50 @@ struct Urls {
     ficha: String,
     comprar: String,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::router::body_bytes;
+
+    /// A small index in the shape the generator writes.
+    fn index() -> SearchIndex {
+        serde_json::from_value(json!({
+            "campos": [{"campo": "nombre", "peso": 3.0}, {"campo": "marcas", "peso": 3.0}, {"campo": "industria", "peso": 2.0}, {"campo": "preguntas", "peso": 1.5}, {"campo": "descripcion", "peso": 1.0}],
+            "documentos": [
+                {"slug": "banca-2026", "nombre": "Banca", "nombre_en": "Banking", "industria": "Banca", "pais": ["AR"], "marcas": ["Banco Nación"], "marcas_terminos": [["banco", "nacion"]]},
+                {"slug": "hoteles-2026", "nombre": "Hoteles", "nombre_en": "Hotels", "industria": "Turismo", "pais": ["AR", "CL"], "marcas": [], "marcas_terminos": []}
+            ],
+            "terminos": {"banca": [[0, 0, 2]], "banco": [[0, 1, 1]], "nacion": [[0, 1, 1]], "hoteles": [[1, 0, 1]], "turismo": [[1, 2, 1]]}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_known_term_finds_its_study() {
+        let reply = answer(&index(), "http://x", Some("q=Banca"));
+        assert_eq!(reply.status, 200);
+        let body: serde_json::Value = serde_json::from_slice(body_bytes(&reply).unwrap()).unwrap();
+        assert_eq!(body["resultados"][0]["slug"], "banca-2026");
+    }
+
+    proptest::proptest! {
+        /// Any raw query string: 200 with results from the index, or 400 JSON; never a panic.
+        #[test]
+        fn arbitrary_queries_get_an_answer(raw in "\\PC{0,700}", encoded in "[%a-zA-Z0-9+&=]{0,700}") {
+            let index = index();
+            for query in [format!("q={raw}"), encoded.clone(), raw.clone()] {
+                let reply = answer(&index, "http://x", Some(&query));
+                proptest::prop_assert!(reply.status == 200 || reply.status == 400, "{}", reply.status);
+                let body: serde_json::Value = serde_json::from_slice(body_bytes(&reply).unwrap()).unwrap();
+                if reply.status == 200 {
+                    for hit in body["resultados"].as_array().unwrap() {
+                        proptest::prop_assert!(["banca-2026", "hoteles-2026"].contains(&hit["slug"].as_str().unwrap()));
+                    }
+                } else {
+                    proptest::prop_assert!(body["error"].is_string());
+                }
+            }
+        }
+    }
+}

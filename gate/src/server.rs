@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 use std::os::fd::IntoRawFd;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use async_trait::async_trait;
@@ -31,8 +31,51 @@ use crate::response::{ALLOW_HEADERS, Body, EXPOSE_HEADERS, JSON, Reply};
 
 /// Size of each chunk when streaming a file.
 const CHUNK: usize = 256 * 1024;
-/// Idle keep-alive between requests, in seconds.
+/// Idle keep-alive between requests, in seconds (the head deadline of [`Limits`] also caps it).
 const KEEPALIVE_SECONDS: u64 = 60;
+
+/// What one client may send or hold, so a hostile or broken one cannot starve the others.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Deadline to receive a whole request head, and then its whole body (slow clients, and
+    /// idle keep-alive connections, are closed after it).
+    pub read_timeout: Duration,
+    /// Largest request head (request target plus header names and values), bytes; 431 above.
+    pub max_head_bytes: usize,
+    /// Longest request target (path and query), bytes; 414 above.
+    pub max_uri_bytes: usize,
+    /// Connections served at once; a request on a connection beyond them gets 503 and a close.
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { read_timeout: Duration::from_secs(15), max_head_bytes: 48 * 1024, max_uri_bytes: 16 * 1024, max_connections: 1024 }
+    }
+}
+
+impl Limits {
+    /// The refusal for a request head over the limits, if it is.
+    fn refuse_head(&self, head: &RequestHeader) -> Option<Reply> {
+        let uri = head.uri.path_and_query().map_or(0, |pq| pq.as_str().len());
+        if uri > self.max_uri_bytes {
+            return Some(Reply::error(
+                414,
+                "uri_demasiado_larga",
+                format!("La ruta con su consulta mide {uri} bytes; el máximo es {}.", self.max_uri_bytes),
+            ));
+        }
+        let head_bytes: usize = uri + head.headers.iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum::<usize>();
+        if head_bytes > self.max_head_bytes {
+            return Some(Reply::error(
+                431,
+                "encabezados_demasiado_grandes",
+                format!("Los encabezados miden {head_bytes} bytes; el máximo es {}.", self.max_head_bytes),
+            ));
+        }
+        None
+    }
+}
 
 /// A request as routes see it: the parsed head and the whole (bounded) body.
 pub struct Request<'a> {
@@ -73,11 +116,18 @@ pub trait Handler: Send + Sync + 'static {
 /// The Pingora application around a [`Handler`].
 pub struct App<H> {
     handler: Arc<H>,
+    limits: Limits,
+    connections: Arc<tokio::sync::Semaphore>,
 }
 
 impl<H: Handler> App<H> {
     pub fn new(handler: Arc<H>) -> Self {
-        App { handler }
+        App::with_limits(handler, Limits::default())
+    }
+
+    pub fn with_limits(handler: Arc<H>, limits: Limits) -> Self {
+        let connections = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+        App { handler, limits, connections }
     }
 }
 
@@ -88,30 +138,52 @@ impl<H: Handler> HttpServerApp for App<H> {
         mut session: ServerSession,
         shutdown: &ShutdownWatch,
     ) -> Option<ReusedHttpStream> {
-        match session.read_request().await {
-            Ok(true) => {}
+        // Held while this connection is being served (including waiting for its next request).
+        let permit = Arc::clone(&self.connections).try_acquire_owned().ok();
+        let limits = &self.limits;
+        session.set_read_timeout(Some(limits.read_timeout));
+        match tokio::time::timeout(limits.read_timeout, session.read_request()).await {
+            Ok(Ok(true)) => {}
             _ => return None,
         }
         let started = Instant::now();
-        let keepalive = if *shutdown.borrow() { None } else { Some(KEEPALIVE_SECONDS) };
+        let refused = match permit {
+            None => Some(
+                Reply::error(503, "demasiadas_conexiones", "El servidor atiende demasiadas conexiones; reintente en un momento.")
+                    .with_header("Retry-After", "1".to_owned()),
+            ),
+            Some(_) => limits.refuse_head(session.req_header()),
+        };
+        let keepalive = if *shutdown.borrow() || refused.is_some() { None } else { Some(KEEPALIVE_SECONDS) };
         session.set_keepalive(keepalive);
 
-        let reply = match read_body(&mut session, self.handler.body_limit()).await {
-            Ok(body) => {
-                let request = Request { head: session.req_header(), body };
-                self.handler.handle(&request).await
-            }
-            Err(BodyError::TooLarge) => Reply::error(
-                413,
-                "cuerpo_demasiado_grande",
-                format!("El cuerpo supera {} bytes.", self.handler.body_limit()),
-            ),
-            Err(BodyError::Io) => return None,
+        let reply = match refused {
+            Some(reply) => reply,
+            None => match tokio::time::timeout(limits.read_timeout, read_body(&mut session, self.handler.body_limit())).await {
+                Ok(Ok(body)) => {
+                    let request = Request { head: session.req_header(), body };
+                    self.handler.handle(&request).await
+                }
+                Ok(Err(BodyError::TooLarge)) => {
+                    session.set_keepalive(None);
+                    Reply::error(
+                        413,
+                        "cuerpo_demasiado_grande",
+                        format!("El cuerpo supera {} bytes.", self.handler.body_limit()),
+                    )
+                }
+                Ok(Err(BodyError::Io)) | Err(_) => return None,
+            },
         };
         let head_only = session.req_header().method == Method::HEAD;
         let status = reply.status;
         let written = write_reply(&mut session, reply, head_only).await;
         log_access(&session, status, *written.as_ref().unwrap_or(&0), started);
+        if status == 413 {
+            // Read what is left of the refused body for a moment (a lingering close), so
+            // closing with unread data does not reset the connection before the client reads the 413.
+            let _ = tokio::time::timeout(Duration::from_secs(1), session.drain_request_body()).await;
+        }
         written.ok()?;
         let persistent = HttpPersistentSettings::for_session(&session);
         match session.finish().await {
@@ -233,6 +305,11 @@ pub struct RunOptions<'a> {
 /// Runs a handler as a Pingora server until SIGTERM or SIGINT (graceful, about 1 s) or SIGQUIT
 /// (graceful upgrade: a new process started with the same `--data` takes the socket over).
 pub fn run<H: Handler>(handler: Arc<H>, options: RunOptions<'_>) -> Result<()> {
+    run_with_limits(handler, options, Limits::default())
+}
+
+/// [`run`] with explicit [`Limits`].
+pub fn run_with_limits<H: Handler>(handler: Arc<H>, options: RunOptions<'_>, limits: Limits) -> Result<()> {
     std::fs::create_dir_all(options.data_dir)
         .with_context(|| format!("no se pudo crear {}", options.data_dir.display()))?;
     let data = options.data_dir.canonicalize()?;
@@ -246,7 +323,7 @@ pub fn run<H: Handler>(handler: Arc<H>, options: RunOptions<'_>) -> Result<()> {
     };
     let mut server = Server::new_with_opt_and_conf(None, conf);
     server.bootstrap();
-    let mut service = Service::new(options.name.to_owned(), App::new(handler));
+    let mut service = Service::new(options.name.to_owned(), App::with_limits(handler, limits));
     service.add_tcp(options.listen);
     server.add_service(service);
     let pid_file = data.join(format!("{}.pid", options.name));
@@ -310,6 +387,11 @@ impl Drop for Running {
 /// The socket is bound here and handed to Pingora as an inherited descriptor (the path a
 /// graceful upgrade takes), so the port is known and race-free.
 pub fn spawn<H: Handler>(handler: Arc<H>, threads: usize) -> Result<Running> {
+    spawn_with_limits(handler, threads, Limits::default())
+}
+
+/// [`spawn`] with explicit [`Limits`].
+pub fn spawn_with_limits<H: Handler>(handler: Arc<H>, threads: usize, limits: Limits) -> Result<Running> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
@@ -321,7 +403,7 @@ pub fn spawn<H: Handler>(handler: Arc<H>, threads: usize) -> Result<Running> {
         .enable_all()
         .build()?;
     let thread = std::thread::Builder::new().name(format!("gate-{}", addr.port())).spawn(move || {
-        let mut service = Service::new("gate-test".to_owned(), App::new(handler));
+        let mut service = Service::new("gate-test".to_owned(), App::with_limits(handler, limits));
         service.add_tcp(&addr.to_string());
         let fds = Arc::new(parking_lot::Mutex::new(fds));
         runtime.block_on(service.start_service(Some(fds), watch, 1));

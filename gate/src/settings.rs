@@ -28,13 +28,15 @@ pub const FACILITATOR_AUTH_ENV: &str = "GATE_FACILITATOR_AUTH";
 pub const FACILITATOR_TIMEOUT_ENV: &str = "GATE_FACILITATOR_TIMEOUT";
 /// Ledger of the embedded local facilitator, in the data folder.
 pub const LOCAL_LEDGER_FILE: &str = "libro-local.json";
-/// Sales log, in the data folder.
-pub const PURCHASES_FILE: &str = "compras.jsonl";
+/// Sales journal, in the data folder (see [`crate::journal`]).
+pub const PURCHASES_FILE: &str = crate::journal::JOURNAL_FILE;
 
 /// What the user typed.
 #[derive(Debug, Parser)]
 #[command(name = "gate", version, about = "Sirve dist/, vende los estudios con x402 v2 y protege las descargas.")]
 pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<Command>,
     /// Output of `generator build`.
     #[arg(long, default_value = "./dist")]
     pub dist: PathBuf,
@@ -54,6 +56,29 @@ pub struct Args {
     /// (overrides GATE_MCP_HOSTS; localhost forms and the host of base_url are always allowed).
     #[arg(long)]
     pub mcp_hosts: Option<String>,
+    /// Connections served at once; beyond them a request gets 503.
+    #[arg(long, default_value_t = 1024)]
+    pub max_conexiones: usize,
+    /// Seconds a client has to send a request head, and then its body (slow clients and idle keep-alive end there).
+    #[arg(long, default_value_t = 15.0)]
+    pub limite_lectura: f64,
+}
+
+/// Subcommands besides serving.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Prints the sales in the journal (`--data`/ventas.jsonl) with totals by study, network and day.
+    Ventas(VentasArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct VentasArgs {
+    /// The gate's data folder.
+    #[arg(long, default_value = "./var")]
+    pub data: PathBuf,
+    /// JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Validated settings.
@@ -68,6 +93,7 @@ pub struct Settings {
     pub link_lifetime_seconds: u64,
     /// Extra hosts for the MCP Host/Origin allow-list.
     pub mcp_hosts: Vec<String>,
+    pub limits: crate::server::Limits,
 }
 
 /// Which facilitator settles payments.
@@ -110,6 +136,17 @@ impl Settings {
             Some(n) => n,
             None => std::thread::available_parallelism().map(usize::from).unwrap_or(1),
         };
+        if args.max_conexiones == 0 {
+            bail!("--max-conexiones debe ser al menos 1");
+        }
+        if !(args.limite_lectura > 0.0 && args.limite_lectura <= 3600.0) {
+            bail!("--limite-lectura: se esperan segundos entre 0 y 3600");
+        }
+        let limits = crate::server::Limits {
+            read_timeout: Duration::from_secs_f64(args.limite_lectura),
+            max_connections: args.max_conexiones,
+            ..crate::server::Limits::default()
+        };
         let mode = manifest.mode()?;
         let url = args.facilitador.or(env.facilitator_url).filter(|u| !u.is_empty());
         let timeout = match env.facilitator_timeout.as_deref() {
@@ -145,6 +182,7 @@ impl Settings {
             link_secret,
             link_lifetime_seconds: manifest.servicio.vigencia_enlaces_dias * 86_400,
             mcp_hosts,
+            limits,
         })
     }
 

@@ -239,7 +239,11 @@ async fn the_402_carries_the_fee_payer_and_a_solana_payment_is_verified_then_set
     assert_eq!((facilitator.verifies.load(Ordering::SeqCst), facilitator.settles.load(Ordering::SeqCst)), (1, 1));
 
     let replay = http.get(&url).header("PAYMENT-SIGNATURE", encode_json(&payment)).send().await.expect("replay");
-    assert_eq!(replay.status(), 402, "the same transaction is not sold twice");
+    assert_eq!(replay.status(), 200, "a buyer who lost the answer gets the study again");
+    assert_eq!(decode_header(replay.headers()["payment-response"].to_str().expect("ascii")), receipt, "the first receipt");
+    let other = format!("{}/estudio/farma-2026?vista=resumen", server.url());
+    let elsewhere = http.get(&other).header("PAYMENT-SIGNATURE", encode_json(&payment)).send().await.expect("elsewhere");
+    assert_eq!(elsewhere.status(), 409, "the same transaction does not buy another study");
     assert_eq!(facilitator.settles.load(Ordering::SeqCst), 1, "no second settlement");
 }
 

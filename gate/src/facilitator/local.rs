@@ -158,13 +158,19 @@ impl LocalFacilitator {
         }
     }
 
-    /// Writes the ledger atomically (temporary file, then rename).
+    /// Writes the ledger atomically and durably (temporary file, fsync, rename), so a
+    /// settlement survives a crash or a kill right after it.
     fn save(&self, ledger: &Ledger) {
         let Some(path) = &self.config.ledger_file else { return };
         let tmp = path.with_extension("json.nuevo");
         let result = serde_json::to_vec_pretty(ledger)
             .map_err(std::io::Error::other)
-            .and_then(|bytes| std::fs::write(&tmp, bytes))
+            .and_then(|bytes| {
+                use std::io::Write as _;
+                let mut file = std::fs::File::create(&tmp)?;
+                file.write_all(&bytes)?;
+                file.sync_all()
+            })
             .and_then(|()| std::fs::rename(&tmp, path));
         if let Err(e) = result {
             tracing::error!("facilitador local: no se pudo guardar el libro {}: {e}", path.display());

@@ -135,4 +135,37 @@ mod tests {
         assert_eq!(DecodeError::WrongVersion(Some(1)).code(), "invalid_x402_version");
         assert_eq!(DecodeError::NotBase64.code(), "invalid_payload");
     }
+
+    proptest::proptest! {
+        /// Any bytes at all: an answer, never a panic; a rejection always has a reason code.
+        #[test]
+        fn arbitrary_bytes_never_panic(raw in proptest::collection::vec(proptest::num::u8::ANY, 0..2048)) {
+            if let Err(e) = decode_payment_signature(&raw) {
+                proptest::prop_assert!(!e.code().is_empty());
+                proptest::prop_assert!(!e.to_string().is_empty());
+            }
+        }
+
+        /// Base64 of arbitrary text (valid base64, rarely JSON): still an answer.
+        #[test]
+        fn arbitrary_base64_never_panics(text in "\\PC{0,600}") {
+            let _ = decode_payment_signature(STANDARD.encode(text.as_bytes()).as_bytes());
+        }
+
+        /// Every well-formed v2 payload survives encode → decode unchanged.
+        #[test]
+        fn payloads_round_trip(
+            scheme in "[a-z]{1,12}",
+            network in "[a-z0-9:]{1,24}",
+            signature in "0x[0-9a-f]{0,130}",
+            extra in proptest::option::of("\\PC{0,40}"),
+        ) {
+            let mut v = json!({"x402Version": 2, "accepted": {"scheme": scheme, "network": network}, "payload": {"signature": signature}});
+            if let Some(extra) = extra {
+                v["extensions"] = json!({"payment-identifier": {"info": {"id": extra}}});
+            }
+            let decoded = decode_payment_signature(b64(&v).as_bytes()).unwrap();
+            proptest::prop_assert_eq!(serde_json::to_value(&decoded).unwrap(), v);
+        }
+    }
 }

@@ -64,7 +64,7 @@ pub fn start_local(dist: &Path) -> TestGate {
 /// The gate over `dist` settling through any facilitator.
 pub fn start_with(dist: &Path, facilitator: Arc<dyn Facilitator>) -> TestGate {
     let data = tempfile::tempdir().expect("data dir");
-    let log = data.path().join("compras.jsonl");
+    let log = data.path().join(gate::journal::JOURNAL_FILE);
     let gate = Gate::load(dist, facilitator, links(), Some(&log)).expect("gate loads dist/");
     let server = spawn(Arc::new(gate), 2).expect("gate starts");
     TestGate { server, data, local: None }

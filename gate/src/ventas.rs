@@ -1,0 +1,174 @@
+//! `gate ventas`: the sales journal as a publisher reads it to reconcile with the chain:
+//! every settled sale (who, what, where, which transaction, delivered or not), totals by
+//! study, network and day, purchases left pending by a crash, and failures by reason.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::journal::{self, Pending, Sale};
+
+/// The whole report, as `--json` prints it.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub diario: String,
+    pub ventas: Vec<Sale>,
+    pub totales: Totals,
+    /// Accepted purchases with no settlement result: check their nonce on chain.
+    pub pendientes: Vec<Pending>,
+    /// Failed attempts (nothing charged) by reason.
+    pub fallidas: BTreeMap<String, u64>,
+    /// Torn or unreadable lines skipped.
+    pub avisos: Vec<String>,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Totals {
+    pub general: Total,
+    pub por_estudio: BTreeMap<String, Total>,
+    pub por_red: BTreeMap<String, Total>,
+    /// By UTC day, `YYYY-MM-DD`.
+    pub por_dia: BTreeMap<String, Total>,
+}
+
+/// A count and a sum. `monto` is in the asset's atomic units; `usdc` assumes 6 decimals.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Total {
+    pub ventas: u64,
+    pub monto: String,
+    pub usdc: String,
+    #[serde(skip)]
+    units: u128,
+}
+
+impl Total {
+    fn add(&mut self, amount: &str) {
+        self.ventas += 1;
+        self.units += amount.parse::<u128>().unwrap_or(0);
+        self.monto = self.units.to_string();
+        self.usdc = usdc(self.units);
+    }
+}
+
+/// Atomic units of a 6-decimal asset as a decimal amount with at least 2 decimals.
+pub fn usdc(units: u128) -> String {
+    let whole = units / 1_000_000;
+    let mut fraction = format!("{:06}", units % 1_000_000);
+    while fraction.len() > 2 && fraction.ends_with('0') {
+        fraction.pop();
+    }
+    format!("{whole}.{fraction}")
+}
+
+/// Reads the journal in `data` (without changing it) into a report.
+pub fn report(data: &Path) -> Result<Report> {
+    let path = data.join(journal::JOURNAL_FILE);
+    let contents = journal::read(&path)?;
+    let ledger = journal::fold(&contents.records);
+    let mut totales = Totals { general: Total { monto: "0".into(), usdc: usdc(0), ..Total::default() }, ..Totals::default() };
+    for sale in &ledger.sales {
+        totales.general.add(&sale.monto);
+        totales.por_estudio.entry(sale.estudio.clone()).or_default().add(&sale.monto);
+        totales.por_red.entry(sale.red.clone()).or_default().add(&sale.monto);
+        let day = sale.fecha.get(..10).unwrap_or(&sale.fecha).to_owned();
+        totales.por_dia.entry(day).or_default().add(&sale.monto);
+    }
+    Ok(Report {
+        diario: path.display().to_string(),
+        ventas: ledger.sales,
+        totales,
+        pendientes: ledger.pending,
+        fallidas: ledger.failures,
+        avisos: contents.warnings,
+    })
+}
+
+/// The report as text tables.
+pub fn table(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Diario: {}", report.diario);
+    for warning in &report.avisos {
+        let _ = writeln!(out, "aviso: {warning}");
+    }
+    let _ = writeln!(out, "\nVentas liquidadas: {}", report.ventas.len());
+    let rows: Vec<[String; 8]> = report
+        .ventas
+        .iter()
+        .map(|s| {
+            [
+                s.fecha.clone(),
+                s.estudio.clone(),
+                s.vista.clone(),
+                s.red.clone(),
+                s.pagador.clone(),
+                usdc(s.monto.parse().unwrap_or(0)),
+                s.transaccion.clone(),
+                match (s.entregado, s.reentregas) {
+                    (false, _) => "no".to_owned(),
+                    (true, 0) => "sí".to_owned(),
+                    (true, n) => format!("sí (+{n})"),
+                },
+            ]
+        })
+        .collect();
+    write_table(&mut out, &["fecha", "estudio", "vista", "red", "pagador", "USDC", "transacción", "entregado"], &rows);
+    for (title, totals) in [
+        ("estudio", &report.totales.por_estudio),
+        ("red", &report.totales.por_red),
+        ("día", &report.totales.por_dia),
+    ] {
+        let _ = writeln!(out, "\nTotales por {title}");
+        let mut rows: Vec<[String; 3]> =
+            totals.iter().map(|(k, t)| [k.clone(), t.ventas.to_string(), t.usdc.clone()]).collect();
+        rows.push(["total".into(), report.totales.general.ventas.to_string(), report.totales.general.usdc.clone()]);
+        write_table(&mut out, &[title, "ventas", "USDC"], &rows);
+    }
+    if !report.pendientes.is_empty() {
+        let _ = writeln!(out, "\nPendientes de conciliar (aceptadas sin resultado de liquidación): {}", report.pendientes.len());
+        let rows: Vec<[String; 5]> = report
+            .pendientes
+            .iter()
+            .map(|p| [p.fecha.clone(), p.estudio.clone(), p.red.clone(), p.pagador.clone(), p.compra.clone()])
+            .collect();
+        write_table(&mut out, &["fecha", "estudio", "red", "pagador", "compra"], &rows);
+    }
+    if !report.fallidas.is_empty() {
+        let _ = writeln!(out, "\nIntentos fallidos (nada cobrado)");
+        let rows: Vec<[String; 2]> = report.fallidas.iter().map(|(k, n)| [k.clone(), n.to_string()]).collect();
+        write_table(&mut out, &["motivo", "intentos"], &rows);
+    }
+    out
+}
+
+fn write_table<const N: usize>(out: &mut String, header: &[&str; N], rows: &[[String; N]]) {
+    let mut widths = header.map(|h| h.chars().count());
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut line = |cells: &mut dyn Iterator<Item = &str>| {
+        let text: Vec<String> = cells.zip(widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        let _ = writeln!(out, "{}", text.join("  ").trim_end());
+    };
+    line(&mut header.iter().copied());
+    for row in rows {
+        line(&mut row.iter().map(String::as_str));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usdc_amounts() {
+        assert_eq!(usdc(0), "0.00");
+        assert_eq!(usdc(990_000), "0.99");
+        assert_eq!(usdc(1_980_000), "1.98");
+        assert_eq!(usdc(1_234_567), "1.234567");
+    }
+}

@@ -1,0 +1,341 @@
+//! The real `gate` binary as a child process: killed with SIGKILL between settlement and
+//! response and restarted (the sale is in the journal, the buyer recovers it, nothing is
+//! settled twice, the embedded facilitator's ledger survives), a torn journal line, `gate
+//! ventas`, and a new `dist/` picked up on SIGHUP without dropping requests.
+
+#![allow(clippy::unwrap_used)]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use alloy_signer_local::PrivateKeySigner;
+use gate::x402::PaymentRequirements;
+use gate::x402::evm::{client_authorization, domain_for, exact_payload_json, random_nonce, sign_authorization};
+use gate::x402::header::encode_json;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+/// The public Anvil/Hardhat development key #0 (never for real funds).
+const DEV_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+const BUILT_BASE_URL: &str = "http://127.0.0.1:8080";
+
+fn content() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../content")
+}
+
+fn build(content: &Path, out: &Path) {
+    let options = generator::build::BuildOptions { content: content.to_owned(), out: out.to_owned(), quiet: true };
+    generator::build::build(&options).unwrap_or_else(|e| panic!("build failed: {e}"));
+}
+
+/// The real content built once for this test binary.
+fn built() -> &'static Path {
+    static DIST: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, dist) = DIST.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let dist = dir.path().join("dist");
+        build(&content(), &dist);
+        (dir, dist)
+    });
+    dist
+}
+
+/// A `gate` child process.
+struct GateProcess {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl GateProcess {
+    fn start(dist: &Path, data: &Path, env: &[(&str, &str)]) -> GateProcess {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let log_path = data.join(format!("gate-{port}.log"));
+        std::fs::create_dir_all(data).unwrap();
+        let log = std::fs::File::create(&log_path).unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_gate"));
+        command
+            .args(["--dist", &dist.display().to_string(), "--data", &data.display().to_string()])
+            .args(["--listen", &format!("127.0.0.1:{port}"), "--threads", "2"])
+            .env_remove("GATE_LINK_SECRET")
+            .env_remove("GATE_FACILITATOR_URL")
+            .env("GATE_LOG", "info")
+            .current_dir(data)
+            .stdout(log.try_clone().unwrap())
+            .stderr(log);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let child = command.spawn().unwrap();
+        let gate = GateProcess { child, port, log: log_path };
+        gate.wait_ready();
+        gate
+    }
+
+    fn wait_ready(&self) {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(30) {
+            if TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("the gate did not start: {}", self.log());
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn signal(&self, name: &str) {
+        let status = Command::new("kill").args([&format!("-{name}"), &self.child.id().to_string()]).status().unwrap();
+        assert!(status.success());
+    }
+}
+
+impl Drop for GateProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap()
+}
+
+fn accepted_of(dist: &Path, slug: &str, view: &str) -> Value {
+    let manifest: Value = serde_json::from_slice(&std::fs::read(dist.join("gate.json")).unwrap()).unwrap();
+    manifest["estudios"][slug]["vistas"][view]["pago_requerido"]["accepts"][0].clone()
+}
+
+fn signed_header(accepted: &Value) -> String {
+    let key: PrivateKeySigner = DEV_KEY.parse().unwrap();
+    let requirements: PaymentRequirements = serde_json::from_value(accepted.clone()).unwrap();
+    let auth = client_authorization(&requirements, key.address(), gate::payment::now(), random_nonce()).unwrap();
+    let signature = sign_authorization(&key, &domain_for(&requirements).unwrap(), &auth).unwrap();
+    encode_json(&json!({"x402Version": 2, "accepted": accepted, "payload": exact_payload_json(&auth, &signature)}))
+}
+
+fn ventas(data: &Path) -> Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_gate"))
+        .args(["ventas", "--json", "--data", &data.display().to_string()])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn ledger(data: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(data.join("libro-local.json")).unwrap()).unwrap()
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sale_killed_between_settlement_and_response_is_journaled_and_recovered_after_restart() {
+    let dist = built();
+    let data_dir = tempfile::tempdir().unwrap();
+    let data = data_dir.path();
+    let client = client();
+    let accepted = accepted_of(dist, "banca-2026", "completo");
+    let header = signed_header(&accepted);
+
+    // 1. The gate settles, journals the settlement, then stalls; SIGKILL it there.
+    let mut gate = GateProcess::start(dist, data, &[("GATE_FALLA_PRUEBA", "pausar-tras-liquidar")]);
+    let request = client.get(gate.url("/estudio/banca-2026")).header("PAYMENT-SIGNATURE", &header).send();
+    let pending = tokio::spawn(request);
+    let journal = data.join(gate::journal::JOURNAL_FILE);
+    let started = Instant::now();
+    while !std::fs::read_to_string(&journal).unwrap_or_default().contains("\"liquidado\"") {
+        assert!(started.elapsed() < Duration::from_secs(20), "no settlement journaled: {}", gate.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    gate.child.kill().unwrap();
+    let status = gate.child.wait().unwrap();
+    assert!(!status.success(), "killed, not exited");
+    assert!(pending.await.unwrap().is_err(), "the buyer never got an answer");
+    drop(gate);
+
+    // The journal holds the settled sale, not yet delivered; the facilitator's ledger, one settlement.
+    let report = ventas(data);
+    assert_eq!(report["ventas"].as_array().unwrap().len(), 1, "{report:#}");
+    let sale = &report["ventas"][0];
+    assert_eq!(sale["estudio"], "banca-2026");
+    assert_eq!(sale["vista"], "completo");
+    assert_eq!(sale["red"], "eip155:84532");
+    assert_eq!(sale["pagador"], "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+    assert_eq!(sale["monto"], "990000");
+    assert_eq!(sale["entregado"], false);
+    let transaction = sale["transaccion"].as_str().unwrap().to_owned();
+    assert_eq!(transaction.len(), 66);
+    assert_eq!(ledger(data)["liquidaciones"], 1);
+
+    // A crash can also tear the last line: the gate must still start and cut it off.
+    let mut file = std::fs::OpenOptions::new().append(true).open(&journal).unwrap();
+    file.write_all(br#"{"fecha":"2026-11-23T00:00:00Z","unix":1,"compra":"x","evento":"acep"#).unwrap();
+    drop(file);
+    assert_eq!(ventas(data)["avisos"].as_array().unwrap().len(), 1, "ventas reports the torn line");
+
+    // 2. Restart: the buyer repeats the same request and gets the study, with no second settlement.
+    let gate = GateProcess::start(dist, data, &[]);
+    assert!(gate.log().contains("cortada"), "the torn line is reported: {}", gate.log());
+    let response = client.get(gate.url("/estudio/banca-2026")).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.headers().contains_key("payment-response"));
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["liquidacion"]["transaccion"], transaction.as_str());
+    assert_eq!(body["estudio"], "banca-2026");
+    assert!(body["paquete"].is_object());
+    assert_eq!(ledger(data)["liquidaciones"], 1, "not settled again");
+    // Its fresh links work.
+    let zip = body["acceso"]["descargas"]["zip"].clone();
+    let url = zip["url"].as_str().unwrap().replacen(BUILT_BASE_URL, &gate.url(""), 1);
+    let bytes = client.get(&url).send().await.unwrap().bytes().await.unwrap();
+    assert_eq!(sha256_hex(&bytes), zip["sha256"].as_str().unwrap());
+
+    // Replayed for another view after the restart: refused, nothing settled.
+    let other = client.get(gate.url("/estudio/banca-2026?vista=resumen")).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();
+    assert_eq!(other.status(), 409);
+    assert_eq!(other.json::<Value>().await.unwrap()["error"], "pago_ya_usado");
+
+    // 3. A new purchase settles against the same ledger: balances carried over the restart.
+    let fresh = client
+        .get(gate.url("/estudio/farma-2026"))
+        .header("PAYMENT-SIGNATURE", signed_header(&accepted_of(dist, "farma-2026", "completo")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(fresh.status(), 200);
+    let book = ledger(data);
+    assert_eq!(book["liquidaciones"], 2);
+    assert_eq!(book["saldos"]["eip155:84532|0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"], (100_000_000u64 - 2 * 990_000).to_string());
+
+    let report = ventas(data);
+    assert!(report["avisos"].as_array().unwrap().is_empty(), "the torn tail was cut off");
+    assert_eq!(report["ventas"][0]["entregado"], true);
+    assert_eq!(report["ventas"][0]["reentregas"], 1);
+    assert_eq!(report["totales"]["general"]["ventas"], 2);
+    assert_eq!(report["totales"]["general"]["usdc"], "1.98");
+    assert_eq!(report["totales"]["por_estudio"]["farma-2026"]["ventas"], 1);
+    assert_eq!(report["totales"]["por_red"]["eip155:84532"]["monto"], "1980000");
+    assert_eq!(report["totales"]["por_dia"].as_object().unwrap().len(), 1);
+    assert!(report["pendientes"].as_array().unwrap().is_empty());
+
+    // The table form says the same.
+    let table = Command::new(env!("CARGO_BIN_EXE_gate")).args(["ventas", "--data", &data.display().to_string()]).output().unwrap();
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(table.contains(&transaction) && table.contains("farma-2026") && table.contains("1.98"), "{table}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abort_right_after_settlement_loses_no_sale() {
+    let dist = built();
+    let data_dir = tempfile::tempdir().unwrap();
+    let data = data_dir.path();
+    let client = client();
+    let header = signed_header(&accepted_of(dist, "cosmetica-2026", "resumen"));
+    let mut gate = GateProcess::start(dist, data, &[("GATE_FALLA_PRUEBA", "abortar-tras-liquidar")]);
+    let answer = client.get(gate.url("/estudio/cosmetica-2026?vista=resumen")).header("PAYMENT-SIGNATURE", &header).send().await;
+    assert!(answer.is_err(), "no answer left the aborted gate");
+    assert!(!gate.child.wait().unwrap().success());
+    drop(gate);
+    let report = ventas(data);
+    assert_eq!(report["ventas"][0]["estudio"], "cosmetica-2026");
+    assert_eq!(report["ventas"][0]["vista"], "resumen");
+    let gate = GateProcess::start(dist, data, &[]);
+    let again = client.get(gate.url("/estudio/cosmetica-2026?vista=resumen")).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();
+    assert_eq!(again.status(), 200);
+    let body: Value = again.json().await.unwrap();
+    assert_eq!(body["liquidacion"]["transaccion"], report["ventas"][0]["transaccion"]);
+    assert!(body["resumen"].is_object());
+    assert_eq!(ledger(data)["liquidaciones"], 1);
+}
+
+/// Sends a GET whose declared body arrives in two parts, `pause` apart; returns the status line.
+fn slow_request(port: u16, path: &str, pause: impl FnOnce()) -> String {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nConnection: close\r\n\r\n01234").unwrap();
+    pause();
+    stream.write_all(b"56789").unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.lines().next().unwrap_or_default().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_dist_is_picked_up_on_sighup_without_dropping_requests() {
+    let work = tempfile::tempdir().unwrap();
+    let dist = work.path().join("dist");
+    build(&content(), &dist);
+    let data = work.path().join("var");
+    let gate = GateProcess::start(&dist, &data, &[]);
+    let client = client();
+    assert_eq!(client.get(gate.url("/estudio/farma-2026")).send().await.unwrap().status(), 402);
+
+    // A new build without one study, swapped in by the generator under the running gate.
+    let content_copy = work.path().join("content");
+    copy_dir(&content(), &content_copy);
+    std::fs::remove_dir_all(content_copy.join("estudios/farma-2026")).unwrap();
+    build(&content_copy, &dist);
+    // Still the old gate until the signal.
+    assert_eq!(client.get(gate.url("/estudio/farma-2026")).send().await.unwrap().status(), 402);
+
+    // Free routes keep answering while the reload happens; a request whose body is still
+    // arriving during the reload completes.
+    let hammer = {
+        let (client, url) = (client.clone(), gate.url("/catalogo"));
+        tokio::spawn(async move {
+            let mut statuses = Vec::new();
+            for _ in 0..200 {
+                statuses.push(client.get(&url).send().await.map(|r| r.status().as_u16()).unwrap_or(0));
+            }
+            statuses
+        })
+    };
+    let port = gate.port;
+    let status_line = {
+        let gate = &gate;
+        slow_request(port, "/catalogo", || {
+            gate.signal("HUP");
+            let started = Instant::now();
+            while !gate.log().contains("dist/ recargado") {
+                assert!(started.elapsed() < Duration::from_secs(20), "no reload: {}", gate.log());
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    assert!(status_line.contains("200"), "{status_line}");
+    let statuses = hammer.await.unwrap();
+    assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
+
+    assert_eq!(client.get(gate.url("/estudio/farma-2026")).send().await.unwrap().status(), 404, "the new dist is served");
+    let catalog: Value = client.get(gate.url("/catalogo")).send().await.unwrap().json().await.unwrap();
+    assert!(!catalog.to_string().contains("farma-2026"));
+    assert_eq!(client.get(gate.url("/estudio/banca-2026")).send().await.unwrap().status(), 402);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! Reliability, in process: idempotent purchases through the x402 `payment-identifier`
+//! extension, the same payment fired at two gate instances sharing one facilitator (one
+//! delivery, one settlement), and the journal of each.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::built;
+use common::gate::*;
+use gate::facilitator::Facilitator;
+use gate::facilitator::http::HttpFacilitator;
+use gate::facilitator::local::{LocalConfig, LocalFacilitator};
+use gate::response::{Body, JSON, Reply};
+use gate::server::{Handler, Request, spawn};
+use gate::x402::header::encode_json;
+use serde_json::{Value, json};
+
+/// The local facilitator's HTTP API over a handle the test keeps, to count settlements.
+struct Served(Arc<LocalFacilitator>);
+
+#[async_trait::async_trait]
+impl Handler for Served {
+    async fn handle(&self, request: &Request<'_>) -> Reply {
+        let (status, body) = self.0.handle_http(request.method().as_str(), request.path(), &request.body).await;
+        Reply::new(status, JSON, Body::Bytes(serde_json::to_vec(&body).expect("JSON").into()))
+    }
+}
+
+async fn buy(client: &reqwest::Client, url: &str, header: &str) -> (u16, Value) {
+    let response = client.get(url).header("PAYMENT-SIGNATURE", header).send().await.expect("request");
+    let status = response.status().as_u16();
+    let body = response.json::<Value>().await.expect("JSON body");
+    (status, body)
+}
+
+/// A signed payload carrying a `payment-identifier`.
+fn with_identifier(accepted: &Value, id: &str) -> String {
+    let mut payload = serde_json::to_value(signed_payload(accepted, &signer(DEV_KEY), |_, _| {})).expect("payload");
+    payload["extensions"] = json!({"payment-identifier": {"info": {"id": id}}});
+    encode_json(&payload)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_payment_identifier_makes_a_purchase_idempotent() {
+    let dist = built();
+    let gate = start_local(dist);
+    let client = client();
+    let accepted = accepted_of(dist, "seguros-automotores-2026", "completo");
+    let url = gate.url("/estudio/seguros-automotores-2026");
+    let id = "pedido-7f3a9c2e-0001";
+
+    let header = with_identifier(&accepted, id);
+    let (status, first) = buy(&client, &url, &header).await;
+    assert_eq!(status, 200, "{first}");
+    let (status, again) = buy(&client, &url, &header).await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["liquidacion"], first["liquidacion"], "same settlement");
+    assert_eq!(again["paquete"], first["paquete"], "same study");
+    assert_eq!(gate.local.as_ref().expect("local").settlements(), 1);
+
+    // Same id, another payload (a new signature): 409, nothing settled.
+    let (status, conflict) = buy(&client, &url, &with_identifier(&accepted, id)).await;
+    assert_eq!((status, conflict["error"].as_str()), (409, Some("identificador_en_conflicto")), "{conflict}");
+    assert!(conflict.get("paquete").is_none());
+    assert_eq!(gate.local.as_ref().expect("local").settlements(), 1);
+
+    // A malformed id is a clear 400.
+    let (status, bad) = buy(&client, &url, &with_identifier(&accepted, "corto")).await;
+    assert_eq!((status, bad["error"].as_str()), (400, Some("invalid_payment_identifier")), "{bad}");
+
+    // The journal: one sale, delivered once and again once, with the identifier.
+    let journal = std::fs::read_to_string(gate.data.path().join(gate::journal::JOURNAL_FILE)).expect("journal");
+    assert!(journal.contains(id));
+    let report = gate::ventas::report(gate.data.path()).expect("report");
+    assert_eq!(report.ventas.len(), 1);
+    assert_eq!((report.ventas[0].entregado, report.ventas[0].reentregas), (true, 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_payment_at_two_instances_is_delivered_once_and_settled_once() {
+    let dist = built();
+    let local = Arc::new(LocalFacilitator::new(LocalConfig::default()));
+    let facilitator = spawn(Arc::new(Served(Arc::clone(&local))), 2).expect("facilitator");
+    let instance = || {
+        let client = HttpFacilitator::new(&facilitator.url(), None, std::time::Duration::from_secs(10)).expect("client");
+        start_with(dist, Arc::new(client) as Arc<dyn Facilitator>)
+    };
+    let (a, b) = (instance(), instance());
+    let client = client();
+    let accepted = accepted_of(dist, "banca-2026", "completo");
+    for round in 0..5 {
+        let header = signed_header(&accepted, &signer(DEV_KEY), |_, _| {});
+        let (url_a, url_b) = (a.url("/estudio/banca-2026"), b.url("/estudio/banca-2026"));
+        let (first, second) = tokio::join!(buy(&client, &url_a, &header), buy(&client, &url_b, &header));
+        let mut statuses = [first.0, second.0];
+        statuses.sort_unstable();
+        assert_eq!(statuses, [200, 402], "round {round}: {first:?} {second:?}");
+        let refused = if first.0 == 402 { &first.1 } else { &second.1 };
+        assert_eq!(refused["error"], "invalid_exact_evm_nonce_already_used", "{refused}");
+        assert!(refused.get("paquete").is_none());
+        assert_eq!(local.settlements(), round + 1, "one settlement per payment");
+    }
+    let sales = |gate: &TestGate| gate::ventas::report(gate.data.path()).expect("report").ventas.len();
+    assert_eq!(sales(&a) + sales(&b), 5, "each sale is in exactly one instance's journal");
+}
+
+/// The real gate over the built `dist/` with tight limits.
+fn start_limited(limits: gate::server::Limits) -> (gate::server::Running, tempfile::TempDir) {
+    let data = tempfile::tempdir().expect("data");
+    let local: Arc<dyn Facilitator> = Arc::new(LocalFacilitator::new(LocalConfig::default()));
+    let gate = gate::router::Gate::load(built(), local, links(), Some(&data.path().join(gate::journal::JOURNAL_FILE))).expect("gate");
+    let server = gate::server::spawn_with_limits(Arc::new(gate), 2, limits).expect("server");
+    (server, data)
+}
+
+async fn error_code(response: reqwest::Response, status: u16) -> String {
+    assert_eq!(response.status().as_u16(), status);
+    let body: Value = response.json().await.expect("JSON error");
+    assert!(body["mensaje"].as_str().is_some_and(|m| m.len() > 10), "{body}");
+    body["error"].as_str().expect("code").to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_heads_targets_and_bodies_get_json_errors() {
+    let (server, _data) = start_limited(gate::server::Limits::default());
+    let client = client();
+    let url = |path: &str| format!("{}{path}", server.url());
+
+    let mut request = client.get(url("/catalogo"));
+    for i in 0..40 {
+        request = request.header(format!("x-relleno-{i}"), "a".repeat(1500));
+    }
+    assert_eq!(error_code(request.send().await.expect("request"), 431).await, "encabezados_demasiado_grandes");
+    let long = format!("/buscar?q={}", "a".repeat(20_000));
+    assert_eq!(error_code(client.get(url(&long)).send().await.expect("request"), 414).await, "uri_demasiado_larga");
+    let medium = format!("/buscar?q={}", "a".repeat(600));
+    assert_eq!(error_code(client.get(url(&medium)).send().await.expect("request"), 400).await, "q_demasiado_larga");
+    // A body over 64 KiB to /mcp, sent whole before the answer is read.
+    let answer = {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
+        stream.set_read_timeout(Some(std::time::Duration::from_secs(10))).expect("timeout");
+        let body = vec![b'{'; 100 * 1024];
+        write!(stream, "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len()).expect("head");
+        let _ = stream.write_all(&body);
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        String::from_utf8_lossy(&answer).into_owned()
+    };
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(answer.contains("cuerpo_demasiado_grande"), "{answer}");
+    // Within the limits, all is served.
+    assert_eq!(client.get(url("/catalogo")).send().await.expect("request").status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_beyond_the_limit_get_503_and_a_freed_slot_serves_again() {
+    use std::io::{Read, Write};
+    let limits = gate::server::Limits { max_connections: 2, ..gate::server::Limits::default() };
+    let (server, _data) = start_limited(limits);
+    let idle: Vec<std::net::TcpStream> = (0..2).map(|_| std::net::TcpStream::connect(server.addr).expect("connect")).collect();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let ask = || {
+        let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
+        stream.set_read_timeout(Some(std::time::Duration::from_secs(10))).expect("timeout");
+        stream.write_all(b"GET /catalogo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").expect("write");
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        answer
+    };
+    let refused = ask();
+    assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
+    assert!(refused.contains("demasiadas_conexiones"));
+    drop(idle);
+    let started = std::time::Instant::now();
+    loop {
+        let answer = ask();
+        if answer.starts_with("HTTP/1.1 200") {
+            break;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "no slot freed: {answer}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_clients_are_cut_off_at_the_read_timeout() {
+    use std::io::{Read, Write};
+    let limits = gate::server::Limits { read_timeout: std::time::Duration::from_secs(1), ..gate::server::Limits::default() };
+    let (server, _data) = start_limited(limits);
+    for partial in [&b"GET /catalogo HTTP/1.1\r\nHost: x\r\n"[..], b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"json"] {
+        let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
+        stream.set_read_timeout(Some(std::time::Duration::from_secs(20))).expect("timeout");
+        stream.write_all(partial).expect("write");
+        let started = std::time::Instant::now();
+        let mut rest = Vec::new();
+        // Closed by the gate (EOF or reset), long before the client's own 20 s.
+        let _ = stream.read_to_end(&mut rest);
+        assert!(started.elapsed() < std::time::Duration::from_secs(15), "not cut off");
+        assert!(!String::from_utf8_lossy(&rest).contains("200 OK"));
+    }
+    // A normal client is still served.
+    let response = client().get(format!("{}/catalogo", server.url())).send().await.expect("request");
+    assert_eq!(response.status(), 200);
+}

@@ -7,7 +7,7 @@
 // (vnu.jar from npm, run with the machine's Java) validates every page the generator wrote.
 // Screenshots go to <target>/navegador/capturas/.
 //
-// Needs the debug binaries of generator and gate: `cargo build -p generator -p gate --bins`.
+// Needs the debug binaries of generator and gate: `cargo build --workspace --all-targets`.
 // Environment: CARGO_TARGET_DIR (default <repo>/target), CHROMIUM (default /usr/bin/chromium).
 
 import { after, before, test } from "node:test";
@@ -74,7 +74,7 @@ async function waitForGate(url, deadlineMs) {
 
 before(async () => {
   for (const bin of ["generator", "gate"]) {
-    assert.ok(fs.existsSync(path.join(BIN, bin)), `missing ${path.join(BIN, bin)}: run cargo build -p generator -p gate --bins`);
+    assert.ok(fs.existsSync(path.join(BIN, bin)), `missing ${path.join(BIN, bin)}: run cargo build --workspace --all-targets`);
   }
   assert.ok(fs.existsSync(CHROMIUM), `missing ${CHROMIUM}: apt-get install chromium`);
   fs.rmSync(OUT, { recursive: true, force: true });

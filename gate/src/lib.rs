@@ -15,6 +15,7 @@ pub mod links;
 pub mod live;
 pub mod manifest;
 pub mod mcp;
+pub mod pages;
 pub mod payment;
 pub mod response;
 pub mod router;

@@ -56,6 +56,9 @@ pub struct Route {
     pub etag: String,
     pub bytes: u64,
     pub cache: String,
+    /// Another route answered instead when the client prefers `text/html`.
+    #[serde(default)]
+    pub html: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -65,6 +68,9 @@ pub struct Study {
     pub monto: String,
     pub vistas: BTreeMap<String, View>,
     pub descargas: Vec<String>,
+    /// The HTML sent with the 402 to a browser.
+    #[serde(default)]
+    pub pagina_402: Option<String>,
 }
 
 /// One paid view of a study: the file it delivers and what the 402 asks for it.
@@ -126,7 +132,8 @@ impl Manifest {
             .values()
             .map(|r| (&r.archivo, Some(r.bytes)))
             .chain(self.descargas.values().map(|d| (&d.archivo, Some(d.bytes))))
-            .chain(self.estudios.values().flat_map(|s| s.vistas.values().map(|v| (&v.archivo, None))));
+            .chain(self.estudios.values().flat_map(|s| s.vistas.values().map(|v| (&v.archivo, None))))
+            .chain(self.estudios.values().filter_map(|s| s.pagina_402.as_ref().map(|p| (p, None))));
         for (relative, bytes) in named {
             let path = Self::file_path(dist, relative)?;
             let meta = std::fs::metadata(&path)
@@ -135,6 +142,13 @@ impl Manifest {
                 && meta.len() != expected
             {
                 bail!("{relative}: mide {} bytes y gate.json dice {expected}", meta.len());
+            }
+        }
+        for (url, route) in &self.rutas {
+            if let Some(alternate) = &route.html
+                && !self.rutas.contains_key(alternate)
+            {
+                bail!("gate.json: la ruta {url} ofrece la alternativa HTML {alternate}, que no es una ruta");
             }
         }
         for (slug, study) in &self.estudios {

@@ -2,7 +2,7 @@
 //!
 //! | route | module |
 //! |---|---|
-//! | `GET /`, `/catalogo`, `/metricas`, `/estudio/{slug}/ficha`, … (every manifest route) | [`crate::statics`] |
+//! | `GET /`, `/catalogo`, `/metricas`, `/estudio/{slug}/ficha`, … (every manifest route) | [`crate::statics`] (`/` by `Accept`, [`crate::pages`]) |
 //! | `GET /buscar?q=` | [`crate::search`] |
 //! | `GET /estudio/{slug}?vista=` | [`crate::payment`] through [`Gate::paid`] |
 //! | `GET /descarga/{archivo}?vence=&firma=` | [`crate::downloads`] |
@@ -37,6 +37,10 @@ pub struct Gate {
     pub shop: Shop,
     /// The precomputed 402 answer of each offer, by (slug, view).
     unpaid: std::collections::BTreeMap<(String, String), Reply>,
+    /// The same 402 for a browser: the study's HTML page with the same `PAYMENT-REQUIRED`.
+    unpaid_html: std::collections::BTreeMap<(String, String), Reply>,
+    /// Each study's HTML 402 page, rendered by the generator.
+    payment_pages: std::collections::BTreeMap<String, Bytes>,
     /// The service index's "how to buy" block, repeated in every 402 body.
     how_to_buy: Value,
     search_cache: search::Cache,
@@ -59,6 +63,7 @@ impl Gate {
 
     fn load_parts(dist: &Path, manifest: Manifest, shop: Shop) -> anyhow::Result<Gate> {
         let statics = Statics::load(dist, &manifest)?;
+        let payment_pages = crate::pages::load_payment_pages(dist, &manifest)?;
         let how_to_buy = statics
             .get("/")
             .and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok())
@@ -71,6 +76,8 @@ impl Gate {
             statics,
             shop,
             unpaid: Default::default(),
+            unpaid_html: Default::default(),
+            payment_pages,
             how_to_buy,
             search_cache: search::Cache::default(),
             mcp,
@@ -115,15 +122,29 @@ impl Gate {
     }
 
     fn precompute_unpaid(&mut self) {
-        let replies = self
+        let replies: std::collections::BTreeMap<_, _> = self
             .shop
             .offers()
             .map(|offer| {
-                let reply = self.payment_required_reply(offer, None);
+                let reply = self.payment_required_reply(offer, None).with_header("Vary", "Accept");
                 ((offer.slug.clone(), offer.view.clone()), reply)
             })
             .collect();
+        self.unpaid_html = replies
+            .iter()
+            .filter_map(|(key, json)| {
+                let page = self.payment_pages.get(&key.0)?.clone();
+                Some((key.clone(), crate::pages::html_payment_reply(json, page)))
+            })
+            .collect();
         self.unpaid = replies;
+    }
+
+    /// The unpaid 402 of an offer: HTML for a browser, JSON for everyone else.
+    fn unpaid_reply(&self, offer: &Offer, accept: Option<&[u8]>) -> Reply {
+        let key = (offer.slug.clone(), offer.view.clone());
+        let html = if crate::pages::prefers_html(accept) { self.unpaid_html.get(&key) } else { None };
+        html.or_else(|| self.unpaid.get(&key)).cloned().unwrap_or_else(|| self.payment_required_reply(offer, None))
     }
 
     /// The 402 for an offer: `PAYMENT-REQUIRED` header and the same object in the body.
@@ -173,7 +194,7 @@ impl Gate {
             }
         };
         let Some(header) = request.header("payment-signature") else {
-            return self.unpaid.get(&(offer.slug.clone(), offer.view.clone())).cloned().unwrap_or_else(|| self.payment_required_reply(offer, None));
+            return self.unpaid_reply(offer, request.header("accept"));
         };
         let payload = match decode_payment_signature(header) {
             Ok(payload) => payload,
@@ -230,8 +251,8 @@ impl Handler for Gate {
                 None => Reply::not_found(path),
             };
         }
-        if let Some(file) = self.statics.get(path) {
-            return file.reply(request.header("if-none-match"));
+        if let Some(reply) = self.statics.answer(path, request.header("accept"), request.header("if-none-match")) {
+            return reply;
         }
         if path == "/buscar" {
             return self.search_cache.answer(&self.manifest.busqueda, &self.manifest.servicio.base_url, request.query());

@@ -21,6 +21,8 @@ pub struct StaticFile {
     pub etag: String,
     pub cache_control: String,
     pub bytes: Bytes,
+    /// The route answered instead to a client that prefers HTML (the home page, on `/`).
+    pub html: Option<String>,
 }
 
 /// Every free route, by URL path.
@@ -46,6 +48,7 @@ impl Statics {
                     etag: route.etag.clone(),
                     cache_control: route.cache.clone(),
                     bytes: Bytes::from(bytes),
+                    html: route.html.clone(),
                 },
             );
         }
@@ -58,6 +61,18 @@ impl Statics {
             let trimmed = path.strip_suffix('/').filter(|p| !p.is_empty())?;
             self.files.get(trimmed)
         })
+    }
+
+    /// The reply for a GET or HEAD of a free route, choosing HTML or JSON by `Accept` where the
+    /// route has both (`Vary: Accept` then).
+    pub fn answer(&self, path: &str, accept: Option<&[u8]>, if_none_match: Option<&[u8]>) -> Option<Reply> {
+        let file = self.get(path)?;
+        let Some(alternate) = &file.html else { return Some(file.reply(if_none_match)) };
+        let chosen = match self.files.get(alternate) {
+            Some(page) if crate::pages::prefers_html(accept) => page,
+            _ => file,
+        };
+        Some(chosen.reply(if_none_match).with_header("Vary", "Accept"))
     }
 
     pub fn len(&self) -> usize {
@@ -82,6 +97,9 @@ impl StaticFile {
         let mut reply = Reply::new(status, &self.content_type, body);
         reply.headers.push(("ETag", self.etag.clone()));
         reply.headers.push(("Cache-Control", self.cache_control.clone()));
+        if self.content_type.starts_with("text/html") {
+            reply.headers.push(("Content-Security-Policy", crate::pages::CONTENT_SECURITY_POLICY.to_owned()));
+        }
         reply
     }
 }
@@ -115,6 +133,7 @@ mod tests {
             etag: "\"abc\"".into(),
             cache_control: "public, max-age=300".into(),
             bytes: Bytes::from_static(b"{}"),
+            html: None,
         };
         let r = f.reply(Some(b"\"abc\""));
         assert_eq!(r.status, 304);

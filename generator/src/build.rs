@@ -22,6 +22,7 @@ use crate::documents::{self, FileInfo, Files, Site, ZipInfo, to_json};
 use crate::model::Study;
 use crate::offer;
 use crate::openapi;
+use crate::pages;
 use crate::package::{self, ZipEntry, sha256_hex};
 use crate::problems::Problems;
 use crate::search;
@@ -120,6 +121,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
         let files = r.files();
         let sheet = documents::sheet(&site, study, tables, Some(files));
         output.add(format!("public/estudio/{}/ficha.json", study.slug), to_json(&sheet)?)?;
+        output.add(pages::study_page_file(&study.slug), pages::study_page(&site, &templates, &sheet)?)?;
+        output.add(pages::payment_page_file(&study.slug), pages::payment_page(&site, &templates, &sheet)?)?;
         output.add(format!("{DOWNLOADS_DIR}/{}", json_download(&study.slug)), r.package)?;
         output.add(format!("{DOWNLOADS_DIR}/{}", zip_download(&study.slug)), r.zip)?;
         output.add(format!("private/estudio/{}/resumen.json", study.slug), r.summary)?;
@@ -261,8 +264,10 @@ fn render_service_documents(site: &Site<'_>, templates: &Templates, output: &mut
         "metricas": site.content.metrics,
     });
     output.add("public/llms.txt", templates.render("llms.txt.j2", &llms)?)?;
-    let privacy = serde_json::json!({"servicio": service, "privacidad": service.privacidad});
-    output.add("public/privacidad.html", templates.render("privacidad.html.j2", &privacy)?)?;
+    output.add("public/privacidad.html", pages::privacy(site, templates)?)?;
+    output.add("public/index.html", pages::home(site, templates, &catalog)?)?;
+    output.add(format!("public{}", pages::STYLESHEET_URL), pages::STYLESHEET.to_vec())?;
+    output.add(format!("public{}", pages::SCRIPT_URL), pages::SCRIPT.to_vec())?;
     Ok(())
 }
 
@@ -299,6 +304,9 @@ pub struct Route {
     pub etag: String,
     pub bytes: u64,
     pub cache: &'static str,
+    /// Another route the gate answers instead when the client prefers `text/html` (on `/`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -309,6 +317,8 @@ pub struct ManifestStudy {
     /// View → what the paid answer embeds.
     pub vistas: BTreeMap<&'static str, View>,
     pub descargas: Vec<String>,
+    /// The HTML a browser gets with the 402 (the JSON 402 is `vistas.*.pago_requerido`).
+    pub pagina_402: String,
 }
 
 #[derive(Serialize)]
@@ -331,12 +341,16 @@ fn public_routes(site: &Site<'_>) -> Vec<(String, String, &'static str)> {
     const JSON: &str = "application/json; charset=utf-8";
     let mut routes = vec![
         ("/".to_owned(), "public/index.json".to_owned(), JSON),
+        ("/index.json".to_owned(), "public/index.json".to_owned(), JSON),
+        (HOME_HTML.to_owned(), "public/index.html".to_owned(), HTML),
+        (pages::STYLESHEET_URL.to_owned(), format!("public{}", pages::STYLESHEET_URL), "text/css; charset=utf-8"),
+        (pages::SCRIPT_URL.to_owned(), format!("public{}", pages::SCRIPT_URL), "text/javascript; charset=utf-8"),
         ("/catalogo".to_owned(), "public/catalogo.json".to_owned(), JSON),
         ("/metricas".to_owned(), "public/metricas.json".to_owned(), JSON),
         ("/openapi.json".to_owned(), "public/openapi.json".to_owned(), JSON),
         ("/.well-known/x402".to_owned(), "public/.well-known/x402.json".to_owned(), JSON),
         ("/llms.txt".to_owned(), "public/llms.txt".to_owned(), "text/plain; charset=utf-8"),
-        ("/privacidad".to_owned(), "public/privacidad.html".to_owned(), "text/html; charset=utf-8"),
+        ("/privacidad".to_owned(), "public/privacidad.html".to_owned(), HTML),
     ];
     for study in &site.content.studies {
         routes.push((
@@ -344,9 +358,14 @@ fn public_routes(site: &Site<'_>) -> Vec<(String, String, &'static str)> {
             format!("public/estudio/{}/ficha.json", study.slug),
             JSON,
         ));
+        routes.push((pages::study_page_url(&study.slug), pages::study_page_file(&study.slug), HTML));
     }
     routes
 }
+
+const HTML: &str = "text/html; charset=utf-8";
+/// The home page for people; `/` answers it to browsers and the JSON index to agents.
+const HOME_HTML: &str = "/index.html";
 
 /// A strong ETag from the content hash.
 fn etag(bytes: &[u8]) -> String {
@@ -357,12 +376,14 @@ fn manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
     let mut rutas = BTreeMap::new();
     for (url, file, tipo) in public_routes(site) {
         let bytes = output.get(&file).with_context(|| format!("falta {file}"))?;
+        let html = (url == "/").then(|| HOME_HTML.to_owned());
         rutas.insert(url, Route {
             archivo: file.clone(),
             tipo,
             etag: etag(bytes),
             bytes: bytes.len() as u64,
             cache: "public, max-age=300",
+            html,
         });
     }
     let mut descargas = BTreeMap::new();
@@ -387,7 +408,10 @@ fn manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
                 view("resumen", format!("private/estudio/{}/resumen.json", study.slug)),
             ]),
             descargas: names.to_vec(),
+            pagina_402: pages::payment_page_file(&study.slug),
         });
+        let page = pages::payment_page_file(&study.slug);
+        output.get(&page).with_context(|| format!("falta {page}"))?;
     }
     let service = &site.content.service;
     Ok(Manifest {
@@ -407,13 +431,23 @@ fn manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
     })
 }
 
-/// `_headers` (Netlify / Cloudflare Pages syntax): content types and CORS for every route.
+/// `_headers` (Netlify / Cloudflare Pages syntax): content types and CORS for every route,
+/// and the pages' Content-Security-Policy. A static host cannot negotiate, so it serves `/`
+/// as the home page (`index.html`) and the JSON index stays at `/index.json`.
 fn cdn_headers(manifest: &Manifest) -> String {
     let mut text = String::from("# Encabezados para hosts estáticos (Netlify, Cloudflare Pages). Generado.\n");
+    let mut seen = std::collections::BTreeSet::new();
     for (url, route) in &manifest.rutas {
+        let route = route.html.as_ref().and_then(|alt| manifest.rutas.get(alt)).unwrap_or(route);
         let file_url = format!("/{}", route.archivo.trim_start_matches("public/"));
         for path in [url.as_str(), file_url.as_str()] {
+            if !seen.insert(path.to_owned()) {
+                continue;
+            }
             let _ = writeln!(text, "{path}\n  Content-Type: {}\n  Cache-Control: {}\n  Access-Control-Allow-Origin: *\n  Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE\n  X-Content-Type-Options: nosniff", route.tipo, route.cache);
+            if route.tipo.starts_with("text/html") {
+                let _ = writeln!(text, "  Content-Security-Policy: {}", pages::CONTENT_SECURITY_POLICY);
+            }
         }
     }
     text
@@ -424,9 +458,9 @@ fn cdn_redirects(manifest: &Manifest) -> String {
     let mut text = String::from("# Reescrituras para hosts estáticos: URL sin extensión → archivo. Generado.\n");
     for (url, route) in &manifest.rutas {
         let file_url = format!("/{}", route.archivo.trim_start_matches("public/"));
-        if *url != file_url {
-            let target = if url == "/" { "/index.json".to_owned() } else { file_url };
-            let _ = writeln!(text, "{url} {target} 200");
+        // "/" is the home page, `index.html`, which every static host serves by itself.
+        if *url != file_url && url != "/" {
+            let _ = writeln!(text, "{url} {file_url} 200");
         }
     }
     text

@@ -15,6 +15,7 @@ pub mod model;
 pub mod offer;
 pub mod openapi;
 pub mod package;
+pub mod pages;
 pub mod problems;
 pub mod search;
 pub mod synth;

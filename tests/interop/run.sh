@@ -38,7 +38,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/interop.XXXXXX")"
 gate_pid=""
 cleanup() {
   if [ -n "$gate_pid" ]; then kill "$gate_pid" 2>/dev/null; wait "$gate_pid" 2>/dev/null; fi
-  rm -rf "$work"
+  rm -rf "$work" "$here/.readme-snippet.mjs"
 }
 trap cleanup EXIT
 
@@ -81,6 +81,23 @@ client() {
 
 client "x402 TypeScript (@x402/fetch, every study, both views)" node x402-fetch.mjs "$base"
 client "x402 Python (x402 httpx, three studies, both views)" "$python" x402_httpx.py "$base" 3
+# The README's "Paying from your own agent" snippets, extracted and run exactly as written.
+readme_snippet() {
+  awk -v marker="<!-- interop:$1 -->" '$0 == marker { found = 1; next } found && /^```/ { if (inside) exit; inside = 1; next } inside { print }' "$root/README.md"
+}
+run_snippet() {
+  local file="$1" slug="$2"; shift 2
+  [ -s "$file" ] || { echo "README snippet missing ($file)"; return 1; }
+  EVM_PRIVATE_KEY=0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80 \
+    ESTUDIO_URL="$base/estudio/$slug?vista=resumen" "$@" "$file"
+}
+readme_snippet ts >"$here/.readme-snippet.mjs"
+readme_snippet py >"$work/readme-snippet.py"
+mapfile -t slugs < <(curl -fsS "$base/catalogo" | "$python" -c 'import json, sys; print("\n".join(e["slug"] for e in json.load(sys.stdin)["estudios"]))')
+client "README TypeScript snippet (${slugs[0]})" run_snippet "$here/.readme-snippet.mjs" "${slugs[0]}" node
+client "README Python snippet (${slugs[-1]})" run_snippet "$work/readme-snippet.py" "${slugs[-1]}" "$python"
+rm -f "$here/.readme-snippet.mjs"
+
 if [ "${INTEROP_MCP:-1}" = 1 ]; then
   client "MCP TypeScript SDK (/mcp and /mcp/catalogo, every tool, a purchase)" node mcp-sdk.mjs "$base"
   client "MCP inspector CLI (tools/list --strict, calls, a purchase)" node mcp-inspector.mjs "$base"

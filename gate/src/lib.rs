@@ -12,6 +12,7 @@ pub mod facilitator;
 pub mod facilitator_service;
 pub mod links;
 pub mod manifest;
+pub mod mcp;
 pub mod payment;
 pub mod response;
 pub mod router;

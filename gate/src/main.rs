@@ -35,7 +35,8 @@ fn start() -> Result<()> {
         Arc::clone(&facilitator),
         settings.links()?,
         Some(&settings.data.join(PURCHASES_FILE)),
-    )?;
+    )?
+    .with_mcp_hosts(&settings.mcp_hosts);
     let gate = fill_fee_payers(gate, &settings)?;
     tracing::info!(
         "gate: {} estudios, {} rutas libres ({} KB en memoria), modo {}, facilitador {}, escuchando en http://{} con {} hilos",

@@ -6,6 +6,7 @@
 //! | `GET /buscar?q=` | [`crate::search`] |
 //! | `GET /estudio/{slug}?vista=` | [`crate::payment`] through [`Gate::paid`] |
 //! | `GET /descarga/{archivo}?vence=&firma=` | [`crate::downloads`] |
+//! | `POST /mcp`, `POST /mcp/catalogo` (GET/DELETE → 405 `Allow: POST`) | [`crate::mcp`]: stateless MCP, the paid tool through [`crate::payment`] |
 //! | anything else | 404 JSON; a known path with another method, 405 JSON with `Allow` |
 
 use std::path::{Path, PathBuf};
@@ -24,7 +25,7 @@ use crate::response::{Body, Reply};
 use crate::server::{Handler, Request, preflight};
 use crate::statics::Statics;
 use crate::x402::header::{decode_payment_signature, encode_json};
-use crate::{downloads, search};
+use crate::{downloads, mcp, search};
 
 const ALLOW_READ: &str = "GET, HEAD, OPTIONS";
 
@@ -39,6 +40,8 @@ pub struct Gate {
     /// The service index's "how to buy" block, repeated in every 402 body.
     how_to_buy: Value,
     search_cache: search::Cache,
+    /// The MCP endpoints' allow-list, tool lists and instructions.
+    pub mcp: mcp::McpServer,
 }
 
 impl Gate {
@@ -57,6 +60,7 @@ impl Gate {
             .and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok())
             .and_then(|index| index.get("como_comprar").cloned())
             .unwrap_or(Value::Null);
+        let mcp = mcp::McpServer::new(&manifest, &[]);
         let mut gate = Gate {
             dist: dist.to_owned(),
             manifest,
@@ -65,6 +69,7 @@ impl Gate {
             unpaid: Default::default(),
             how_to_buy,
             search_cache: search::Cache::default(),
+            mcp,
         };
         gate.precompute_unpaid();
         Ok(gate)
@@ -74,6 +79,12 @@ impl Gate {
     pub fn with_shop(mut self, shop: Shop) -> Gate {
         self.shop = shop;
         self.precompute_unpaid();
+        self
+    }
+
+    /// Allows more hosts in the MCP endpoints' `Host` and `Origin` checks.
+    pub fn with_mcp_hosts(mut self, extra: &[String]) -> Gate {
+        self.mcp = self.mcp.with_extra_hosts(extra);
         self
     }
 
@@ -178,6 +189,9 @@ impl Handler for Gate {
     async fn handle(&self, request: &Request<'_>) -> Reply {
         let path = request.path();
         let method = request.method();
+        if let Some(endpoint) = mcp::Endpoint::from_path(path) {
+            return mcp::handle(self, request, endpoint).await;
+        }
         if method == Method::OPTIONS {
             return match self.route_exists(path) {
                 Some(allow) => preflight(allow),

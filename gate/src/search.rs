@@ -57,7 +57,12 @@ pub fn answer(index: &SearchIndex, base_url: &str, query: Option<&str>) -> Reply
             json!({"ejemplo": format!("{base_url}/buscar?q=hoteles")}),
         );
     };
-    match index.query(&q) {
+    answer_for(index, base_url, &q)
+}
+
+/// Answers a search for an already extracted, non-blank `q` (also the MCP `buscar_estudios` tool).
+pub fn answer_for(index: &SearchIndex, base_url: &str, q: &str) -> Reply {
+    match index.query(q) {
         Ok((terms, hits)) => {
             let catalogo = format!("{base_url}/catalogo");
             let results: Vec<SearchResult<'_>> = hits
@@ -86,7 +91,7 @@ pub fn answer(index: &SearchIndex, base_url: &str, query: Option<&str>) -> Reply
                     }
                 })
                 .collect();
-            let answer = SearchAnswer { q: &q, terminos: &terms, total: hits.len(), resultados: results, catalogo };
+            let answer = SearchAnswer { q, terminos: &terms, total: hits.len(), resultados: results, catalogo };
             Reply::json(200, &answer).with_header("Cache-Control", "public, max-age=60")
         }
         Err(QueryError::Empty) => Reply::error(

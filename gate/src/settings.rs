@@ -18,6 +18,7 @@ use crate::facilitator::http::HttpFacilitator;
 use crate::facilitator::local::{LocalConfig, LocalFacilitator};
 use crate::links::{LinkSigner, SECRET_ENV, load_secret};
 use crate::manifest::{Manifest, Mode};
+use crate::mcp::AllowedHosts;
 
 /// Public facilitator for Base Sepolia and Solana devnet.
 pub const TESTNET_FACILITATOR: &str = "https://x402.org/facilitator";
@@ -49,6 +50,10 @@ pub struct Args {
     /// Facilitator URL (overrides GATE_FACILITATOR_URL; in local mode, use it instead of the embedded one).
     #[arg(long)]
     pub facilitador: Option<String>,
+    /// Extra hosts allowed in the MCP endpoints' Host and Origin headers, comma-separated
+    /// (overrides GATE_MCP_HOSTS; localhost forms and the host of base_url are always allowed).
+    #[arg(long)]
+    pub mcp_hosts: Option<String>,
 }
 
 /// Validated settings.
@@ -61,6 +66,8 @@ pub struct Settings {
     pub facilitator: FacilitatorChoice,
     pub link_secret: Vec<u8>,
     pub link_lifetime_seconds: u64,
+    /// Extra hosts for the MCP Host/Origin allow-list.
+    pub mcp_hosts: Vec<String>,
 }
 
 /// Which facilitator settles payments.
@@ -78,6 +85,7 @@ pub struct Env {
     pub facilitator_url: Option<String>,
     pub facilitator_auth: Option<String>,
     pub facilitator_timeout: Option<String>,
+    pub mcp_hosts: Option<String>,
 }
 
 impl Env {
@@ -87,6 +95,7 @@ impl Env {
             facilitator_url: std::env::var(FACILITATOR_URL_ENV).ok(),
             facilitator_auth: std::env::var(FACILITATOR_AUTH_ENV).ok(),
             facilitator_timeout: std::env::var(FACILITATOR_TIMEOUT_ENV).ok(),
+            mcp_hosts: std::env::var(crate::mcp::HOSTS_ENV).ok(),
         }
     }
 }
@@ -125,6 +134,7 @@ impl Settings {
             ),
         };
         let link_secret = load_secret(env.link_secret, &args.data, mode == Mode::Local)?;
+        let mcp_hosts = args.mcp_hosts.or(env.mcp_hosts).map(|list| AllowedHosts::parse_list(&list)).unwrap_or_default();
         Ok(Settings {
             dist: args.dist,
             listen: args.listen,
@@ -134,6 +144,7 @@ impl Settings {
             facilitator,
             link_secret,
             link_lifetime_seconds: manifest.servicio.vigencia_enlaces_dias * 86_400,
+            mcp_hosts,
         })
     }
 

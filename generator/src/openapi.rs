@@ -151,6 +151,33 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
             "summary": "Guía en texto plano para modelos de lenguaje.",
             "responses": {"200": {"description": "Texto", "content": {"text/plain": {"schema": {"type": "string"}}}}},
         }},
+        "/mcp": {"post": mcp_operation(
+            "mcp",
+            "Servidor MCP (Streamable HTTP, sin sesión, MCP 2025-03-26 a 2025-11-25): listar_estudios, buscar_estudios, ver_ficha, ver_metricas, como_comprar y comprar_estudio, que cobra con el binding x402 de MCP (PaymentRequired en structuredContent; pago en params._meta[\"x402/payment\"]; recibo en result._meta[\"x402/payment-response\"]).",
+        )},
+        "/mcp/catalogo": {"post": mcp_operation(
+            "mcpCatalogo",
+            "Servidor MCP solo de catálogo: las herramientas gratuitas, sin comprar_estudio.",
+        )},
+    })
+}
+
+/// A POST of one JSON-RPC message to an MCP endpoint (GET and DELETE answer 405).
+fn mcp_operation(operation_id: &str, summary: &str) -> Value {
+    json!({
+        "operationId": operation_id,
+        "summary": summary,
+        "description": "Un mensaje JSON-RPC 2.0 por POST, con Accept: application/json, text/event-stream. Respuestas JSON, nunca un Mcp-Session-Id; sin lotes.",
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["jsonrpc"],
+            "properties": {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer"]}, "method": {"type": "string"}, "params": {"type": "object"}},
+        }}}},
+        "responses": {
+            "200": {"description": "Respuesta JSON-RPC", "content": {"application/json": {"schema": {"type": "object"}}}},
+            "202": {"description": "Notificación o respuesta aceptada, sin cuerpo"},
+            "400": {"description": "JSON inválido, lote, mensaje mal formado o MCP-Protocol-Version no admitida"},
+            "403": {"description": "Origin u Host no permitidos"},
+        },
     })
 }
 

@@ -64,7 +64,12 @@ impl std::error::Error for DecodeError {}
 
 /// Decodes a `PAYMENT-SIGNATURE` value into a v2 payment payload.
 pub fn decode_payment_signature(raw: &[u8]) -> Result<PaymentPayload, DecodeError> {
-    let value: Value = decode_value(raw)?;
+    payload_from_value(decode_value(raw)?)
+}
+
+/// A v2 payment payload from its JSON object (MCP sends it as an object in
+/// `_meta["x402/payment"]`, not base64).
+pub fn payload_from_value(value: Value) -> Result<PaymentPayload, DecodeError> {
     match value.get("x402Version").and_then(Value::as_u64) {
         Some(v) if v == u64::from(X402_VERSION) => {}
         other => return Err(DecodeError::WrongVersion(other)),

@@ -1,0 +1,499 @@
+//! MCP at `POST /mcp` and `POST /mcp/catalogo`: the service's functions as tools for agents.
+//!
+//! Agents that speak MCP rather than plain HTTP reach the same catalog, search, sheets and
+//! purchase through here. The server is stateless and speaks the legacy era of Streamable HTTP
+//! (revisions 2025-03-26 to 2025-11-25, `reference/mcp.md` §1–§3): every POST carries one
+//! JSON-RPC message and gets one plain JSON answer, no session id is ever issued, and GET and
+//! DELETE get 405. The types are a handful of JSON shapes written by hand with serde_json,
+//! which keeps the transport rules (status codes, Origin and Host checks, version header)
+//! explicit and testable in one place, without an SDK between Pingora and the wire.
+//!
+//! `/mcp/catalogo` is the same server with the free tools only. The paid tool,
+//! `comprar_estudio`, uses the x402 tool-result binding ([`purchase`]) over
+//! [`crate::payment::Shop::purchase`], the one implementation of checks and settlement.
+
+pub mod purchase;
+pub mod tools;
+
+use std::collections::BTreeSet;
+
+use bytes::Bytes;
+use http::Method;
+use serde_json::{Map, Value, json};
+
+use crate::manifest::Manifest;
+use crate::response::{Body, Reply};
+use crate::router::Gate;
+use crate::server::{Request, preflight};
+
+/// Protocol revisions this server speaks, newest first.
+pub const SUPPORTED_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
+/// What a client gets when it asks for a revision we do not speak.
+pub const LATEST_VERSION: &str = SUPPORTED_VERSIONS[0];
+/// Environment variable with extra allowed hosts (comma-separated), beside localhost and the public host.
+pub const HOSTS_ENV: &str = "GATE_MCP_HOSTS";
+const JSON_RPC: &str = "2.0";
+const ALLOW: &str = "POST";
+
+/// JSON-RPC error codes (`reference/mcp.md` §1).
+pub mod code {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// Transport-level refusals (Origin, Accept, Content-Type, version header).
+    pub const SERVER_ERROR: i64 = -32000;
+}
+
+/// Which of the two MCP servers a request reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    /// `/mcp`: every tool, including the paid one.
+    Full,
+    /// `/mcp/catalogo`: the free catalog tools only.
+    Catalog,
+}
+
+impl Endpoint {
+    /// The endpoint a path names (a trailing slash is the same path).
+    pub fn from_path(path: &str) -> Option<Endpoint> {
+        match path.strip_suffix('/').unwrap_or(path) {
+            "/mcp" => Some(Endpoint::Full),
+            "/mcp/catalogo" => Some(Endpoint::Catalog),
+            _ => None,
+        }
+    }
+}
+
+/// Hosts accepted in `Host` and `Origin` (DNS-rebinding protection): localhost forms, the
+/// public host of `base_url`, and any configured extras. Ports are not compared.
+#[derive(Debug, Clone)]
+pub struct AllowedHosts {
+    hosts: BTreeSet<String>,
+}
+
+impl AllowedHosts {
+    pub fn new(base_url: &str, extra: &[String]) -> AllowedHosts {
+        let mut hosts: BTreeSet<String> = ["localhost", "127.0.0.1", "[::1]"].into_iter().map(str::to_owned).collect();
+        if let Some(host) = url::Url::parse(base_url).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase)) {
+            hosts.insert(host);
+        }
+        for item in extra {
+            let item = item.trim();
+            if item.is_empty() {
+                continue;
+            }
+            // Accept "host", "host:port" or a full origin like "https://host".
+            let host = url::Url::parse(item)
+                .ok()
+                .filter(|u| u.has_host())
+                .and_then(|u| u.host_str().map(str::to_owned))
+                .unwrap_or_else(|| host_of_authority(item).to_owned());
+            hosts.insert(host.to_ascii_lowercase());
+        }
+        AllowedHosts { hosts }
+    }
+
+    /// Extra hosts from a comma-separated list (the `--mcp-hosts` flag or `GATE_MCP_HOSTS`).
+    pub fn parse_list(list: &str) -> Vec<String> {
+        list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
+    }
+
+    pub fn hosts(&self) -> impl Iterator<Item = &str> {
+        self.hosts.iter().map(String::as_str)
+    }
+
+    /// A `Host` header value (`name[:port]`).
+    pub fn host_allowed(&self, host: &str) -> bool {
+        self.hosts.contains(&host_of_authority(host.trim()).to_ascii_lowercase())
+    }
+
+    /// An `Origin` header value (`scheme://name[:port]`); `null` and garbage are refused.
+    pub fn origin_allowed(&self, origin: &str) -> bool {
+        url::Url::parse(origin.trim())
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+            .is_some_and(|host| self.hosts.contains(&host))
+    }
+}
+
+/// `example.com:8080` → `example.com`, `[::1]:8080` → `[::1]`.
+fn host_of_authority(authority: &str) -> &str {
+    if authority.starts_with('[') {
+        return authority.find(']').map(|end| &authority[..=end]).unwrap_or(authority);
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => host,
+        _ => authority,
+    }
+}
+
+/// What the MCP endpoints know besides the gate's own data: the allow-list and the texts and
+/// tool lists worked out once at start.
+#[derive(Debug, Clone)]
+pub struct McpServer {
+    pub allowed: AllowedHosts,
+    base_url: String,
+    tools_full: Value,
+    tools_catalog: Value,
+    instructions_full: String,
+    instructions_catalog: String,
+    server_name: String,
+}
+
+impl McpServer {
+    pub fn new(manifest: &Manifest, extra_hosts: &[String]) -> McpServer {
+        let base_url = manifest.servicio.base_url.trim_end_matches('/').to_owned();
+        let slugs: Vec<&str> = manifest.estudios.keys().map(String::as_str).collect();
+        McpServer {
+            allowed: AllowedHosts::new(&base_url, extra_hosts),
+            tools_full: json!({"tools": tools::definitions(&slugs, Endpoint::Full)}),
+            tools_catalog: json!({"tools": tools::definitions(&slugs, Endpoint::Catalog)}),
+            instructions_full: tools::instructions(manifest, &base_url, Endpoint::Full),
+            instructions_catalog: tools::instructions(manifest, &base_url, Endpoint::Catalog),
+            server_name: manifest.servicio.nombre.clone(),
+            base_url,
+        }
+    }
+
+    /// The same server with more allowed hosts.
+    pub fn with_extra_hosts(mut self, extra: &[String]) -> McpServer {
+        self.allowed = AllowedHosts::new(&self.base_url, extra);
+        self
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    fn instructions(&self, endpoint: Endpoint) -> &str {
+        match endpoint {
+            Endpoint::Full => &self.instructions_full,
+            Endpoint::Catalog => &self.instructions_catalog,
+        }
+    }
+
+    fn tool_list(&self, endpoint: Endpoint) -> &Value {
+        match endpoint {
+            Endpoint::Full => &self.tools_full,
+            Endpoint::Catalog => &self.tools_catalog,
+        }
+    }
+}
+
+/// A JSON-RPC error, with the HTTP status it travels with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    pub status: u16,
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    pub fn new(status: u16, code: i64, message: impl Into<String>) -> RpcError {
+        RpcError { status, code, message: message.into(), data: None }
+    }
+
+    pub fn with_data(mut self, data: Value) -> RpcError {
+        self.data = Some(data);
+        self
+    }
+
+    /// Invalid params: JSON-RPC errors of a well-formed request travel with HTTP 200.
+    pub fn invalid_params(message: impl Into<String>) -> RpcError {
+        RpcError::new(200, code::INVALID_PARAMS, message)
+    }
+
+    fn to_value(&self, id: Option<&Value>) -> Value {
+        let mut error = json!({"code": self.code, "message": self.message});
+        if let Some(data) = &self.data {
+            error["data"] = data.clone();
+        }
+        json!({"jsonrpc": JSON_RPC, "id": id.cloned().unwrap_or(Value::Null), "error": error})
+    }
+
+    fn reply(&self, id: Option<&Value>) -> Reply {
+        json_reply(self.status, &self.to_value(id))
+    }
+}
+
+fn json_reply(status: u16, value: &Value) -> Reply {
+    match serde_json::to_vec(value) {
+        Ok(bytes) => Reply::new(status, "application/json", Body::Bytes(Bytes::from(bytes))),
+        Err(_) => Reply::error(500, "error_interno", "No se pudo serializar la respuesta MCP."),
+    }
+    .with_header("Cache-Control", "no-store")
+}
+
+/// Answers one HTTP request to an MCP endpoint.
+pub async fn handle(gate: &Gate, request: &Request<'_>, endpoint: Endpoint) -> Reply {
+    let method = request.method();
+    if method == Method::OPTIONS {
+        return preflight(ALLOW);
+    }
+    if method != Method::POST {
+        return Reply::method_not_allowed(method.as_str(), ALLOW);
+    }
+    if let Err(error) = check_transport(&gate.mcp.allowed, request) {
+        return error.reply(None);
+    }
+    let message = match parse_message(&request.body) {
+        Ok(message) => message,
+        Err(error) => return error.reply(None),
+    };
+    match message {
+        Message::Request { id, method, params } => {
+            if method == "server/discover" {
+                // Modern-era probe: "not here", so modern clients fall back to `initialize`.
+                return RpcError::new(404, code::METHOD_NOT_FOUND, "Method not found: server/discover (this server speaks MCP 2025-03-26 to 2025-11-25; use initialize)")
+                    .reply(Some(&id));
+            }
+            if let Err(error) = check_version_header(request) {
+                return error.reply(Some(&id));
+            }
+            let outcome = answer(gate, endpoint, &method, params).await;
+            match outcome {
+                Ok(result) => json_reply(200, &json!({"jsonrpc": JSON_RPC, "id": id, "result": result})),
+                Err(error) => error.reply(Some(&id)),
+            }
+        }
+        Message::Notification | Message::Response => {
+            if let Err(error) = check_version_header(request) {
+                return error.reply(None);
+            }
+            Reply { status: 202, headers: vec![("Cache-Control", "no-store".to_owned())], body: Body::Empty }
+        }
+    }
+}
+
+/// Origin and Host (403), Accept (406) and Content-Type (415), in that order.
+fn check_transport(allowed: &AllowedHosts, request: &Request<'_>) -> Result<(), RpcError> {
+    let text = |name: &str| request.header(name).map(|v| String::from_utf8_lossy(v).into_owned());
+    let host = text("host").or_else(|| request.head.uri.authority().map(|a| a.as_str().to_owned()));
+    if let Some(host) = host
+        && !allowed.host_allowed(&host)
+    {
+        return Err(forbidden(&format!("Host {host:?}")));
+    }
+    if let Some(origin) = text("origin")
+        && !allowed.origin_allowed(&origin)
+    {
+        return Err(forbidden(&format!("Origin {origin:?}")));
+    }
+    let accept = text("accept").unwrap_or_default();
+    if !(accepts(&accept, "application", "json") && accepts(&accept, "text", "event-stream")) {
+        return Err(RpcError::new(
+            406,
+            code::SERVER_ERROR,
+            "Not Acceptable: el cliente debe aceptar application/json y text/event-stream (Accept: application/json, text/event-stream).",
+        ));
+    }
+    let content_type = text("content-type").unwrap_or_default();
+    let essence = content_type.split(';').next().unwrap_or_default().trim();
+    if !essence.eq_ignore_ascii_case("application/json") {
+        return Err(RpcError::new(
+            415,
+            code::SERVER_ERROR,
+            "Unsupported Media Type: envíe el mensaje JSON-RPC con Content-Type: application/json.",
+        ));
+    }
+    Ok(())
+}
+
+fn forbidden(what: &str) -> RpcError {
+    RpcError::new(
+        403,
+        code::SERVER_ERROR,
+        format!("Forbidden: {what} no está permitido en este servidor MCP (protección contra DNS rebinding)."),
+    )
+}
+
+/// Whether an `Accept` value admits `kind/sub` (exactly, `kind/*` or `*/*`, with q > 0).
+fn accepts(accept: &str, kind: &str, sub: &str) -> bool {
+    accept.split(',').any(|item| {
+        let mut parts = item.split(';');
+        let range = parts.next().unwrap_or_default().trim();
+        let refused = parts.any(|p| {
+            let p = p.trim();
+            p.strip_prefix("q=").and_then(|q| q.trim().parse::<f32>().ok()).is_some_and(|q| q <= 0.0)
+        });
+        let (k, s) = range.split_once('/').unwrap_or((range, ""));
+        let matches = (k == "*" && s == "*")
+            || (k.eq_ignore_ascii_case(kind) && (s == "*" || s.eq_ignore_ascii_case(sub)));
+        matches && !refused
+    })
+}
+
+/// `MCP-Protocol-Version`: absent means 2025-03-26; a revision we do not speak is 400.
+fn check_version_header(request: &Request<'_>) -> Result<(), RpcError> {
+    let Some(raw) = request.header("mcp-protocol-version") else { return Ok(()) };
+    let requested = String::from_utf8_lossy(raw).trim().to_owned();
+    if SUPPORTED_VERSIONS.contains(&requested.as_str()) {
+        return Ok(());
+    }
+    Err(RpcError::new(
+        400,
+        code::SERVER_ERROR,
+        format!("Bad Request: MCP-Protocol-Version {requested:?} no es compatible; versiones admitidas: {}.", SUPPORTED_VERSIONS.join(", ")),
+    )
+    .with_data(json!({"supported": SUPPORTED_VERSIONS, "requested": requested})))
+}
+
+/// One JSON-RPC message, classified.
+#[derive(Debug, PartialEq)]
+enum Message {
+    Request { id: Value, method: String, params: Option<Map<String, Value>> },
+    Notification,
+    Response,
+}
+
+fn invalid_request(message: &str) -> RpcError {
+    RpcError::new(400, code::INVALID_REQUEST, format!("Invalid Request: {message}"))
+}
+
+/// Parses a POST body into one message: arrays (batches) and malformed envelopes are 400.
+fn parse_message(body: &[u8]) -> Result<Message, RpcError> {
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| RpcError::new(400, code::PARSE_ERROR, format!("Parse error: el cuerpo no es JSON válido ({e}).")))?;
+    let object = match value {
+        Value::Object(object) => object,
+        Value::Array(_) => {
+            return Err(invalid_request(
+                "no se admiten lotes (arrays) de JSON-RPC; envíe un mensaje por POST (batches are not supported).",
+            ));
+        }
+        _ => return Err(invalid_request("se espera un objeto JSON-RPC 2.0.")),
+    };
+    if object.get("jsonrpc").and_then(Value::as_str) != Some(JSON_RPC) {
+        return Err(invalid_request("falta \"jsonrpc\": \"2.0\"."));
+    }
+    let id = object.get("id");
+    if let Some(method) = object.get("method") {
+        let Some(method) = method.as_str() else { return Err(invalid_request("\"method\" debe ser un texto.")) };
+        let params = match object.get("params") {
+            None => None,
+            Some(Value::Object(params)) => Some(params.clone()),
+            Some(_) => return Err(invalid_request("\"params\" debe ser un objeto.")),
+        };
+        return match id {
+            None => Ok(Message::Notification),
+            Some(id) if id.is_string() || id.is_i64() || id.is_u64() => {
+                Ok(Message::Request { id: id.clone(), method: method.to_owned(), params })
+            }
+            Some(_) => Err(invalid_request("\"id\" debe ser un texto o un entero (nunca null).")),
+        };
+    }
+    if id.is_some() && (object.contains_key("result") || object.contains_key("error")) {
+        return Ok(Message::Response);
+    }
+    Err(invalid_request("el mensaje no es un pedido, una notificación ni una respuesta."))
+}
+
+/// Runs one request.
+async fn answer(gate: &Gate, endpoint: Endpoint, method: &str, params: Option<Map<String, Value>>) -> Result<Value, RpcError> {
+    let params = params.unwrap_or_default();
+    match method {
+        "initialize" => initialize(&gate.mcp, endpoint, &params),
+        "ping" => Ok(json!({})),
+        "tools/list" => {
+            if params.get("cursor").is_some_and(|c| !c.is_null()) {
+                return Err(RpcError::invalid_params("Invalid cursor: la lista de herramientas tiene una sola página."));
+            }
+            Ok(gate.mcp.tool_list(endpoint).clone())
+        }
+        "tools/call" => tools::call(gate, endpoint, &params).await,
+        other => Err(RpcError::new(200, code::METHOD_NOT_FOUND, format!("Method not found: {other}"))),
+    }
+}
+
+/// `initialize`: echo a revision we speak, otherwise offer our latest.
+fn initialize(server: &McpServer, endpoint: Endpoint, params: &Map<String, Value>) -> Result<Value, RpcError> {
+    let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
+        return Err(RpcError::invalid_params("initialize: falta params.protocolVersion."));
+    };
+    let version = if SUPPORTED_VERSIONS.contains(&requested) { requested } else { LATEST_VERSION };
+    let (name, title) = match endpoint {
+        Endpoint::Full => ("estudios-ia", server.server_name.clone()),
+        Endpoint::Catalog => ("estudios-ia-catalogo", format!("{} (catálogo)", server.server_name)),
+    };
+    Ok(json!({
+        "protocolVersion": version,
+        "capabilities": {"tools": {"listChanged": false}},
+        "serverInfo": {
+            "name": name,
+            "title": title,
+            "version": env!("CARGO_PKG_VERSION"),
+            "websiteUrl": server.base_url,
+        },
+        "instructions": server.instructions(endpoint),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoints_by_path() {
+        assert_eq!(Endpoint::from_path("/mcp"), Some(Endpoint::Full));
+        assert_eq!(Endpoint::from_path("/mcp/"), Some(Endpoint::Full));
+        assert_eq!(Endpoint::from_path("/mcp/catalogo"), Some(Endpoint::Catalog));
+        assert_eq!(Endpoint::from_path("/mcp/otro"), None);
+        assert_eq!(Endpoint::from_path("/mcpx"), None);
+    }
+
+    #[test]
+    fn hosts_and_origins() {
+        let allowed = AllowedHosts::new("https://estudios.example.com", &["Otro.example:8443".into(), "https://tercero.example".into()]);
+        for host in ["localhost", "localhost:8080", "127.0.0.1:1", "[::1]:8080", "[::1]", "estudios.example.com", "ESTUDIOS.example.com:443", "otro.example", "tercero.example"] {
+            assert!(allowed.host_allowed(host), "{host}");
+        }
+        for host in ["evil", "evil:80", "estudios.example.com.evil.net", "127.0.0.2", ""] {
+            assert!(!allowed.host_allowed(host), "{host}");
+        }
+        for origin in ["http://localhost:3000", "http://127.0.0.1", "http://[::1]:6274", "https://estudios.example.com"] {
+            assert!(allowed.origin_allowed(origin), "{origin}");
+        }
+        for origin in ["http://evil", "null", "", "https://localhost.evil.net", "file:///etc"] {
+            assert!(!allowed.origin_allowed(origin), "{origin}");
+        }
+        assert_eq!(AllowedHosts::parse_list(" a.example, ,b.example:80 "), vec!["a.example", "b.example:80"]);
+    }
+
+    #[test]
+    fn accept_needs_json_and_event_stream() {
+        assert!(accepts("application/json, text/event-stream", "application", "json"));
+        assert!(accepts("application/json, text/event-stream", "text", "event-stream"));
+        assert!(accepts("*/*", "text", "event-stream"));
+        assert!(accepts("text/*;q=0.5", "text", "event-stream"));
+        assert!(!accepts("application/json", "text", "event-stream"));
+        assert!(!accepts("text/event-stream;q=0, application/json", "text", "event-stream"));
+        assert!(!accepts("", "application", "json"));
+    }
+
+    #[test]
+    fn messages_are_classified() {
+        let parse = |s: &str| parse_message(s.as_bytes());
+        assert_eq!(
+            parse(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#),
+            Ok(Message::Request { id: json!(7), method: "ping".into(), params: None })
+        );
+        assert_eq!(parse(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), Ok(Message::Notification));
+        assert_eq!(parse(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#), Ok(Message::Response));
+        assert_eq!(parse("{nope").unwrap_err().code, code::PARSE_ERROR);
+        for bad in [
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":3}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            "42",
+        ] {
+            let error = parse(bad).unwrap_err();
+            assert_eq!((error.status, error.code), (400, code::INVALID_REQUEST), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! `comprar_estudio`: the x402 tool-result binding for MCP (`reference/mcp.md` §4,
+//! `reference/x402.md` §7) over the shop's one purchase implementation.
+//!
+//! Without a payment the tool answers `isError: true` with the PaymentRequired object in
+//! `structuredContent` and the identical JSON in `content[0].text`. The payment arrives as an
+//! object in `params._meta["x402/payment"]` and goes to [`crate::payment::Shop::purchase`]
+//! unchanged: the same checks, the same nonce guard, the same settle-after-production as
+//! `GET /estudio/{slug}`. The MCP PaymentRequired differs from the HTTP one only in
+//! `resource` (it names the tool and the study); `accepts` are the offer's entries verbatim,
+//! so the `accepted` a client echoes deep-equals what the shop compares against. A success
+//! carries the receipt in `result._meta["x402/payment-response"]`; any refusal returns the
+//! PaymentRequired again with `error`, and no study content.
+
+use serde_json::{Value, json};
+
+use super::tools::{ToolError, success};
+use crate::payment::{Delivery, Offer};
+use crate::router::Gate;
+use crate::x402::SettlementResponse;
+use crate::x402::header::payload_from_value;
+
+pub const BUY_TOOL: &str = "comprar_estudio";
+/// Where the client puts the PaymentPayload object.
+pub const PAYMENT_META: &str = "x402/payment";
+/// Where the server puts the SettlementResponse.
+pub const RECEIPT_META: &str = "x402/payment-response";
+/// The view sold over MCP when none is asked: the summary keeps an agent's context small, and
+/// the links reach the full package anyway.
+pub const MCP_DEFAULT_VIEW: &str = "resumen";
+const FIRST_ERROR: &str = "Payment required: send a PaymentPayload object in params._meta[\"x402/payment\"]";
+
+/// `mcp://tool/comprar_estudio?slug=…&vista=…`: names the tool and what it sells.
+pub fn resource_url(offer: &Offer) -> String {
+    format!("mcp://tool/{BUY_TOOL}?slug={}&vista={}", offer.slug, offer.view)
+}
+
+/// The MCP PaymentRequired of an offer, with `error`.
+pub fn payment_required(offer: &Offer, error: &str) -> Value {
+    let mut required = serde_json::to_value(&offer.required).unwrap_or_else(|_| json!({}));
+    required["x402Version"] = json!(offer.required.x402_version);
+    required["error"] = json!(error);
+    required["resource"] = json!({
+        "url": resource_url(offer),
+        "description": format!("{} (vista {}) vía la herramienta MCP {BUY_TOOL}", offer.name, offer.view),
+        "mimeType": "application/json",
+    });
+    // Verbatim from the manifest: exactly what the shop deep-compares `accepted` with.
+    required["accepts"] = Value::Array(offer.accepts_raw.clone());
+    required
+}
+
+/// The payment-required tool result: `structuredContent` and `content[0].text` carry the
+/// same object; a second text block says in words what to do.
+fn payment_required_result(offer: &Offer, error: &str, message: &str, settlement: Option<&SettlementResponse>) -> Value {
+    let required = payment_required(offer, error);
+    let amount = offer.required.accepts.first().map(|a| a.amount.as_str()).unwrap_or_default();
+    let hint = format!(
+        "{message} Pago requerido: {amount} unidades de USDC por {} ({}). Firme una autorización EIP-3009 para una entrada de accepts y repita la llamada con params._meta[\"x402/payment\"] = PaymentPayload (objeto JSON) con accepted copiado sin cambios. No se cobró nada.",
+        offer.name, offer.slug
+    );
+    let mut result = json!({
+        "content": [
+            {"type": "text", "text": required.to_string()},
+            {"type": "text", "text": hint.trim_start()},
+        ],
+        "structuredContent": required,
+        "isError": true,
+    });
+    if let Some(settlement) = settlement {
+        result["_meta"] = json!({RECEIPT_META: settlement});
+    }
+    result
+}
+
+/// Runs `comprar_estudio` for a known slug and view.
+pub async fn buy(gate: &Gate, slug: &str, view: &str, meta: Option<&Value>) -> Value {
+    let offer = match gate.shop.offer(slug, Some(view)) {
+        Ok(offer) => offer,
+        Err(_) => return ToolError::new("estudio_desconocido", format!("No hay una oferta para {slug} ({view}).")).result(),
+    };
+    let payment = meta.and_then(|m| m.get(PAYMENT_META)).filter(|p| !p.is_null());
+    let Some(payment) = payment else {
+        return payment_required_result(offer, FIRST_ERROR, "", None);
+    };
+    let payload = match payment {
+        Value::Object(_) => payload_from_value(payment.clone()),
+        _ => {
+            let message = "_meta[\"x402/payment\"] debe ser un objeto JSON (el PaymentPayload), no un texto ni base64.";
+            return payment_required_result(offer, &format!("invalid_payload: {message}"), message, None);
+        }
+    };
+    let payload = match payload {
+        Ok(payload) => payload,
+        Err(e) => {
+            let message = format!("_meta[\"x402/payment\"]: {e}.");
+            return payment_required_result(offer, &format!("{}: {message}", e.code()), &message, None);
+        }
+    };
+    match gate.shop.purchase(offer, &payload).await {
+        Ok(delivery) => delivered(delivery),
+        Err(refusal) => payment_required_result(
+            offer,
+            &format!("{}: {}", refusal.code, refusal.message),
+            &refusal.message,
+            refusal.settlement.as_ref(),
+        ),
+    }
+}
+
+/// The settled purchase: the same JSON the HTTP route answers, and the receipt in `_meta`.
+fn delivered(delivery: Delivery) -> Value {
+    let Delivery { body, settlement, .. } = delivery;
+    let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let text = String::from_utf8_lossy(&body).into_owned();
+    let mut result = success(text, value);
+    if result["structuredContent"].is_null()
+        && let Some(map) = result.as_object_mut()
+    {
+        map.remove("structuredContent");
+    }
+    result["_meta"] = json!({RECEIPT_META: settlement});
+    result
+}
+
+/// The MCP purchase steps, for `como_comprar`.
+pub fn mcp_steps(base_url: &str) -> Value {
+    json!({
+        "servidor": format!("{base_url}/mcp"),
+        "herramienta": BUY_TOOL,
+        "pasos": [
+            format!("1. Llame a {BUY_TOOL} {{slug, vista?}} sin pago: el resultado (isError: true) trae en structuredContent el PaymentRequired de x402 v2 (y el mismo JSON en content[0].text)."),
+            "2. Elija una entrada de accepts y firme una autorización EIP-3009 por exactamente su amount a su payTo (un cliente x402 lo hace solo).",
+            format!("3. Repita la misma llamada con params._meta[\"{PAYMENT_META}\"] = PaymentPayload como objeto JSON (no base64): x402Version 2, accepted copiado sin cambios y payload con signature y authorization."),
+            format!("4. Al liquidarse recibe el estudio (vista {MCP_DEFAULT_VIEW} por defecto, completo con vista=completo) con enlaces firmados al paquete completo (JSON y ZIP); el recibo está en _meta[\"{RECEIPT_META}\"]."),
+        ],
+        "steps": [
+            format!("1. Call {BUY_TOOL} {{slug, vista?}} without payment: the result (isError: true) carries the x402 v2 PaymentRequired in structuredContent (and the same JSON in content[0].text)."),
+            "2. Pick one accepts entry and sign an EIP-3009 authorization for exactly its amount to its payTo.",
+            format!("3. Call again with params._meta[\"{PAYMENT_META}\"] = the PaymentPayload as a JSON object (not base64), accepted copied unchanged."),
+            format!("4. Once settled you get the study with signed links to the full package; the receipt is in _meta[\"{RECEIPT_META}\"]."),
+        ],
+        "si_falla": "Si la firma, el monto, la vigencia, el nonce o la liquidación fallan, vuelve el PaymentRequired con error y no se cobra ni se entrega nada.",
+        "solo_catalogo": format!("{base_url}/mcp/catalogo tiene solo las herramientas gratuitas."),
+    })
+}

@@ -1,0 +1,415 @@
+//! The MCP tools: their definitions (titles, Spanish and English descriptions, input schemas,
+//! annotations) and what each call answers.
+//!
+//! The free tools answer from the same bytes the HTTP routes serve (the catalog, the sheets
+//! and the metrics held in [`crate::statics`], the search of [`crate::search`]), so an agent
+//! gets the same facts over MCP as over HTTP. Arguments are checked here against the schemas
+//! the tools publish; a bad value is a tool error (`isError: true`) the model can read and fix.
+
+use serde_json::{Map, Value, json};
+
+use super::purchase::{self, BUY_TOOL, MCP_DEFAULT_VIEW};
+use super::{Endpoint, RpcError};
+use crate::manifest::Manifest;
+use crate::payment::VIEWS;
+use crate::router::Gate;
+use crate::search;
+
+/// The free tools, in the order they are listed.
+pub const FREE_TOOLS: [&str; 5] = ["listar_estudios", "buscar_estudios", "ver_ficha", "ver_metricas", "como_comprar"];
+/// Longest search accepted (the same bound as `/buscar`).
+const MAX_QUERY_CHARS: usize = 200;
+
+/// Tool names an endpoint offers, in list order.
+pub fn names(endpoint: Endpoint) -> Vec<&'static str> {
+    let mut names = FREE_TOOLS.to_vec();
+    if endpoint == Endpoint::Full {
+        names.push(BUY_TOOL);
+    }
+    names
+}
+
+/// The `tools/list` entries of an endpoint.
+pub fn definitions(slugs: &[&str], endpoint: Endpoint) -> Vec<Value> {
+    let slug = |description: &str| json!({"type": "string", "enum": slugs, "description": description});
+    let free = |name: &str, title: &str, es: &str, en: &str, properties: Value, required: &[&str]| {
+        json!({
+            "name": name,
+            "title": title,
+            "description": format!("{es}\n\nEN: {en}"),
+            "inputSchema": schema(properties, required),
+            "annotations": {"title": title, "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
+        })
+    };
+    let mut tools = vec![
+        free(
+            "listar_estudios",
+            "Listar estudios",
+            "Catálogo gratuito de los estudios de visibilidad en IA a la venta: slug, nombre, industria, país, idiomas, fechas, cantidad de preguntas, respuestas y modelos, precio y URLs.",
+            "Free catalog of the AI-visibility studies for sale: slug, name, industry, country, languages, dates, number of questions, answers and models, price and URLs.",
+            json!({}),
+            &[],
+        ),
+        free(
+            "buscar_estudios",
+            "Buscar estudios",
+            "Busca estudios por tema, industria, país o marca (sin distinguir tildes ni mayúsculas), con el mismo orden que /buscar y por qué coincidió cada uno.",
+            "Searches studies by topic, industry, country or brand (accent- and case-insensitive), ranked as /buscar, with why each one matched.",
+            json!({"q": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "description": "Qué busca, p. ej. \"bancos argentina\" o \"Galicia\". / What to look for."}}),
+            &["q"],
+        ),
+        free(
+            "ver_ficha",
+            "Ver ficha de un estudio",
+            "Ficha gratuita de un estudio: diseño, universo de preguntas, modelos, índice de tablas, ejemplos, archivos con tamaño y sha256, precio y cómo comprarlo. Sin contenido pago.",
+            "Free sheet of a study: design, question universe, models, table index, samples, files with size and sha256, price and how to buy it. No paid content.",
+            json!({"slug": slug("Identificador del estudio (ver listar_estudios). / Study id.")}),
+            &["slug"],
+        ),
+        free(
+            "ver_metricas",
+            "Ver definiciones de métricas",
+            "Definiciones y fórmulas de las métricas de los estudios (mención, orden, citación, Protagonismo IA, Top1, share of voice, HHI, acuerdo entre modelos, tono), en español e inglés.",
+            "Definitions and formulas of the study metrics (mention, order, citation, AI prominence, Top1, share of voice, HHI, agreement between models, tone), in Spanish and English.",
+            json!({}),
+            &[],
+        ),
+        free(
+            "como_comprar",
+            "Cómo comprar",
+            "Cómo se paga un estudio: protocolo x402 v2, precio, redes, pasos por HTTP y por MCP, vistas, cuándo no se cobra nada y el tope que debe admitir su cliente. Con slug, incluye el PaymentRequired exacto de ese estudio.",
+            "How a study is paid: x402 v2, price, networks, steps over HTTP and MCP, views, when nothing is charged and the cap your client must allow. With a slug, includes that study's exact PaymentRequired.",
+            json!({"slug": slug("Opcional: el estudio que quiere comprar. / Optional: the study to buy.")}),
+            &[],
+        ),
+    ];
+    if endpoint == Endpoint::Full {
+        let title = "Comprar estudio";
+        tools.push(json!({
+            "name": BUY_TOOL,
+            "title": title,
+            "description": "Compra un estudio con x402 v2 (USDC). Llamado sin pago devuelve isError: true con el PaymentRequired de x402 en structuredContent (y el mismo JSON en content[0].text). Firme una autorización EIP-3009 por el monto exacto de una entrada de accepts y repita la llamada con params._meta[\"x402/payment\"] = PaymentPayload (objeto JSON, no base64) con accepted copiado sin cambios. Al liquidarse devuelve el estudio (vista resumen por defecto) con enlaces firmados al paquete completo (JSON y ZIP) y el recibo en _meta[\"x402/payment-response\"]. Si el pago falla no se cobra nada.\n\nEN: Buys a study with x402 v2 (USDC). Called without payment it returns isError: true with the x402 PaymentRequired in structuredContent (and the same JSON in content[0].text). Sign an EIP-3009 authorization for the exact amount of one accepts entry and call again with params._meta[\"x402/payment\"] = a PaymentPayload (JSON object, not base64) whose accepted is copied unchanged. Once settled it returns the study (summary view by default) with signed links to the full package (JSON and ZIP) and the receipt in _meta[\"x402/payment-response\"]. Nothing is charged if payment fails.",
+            "inputSchema": schema(
+                json!({
+                    "slug": slug("Estudio a comprar (ver listar_estudios). / Study to buy."),
+                    "vista": {"type": "string", "enum": [MCP_DEFAULT_VIEW, other_view()], "default": MCP_DEFAULT_VIEW,
+                              "description": "resumen (por defecto: ficha, diseño, hallazgos, métricas e índice de tablas) o completo (además todas las tablas y respuestas, puede pesar varios MB); mismo precio y mismos enlaces. / resumen (default) or completo (full package inline); same price and links."},
+                }),
+                &["slug"],
+            ),
+            "annotations": {"title": title, "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": true},
+        }));
+    }
+    tools
+}
+
+fn other_view() -> &'static str {
+    VIEWS.iter().copied().find(|v| *v != MCP_DEFAULT_VIEW).unwrap_or(VIEWS[0])
+}
+
+/// An input schema: an object with exactly these properties.
+fn schema(properties: Value, required: &[&str]) -> Value {
+    let mut schema = json!({"type": "object", "properties": properties, "additionalProperties": false});
+    if !required.is_empty() {
+        schema["required"] = json!(required);
+    }
+    schema
+}
+
+/// The server instructions (Spanish, then English): what is sold and how to pay.
+pub fn instructions(manifest: &Manifest, base_url: &str, endpoint: Endpoint) -> String {
+    let prices: std::collections::BTreeSet<&str> = manifest.estudios.values().map(|s| s.precio_usd.as_str()).collect();
+    let price = prices.into_iter().collect::<Vec<_>>().join(" / ");
+    let networks = manifest.servicio.redes.iter().map(|n| format!("{} ({})", n.nombre, n.caip2)).collect::<Vec<_>>().join(", ");
+    let n = manifest.estudios.len();
+    let local = if manifest.servicio.modo == "local" {
+        " Modo local: un facilitador local verifica firmas reales pero no se mueve dinero real. / Local mode: real signatures, no real money moves."
+    } else {
+        ""
+    };
+    let common_es = format!(
+        "{name}: {n} estudios de visibilidad en IA (qué marcas nombran los asistentes de IA al responder preguntas de consumidores, en qué orden y con qué fuentes), cada uno a USD {price} en USDC con x402 v2 ({networks}). Herramientas gratuitas: listar_estudios (catálogo), buscar_estudios {{q}}, ver_ficha {{slug}} (ficha sin contenido pago), ver_metricas (definiciones) y como_comprar {{slug?}}.",
+        name = manifest.servicio.nombre,
+    );
+    let common_en = format!(
+        "EN: {n} AI-visibility studies (which brands AI assistants name when answering consumer questions, in what order, citing which sources), USD {price} each in USDC over x402 v2. Free tools: listar_estudios (catalog), buscar_estudios {{q}}, ver_ficha {{slug}}, ver_metricas, como_comprar {{slug?}}."
+    );
+    match endpoint {
+        Endpoint::Full => format!(
+            "{common_es} Para comprar: llame a comprar_estudio {{slug, vista?}} sin pago; el resultado (isError: true) trae el PaymentRequired de x402 en structuredContent. Firme una autorización EIP-3009 por el monto exacto de una entrada de accepts y repita la misma llamada con params._meta[\"x402/payment\"] = PaymentPayload (objeto JSON, no base64) con accepted copiado sin cambios. Se liquida recién con el estudio listo: recibe el resumen (o el paquete completo con vista=completo) y enlaces firmados de descarga (JSON y ZIP, válidos {days} días); el recibo va en _meta[\"x402/payment-response\"]. Si la firma, el monto o la liquidación fallan, vuelve el PaymentRequired con error y no se cobra nada.{local}\n\n{common_en} To buy: call comprar_estudio {{slug, vista?}} without payment to get the PaymentRequired (isError: true, structuredContent), sign an EIP-3009 authorization for one accepts entry and call again with params._meta[\"x402/payment\"] = the PaymentPayload object. You get the study with signed download links; the receipt is in _meta[\"x402/payment-response\"]. Nothing is charged if anything fails.",
+            days = manifest.servicio.vigencia_enlaces_dias,
+        ),
+        Endpoint::Catalog => format!(
+            "{common_es} Este servidor es solo de catálogo: para comprar use el servidor MCP completo en {base_url}/mcp (herramienta comprar_estudio) o GET {base_url}/estudio/{{slug}} con x402.{local}\n\n{common_en} This server is catalog-only: buy through the full MCP server at {base_url}/mcp (tool comprar_estudio) or GET {base_url}/estudio/{{slug}} with x402."
+        ),
+    }
+}
+
+/// A tool execution error: shown to the model with `isError: true`.
+#[derive(Debug, Clone)]
+pub struct ToolError {
+    pub code: &'static str,
+    pub message: String,
+    pub extra: Value,
+}
+
+impl ToolError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> ToolError {
+        ToolError { code, message: message.into(), extra: Value::Null }
+    }
+
+    fn with(mut self, extra: Value) -> ToolError {
+        self.extra = extra;
+        self
+    }
+
+    /// The `CallToolResult` of this error.
+    pub fn result(&self) -> Value {
+        let mut body = json!({"error": self.code, "mensaje": self.message});
+        if let (Some(map), Value::Object(extra)) = (body.as_object_mut(), &self.extra) {
+            map.extend(extra.clone());
+        }
+        json!({"content": [{"type": "text", "text": body.to_string()}], "structuredContent": body, "isError": true})
+    }
+}
+
+/// A successful `CallToolResult` from JSON text already serialized (sent as is) and its value.
+pub fn success(text: String, value: Value) -> Value {
+    json!({"content": [{"type": "text", "text": text}], "structuredContent": value, "isError": false})
+}
+
+fn success_value(value: Value) -> Value {
+    success(value.to_string(), value)
+}
+
+/// `tools/call`: unknown tools and a malformed call are JSON-RPC errors; everything else is a
+/// tool result.
+pub async fn call(gate: &Gate, endpoint: Endpoint, params: &Map<String, Value>) -> Result<Value, RpcError> {
+    let Some(name) = params.get("name").and_then(Value::as_str) else {
+        return Err(RpcError::invalid_params("tools/call: falta params.name (el nombre de la herramienta)."));
+    };
+    let empty = Map::new();
+    let arguments = match params.get("arguments") {
+        None | Some(Value::Null) => &empty,
+        Some(Value::Object(arguments)) => arguments,
+        Some(_) => return Err(RpcError::invalid_params("tools/call: params.arguments debe ser un objeto.")),
+    };
+    if !names(endpoint).contains(&name) {
+        let message = match (endpoint, name == BUY_TOOL) {
+            (Endpoint::Catalog, true) => format!(
+                "Unknown tool: {name}. Este servidor es solo de catálogo; compre en {}/mcp.",
+                gate.mcp.base_url()
+            ),
+            _ => format!("Unknown tool: {name}"),
+        };
+        return Err(RpcError::invalid_params(message).with_data(json!({"herramientas": names(endpoint)})));
+    }
+    tracing::debug!(target: "mcp", herramienta = name, "tools/call");
+    let outcome = match name {
+        "listar_estudios" => no_arguments(arguments).and_then(|()| static_json(gate, "/catalogo")),
+        "buscar_estudios" => search_studies(gate, arguments),
+        "ver_ficha" => only(arguments, &["slug"])
+            .and_then(|()| required_slug(gate, arguments))
+            .and_then(|slug| static_json(gate, &format!("/estudio/{slug}/ficha"))),
+        "ver_metricas" => no_arguments(arguments).and_then(|()| static_json(gate, "/metricas")),
+        "como_comprar" => how_to_buy(gate, arguments),
+        BUY_TOOL => {
+            let checked = only(arguments, &["slug", "vista"])
+                .and_then(|()| required_slug(gate, arguments))
+                .and_then(|slug| Ok((slug, view(arguments)?)));
+            match checked {
+                Ok((slug, view)) => return Ok(purchase::buy(gate, slug, view, params.get("_meta")).await),
+                Err(e) => Err(e),
+            }
+        }
+        _ => Err(ToolError::new("herramienta_desconocida", format!("Herramienta desconocida: {name}."))),
+    };
+    Ok(outcome.unwrap_or_else(|e| e.result()))
+}
+
+fn no_arguments(arguments: &Map<String, Value>) -> Result<(), ToolError> {
+    only(arguments, &[])
+}
+
+/// Refuses arguments the schema does not list (`additionalProperties: false`).
+fn only(arguments: &Map<String, Value>, allowed: &[&str]) -> Result<(), ToolError> {
+    let unknown: Vec<&str> = arguments.keys().map(String::as_str).filter(|k| !allowed.contains(k)).collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let accepted = if allowed.is_empty() { "ninguno".to_owned() } else { allowed.join(", ") };
+    Err(ToolError::new(
+        "argumento_desconocido",
+        format!("Argumentos no admitidos: {}. Esta herramienta acepta: {accepted}.", unknown.join(", ")),
+    )
+    .with(json!({"admitidos": allowed})))
+}
+
+/// A string argument; `Ok(None)` when absent (or null).
+fn string_argument<'a>(arguments: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, ToolError> {
+    match arguments.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(ToolError::new(
+            "argumento_invalido",
+            format!("El argumento {key} debe ser un texto; llegó {other}."),
+        )),
+    }
+}
+
+fn valid_slugs(gate: &Gate) -> Vec<&str> {
+    gate.manifest.estudios.keys().map(String::as_str).collect()
+}
+
+/// A known study slug.
+fn known_slug<'a>(gate: &Gate, slug: &'a str) -> Result<&'a str, ToolError> {
+    if gate.manifest.estudios.contains_key(slug) {
+        return Ok(slug);
+    }
+    let slugs = valid_slugs(gate);
+    Err(ToolError::new(
+        "estudio_desconocido",
+        format!("No hay un estudio {slug:?}. Los estudios válidos son: {}.", slugs.join(", ")),
+    )
+    .with(json!({"slugs_validos": slugs})))
+}
+
+fn required_slug<'a>(gate: &Gate, arguments: &'a Map<String, Value>) -> Result<&'a str, ToolError> {
+    match string_argument(arguments, "slug")? {
+        Some(slug) => known_slug(gate, slug),
+        None => Err(ToolError::new(
+            "falta_argumento",
+            format!("Falta el argumento slug. Los estudios válidos son: {}.", valid_slugs(gate).join(", ")),
+        )
+        .with(json!({"slugs_validos": valid_slugs(gate)}))),
+    }
+}
+
+/// The `vista` argument of comprar_estudio (default: the summary).
+fn view(arguments: &Map<String, Value>) -> Result<&'static str, ToolError> {
+    let Some(view) = string_argument(arguments, "vista")? else { return Ok(MCP_DEFAULT_VIEW) };
+    VIEWS.iter().copied().find(|v| *v == view).ok_or_else(|| {
+        ToolError::new("vista_desconocida", format!("La vista {view:?} no existe; use completo o resumen (mismo precio)."))
+            .with(json!({"vistas": VIEWS}))
+    })
+}
+
+/// A free JSON document the gate serves, as a tool result (its bytes sent as they are).
+fn static_json(gate: &Gate, path: &str) -> Result<Value, ToolError> {
+    let internal = || ToolError::new("error_interno", format!("El documento {path} no está disponible."));
+    let file = gate.statics.get(path).ok_or_else(internal)?;
+    let value: Value = serde_json::from_slice(&file.bytes).map_err(|_| internal())?;
+    let text = String::from_utf8(file.bytes.to_vec()).map_err(|_| internal())?;
+    Ok(success(text, value))
+}
+
+fn search_studies(gate: &Gate, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
+    only(arguments, &["q"])?;
+    let q = string_argument(arguments, "q")?.map(str::trim).filter(|q| !q.is_empty()).ok_or_else(|| {
+        ToolError::new("falta_q", "Indique qué busca en el argumento q, por ejemplo \"bancos argentina\" o \"hoteles\".")
+    })?;
+    if q.chars().count() > MAX_QUERY_CHARS {
+        return Err(ToolError::new(
+            "q_demasiado_larga",
+            format!("La búsqueda tiene {} caracteres; el máximo es {MAX_QUERY_CHARS}.", q.chars().count()),
+        ));
+    }
+    let reply = search::answer_for(&gate.manifest.busqueda, gate.mcp.base_url(), q);
+    let body: Value = crate::router::body_bytes(&reply)
+        .and_then(|b| serde_json::from_slice(b).ok())
+        .ok_or_else(|| ToolError::new("error_interno", "La búsqueda no pudo responder."))?;
+    if reply.status != 200 {
+        let code = match body.get("error").and_then(Value::as_str) {
+            Some("q_demasiado_larga") => "q_demasiado_larga",
+            _ => "q_sin_terminos",
+        };
+        let message = body.get("mensaje").and_then(Value::as_str).unwrap_or("Búsqueda inválida.").to_owned();
+        return Err(ToolError::new(code, message));
+    }
+    Ok(success_value(body))
+}
+
+/// `como_comprar {slug?}`: the HTTP steps the documents publish, the MCP steps, and with a
+/// slug the exact PaymentRequired `comprar_estudio` answers for it.
+fn how_to_buy(gate: &Gate, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
+    only(arguments, &["slug"])?;
+    let slug = string_argument(arguments, "slug")?.map(|s| known_slug(gate, s)).transpose()?;
+    let source = match slug {
+        Some(slug) => format!("/estudio/{slug}/ficha"),
+        None => "/".to_owned(),
+    };
+    let http = gate
+        .statics
+        .get(&source)
+        .and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok())
+        .and_then(|doc| doc.get("como_comprar").cloned())
+        .unwrap_or(Value::Null);
+    let mut answer = json!({
+        "protocolo": "x402 v2 (esquema exact, EIP-3009, USDC)",
+        "mcp": purchase::mcp_steps(gate.mcp.base_url()),
+        "http": http,
+    });
+    if let Some(slug) = slug {
+        answer["estudio"] = json!(slug);
+        if let Some(study) = gate.manifest.estudios.get(slug) {
+            answer["precio_usd"] = json!(study.precio_usd);
+            answer["monto_atomico"] = json!(study.monto);
+        }
+        if let Ok(offer) = gate.shop.offer(slug, Some(MCP_DEFAULT_VIEW)) {
+            answer["pago_requerido"] = purchase::payment_required(offer, "Payment required: call comprar_estudio with _meta[\"x402/payment\"]");
+        }
+    }
+    Ok(success_value(answer))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_lists_are_well_formed() {
+        let slugs = ["a-2026", "b-2026"];
+        let full = definitions(&slugs, Endpoint::Full);
+        let catalog = definitions(&slugs, Endpoint::Catalog);
+        let names_of = |tools: &[Value]| tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect::<Vec<_>>();
+        assert_eq!(names_of(&full), names(Endpoint::Full));
+        assert_eq!(names_of(&catalog), FREE_TOOLS);
+        for tool in &full {
+            let name = tool["name"].as_str().unwrap();
+            assert!(name.len() <= 128 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b)));
+            assert!(tool["title"].as_str().is_some_and(|t| !t.is_empty()));
+            assert!(tool["description"].as_str().is_some_and(|d| d.contains("\n\nEN: ")), "{name}: es + en");
+            assert_eq!(tool["inputSchema"]["type"], "object");
+            assert_eq!(tool["inputSchema"]["additionalProperties"], false);
+            assert!(tool.get("outputSchema").is_none(), "{name}");
+            let paid = name == BUY_TOOL;
+            assert_eq!(tool["annotations"]["readOnlyHint"], !paid, "{name}");
+            assert_eq!(tool["annotations"]["destructiveHint"], false, "{name}");
+        }
+        assert_eq!(full[5]["inputSchema"]["required"], json!(["slug"]));
+        assert_eq!(full[5]["inputSchema"]["properties"]["slug"]["enum"], json!(slugs));
+        assert!(full[0]["inputSchema"].get("required").is_none());
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_schema() {
+        let args = |v: Value| v.as_object().unwrap().clone();
+        assert!(only(&args(json!({"slug": "x"})), &["slug"]).is_ok());
+        assert_eq!(only(&args(json!({"slug": "x", "otro": 1})), &["slug"]).unwrap_err().code, "argumento_desconocido");
+        assert_eq!(no_arguments(&args(json!({"x": 1}))).unwrap_err().code, "argumento_desconocido");
+        assert_eq!(string_argument(&args(json!({"q": 5})), "q").unwrap_err().code, "argumento_invalido");
+        assert_eq!(string_argument(&args(json!({"q": null})), "q").unwrap(), None);
+        assert_eq!(view(&args(json!({}))).unwrap(), MCP_DEFAULT_VIEW);
+        assert_eq!(view(&args(json!({"vista": "completo"}))).unwrap(), "completo");
+        assert_eq!(view(&args(json!({"vista": "todo"}))).unwrap_err().code, "vista_desconocida");
+    }
+
+    #[test]
+    fn tool_errors_mirror_their_json_in_the_text() {
+        let result = ToolError::new("x", "mensaje").with(json!({"slugs_validos": ["a"]})).result();
+        assert_eq!(result["isError"], true);
+        let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(text, result["structuredContent"]);
+        assert_eq!(text["slugs_validos"], json!(["a"]));
+    }
+}

@@ -23,7 +23,8 @@ function inspector(...args) {
   });
   let json;
   try {
-    json = JSON.parse(run.stdout);
+    const parsed = JSON.parse(run.stdout); // --format json wraps the answer as {"result": …}
+    json = parsed?.result ?? parsed;
   } catch {
     json = undefined;
   }

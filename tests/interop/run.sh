@@ -100,6 +100,7 @@ rm -f "$here/.readme-snippet.mjs"
 
 if [ "${INTEROP_MCP:-1}" = 1 ]; then
   client "MCP TypeScript SDK (/mcp and /mcp/catalogo, every tool, a purchase)" node mcp-sdk.mjs "$base"
+  client "x402 Python MCP client (x402.mcp over the mcp SDK, a purchase)" "$python" x402_mcp.py "$base"
   client "MCP inspector CLI (tools/list --strict, calls, a purchase)" node mcp-inspector.mjs "$base"
   client "MCP conformance suite on /mcp" conformance server --url "$base/mcp" --expected-failures conformance-expected-failures.yml -o "$work/conformance-mcp"
   client "MCP conformance suite on /mcp/catalogo" conformance server --url "$base/mcp/catalogo" --expected-failures conformance-expected-failures.yml -o "$work/conformance-catalogo"

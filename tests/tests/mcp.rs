@@ -32,12 +32,22 @@ impl McpClient {
     }
 
     fn post(&self, body: impl Into<reqwest::Body>) -> reqwest::RequestBuilder {
-        self.http
-            .post(&self.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", ACCEPT)
-            .header("MCP-Protocol-Version", VERSION)
-            .body(body)
+        self.post_with(body, &[])
+    }
+
+    /// A POST with the usual headers, each replaced by `overrides` when named there.
+    fn post_with(&self, body: impl Into<reqwest::Body>, overrides: &[(&str, &str)]) -> reqwest::RequestBuilder {
+        let mut builder = self.http.post(&self.url).body(body);
+        let defaults = [("Content-Type", "application/json"), ("Accept", ACCEPT), ("MCP-Protocol-Version", VERSION)];
+        for (name, value) in defaults {
+            if !overrides.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
+                builder = builder.header(name, value);
+            }
+        }
+        for (name, value) in overrides {
+            builder = builder.header(*name, *value);
+        }
+        builder
     }
 
     /// Sends a request and returns the whole JSON-RPC response (HTTP 200, JSON, no session).
@@ -404,7 +414,21 @@ async fn bad_calls_get_protocol_or_tool_errors_and_nothing_is_charged_twice() {
     let elsewhere = mcp.call("comprar_estudio", json!({"slug": "farma-2026"}), Some(good)).await;
     assert_refused(&elsewhere, "invalid_exact_evm_nonce_already_used");
     assert_eq!(local.settlements(), 1);
-    assert_eq!(local.balance("eip155:84532", signer(DEV_KEY).address()), units(100_000_000 - 990_000));
+
+    // One nonce guard for both bindings: a payment spent over HTTP cannot be spent again over MCP.
+    let over_http = payment_meta(&required, DEV_KEY);
+    let header = gate::x402::header::encode_json(&over_http["x402/payment"]);
+    let paid = client()
+        .get(gate.url("/estudio/banca-2026?vista=resumen"))
+        .header("PAYMENT-SIGNATURE", header)
+        .send()
+        .await
+        .expect("HTTP purchase");
+    assert_eq!(paid.status(), 200);
+    let reused = mcp.call("comprar_estudio", json!({"slug": "banca-2026"}), Some(over_http)).await;
+    assert_refused(&reused, "invalid_exact_evm_nonce_already_used");
+    assert_eq!(local.settlements(), 2);
+    assert_eq!(local.balance("eip155:84532", signer(DEV_KEY).address()), units(100_000_000 - 2 * 990_000));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -493,14 +517,14 @@ async fn transport_rules_are_enforced() {
 
         // Accept and Content-Type.
         for accept in ["application/json", "text/event-stream", "text/html"] {
-            let response = mcp.post(ping).header("Accept", accept).send().await.expect("send");
+            let response = mcp.post_with(ping, &[("Accept", accept)]).send().await.expect("send");
             expect_rpc_error(response, 406, -32000).await;
         }
-        let wildcard = mcp.post(ping).header("Accept", "*/*").send().await.expect("send");
+        let wildcard = mcp.post_with(ping, &[("Accept", "*/*")]).send().await.expect("send");
         assert_eq!(wildcard.status(), 200);
-        let text = mcp.post(ping).header("Content-Type", "text/plain").send().await.expect("send");
+        let text = mcp.post_with(ping, &[("Content-Type", "text/plain")]).send().await.expect("send");
         expect_rpc_error(text, 415, -32000).await;
-        let charset = mcp.post(ping).header("Content-Type", "application/json; charset=utf-8").send().await.expect("send");
+        let charset = mcp.post_with(ping, &[("Content-Type", "application/json; charset=utf-8")]).send().await.expect("send");
         assert_eq!(charset.status(), 200);
 
         // Body: too large, not JSON, batches, bad envelopes.
@@ -515,7 +539,7 @@ async fn transport_rules_are_enforced() {
 
         // Protocol version header.
         for bad in ["2024-01-01", "2026-07-28", "latest"] {
-            let response = mcp.post(ping).header("MCP-Protocol-Version", bad).send().await.expect("send");
+            let response = mcp.post_with(ping, &[("MCP-Protocol-Version", bad)]).send().await.expect("send");
             let body = expect_rpc_error(response, 400, -32000).await;
             assert_eq!(body["error"]["data"]["requested"], bad);
         }
@@ -529,14 +553,13 @@ async fn transport_rules_are_enforced() {
             .expect("send");
         assert_eq!(none.status(), 200, "no version header = 2025-03-26");
         for version in ["2025-03-26", "2025-06-18", "2025-11-25"] {
-            let response = mcp.post(ping).header("MCP-Protocol-Version", version).send().await.expect("send");
+            let response = mcp.post_with(ping, &[("MCP-Protocol-Version", version)]).send().await.expect("send");
             assert_eq!(response.status(), 200, "{version}");
         }
 
         // The modern-era probe gets 404/-32601 so modern clients fall back to initialize.
         let discover = mcp
-            .post(r#"{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{}}"#)
-            .header("MCP-Protocol-Version", "2026-07-28")
+            .post_with(r#"{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{}}"#, &[("MCP-Protocol-Version", "2026-07-28")])
             .send()
             .await
             .expect("send");
@@ -575,4 +598,22 @@ async fn the_public_host_and_configured_hosts_are_allowed() {
     assert_eq!(send("https://agentes.example", "agentes.example:443").await.expect("send").status(), 200);
     assert_eq!(send("https://otro.example", "agentes.example").await.expect("send").status(), 403);
     assert_eq!(send("https://agentes.example", "otro.example").await.expect("send").status(), 403);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_service_documents_point_to_both_mcp_endpoints() {
+    let gate = start_local(built());
+    let base = BUILT_BASE_URL;
+    let index = http_json(&gate, "/").await;
+    assert_eq!(index["endpoints"]["mcp"], format!("{base}/mcp"));
+    assert_eq!(index["endpoints"]["mcp_catalogo"], format!("{base}/mcp/catalogo"));
+    let catalog = http_json(&gate, "/catalogo").await;
+    assert_eq!(catalog["mcp"], json!({"completo": format!("{base}/mcp"), "solo_catalogo": format!("{base}/mcp/catalogo")}));
+    let openapi = http_json(&gate, "/openapi.json").await;
+    for path in ["/mcp", "/mcp/catalogo"] {
+        assert!(openapi["paths"][path]["post"]["operationId"].is_string(), "openapi.json documents POST {path}");
+    }
+    let llms = client().get(gate.url("/llms.txt")).send().await.expect("GET").text().await.expect("text");
+    assert!(llms.contains(&format!("{base}/mcp`")) && llms.contains(&format!("{base}/mcp/catalogo`")), "{llms}");
+    assert!(llms.contains("comprar_estudio"));
 }

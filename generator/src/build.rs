@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use crate::analysis::Table;
 use crate::documents::{self, FileInfo, Files, Site, ZipInfo, to_json};
+use crate::mentions::AnswerBrands;
 use crate::model::Study;
 use crate::offer;
 use crate::openapi;
@@ -67,23 +68,36 @@ pub struct BuildSummary {
     pub stages: Vec<(&'static str, Duration)>,
 }
 
-/// The build output in memory: relative path → bytes, sorted.
+/// The build output in memory: relative path → bytes and their sha256, sorted. Each file
+/// is hashed once; the sheets, the manifest and `SHA256SUMS` all read that hash.
 #[derive(Default)]
 pub struct Output {
-    files: BTreeMap<String, Vec<u8>>,
+    files: BTreeMap<String, OutputFile>,
+}
+
+struct OutputFile {
+    bytes: Vec<u8>,
+    sha256: String,
 }
 
 impl Output {
     fn add(&mut self, path: impl Into<String>, bytes: Vec<u8>) -> Result<()> {
+        let sha256 = sha256_hex(&bytes);
+        self.add_hashed(path, bytes, sha256)
+    }
+
+    /// Adds a file whose sha256 (lowercase hex) is already known.
+    fn add_hashed(&mut self, path: impl Into<String>, bytes: Vec<u8>, sha256: String) -> Result<()> {
         let path = path.into();
-        if self.files.insert(path.clone(), bytes).is_some() {
+        if self.files.insert(path.clone(), OutputFile { bytes, sha256 }).is_some() {
             bail!("dos salidas con la misma ruta: {path}");
         }
         Ok(())
     }
 
-    fn get(&self, path: &str) -> Option<&[u8]> {
-        self.files.get(path).map(Vec::as_slice)
+    /// Bytes and sha256 of a file.
+    fn get(&self, path: &str) -> Option<(&[u8], &str)> {
+        self.files.get(path).map(|f| (f.bytes.as_slice(), f.sha256.as_str()))
     }
 }
 
@@ -112,7 +126,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
 
     let rendered: Vec<RenderedStudy> = studies
         .par_iter()
-        .map(|(study, tables)| render_study(&site, &templates, study, tables))
+        .zip(&checked.brands)
+        .map(|((study, tables), brands)| render_study(&site, &templates, study, tables, brands))
         .collect::<Result<_>>()?;
     clock.done("paquetes, xlsx y ZIP por estudio");
 
@@ -123,8 +138,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
         output.add(format!("public/estudio/{}/ficha.json", study.slug), to_json(&sheet)?)?;
         output.add(pages::study_page_file(&study.slug), pages::study_page(&site, &templates, &sheet)?)?;
         output.add(pages::payment_page_file(&study.slug), pages::payment_page(&site, &templates, &sheet)?)?;
-        output.add(format!("{DOWNLOADS_DIR}/{}", json_download(&study.slug)), r.package)?;
-        output.add(format!("{DOWNLOADS_DIR}/{}", zip_download(&study.slug)), r.zip)?;
+        output.add_hashed(format!("{DOWNLOADS_DIR}/{}", json_download(&study.slug)), r.package, r.package_sha256)?;
+        output.add_hashed(format!("{DOWNLOADS_DIR}/{}", zip_download(&study.slug)), r.zip, r.zip_sha256)?;
         output.add(format!("private/estudio/{}/resumen.json", study.slug), r.summary)?;
     }
     render_service_documents(&site, &templates, &mut output)?;
@@ -154,12 +169,14 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
 /// The README that says what `dist/` holds (also committed as `dist/README.md`).
 pub const DIST_README: &str = include_str!("../../templates/dist-README.md");
 
-/// One study's paid outputs.
+/// One study's paid outputs, with the sha256 of the large ones (hashed in parallel).
 struct RenderedStudy {
     slug: String,
     package: Vec<u8>,
+    package_sha256: String,
     summary: Vec<u8>,
     zip: Vec<u8>,
+    zip_sha256: String,
     zip_entries: Vec<String>,
 }
 
@@ -169,12 +186,12 @@ impl RenderedStudy {
             json: FileInfo {
                 nombre: json_download(&self.slug),
                 bytes: self.package.len() as u64,
-                sha256: sha256_hex(&self.package),
+                sha256: self.package_sha256.clone(),
             },
             zip: ZipInfo {
                 nombre: zip_download(&self.slug),
                 bytes: self.zip.len() as u64,
-                sha256: sha256_hex(&self.zip),
+                sha256: self.zip_sha256.clone(),
                 contiene: self.zip_entries.clone(),
             },
         }
@@ -182,9 +199,15 @@ impl RenderedStudy {
 }
 
 /// Package JSON, summary JSON and the ZIP of one study.
-fn render_study(site: &Site<'_>, templates: &Templates, study: &Study, tables: &[Table]) -> Result<RenderedStudy> {
+fn render_study(
+    site: &Site<'_>,
+    templates: &Templates,
+    study: &Study,
+    tables: &[Table],
+    brands: &[AnswerBrands],
+) -> Result<RenderedStudy> {
     let context = || format!("estudio {}", study.slug);
-    let package = to_json(&documents::package(site, study, tables)).with_context(context)?;
+    let package = to_json(&documents::package(site, study, tables, brands)).with_context(context)?;
     let summary = to_json(&documents::summary(site, study, tables)).with_context(context)?;
     let editor = &site.content.service.editor;
     let date = &study.design.publicado;
@@ -205,7 +228,15 @@ fn render_study(site: &Site<'_>, templates: &Templates, study: &Study, tables: &
     let readme = templates.render("README.md.j2", &readme_context(site, study, tables, &names))?;
     entries.push(ZipEntry { name: readme_name, bytes: readme });
     let zip = package::write_zip(entries, date).with_context(context)?;
-    Ok(RenderedStudy { slug: slug.clone(), package, summary, zip, zip_entries: names })
+    Ok(RenderedStudy {
+        slug: slug.clone(),
+        package_sha256: sha256_hex(&package),
+        package,
+        summary,
+        zip_sha256: sha256_hex(&zip),
+        zip,
+        zip_entries: names,
+    })
 }
 
 #[derive(Serialize)]
@@ -367,20 +398,20 @@ const HTML: &str = "text/html; charset=utf-8";
 /// The home page for people; `/` answers it to browsers and the JSON index to agents.
 const HOME_HTML: &str = "/index.html";
 
-/// A strong ETag from the content hash.
-fn etag(bytes: &[u8]) -> String {
-    format!("\"{}\"", &sha256_hex(bytes)[..32])
+/// A strong ETag from the content hash (lowercase hex sha256).
+fn etag(sha256: &str) -> String {
+    format!("\"{}\"", &sha256[..32])
 }
 
 fn manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
     let mut rutas = BTreeMap::new();
     for (url, file, tipo) in public_routes(site) {
-        let bytes = output.get(&file).with_context(|| format!("falta {file}"))?;
+        let (bytes, sha256) = output.get(&file).with_context(|| format!("falta {file}"))?;
         let html = (url == "/").then(|| HOME_HTML.to_owned());
         rutas.insert(url, Route {
             archivo: file.clone(),
             tipo,
-            etag: etag(bytes),
+            etag: etag(sha256),
             bytes: bytes.len() as u64,
             cache: "public, max-age=300",
             html,
@@ -392,9 +423,9 @@ fn manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
         let names = [json_download(&study.slug), zip_download(&study.slug)];
         for name in &names {
             let file = format!("{DOWNLOADS_DIR}/{name}");
-            let bytes = output.get(&file).with_context(|| format!("falta {file}"))?;
+            let (bytes, sha256) = output.get(&file).with_context(|| format!("falta {file}"))?;
             let tipo = if name.ends_with(".zip") { "application/zip" } else { "application/json; charset=utf-8" };
-            descargas.insert(name.clone(), Download { archivo: file, tipo, bytes: bytes.len() as u64, sha256: sha256_hex(bytes) });
+            descargas.insert(name.clone(), Download { archivo: file, tipo, bytes: bytes.len() as u64, sha256: sha256.to_owned() });
         }
         let view = |name: &'static str, file: String| {
             (name, View { archivo: file, pago_requerido: openapi::payment_required(site, study, name) })
@@ -468,7 +499,7 @@ fn cdn_redirects(manifest: &Manifest) -> String {
 
 /// `SHA256SUMS` in `sha256sum` format, every file but itself.
 fn sha256_sums(output: &Output) -> String {
-    output.files.iter().map(|(path, bytes)| format!("{}  {path}\n", sha256_hex(bytes))).collect()
+    output.files.iter().map(|(path, file)| format!("{}  {path}\n", file.sha256)).collect()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -509,7 +540,7 @@ fn write_atomically(out: &Path, output: &Output) -> Result<u64> {
 
 fn write_tree(root: &Path, output: &Output) -> Result<u64> {
     let mut total = 0;
-    for (path, bytes) in &output.files {
+    for (path, OutputFile { bytes, .. }) in &output.files {
         let file = root.join(path);
         if let Some(dir) = file.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;

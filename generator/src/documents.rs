@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::analysis::Table;
-use crate::mentions::BrandMatcher;
+use crate::mentions::{AnswerBrands, BrandMatcher};
 use crate::model::{Answer, Brand, Content, MethodSection, MetricDefinition, Question, Source, Study, Tone};
 use crate::offer::{self, HowToBuy};
 use crate::validate::price_to_atomic;
@@ -659,15 +659,14 @@ pub struct PublishedAnswer<'a> {
     pub tono: &'a BTreeMap<String, Tone>,
 }
 
-fn answers(study: &Study) -> Vec<PublishedAnswer<'_>> {
-    let matcher = BrandMatcher::new(&study.brands);
-    let id = |b: usize| study.brands[b].id.as_str();
+/// `brands[i]` holds what was found in `study.answers[i]` (see [`crate::metrics::answer_brands`]).
+fn answers<'a>(study: &'a Study, brands: &[AnswerBrands]) -> Vec<PublishedAnswer<'a>> {
+    let id = |b: &usize| study.brands[*b].id.as_str();
     study
         .answers
         .iter()
-        .map(|a: &Answer| {
-            let urls: Vec<&str> = a.fuentes.iter().map(|s| s.url.as_str()).collect();
-            let found = matcher.analyse(&a.respuesta, &urls);
+        .zip(brands)
+        .map(|(a, found): (&Answer, &AnswerBrands)| {
             PublishedAnswer {
                 id: &a.id,
                 pregunta: &a.pregunta,
@@ -676,8 +675,8 @@ fn answers(study: &Study) -> Vec<PublishedAnswer<'_>> {
                 fecha: &a.fecha,
                 respuesta: &a.respuesta,
                 fuentes: &a.fuentes,
-                marcas_nombradas: found.order.into_iter().map(id).collect(),
-                marcas_citadas: found.cited.into_iter().map(id).collect(),
+                marcas_nombradas: found.order.iter().map(id).collect(),
+                marcas_citadas: found.cited.iter().map(id).collect(),
                 tono: &a.tono,
             }
         })
@@ -698,7 +697,9 @@ pub struct Package<'a> {
     pub respuestas: Vec<PublishedAnswer<'a>>,
 }
 
-pub fn package<'a>(site: &Site<'a>, study: &'a Study, tables: &'a [Table]) -> Package<'a> {
+/// The full package; `brands[i]` holds what was found in `study.answers[i]`.
+pub fn package<'a>(site: &Site<'a>, study: &'a Study, tables: &'a [Table], brands: &[AnswerBrands]) -> Package<'a> {
+    debug_assert_eq!(study.answers.len(), brands.len());
     Package {
         formato: PACKAGE_FORMAT,
         ficha: sheet(site, study, tables, None),
@@ -706,7 +707,7 @@ pub fn package<'a>(site: &Site<'a>, study: &'a Study, tables: &'a [Table]) -> Pa
         analisis: tables,
         hallazgos: findings(study, tables),
         metricas: &site.content.metrics,
-        respuestas: answers(study),
+        respuestas: answers(study, brands),
     }
 }
 

@@ -27,6 +27,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::analysis::Table;
+use crate::mentions::AnswerBrands;
 use crate::model::{Content, Study};
 use crate::problems::Problems;
 
@@ -41,6 +42,9 @@ pub struct Checked {
     pub content: Content,
     /// Tables per study, in the order of `content.studies`.
     pub tables: Vec<Vec<Table>>,
+    /// Brands named and cited per answer, per study (same orders), found once for the
+    /// metrics and reused by the package.
+    pub brands: Vec<Vec<AnswerBrands>>,
 }
 
 impl Checked {
@@ -64,23 +68,29 @@ pub fn check(root: &Path) -> Result<Checked, Problems> {
     if let (Some(service), Some(metrics)) = (&loaded.service, &loaded.metrics) {
         problems.extend(validate::validate_service(root, service, metrics));
     }
-    let results: Vec<Result<Vec<Table>, Problems>> =
+    let results: Vec<Result<(Vec<Table>, Vec<AnswerBrands>), Problems>> =
         loaded.studies.par_iter().map(|study| analyse_study(root, study)).collect();
     let mut tables = Vec::with_capacity(results.len());
+    let mut brands = Vec::with_capacity(results.len());
     for result in results {
         match result {
-            Ok(t) => tables.push(t),
+            Ok((t, b)) => {
+                tables.push(t);
+                brands.push(b);
+            }
             Err(found) => problems.extend(found),
         }
     }
     let content = loaded.into_content_with(problems)?;
-    Ok(Checked { content, tables })
+    Ok(Checked { content, tables, brands })
 }
 
 /// Validates one study, then computes its tables and checks its findings against them.
-fn analyse_study(root: &Path, study: &Study) -> Result<Vec<Table>, Problems> {
+/// Returns the tables and the brands found in each answer.
+fn analyse_study(root: &Path, study: &Study) -> Result<(Vec<Table>, Vec<AnswerBrands>), Problems> {
     validate::validate_study(root, study).into_result(())?;
-    let facts = metrics::extract_facts(study);
+    let brands = metrics::answer_brands(study);
+    let facts = metrics::extract_facts_with(study, &brands);
     validate::check_tone_labels(root, study, &facts).into_result(())?;
     let tables = analysis::analyze_facts(study, &facts).map_err(|e| {
         let mut problems = Problems::default();
@@ -88,5 +98,5 @@ fn analyse_study(root: &Path, study: &Study) -> Result<Vec<Table>, Problems> {
         problems.push(&file, "analisis", format!("{e:#}"));
         problems
     })?;
-    validate::check_findings(root, study, &tables).into_result(tables)
+    validate::check_findings(root, study, &tables).into_result((tables, brands))
 }

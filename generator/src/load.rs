@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 
 use crate::model::{
@@ -82,7 +83,21 @@ fn load_studies(dir: &Path, problems: &mut Problems) -> Vec<Study> {
     if dirs.is_empty() {
         problems.push(dir, "", "no hay ningún estudio (se esperaba una carpeta por estudio)");
     }
-    dirs.iter().filter_map(|d| load_study(d, problems)).collect()
+    // Studies load in parallel; their problems are merged in folder order, as a serial
+    // load would list them.
+    let loaded: Vec<(Option<Study>, Problems)> = dirs
+        .par_iter()
+        .map(|d| {
+            let mut found = Problems::default();
+            (load_study(d, &mut found), found)
+        })
+        .collect();
+    let mut studies = Vec::with_capacity(loaded.len());
+    for (study, found) in loaded {
+        problems.extend(found);
+        studies.extend(study);
+    }
+    studies
 }
 
 /// Loads one study folder; `None` when a file could not be parsed (problems say why).
@@ -183,6 +198,10 @@ pub fn read_jsonl<T: DeserializeOwned>(path: &Path, problems: &mut Problems) -> 
 }
 
 fn parse_json_line<T: DeserializeOwned>(line: &str) -> Result<T, String> {
+    // The plain parser is much faster; a line it refuses is parsed again to locate the field.
+    if let Ok(value) = serde_json::from_str(line) {
+        return Ok(value);
+    }
     let mut deserializer = serde_json::Deserializer::from_str(line);
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
         let path = e.path().to_string();

@@ -7,6 +7,10 @@
 //! overlapping matches resolve longest first, and a brand's matches inside one of its own
 //! exclusion phrases are ignored (an exclusion never hides another brand). The order of brands is the order of their first occurrence.
 
+use std::collections::BTreeMap;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+
 use crate::fold::fold;
 use crate::model::Brand;
 
@@ -20,14 +24,42 @@ pub struct AnswerBrands {
 }
 
 /// Brand aliases and domains prepared for matching.
+///
+/// Every distinct folded alias and exclusion phrase is a pattern of one Aho-Corasick
+/// automaton, so an answer is scanned once whatever the number of aliases. The rules are
+/// then applied to the occurrences exactly as a plain alias-by-alias search would:
+/// per pattern, the non-overlapping occurrences left to right (what `str::match_indices`
+/// yields), kept only on word boundaries; then aliases longest first (ties by text, then
+/// brand), each occurrence in text order, taken unless it lies inside one of its brand's
+/// exclusion phrases or overlaps an occurrence already taken.
 #[derive(Debug, Clone)]
 pub struct BrandMatcher {
-    /// (folded alias, brand index), longest alias first.
-    aliases: Vec<(String, usize)>,
-    /// (folded exclusion phrase, brand index): it hides that brand's aliases only.
-    exclusions: Vec<(String, usize)>,
+    /// Over [`Self::patterns`], in the same order.
+    automaton: AhoCorasick,
+    /// What each distinct folded text is: aliases of some brands, exclusions of others.
+    patterns: Vec<Pattern>,
     /// (domain, brand index), lowercased, without `www.`.
     domains: Vec<(String, usize)>,
+}
+
+/// One distinct folded text of the automaton.
+#[derive(Debug, Clone, Default)]
+struct Pattern {
+    /// Its length in bytes (every occurrence has it).
+    len: usize,
+    /// (rank in the longest-first alias order, brand) for each brand it is an alias of.
+    aliases: Vec<(usize, usize)>,
+    /// Brands it is an exclusion phrase of.
+    excludes: Vec<usize>,
+}
+
+/// An alias occurrence that may count for its brand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Candidate {
+    rank: usize,
+    start: usize,
+    end: usize,
+    brand: usize,
 }
 
 impl BrandMatcher {
@@ -42,7 +74,10 @@ impl BrandMatcher {
                     aliases.push((folded, index));
                 }
             }
-            exclusions.extend(brand.excluir.iter().map(|e| (fold(e.trim()), index)));
+            // An empty phrase occurs only as empty spans, which contain no alias.
+            exclusions.extend(
+                brand.excluir.iter().map(|e| (fold(e.trim()), index)).filter(|(e, _)| !e.is_empty()),
+            );
             domains.extend(brand.dominios.iter().map(|d| (normalize_host(d), index)));
         }
         // Longest first; ties broken by text then brand so the order is total.
@@ -52,42 +87,87 @@ impl BrandMatcher {
         exclusions.dedup();
         domains.sort();
         domains.dedup();
-        BrandMatcher { aliases, exclusions, domains }
+
+        let mut by_text: BTreeMap<String, Pattern> = BTreeMap::new();
+        for (rank, (alias, brand)) in aliases.into_iter().enumerate() {
+            let pattern = by_text.entry(alias).or_default();
+            pattern.aliases.push((rank, brand));
+        }
+        for (phrase, brand) in exclusions {
+            by_text.entry(phrase).or_default().excludes.push(brand);
+        }
+        let mut texts = Vec::with_capacity(by_text.len());
+        let mut patterns = Vec::with_capacity(by_text.len());
+        for (text, mut pattern) in by_text {
+            pattern.len = text.len();
+            texts.push(text);
+            patterns.push(pattern);
+        }
+        // Standard semantics: every occurrence of every pattern is reported (overlapping).
+        let automaton = AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .build(&texts)
+            .expect("an automaton over a study's brand aliases stays far below aho-corasick's size limits");
+        BrandMatcher { automaton, patterns, domains }
     }
 
     /// Brands named in `text`, in order of first occurrence.
     pub fn brands_in_text(&self, text: &str) -> Vec<usize> {
-        let folded = fold(text);
-        let excluded = self.excluded_spans(&folded);
+        self.brands_in_folded(&fold(text))
+    }
+
+    /// Brands named in already folded text, in order of first occurrence.
+    pub fn brands_in_folded(&self, folded: &str) -> Vec<usize> {
+        let (mut candidates, excluded) = self.occurrences(folded);
+        candidates.sort_unstable();
         let mut taken: Vec<(usize, usize)> = Vec::new();
         let mut first_seen: Vec<(usize, usize)> = Vec::new(); // (offset, brand)
-        for (alias, brand) in &self.aliases {
-            for start in word_occurrences(&folded, alias) {
-                let span = (start, start + alias.len());
-                let overlaps = |other: &(usize, usize)| span.0 < other.1 && other.0 < span.1;
-                let inside_exclusion =
-                    excluded.iter().any(|(b, e)| b == brand && e.0 <= span.0 && span.1 <= e.1);
-                if inside_exclusion || taken.iter().any(overlaps) {
-                    continue;
-                }
-                taken.push(span);
-                match first_seen.iter_mut().find(|(_, b)| b == brand) {
-                    Some(seen) => seen.0 = seen.0.min(start),
-                    None => first_seen.push((start, *brand)),
-                }
+        for c in candidates {
+            let overlaps = |other: &(usize, usize)| c.start < other.1 && other.0 < c.end;
+            let inside_exclusion =
+                excluded.iter().any(|(b, (s, e))| *b == c.brand && *s <= c.start && c.end <= *e);
+            if inside_exclusion || taken.iter().any(overlaps) {
+                continue;
+            }
+            taken.push((c.start, c.end));
+            match first_seen.iter_mut().find(|(_, b)| *b == c.brand) {
+                Some(seen) => seen.0 = seen.0.min(c.start),
+                None => first_seen.push((c.start, c.brand)),
             }
         }
-        first_seen.sort();
+        first_seen.sort_unstable();
         first_seen.into_iter().map(|(_, brand)| brand).collect()
     }
 
-    /// (brand, span) of every exclusion phrase in the folded text.
-    fn excluded_spans(&self, folded: &str) -> Vec<(usize, (usize, usize))> {
-        let mut spans = Vec::new();
-        for (phrase, brand) in &self.exclusions {
-            spans.extend(word_occurrences(folded, phrase).map(|s| (*brand, (s, s + phrase.len()))));
+    /// Alias candidates and (brand, span) exclusion spans in `folded`: per pattern the
+    /// occurrences `str::match_indices` would give, on word boundaries.
+    fn occurrences(&self, folded: &str) -> (Vec<Candidate>, Vec<(usize, (usize, usize))>) {
+        let mut found: Vec<(usize, usize)> = self
+            .automaton
+            .find_overlapping_iter(folded)
+            .map(|m| (m.pattern().as_usize(), m.start()))
+            .collect();
+        found.sort_unstable();
+        let mut candidates = Vec::new();
+        let mut excluded = Vec::new();
+        let mut previous: Option<(usize, usize)> = None; // (pattern, end of its last occurrence)
+        for (id, start) in found {
+            let pattern = &self.patterns[id];
+            if let Some((p, end)) = previous
+                && p == id
+                && start < end
+            {
+                continue; // overlaps the previous occurrence of the same text
+            }
+            let end = start + pattern.len;
+            previous = Some((id, end));
+            if !on_word_boundaries(folded, start, end) {
+                continue;
+            }
+            candidates.extend(pattern.aliases.iter().map(|&(rank, brand)| Candidate { rank, start, end, brand }));
+            excluded.extend(pattern.excludes.iter().map(|&brand| (brand, (start, end))));
         }
-        spans
+        (candidates, excluded)
     }
 
     /// Brands whose domain, or a subdomain of it, is the host of one of `urls`. Sorted.
@@ -114,16 +194,12 @@ impl BrandMatcher {
     }
 }
 
-/// Byte offsets where `needle` occurs in `haystack` with no alphanumeric character on
-/// either side.
-fn word_occurrences<'a>(haystack: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
-    haystack.match_indices(needle).map(|(i, _)| i).filter(move |&start| {
-        let before = haystack[..start].chars().next_back();
-        let after = haystack[start + needle.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
+/// True when no alphanumeric character touches `haystack[start..end]` on either side.
+fn on_word_boundaries(haystack: &str, start: usize, end: usize) -> bool {
+    let before = haystack[..start].chars().next_back();
+    let after = haystack[end..].chars().next();
+    !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
 }
-
 
 /// Lowercased host of a URL, without a trailing dot or a leading `www.`.
 pub fn host_of(url: &str) -> Option<String> {
@@ -227,6 +303,90 @@ mod tests {
     fn punctuation_aliases_match_on_boundaries() {
         let m = matcher();
         assert_eq!(m.brands_in_text("Ropa en C&A, series en Movistar+."), vec![3, 4]);
+    }
+
+    /// The plain alias-by-alias search the automaton replaces, kept as the definition.
+    fn reference_brands_in_text(brands: &[Brand], text: &str) -> Vec<usize> {
+        fn word_occurrences<'a>(haystack: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+            haystack
+                .match_indices(needle)
+                .map(|(i, _)| i)
+                .filter(move |&start| on_word_boundaries(haystack, start, start + needle.len()))
+        }
+        let mut aliases = Vec::new();
+        let mut exclusions = Vec::new();
+        for (index, brand) in brands.iter().enumerate() {
+            for alias in std::iter::once(&brand.nombre).chain(&brand.alias) {
+                let folded = fold(alias.trim());
+                if !folded.is_empty() {
+                    aliases.push((folded, index));
+                }
+            }
+            exclusions.extend(brand.excluir.iter().map(|e| (fold(e.trim()), index)));
+        }
+        aliases.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));
+        aliases.dedup();
+        let folded = fold(text);
+        let mut excluded = Vec::new();
+        for (phrase, brand) in &exclusions {
+            excluded.extend(word_occurrences(&folded, phrase).map(|s| (*brand, (s, s + phrase.len()))));
+        }
+        let mut taken: Vec<(usize, usize)> = Vec::new();
+        let mut first_seen: Vec<(usize, usize)> = Vec::new();
+        for (alias, brand) in &aliases {
+            for start in word_occurrences(&folded, alias) {
+                let span = (start, start + alias.len());
+                let overlaps = |other: &(usize, usize)| span.0 < other.1 && other.0 < span.1;
+                let inside = excluded.iter().any(|(b, e)| b == brand && e.0 <= span.0 && span.1 <= e.1);
+                if inside || taken.iter().any(overlaps) {
+                    continue;
+                }
+                taken.push(span);
+                match first_seen.iter_mut().find(|(_, b)| b == brand) {
+                    Some(seen) => seen.0 = seen.0.min(start),
+                    None => first_seen.push((start, *brand)),
+                }
+            }
+        }
+        first_seen.sort();
+        first_seen.into_iter().map(|(_, brand)| brand).collect()
+    }
+
+    #[test]
+    fn automaton_equals_the_alias_by_alias_search() {
+        use rand::{Rng, SeedableRng};
+        // Aliases that share words, nest, repeat the same text for two brands, overlap with
+        // themselves ("ab ab") and hide inside exclusions; texts made of their pieces.
+        let brands = [
+            brand("galicia", "Banco Galicia", &["Galicia", "BG"], &["Plaza Galicia", "galicia galicia"], &[]),
+            brand("bgm", "Banco Galicia Más", &["Galicia Más"], &[], &[]),
+            brand("naranja", "Naranja X", &["Naranja", "ab ab"], &["jugo de naranja", ""], &[]),
+            brand("dup", "Galicia", &["ab"], &["ab ab ab"], &[]),
+            brand("bna", "Banco Nación", &["BNA", "Nación", "Banco"], &["banco de sangre"], &[]),
+            brand("cya", "C&A", &["c&a c&a"], &[], &[]),
+            brand("movistar", "Movistar+", &["+"], &[], &[]),
+        ];
+        let pieces = [
+            "Banco", "banco", "Galicia", "GALICIA", "Más", "mas", "Plaza", "Naranja", "X", "jugo",
+            "de", "naranja", "ab", "AB", "Nación", "nacion", "BNA", "bnax", "C&A", "c&a",
+            "Movistar+", "+", "sangre", "BG", "é", "ñ", "1", " ", " ", ", ", ".", "\n", "-", "",
+        ];
+        let matcher = BrandMatcher::new(&brands);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..20_000 {
+            let n = rng.random_range(1..14);
+            let mut text = String::new();
+            for _ in 0..n {
+                text.push_str(pieces[rng.random_range(0..pieces.len())]);
+                if rng.random_bool(0.7) {
+                    text.push(' ');
+                }
+            }
+            assert_eq!(matcher.brands_in_text(&text), reference_brands_in_text(&brands, &text), "{text:?}");
+        }
+        for text in ["xab ab ab", "ab ab ab ab", "galicia galicia galicia", "c&a c&a c&a", "++ +"] {
+            assert_eq!(matcher.brands_in_text(text), reference_brands_in_text(&brands, text), "{text:?}");
+        }
     }
 
     #[test]

@@ -81,10 +81,28 @@ impl AnswerFacts {
     }
 }
 
+/// The brands named and cited in every answer of a study, in the order of `study.answers`.
+/// Computed once per build: the metrics and the package's per-answer mentions both read it.
+pub fn answer_brands(study: &Study) -> Vec<AnswerBrands> {
+    let matcher = BrandMatcher::new(&study.brands);
+    study
+        .answers
+        .iter()
+        .map(|answer| {
+            let urls: Vec<&str> = answer.fuentes.iter().map(|s| s.url.as_str()).collect();
+            matcher.analyse(&answer.respuesta, &urls)
+        })
+        .collect()
+}
+
 /// Extracts the facts of every answer of a validated study (unknown references are skipped;
 /// validation reports them).
 pub fn extract_facts(study: &Study) -> Vec<AnswerFacts> {
-    let matcher = BrandMatcher::new(&study.brands);
+    extract_facts_with(study, &answer_brands(study))
+}
+
+/// [`extract_facts`] from the brands already found, `brands[i]` for `study.answers[i]`.
+pub fn extract_facts_with(study: &Study, brands: &[AnswerBrands]) -> Vec<AnswerFacts> {
     let question_index: BTreeMap<&str, usize> =
         study.questions.iter().enumerate().map(|(i, q)| (q.id.as_str(), i)).collect();
     let model_index: BTreeMap<&str, usize> =
@@ -93,14 +111,13 @@ pub fn extract_facts(study: &Study) -> Vec<AnswerFacts> {
         study.brands.iter().enumerate().map(|(i, b)| (b.id.as_str(), i)).collect();
 
     let mut facts = Vec::with_capacity(study.answers.len());
-    for (answer_index, answer) in study.answers.iter().enumerate() {
+    for ((answer_index, answer), found) in study.answers.iter().enumerate().zip(brands) {
         let (Some(&question), Some(&model)) = (
             question_index.get(answer.pregunta.as_str()),
             model_index.get(answer.modelo.as_str()),
         ) else {
             continue;
         };
-        let urls: Vec<&str> = answer.fuentes.iter().map(|s| s.url.as_str()).collect();
         let tone = answer
             .tono
             .iter()
@@ -112,7 +129,7 @@ pub fn extract_facts(study: &Study) -> Vec<AnswerFacts> {
             answer: answer_index,
             question,
             model,
-            brands: matcher.analyse(&answer.respuesta, &urls),
+            brands: found.clone(),
             tone,
         });
     }

@@ -16,6 +16,7 @@ pub mod offer;
 pub mod openapi;
 pub mod package;
 pub mod problems;
+pub mod report;
 pub mod search;
 pub mod synth;
 pub mod templates;

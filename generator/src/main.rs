@@ -47,6 +47,10 @@ enum Command {
         /// los estudios que ya los tienen.
         #[arg(long = "estudio", value_name = "SLUG")]
         estudios: Vec<String>,
+        /// Plantilla typst propia en lugar de la incluida (templates/informe.typ); recibe el
+        /// mismo modelo del informe en /datos.json.
+        #[arg(long, value_name = "ARCHIVO")]
+        plantilla: Option<PathBuf>,
     },
     /// Escribe los estudios sintéticos de demostración (o corpus más grandes para benchmarks).
     Synth {
@@ -72,14 +76,14 @@ fn main() -> ExitCode {
         Command::Check { content } => check(&content),
         Command::Build { content, out, quiet } => build(BuildOptions { content, out, quiet }),
         Command::Synth { out, content, escala, semilla } => synth(&out, &content, escala, semilla),
-        Command::Informes { content, estudios } => reports(&content, &estudios),
+        Command::Informes { content, estudios, plantilla } => reports(&content, &estudios, plantilla.as_deref()),
     }
 }
 
 #[cfg(feature = "pdf")]
-fn reports(content: &Path, slugs: &[String]) -> ExitCode {
+fn reports(content: &Path, slugs: &[String], template: Option<&Path>) -> ExitCode {
     let started = Instant::now();
-    match generator::report::pdf::write_reports(content, slugs) {
+    match generator::report::pdf::write_reports(content, slugs, template) {
         Ok(written) => {
             for study in &written {
                 for r in &study.reports {
@@ -106,7 +110,7 @@ fn reports(content: &Path, slugs: &[String]) -> ExitCode {
 }
 
 #[cfg(not(feature = "pdf"))]
-fn reports(_content: &Path, _slugs: &[String]) -> ExitCode {
+fn reports(_content: &Path, _slugs: &[String], _template: Option<&Path>) -> ExitCode {
     eprintln!(
         "este generator se compiló sin informes PDF; usá: cargo run -p generator --features pdf -- informes"
     );

@@ -487,12 +487,6 @@ fn design_facts(study: &Study, lang: Lang) -> Vec<[String; 2]> {
     ]
 }
 
-/// First row of `table` and its value in `column`.
-fn top_row<'a>(table: &'a Table, column: &str) -> Option<(&'a str, Option<f64>)> {
-    let key = table.row_keys().next()?;
-    Some((key, table.cell(key, column).and_then(Cell::as_f64)))
-}
-
 /// Row with the highest value in `column` (first wins ties: rows are sorted by name on ties).
 fn best_row<'a>(table: &'a Table, column: &str) -> Option<(&'a str, f64)> {
     let mut best: Option<(&str, f64)> = None;
@@ -516,13 +510,13 @@ fn key_figures(study: &Study, tables: &[Table], lang: Lang) -> Vec<KeyFigure> {
         },
     }];
     if let Some((_, table)) = brand_table(study, tables, Metric::Mencion)
-        && let Some((brand, value)) = top_row(table, Metric::Mencion.id())
+        && let Some((brand, value)) = best_row(table, Metric::Mencion.id())
     {
         figures.push(KeyFigure {
             etiqueta: lang.pick("Marca más mencionada", "Most mentioned brand").to_owned(),
             valor: match lang {
-                Lang::Es => format!("{} %", format_value(value, Unit::Percent, lang)),
-                Lang::En => format!("{}%", format_value(value, Unit::Percent, lang)),
+                Lang::Es => format!("{} %", format_value(Some(value), Unit::Percent, lang)),
+                Lang::En => format!("{}%", format_value(Some(value), Unit::Percent, lang)),
             },
             detalle: match lang {
                 Lang::Es => format!("{brand}, tasa de mención ({})", table.id),
@@ -617,7 +611,7 @@ fn charts(study: &Study, tables: &[Table], lang: Lang) -> Vec<Chart> {
     let mut charts = Vec::new();
     for metric in [Metric::Mencion, Metric::Protagonismo] {
         if let Some((spec, table)) = brand_table(study, tables, metric) {
-            charts.push(brand_chart(study, spec, table, metric, lang));
+            charts.push(brand_chart(spec, table, metric, lang));
         }
     }
     for metric in [Metric::Mencion, Metric::Protagonismo] {
@@ -671,7 +665,7 @@ fn axis_ticks(ticks: &[(f64, f64)], unit: Unit, lang: Lang) -> Vec<Tick> {
         .collect()
 }
 
-fn brand_chart(study: &Study, spec: &TableSpec, table: &Table, metric: Metric, lang: Lang) -> Chart {
+fn brand_chart(spec: &TableSpec, table: &Table, metric: Metric, lang: Lang) -> Chart {
     let unit = column_unit(spec, metric.id(), false);
     let mut rows: Vec<(&str, Option<f64>)> =
         table.row_keys().map(|k| (k, table.cell(k, metric.id()).and_then(Cell::as_f64))).collect();

@@ -203,8 +203,9 @@ fn reports_print_the_packages_numbers() {
             let path = report_path(slug, lang);
             let text = pdf_text(&path);
             let label = if lang == "es" { "Respuestas" } else { "Answers" };
+            let n = n_answers.to_string();
             assert!(
-                !lines_with(&text, &[label, &n_answers.to_string()]).is_empty(),
+                !lines_with(&text, &[label, n.as_str()]).is_empty(),
                 "{slug} {lang}: the number of answers ({n_answers}) is printed"
             );
 
@@ -216,7 +217,7 @@ fn reports_print_the_packages_numbers() {
                 let mention = cell(brands, brand, "mencion").as_f64().expect("mention");
                 let prominence = cell(brands, brand, "protagonismo").as_f64().expect("prominence");
                 let (m, p) = (shown(mention, Shown::Percent, lang), shown(prominence, Shown::Two, lang));
-                let hits = lines_with(&text, &[brand, &m, &p]);
+                let hits = lines_with(&text, &[brand, m.as_str(), p.as_str()]);
                 assert!(!hits.is_empty(), "{slug} {lang}: row {brand} with mention {m} and Protagonismo IA {p}");
                 if i == 0 {
                     // The top brand is also the cover's headline figure.
@@ -242,7 +243,7 @@ fn reports_print_the_packages_numbers() {
                     };
                     let key = shown_key(study, fila);
                     assert!(
-                        !lines_with(&text, &[tabla, &key, &value]).is_empty(),
+                        !lines_with(&text, &[tabla, key.as_str(), value.as_str()]).is_empty(),
                         "{slug} {lang}: finding {} backing {tabla}/{fila}/{columna} = {value}",
                         f["id"]
                     );

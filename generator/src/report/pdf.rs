@@ -25,7 +25,7 @@ use crate::documents::Site;
 use crate::model::Study;
 
 /// The report template, compiled into the binary.
-const TEMPLATE: &str = include_str!("../../../templates/informe.typ");
+pub const TEMPLATE: &str = include_str!("../../../templates/informe.typ");
 const TEMPLATE_PATH: &str = "/informe.typ";
 const DATA_PATH: &str = "/datos.json";
 
@@ -57,17 +57,19 @@ fn project_file(path: &str) -> Result<FileId> {
 /// One report's world: the template plus its data.
 struct ReportWorld {
     shared: &'static Shared,
+    template: String,
     main: Source,
     data_id: FileId,
     data: Bytes,
 }
 
 impl ReportWorld {
-    fn new(data: Vec<u8>) -> Result<ReportWorld> {
+    fn new(template: &str, data: Vec<u8>) -> Result<ReportWorld> {
         let main_id = project_file(TEMPLATE_PATH)?;
         Ok(ReportWorld {
             shared: shared(),
-            main: Source::new(main_id, TEMPLATE.to_owned()),
+            template: template.to_owned(),
+            main: Source::new(main_id, template.to_owned()),
             data_id: project_file(DATA_PATH)?,
             data: Bytes::new(data),
         })
@@ -99,7 +101,7 @@ impl World for ReportWorld {
         if id == self.data_id {
             Ok(self.data.clone())
         } else if id == self.main.id() {
-            Ok(Bytes::from_string(TEMPLATE))
+            Ok(Bytes::from_string(self.template.clone()))
         } else {
             Err(Self::not_found(id))
         }
@@ -115,9 +117,9 @@ impl World for ReportWorld {
     }
 }
 
-/// Typesets one report model (as JSON) into PDF bytes.
-pub fn render_model(ident: &str, data: Vec<u8>) -> Result<Vec<u8>> {
-    let world = ReportWorld::new(data)?;
+/// Typesets one report model (as JSON) with `template` into PDF bytes.
+pub fn render_model(template: &str, ident: &str, data: Vec<u8>) -> Result<Vec<u8>> {
+    let world = ReportWorld::new(template, data)?;
     let compiled = typst::compile::<PagedDocument>(&world);
     let document = compiled.output.map_err(|errors| anyhow!("la plantilla del informe falló: {}", describe(&errors)))?;
     // A warning (an unknown font, a layout that did not converge) would change the look
@@ -141,15 +143,25 @@ pub struct RenderedReport {
     pub elapsed: Duration,
 }
 
-/// The study's reports in every language, in [`LANGUAGES`] order.
+/// The study's reports in every language, in [`LANGUAGES`] order, with the built-in template.
 pub fn render_reports(site: &Site<'_>, study: &Study, tables: &[Table]) -> Result<Vec<RenderedReport>> {
+    render_reports_with(TEMPLATE, site, study, tables)
+}
+
+/// [`render_reports`] with another template (a publisher's own layout of the same model).
+pub fn render_reports_with(
+    template: &str,
+    site: &Site<'_>,
+    study: &Study,
+    tables: &[Table],
+) -> Result<Vec<RenderedReport>> {
     LANGUAGES
         .iter()
         .map(|&lang| {
             let started = Instant::now();
             let model = report(site, study, tables, lang);
             let data = serde_json::to_vec(&model)?;
-            let bytes = render_model(&model.ident, data)
+            let bytes = render_model(template, &model.ident, data)
                 .map_err(|e| e.context(format!("{}: informe {}", study.slug, lang.code())))?;
             Ok(RenderedReport { name: report_file_name(lang), lang, bytes, elapsed: started.elapsed() })
         })
@@ -164,7 +176,16 @@ pub struct WrittenReports {
 
 /// Renders the reports of the chosen studies (by default, the studies that already have
 /// reports) and writes them into `content/estudios/<slug>/informes/`.
-pub fn write_reports(content: &std::path::Path, slugs: &[String]) -> Result<Vec<WrittenReports>> {
+/// `template` replaces the built-in layout when given.
+pub fn write_reports(
+    content: &std::path::Path,
+    slugs: &[String],
+    template: Option<&std::path::Path>,
+) -> Result<Vec<WrittenReports>> {
+    let template = match template {
+        Some(path) => std::fs::read_to_string(path).map_err(|e| anyhow!("no se pudo leer {}: {e}", path.display()))?,
+        None => TEMPLATE.to_owned(),
+    };
     let checked = crate::check(content).map_err(|problems| anyhow!("{problems}"))?;
     let site = Site { content: &checked.content, base_url: &checked.content.service.base_url };
     let studies: Vec<(&Study, &[Table])> =
@@ -184,7 +205,7 @@ pub fn write_reports(content: &std::path::Path, slugs: &[String]) -> Result<Vec<
     }
     let mut written = Vec::new();
     for (study, tables) in chosen {
-        let reports = render_reports(&site, study, tables)?;
+        let reports = render_reports_with(&template, &site, study, tables)?;
         let dir = content.join(crate::load::STUDIES_DIR).join(&study.slug).join(super::REPORTS_DIR);
         std::fs::create_dir_all(&dir).map_err(|e| anyhow!("no se pudo crear {}: {e}", dir.display()))?;
         for r in &reports {

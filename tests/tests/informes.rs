@@ -152,7 +152,11 @@ fn zips_carry_exactly_the_committed_reports() {
     for slug in SLUGS {
         let bytes = std::fs::read(dist.join(format!("private/descargas/{slug}.zip"))).expect("zip");
         let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).expect("zip opens");
-        let reports: Vec<String> = archive.file_names().filter(|n| n.contains("/informes/")).map(str::to_owned).collect();
+        let reports: Vec<String> = archive
+            .file_names()
+            .map(|n| n.expect("entry name").into_owned())
+            .filter(|n| n.contains("/informes/"))
+            .collect();
         let sheet = read_json(&dist.join(format!("public/estudio/{slug}/ficha.json")));
         let listed: Vec<&str> = sheet["archivos"]["zip"]["contiene"]
             .as_array()
@@ -262,11 +266,11 @@ fn spanish_and_english_reports_differ_in_language() {
         let package = read_json(&dist.join(format!("private/descargas/{slug}.json")));
         let es = squash(&pdf_text(&report_path(slug, "es")));
         let en = squash(&pdf_text(&report_path(slug, "en")));
-        for word in ["Hallazgos", "Metodología", "Tablas de análisis", "Cifras clave", "Tasa de mención"] {
+        for word in ["Hallazgos", "Metodología", "Tablas de análisis", "Definiciones de las métricas", "Tasa de mención"] {
             assert!(es.contains(word), "{slug} es: `{word}`");
             assert!(!en.contains(word), "{slug} en: no `{word}`");
         }
-        for word in ["Findings", "Methodology", "Analysis tables", "Key figures", "Mention rate"] {
+        for word in ["Findings", "Methodology", "Analysis tables", "Metric definitions", "Mention rate"] {
             assert!(en.contains(word), "{slug} en: `{word}`");
             assert!(!es.contains(word), "{slug} es: no `{word}`");
         }

@@ -379,7 +379,7 @@ fn package_contents(has_findings: bool) -> BTreeMap<&'static str, &'static str> 
 }
 
 /// Metric ids a study's tables use, sorted.
-fn metrics_used(study: &Study) -> Vec<String> {
+pub fn metrics_used(study: &Study) -> Vec<String> {
     use crate::model::TableKind;
     let mut used: Vec<String> = Vec::new();
     for spec in &study.design.analisis {

@@ -17,6 +17,7 @@ pub mod openapi;
 pub mod package;
 pub mod pages;
 pub mod problems;
+pub mod report;
 pub mod search;
 pub mod synth;
 pub mod templates;

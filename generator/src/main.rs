@@ -37,6 +37,21 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Genera los informes PDF (es y en) en content/estudios/<slug>/informes/. Necesita un
+    /// binario compilado con `--features pdf`.
+    Informes {
+        /// Carpeta de contenido.
+        #[arg(long, default_value = "content")]
+        content: PathBuf,
+        /// Estudio a informar (se puede repetir). Sin esta opción, se regeneran los informes de
+        /// los estudios que ya los tienen.
+        #[arg(long = "estudio", value_name = "SLUG")]
+        estudios: Vec<String>,
+        /// Plantilla typst propia en lugar de la incluida (templates/informe.typ); recibe el
+        /// mismo modelo del informe en /datos.json.
+        #[arg(long, value_name = "ARCHIVO")]
+        plantilla: Option<PathBuf>,
+    },
     /// Escribe los estudios sintéticos de demostración (o corpus más grandes para benchmarks).
     Synth {
         /// Carpeta de contenido de destino; se escriben sus estudios (y, si no es la de origen,
@@ -61,7 +76,45 @@ fn main() -> ExitCode {
         Command::Check { content } => check(&content),
         Command::Build { content, out, quiet } => build(BuildOptions { content, out, quiet }),
         Command::Synth { out, content, escala, semilla } => synth(&out, &content, escala, semilla),
+        Command::Informes { content, estudios, plantilla } => reports(&content, &estudios, plantilla.as_deref()),
     }
+}
+
+#[cfg(feature = "pdf")]
+fn reports(content: &Path, slugs: &[String], template: Option<&Path>) -> ExitCode {
+    let started = Instant::now();
+    match generator::report::pdf::write_reports(content, slugs, template) {
+        Ok(written) => {
+            for study in &written {
+                for r in &study.reports {
+                    println!(
+                        "  {}/{}/{}/{} {:>8} bytes {:>7.1} ms",
+                        content.display(),
+                        generator::load::STUDIES_DIR,
+                        study.slug,
+                        format!("{}/{}", generator::report::REPORTS_DIR, r.name),
+                        r.bytes.len(),
+                        r.elapsed.as_secs_f64() * 1000.0
+                    );
+                }
+            }
+            let n: usize = written.iter().map(|s| s.reports.len()).sum();
+            println!("Listo: {n} informes de {} estudios en {:.2} s", written.len(), started.elapsed().as_secs_f64());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(not(feature = "pdf"))]
+fn reports(_content: &Path, _slugs: &[String], _template: Option<&Path>) -> ExitCode {
+    eprintln!(
+        "este generator se compiló sin informes PDF; usá: cargo run -p generator --features pdf -- informes"
+    );
+    ExitCode::FAILURE
 }
 
 fn check(content: &Path) -> ExitCode {

@@ -1,0 +1,114 @@
+//! The committed PDF reports are exactly what `generator informes` renders from today's
+//! content: re-rendered here and compared byte for byte. Needs typst, so it only runs with
+//! `cargo test -p generator --features pdf --test informes_pdf`.
+
+#![cfg(feature = "pdf")]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use generator::documents::Site;
+use generator::report::pdf::render_reports;
+
+fn content_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../content")
+}
+
+#[test]
+fn committed_reports_are_reproduced_byte_for_byte() {
+    let checked = generator::check(&content_dir()).unwrap_or_else(|p| panic!("content checks: {p}"));
+    let site = Site { content: &checked.content, base_url: &checked.content.service.base_url };
+    let mut compared = 0;
+    for (study, tables) in checked.content.studies.iter().zip(&checked.tables) {
+        if study.reports.is_empty() {
+            continue;
+        }
+        let first = render_reports(&site, study, tables).expect("reports render");
+        let again = render_reports(&site, study, tables).expect("reports render twice");
+        let names: Vec<&str> = first.iter().map(|r| r.name.as_str()).collect();
+        let committed: Vec<&str> = study.reports.iter().map(|(n, _)| n.as_str()).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(sorted, committed, "{}: the committed reports are the rendered ones", study.slug);
+        for (r, r2) in first.iter().zip(&again) {
+            assert!(r.bytes == r2.bytes, "{} {}: two renders in one process differ", study.slug, r.name);
+            let (_, bytes) = study.reports.iter().find(|(n, _)| *n == r.name).expect("committed");
+            assert!(
+                *bytes == r.bytes,
+                "{} {}: committed PDF is stale; run `cargo run -p generator --features pdf -- informes`",
+                study.slug,
+                r.name
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 8, "four studies × two languages, compared {compared}");
+}
+
+#[test]
+fn a_separate_process_renders_the_same_bytes() {
+    let dir = tempfile::tempdir().expect("temp");
+    let content = dir.path().join("content");
+    copy_tree(&content_dir(), &content);
+    let status = Command::new(env!("CARGO_BIN_EXE_generator"))
+        .args(["informes", "--content"])
+        .arg(&content)
+        .status()
+        .expect("generator runs");
+    assert!(status.success());
+    let mut compared = 0;
+    for entry in std::fs::read_dir(content.join("estudios")).expect("studies") {
+        let study = entry.expect("entry").path();
+        let reports = study.join("informes");
+        if !reports.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(&reports).expect("reports") {
+            let path = file.expect("file").path();
+            let original = content_dir().join(path.strip_prefix(&content).expect("prefix"));
+            assert!(
+                std::fs::read(&path).expect("new") == std::fs::read(&original).expect("committed"),
+                "{} differs from the committed file",
+                original.display()
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 8, "compared {compared}");
+}
+
+#[test]
+fn without_reports_and_without_a_choice_it_says_what_to_do() {
+    let dir = tempfile::tempdir().expect("temp");
+    let content = dir.path().join("content");
+    copy_tree(&content_dir(), &content);
+    for entry in std::fs::read_dir(content.join("estudios")).expect("studies") {
+        let _ = std::fs::remove_dir_all(entry.expect("entry").path().join("informes"));
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_generator"))
+        .args(["informes", "--content"])
+        .arg(&content)
+        .output()
+        .expect("generator runs");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--estudio"));
+    let out = Command::new(env!("CARGO_BIN_EXE_generator"))
+        .args(["informes", "--estudio", "no-existe", "--content"])
+        .arg(&content)
+        .output()
+        .expect("generator runs");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-existe"));
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.expect("walk");
+        let target = to.join(entry.path().strip_prefix(from).expect("prefix"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}

@@ -1,0 +1,320 @@
+//! The committed PDF reports, read back with poppler (`pdftotext`, `pdfinfo`) and compared
+//! with the package JSON the build produces from the same content. No typesetting here: the
+//! reports are content inputs rendered by `generator informes` (cargo feature `pdf`).
+
+mod common;
+
+use std::io::{Cursor, Read};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::*;
+use generator::model::{Metric, Study, TableKind, TableSpec};
+use serde_json::Value;
+
+const LANGS: [&str; 2] = ["es", "en"];
+
+fn report_path(slug: &str, lang: &str) -> PathBuf {
+    content_dir().join(format!("estudios/{slug}/informes/informe-{lang}.pdf"))
+}
+
+/// Studies whose `informes/` folder holds reports.
+fn studies_with_reports() -> Vec<&'static str> {
+    SLUGS.iter().copied().filter(|slug| content_dir().join(format!("estudios/{slug}/informes")).is_dir()).collect()
+}
+
+/// `pdftotext -layout`: table rows stay on one line.
+fn pdf_text(path: &Path) -> String {
+    let out = Command::new("pdftotext")
+        .args(["-layout", "-enc", "UTF-8"])
+        .arg(path)
+        .arg("-")
+        .output()
+        .expect("pdftotext is installed (poppler-utils, see README)");
+    assert!(out.status.success(), "pdftotext {}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("utf-8 text")
+}
+
+fn pdf_info(path: &Path) -> String {
+    let out = Command::new("pdfinfo").arg(path).output().expect("pdfinfo is installed (poppler-utils)");
+    assert!(out.status.success(), "pdfinfo {}", path.display());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Whitespace collapsed to single spaces.
+fn squash(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// How a number is printed in the reports: rates as percentages with one decimal, scores with
+/// two, HHI whole; decimal comma in Spanish; a true minus sign.
+#[derive(Clone, Copy, Debug)]
+enum Shown {
+    Percent,
+    Two,
+    Signed,
+    Whole,
+}
+
+fn shown(value: f64, how: Shown, lang: &str) -> String {
+    let text = match how {
+        Shown::Percent => format!("{:.1}", value * 100.0),
+        Shown::Two => format!("{value:.2}"),
+        Shown::Signed if value > 0.0 => format!("+{value:.2}"),
+        Shown::Signed => format!("{value:.2}"),
+        Shown::Whole => format!("{value:.0}"),
+    };
+    let text = if text.trim_start_matches(['-', '0', '.']).is_empty() { text.replace('-', "") } else { text.replace('-', "\u{2212}") };
+    if lang == "es" { text.replace('.', ",") } else { text }
+}
+
+fn metric_shown(metric: Metric) -> Shown {
+    match metric {
+        Metric::Orden | Metric::Protagonismo => Shown::Two,
+        Metric::TonoNeto => Shown::Signed,
+        _ => Shown::Percent,
+    }
+}
+
+/// How column `column` of the table built from `spec` is printed (`None`: a count or text).
+fn column_shown(spec: &TableSpec, column: &str) -> Option<Shown> {
+    if let Some(metric) = Metric::ALL.iter().find(|m| m.id() == column) {
+        return Some(metric_shown(*metric));
+    }
+    match column {
+        "con_marca" | "top1_lider" | "tasa" | "top1_coincide" => Some(Shown::Percent),
+        "hhi_sov" | "hhi_top1" => Some(Shown::Whole),
+        "jaccard" => Some(Shown::Two),
+        _ if matches!(spec.tipo, TableKind::MarcaPorModelo | TableKind::MarcaPorDimension | TableKind::ModeloPorDimension) => {
+            spec.metricas.first().map(|m| metric_shown(*m))
+        }
+        _ => None,
+    }
+}
+
+/// The row label as printed: model ids by their names.
+fn shown_key(study: &Study, key: &str) -> String {
+    let name = |id: &str| study.design.modelos.iter().find(|m| m.id == id).map(|m| m.nombre.clone());
+    if let Some(n) = name(key) {
+        return n;
+    }
+    if let Some((a, b)) = key.split_once(" vs ")
+        && let (Some(a), Some(b)) = (name(a), name(b))
+    {
+        return format!("{a} vs {b}");
+    }
+    key.to_owned()
+}
+
+fn lines_with<'a>(text: &'a str, parts: &[&str]) -> Vec<&'a str> {
+    text.lines().filter(|line| parts.iter().all(|p| line.contains(p))).collect()
+}
+
+fn table<'a>(package: &'a Value, id: &str) -> &'a Value {
+    package["analisis"].as_array().expect("analisis").iter().find(|t| t["id"] == id).expect("table")
+}
+
+fn cell(table: &Value, row: &str, column: &str) -> Value {
+    let columns = table["columnas"].as_array().expect("columnas");
+    let i = columns.iter().position(|c| c == column).expect("column");
+    let row = table["filas"].as_array().expect("filas").iter().find(|r| r[0] == row).expect("row");
+    row[i].clone()
+}
+
+/// The loaded study (its table specs say which metric a crossed table shows).
+fn content_study(slug: &str) -> &'static Study {
+    static CHECKED: std::sync::OnceLock<generator::Checked> = std::sync::OnceLock::new();
+    let checked = CHECKED.get_or_init(|| generator::check(&content_dir()).unwrap_or_else(|p| panic!("content checks: {p}")));
+    checked.content.studies.iter().find(|s| s.slug == slug).expect("study")
+}
+
+#[test]
+fn four_or_more_studies_ship_both_reports_and_the_rest_none() {
+    let with = studies_with_reports();
+    assert!(with.len() >= 4, "at least four studies have reports, got {with:?}");
+    assert!(with.len() < SLUGS.len(), "some studies ship without reports, as in the service this replaces");
+    for slug in SLUGS {
+        let dir = content_dir().join(format!("estudios/{slug}/informes"));
+        if !dir.is_dir() {
+            continue;
+        }
+        let mut names: Vec<String> =
+            std::fs::read_dir(&dir).expect("dir").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        assert_eq!(names, ["informe-en.pdf", "informe-es.pdf"], "{slug}");
+    }
+}
+
+#[test]
+fn zips_carry_exactly_the_committed_reports() {
+    let dist = built();
+    let with = studies_with_reports();
+    for slug in SLUGS {
+        let bytes = std::fs::read(dist.join(format!("private/descargas/{slug}.zip"))).expect("zip");
+        let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).expect("zip opens");
+        let reports: Vec<String> = archive
+            .file_names()
+            .map(|n| n.expect("entry name").into_owned())
+            .filter(|n| n.contains("/informes/"))
+            .collect();
+        let sheet = read_json(&dist.join(format!("public/estudio/{slug}/ficha.json")));
+        let listed: Vec<&str> = sheet["archivos"]["zip"]["contiene"]
+            .as_array()
+            .expect("contiene")
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|n| n.contains("/informes/"))
+            .collect();
+        if !with.contains(&slug) {
+            assert!(reports.is_empty() && listed.is_empty(), "{slug}: no reports, none in the ZIP");
+            continue;
+        }
+        let mut expected = vec![format!("{slug}/informes/informe-en.pdf"), format!("{slug}/informes/informe-es.pdf")];
+        expected.sort();
+        let mut found = reports.clone();
+        found.sort();
+        assert_eq!(found, expected, "{slug}: both reports in the ZIP");
+        assert_eq!(listed, expected.iter().map(String::as_str).collect::<Vec<_>>(), "{slug}: the sheet lists them");
+        for lang in LANGS {
+            let mut inner = Vec::new();
+            archive
+                .by_name(&format!("{slug}/informes/informe-{lang}.pdf"))
+                .expect("entry")
+                .read_to_end(&mut inner)
+                .expect("read");
+            assert!(inner == std::fs::read(report_path(slug, lang)).expect("committed pdf"), "{slug} {lang}: ZIP holds the committed bytes");
+        }
+    }
+}
+
+#[test]
+fn reports_print_the_packages_numbers() {
+    let dist = built();
+    for slug in studies_with_reports() {
+        let package = read_json(&dist.join(format!("private/descargas/{slug}.json")));
+        let study = content_study(slug);
+        let specs: Vec<&TableSpec> = study.design.analisis.iter().collect();
+        let spec_of = |id: &str| *specs.iter().find(|s| s.id == id).expect("spec");
+        let brand_spec = specs
+            .iter()
+            .find(|s| s.tipo == TableKind::Marcas && s.filtro.is_empty() && s.metricas.contains(&Metric::Protagonismo))
+            .expect("a brand table with Protagonismo IA");
+        let brands = table(&package, &brand_spec.id);
+        let n_answers = package["respuestas"].as_array().expect("respuestas").len();
+        assert_eq!(package["ficha"]["n_respuestas"].as_u64(), Some(n_answers as u64));
+
+        for lang in LANGS {
+            let path = report_path(slug, lang);
+            let text = pdf_text(&path);
+            let label = if lang == "es" { "Respuestas" } else { "Answers" };
+            let n = n_answers.to_string();
+            assert!(
+                !lines_with(&text, &[label, n.as_str()]).is_empty(),
+                "{slug} {lang}: the number of answers ({n_answers}) is printed"
+            );
+
+            // Every brand row of the visibility table: mention rate and Protagonismo IA.
+            let rows = brands["filas"].as_array().expect("filas");
+            assert!(rows.len() >= 5);
+            for (i, row) in rows.iter().enumerate() {
+                let brand = row[0].as_str().expect("brand");
+                let mention = cell(brands, brand, "mencion").as_f64().expect("mention");
+                let prominence = cell(brands, brand, "protagonismo").as_f64().expect("prominence");
+                let (m, p) = (shown(mention, Shown::Percent, lang), shown(prominence, Shown::Two, lang));
+                let hits = lines_with(&text, &[brand, m.as_str(), p.as_str()]);
+                assert!(!hits.is_empty(), "{slug} {lang}: row {brand} with mention {m} and Protagonismo IA {p}");
+                if i == 0 {
+                    // The top brand is also the cover's headline figure.
+                    let unit = if lang == "es" { " %" } else { "%" };
+                    assert!(text.contains(&format!("{m}{unit}")), "{slug} {lang}: cover shows {m}{unit} for {brand}");
+                }
+            }
+
+            // Every number a finding rests on, as its backing row prints it.
+            let findings = package["hallazgos"].as_array().expect("hallazgos");
+            assert!(!findings.is_empty(), "{slug}: reports are made for studies with findings");
+            let mut checked = 0;
+            for f in findings {
+                for b in f["respaldo"].as_array().expect("respaldo") {
+                    let tabla = b["tabla"].as_str().expect("tabla");
+                    let fila = b["fila"].as_str().expect("fila");
+                    let columna = b["columna"].as_str().expect("columna");
+                    let computed = b["valor_calculado"].as_f64().expect("computed");
+                    assert_eq!(cell(table(&package, tabla), fila, columna).as_f64(), Some(computed));
+                    let value = match column_shown(spec_of(tabla), columna) {
+                        Some(how) => shown(computed, how, lang),
+                        None => format!("{computed:.0}"),
+                    };
+                    let key = shown_key(study, fila);
+                    assert!(
+                        !lines_with(&text, &[tabla, key.as_str(), value.as_str()]).is_empty(),
+                        "{slug} {lang}: finding {} backing {tabla}/{fila}/{columna} = {value}",
+                        f["id"]
+                    );
+                    checked += 1;
+                }
+            }
+            assert!(checked >= 10, "{slug}: {checked} backing values checked");
+        }
+    }
+}
+
+#[test]
+fn spanish_and_english_reports_differ_in_language() {
+    let dist = built();
+    for slug in studies_with_reports() {
+        let package = read_json(&dist.join(format!("private/descargas/{slug}.json")));
+        let es = squash(&pdf_text(&report_path(slug, "es")));
+        let en = squash(&pdf_text(&report_path(slug, "en")));
+        for word in ["Hallazgos", "Metodología", "Tablas de análisis", "Definiciones de las métricas", "Tasa de mención"] {
+            assert!(es.contains(word), "{slug} es: `{word}`");
+            assert!(!en.contains(word), "{slug} en: no `{word}`");
+        }
+        for word in ["Findings", "Methodology", "Analysis tables", "Metric definitions", "Mention rate"] {
+            assert!(en.contains(word), "{slug} en: `{word}`");
+            assert!(!es.contains(word), "{slug} es: no `{word}`");
+        }
+        assert!(es.contains(package["ficha"]["nombre"].as_str().expect("nombre")));
+        assert!(en.contains(package["ficha"]["nombre_en"].as_str().expect("nombre_en")));
+        for f in package["hallazgos"].as_array().expect("hallazgos") {
+            let (texto, texto_en) = (f["texto"].as_str().expect("texto"), f["texto_en"].as_str().expect("texto_en"));
+            assert!(es.contains(&squash(texto)), "{slug} es: finding {} in Spanish", f["id"]);
+            assert!(en.contains(&squash(texto_en)), "{slug} en: finding {} in English", f["id"]);
+            assert!(!es.contains(&squash(texto_en)) && !en.contains(&squash(texto)), "{slug}: one language per report");
+        }
+        assert_ne!(
+            std::fs::read(report_path(slug, "es")).expect("es"),
+            std::fs::read(report_path(slug, "en")).expect("en")
+        );
+    }
+}
+
+#[test]
+fn reports_carry_their_title_and_no_clock() {
+    let dist = built();
+    for slug in studies_with_reports() {
+        let sheet = read_json(&dist.join(format!("public/estudio/{slug}/ficha.json")));
+        for (lang, key) in [("es", "nombre"), ("en", "nombre_en")] {
+            let info = pdf_info(&report_path(slug, lang));
+            let title = info.lines().find_map(|l| l.strip_prefix("Title:")).map(str::trim);
+            assert_eq!(title, sheet[key].as_str(), "{slug} {lang}: PDF title");
+            assert!(!info.contains("CreationDate") && !info.contains("ModDate"), "{slug} {lang}: no dates\n{info}");
+            let pages: usize = info
+                .lines()
+                .find_map(|l| l.strip_prefix("Pages:"))
+                .and_then(|p| p.trim().parse().ok())
+                .expect("page count");
+            assert!(pages >= 6, "{slug} {lang}: cover, findings, charts, tables and methodology ({pages} pages)");
+            let fonts = Command::new("pdffonts").arg(report_path(slug, lang)).output().expect("pdffonts");
+            let fonts = String::from_utf8_lossy(&fonts.stdout).into_owned();
+            let rows: Vec<&str> = fonts.lines().skip(2).collect();
+            assert!(!rows.is_empty(), "{slug} {lang}: fonts listed");
+            for row in rows {
+                // Columns: name type encoding emb sub uni object ID.
+                let cols: Vec<&str> = row.split_whitespace().collect();
+                let n = cols.len();
+                assert!(n >= 7 && cols[n - 5] == "yes", "{slug} {lang}: every font embedded: {row}");
+            }
+        }
+    }
+}

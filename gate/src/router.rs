@@ -93,7 +93,7 @@ impl Gate {
         let manifest = Manifest::load(&self.dist)?;
         let mut shop = Shop::with_sales(&self.dist, &manifest, Arc::clone(old.facilitator()), old.links().clone(), old.sales())?;
         if let Some(supported) = old.supported() {
-            shop.apply_fee_payers(&supported.clone());
+            shop.apply_fee_payers(supported);
         }
         let mut gate = Gate::load_parts(&self.dist, manifest, shop)?;
         // The MCP allow-list (flags and environment) carries over; a new base_url needs a restart.

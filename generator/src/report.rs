@@ -763,7 +763,7 @@ fn translate_note(note: &str, lang: Lang) -> String {
 }
 
 /// A row key as a reader sees it: model ids, and "a vs b" pairs of them, by their names.
-fn display_key(study: &Study, key: &str) -> String {
+pub fn display_key(study: &Study, key: &str) -> String {
     let name = |id: &str| study.design.modelos.iter().find(|m| m.id == id).map(|m| m.nombre.clone());
     if let Some(n) = name(key) {
         return n;

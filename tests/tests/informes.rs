@@ -92,20 +92,6 @@ fn column_shown(spec: &TableSpec, column: &str) -> Option<Shown> {
     }
 }
 
-/// The row label as printed: model ids by their names.
-fn shown_key(study: &Study, key: &str) -> String {
-    let name = |id: &str| study.design.modelos.iter().find(|m| m.id == id).map(|m| m.nombre.clone());
-    if let Some(n) = name(key) {
-        return n;
-    }
-    if let Some((a, b)) = key.split_once(" vs ")
-        && let (Some(a), Some(b)) = (name(a), name(b))
-    {
-        return format!("{a} vs {b}");
-    }
-    key.to_owned()
-}
-
 fn lines_with<'a>(text: &'a str, parts: &[&str]) -> Vec<&'a str> {
     text.lines().filter(|line| parts.iter().all(|p| line.contains(p))).collect()
 }
@@ -245,7 +231,7 @@ fn reports_print_the_packages_numbers() {
                         Some(how) => shown(computed, how, lang),
                         None => format!("{computed:.0}"),
                     };
-                    let key = shown_key(study, fila);
+                    let key = generator::report::display_key(study, fila);
                     assert!(
                         !lines_with(&text, &[tabla, key.as_str(), value.as_str()]).is_empty(),
                         "{slug} {lang}: finding {} backing {tabla}/{fila}/{columna} = {value}",

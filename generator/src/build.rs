@@ -7,13 +7,15 @@
 //! the output, which replaces the old output only once the whole build succeeded: a failed
 //! build never leaves a half-written `dist/`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -68,37 +70,56 @@ pub struct BuildSummary {
     pub stages: Vec<(&'static str, Duration)>,
 }
 
-/// The build output in memory: relative path → bytes and their sha256, sorted. Each file
-/// is hashed once; the sheets, the manifest and `SHA256SUMS` all read that hash.
+/// The build output: relative path → size and sha256, sorted, with the bytes of the files not
+/// yet written. Each file is hashed once; the sheets, the manifest and `SHA256SUMS` all read
+/// that hash. The large paid files are written into the staging folder as soon as their study
+/// is packaged (in parallel, and without holding every study in memory); the rest at the end.
 #[derive(Default)]
 pub struct Output {
     files: BTreeMap<String, OutputFile>,
 }
 
 struct OutputFile {
-    bytes: Vec<u8>,
+    /// `None` once the file is in the staging folder.
+    bytes: Option<Vec<u8>>,
+    len: u64,
     sha256: String,
 }
 
 impl Output {
     fn add(&mut self, path: impl Into<String>, bytes: Vec<u8>) -> Result<()> {
         let sha256 = sha256_hex(&bytes);
-        self.add_hashed(path, bytes, sha256)
+        self.insert(path.into(), OutputFile { len: bytes.len() as u64, bytes: Some(bytes), sha256 })
     }
 
-    /// Adds a file whose sha256 (lowercase hex) is already known.
-    fn add_hashed(&mut self, path: impl Into<String>, bytes: Vec<u8>, sha256: String) -> Result<()> {
-        let path = path.into();
-        if self.files.insert(path.clone(), OutputFile { bytes, sha256 }).is_some() {
+    /// Records a file already written into the staging folder.
+    fn add_written(&mut self, path: impl Into<String>, file: &WrittenFile) -> Result<()> {
+        self.insert(path.into(), OutputFile { bytes: None, len: file.len, sha256: file.sha256.clone() })
+    }
+
+    fn insert(&mut self, path: String, file: OutputFile) -> Result<()> {
+        if self.files.contains_key(&path) {
             bail!("dos salidas con la misma ruta: {path}");
         }
+        self.files.insert(path, file);
         Ok(())
     }
 
-    /// Bytes and sha256 of a file.
-    fn get(&self, path: &str) -> Option<(&[u8], &str)> {
-        self.files.get(path).map(|f| (f.bytes.as_slice(), f.sha256.as_str()))
+    /// Size and sha256 of a file.
+    fn get(&self, path: &str) -> Option<(u64, &str)> {
+        self.files.get(path).map(|f| (f.len, f.sha256.as_str()))
     }
+
+    fn total_bytes(&self) -> u64 {
+        self.files.values().map(|f| f.len).sum()
+    }
+}
+
+/// Size and sha256 of a file written into the staging folder.
+#[derive(Debug, Clone)]
+struct WrittenFile {
+    len: u64,
+    sha256: String,
 }
 
 /// Downloadable file names of a study.
@@ -123,12 +144,12 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
     let templates = Templates::new()?;
     let studies: Vec<(&Study, &[Table])> =
         checked.content.studies.iter().zip(checked.tables.iter().map(Vec::as_slice)).collect();
+    let staging = Staging::create(&options.out)?;
 
-    let rendered: Vec<RenderedStudy> = studies
-        .par_iter()
-        .zip(&checked.brands)
-        .map(|((study, tables), brands)| render_study(&site, &templates, study, tables, brands))
-        .collect::<Result<_>>()?;
+    let rendered: Vec<RenderedStudy> = in_parallel_largest_first(&studies, |i| {
+        let (study, tables) = studies[i];
+        render_study(&site, &templates, &staging, study, tables, &checked.brands[i])
+    })?;
     clock.done("paquetes, xlsx y ZIP por estudio");
 
     let mut output = Output::default();
@@ -138,8 +159,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
         output.add(format!("public/estudio/{}/ficha.json", study.slug), to_json(&sheet)?)?;
         output.add(pages::study_page_file(&study.slug), pages::study_page(&site, &templates, &sheet)?)?;
         output.add(pages::payment_page_file(&study.slug), pages::payment_page(&site, &templates, &sheet)?)?;
-        output.add_hashed(format!("{DOWNLOADS_DIR}/{}", json_download(&study.slug)), r.package, r.package_sha256)?;
-        output.add_hashed(format!("{DOWNLOADS_DIR}/{}", zip_download(&study.slug)), r.zip, r.zip_sha256)?;
+        output.add_written(package_path(&study.slug), &r.package)?;
+        output.add_written(zip_path(&study.slug), &r.zip)?;
         output.add(format!("private/estudio/{}/resumen.json", study.slug), r.summary)?;
     }
     render_service_documents(&site, &templates, &mut output)?;
@@ -154,29 +175,70 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
     output.add("SHA256SUMS", sums.into_bytes())?;
     clock.done("manifiesto y sumas");
 
-    let bytes = write_atomically(&options.out, &output)?;
+    for (path, file) in &output.files {
+        if let Some(bytes) = &file.bytes {
+            staging.write(path, bytes)?;
+        }
+    }
+    staging.replace_output()?;
     clock.done("escribir");
 
     Ok(BuildSummary {
         studies: studies.len(),
         answers: studies.iter().map(|(s, _)| s.answers.len()).sum(),
         files: output.files.len(),
-        bytes,
+        bytes: output.total_bytes(),
         stages: clock.stages,
     })
+}
+
+/// Runs `task` for every study index on rayon's pool, the studies with most answers first:
+/// each thread takes the largest study not yet started (greedy longest-first), so a large
+/// study never starts last and leaves the other thread idle. Results come back in the
+/// studies' order (the first error, in that order, wins).
+fn in_parallel_largest_first<T: Send>(
+    studies: &[(&Study, &[Table])],
+    task: impl Fn(usize) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    let mut order: Vec<usize> = (0..studies.len()).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(studies[i].0.answers.len()), i));
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<T>>>> = Mutex::new((0..studies.len()).map(|_| None).collect());
+    rayon::scope(|scope| {
+        for _ in 0..rayon::current_num_threads().min(studies.len()) {
+            scope.spawn(|_| {
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let result = task(i);
+                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.into_iter().map(|r| r.unwrap_or_else(|| bail_missing())).collect()
+}
+
+fn bail_missing<T>() -> Result<T> {
+    Err(anyhow::anyhow!("un estudio no se procesó"))
+}
+
+fn package_path(slug: &str) -> String {
+    format!("{DOWNLOADS_DIR}/{}", json_download(slug))
+}
+
+fn zip_path(slug: &str) -> String {
+    format!("{DOWNLOADS_DIR}/{}", zip_download(slug))
 }
 
 /// The README that says what `dist/` holds (also committed as `dist/README.md`).
 pub const DIST_README: &str = include_str!("../../templates/dist-README.md");
 
-/// One study's paid outputs, with the sha256 of the large ones (hashed in parallel).
+/// One study's paid outputs: the package and the ZIP are already in the staging folder.
 struct RenderedStudy {
     slug: String,
-    package: Vec<u8>,
-    package_sha256: String,
+    package: WrittenFile,
     summary: Vec<u8>,
-    zip: Vec<u8>,
-    zip_sha256: String,
+    zip: WrittenFile,
     zip_entries: Vec<String>,
 }
 
@@ -185,58 +247,67 @@ impl RenderedStudy {
         Files {
             json: FileInfo {
                 nombre: json_download(&self.slug),
-                bytes: self.package.len() as u64,
-                sha256: self.package_sha256.clone(),
+                bytes: self.package.len,
+                sha256: self.package.sha256.clone(),
             },
             zip: ZipInfo {
                 nombre: zip_download(&self.slug),
-                bytes: self.zip.len() as u64,
-                sha256: self.zip_sha256.clone(),
+                bytes: self.zip.len,
+                sha256: self.zip.sha256.clone(),
                 contiene: self.zip_entries.clone(),
             },
         }
     }
 }
 
-/// Package JSON, summary JSON and the ZIP of one study.
+/// Package JSON, summary JSON and the ZIP of one study; the package and the ZIP are hashed
+/// and written into the staging folder here. The package and the xlsx are built at the same
+/// time (rayon `join`), so one large study keeps both threads busy.
 fn render_study(
     site: &Site<'_>,
     templates: &Templates,
+    staging: &Staging,
     study: &Study,
     tables: &[Table],
     brands: &[AnswerBrands],
 ) -> Result<RenderedStudy> {
     let context = || format!("estudio {}", study.slug);
-    let package = to_json(&documents::package(site, study, tables, brands)).with_context(context)?;
-    let summary = to_json(&documents::summary(site, study, tables)).with_context(context)?;
     let editor = &site.content.service.editor;
     let date = &study.design.publicado;
-    let xlsx = package::study_xlsx(study, tables, editor, date).with_context(context)?;
+    let (package, xlsx) = rayon::join(
+        || to_json(&documents::package(site, study, tables, brands)),
+        || package::study_xlsx(study, tables, editor, date),
+    );
+    let package = package.with_context(context)?;
+    let xlsx = xlsx.with_context(context)?;
+    let summary = to_json(&documents::summary(site, study, tables)).with_context(context)?;
 
     let slug = &study.slug;
-    let mut entries = vec![
-        ZipEntry { name: format!("{slug}/{slug}.json"), bytes: package.clone() },
-        ZipEntry { name: format!("{slug}/{slug}.xlsx"), bytes: xlsx },
-    ];
+    let package_name = format!("{slug}/{slug}.json");
+    let mut entries = vec![ZipEntry { name: format!("{slug}/{slug}.xlsx"), bytes: Cow::Owned(xlsx) }];
     for (name, bytes) in &study.reports {
-        entries.push(ZipEntry { name: format!("{slug}/informes/{name}"), bytes: bytes.clone() });
+        entries.push(ZipEntry { name: format!("{slug}/informes/{name}"), bytes: Cow::Borrowed(bytes) });
     }
     let readme_name = format!("{slug}/README.md");
     let mut names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
+    names.push(package_name.clone());
     names.push(readme_name.clone());
     names.sort();
     let readme = templates.render("README.md.j2", &readme_context(site, study, tables, &names))?;
-    entries.push(ZipEntry { name: readme_name, bytes: readme });
-    let zip = package::write_zip(entries, date).with_context(context)?;
-    Ok(RenderedStudy {
-        slug: slug.clone(),
-        package_sha256: sha256_hex(&package),
-        package,
-        summary,
-        zip_sha256: sha256_hex(&zip),
-        zip,
-        zip_entries: names,
-    })
+    entries.push(ZipEntry { name: readme_name, bytes: Cow::Owned(readme) });
+
+    let (package_file, zip) = rayon::join(
+        || staging.write_hashed(&package_path(slug), &package),
+        || {
+            let mut entries = entries;
+            entries.push(ZipEntry { name: package_name, bytes: Cow::Borrowed(&package) });
+            package::write_zip(entries, date)
+        },
+    );
+    let package_file = package_file?;
+    let zip = zip.with_context(context)?;
+    let zip_file = staging.write_hashed(&zip_path(slug), &zip)?;
+    Ok(RenderedStudy { slug: slug.clone(), package: package_file, summary, zip: zip_file, zip_entries: names })
 }
 
 #[derive(Serialize)]
@@ -412,7 +483,7 @@ fn manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
             archivo: file.clone(),
             tipo,
             etag: etag(sha256),
-            bytes: bytes.len() as u64,
+            bytes,
             cache: "public, max-age=300",
             html,
         });
@@ -425,7 +496,7 @@ fn manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
             let file = format!("{DOWNLOADS_DIR}/{name}");
             let (bytes, sha256) = output.get(&file).with_context(|| format!("falta {file}"))?;
             let tipo = if name.ends_with(".zip") { "application/zip" } else { "application/json; charset=utf-8" };
-            descargas.insert(name.clone(), Download { archivo: file, tipo, bytes: bytes.len() as u64, sha256: sha256.to_owned() });
+            descargas.insert(name.clone(), Download { archivo: file, tipo, bytes, sha256: sha256.to_owned() });
         }
         let view = |name: &'static str, file: String| {
             (name, View { archivo: file, pago_requerido: openapi::payment_required(site, study, name) })
@@ -506,49 +577,73 @@ fn sha256_sums(output: &Output) -> String {
 // Writing
 
 /// Writes `output` into a fresh folder beside `out`, then swaps it in. Returns bytes written.
-fn write_atomically(out: &Path, output: &Output) -> Result<u64> {
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent).with_context(|| format!("no se pudo crear {}", parent.display()))?;
-    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "dist".into());
-    let staging = parent.join(format!(".{name}.nuevo-{}", std::process::id()));
-    let previous = parent.join(format!(".{name}.anterior-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&staging);
-    let result = write_tree(&staging, output).and_then(|bytes| {
-        if out.exists() {
-            std::fs::rename(out, &previous).with_context(|| format!("no se pudo apartar {}", out.display()))?;
-        }
-        match std::fs::rename(&staging, out) {
-            Ok(()) => {
-                let _ = std::fs::remove_dir_all(&previous);
-                Ok(bytes)
-            }
-            Err(e) => {
-                // Put the previous output back.
-                let _ = std::fs::rename(&previous, out);
-                Err(e).with_context(|| format!("no se pudo reemplazar {}", out.display()))
-            }
-        }
-    });
-    if result.is_err() {
-        let _ = std::fs::remove_dir_all(&staging);
-    }
-    result
+/// The folder a build writes into, next to the output. It replaces the output only when the
+/// whole build succeeded ([`Staging::replace_output`]); dropped before that (an error, a
+/// panic), it is removed and the previous output stays as it was.
+struct Staging {
+    dir: PathBuf,
+    out: PathBuf,
+    previous: PathBuf,
+    done: bool,
 }
 
-fn write_tree(root: &Path, output: &Output) -> Result<u64> {
-    let mut total = 0;
-    for (path, OutputFile { bytes, .. }) in &output.files {
-        let file = root.join(path);
+impl Staging {
+    fn create(out: &Path) -> Result<Staging> {
+        let parent = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&parent).with_context(|| format!("no se pudo crear {}", parent.display()))?;
+        let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "dist".into());
+        let dir = parent.join(format!(".{name}.nuevo-{}", std::process::id()));
+        let previous = parent.join(format!(".{name}.anterior-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
+        Ok(Staging { dir, out: out.to_path_buf(), previous, done: false })
+    }
+
+    /// Writes `bytes` at `path` (relative to the output root), creating its folders.
+    fn write(&self, path: &str, bytes: &[u8]) -> Result<()> {
+        let file = self.dir.join(path);
         if let Some(dir) = file.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
         }
-        std::fs::write(&file, bytes).with_context(|| format!("no se pudo escribir {}", file.display()))?;
-        total += bytes.len() as u64;
+        std::fs::write(&file, bytes).with_context(|| format!("no se pudo escribir {}", file.display()))
     }
-    Ok(total)
+
+    /// [`Staging::write`], returning the file's size and sha256.
+    fn write_hashed(&self, path: &str, bytes: &[u8]) -> Result<WrittenFile> {
+        self.write(path, bytes)?;
+        Ok(WrittenFile { len: bytes.len() as u64, sha256: sha256_hex(bytes) })
+    }
+
+    /// Renames the staging folder over the output (the old output is removed after).
+    fn replace_output(mut self) -> Result<()> {
+        if self.out.exists() {
+            std::fs::rename(&self.out, &self.previous)
+                .with_context(|| format!("no se pudo apartar {}", self.out.display()))?;
+        }
+        match std::fs::rename(&self.dir, &self.out) {
+            Ok(()) => {
+                self.done = true;
+                let _ = std::fs::remove_dir_all(&self.previous);
+                Ok(())
+            }
+            Err(e) => {
+                // Put the previous output back.
+                let _ = std::fs::rename(&self.previous, &self.out);
+                Err(e).with_context(|| format!("no se pudo reemplazar {}", self.out.display()))
+            }
+        }
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
 }
 
 /// Stage timing, printed one line a stage as in Zola.

@@ -222,67 +222,113 @@ impl BrandStats {
 }
 
 /// Brand statistics for every brand `0..n_brands` over a scope.
+///
+/// One pass over the answers, touching only the brands each one names, cites or rates: the
+/// cost follows the mentions, not answers × brands. Each brand's sums still add its answers'
+/// weights in scope order, so every figure is the same to the last bit as summing brand by
+/// brand over the whole scope (an answer that does not name a brand added exactly 0 there).
 pub fn brand_stats(scope: &Scope<'_>, n_brands: usize) -> Vec<BrandStats> {
     // Denominators shared by all brands.
     let with_brand = scope.weighted_share(|a| !a.brands.order.is_empty());
     let total_weight: f64 = scope.weights.iter().sum();
     let all_mentions: f64 = scope.iter().map(|(a, w)| w * a.brands.order.len() as f64).sum();
 
-    (0..n_brands)
-        .map(|b| {
-            let mut stats = BrandStats {
-                mention: scope.weighted_share(|a| a.names(b)),
-                citation: scope.weighted_share(|a| a.cites(b)),
-                ghost_citation: scope.weighted_share(|a| a.cites(b) && !a.names(b)),
-                ..BrandStats::default()
-            };
-            let mut order_weight = 0.0;
-            let mut order_sum = 0.0;
-            let mut points = 0.0;
-            let mut top1_weight = 0.0;
-            let mut mention_weight = 0.0;
-            let (mut tone_weight, mut tone_net) = (0.0, 0.0);
-            for (a, w) in scope.iter() {
-                let position = a.position(b);
-                points += w * prominence_points(position);
-                if let Some(p) = position {
-                    stats.n_mention += 1;
-                    mention_weight += w;
-                    order_weight += w;
-                    order_sum += w * p as f64;
-                    if p == 1 {
-                        stats.n_top1 += 1;
-                        top1_weight += w;
-                    }
-                }
-                if a.cites(b) {
-                    stats.n_citation += 1;
-                }
-                if let Some((_, tone)) = a.tone.iter().find(|(tb, _)| *tb == b) {
-                    tone_weight += w;
-                    match tone {
-                        Tone::Pos => {
-                            stats.pos += 1;
-                            tone_net += w;
-                        }
-                        Tone::Neu => stats.neu += 1,
-                        Tone::Neg => {
-                            stats.neg += 1;
-                            tone_net -= w;
-                        }
-                    }
-                }
+    let mut sums = vec![BrandSums::default(); n_brands];
+    for (a, w) in scope.iter() {
+        for (index, &b) in a.brands.order.iter().enumerate() {
+            if let Some(s) = sums.get_mut(b) {
+                s.add_mention(index + 1, w);
             }
-            stats.order = (stats.n_mention > 0).then(|| order_sum / order_weight);
-            stats.prominence = (total_weight > 0.0).then(|| points / total_weight);
-            stats.top1 = with_brand
+        }
+        for &b in &a.brands.cited {
+            if let Some(s) = sums.get_mut(b) {
+                s.add_citation(w, !a.names(b));
+            }
+        }
+        for &(b, tone) in &a.tone {
+            if let Some(s) = sums.get_mut(b) {
+                s.add_tone(tone, w);
+            }
+        }
+    }
+    let share = |hits: f64| (total_weight > 0.0).then(|| hits / total_weight);
+    sums.into_iter()
+        .map(|s| BrandStats {
+            mention: share(s.mention_weight),
+            n_mention: s.n_mention,
+            order: (s.n_mention > 0).then(|| s.order_sum / s.mention_weight),
+            citation: share(s.citation_weight),
+            n_citation: s.n_citation,
+            ghost_citation: share(s.ghost_weight),
+            prominence: share(s.points),
+            top1: with_brand
                 .filter(|share| *share > 0.0)
-                .map(|share| top1_weight / (share * total_weight));
-            stats.sov = (all_mentions > 0.0).then(|| mention_weight / all_mentions);
-            stats.net_tone = (tone_weight > 0.0).then(|| tone_net / tone_weight);
-            stats
+                .map(|share| s.top1_weight / (share * total_weight)),
+            n_top1: s.n_top1,
+            sov: (all_mentions > 0.0).then(|| s.mention_weight / all_mentions),
+            net_tone: (s.tone_weight > 0.0).then(|| s.tone_net / s.tone_weight),
+            pos: s.pos,
+            neu: s.neu,
+            neg: s.neg,
         })
         .collect()
+}
+
+/// Running weighted sums and counts of one brand over a scope.
+#[derive(Debug, Clone, Default)]
+struct BrandSums {
+    n_mention: usize,
+    mention_weight: f64,
+    order_sum: f64,
+    points: f64,
+    n_top1: usize,
+    top1_weight: f64,
+    n_citation: usize,
+    citation_weight: f64,
+    ghost_weight: f64,
+    tone_weight: f64,
+    tone_net: f64,
+    pos: usize,
+    neu: usize,
+    neg: usize,
+}
+
+impl BrandSums {
+    /// The brand is named at 1-based `position` in an answer of weight `w`.
+    fn add_mention(&mut self, position: usize, w: f64) {
+        self.n_mention += 1;
+        self.mention_weight += w;
+        self.order_sum += w * position as f64;
+        self.points += w * prominence_points(Some(position));
+        if position == 1 {
+            self.n_top1 += 1;
+            self.top1_weight += w;
+        }
+    }
+
+    /// One of the brand's domains is among the sources; `ghost` when the text does not name it.
+    fn add_citation(&mut self, w: f64, ghost: bool) {
+        self.n_citation += 1;
+        self.citation_weight += w;
+        if ghost {
+            self.ghost_weight += w;
+        }
+    }
+
+    fn add_tone(&mut self, tone: Tone, w: f64) {
+        self.tone_weight += w;
+        match tone {
+            Tone::Pos => {
+                self.pos += 1;
+                self.tone_net += w;
+            }
+            Tone::Neu => self.neu += 1,
+            Tone::Neg => {
+                self.neg += 1;
+                self.tone_net -= w;
+            }
+        }
+    }
 }
 
 /// Herfindahl–Hirschman index on the 0–10,000 scale from shares in [0, 1].

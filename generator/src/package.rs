@@ -42,17 +42,17 @@ const SHEET_NAME_INVALID: [char; 7] = ['[', ']', ':', '*', '?', '/', '\\'];
 const MIN_WIDTH: usize = 6;
 const MAX_WIDTH: usize = 60;
 
-/// One file inside a ZIP.
-pub struct ZipEntry {
+/// One file inside a ZIP (its bytes borrowed when the caller still needs them).
+pub struct ZipEntry<'a> {
     pub name: String,
-    pub bytes: Vec<u8>,
+    pub bytes: Cow<'a, [u8]>,
 }
 
 /// A reproducible ZIP: entries sorted by name (duplicate names are an error), Deflate at a
 /// pinned level (6), every entry's mtime = `date` at 00:00:00, unix permissions 0o644 with
 /// `System::Unix`, seekable writer into a Vec (sizes in local headers), no extra fields, names
 /// must be ASCII (error otherwise). `date` is "YYYY-MM-DD" (error if invalid).
-pub fn write_zip(mut entries: Vec<ZipEntry>, date: &str) -> Result<Vec<u8>> {
+pub fn write_zip(mut entries: Vec<ZipEntry<'_>>, date: &str) -> Result<Vec<u8>> {
     let date = Date::parse(date)?;
     let mtime = DateTime::from_date_and_time(date.year, date.month, date.day, 0, 0, 0)
         .map_err(|_| anyhow::anyhow!("fecha {date} fuera del rango de ZIP (1980 a 2107)"))?;
@@ -76,7 +76,7 @@ pub fn write_zip(mut entries: Vec<ZipEntry>, date: &str) -> Result<Vec<u8>> {
 }
 
 /// Options shared by every entry: only the method depends on the entry (Stored when empty).
-fn entry_options(entry: &ZipEntry, mtime: DateTime) -> SimpleFileOptions {
+fn entry_options(entry: &ZipEntry<'_>, mtime: DateTime) -> SimpleFileOptions {
     let options = SimpleFileOptions::default()
         .last_modified_time(mtime)
         .unix_permissions(ENTRY_PERMISSIONS)
@@ -93,7 +93,7 @@ fn entry_options(entry: &ZipEntry, mtime: DateTime) -> SimpleFileOptions {
 
 fn add_entry(
     writer: &mut ZipWriter<Cursor<Vec<u8>>>,
-    entry: &ZipEntry,
+    entry: &ZipEntry<'_>,
     mtime: DateTime,
 ) -> Result<()> {
     writer.start_file(entry.name.as_str(), entry_options(entry, mtime))?;
@@ -627,14 +627,14 @@ mod tests {
 
     const DATE: &str = "2025-03-15";
 
-    fn entry(name: &str, bytes: &[u8]) -> ZipEntry {
+    fn entry(name: &str, bytes: &[u8]) -> ZipEntry<'static> {
         ZipEntry {
             name: name.to_owned(),
-            bytes: bytes.to_vec(),
+            bytes: Cow::Owned(bytes.to_vec()),
         }
     }
 
-    fn fixture_entries() -> Vec<ZipEntry> {
+    fn fixture_entries() -> Vec<ZipEntry<'static>> {
         vec![
             entry("demo/demo.json", br#"{"estudio":"demo","filas":[1,2,3]}"#),
             entry(

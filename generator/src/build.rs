@@ -11,8 +11,6 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -146,10 +144,13 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
         checked.content.studies.iter().zip(checked.tables.iter().map(Vec::as_slice)).collect();
     let staging = Staging::create(&options.out)?;
 
-    let rendered: Vec<RenderedStudy> = in_parallel_largest_first(&studies, |i| {
+    let sizes: Vec<u64> = studies.iter().map(|(study, _)| study.answers.len() as u64).collect();
+    let rendered: Vec<RenderedStudy> = crate::parallel::largest_first(&sizes, |i| {
         let (study, tables) = studies[i];
         render_study(&site, &templates, &staging, study, tables, &checked.brands[i])
-    })?;
+    })
+    .into_iter()
+    .collect::<Result<_>>()?;
     clock.done("paquetes, xlsx y ZIP por estudio");
 
     let mut output = Output::default();
@@ -190,36 +191,6 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
         bytes: output.total_bytes(),
         stages: clock.stages,
     })
-}
-
-/// Runs `task` for every study index on rayon's pool, the studies with most answers first:
-/// each thread takes the largest study not yet started (greedy longest-first), so a large
-/// study never starts last and leaves the other thread idle. Results come back in the
-/// studies' order (the first error, in that order, wins).
-fn in_parallel_largest_first<T: Send>(
-    studies: &[(&Study, &[Table])],
-    task: impl Fn(usize) -> Result<T> + Sync,
-) -> Result<Vec<T>> {
-    let mut order: Vec<usize> = (0..studies.len()).collect();
-    order.sort_by_key(|&i| (std::cmp::Reverse(studies[i].0.answers.len()), i));
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<T>>>> = Mutex::new((0..studies.len()).map(|_| None).collect());
-    rayon::scope(|scope| {
-        for _ in 0..rayon::current_num_threads().min(studies.len()) {
-            scope.spawn(|_| {
-                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let result = task(i);
-                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
-                }
-            });
-        }
-    });
-    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    results.into_iter().map(|r| r.unwrap_or_else(|| bail_missing())).collect()
-}
-
-fn bail_missing<T>() -> Result<T> {
-    Err(anyhow::anyhow!("un estudio no se procesó"))
 }
 
 fn package_path(slug: &str) -> String {

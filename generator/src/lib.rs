@@ -16,6 +16,7 @@ pub mod offer;
 pub mod openapi;
 pub mod package;
 pub mod pages;
+pub mod parallel;
 pub mod problems;
 pub mod report;
 pub mod search;
@@ -25,7 +26,6 @@ pub mod validate;
 
 use std::path::Path;
 
-use rayon::prelude::*;
 
 use crate::analysis::Table;
 use crate::mentions::AnswerBrands;
@@ -69,8 +69,9 @@ pub fn check(root: &Path) -> Result<Checked, Problems> {
     if let (Some(service), Some(metrics)) = (&loaded.service, &loaded.metrics) {
         problems.extend(validate::validate_service(root, service, metrics));
     }
+    let sizes: Vec<u64> = loaded.studies.iter().map(|study| study.answers.len() as u64).collect();
     let results: Vec<Result<(Vec<Table>, Vec<AnswerBrands>), Problems>> =
-        loaded.studies.par_iter().map(|study| analyse_study(root, study)).collect();
+        parallel::largest_first(&sizes, |i| analyse_study(root, &loaded.studies[i]));
     let mut tables = Vec::with_capacity(results.len());
     let mut brands = Vec::with_capacity(results.len());
     for result in results {

@@ -6,7 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 
 use crate::model::{
@@ -83,15 +82,14 @@ fn load_studies(dir: &Path, problems: &mut Problems) -> Vec<Study> {
     if dirs.is_empty() {
         problems.push(dir, "", "no hay ningún estudio (se esperaba una carpeta por estudio)");
     }
-    // Studies load in parallel; their problems are merged in folder order, as a serial
-    // load would list them.
-    let loaded: Vec<(Option<Study>, Problems)> = dirs
-        .par_iter()
-        .map(|d| {
-            let mut found = Problems::default();
-            (load_study(d, &mut found), found)
-        })
-        .collect();
+    // Studies load in parallel, the largest answer files first; their problems are merged in
+    // folder order, as a serial load would list them.
+    let sizes: Vec<u64> =
+        dirs.iter().map(|d| std::fs::metadata(d.join(ANSWERS_FILE)).map_or(0, |m| m.len())).collect();
+    let loaded: Vec<(Option<Study>, Problems)> = crate::parallel::largest_first(&sizes, |i| {
+        let mut found = Problems::default();
+        (load_study(&dirs[i], &mut found), found)
+    });
     let mut studies = Vec::with_capacity(loaded.len());
     for (study, found) in loaded {
         problems.extend(found);

@@ -564,7 +564,8 @@ fn write_cell(
 
 /// Text as Excel accepts it: at most 32,767 UTF-16 units, cut with a trailing "…".
 fn excel_text(text: &str) -> Cow<'_, str> {
-    if text.encode_utf16().count() <= EXCEL_CELL_MAX {
+    // A UTF-8 byte never stands for more than one UTF-16 unit, so short texts need no count.
+    if text.len() <= EXCEL_CELL_MAX || text.encode_utf16().count() <= EXCEL_CELL_MAX {
         return Cow::Borrowed(text);
     }
     let mut cut = String::with_capacity(EXCEL_CELL_MAX + 3);
@@ -600,11 +601,17 @@ fn column_widths(columns: &[String], rows: &[Vec<Cell>]) -> Vec<usize> {
 
 fn cell_width(cell: &Cell) -> usize {
     match cell {
-        Cell::Text(text) => text
-            .lines()
-            .map(|line| line.chars().take(MAX_WIDTH).count())
-            .max()
-            .unwrap_or(0),
+        Cell::Text(text) => {
+            // Widths are capped at MAX_WIDTH, so stop at the first line that reaches it.
+            let mut widest = 0;
+            for line in text.lines() {
+                widest = widest.max(line.chars().take(MAX_WIDTH).count());
+                if widest == MAX_WIDTH {
+                    break;
+                }
+            }
+            widest
+        }
         Cell::Int(n) => n.to_string().len(),
         Cell::Num(x) => format!("{x:.4}").len(),
         Cell::Null => 0,

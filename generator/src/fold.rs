@@ -19,7 +19,9 @@ pub fn fold(text: &str) -> String {
     while !rest.is_empty() {
         let ascii = rest.bytes().position(|b| !b.is_ascii()).unwrap_or(rest.len());
         let (run, tail) = rest.split_at(ascii);
-        folded.push_str(&run.to_ascii_lowercase());
+        let start = folded.len();
+        folded.push_str(run);
+        folded[start..].make_ascii_lowercase();
         let other = tail.bytes().position(|b| b.is_ascii()).unwrap_or(tail.len());
         let (run, tail) = tail.split_at(other);
         folded.extend(run.nfd().filter(|c| !is_combining_mark(*c)).flat_map(char::to_lowercase));

@@ -214,6 +214,7 @@ pub fn study_xlsx(study: &Study, tables: &[Table], editor: &str, date: &str) -> 
             .with_context(|| format!("hoja `{}`", sheet.name))?;
         workbook.push_worksheet(worksheet);
     }
+    if let Ok(l) = std::env::var("XL") { workbook.set_zip_compression_level(l.parse().unwrap()); }
     workbook.save_to_buffer().context("al escribir el xlsx")
 }
 
@@ -899,7 +900,7 @@ mod tests {
             let mut file = zip.by_name(&original.name).unwrap();
             let mut read = Vec::new();
             file.read_to_end(&mut read).unwrap();
-            assert_eq!(read, original.bytes, "{}", original.name);
+            assert_eq!(read, original.bytes.as_ref(), "{}", original.name);
         }
         assert_eq!(zip.len(), fixture_entries().len());
     }

@@ -56,8 +56,10 @@ impl Reply {
 
     /// A JSON reply from any serializable value.
     pub fn json<T: Serialize>(status: u16, value: &T) -> Reply {
-        match serde_json::to_vec(value) {
-            Ok(bytes) => Reply::new(status, JSON, Body::Bytes(Bytes::from(bytes))),
+        // Most answers are a few KB: start there rather than grow from nothing.
+        let mut bytes = Vec::with_capacity(4096);
+        match serde_json::to_writer(&mut bytes, value) {
+            Ok(()) => Reply::new(status, JSON, Body::Bytes(Bytes::from(bytes))),
             Err(_) => Reply::new(500, JSON, Body::Bytes(Bytes::from_static(INTERNAL_ERROR))),
         }
     }

@@ -84,10 +84,7 @@ pub fn answer_for(index: &SearchIndex, base_url: &str, q: &str) -> Reply {
                             .map(|&(termino, coincide_con, campo)| Why { termino, coincide_con, campo })
                             .collect(),
                         marcas_coincidentes: &hit.brands,
-                        urls: Urls {
-                            ficha: format!("{base_url}/estudio/{}/ficha", d.slug),
-                            comprar: format!("{base_url}/estudio/{}", d.slug),
-                        },
+                        urls: Urls { base_url, slug: &d.slug },
                     }
                 })
                 .collect();
@@ -127,7 +124,7 @@ struct SearchResult<'a> {
     terminos_encontrados: usize,
     por_que: Vec<Why<'a>>,
     marcas_coincidentes: &'a [String],
-    urls: Urls,
+    urls: Urls<'a>,
 }
 
 #[derive(Serialize)]
@@ -137,10 +134,27 @@ struct Why<'a> {
     campo: &'a str,
 }
 
-#[derive(Serialize)]
-struct Urls {
-    ficha: String,
-    comprar: String,
+/// `{"ficha": …, "comprar": …}`, written straight into the answer (no string per URL).
+struct Urls<'a> {
+    base_url: &'a str,
+    slug: &'a str,
+}
+
+impl Serialize for Urls<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        struct Url<'a>(std::fmt::Arguments<'a>);
+        impl Serialize for Url<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(&self.0)
+            }
+        }
+        let (base, slug) = (self.base_url, self.slug);
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("ficha", &Url(format_args!("{base}/estudio/{slug}/ficha")))?;
+        map.serialize_entry("comprar", &Url(format_args!("{base}/estudio/{slug}")))?;
+        map.end()
+    }
 }
 
 #[cfg(test)]

@@ -26,7 +26,6 @@ use pingora_core::server::{
 use pingora_core::services::Service as _;
 use pingora_core::services::listening::Service;
 use pingora_http::{RequestHeader, ResponseHeader};
-use tokio::io::AsyncReadExt;
 
 use crate::response::{ALLOW_HEADERS, Body, EXPOSE_HEADERS, JSON, Reply};
 
@@ -260,21 +259,42 @@ async fn write_reply(session: &mut ServerSession, reply: Reply, head_only: bool)
 }
 
 /// Streams `len` bytes of a file in fixed chunks, so memory stays flat whatever its size.
-/// Each chunk is read straight into its own buffer and handed over without a copy.
-async fn stream_file(session: &mut ServerSession, mut file: tokio::fs::File, len: u64) -> Result<u64> {
+///
+/// Each chunk is read on the blocking pool straight into its own buffer (a plain `read`, not
+/// `tokio::fs`, which reads into a buffer of its own and copies), and the next chunk is read
+/// while the current one goes out: two chunks per download at most, one copy from the page
+/// cache, and the disk and the socket kept busy at once.
+async fn stream_file(session: &mut ServerSession, file: tokio::fs::File, len: u64) -> Result<u64> {
+    let file = file.into_std().await;
     let mut sent = 0u64;
-    while sent < len {
-        let want = CHUNK.min((len - sent) as usize);
-        let mut buf = bytes::BytesMut::with_capacity(want);
-        while buf.len() < want {
-            if file.read_buf(&mut buf).await? == 0 {
-                anyhow::bail!("el archivo terminó antes de lo esperado");
-            }
+    let mut pending = Some(read_chunk(file, CHUNK.min(len as usize)));
+    while let Some(reading) = pending.take() {
+        let (file, chunk) = reading.await??;
+        if chunk.is_empty() {
+            anyhow::bail!("el archivo terminó antes de lo esperado");
         }
-        sent += buf.len() as u64;
-        session.write_response_body(buf.freeze(), sent >= len).await?;
+        sent += chunk.len() as u64;
+        let done = sent >= len;
+        if !done {
+            pending = Some(read_chunk(file, CHUNK.min((len - sent) as usize)));
+        }
+        session.write_response_body(Bytes::from(chunk), done).await?;
     }
     Ok(sent)
+}
+
+/// Reads up to `want` bytes from the file's current position on the blocking pool; hands the
+/// file back with them.
+fn read_chunk(
+    file: std::fs::File,
+    want: usize,
+) -> tokio::task::JoinHandle<std::io::Result<(std::fs::File, Vec<u8>)>> {
+    tokio::task::spawn_blocking(move || {
+        use std::io::Read;
+        let mut chunk = Vec::with_capacity(want);
+        (&file).take(want as u64).read_to_end(&mut chunk)?;
+        Ok((file, chunk))
+    })
 }
 
 /// One line per request: method, path (never the query, which may carry link signatures),

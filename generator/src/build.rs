@@ -477,7 +477,7 @@ fn manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
             precio_usd: site.price_of(study),
             monto: site.amount_of(study).to_string(),
             vistas: BTreeMap::from([
-                view("completo", format!("{DOWNLOADS_DIR}/{}", json_download(&study.slug))),
+                view("completo", package_path(&study.slug)),
                 view("resumen", format!("private/estudio/{}/resumen.json", study.slug)),
             ]),
             descargas: names.to_vec(),
@@ -547,7 +547,6 @@ fn sha256_sums(output: &Output) -> String {
 // ---------------------------------------------------------------------------------------
 // Writing
 
-/// Writes `output` into a fresh folder beside `out`, then swaps it in. Returns bytes written.
 /// The folder a build writes into, next to the output. It replaces the output only when the
 /// whole build succeeded ([`Staging::replace_output`]); dropped before that (an error, a
 /// panic), it is removed and the previous output stays as it was.

@@ -214,7 +214,6 @@ pub fn study_xlsx(study: &Study, tables: &[Table], editor: &str, date: &str) -> 
             .with_context(|| format!("hoja `{}`", sheet.name))?;
         workbook.push_worksheet(worksheet);
     }
-    if let Ok(l) = std::env::var("XL") { workbook.set_zip_compression_level(l.parse().unwrap()); }
     workbook.save_to_buffer().context("al escribir el xlsx")
 }
 

@@ -1,11 +1,11 @@
 //! `generator check` as a publisher runs it: on the real content, and on a broken copy.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn content_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../content")
-}
+use common::{content_dir, copy_tree};
 
 fn check(content: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_generator"))
@@ -16,17 +16,6 @@ fn check(content: &Path) -> Output {
         .expect("generator runs")
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.expect("walk");
-        let target = to.join(entry.path().strip_prefix(from).expect("prefix"));
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).expect("mkdir");
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
 
 /// Replaces line `n` (1-based) of a file.
 fn edit_line(path: &Path, n: usize, edit: impl FnOnce(&str) -> String) {

@@ -4,15 +4,14 @@
 
 #![cfg(feature = "pdf")]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
+use common::{content_dir, copy_tree};
 use generator::documents::Site;
 use generator::report::pdf::render_reports;
-
-fn content_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../content")
-}
 
 #[test]
 fn committed_reports_are_reproduced_byte_for_byte() {
@@ -101,14 +100,3 @@ fn without_reports_and_without_a_choice_it_says_what_to_do() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no-existe"));
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.expect("walk");
-        let target = to.join(entry.path().strip_prefix(from).expect("prefix"));
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).expect("mkdir");
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}

@@ -414,8 +414,7 @@ fn run_cmd(command: &mut Command) -> Result<()> {
 fn parse_args() -> Result<(u64, usize)> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (mut seconds, mut rounds) = (10, 3);
-    let mut pairs = args.chunks(2);
-    for pair in &mut pairs {
+    for pair in args.chunks(2) {
         match pair {
             [flag, n] if flag == "--segundos" => seconds = n.parse()?,
             [flag, n] if flag == "--rondas" => rounds = n.parse::<usize>()?.max(1),

@@ -21,6 +21,7 @@ pub mod response;
 pub mod router;
 pub mod sales;
 pub mod search;
+mod sendfile;
 pub mod server;
 pub mod settings;
 pub mod statics;

@@ -43,7 +43,7 @@ pub struct Gate {
     payment_pages: std::collections::BTreeMap<String, Bytes>,
     /// The service index's "how to buy" block, repeated in every 402 body.
     how_to_buy: Value,
-    search_cache: search::Cache,
+    pub search: search::Search,
     /// The MCP endpoints' allow-list, tool lists and instructions.
     pub mcp: mcp::McpServer,
 }
@@ -70,6 +70,7 @@ impl Gate {
             .and_then(|index| index.get("como_comprar").cloned())
             .unwrap_or(Value::Null);
         let mcp = mcp::McpServer::new(&manifest, &[]);
+        let search = search::Search::new(&manifest.busqueda, &manifest.servicio.base_url);
         let mut gate = Gate {
             dist: dist.to_owned(),
             manifest,
@@ -79,7 +80,7 @@ impl Gate {
             unpaid_html: Default::default(),
             payment_pages,
             how_to_buy,
-            search_cache: search::Cache::default(),
+            search,
             mcp,
         };
         gate.precompute_unpaid();
@@ -255,7 +256,7 @@ impl Handler for Gate {
             return reply;
         }
         if path == "/buscar" {
-            return self.search_cache.answer(&self.manifest.busqueda, &self.manifest.servicio.base_url, request.query());
+            return self.search.answer(request.query());
         }
         if let Some(name) = path.strip_prefix("/descarga/") {
             return downloads::answer(&self.dist, &self.manifest, self.shop.links(), name, request.query());

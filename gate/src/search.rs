@@ -3,69 +3,437 @@
 //! Folding and ranking live with the index format in `generator::search`, so the words a
 //! study was indexed under and the words a buyer types are folded by the same code. This
 //! module turns hits into the JSON a buyer reads: why each study matched and where to go next.
+//!
+//! A search answer is mostly fixed text: each study's names, countries and links are the same
+//! in every answer that lists it. They are written as JSON once, when the gate loads, and an
+//! answer is assembled from those pieces and the few values that depend on the query, so a
+//! search that misses the cache costs little more than a file served from memory.
 
-use generator::search::{MAX_QUERY_BYTES, QueryError, SearchIndex};
-use serde::Serialize;
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use bytes::Bytes;
+use generator::search::{Hit, MAX_QUERY_BYTES, QueryError, SearchIndex};
 use serde_json::json;
 
-use crate::response::Reply;
+use crate::response::{Body, JSON, Reply};
 
 /// Most results returned.
 const MAX_RESULTS: usize = 20;
-
-/// Answers already given, by raw query: the index is immutable while the gate runs, so an
-/// answer is a pure function of `q` and repeated searches (agents repeat them) cost a lookup.
-#[derive(Default)]
-pub struct Cache {
-    answers: parking_lot::Mutex<std::collections::HashMap<String, Reply>>,
-}
-
 /// Answers kept before the cache starts over.
 const CACHE_ENTRIES: usize = 2048;
+/// Longest raw query string kept in the cache (longer ones are refused as too long anyway).
+const CACHE_KEY_BYTES: usize = MAX_QUERY_BYTES * 3;
+/// How long a browser or CDN may keep an answer.
+const CACHE_CONTROL: &str = "public, max-age=60";
 
-impl Cache {
-    /// Answers a search through the cache.
-    pub fn answer(&self, index: &SearchIndex, base_url: &str, query: Option<&str>) -> Reply {
-        let key = query.unwrap_or_default();
-        if key.len() <= MAX_QUERY_BYTES * 3
-            && let Some(reply) = self.answers.lock().get(key)
-        {
-            return reply.clone();
+/// The gate's search: the manifest's index, each study's fixed JSON, and the answers given.
+pub struct Search {
+    index: SearchIndex,
+    base_url: String,
+    /// `,"catalogo":"…/catalogo"}`, the answer's last field.
+    closing: Vec<u8>,
+    /// Each study's fixed JSON, in index order.
+    documents: Vec<DocumentJson>,
+    /// Whether every indexed term and field name can be written without escaping.
+    plain_index: bool,
+    cache: AnswerCache,
+}
+
+/// Answers already given, by raw query string. The index is immutable while the gate runs, so
+/// an answer is a pure function of `q`, and a repeated search (agents repeat them) costs a
+/// lookup. An answer is kept from the second time its query is asked: a stream of one-off
+/// queries then costs a fingerprint each instead of churning kilobytes through the cache.
+struct AnswerCache {
+    hasher: std::hash::RandomState,
+    /// The fingerprint of the last query that fell in each slot.
+    seen: Box<[AtomicU64]>,
+    answers: parking_lot::Mutex<HashMap<String, Bytes>>,
+}
+
+/// Slots of the table of queries seen once.
+const SEEN_SLOTS: usize = 4096;
+
+impl Default for AnswerCache {
+    fn default() -> Self {
+        AnswerCache {
+            hasher: Default::default(),
+            seen: (0..SEEN_SLOTS).map(|_| AtomicU64::new(0)).collect(),
+            answers: Default::default(),
         }
-        let reply = answer(index, base_url, query);
-        if reply.status == 200 && key.len() <= MAX_QUERY_BYTES * 3 {
-            let mut answers = self.answers.lock();
-            if answers.len() >= CACHE_ENTRIES {
-                answers.clear();
-            }
-            answers.insert(key.to_owned(), reply.clone());
-        }
-        reply
     }
 }
 
-/// Answers a search; `query` is the raw query string of the request.
-pub fn answer(index: &SearchIndex, base_url: &str, query: Option<&str>) -> Reply {
-    let q = query.and_then(|query| {
-        url::form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "q").map(|(_, v)| v.into_owned())
-    });
-    let Some(q) = q.filter(|q| !q.trim().is_empty()) else {
-        return Reply::error_with(
-            400,
-            "falta_q",
-            "Indique qué busca en el parámetro q, por ejemplo /buscar?q=bancos+argentina.",
-            json!({"ejemplo": format!("{base_url}/buscar?q=hoteles")}),
-        );
-    };
-    answer_for(index, base_url, &q)
+impl AnswerCache {
+    fn get(&self, key: &str) -> Option<Bytes> {
+        self.answers.lock().get(key).cloned()
+    }
+
+    /// Keeps `body` as the answer to `key` if `key` was asked before.
+    fn offer(&self, key: &str, body: &Bytes) {
+        let fingerprint = self.hasher.hash_one(key);
+        let slot = &self.seen[(fingerprint % SEEN_SLOTS as u64) as usize];
+        if slot.swap(fingerprint, Ordering::Relaxed) != fingerprint {
+            return;
+        }
+        let evicted = {
+            let mut answers = self.answers.lock();
+            let evicted = if answers.len() >= CACHE_ENTRIES { std::mem::take(&mut *answers) } else { HashMap::new() };
+            answers.insert(key.to_owned(), body.clone());
+            evicted
+        };
+        // Freed after the lock is released, so the other threads do not wait for it.
+        drop(evicted);
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.answers.lock().len()
+    }
 }
 
-/// Answers a search for an already extracted, non-blank `q` (also the MCP `buscar_estudios` tool).
-pub fn answer_for(index: &SearchIndex, base_url: &str, q: &str) -> Reply {
-    match index.query(q) {
-        Ok((terms, hits)) => {
-            let catalogo = format!("{base_url}/catalogo");
-            let results: Vec<SearchResult<'_>> = hits
+/// A study's result object around the parts that depend on the query.
+struct DocumentJson {
+    /// `{"slug":…,"nombre":…,"nombre_en":…,"industria":…,"pais":[…],"puntaje":`
+    head: Box<[u8]>,
+    /// `"urls":{"ficha":…,"comprar":…}}`
+    tail: Box<[u8]>,
+}
+
+impl Search {
+    /// Prepares the search over `index`, with links under `base_url`.
+    pub fn new(index: &SearchIndex, base_url: &str) -> Search {
+        let base_url = base_url.trim_end_matches('/').to_owned();
+        let documents = index.documentos.iter().map(|d| DocumentJson::new(d, &base_url)).collect();
+        let mut closing = b",\"catalogo\":".to_vec();
+        push_json(&mut closing, &format!("{base_url}/catalogo"));
+        closing.push(b'}');
+        let plain_index =
+            index.terminos.keys().map(String::as_str).chain(index.campos.iter().map(|f| f.campo.as_str())).all(is_plain);
+        Search { index: index.clone(), base_url, closing, documents, plain_index, cache: Default::default() }
+    }
+
+    /// Answers `GET /buscar` with the raw query string of the request, through the cache.
+    pub fn answer(&self, query: Option<&str>) -> Reply {
+        let key = query.unwrap_or_default();
+        let cacheable = key.len() <= CACHE_KEY_BYTES;
+        if cacheable && let Some(body) = self.cache.get(key) {
+            return found(body);
+        }
+        let q = query.and_then(|query| {
+            url::form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "q").map(|(_, v)| v.into_owned())
+        });
+        let Some(q) = q.filter(|q| !q.trim().is_empty()) else {
+            return Reply::error_with(
+                400,
+                "falta_q",
+                "Indique qué busca en el parámetro q, por ejemplo /buscar?q=bancos+argentina.",
+                json!({"ejemplo": format!("{}/buscar?q=hoteles", self.base_url)}),
+            );
+        };
+        let body = match self.body_for(&q) {
+            Ok(body) => body,
+            Err(refusal) => return refusal,
+        };
+        if cacheable {
+            self.cache.offer(key, &body);
+        }
+        found(body)
+    }
+
+    /// Answers a search for an already extracted, non-blank `q` (also the MCP `buscar_estudios` tool).
+    pub fn answer_for(&self, q: &str) -> Reply {
+        match self.body_for(q) {
+            Ok(body) => found(body),
+            Err(refusal) => refusal,
+        }
+    }
+
+    /// The JSON answer to `q`, or the 400 that refuses it.
+    fn body_for(&self, q: &str) -> Result<Bytes, Reply> {
+        match self.index.query(q) {
+            Ok((terms, hits)) => Ok(Bytes::from(self.write_answer(q, &terms, &hits))),
+            Err(QueryError::Empty) => Err(Reply::error(
+                400,
+                "q_sin_terminos",
+                "La búsqueda no tiene palabras útiles (solo signos o palabras muy comunes).",
+            )),
+            Err(QueryError::TooLong(n)) => Err(Reply::error(
+                400,
+                "q_demasiado_larga",
+                format!("La búsqueda tiene {n} bytes; el máximo es {MAX_QUERY_BYTES}."),
+            )),
+        }
+    }
+
+    /// `{"q", "terminos", "total", "resultados": [...], "catalogo"}`, each result
+    /// `{"slug", "nombre", "nombre_en", "industria", "pais", "puntaje", "terminos_encontrados",
+    /// "por_que": [{"termino", "coincide_con", "campo"}], "marcas_coincidentes", "urls"}`.
+    fn write_answer(&self, q: &str, terms: &[String], hits: &[Hit<'_>]) -> Vec<u8> {
+        let shown = &hits[..hits.len().min(MAX_RESULTS)];
+        let fixed: usize = shown.iter().filter_map(|h| self.documents.get(h.position)).map(|d| d.head.len() + d.tail.len()).sum();
+        let mut out = Vec::with_capacity(256 + q.len() + fixed + shown.len() * 512);
+        out.extend_from_slice(b"{\"q\":");
+        push_json(&mut out, q);
+        out.extend_from_slice(b",\"terminos\":");
+        // Query terms are runs of alphanumeric characters (`generator::fold::terms`): never escaped.
+        out.push(b'[');
+        for (i, term) in terms.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            push_plain(&mut out, term);
+        }
+        out.push(b']');
+        out.extend_from_slice(b",\"total\":");
+        out.extend_from_slice(itoa::Buffer::new().format(hits.len()).as_bytes());
+        out.extend_from_slice(b",\"resultados\":[");
+        for (n, hit) in shown.iter().enumerate() {
+            let Some(document) = self.documents.get(hit.position) else { continue };
+            if n > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(&document.head);
+            push_score(&mut out, hit.score);
+            out.extend_from_slice(b",\"terminos_encontrados\":");
+            out.extend_from_slice(itoa::Buffer::new().format(hit.matched_terms).as_bytes());
+            out.extend_from_slice(b",\"por_que\":[");
+            for (i, (termino, coincide_con, campo)) in hit.matches.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(b"{\"termino\":");
+                self.push_indexed(&mut out, termino);
+                out.extend_from_slice(b",\"coincide_con\":");
+                self.push_indexed(&mut out, coincide_con);
+                out.extend_from_slice(b",\"campo\":");
+                self.push_indexed(&mut out, campo);
+                out.push(b'}');
+            }
+            out.extend_from_slice(b"],\"marcas_coincidentes\":");
+            push_json_list(&mut out, hit.brands.iter().copied());
+            out.push(b',');
+            out.extend_from_slice(&document.tail);
+        }
+        out.push(b']');
+        out.extend_from_slice(&self.closing);
+        out
+    }
+}
+
+impl Search {
+    /// Appends an indexed term or field name: copied as it is when the index was checked to
+    /// need no escaping (an index the generator built never does).
+    fn push_indexed(&self, out: &mut Vec<u8>, text: &str) {
+        if self.plain_index {
+            push_plain(out, text);
+        } else {
+            push_json(out, text);
+        }
+    }
+}
+
+impl DocumentJson {
+    fn new(d: &generator::search::SearchDocument, base_url: &str) -> DocumentJson {
+        let mut head = b"{\"slug\":".to_vec();
+        push_json(&mut head, &d.slug);
+        head.extend_from_slice(b",\"nombre\":");
+        push_json(&mut head, &d.nombre);
+        head.extend_from_slice(b",\"nombre_en\":");
+        push_json(&mut head, &d.nombre_en);
+        head.extend_from_slice(b",\"industria\":");
+        push_json(&mut head, &d.industria);
+        head.extend_from_slice(b",\"pais\":");
+        push_json_list(&mut head, d.pais.iter().map(String::as_str));
+        head.extend_from_slice(b",\"puntaje\":");
+        let mut tail = b"\"urls\":{\"ficha\":".to_vec();
+        push_json(&mut tail, &format!("{base_url}/estudio/{}/ficha", d.slug));
+        tail.extend_from_slice(b",\"comprar\":");
+        push_json(&mut tail, &format!("{base_url}/estudio/{}", d.slug));
+        tail.extend_from_slice(b"}}");
+        DocumentJson { head: head.into(), tail: tail.into() }
+    }
+}
+
+/// A 200 search answer around its JSON body.
+fn found(body: Bytes) -> Reply {
+    Reply::new(200, JSON, Body::Bytes(body)).with_header("Cache-Control", CACHE_CONTROL)
+}
+
+/// Appends `text` as a JSON string. Folded terms and most names need no escaping and are
+/// copied as they are; anything else goes through `serde_json`.
+fn push_json(out: &mut Vec<u8>, text: &str) {
+    if is_plain(text) {
+        push_plain(out, text);
+    } else {
+        // Writing into a `Vec` cannot fail.
+        let _ = serde_json::to_writer(&mut *out, text);
+    }
+}
+
+/// Whether `text` is a JSON string's content as it is (no quote, backslash or control character).
+fn is_plain(text: &str) -> bool {
+    text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\')
+}
+
+/// Appends `text`, which needs no escaping, as a JSON string.
+fn push_plain(out: &mut Vec<u8>, text: &str) {
+    out.push(b'"');
+    out.extend_from_slice(text.as_bytes());
+    out.push(b'"');
+}
+
+/// Appends a JSON array of strings.
+fn push_json_list<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str>) {
+    out.push(b'[');
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        push_json(out, item);
+    }
+    out.push(b']');
+}
+
+/// Appends a score rounded to three decimals, written as `serde_json` writes an `f64`.
+fn push_score(out: &mut Vec<u8>, score: f64) {
+    let rounded = (score * 1000.0).round() / 1000.0;
+    // Writing into a `Vec` cannot fail; a non-finite score (impossible) is written `null`.
+    let _ = serde_json::to_writer(&mut *out, &rounded);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::router::body_bytes;
+    use proptest::strategy::Strategy;
+
+    /// A small index in the shape the generator writes, with names that need JSON escaping.
+    fn index() -> SearchIndex {
+        serde_json::from_value(json!({
+            "campos": [{"campo": "titulo", "peso": 3.0}, {"campo": "marcas", "peso": 2.0}, {"campo": "industria", "peso": 2.0}, {"campo": "preguntas", "peso": 1.5}, {"campo": "descripcion", "peso": 1.0}],
+            "documentos": [
+                {"slug": "banca-2026", "nombre": "Banca \"digital\" en Argentina", "nombre_en": "Banking\\wallets", "industria": "Banca", "pais": ["AR"], "marcas": ["Banco Nación", "Ualá \u{1}"], "marcas_terminos": [["banco", "nacion"], ["uala"]]},
+                {"slug": "hoteles-2026", "nombre": "Hoteles", "nombre_en": "Hotels", "industria": "Turismo\tviajes", "pais": ["AR", "CL"], "marcas": [], "marcas_terminos": []},
+                {"slug": "seguros-2026", "nombre": "Seguros de auto", "nombre_en": "Car insurance", "industria": "Seguros", "pais": ["Argentina"], "marcas": ["Sancor Seguros"], "marcas_terminos": [["sancor", "seguros"]]}
+            ],
+            "terminos": {
+                "argentina": [[0, 0, 1], [0, 2, 1], [2, 2, 1]], "banca": [[0, 0, 2]], "banco": [[0, 1, 1]], "bancos": [[0, 4, 3]],
+                "nacion": [[0, 1, 1]], "uala": [[0, 1, 1]], "hoteles": [[1, 0, 1]], "hotel": [[1, 4, 1]], "turismo": [[1, 2, 1]],
+                "sancor": [[2, 1, 1]], "seguros": [[2, 0, 1], [2, 1, 1]], "auto": [[2, 0, 1], [2, 3, 4]], "2026": [[0, 0, 1], [1, 0, 1], [2, 0, 1]]
+            }
+        }))
+        .unwrap()
+    }
+
+    /// The same index with an indexed term that needs escaping (a hand-edited manifest): the
+    /// answer must still be valid JSON.
+    fn index_with_a_quoted_term() -> SearchIndex {
+        let mut index = index();
+        index.terminos.insert("hot\"el\\x".to_owned(), vec![[1, 3, 1]]);
+        index
+    }
+
+    fn body(reply: &Reply) -> serde_json::Value {
+        serde_json::from_slice(body_bytes(reply).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_known_term_finds_its_study() {
+        let search = Search::new(&index(), "http://x/");
+        let reply = search.answer(Some("q=Banca"));
+        assert_eq!(reply.status, 200);
+        let answer = body(&reply);
+        assert_eq!(answer["resultados"][0]["slug"], "banca-2026");
+        assert_eq!(answer["resultados"][0]["nombre"], "Banca \"digital\" en Argentina");
+        assert_eq!(answer["resultados"][0]["urls"]["comprar"], "http://x/estudio/banca-2026");
+        assert_eq!(answer["catalogo"], "http://x/catalogo");
+    }
+
+    #[test]
+    fn repeated_queries_come_from_the_cache_with_the_same_bytes() {
+        let search = Search::new(&index(), "http://x");
+        let first = search.answer(Some("q=seguros+auto"));
+        assert_eq!(search.cache.len(), 0, "a query asked once is not kept");
+        let second = search.answer(Some("q=seguros+auto"));
+        assert_eq!(search.cache.len(), 1, "kept the second time");
+        let third = search.answer(Some("q=seguros+auto"));
+        assert_eq!(body_bytes(&first), body_bytes(&second));
+        assert_eq!(body_bytes(&first), body_bytes(&third));
+        assert!(third.headers.iter().any(|(n, v)| *n == "Cache-Control" && v == CACHE_CONTROL));
+        for n in 0..CACHE_ENTRIES + 5 {
+            search.answer(Some(&format!("q=seguros+{n}")));
+        }
+        assert_eq!(search.cache.len(), 1, "one-off queries are not kept");
+        for n in 0..CACHE_ENTRIES + 5 {
+            for _ in 0..2 {
+                search.answer(Some(&format!("q=auto+{n}")));
+            }
+        }
+        assert!(search.cache.len() <= CACHE_ENTRIES, "the cache starts over when full");
+        assert!(search.cache.len() >= 5);
+    }
+
+    #[test]
+    fn refusals_are_json_and_not_cached() {
+        let search = Search::new(&index(), "http://x");
+        for (query, code) in [(None, "falta_q"), (Some("q="), "falta_q"), (Some("q=+de+la"), "q_sin_terminos")] {
+            let reply = search.answer(query);
+            assert_eq!(reply.status, 400);
+            assert_eq!(body(&reply)["error"], code);
+        }
+        let long = format!("q={}", "a".repeat(MAX_QUERY_BYTES + 1));
+        assert_eq!(body(&search.answer(Some(&long)))["error"], "q_demasiado_larga");
+        search.answer(Some("q=+de+la"));
+        assert_eq!(search.cache.len(), 0);
+    }
+
+    /// The answer as `serde_json` writes it from plain structs: what the hand-assembled
+    /// answer must equal byte for byte.
+    mod reference {
+        use super::*;
+        use serde::Serialize;
+
+        #[derive(Serialize)]
+        struct SearchAnswer<'a> {
+            q: &'a str,
+            terminos: &'a [String],
+            total: usize,
+            resultados: Vec<SearchResult<'a>>,
+            catalogo: String,
+        }
+
+        #[derive(Serialize)]
+        struct SearchResult<'a> {
+            slug: &'a str,
+            nombre: &'a str,
+            nombre_en: &'a str,
+            industria: &'a str,
+            pais: &'a [String],
+            puntaje: f64,
+            terminos_encontrados: usize,
+            por_que: Vec<Why<'a>>,
+            marcas_coincidentes: &'a [&'a str],
+            urls: Urls,
+        }
+
+        #[derive(Serialize)]
+        struct Why<'a> {
+            termino: &'a str,
+            coincide_con: &'a str,
+            campo: &'a str,
+        }
+
+        #[derive(Serialize)]
+        struct Urls {
+            ficha: String,
+            comprar: String,
+        }
+
+        pub(super) fn answer(index: &SearchIndex, base_url: &str, q: &str) -> Option<Vec<u8>> {
+            let (terms, hits) = index.query(q).ok()?;
+            let resultados = hits
                 .iter()
                 .take(MAX_RESULTS)
                 .map(|hit| {
@@ -78,126 +446,59 @@ pub fn answer_for(index: &SearchIndex, base_url: &str, q: &str) -> Reply {
                         pais: &d.pais,
                         puntaje: (hit.score * 1000.0).round() / 1000.0,
                         terminos_encontrados: hit.matched_terms,
-                        por_que: hit
-                            .matches
-                            .iter()
-                            .map(|&(termino, coincide_con, campo)| Why { termino, coincide_con, campo })
-                            .collect(),
+                        por_que: hit.matches.iter().map(|&(termino, coincide_con, campo)| Why { termino, coincide_con, campo }).collect(),
                         marcas_coincidentes: &hit.brands,
-                        urls: Urls { base_url, slug: &d.slug },
+                        urls: Urls { ficha: format!("{base_url}/estudio/{}/ficha", d.slug), comprar: format!("{base_url}/estudio/{}", d.slug) },
                     }
                 })
                 .collect();
-            let answer = SearchAnswer { q, terminos: &terms, total: hits.len(), resultados: results, catalogo };
-            Reply::json(200, &answer).with_header("Cache-Control", "public, max-age=60")
+            let answer = SearchAnswer { q, terminos: &terms, total: hits.len(), resultados, catalogo: format!("{base_url}/catalogo") };
+            serde_json::to_vec(&answer).ok()
         }
-        Err(QueryError::Empty) => Reply::error(
-            400,
-            "q_sin_terminos",
-            "La búsqueda no tiene palabras útiles (solo signos o palabras muy comunes).",
-        ),
-        Err(QueryError::TooLong(n)) => Reply::error(
-            400,
-            "q_demasiado_larga",
-            format!("La búsqueda tiene {n} bytes; el máximo es {MAX_QUERY_BYTES}."),
-        ),
-    }
-}
-
-#[derive(Serialize)]
-struct SearchAnswer<'a> {
-    q: &'a str,
-    terminos: &'a [String],
-    total: usize,
-    resultados: Vec<SearchResult<'a>>,
-    catalogo: String,
-}
-
-#[derive(Serialize)]
-struct SearchResult<'a> {
-    slug: &'a str,
-    nombre: &'a str,
-    nombre_en: &'a str,
-    industria: &'a str,
-    pais: &'a [String],
-    puntaje: f64,
-    terminos_encontrados: usize,
-    por_que: Vec<Why<'a>>,
-    marcas_coincidentes: &'a [String],
-    urls: Urls<'a>,
-}
-
-#[derive(Serialize)]
-struct Why<'a> {
-    termino: &'a str,
-    coincide_con: &'a str,
-    campo: &'a str,
-}
-
-/// `{"ficha": …, "comprar": …}`, written straight into the answer (no string per URL).
-struct Urls<'a> {
-    base_url: &'a str,
-    slug: &'a str,
-}
-
-impl Serialize for Urls<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        struct Url<'a>(std::fmt::Arguments<'a>);
-        impl Serialize for Url<'_> {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.collect_str(&self.0)
-            }
-        }
-        let (base, slug) = (self.base_url, self.slug);
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("ficha", &Url(format_args!("{base}/estudio/{slug}/ficha")))?;
-        map.serialize_entry("comprar", &Url(format_args!("{base}/estudio/{slug}")))?;
-        map.end()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::router::body_bytes;
-
-    /// A small index in the shape the generator writes.
-    fn index() -> SearchIndex {
-        serde_json::from_value(json!({
-            "campos": [{"campo": "nombre", "peso": 3.0}, {"campo": "marcas", "peso": 3.0}, {"campo": "industria", "peso": 2.0}, {"campo": "preguntas", "peso": 1.5}, {"campo": "descripcion", "peso": 1.0}],
-            "documentos": [
-                {"slug": "banca-2026", "nombre": "Banca", "nombre_en": "Banking", "industria": "Banca", "pais": ["AR"], "marcas": ["Banco Nación"], "marcas_terminos": [["banco", "nacion"]]},
-                {"slug": "hoteles-2026", "nombre": "Hoteles", "nombre_en": "Hotels", "industria": "Turismo", "pais": ["AR", "CL"], "marcas": [], "marcas_terminos": []}
-            ],
-            "terminos": {"banca": [[0, 0, 2]], "banco": [[0, 1, 1]], "nacion": [[0, 1, 1]], "hoteles": [[1, 0, 1]], "turismo": [[1, 2, 1]]}
-        }))
-        .unwrap()
-    }
-
-    #[test]
-    fn a_known_term_finds_its_study() {
-        let reply = answer(&index(), "http://x", Some("q=Banca"));
-        assert_eq!(reply.status, 200);
-        let body: serde_json::Value = serde_json::from_slice(body_bytes(&reply).unwrap()).unwrap();
-        assert_eq!(body["resultados"][0]["slug"], "banca-2026");
     }
 
     proptest::proptest! {
         /// Any raw query string: 200 with results from the index, or 400 JSON; never a panic.
         #[test]
         fn arbitrary_queries_get_an_answer(raw in "\\PC{0,700}", encoded in "[%a-zA-Z0-9+&=]{0,700}") {
-            let index = index();
+            let search = Search::new(&index(), "http://x");
             for query in [format!("q={raw}"), encoded.clone(), raw.clone()] {
-                let reply = answer(&index, "http://x", Some(&query));
+                let reply = search.answer(Some(&query));
                 proptest::prop_assert!(reply.status == 200 || reply.status == 400, "{}", reply.status);
-                let body: serde_json::Value = serde_json::from_slice(body_bytes(&reply).unwrap()).unwrap();
+                let body = body(&reply);
                 if reply.status == 200 {
                     for hit in body["resultados"].as_array().unwrap() {
-                        proptest::prop_assert!(["banca-2026", "hoteles-2026"].contains(&hit["slug"].as_str().unwrap()));
+                        proptest::prop_assert!(["banca-2026", "hoteles-2026", "seguros-2026"].contains(&hit["slug"].as_str().unwrap()));
                     }
                 } else {
                     proptest::prop_assert!(body["error"].is_string());
+                }
+            }
+        }
+
+        /// The assembled answer is byte for byte what serializing the results would give,
+        /// for queries made of indexed words, prefixes, accents, quotes and noise.
+        #[test]
+        fn the_assembled_answer_equals_plain_serialization(
+            words in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(vec!["Argentina", "BANCA", "bancos", "Nación", "uala", "hotel", "hot", "HOT", "ho", "turismo", "sancor", "SEGUROS", "auto", "2026", "de", "la"]).prop_map(str::to_owned),
+                    "[a-zA-Z0-9\"\\\\ñáé\t]{1,8}",
+                ],
+                1..8,
+            )
+        ) {
+            let q = words.join(" ");
+            for index in [index(), index_with_a_quoted_term()] {
+                let search = Search::new(&index, "http://x");
+                let expected = reference::answer(&index, "http://x", &q);
+                let reply = search.answer_for(&q);
+                match expected {
+                    Some(expected) => {
+                        proptest::prop_assert_eq!(reply.status, 200);
+                        proptest::prop_assert_eq!(String::from_utf8_lossy(body_bytes(&reply).unwrap()), String::from_utf8_lossy(&expected));
+                    }
+                    None => proptest::prop_assert_eq!(reply.status, 400),
                 }
             }
         }

@@ -28,6 +28,7 @@ use pingora_core::services::listening::Service;
 use pingora_http::{RequestHeader, ResponseHeader};
 
 use crate::response::{ALLOW_HEADERS, Body, EXPOSE_HEADERS, JSON, Reply};
+use crate::sendfile::{self, Sent};
 
 /// Size of each chunk when streaming a file.
 const CHUNK: usize = 256 * 1024;
@@ -51,11 +52,24 @@ pub struct Limits {
     pub max_uri_bytes: usize,
     /// Connections served at once; a request on a connection beyond them gets 503 and a close.
     pub max_connections: usize,
+    /// A response whose client takes no byte for this long is abandoned and its connection
+    /// closed (a download left open by a client that stopped reading).
+    pub write_stall: Duration,
+    /// Downloads go out with `sendfile(2)` where the connection allows it; off, they are
+    /// streamed in chunks through user space.
+    pub sendfile: bool,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { read_timeout: Duration::from_secs(15), max_head_bytes: 48 * 1024, max_uri_bytes: 16 * 1024, max_connections: 1024 }
+        Limits {
+            read_timeout: Duration::from_secs(15),
+            max_head_bytes: 48 * 1024,
+            max_uri_bytes: 16 * 1024,
+            max_connections: 1024,
+            write_stall: Duration::from_secs(60),
+            sendfile: true,
+        }
     }
 }
 
@@ -159,7 +173,11 @@ impl<H: Handler> HttpServerApp for App<H> {
             ),
             Some(_) => limits.refuse_head(session.req_header()),
         };
-        let keepalive = if *shutdown.borrow() || refused.is_some() { None } else { Some(KEEPALIVE_SECONDS) };
+        let keepalive = if *shutdown.borrow() || refused.is_some() || closes_after_reply(session.req_header()) {
+            None
+        } else {
+            Some(KEEPALIVE_SECONDS)
+        };
         session.set_keepalive(keepalive);
 
         let reply = match refused {
@@ -182,7 +200,7 @@ impl<H: Handler> HttpServerApp for App<H> {
         };
         let head_only = session.req_header().method == Method::HEAD;
         let status = reply.status;
-        let written = write_reply(&mut session, reply, head_only).await;
+        let written = write_reply(&mut session, reply, head_only, limits).await;
         log_access(&session, status, *written.as_ref().unwrap_or(&0), started);
         if status == 413 {
             // Read what is left of the refused body for a moment (a lingering close), so
@@ -203,6 +221,19 @@ enum BodyError {
     Io,
 }
 
+/// Whether an HTTP/1.0 client did not ask for keep-alive (its default is to close; Pingora
+/// would otherwise answer it `Connection: keep-alive` and hold the connection open).
+fn closes_after_reply(head: &RequestHeader) -> bool {
+    head.version == http::Version::HTTP_10
+        && !head
+            .headers
+            .get_all(http::header::CONNECTION)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .any(|token| token.trim().eq_ignore_ascii_case("keep-alive"))
+}
+
 /// Reads the request body up to `limit` bytes.
 async fn read_body(session: &mut ServerSession, limit: usize) -> Result<Bytes, BodyError> {
     let mut body = Vec::new();
@@ -221,7 +252,7 @@ async fn read_body(session: &mut ServerSession, limit: usize) -> Result<Bytes, B
 }
 
 /// Writes a reply; returns the body bytes sent.
-async fn write_reply(session: &mut ServerSession, reply: Reply, head_only: bool) -> Result<u64> {
+async fn write_reply(session: &mut ServerSession, reply: Reply, head_only: bool, limits: &Limits) -> Result<u64> {
     let Reply { status, headers, body } = reply;
     // Open a file before the header goes out, so a missing file is still a clean 500.
     let (status, headers, body, file) = match body {
@@ -242,30 +273,52 @@ async fn write_reply(session: &mut ServerSession, reply: Reply, head_only: bool)
     head.insert_header("Content-Length", len.to_string())?;
     head.insert_header("Access-Control-Allow-Origin", "*")?;
     head.insert_header("Access-Control-Expose-Headers", EXPOSE_HEADERS)?;
-    let no_body = head_only || len == 0;
-    session.write_response_header(Box::new(head)).await?;
-    if no_body {
+    if head_only || len == 0 {
+        session.write_response_header(Box::new(head)).await?;
         session.finish_body().await?;
         return Ok(0);
     }
     match (body, file) {
+        (Body::File { .. }, Some(file)) => send_file(session, Box::new(head), file, len, limits).await,
         (Body::Bytes(bytes), _) => {
+            session.write_response_header(Box::new(head)).await?;
             session.write_response_body(bytes, true).await?;
             Ok(len)
         }
-        (Body::File { .. }, Some(file)) => stream_file(session, file, len).await,
         _ => Ok(0),
     }
 }
 
-/// Streams `len` bytes of a file in fixed chunks, so memory stays flat whatever its size.
+/// Sends a file after its head: with `sendfile(2)` where the connection allows it, else in
+/// chunks through Pingora.
+async fn send_file(
+    session: &mut ServerSession,
+    head: Box<ResponseHeader>,
+    file: tokio::fs::File,
+    len: u64,
+    limits: &Limits,
+) -> Result<u64> {
+    let file = file.into_std().await;
+    let head = if limits.sendfile {
+        match sendfile::send_file(session, head, &file, len, limits.write_stall).await? {
+            Sent::All(sent) => return Ok(sent),
+            Sent::NotApplicable(head) => head,
+        }
+    } else {
+        head
+    };
+    session.write_response_header(head).await?;
+    stream_file(session, file, len, limits.write_stall).await
+}
+
+/// Streams `len` bytes of a file in fixed chunks through Pingora, so memory stays flat
+/// whatever its size: for connections `sendfile` cannot take, or with it turned off.
 ///
 /// Each chunk is read on the blocking pool straight into its own buffer (a plain `read`, not
 /// `tokio::fs`, which reads into a buffer of its own and copies), and the next chunk is read
 /// while the current one goes out: two chunks per download at most, one copy from the page
 /// cache, and the disk and the socket kept busy at once.
-async fn stream_file(session: &mut ServerSession, file: tokio::fs::File, len: u64) -> Result<u64> {
-    let file = file.into_std().await;
+async fn stream_file(session: &mut ServerSession, file: std::fs::File, len: u64, stall: Duration) -> Result<u64> {
     let mut sent = 0u64;
     let mut pending = Some(read_chunk(file, CHUNK.min(len as usize)));
     while let Some(reading) = pending.take() {
@@ -278,7 +331,9 @@ async fn stream_file(session: &mut ServerSession, file: tokio::fs::File, len: u6
         if !done {
             pending = Some(read_chunk(file, CHUNK.min((len - sent) as usize)));
         }
-        session.write_response_body(Bytes::from(chunk), done).await?;
+        tokio::time::timeout(stall, session.write_response_body(Bytes::from(chunk), done))
+            .await
+            .context("el cliente dejó de leer")??;
     }
     Ok(sent)
 }

@@ -62,6 +62,10 @@ pub struct Args {
     /// Seconds a client has to send a request head, and then its body (slow clients and idle keep-alive end there).
     #[arg(long, default_value_t = 15.0)]
     pub limite_lectura: f64,
+    /// Send downloads in chunks through user space instead of with sendfile(2) (as nginx's
+    /// `sendfile off`, for file systems where sendfile misbehaves).
+    #[arg(long)]
+    pub sin_sendfile: bool,
 }
 
 /// Subcommands besides serving.
@@ -145,6 +149,7 @@ impl Settings {
         let limits = crate::server::Limits {
             read_timeout: Duration::from_secs_f64(args.limite_lectura),
             max_connections: args.max_conexiones,
+            sendfile: !args.sin_sendfile,
             ..crate::server::Limits::default()
         };
         let mode = manifest.mode()?;

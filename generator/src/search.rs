@@ -122,6 +122,8 @@ pub enum QueryError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit<'a> {
     pub document: &'a SearchDocument,
+    /// Position of `document` in the index's `documentos`.
+    pub position: usize,
     /// Distinct query terms the study matched.
     pub matched_terms: usize,
     pub score: f64,
@@ -129,7 +131,7 @@ pub struct Hit<'a> {
     /// query and the index, so ranking allocates nothing per posting.
     pub matches: Vec<(&'a str, &'a str, &'a str)>,
     /// Tracked brands whose name contains a matched term.
-    pub brands: Vec<String>,
+    pub brands: Vec<&'a str>,
 }
 
 impl SearchIndex {
@@ -139,44 +141,53 @@ impl SearchIndex {
         if text.len() > MAX_QUERY_BYTES {
             return Err(QueryError::TooLong(text.len()));
         }
-        let mut seen = std::collections::BTreeSet::new();
-        let mut terms = search_terms(text);
-        terms.retain(|t| seen.insert(t.clone()));
+        let terms = distinct(search_terms(text));
         if terms.is_empty() {
             return Err(QueryError::Empty);
         }
-        let mut per_doc: BTreeMap<u32, DocScore<'a>> = BTreeMap::new();
-        for (term_index, term) in terms.iter().enumerate() {
-            for (indexed, postings, factor) in self.matching_terms(term) {
+        // Matches are sorted by (query term, indexed term, field name) for display. Ranking
+        // the query terms and field names once lets that sort compare numbers, not strings:
+        // the indexed terms of one query term arrive in order already (a range of the index).
+        let term_ranks = string_ranks(terms.iter().map(String::as_str));
+        let field_ranks = string_ranks(self.campos.iter().map(|f| f.campo.as_str()));
+        // One running score per document, in document order (a handful of studies).
+        let mut per_doc: Vec<DocScore<'a>> = Vec::new();
+        per_doc.resize_with(self.documentos.len(), DocScore::default);
+        for (term, term_rank) in terms.iter().zip(&term_ranks) {
+            for (sequence, (indexed, postings, factor)) in self.matching_terms(term).enumerate() {
+                // The hit names the indexed term, which is the query term or begins with it.
+                let termino = &indexed[..term.len().min(indexed.len())];
                 for [doc, field, tf] in postings {
-                    let (weight, name) = self
+                    let (weight, name, field_rank) = self
                         .campos
                         .get(*field as usize)
-                        .map_or((1.0, "?"), |f| (f.peso, f.campo.as_str()));
-                    let entry = per_doc.entry(*doc).or_default();
+                        .map_or((1.0, "?", u32::MAX), |f| (f.peso, f.campo.as_str(), field_ranks[*field as usize]));
+                    let Some(entry) = per_doc.get_mut(*doc as usize) else { continue };
                     entry.score += weight * factor * (1.0 + f64::from(*tf).ln());
-                    entry.matches.push((term_index, indexed, name));
+                    let order = (*term_rank, sequence as u32, field_rank);
+                    entry.matches.push((order, (termino, indexed, name)));
                 }
             }
         }
         let mut hits: Vec<Hit<'a>> = per_doc
             .into_iter()
-            .filter_map(|(doc, scored)| {
-                let document = self.documentos.get(doc as usize)?;
-                let mut matched: Vec<usize> = scored.matches.iter().map(|m| m.0).collect();
-                matched.sort_unstable();
-                matched.dedup();
-                let mut matches: Vec<(&'a str, &'a str, &'a str)> = Vec::with_capacity(scored.matches.len());
-                for (term_index, indexed, name) in scored.matches {
-                    // The query's terms live in `terms`, which the caller gets back; the hit
-                    // names the indexed term, which is the query term or begins with it.
-                    let term = &indexed[..terms[term_index].len().min(indexed.len())];
-                    matches.push((term, indexed, name));
+            .zip(&self.documentos)
+            .enumerate()
+            .filter(|(_, (scored, _))| !scored.matches.is_empty())
+            .map(|(position, (mut scored, document))| {
+                scored.matches.sort_unstable_by_key(|m| m.0);
+                scored.matches.dedup_by_key(|m| m.0);
+                let mut matched_terms = 0;
+                let mut last_term = None;
+                for ((term_rank, _, _), _) in &scored.matches {
+                    if last_term != Some(*term_rank) {
+                        matched_terms += 1;
+                        last_term = Some(*term_rank);
+                    }
                 }
-                matches.sort_unstable();
-                matches.dedup();
+                let matches: Vec<(&'a str, &'a str, &'a str)> = scored.matches.into_iter().map(|m| m.1).collect();
                 let brands = matching_brands(document, &matches);
-                Some(Hit { document, matched_terms: matched.len(), score: scored.score, matches, brands })
+                Hit { document, position, matched_terms, score: scored.score, matches, brands }
             })
             .collect();
         hits.sort_by(|a, b| {
@@ -208,12 +219,36 @@ impl SearchIndex {
 #[derive(Default)]
 struct DocScore<'a> {
     score: f64,
-    /// (query term index, indexed term, field name).
-    matches: Vec<(usize, &'a str, &'a str)>,
+    /// Each match with numbers that sort like its strings.
+    matches: Vec<(MatchOrder, Reason<'a>)>,
+}
+
+/// (query term rank, indexed term sequence, field name rank).
+type MatchOrder = (u32, u32, u32);
+/// (query term, indexed term, field name).
+type Reason<'a> = (&'a str, &'a str, &'a str);
+
+/// Each string's rank in sorted order (equal strings share a rank).
+fn string_ranks<'s>(strings: impl Iterator<Item = &'s str>) -> Vec<u32> {
+    let strings: Vec<&str> = strings.collect();
+    let mut sorted = strings.clone();
+    sorted.sort_unstable();
+    strings.iter().map(|s| sorted.partition_point(|other| other < s) as u32).collect()
+}
+
+/// The terms in order of first appearance, each once (a query has a few dozen at most).
+fn distinct(terms: Vec<String>) -> Vec<String> {
+    let mut unique: Vec<String> = Vec::with_capacity(terms.len());
+    for term in terms {
+        if !unique.contains(&term) {
+            unique.push(term);
+        }
+    }
+    unique
 }
 
 /// Brand names of a document that contain an indexed term matched in the brands field.
-fn matching_brands(document: &SearchDocument, matches: &[(&str, &str, &str)]) -> Vec<String> {
+fn matching_brands<'a>(document: &'a SearchDocument, matches: &[(&str, &str, &str)]) -> Vec<&'a str> {
     let brand_terms: Vec<&str> = matches.iter().filter(|m| m.2 == "marcas").map(|m| m.1).collect();
     if brand_terms.is_empty() {
         return Vec::new();
@@ -223,7 +258,7 @@ fn matching_brands(document: &SearchDocument, matches: &[(&str, &str, &str)]) ->
         .iter()
         .zip(&document.marcas_terminos)
         .filter(|(_, terms)| terms.iter().any(|t| brand_terms.contains(&t.as_str())))
-        .map(|(name, _)| name.clone())
+        .map(|(name, _)| name.as_str())
         .collect()
 }
 
@@ -289,5 +324,27 @@ mod tests {
         let index = index();
         assert_eq!(index.query("  de la ").unwrap_err(), QueryError::Empty);
         assert_eq!(index.query(&"a".repeat(600)).unwrap_err(), QueryError::TooLong(600));
+    }
+
+    proptest::proptest! {
+        /// Whatever the query, each hit's reasons are sorted by (query term, indexed term,
+        /// field name) as strings, each once, and it matched as many terms as it names.
+        #[test]
+        fn reasons_are_sorted_as_strings(words in proptest::collection::vec("(hot|hoteles|hotel|banco|galicia|cordoba|ba|x)", 1..6)) {
+            let index = index();
+            let Ok((terms, hits)) = index.query(&words.join(" ")) else { return Ok(()) };
+            for hit in &hits {
+                let mut sorted = hit.matches.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                proptest::prop_assert_eq!(&hit.matches, &sorted);
+                let mut named: Vec<&str> = hit.matches.iter().map(|m| m.0).collect();
+                named.dedup();
+                proptest::prop_assert_eq!(hit.matched_terms, named.len());
+                for (termino, indexed, _) in &hit.matches {
+                    proptest::prop_assert!(terms.iter().any(|t| t == termino) && indexed.starts_with(termino));
+                }
+            }
+        }
     }
 }

@@ -13,7 +13,6 @@ use super::{Endpoint, RpcError};
 use crate::manifest::Manifest;
 use crate::payment::VIEWS;
 use crate::router::Gate;
-use crate::search;
 
 /// The free tools, in the order they are listed.
 pub const FREE_TOOLS: [&str; 5] = ["listar_estudios", "buscar_estudios", "ver_ficha", "ver_metricas", "como_comprar"];
@@ -314,7 +313,7 @@ fn search_studies(gate: &Gate, arguments: &Map<String, Value>) -> Result<Value, 
             format!("La búsqueda tiene {} caracteres; el máximo es {MAX_QUERY_CHARS}.", q.chars().count()),
         ));
     }
-    let reply = search::answer_for(&gate.manifest.busqueda, gate.mcp.base_url(), q);
+    let reply = gate.search.answer_for(q);
     let body: Value = crate::router::body_bytes(&reply)
         .and_then(|b| serde_json::from_slice(b).ok())
         .ok_or_else(|| ToolError::new("error_interno", "La búsqueda no pudo responder."))?;

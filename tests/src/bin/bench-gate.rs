@@ -108,12 +108,14 @@ fn run() -> Result<()> {
     );
     let d = seconds.to_string();
     let distinct = work.join("distinct.lua");
-    std::fs::write(&distinct, "counter = 0\nrequest = function()\n  counter = counter + 1\n  return wrk.format(nil, \"/buscar?q=bancos+billeteras+argentina+\" .. counter)\nend\n")?;
     // Every case runs once per round, nginx and the gate one after the other, so a slower
     // stretch of the machine hits both; each ratio is taken within its round and the median
     // round is reported (single runs on this shared box vary by ±15 %).
     let mut runs: Vec<[Wrk; 7]> = Vec::new();
     for round in 1..=rounds {
+        // Every query of the run is new to the gate: each wrk thread and each round has its
+        // own prefix, so neither the answer cache nor a query seen twice can help.
+        std::fs::write(&distinct, distinct_queries_script(round))?;
         runs.push([
             wrk(&format!("{nginx_url}/catalogo.json"), &d, 50)?,
             wrk(&format!("{gate_url}/catalogo"), &d, 50)?,
@@ -428,4 +430,15 @@ fn parse_args() -> Result<(u64, usize)> {
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values.get(values.len().saturating_sub(1) / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// A wrk script whose every request is a search never asked before in this benchmark.
+fn distinct_queries_script(round: usize) -> String {
+    format!(
+        "local threads = 0\n\
+         setup = function(thread)\n  threads = threads + 1\n  thread:set(\"id\", threads)\nend\n\
+         counter = 0\n\
+         request = function()\n  counter = counter + 1\n  \
+         return wrk.format(nil, \"/buscar?q=bancos+billeteras+argentina+r{round}t\" .. id .. \"x\" .. counter)\nend\n"
+    )
 }

@@ -1,0 +1,132 @@
+//! Downloads sent straight from the page cache to the socket with `sendfile(2)`, as nginx does.
+//!
+//! Pingora only writes bodies it is handed as bytes, so a file streamed through it is copied
+//! twice on its way out: page cache → a buffer of ours → the socket. On a plain HTTP/1
+//! connection the gate instead writes the response head and hands the kernel the file
+//! descriptor: no copy through user space, and a download costs about what it costs nginx.
+//! Anything else (TLS, HTTP/2, a stream that is not a socket) gets `None` and the caller
+//! streams chunks through Pingora as before.
+//!
+//! The socket belongs to Pingora's session. It is borrowed for exactly as long as the session
+//! is borrowed, written only while Pingora has nothing buffered for it (before any byte of this
+//! response went through Pingora), and waited on through a duplicate registered with the
+//! runtime, so Pingora's own registration is left alone. After the last byte the connection
+//! goes back to Pingora, which reuses it for the next request like any other.
+
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::time::Duration;
+
+use bytes::{BufMut, BytesMut};
+use pingora_core::protocols::http::ServerSession;
+use pingora_core::protocols::Stream;
+use pingora_http::ResponseHeader;
+use rustix::fs::{FileType, fstat};
+use rustix::net::{SendFlags, send};
+use tokio::io::Interest;
+use tokio::net::TcpStream;
+
+/// Most bytes one `sendfile` call is asked for; the socket takes what its buffer holds.
+const MAX_PER_CALL: usize = 4 * 1024 * 1024;
+
+/// What happened when the zero-copy path was offered a response.
+pub(crate) enum Sent {
+    /// The head and all `len` bytes of the file went out.
+    All(u64),
+    /// This connection cannot take it (TLS, HTTP/2, not a socket); nothing was written and
+    /// the head comes back, for the caller to send through Pingora.
+    NotApplicable(Box<ResponseHeader>),
+}
+
+/// Writes `head` and the first `len` bytes of `file` on the session's socket.
+///
+/// `head` is completed with the `Date` and `Connection` headers Pingora would have added.
+/// Gives up with an error (the caller closes the connection) if the client takes nothing for
+/// `stall`, or if the file is shorter than `len`.
+pub(crate) async fn send_file(
+    session: &ServerSession,
+    mut head: Box<ResponseHeader>,
+    file: &std::fs::File,
+    len: u64,
+    stall: Duration,
+) -> io::Result<Sent> {
+    let Some(socket) = plain_http1_socket(session) else {
+        return Ok(Sent::NotApplicable(head));
+    };
+    let keepalive = session.get_keepalive().is_some();
+    add_pingora_headers(&mut head, keepalive)?;
+    let mut wire = BytesMut::with_capacity(1024);
+    wire.put_slice(b"HTTP/1.1 ");
+    wire.put_slice(head.status.as_str().as_bytes());
+    wire.put_u8(b' ');
+    wire.put_slice(head.get_reason_phrase().unwrap_or("").as_bytes());
+    wire.put_slice(b"\r\n");
+    head.header_to_h1_wire(&mut wire);
+    wire.put_slice(b"\r\n");
+
+    // A duplicate of the socket registered with the runtime, so this task can wait for it to
+    // drain; dropping it closes only the duplicate.
+    let waiter = TcpStream::from_std(std::net::TcpStream::from(socket.try_clone_to_owned()?))?;
+    let mut written = 0;
+    while written < wire.len() {
+        // More data follows at once: let the kernel put the head in the file's first packet.
+        written += wait_and(&waiter, stall, |fd| send(fd, &wire[written..], SendFlags::MORE | SendFlags::NOSIGNAL)).await?;
+    }
+    let mut offset = 0u64;
+    while offset < len {
+        let want = usize::try_from(len - offset).unwrap_or(usize::MAX).min(MAX_PER_CALL);
+        let sent = wait_and(&waiter, stall, |fd| rustix::fs::sendfile(fd, file, Some(&mut offset), want)).await?;
+        if sent == 0 {
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "el archivo es más corto de lo anunciado"));
+        }
+    }
+    Ok(Sent::All(offset))
+}
+
+/// The `Date` and `Connection` headers Pingora adds to every response it writes itself.
+fn add_pingora_headers(head: &mut ResponseHeader, keepalive: bool) -> io::Result<()> {
+    let date = pingora_core::protocols::http::date::get_cached_date();
+    head.insert_header(http::header::DATE, date).map_err(io::Error::other)?;
+    head.insert_header(http::header::CONNECTION, if keepalive { "keep-alive" } else { "close" })
+        .map_err(io::Error::other)?;
+    Ok(())
+}
+
+/// Runs a non-blocking socket call once the socket can take data, until it does not block.
+async fn wait_and(
+    waiter: &TcpStream,
+    stall: Duration,
+    mut call: impl FnMut(BorrowedFd<'_>) -> rustix::io::Result<usize>,
+) -> io::Result<usize> {
+    loop {
+        tokio::time::timeout(stall, waiter.writable())
+            .await
+            .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "el cliente dejó de leer"))??;
+        match waiter.try_io(Interest::WRITABLE, || call(waiter.as_fd()).map_err(io::Error::from)) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            result => return result,
+        }
+    }
+}
+
+/// The session's socket, if the session is plain (no TLS) HTTP/1 over a real socket.
+fn plain_http1_socket(session: &ServerSession) -> Option<BorrowedFd<'_>> {
+    session.as_http1()?;
+    let stream: &Stream = session.stream()?;
+    if stream.get_ssl().is_some() || stream.get_ssl_digest().is_some() {
+        return None;
+    }
+    let socket = borrow_socket(stream);
+    matches!(fstat(socket), Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Socket).then_some(socket)
+}
+
+/// The descriptor under a Pingora stream, borrowed for as long as the stream is.
+#[allow(unsafe_code)]
+fn borrow_socket(stream: &Stream) -> BorrowedFd<'_> {
+    // `UniqueID::id` is the stream's descriptor on Unix (Pingora's l4 stream returns
+    // `as_raw_fd()`, and TLS wrappers forward their inner stream's). SAFETY: the descriptor
+    // is open for as long as `stream` lives, it is closed only when the stream is dropped,
+    // which cannot happen while this shared borrow (which the returned value carries) exists.
+    let fd = stream.id();
+    unsafe { BorrowedFd::borrow_raw(fd) }
+}

@@ -22,7 +22,7 @@ pub const JSON: &str = "application/json; charset=utf-8";
 pub enum Body {
     Empty,
     Bytes(Bytes),
-    /// A file streamed in chunks; `len` is its size, known from the manifest.
+    /// A file sent from disk (never loaded whole); `len` is its size, known from the manifest.
     File { path: PathBuf, len: u64 },
 }
 

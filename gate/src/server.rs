@@ -1,5 +1,5 @@
 //! The Pingora plumbing: one hand-written `HttpServerApp` that reads a request, hands it to a
-//! [`Handler`], writes the [`Reply`] (streaming files in chunks) and logs one access line.
+//! [`Handler`], writes the [`Reply`] (files with `sendfile(2)`, or in chunks) and logs one access line.
 //!
 //! Pingora's `ServeHttp` would buffer whole bodies and its own argument parser would take over
 //! `argv`, so the gate uses the lower `HttpServerApp` trait and builds `ServerConf` itself

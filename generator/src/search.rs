@@ -150,9 +150,9 @@ impl SearchIndex {
         // the indexed terms of one query term arrive in order already (a range of the index).
         let term_ranks = string_ranks(terms.iter().map(String::as_str));
         let field_ranks = string_ranks(self.campos.iter().map(|f| f.campo.as_str()));
-        // One running score per document, in document order (a handful of studies).
-        let mut per_doc: Vec<DocScore<'a>> = Vec::new();
-        per_doc.resize_with(self.documentos.len(), DocScore::default);
+        // One running score per document; every match of every document in one list.
+        let mut scores = vec![0.0f64; self.documentos.len()];
+        let mut found: Vec<(u32, MatchOrder, Reason<'a>)> = Vec::with_capacity(64);
         for (term, term_rank) in terms.iter().zip(&term_ranks) {
             for (sequence, (indexed, postings, factor)) in self.matching_terms(term).enumerate() {
                 // The hit names the indexed term, which is the query term or begins with it.
@@ -162,34 +162,23 @@ impl SearchIndex {
                         .campos
                         .get(*field as usize)
                         .map_or((1.0, "?", u32::MAX), |f| (f.peso, f.campo.as_str(), field_ranks[*field as usize]));
-                    let Some(entry) = per_doc.get_mut(*doc as usize) else { continue };
-                    entry.score += weight * factor * (1.0 + f64::from(*tf).ln());
-                    let order = (*term_rank, sequence as u32, field_rank);
-                    entry.matches.push((order, (termino, indexed, name)));
+                    let Some(score) = scores.get_mut(*doc as usize) else { continue };
+                    *score += weight * factor * (1.0 + f64::from(*tf).ln());
+                    found.push((*doc, (*term_rank, sequence as u32, field_rank), (termino, indexed, name)));
                 }
             }
         }
-        let mut hits: Vec<Hit<'a>> = per_doc
-            .into_iter()
-            .zip(&self.documentos)
-            .enumerate()
-            .filter(|(_, (scored, _))| !scored.matches.is_empty())
-            .map(|(position, (mut scored, document))| {
-                scored.matches.sort_unstable_by_key(|m| m.0);
-                scored.matches.dedup_by_key(|m| m.0);
-                let mut matched_terms = 0;
-                let mut last_term = None;
-                for ((term_rank, _, _), _) in &scored.matches {
-                    if last_term != Some(*term_rank) {
-                        matched_terms += 1;
-                        last_term = Some(*term_rank);
-                    }
-                }
-                let matches: Vec<(&'a str, &'a str, &'a str)> = scored.matches.into_iter().map(|m| m.1).collect();
-                let brands = matching_brands(document, &matches);
-                Hit { document, position, matched_terms, score: scored.score, matches, brands }
-            })
-            .collect();
+        found.sort_unstable_by_key(|m| (m.0, m.1));
+        found.dedup_by_key(|m| (m.0, m.1));
+        let mut hits: Vec<Hit<'a>> = Vec::new();
+        for group in found.chunk_by(|a, b| a.0 == b.0) {
+            let position = group[0].0 as usize;
+            let (Some(document), Some(score)) = (self.documentos.get(position), scores.get(position)) else { continue };
+            let matched_terms = group.chunk_by(|a, b| a.1.0 == b.1.0).count();
+            let matches: Vec<Reason<'a>> = group.iter().map(|m| m.2).collect();
+            let brands = matching_brands(document, &matches);
+            hits.push(Hit { document, position, matched_terms, score: *score, matches, brands });
+        }
         hits.sort_by(|a, b| {
             b.matched_terms
                 .cmp(&a.matched_terms)
@@ -213,14 +202,6 @@ impl SearchIndex {
                 (indexed.as_str(), postings.as_slice(), factor)
             })
     }
-}
-
-/// A document's running score while a query is ranked.
-#[derive(Default)]
-struct DocScore<'a> {
-    score: f64,
-    /// Each match with numbers that sort like its strings.
-    matches: Vec<(MatchOrder, Reason<'a>)>,
 }
 
 /// (query term rank, indexed term sequence, field name rank).

@@ -36,8 +36,6 @@ pub struct Search {
     closing: Vec<u8>,
     /// Each study's fixed JSON, in index order.
     documents: Vec<DocumentJson>,
-    /// Whether every indexed term and field name can be written without escaping.
-    plain_index: bool,
     cache: AnswerCache,
 }
 
@@ -109,9 +107,7 @@ impl Search {
         let mut closing = b",\"catalogo\":".to_vec();
         push_json(&mut closing, &format!("{base_url}/catalogo"));
         closing.push(b'}');
-        let plain_index =
-            index.terminos.keys().map(String::as_str).chain(index.campos.iter().map(|f| f.campo.as_str())).all(is_plain);
-        Search { index: index.clone(), base_url, closing, documents, plain_index, cache: Default::default() }
+        Search { index: index.clone(), base_url, closing, documents, cache: Default::default() }
     }
 
     /// Answers `GET /buscar` with the raw query string of the request, through the cache.
@@ -177,15 +173,7 @@ impl Search {
         out.extend_from_slice(b"{\"q\":");
         push_json(&mut out, q);
         out.extend_from_slice(b",\"terminos\":");
-        // Query terms are runs of alphanumeric characters (`generator::fold::terms`): never escaped.
-        out.push(b'[');
-        for (i, term) in terms.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            push_plain(&mut out, term);
-        }
-        out.push(b']');
+        push_json_list(&mut out, terms.iter().map(String::as_str));
         out.extend_from_slice(b",\"total\":");
         out.extend_from_slice(itoa::Buffer::new().format(hits.len()).as_bytes());
         out.extend_from_slice(b",\"resultados\":[");
@@ -204,11 +192,11 @@ impl Search {
                     out.push(b',');
                 }
                 out.extend_from_slice(b"{\"termino\":");
-                self.push_indexed(&mut out, termino);
+                push_json(&mut out, termino);
                 out.extend_from_slice(b",\"coincide_con\":");
-                self.push_indexed(&mut out, coincide_con);
+                push_json(&mut out, coincide_con);
                 out.extend_from_slice(b",\"campo\":");
-                self.push_indexed(&mut out, campo);
+                push_json(&mut out, campo);
                 out.push(b'}');
             }
             out.extend_from_slice(b"],\"marcas_coincidentes\":");
@@ -219,18 +207,6 @@ impl Search {
         out.push(b']');
         out.extend_from_slice(&self.closing);
         out
-    }
-}
-
-impl Search {
-    /// Appends an indexed term or field name: copied as it is when the index was checked to
-    /// need no escaping (an index the generator built never does).
-    fn push_indexed(&self, out: &mut Vec<u8>, text: &str) {
-        if self.plain_index {
-            push_plain(out, text);
-        } else {
-            push_json(out, text);
-        }
     }
 }
 
@@ -264,24 +240,14 @@ fn found(body: Bytes) -> Reply {
 /// Appends `text` as a JSON string. Folded terms and most names need no escaping and are
 /// copied as they are; anything else goes through `serde_json`.
 fn push_json(out: &mut Vec<u8>, text: &str) {
-    if is_plain(text) {
-        push_plain(out, text);
+    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
     } else {
         // Writing into a `Vec` cannot fail.
         let _ = serde_json::to_writer(&mut *out, text);
     }
-}
-
-/// Whether `text` is a JSON string's content as it is (no quote, backslash or control character).
-fn is_plain(text: &str) -> bool {
-    text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\')
-}
-
-/// Appends `text`, which needs no escaping, as a JSON string.
-fn push_plain(out: &mut Vec<u8>, text: &str) {
-    out.push(b'"');
-    out.extend_from_slice(text.as_bytes());
-    out.push(b'"');
 }
 
 /// Appends a JSON array of strings.

@@ -71,15 +71,13 @@ pub async fn buy(client: &reqwest::Client, url: &str, signer: &PrivateKeySigner,
         .context("la respuesta 402 no trae el encabezado PAYMENT-REQUIRED")?
         .to_owned();
     let raw: Value = decode_json(&header)?;
-    let required: PaymentRequired = serde_json::from_value(raw.clone()).context("PAYMENT-REQUIRED no es un objeto x402 v2")?;
+    let required: PaymentRequired =
+        serde_json::from_value(raw.clone()).context("PAYMENT-REQUIRED no es un objeto x402 v2")?;
     let signature = payment_header_from(&raw, signer, now)?;
     let paid = client.get(url).header("PAYMENT-SIGNATURE", signature).send().await?;
     let status = paid.status().as_u16();
-    let payment_response = paid
-        .headers()
-        .get("payment-response")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| decode_json(v).ok());
+    let payment_response =
+        paid.headers().get("payment-response").and_then(|v| v.to_str().ok()).and_then(|v| decode_json(v).ok());
     let body = json_body(paid).await;
     Ok(Purchase { status, body, payment_response, payment_required: Some(required) })
 }
@@ -97,7 +95,8 @@ pub async fn download_verified(client: &reqwest::Client, url: &str, expected_sha
         let body = json_body(response).await;
         bail!("la descarga respondió {status}: {body}");
     }
-    let mut file = tokio::fs::File::create(dest).await.with_context(|| format!("no se pudo crear {}", dest.display()))?;
+    let mut file =
+        tokio::fs::File::create(dest).await.with_context(|| format!("no se pudo crear {}", dest.display()))?;
     let mut hasher = Sha256::new();
     let mut written = 0u64;
     while let Some(chunk) = response.chunk().await? {

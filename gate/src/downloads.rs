@@ -14,7 +14,10 @@ use crate::router::query_param;
 
 pub fn answer(dist: &Path, manifest: &Manifest, links: &LinkSigner, name: &str, query: Option<&str>) -> Reply {
     let Some(download) = manifest.descargas.get(name) else {
-        return forbidden("enlace_invalido", "Ese archivo no se descarga por aquí; los enlaces válidos llegan con cada compra.");
+        return forbidden(
+            "enlace_invalido",
+            "Ese archivo no se descarga por aquí; los enlaces válidos llegan con cada compra.",
+        );
     };
     let vence = query_param(query, "vence");
     let firma = query_param(query, "firma");

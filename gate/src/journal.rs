@@ -223,7 +223,8 @@ impl Writer {
                 let (records, acks): (Vec<Record>, Vec<Ack>) = batch.into_iter().unzip();
                 let result = journal.append_all(&records);
                 for ack in acks {
-                    let _ = ack.send(result.as_ref().map(|_| ()).map_err(|e| std::io::Error::new(e.kind(), e.to_string())));
+                    let _ =
+                        ack.send(result.as_ref().map(|_| ()).map_err(|e| std::io::Error::new(e.kind(), e.to_string())));
                 }
             }
         })?;
@@ -391,7 +392,11 @@ mod tests {
             fecha: crate::payment::iso8601(unix),
             unix,
             compra: compra.into(),
-            event: Event::Liquidado(Settled { transaccion: format!("0xtx{compra}"), red: "eip155:84532".into(), pagador: "0xabc".into() }),
+            event: Event::Liquidado(Settled {
+                transaccion: format!("0xtx{compra}"),
+                red: "eip155:84532".into(),
+                pagador: "0xabc".into(),
+            }),
         }
     }
 
@@ -450,9 +455,23 @@ mod tests {
         let records = vec![
             accepted("a", 10),
             settled("a", 11),
-            Record { fecha: String::new(), unix: 12, compra: "a".into(), event: Event::Entregado(Handed { transaccion: "0xtxa".into(), bytes: 9 }) },
+            Record {
+                fecha: String::new(),
+                unix: 12,
+                compra: "a".into(),
+                event: Event::Entregado(Handed { transaccion: "0xtxa".into(), bytes: 9 }),
+            },
             accepted("b", 20),
-            Record { fecha: String::new(), unix: 21, compra: "b".into(), event: Event::Fallido(Failed { motivo: "insufficient_funds".into(), mensaje: String::new(), incierto: false }) },
+            Record {
+                fecha: String::new(),
+                unix: 21,
+                compra: "b".into(),
+                event: Event::Fallido(Failed {
+                    motivo: "insufficient_funds".into(),
+                    mensaje: String::new(),
+                    incierto: false,
+                }),
+            },
             accepted("c", 30),
         ];
         let ledger = fold(&records);

@@ -124,7 +124,9 @@ pub fn load_secret(env_value: Option<String>, data_dir: &Path, local_mode: bool)
         return Ok(value.into_bytes());
     }
     if !local_mode {
-        bail!("falta {SECRET_ENV}: fuera del modo local la clave de los enlaces debe venir del entorno (al menos {MIN_SECRET_BYTES} caracteres)");
+        bail!(
+            "falta {SECRET_ENV}: fuera del modo local la clave de los enlaces debe venir del entorno (al menos {MIN_SECRET_BYTES} caracteres)"
+        );
     }
     let path = data_dir.join(SECRET_FILE);
     if path.exists() {

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use gate::manifest::Manifest;
 use gate::live::Live;
+use gate::manifest::Manifest;
 use gate::router::Gate;
 use gate::server::{RunOptions, run_with_limits};
 use gate::settings::{Args, Command, Env, PURCHASES_FILE, Settings, VentasArgs};
@@ -20,7 +20,11 @@ fn main() {
     let result = match args.command.take() {
         Some(Command::Ventas(ventas)) => {
             // stdout carries the report; warnings (a torn journal line) go to stderr.
-            tracing_subscriber::fmt().with_env_filter(log_filter()).with_writer(std::io::stderr).with_ansi(false).init();
+            tracing_subscriber::fmt()
+                .with_env_filter(log_filter())
+                .with_writer(std::io::stderr)
+                .with_ansi(false)
+                .init();
             print_sales(&ventas)
         }
         None => {
@@ -35,18 +39,22 @@ fn main() {
 }
 
 fn log_filter() -> tracing_subscriber::EnvFilter {
-    tracing_subscriber::EnvFilter::try_from_env("GATE_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"))
+    tracing_subscriber::EnvFilter::try_from_env("GATE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"))
 }
 
 fn init_logging() {
-    tracing_subscriber::fmt().with_env_filter(log_filter()).with_target(true).with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout())).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(log_filter())
+        .with_target(true)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+        .init();
 }
 
 fn start(args: Args) -> Result<()> {
     let manifest = Manifest::load(&args.dist)?;
     let settings = Settings::from_args(args, Env::from_process(), &manifest)?;
-    std::fs::create_dir_all(&settings.data)
-        .with_context(|| format!("no se pudo crear {}", settings.data.display()))?;
+    std::fs::create_dir_all(&settings.data).with_context(|| format!("no se pudo crear {}", settings.data.display()))?;
     let facilitator = settings.build_facilitator()?;
     let gate = Gate::load(
         &settings.dist,

@@ -22,8 +22,8 @@ use sha2::{Digest, Sha256};
 use crate::facilitator::{Facilitator, FacilitatorError};
 use crate::journal::{Accepted, Event, Failed, Handed, Settled};
 use crate::links::LinkSigner;
-use crate::sales::{PaidSale, Sales, Seen};
 use crate::manifest::Manifest;
+use crate::sales::{PaidSale, Sales, Seen};
 use crate::x402::evm::{check_exact, parse_exact_payload};
 use crate::x402::{PaymentPayload, PaymentRequired, PaymentRequirements, SettlementResponse};
 
@@ -158,7 +158,8 @@ impl Shop {
             for (view, spec) in &study.vistas {
                 let required: PaymentRequired = serde_json::from_value(spec.pago_requerido.clone())
                     .with_context(|| format!("gate.json: estudios.{slug}.vistas.{view}"))?;
-                let accepts_raw = spec.pago_requerido.get("accepts").and_then(Value::as_array).cloned().unwrap_or_default();
+                let accepts_raw =
+                    spec.pago_requerido.get("accepts").and_then(Value::as_array).cloned().unwrap_or_default();
                 let offer = Offer {
                     slug: slug.clone(),
                     view: view.clone(),
@@ -175,7 +176,13 @@ impl Shop {
                 .filter_map(|name| {
                     let d = manifest.descargas.get(name)?;
                     let kind = name.rsplit('.').next().unwrap_or(name).to_owned();
-                    Some(DownloadInfo { kind, name: name.clone(), tipo: d.tipo.clone(), bytes: d.bytes, sha256: d.sha256.clone() })
+                    Some(DownloadInfo {
+                        kind,
+                        name: name.clone(),
+                        tipo: d.tipo.clone(),
+                        bytes: d.bytes,
+                        sha256: d.sha256.clone(),
+                    })
                 })
                 .collect();
             downloads.insert(slug.clone(), files);
@@ -237,7 +244,8 @@ impl Shop {
         let mut withdrawn = std::collections::BTreeSet::new();
         self.supported = Some(supported.clone());
         for offer in self.offers.values_mut() {
-            let pairs = std::mem::take(&mut offer.required.accepts).into_iter().zip(std::mem::take(&mut offer.accepts_raw));
+            let pairs =
+                std::mem::take(&mut offer.required.accepts).into_iter().zip(std::mem::take(&mut offer.accepts_raw));
             for (mut typed, mut raw) in pairs {
                 if typed.network.starts_with("solana:") {
                     let Some(fee_payer) = fee_payer_of(&typed.network, &typed.scheme) else {
@@ -292,7 +300,8 @@ impl Shop {
         let Some(requirements) = offer.required.accepts.get(index) else {
             return Err(Self::refuse(offer, 500, "error_interno", "Oferta inconsistente."));
         };
-        let id = payment_identifier(payload).map_err(|message| Self::refuse(offer, 400, "invalid_payment_identifier", message))?;
+        let id = payment_identifier(payload)
+            .map_err(|message| Self::refuse(offer, 400, "invalid_payment_identifier", message))?;
         let huella = fingerprint(payload);
         let started = std::time::Instant::now();
         let check = self.check(offer, requirements, payload, now).await?;
@@ -329,8 +338,12 @@ impl Shop {
             Ok(body) => body,
             Err(e) => {
                 tracing::error!(estudio = %offer.slug, "no se pudo armar la respuesta: {e:#}");
-                let refusal =
-                    Self::refuse(offer, 500, "error_interno", "No se pudo armar el estudio; no se cobró nada. Intente de nuevo.");
+                let refusal = Self::refuse(
+                    offer,
+                    500,
+                    "error_interno",
+                    "No se pudo armar el estudio; no se cobró nada. Intente de nuevo.",
+                );
                 self.journal_failure(key, &refusal, false).await;
                 return Err(refusal);
             }
@@ -364,8 +377,11 @@ impl Shop {
             settlement: settlement.clone(),
         });
         let body = self.with_payment(body, &settlement);
-        self.journal_handed(key, Event::Entregado(Handed { transaccion: settlement.transaction.clone(), bytes: body.len() as u64 }))
-            .await;
+        self.journal_handed(
+            key,
+            Event::Entregado(Handed { transaccion: settlement.transaction.clone(), bytes: body.len() as u64 }),
+        )
+        .await;
         let timing = Timing { check_ms, produce_ms, settle_ms };
         Ok(Delivery { body, settlement, timing })
     }
@@ -414,7 +430,12 @@ impl Shop {
         let started = std::time::Instant::now();
         let body = self.produce(offer, requirements, &check.payer, now).await.map_err(|e| {
             tracing::error!(estudio = %offer.slug, "no se pudo armar la respuesta: {e:#}");
-            Self::refuse(offer, 500, "error_interno", "No se pudo armar el estudio; su pago ya está registrado: repita el mismo pedido.")
+            Self::refuse(
+                offer,
+                500,
+                "error_interno",
+                "No se pudo armar el estudio; su pago ya está registrado: repita el mismo pedido.",
+            )
         })?;
         let produce_ms = ms_since(started);
         let body = self.with_payment(body, &sale.settlement);
@@ -424,7 +445,11 @@ impl Shop {
             Event::Reentregado(Handed { transaccion: sale.settlement.transaction.clone(), bytes: body.len() as u64 }),
         )
         .await;
-        Ok(Delivery { body, settlement: sale.settlement.clone(), timing: Timing { check_ms, produce_ms, settle_ms: 0.0 } })
+        Ok(Delivery {
+            body,
+            settlement: sale.settlement.clone(),
+            timing: Timing { check_ms, produce_ms, settle_ms: 0.0 },
+        })
     }
 
     async fn journal_failure(&self, key: &str, refusal: &Refusal, uncertain: bool) {
@@ -461,14 +486,12 @@ impl Shop {
                 replay_until: auth.valid_before,
             });
         }
-        let verified = self
-            .facilitator
-            .verify(payload, requirements)
-            .await
-            .map_err(|e| facilitator_refusal(offer, &e))?;
+        let verified =
+            self.facilitator.verify(payload, requirements).await.map_err(|e| facilitator_refusal(offer, &e))?;
         if !verified.is_valid {
             let code = verified.invalid_reason.unwrap_or_else(|| "invalid_payload".to_owned());
-            let message = verified.invalid_message.unwrap_or_else(|| format!("El facilitador rechazó el pago: {code}."));
+            let message =
+                verified.invalid_message.unwrap_or_else(|| format!("El facilitador rechazó el pago: {code}."));
             return Err(Self::refuse(offer, 402, &code, message));
         }
         let digest = Sha256::digest(payload.payload.to_string().as_bytes());
@@ -487,11 +510,8 @@ impl Shop {
         requirements: &PaymentRequirements,
         payload: &PaymentPayload,
     ) -> std::result::Result<SettlementResponse, Refusal> {
-        let settlement = self
-            .facilitator
-            .settle(payload, requirements)
-            .await
-            .map_err(|e| facilitator_refusal(offer, &e))?;
+        let settlement =
+            self.facilitator.settle(payload, requirements).await.map_err(|e| facilitator_refusal(offer, &e))?;
         if !settlement.success {
             let code = settlement.error_reason.clone().unwrap_or_else(|| "unexpected_settle_error".to_owned());
             let mut refusal = Self::refuse(
@@ -518,10 +538,15 @@ impl Shop {
     }
 
     /// The response JSON, spliced around the view's file so large packages are not re-parsed.
-    async fn produce(&self, offer: &Offer, requirements: &PaymentRequirements, payer: &str, now: u64) -> Result<Vec<u8>> {
-        let content = tokio::fs::read(&offer.file)
-            .await
-            .with_context(|| format!("no se pudo leer {}", offer.file.display()))?;
+    async fn produce(
+        &self,
+        offer: &Offer,
+        requirements: &PaymentRequirements,
+        payer: &str,
+        now: u64,
+    ) -> Result<Vec<u8>> {
+        let content =
+            tokio::fs::read(&offer.file).await.with_context(|| format!("no se pudo leer {}", offer.file.display()))?;
         let expires = self.links.expiry(now);
         let descargas: BTreeMap<&str, Value> = self
             .downloads
@@ -590,7 +615,9 @@ fn facilitator_refusal(offer: &Offer, error: &FacilitatorError) -> Refusal {
         offer,
         status,
         code,
-        format!("No se pudo liquidar el pago ({error}); no se cobró nada y no se entrega el estudio. Puede reintentar con la misma firma mientras no venza."),
+        format!(
+            "No se pudo liquidar el pago ({error}); no se cobró nada y no se entrega el estudio. Puede reintentar con la misma firma mientras no venza."
+        ),
     )
 }
 

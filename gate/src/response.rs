@@ -23,7 +23,10 @@ pub enum Body {
     Empty,
     Bytes(Bytes),
     /// A file sent from disk (never loaded whole); `len` is its size, known from the manifest.
-    File { path: PathBuf, len: u64 },
+    File {
+        path: PathBuf,
+        len: u64,
+    },
 }
 
 impl Body {

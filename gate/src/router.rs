@@ -92,7 +92,8 @@ impl Gate {
     pub fn reload(&self) -> anyhow::Result<Gate> {
         let old = &self.shop;
         let manifest = Manifest::load(&self.dist)?;
-        let mut shop = Shop::with_sales(&self.dist, &manifest, Arc::clone(old.facilitator()), old.links().clone(), old.sales())?;
+        let mut shop =
+            Shop::with_sales(&self.dist, &manifest, Arc::clone(old.facilitator()), old.links().clone(), old.sales())?;
         if let Some(supported) = old.supported() {
             shop.apply_fee_payers(supported);
         }
@@ -189,7 +190,10 @@ impl Gate {
                 return Reply::error_with(
                     400,
                     "vista_desconocida",
-                    format!("La vista {:?} no existe; use vista=completo o vista=resumen (mismo precio).", view.unwrap_or_default()),
+                    format!(
+                        "La vista {:?} no existe; use vista=completo o vista=resumen (mismo precio).",
+                        view.unwrap_or_default()
+                    ),
                     json!({"vistas": VIEWS}),
                 );
             }

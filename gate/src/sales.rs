@@ -152,7 +152,14 @@ impl Sales {
     }
 
     /// Reserves a payment (its replay key and, if sent, its identifier), or says why not.
-    pub fn reserve(&self, key: &str, id: Option<&str>, huella: &str, until: u64, now: u64) -> Result<Reservation, Seen> {
+    pub fn reserve(
+        &self,
+        key: &str,
+        id: Option<&str>,
+        huella: &str,
+        until: u64,
+        now: u64,
+    ) -> Result<Reservation, Seen> {
         let mut book = self.book.lock();
         book.sweep(now);
         if let Some(id) = id
@@ -270,6 +277,9 @@ mod tests {
         assert!(matches!(sales.reserve("k2", Some("id-0123456789abcdef"), "h2", 100, 0), Err(Seen::IdConflict)));
         let released = sales.reserve("k3", Some("other-id-0123456789"), "h3", 100, 0).unwrap();
         drop(released);
-        assert!(sales.reserve("k4", Some("other-id-0123456789"), "h4", 100, 0).is_ok(), "a failed purchase frees its id");
+        assert!(
+            sales.reserve("k4", Some("other-id-0123456789"), "h4", 100, 0).is_ok(),
+            "a failed purchase frees its id"
+        );
     }
 }

@@ -168,7 +168,8 @@ impl Search {
     /// "por_que": [{"termino", "coincide_con", "campo"}], "marcas_coincidentes", "urls"}`.
     fn write_answer(&self, q: &str, terms: &[String], hits: &[Hit<'_>]) -> Vec<u8> {
         let shown = &hits[..hits.len().min(MAX_RESULTS)];
-        let fixed: usize = shown.iter().filter_map(|h| self.documents.get(h.position)).map(|d| d.head.len() + d.tail.len()).sum();
+        let fixed: usize =
+            shown.iter().filter_map(|h| self.documents.get(h.position)).map(|d| d.head.len() + d.tail.len()).sum();
         let mut out = Vec::with_capacity(256 + q.len() + fixed + shown.len() * 512);
         out.extend_from_slice(b"{\"q\":");
         push_json(&mut out, q);
@@ -412,13 +413,26 @@ mod tests {
                         pais: &d.pais,
                         puntaje: (hit.score * 1000.0).round() / 1000.0,
                         terminos_encontrados: hit.matched_terms,
-                        por_que: hit.matches.iter().map(|&(termino, coincide_con, campo)| Why { termino, coincide_con, campo }).collect(),
+                        por_que: hit
+                            .matches
+                            .iter()
+                            .map(|&(termino, coincide_con, campo)| Why { termino, coincide_con, campo })
+                            .collect(),
                         marcas_coincidentes: &hit.brands,
-                        urls: Urls { ficha: format!("{base_url}/estudio/{}/ficha", d.slug), comprar: format!("{base_url}/estudio/{}", d.slug) },
+                        urls: Urls {
+                            ficha: format!("{base_url}/estudio/{}/ficha", d.slug),
+                            comprar: format!("{base_url}/estudio/{}", d.slug),
+                        },
                     }
                 })
                 .collect();
-            let answer = SearchAnswer { q, terminos: &terms, total: hits.len(), resultados, catalogo: format!("{base_url}/catalogo") };
+            let answer = SearchAnswer {
+                q,
+                terminos: &terms,
+                total: hits.len(),
+                resultados,
+                catalogo: format!("{base_url}/catalogo"),
+            };
             serde_json::to_vec(&answer).ok()
         }
     }

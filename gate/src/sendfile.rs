@@ -18,8 +18,8 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::time::Duration;
 
 use bytes::{BufMut, BytesMut};
-use pingora_core::protocols::http::ServerSession;
 use pingora_core::protocols::Stream;
+use pingora_core::protocols::http::ServerSession;
 use pingora_http::ResponseHeader;
 use rustix::fs::{FileType, fstat};
 use rustix::net::{SendFlags, send};
@@ -70,7 +70,8 @@ pub(crate) async fn send_file(
     let mut written = 0;
     while written < wire.len() {
         // More data follows at once: let the kernel put the head in the file's first packet.
-        written += wait_and(&waiter, stall, |fd| send(fd, &wire[written..], SendFlags::MORE | SendFlags::NOSIGNAL)).await?;
+        written +=
+            wait_and(&waiter, stall, |fd| send(fd, &wire[written..], SendFlags::MORE | SendFlags::NOSIGNAL)).await?;
     }
     let mut offset = 0u64;
     while offset < len {

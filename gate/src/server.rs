@@ -16,13 +16,11 @@ use anyhow::{Context, Result};
 use async_trait::async_trait;
 use bytes::Bytes;
 use http::Method;
-use pingora_core::listeners::{L4BufferSettings, ListenerConfig};
 use pingora_core::apps::{HttpPersistentSettings, HttpServerApp, ReusedHttpStream};
+use pingora_core::listeners::{L4BufferSettings, ListenerConfig};
 use pingora_core::protocols::http::ServerSession;
 use pingora_core::server::configuration::ServerConf;
-use pingora_core::server::{
-    Fds, RunArgs, Server, ShutdownSignal, ShutdownSignalWatch, ShutdownWatch,
-};
+use pingora_core::server::{Fds, RunArgs, Server, ShutdownSignal, ShutdownSignalWatch, ShutdownWatch};
 use pingora_core::services::Service as _;
 use pingora_core::services::listening::Service;
 use pingora_http::{RequestHeader, ResponseHeader};
@@ -84,7 +82,8 @@ impl Limits {
                 format!("La ruta con su consulta mide {uri} bytes; el máximo es {}.", self.max_uri_bytes),
             ));
         }
-        let head_bytes: usize = uri + head.headers.iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum::<usize>();
+        let head_bytes: usize =
+            uri + head.headers.iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum::<usize>();
         if head_bytes > self.max_head_bytes {
             return Some(Reply::error(
                 431,
@@ -168,8 +167,12 @@ impl<H: Handler> HttpServerApp for App<H> {
         let started = Instant::now();
         let refused = match permit {
             None => Some(
-                Reply::error(503, "demasiadas_conexiones", "El servidor atiende demasiadas conexiones; reintente en un momento.")
-                    .with_header("Retry-After", "1".to_owned()),
+                Reply::error(
+                    503,
+                    "demasiadas_conexiones",
+                    "El servidor atiende demasiadas conexiones; reintente en un momento.",
+                )
+                .with_header("Retry-After", "1".to_owned()),
             ),
             Some(_) => limits.refuse_head(session.req_header()),
         };
@@ -182,7 +185,9 @@ impl<H: Handler> HttpServerApp for App<H> {
 
         let reply = match refused {
             Some(reply) => reply,
-            None => match tokio::time::timeout(limits.read_timeout, read_body(&mut session, self.handler.body_limit())).await {
+            None => match tokio::time::timeout(limits.read_timeout, read_body(&mut session, self.handler.body_limit()))
+                .await
+            {
                 Ok(Ok(body)) => {
                     let request = Request { head: session.req_header(), body };
                     self.handler.handle(&request).await
@@ -340,10 +345,7 @@ async fn stream_file(session: &mut ServerSession, file: std::fs::File, len: u64,
 
 /// Reads up to `want` bytes from the file's current position on the blocking pool; hands the
 /// file back with them.
-fn read_chunk(
-    file: std::fs::File,
-    want: usize,
-) -> tokio::task::JoinHandle<std::io::Result<(std::fs::File, Vec<u8>)>> {
+fn read_chunk(file: std::fs::File, want: usize) -> tokio::task::JoinHandle<std::io::Result<(std::fs::File, Vec<u8>)>> {
     tokio::task::spawn_blocking(move || {
         use std::io::Read;
         let mut chunk = Vec::with_capacity(want);
@@ -428,11 +430,9 @@ struct Signals;
 impl ShutdownSignalWatch for Signals {
     async fn recv(&self) -> ShutdownSignal {
         use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut int), Ok(mut quit)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::quit()),
-        ) else {
+        let (Ok(mut term), Ok(mut int), Ok(mut quit)) =
+            (signal(SignalKind::terminate()), signal(SignalKind::interrupt()), signal(SignalKind::quit()))
+        else {
             return ShutdownSignal::FastShutdown;
         };
         tokio::select! {
@@ -484,10 +484,7 @@ pub fn spawn_with_limits<H: Handler>(handler: Arc<H>, threads: usize, limits: Li
     let mut fds = Fds::new();
     fds.add(addr.to_string(), listener.into_raw_fd());
     let (stop, watch) = tokio::sync::watch::channel(false);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads.max(1))
-        .enable_all()
-        .build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(threads.max(1)).enable_all().build()?;
     let thread = std::thread::Builder::new().name(format!("gate-{}", addr.port())).spawn(move || {
         let mut service = Service::new("gate-test".to_owned(), App::with_limits(handler, limits));
         service.add_listener(listener_config(&addr.to_string()));

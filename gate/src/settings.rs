@@ -104,8 +104,14 @@ pub struct Settings {
 #[derive(Debug, Clone, PartialEq)]
 pub enum FacilitatorChoice {
     /// The embedded local facilitator with its ledger file.
-    Local { ledger: PathBuf },
-    Http { url: String, auth: Option<(String, String)>, timeout: Duration },
+    Local {
+        ledger: PathBuf,
+    },
+    Http {
+        url: String,
+        auth: Option<(String, String)>,
+        timeout: Duration,
+    },
 }
 
 /// Environment values the gate reads, gathered so settings can be tested without the process env.
@@ -176,7 +182,8 @@ impl Settings {
             ),
         };
         let link_secret = load_secret(env.link_secret, &args.data, mode == Mode::Local)?;
-        let mcp_hosts = args.mcp_hosts.or(env.mcp_hosts).map(|list| AllowedHosts::parse_list(&list)).unwrap_or_default();
+        let mcp_hosts =
+            args.mcp_hosts.or(env.mcp_hosts).map(|list| AllowedHosts::parse_list(&list)).unwrap_or_default();
         Ok(Settings {
             dist: args.dist,
             listen: args.listen,
@@ -202,16 +209,17 @@ impl Settings {
                 ledger_file: Some(ledger.clone()),
                 ..LocalConfig::default()
             })),
-            FacilitatorChoice::Http { url, auth, timeout } => Arc::new(HttpFacilitator::new(url, auth.clone(), *timeout)?),
+            FacilitatorChoice::Http { url, auth, timeout } => {
+                Arc::new(HttpFacilitator::new(url, auth.clone(), *timeout)?)
+            }
         })
     }
 }
 
 /// `Name: value` → (name, value).
 fn parse_auth(text: &str) -> Result<(String, String)> {
-    let (name, value) = text
-        .split_once(':')
-        .with_context(|| format!("{FACILITATOR_AUTH_ENV} debe tener la forma `Nombre: valor`"))?;
+    let (name, value) =
+        text.split_once(':').with_context(|| format!("{FACILITATOR_AUTH_ENV} debe tener la forma `Nombre: valor`"))?;
     let (name, value) = (name.trim(), value.trim());
     if name.is_empty() || value.is_empty() {
         bail!("{FACILITATOR_AUTH_ENV} debe tener la forma `Nombre: valor`");

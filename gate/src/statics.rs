@@ -107,9 +107,10 @@ impl StaticFile {
 /// Whether an `If-None-Match` value names this ETag (a list, weak forms, or `*`).
 fn etag_matches(header: &[u8], etag: &str) -> bool {
     let Ok(header) = std::str::from_utf8(header) else { return false };
-    header.split(',').map(str::trim).any(|candidate| {
-        candidate == "*" || candidate == etag || candidate.strip_prefix("W/") == Some(etag)
-    })
+    header
+        .split(',')
+        .map(str::trim)
+        .any(|candidate| candidate == "*" || candidate == etag || candidate.strip_prefix("W/") == Some(etag))
 }
 
 #[cfg(test)]

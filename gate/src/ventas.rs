@@ -68,7 +68,8 @@ pub fn report(data: &Path) -> Result<Report> {
     let path = data.join(journal::JOURNAL_FILE);
     let contents = journal::read(&path)?;
     let ledger = journal::fold(&contents.records);
-    let mut totales = Totals { general: Total { monto: "0".into(), usdc: usdc(0), ..Total::default() }, ..Totals::default() };
+    let mut totales =
+        Totals { general: Total { monto: "0".into(), usdc: usdc(0), ..Total::default() }, ..Totals::default() };
     for sale in &ledger.sales {
         totales.general.add(&sale.monto);
         totales.por_estudio.entry(sale.estudio.clone()).or_default().add(&sale.monto);
@@ -115,11 +116,9 @@ pub fn table(report: &Report) -> String {
         })
         .collect();
     write_table(&mut out, &["fecha", "estudio", "vista", "red", "pagador", "USDC", "transacción", "entregado"], &rows);
-    for (title, totals) in [
-        ("estudio", &report.totales.por_estudio),
-        ("red", &report.totales.por_red),
-        ("día", &report.totales.por_dia),
-    ] {
+    for (title, totals) in
+        [("estudio", &report.totales.por_estudio), ("red", &report.totales.por_red), ("día", &report.totales.por_dia)]
+    {
         let _ = writeln!(out, "\nTotales por {title}");
         let mut rows: Vec<[String; 3]> =
             totals.iter().map(|(k, t)| [k.clone(), t.ventas.to_string(), t.usdc.clone()]).collect();
@@ -127,7 +126,11 @@ pub fn table(report: &Report) -> String {
         write_table(&mut out, &[title, "ventas", "USDC"], &rows);
     }
     if !report.pendientes.is_empty() {
-        let _ = writeln!(out, "\nPendientes de conciliar (aceptadas sin resultado de liquidación): {}", report.pendientes.len());
+        let _ = writeln!(
+            out,
+            "\nPendientes de conciliar (aceptadas sin resultado de liquidación): {}",
+            report.pendientes.len()
+        );
         let rows: Vec<[String; 5]> = report
             .pendientes
             .iter()

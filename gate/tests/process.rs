@@ -191,7 +191,8 @@ async fn a_sale_killed_between_settlement_and_response_is_journaled_and_recovere
     // 2. Restart: the buyer repeats the same request and gets the study, with no second settlement.
     let gate = GateProcess::start(dist, data, &[]);
     assert!(gate.log().contains("cortada"), "the torn line is reported: {}", gate.log());
-    let response = client.get(gate.url("/estudio/banca-2026")).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();
+    let response =
+        client.get(gate.url("/estudio/banca-2026")).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();
     assert_eq!(response.status(), 200);
     assert!(response.headers().contains_key("payment-response"));
     let body: Value = response.json().await.unwrap();
@@ -206,7 +207,12 @@ async fn a_sale_killed_between_settlement_and_response_is_journaled_and_recovere
     assert_eq!(sha256_hex(&bytes), zip["sha256"].as_str().unwrap());
 
     // Replayed for another view after the restart: refused, nothing settled.
-    let other = client.get(gate.url("/estudio/banca-2026?vista=resumen")).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();
+    let other = client
+        .get(gate.url("/estudio/banca-2026?vista=resumen"))
+        .header("PAYMENT-SIGNATURE", &header)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(other.status(), 409);
     assert_eq!(other.json::<Value>().await.unwrap()["error"], "pago_ya_usado");
 
@@ -220,7 +226,10 @@ async fn a_sale_killed_between_settlement_and_response_is_journaled_and_recovere
     assert_eq!(fresh.status(), 200);
     let book = ledger(data);
     assert_eq!(book["liquidaciones"], 2);
-    assert_eq!(book["saldos"]["eip155:84532|0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"], (100_000_000u64 - 2 * 990_000).to_string());
+    assert_eq!(
+        book["saldos"]["eip155:84532|0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"],
+        (100_000_000u64 - 2 * 990_000).to_string()
+    );
 
     let report = ventas(data);
     assert!(report["avisos"].as_array().unwrap().is_empty(), "the torn tail was cut off");
@@ -234,7 +243,10 @@ async fn a_sale_killed_between_settlement_and_response_is_journaled_and_recovere
     assert!(report["pendientes"].as_array().unwrap().is_empty());
 
     // The table form says the same.
-    let table = Command::new(env!("CARGO_BIN_EXE_gate")).args(["ventas", "--data", &data.display().to_string()]).output().unwrap();
+    let table = Command::new(env!("CARGO_BIN_EXE_gate"))
+        .args(["ventas", "--data", &data.display().to_string()])
+        .output()
+        .unwrap();
     let table = String::from_utf8(table.stdout).unwrap();
     assert!(table.contains(&transaction) && table.contains("farma-2026") && table.contains("1.98"), "{table}");
 }
@@ -247,7 +259,8 @@ async fn an_abort_right_after_settlement_loses_no_sale() {
     let client = client();
     let header = signed_header(&accepted_of(dist, "cosmetica-2026", "resumen"));
     let mut gate = GateProcess::start(dist, data, &[("GATE_FALLA_PRUEBA", "abortar-tras-liquidar")]);
-    let answer = client.get(gate.url("/estudio/cosmetica-2026?vista=resumen")).header("PAYMENT-SIGNATURE", &header).send().await;
+    let answer =
+        client.get(gate.url("/estudio/cosmetica-2026?vista=resumen")).header("PAYMENT-SIGNATURE", &header).send().await;
     assert!(answer.is_err(), "no answer left the aborted gate");
     assert!(!gate.child.wait().unwrap().success());
     drop(gate);
@@ -255,7 +268,12 @@ async fn an_abort_right_after_settlement_loses_no_sale() {
     assert_eq!(report["ventas"][0]["estudio"], "cosmetica-2026");
     assert_eq!(report["ventas"][0]["vista"], "resumen");
     let gate = GateProcess::start(dist, data, &[]);
-    let again = client.get(gate.url("/estudio/cosmetica-2026?vista=resumen")).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();
+    let again = client
+        .get(gate.url("/estudio/cosmetica-2026?vista=resumen"))
+        .header("PAYMENT-SIGNATURE", &header)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(again.status(), 200);
     let body: Value = again.json().await.unwrap();
     assert_eq!(body["liquidacion"]["transaccion"], report["ventas"][0]["transaccion"]);
@@ -321,7 +339,11 @@ async fn a_new_dist_is_picked_up_on_sighup_without_dropping_requests() {
     let statuses = hammer.await.unwrap();
     assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
 
-    assert_eq!(client.get(gate.url("/estudio/farma-2026")).send().await.unwrap().status(), 404, "the new dist is served");
+    assert_eq!(
+        client.get(gate.url("/estudio/farma-2026")).send().await.unwrap().status(),
+        404,
+        "the new dist is served"
+    );
     let catalog: Value = client.get(gate.url("/catalogo")).send().await.unwrap().json().await.unwrap();
     assert!(!catalog.to_string().contains("farma-2026"));
     assert_eq!(client.get(gate.url("/estudio/banca-2026")).send().await.unwrap().status(), 402);

@@ -11,9 +11,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use crate::mentions::normalize_host;
-use crate::metrics::{
-    self, AnswerFacts, BrandStats, Scope, agreement, brand_stats, concentration, round,
-};
+use crate::metrics::{self, AnswerFacts, BrandStats, Scope, agreement, brand_stats, concentration, round};
 use crate::model::{Metric, Study, TableKind, TableSpec};
 
 /// One published table.
@@ -90,11 +88,7 @@ pub fn analyze_facts(study: &Study, facts: &[AnswerFacts]) -> Result<Vec<Table>>
         .design
         .analisis
         .iter()
-        .map(|spec| {
-            context
-                .table(spec)
-                .with_context(|| format!("{}: tabla {}", study.slug, spec.id))
-        })
+        .map(|spec| context.table(spec).with_context(|| format!("{}: tabla {}", study.slug, spec.id)))
         .collect()
 }
 
@@ -164,9 +158,7 @@ impl<'a> Context_<'a> {
     }
 
     fn required_dimension<'s>(&self, spec: &'s TableSpec) -> Result<(&'s str, &'a [String])> {
-        let Some(id) = spec.dimension.as_deref() else {
-            bail!("el tipo `{}` necesita `dimension`", spec.tipo.id())
-        };
+        let Some(id) = spec.dimension.as_deref() else { bail!("el tipo `{}` necesita `dimension`", spec.tipo.id()) };
         Ok((id, self.dimension_values(id)?))
     }
 
@@ -177,18 +169,11 @@ impl<'a> Context_<'a> {
         }
     }
 
-    fn in_dimension(
-        &self,
-        answers: &[&'a AnswerFacts],
-        dimension: &str,
-        value: &str,
-    ) -> Vec<&'a AnswerFacts> {
+    fn in_dimension(&self, answers: &[&'a AnswerFacts], dimension: &str, value: &str) -> Vec<&'a AnswerFacts> {
         answers
             .iter()
             .copied()
-            .filter(|a| {
-                self.study.questions[a.question].dimension(dimension) == Some(value)
-            })
+            .filter(|a| self.study.questions[a.question].dimension(dimension) == Some(value))
             .collect()
     }
 
@@ -245,8 +230,7 @@ impl<'a> Context_<'a> {
         let mut columns = vec![first.to_owned()];
         columns.extend(groups.iter().map(|(name, _)| name.clone()));
         columns.push("total".to_owned());
-        let per_group: Vec<Vec<BrandStats>> =
-            groups.into_iter().map(|(_, answers)| self.stats(answers)).collect();
+        let per_group: Vec<Vec<BrandStats>> = groups.into_iter().map(|(_, answers)| self.stats(answers)).collect();
         let total = self.stats(base.to_vec());
         let mut rows: Vec<(usize, Vec<Cell>)> = (0..self.study.brands.len())
             .map(|b| {
@@ -269,10 +253,7 @@ impl<'a> Context_<'a> {
     fn brand_by_dimension(&self, spec: &TableSpec, base: &[&'a AnswerFacts]) -> Result<(Vec<String>, Vec<Vec<Cell>>)> {
         let metric = self.single_metric(spec)?;
         let (dimension, values) = self.required_dimension(spec)?;
-        let groups = values
-            .iter()
-            .map(|v| (v.clone(), self.in_dimension(base, dimension, v)))
-            .collect();
+        let groups = values.iter().map(|v| (v.clone(), self.in_dimension(base, dimension, v))).collect();
         Ok(self.brand_cross(metric, base, "marca", groups))
     }
 
@@ -289,15 +270,11 @@ impl<'a> Context_<'a> {
     fn model_by_dimension(&self, spec: &TableSpec, base: &[&'a AnswerFacts]) -> Result<(Vec<String>, Vec<Vec<Cell>>)> {
         let metric = self.single_metric(spec)?;
         let (dimension, values) = self.required_dimension(spec)?;
-        let Some(brand_id) = spec.marca.as_deref() else {
-            bail!("el tipo `modelo_por_dimension` necesita `marca`")
-        };
+        let Some(brand_id) = spec.marca.as_deref() else { bail!("el tipo `modelo_por_dimension` necesita `marca`") };
         let Some(brand) = self.study.brands.iter().position(|b| b.id == brand_id) else {
             bail!("la marca `{brand_id}` no está en marcas.toml")
         };
-        let cell = |answers: Vec<&'a AnswerFacts>| {
-            Cell::num(metric_value(&self.stats(answers)[brand], metric))
-        };
+        let cell = |answers: Vec<&'a AnswerFacts>| Cell::num(metric_value(&self.stats(answers)[brand], metric));
         let mut columns = vec!["modelo".to_owned()];
         columns.extend(values.iter().cloned());
         columns.push("total".to_owned());
@@ -323,12 +300,10 @@ impl<'a> Context_<'a> {
             None => self.model_groups(base),
         };
         groups.push(("total".to_owned(), base.to_vec()));
-        let columns = [
-            "grupo", "respuestas", "con_marca", "marcas_distintas", "lider", "top1_lider",
-            "hhi_sov", "hhi_top1",
-        ]
-        .map(str::to_owned)
-        .to_vec();
+        let columns =
+            ["grupo", "respuestas", "con_marca", "marcas_distintas", "lider", "top1_lider", "hhi_sov", "hhi_top1"]
+                .map(str::to_owned)
+                .to_vec();
         let rows = groups
             .into_iter()
             .map(|(name, answers)| {
@@ -415,11 +390,9 @@ impl<'a> Context_<'a> {
                 .fuentes
                 .iter()
                 .filter_map(|s| crate::mentions::host_of(&s.url))
-                .map(|host| {
-                    match brand_domains.iter().find(|(d, _)| crate::mentions::host_matches(&host, d)) {
-                        Some((d, b)) => (d.clone(), Some(*b)),
-                        None => (host, None),
-                    }
+                .map(|host| match brand_domains.iter().find(|(d, _)| crate::mentions::host_matches(&host, d)) {
+                    Some((d, b)) => (d.clone(), Some(*b)),
+                    None => (host, None),
                 })
                 .collect();
             domains.sort();

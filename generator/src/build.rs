@@ -23,8 +23,8 @@ use crate::mentions::AnswerBrands;
 use crate::model::Study;
 use crate::offer;
 use crate::openapi;
-use crate::pages;
 use crate::package::{self, ZipEntry, sha256_hex};
+use crate::pages;
 use crate::problems::Problems;
 use crate::search;
 use crate::templates::Templates;
@@ -295,11 +295,16 @@ fn readme_context<'a>(site: &Site<'a>, study: &Study, tables: &[Table], names: &
     let mut en = BTreeMap::new();
     for name in names {
         let (d_es, d_en) = if name.ends_with(".json") {
-            ("Paquete completo en JSON: ficha, diseño, tablas, hallazgos, métricas y todas las respuestas.".to_owned(),
-             "Full package as JSON: sheet, design, tables, findings, metrics and every answer.".to_owned())
+            (
+                "Paquete completo en JSON: ficha, diseño, tablas, hallazgos, métricas y todas las respuestas."
+                    .to_owned(),
+                "Full package as JSON: sheet, design, tables, findings, metrics and every answer.".to_owned(),
+            )
         } else if name.ends_with(".xlsx") {
-            ("Planilla: índice, una hoja por tabla de análisis, preguntas y respuestas.".to_owned(),
-             "Spreadsheet: index, one sheet per analysis table, questions and answers.".to_owned())
+            (
+                "Planilla: índice, una hoja por tabla de análisis, preguntas y respuestas.".to_owned(),
+                "Spreadsheet: index, one sheet per analysis table, questions and answers.".to_owned(),
+            )
         } else if name.ends_with("README.md") {
             ("Este archivo.".to_owned(), "This file.".to_owned())
         } else {
@@ -450,14 +455,10 @@ fn manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
     for (url, file, tipo) in public_routes(site) {
         let (bytes, sha256) = output.get(&file).with_context(|| format!("falta {file}"))?;
         let html = (url == "/").then(|| HOME_HTML.to_owned());
-        rutas.insert(url, Route {
-            archivo: file.clone(),
-            tipo,
-            etag: etag(sha256),
-            bytes,
-            cache: "public, max-age=300",
-            html,
-        });
+        rutas.insert(
+            url,
+            Route { archivo: file.clone(), tipo, etag: etag(sha256), bytes, cache: "public, max-age=300", html },
+        );
     }
     let mut descargas = BTreeMap::new();
     let mut estudios = BTreeMap::new();
@@ -472,17 +473,20 @@ fn manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
         let view = |name: &'static str, file: String| {
             (name, View { archivo: file, pago_requerido: openapi::payment_required(site, study, name) })
         };
-        estudios.insert(study.slug.clone(), ManifestStudy {
-            nombre: study.design.nombre.clone(),
-            precio_usd: site.price_of(study),
-            monto: site.amount_of(study).to_string(),
-            vistas: BTreeMap::from([
-                view("completo", package_path(&study.slug)),
-                view("resumen", format!("private/estudio/{}/resumen.json", study.slug)),
-            ]),
-            descargas: names.to_vec(),
-            pagina_402: pages::payment_page_file(&study.slug),
-        });
+        estudios.insert(
+            study.slug.clone(),
+            ManifestStudy {
+                nombre: study.design.nombre.clone(),
+                precio_usd: site.price_of(study),
+                monto: site.amount_of(study).to_string(),
+                vistas: BTreeMap::from([
+                    view("completo", package_path(&study.slug)),
+                    view("resumen", format!("private/estudio/{}/resumen.json", study.slug)),
+                ]),
+                descargas: names.to_vec(),
+                pagina_402: pages::payment_page_file(&study.slug),
+            },
+        );
         let page = pages::payment_page_file(&study.slug);
         output.get(&page).with_context(|| format!("falta {page}"))?;
     }
@@ -517,7 +521,11 @@ fn cdn_headers(manifest: &Manifest) -> String {
             if !seen.insert(path.to_owned()) {
                 continue;
             }
-            let _ = writeln!(text, "{path}\n  Content-Type: {}\n  Cache-Control: {}\n  Access-Control-Allow-Origin: *\n  Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE\n  X-Content-Type-Options: nosniff", route.tipo, route.cache);
+            let _ = writeln!(
+                text,
+                "{path}\n  Content-Type: {}\n  Cache-Control: {}\n  Access-Control-Allow-Origin: *\n  Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE\n  X-Content-Type-Options: nosniff",
+                route.tipo, route.cache
+            );
             if route.tipo.starts_with("text/html") {
                 let _ = writeln!(text, "  Content-Security-Policy: {}", pages::CONTENT_SECURITY_POLICY);
             }

@@ -367,13 +367,22 @@ pub struct SheetUrls {
 fn package_contents(has_findings: bool) -> BTreeMap<&'static str, &'static str> {
     let mut contents = BTreeMap::from([
         ("ficha", "Esta ficha, sin tamaños ni hashes de descarga."),
-        ("diseno", "Dimensiones, modelos, ponderación, marcas seguidas con alias y dominios, y todas las preguntas con sus etiquetas."),
+        (
+            "diseno",
+            "Dimensiones, modelos, ponderación, marcas seguidas con alias y dominios, y todas las preguntas con sus etiquetas.",
+        ),
         ("analisis", "Todas las tablas de análisis (A01, A02, ...) con sus números calculados desde las respuestas."),
         ("metricas", "Las definiciones y fórmulas de cada métrica."),
-        ("respuestas", "Cada respuesta original: modelo, versión, fecha, texto completo, fuentes citadas, marcas detectadas y etiquetas de tono."),
+        (
+            "respuestas",
+            "Cada respuesta original: modelo, versión, fecha, texto completo, fuentes citadas, marcas detectadas y etiquetas de tono.",
+        ),
     ]);
     if has_findings {
-        contents.insert("hallazgos", "Los hallazgos, cada número con la celda de tabla que lo respalda y respuestas de evidencia.");
+        contents.insert(
+            "hallazgos",
+            "Los hallazgos, cada número con la celda de tabla que lo respalda y respuestas de evidencia.",
+        );
     }
     contents
 }
@@ -666,19 +675,17 @@ fn answers<'a>(study: &'a Study, brands: &[AnswerBrands]) -> Vec<PublishedAnswer
         .answers
         .iter()
         .zip(brands)
-        .map(|(a, found): (&Answer, &AnswerBrands)| {
-            PublishedAnswer {
-                id: &a.id,
-                pregunta: &a.pregunta,
-                modelo: &a.modelo,
-                version: &a.version,
-                fecha: &a.fecha,
-                respuesta: &a.respuesta,
-                fuentes: &a.fuentes,
-                marcas_nombradas: found.order.iter().map(id).collect(),
-                marcas_citadas: found.cited.iter().map(id).collect(),
-                tono: &a.tono,
-            }
+        .map(|(a, found): (&Answer, &AnswerBrands)| PublishedAnswer {
+            id: &a.id,
+            pregunta: &a.pregunta,
+            modelo: &a.modelo,
+            version: &a.version,
+            fecha: &a.fecha,
+            respuesta: &a.respuesta,
+            fuentes: &a.fuentes,
+            marcas_nombradas: found.order.iter().map(id).collect(),
+            marcas_citadas: found.cited.iter().map(id).collect(),
+            tono: &a.tono,
         })
         .collect()
 }

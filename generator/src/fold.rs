@@ -37,17 +37,14 @@ pub fn terms(text: &str) -> impl Iterator<Item = &str> {
 
 /// Spanish and English words too common to help a search.
 pub const STOPWORDS: &[&str] = &[
-    "a", "al", "and", "con", "de", "del", "el", "en", "for", "in", "la", "las", "lo", "los", "o",
-    "of", "on", "para", "por", "que", "the", "to", "u", "un", "una", "unas", "unos", "y",
+    "a", "al", "and", "con", "de", "del", "el", "en", "for", "in", "la", "las", "lo", "los", "o", "of", "on", "para",
+    "por", "que", "the", "to", "u", "un", "una", "unas", "unos", "y",
 ];
 
 /// Folded search terms of a text, stopwords removed, in order of appearance.
 pub fn search_terms(text: &str) -> Vec<String> {
     let folded = fold(text);
-    terms(&folded)
-        .filter(|t| STOPWORDS.binary_search(t).is_err())
-        .map(str::to_owned)
-        .collect()
+    terms(&folded).filter(|t| STOPWORDS.binary_search(t).is_err()).map(str::to_owned).collect()
 }
 
 #[cfg(test)]

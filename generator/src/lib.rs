@@ -26,7 +26,6 @@ pub mod validate;
 
 use std::path::Path;
 
-
 use crate::analysis::Table;
 use crate::mentions::AnswerBrands;
 use crate::model::{Content, Study};

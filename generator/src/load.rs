@@ -9,8 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use crate::model::{
-    Answer, BrandsFile, Content, FindingsFile, MetricsFile, Question, ServiceSettings,
-    Study, StudyFile,
+    Answer, BrandsFile, Content, FindingsFile, MetricsFile, Question, ServiceSettings, Study, StudyFile,
 };
 use crate::problems::Problems;
 
@@ -84,8 +83,7 @@ fn load_studies(dir: &Path, problems: &mut Problems) -> Vec<Study> {
     }
     // Studies load in parallel, the largest answer files first; their problems are merged in
     // folder order, as a serial load would list them.
-    let sizes: Vec<u64> =
-        dirs.iter().map(|d| std::fs::metadata(d.join(ANSWERS_FILE)).map_or(0, |m| m.len())).collect();
+    let sizes: Vec<u64> = dirs.iter().map(|d| std::fs::metadata(d.join(ANSWERS_FILE)).map_or(0, |m| m.len())).collect();
     let loaded: Vec<(Option<Study>, Problems)> = crate::parallel::largest_first(&sizes, |i| {
         let mut found = Problems::default();
         (load_study(&dirs[i], &mut found), found)

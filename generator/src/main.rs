@@ -117,9 +117,7 @@ fn reports(content: &Path, slugs: &[String], template: Option<&Path>) -> ExitCod
 
 #[cfg(not(feature = "pdf"))]
 fn reports(_content: &Path, _slugs: &[String], _template: Option<&Path>) -> ExitCode {
-    eprintln!(
-        "este generator se compiló sin informes PDF; usá: cargo run -p generator --features pdf -- informes"
-    );
+    eprintln!("este generator se compiló sin informes PDF; usá: cargo run -p generator --features pdf -- informes");
     ExitCode::FAILURE
 }
 
@@ -183,12 +181,15 @@ fn synth(out: &Path, content: &Path, scale: u32, seed: u64) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let started = Instant::now();
-    let result = copy_service_files(content, out).and_then(|()| {
-        generator::synth::run(&generator::synth::SynthOptions { out: out.to_path_buf(), scale, seed })
-    });
+    let result = copy_service_files(content, out)
+        .and_then(|()| generator::synth::run(&generator::synth::SynthOptions { out: out.to_path_buf(), scale, seed }));
     match result {
         Ok(()) => {
-            println!("{}: estudios sintéticos escritos (escala {scale}, semilla {seed}) en {:.2} s", out.display(), started.elapsed().as_secs_f64());
+            println!(
+                "{}: estudios sintéticos escritos (escala {scale}, semilla {seed}) en {:.2} s",
+                out.display(),
+                started.elapsed().as_secs_f64()
+            );
             ExitCode::SUCCESS
         }
         Err(e) => {

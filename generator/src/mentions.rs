@@ -75,9 +75,7 @@ impl BrandMatcher {
                 }
             }
             // An empty phrase occurs only as empty spans, which contain no alias.
-            exclusions.extend(
-                brand.excluir.iter().map(|e| (fold(e.trim()), index)).filter(|(e, _)| !e.is_empty()),
-            );
+            exclusions.extend(brand.excluir.iter().map(|e| (fold(e.trim()), index)).filter(|(e, _)| !e.is_empty()));
             domains.extend(brand.dominios.iter().map(|d| (normalize_host(d), index)));
         }
         // Longest first; ties broken by text then brand so the order is total.
@@ -127,8 +125,7 @@ impl BrandMatcher {
         let mut first_seen: Vec<(usize, usize)> = Vec::new(); // (offset, brand)
         for c in candidates {
             let overlaps = |other: &(usize, usize)| c.start < other.1 && other.0 < c.end;
-            let inside_exclusion =
-                excluded.iter().any(|(b, (s, e))| *b == c.brand && *s <= c.start && c.end <= *e);
+            let inside_exclusion = excluded.iter().any(|(b, (s, e))| *b == c.brand && *s <= c.start && c.end <= *e);
             if inside_exclusion || taken.iter().any(overlaps) {
                 continue;
             }
@@ -145,11 +142,8 @@ impl BrandMatcher {
     /// Alias candidates and (brand, span) exclusion spans in `folded`: per pattern the
     /// occurrences `str::match_indices` would give, on word boundaries.
     fn occurrences(&self, folded: &str) -> (Vec<Candidate>, Vec<(usize, (usize, usize))>) {
-        let mut found: Vec<(usize, usize)> = self
-            .automaton
-            .find_overlapping_iter(folded)
-            .map(|m| (m.pattern().as_usize(), m.start()))
-            .collect();
+        let mut found: Vec<(usize, usize)> =
+            self.automaton.find_overlapping_iter(folded).map(|m| (m.pattern().as_usize(), m.start())).collect();
         found.sort_unstable();
         let mut candidates = Vec::new();
         let mut excluded = Vec::new();
@@ -190,10 +184,7 @@ impl BrandMatcher {
     }
 
     pub fn analyse(&self, text: &str, urls: &[&str]) -> AnswerBrands {
-        AnswerBrands {
-            order: self.brands_in_text(text),
-            cited: self.brands_cited(urls.iter().copied()),
-        }
+        AnswerBrands { order: self.brands_in_text(text), cited: self.brands_cited(urls.iter().copied()) }
     }
 }
 
@@ -251,10 +242,7 @@ pub fn normalize_host(host: &str) -> String {
 
 /// True when `host` is `domain` or one of its subdomains.
 pub fn host_matches(host: &str, domain: &str) -> bool {
-    host == domain
-        || host
-            .strip_suffix(domain)
-            .is_some_and(|prefix| prefix.ends_with('.'))
+    host == domain || host.strip_suffix(domain).is_some_and(|prefix| prefix.ends_with('.'))
 }
 
 #[cfg(test)]
@@ -400,9 +388,40 @@ mod tests {
             brand("movistar", "Movistar+", &["+"], &[], &[]),
         ];
         let pieces = [
-            "Banco", "banco", "Galicia", "GALICIA", "Más", "mas", "Plaza", "Naranja", "X", "jugo",
-            "de", "naranja", "ab", "AB", "Nación", "nacion", "BNA", "bnax", "C&A", "c&a",
-            "Movistar+", "+", "sangre", "BG", "é", "ñ", "1", " ", " ", ", ", ".", "\n", "-", "",
+            "Banco",
+            "banco",
+            "Galicia",
+            "GALICIA",
+            "Más",
+            "mas",
+            "Plaza",
+            "Naranja",
+            "X",
+            "jugo",
+            "de",
+            "naranja",
+            "ab",
+            "AB",
+            "Nación",
+            "nacion",
+            "BNA",
+            "bnax",
+            "C&A",
+            "c&a",
+            "Movistar+",
+            "+",
+            "sangre",
+            "BG",
+            "é",
+            "ñ",
+            "1",
+            " ",
+            " ",
+            ", ",
+            ".",
+            "\n",
+            "-",
+            "",
         ];
         let matcher = BrandMatcher::new(&brands);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
@@ -449,8 +468,32 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let schemes = ["http://", "https://", "HTTP://", "ftp://", "https:/", "https:///"];
         let pieces = [
-            "www", "galicia", "com", "ar", ".", ".", "-", "0", "127", "1", "0x7f", "xn--bcher-kva", "Ü", "%41",
-            ":", ":443", ":0", ":99999", "@", "user:pw@", "[::1]", " ", "\\", "\t", "_", "a",
+            "www",
+            "galicia",
+            "com",
+            "ar",
+            ".",
+            ".",
+            "-",
+            "0",
+            "127",
+            "1",
+            "0x7f",
+            "xn--bcher-kva",
+            "Ü",
+            "%41",
+            ":",
+            ":443",
+            ":0",
+            ":99999",
+            "@",
+            "user:pw@",
+            "[::1]",
+            " ",
+            "\\",
+            "\t",
+            "_",
+            "a",
         ];
         let tails = ["", "/", "/x?y=1#z", "?q", "#f", "/a b"];
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);

@@ -107,15 +107,13 @@ pub fn extract_facts_with(study: &Study, brands: &[AnswerBrands]) -> Vec<AnswerF
         study.questions.iter().enumerate().map(|(i, q)| (q.id.as_str(), i)).collect();
     let model_index: BTreeMap<&str, usize> =
         study.design.modelos.iter().enumerate().map(|(i, m)| (m.id.as_str(), i)).collect();
-    let brand_index: BTreeMap<&str, usize> =
-        study.brands.iter().enumerate().map(|(i, b)| (b.id.as_str(), i)).collect();
+    let brand_index: BTreeMap<&str, usize> = study.brands.iter().enumerate().map(|(i, b)| (b.id.as_str(), i)).collect();
 
     let mut facts = Vec::with_capacity(study.answers.len());
     for ((answer_index, answer), found) in study.answers.iter().enumerate().zip(brands) {
-        let (Some(&question), Some(&model)) = (
-            question_index.get(answer.pregunta.as_str()),
-            model_index.get(answer.modelo.as_str()),
-        ) else {
+        let (Some(&question), Some(&model)) =
+            (question_index.get(answer.pregunta.as_str()), model_index.get(answer.modelo.as_str()))
+        else {
             continue;
         };
         let tone = answer
@@ -125,13 +123,7 @@ pub fn extract_facts_with(study: &Study, brands: &[AnswerBrands]) -> Vec<AnswerF
             .collect::<BTreeMap<_, _>>()
             .into_iter()
             .collect();
-        facts.push(AnswerFacts {
-            answer: answer_index,
-            question,
-            model,
-            brands: found.clone(),
-            tone,
-        });
+        facts.push(AnswerFacts { answer: answer_index, question, model, brands: found.clone(), tone });
     }
     facts
 }
@@ -140,10 +132,7 @@ pub fn extract_facts_with(study: &Study, brands: &[AnswerBrands]) -> Vec<AnswerF
 pub fn model_weights(study: &Study) -> Vec<f64> {
     let models = &study.design.modelos;
     let raw: Vec<f64> = match &study.design.ponderacion {
-        Some(weighting) => models
-            .iter()
-            .map(|m| weighting.pesos.get(&m.id).copied().unwrap_or(0.0).max(0.0))
-            .collect(),
+        Some(weighting) => models.iter().map(|m| weighting.pesos.get(&m.id).copied().unwrap_or(0.0).max(0.0)).collect(),
         None => vec![1.0; models.len()],
     };
     let total: f64 = raw.iter().sum();
@@ -261,9 +250,7 @@ pub fn brand_stats(scope: &Scope<'_>, n_brands: usize) -> Vec<BrandStats> {
             n_citation: s.n_citation,
             ghost_citation: share(s.ghost_weight),
             prominence: share(s.points),
-            top1: with_brand
-                .filter(|share| *share > 0.0)
-                .map(|share| s.top1_weight / (share * total_weight)),
+            top1: with_brand.filter(|share| *share > 0.0).map(|share| s.top1_weight / (share * total_weight)),
             n_top1: s.n_top1,
             sov: (all_mentions > 0.0).then(|| s.mention_weight / all_mentions),
             net_tone: (s.tone_weight > 0.0).then(|| s.tone_net / s.tone_weight),
@@ -492,7 +479,7 @@ mod tests {
     /// Four answers of one model, three brands; hand-computed below.
     fn tiny() -> Vec<AnswerFacts> {
         vec![
-            facts(0, 0, &[0, 1], &[1]),    // A first, B second; cites B
+            facts(0, 0, &[0, 1], &[1]),   // A first, B second; cites B
             facts(1, 0, &[1, 0, 2], &[]), // B, A, C
             facts(2, 0, &[], &[0]),       // no brand; ghost citation of A
             facts(3, 0, &[0], &[0]),      // A alone, cited
@@ -555,12 +542,7 @@ mod tests {
     #[test]
     fn models_weigh_equally_whatever_their_answer_counts() {
         // Model 0: 1 answer naming A. Model 1: 3 answers, none naming A.
-        let data = [
-            facts(0, 0, &[0], &[]),
-            facts(0, 1, &[], &[]),
-            facts(1, 1, &[], &[]),
-            facts(2, 1, &[], &[]),
-        ];
+        let data = [facts(0, 0, &[0], &[]), facts(0, 1, &[], &[]), facts(1, 1, &[], &[]), facts(2, 1, &[], &[])];
         let scope = Scope::new(data.iter().collect(), &[0.5, 0.5]);
         assert!(close(brand_stats(&scope, 1)[0].mention, 0.5));
     }

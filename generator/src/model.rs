@@ -346,11 +346,7 @@ pub const LANGUAGE_DIMENSION: &str = "idioma";
 impl Question {
     /// The question's value for a dimension (`idioma` is its language).
     pub fn dimension(&self, id: &str) -> Option<&str> {
-        if id == LANGUAGE_DIMENSION {
-            Some(&self.idioma)
-        } else {
-            self.dimensiones.get(id).map(String::as_str)
-        }
+        if id == LANGUAGE_DIMENSION { Some(&self.idioma) } else { self.dimensiones.get(id).map(String::as_str) }
     }
 }
 

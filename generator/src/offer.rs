@@ -49,8 +49,23 @@ impl Network {
     }
 }
 
-fn evm(red: &'static str, nombre: &'static str, caip2: &'static str, asset: &'static str, eip712_name: &'static str, pagar_a: &str) -> Network {
-    Network { red, nombre, caip2, asset, eip712_name: Some(eip712_name), eip712_version: Some("2"), pagar_a: pagar_a.to_owned() }
+fn evm(
+    red: &'static str,
+    nombre: &'static str,
+    caip2: &'static str,
+    asset: &'static str,
+    eip712_name: &'static str,
+    pagar_a: &str,
+) -> Network {
+    Network {
+        red,
+        nombre,
+        caip2,
+        asset,
+        eip712_name: Some(eip712_name),
+        eip712_version: Some("2"),
+        pagar_a: pagar_a.to_owned(),
+    }
 }
 
 fn solana(red: &'static str, nombre: &'static str, caip2: &'static str, asset: &'static str, pagar_a: &str) -> Network {

@@ -16,12 +16,8 @@ pub fn openapi(site: &Site<'_>) -> Value {
     let service = &site.content.service;
     let slugs: Vec<&str> = site.content.studies.iter().map(|s| s.slug.as_str()).collect();
     let networks = offer::networks(service);
-    let prices: BTreeMap<&str, f64> = site
-        .content
-        .studies
-        .iter()
-        .map(|s| (s.slug.as_str(), offer::price_as_number(&site.price_of(s))))
-        .collect();
+    let prices: BTreeMap<&str, f64> =
+        site.content.studies.iter().map(|s| (s.slug.as_str(), offer::price_as_number(&site.price_of(s)))).collect();
     let pay_to: BTreeMap<&str, &str> = networks.iter().map(|n| (n.caip2, n.pagar_a.as_str())).collect();
     json!({
         "openapi": "3.1.0",
@@ -287,12 +283,8 @@ pub fn payment_required(site: &Site<'_>, study: &crate::model::Study, view: &str
 /// `/.well-known/x402`: the x402scan convention (version 1, resource list) plus the full
 /// v2 items so a client can read requirements without probing.
 pub fn discovery(site: &Site<'_>) -> Value {
-    let resources: Vec<String> = site
-        .content
-        .studies
-        .iter()
-        .flat_map(|s| offer::VIEWS.map(|v| resource_url(site, &s.slug, v)))
-        .collect();
+    let resources: Vec<String> =
+        site.content.studies.iter().flat_map(|s| offer::VIEWS.map(|v| resource_url(site, &s.slug, v))).collect();
     let items: Vec<Value> = site
         .content
         .studies

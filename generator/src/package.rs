@@ -61,15 +61,11 @@ pub fn write_zip(mut entries: Vec<ZipEntry<'_>>, date: &str) -> Result<Vec<u8>> 
     }
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     if let Some(pair) = entries.windows(2).find(|w| w[0].name == w[1].name) {
-        bail!(
-            "el ZIP tendría dos entradas con el nombre `{}`",
-            pair[0].name
-        );
+        bail!("el ZIP tendría dos entradas con el nombre `{}`", pair[0].name);
     }
     let mut writer = ZipWriter::new(Cursor::new(Vec::new()));
     for entry in &entries {
-        add_entry(&mut writer, entry, mtime)
-            .with_context(|| format!("entrada `{}` del ZIP", entry.name))?;
+        add_entry(&mut writer, entry, mtime).with_context(|| format!("entrada `{}` del ZIP", entry.name))?;
     }
     let cursor = writer.finish().context("al cerrar el ZIP")?;
     Ok(cursor.into_inner())
@@ -85,17 +81,11 @@ fn entry_options(entry: &ZipEntry<'_>, mtime: DateTime) -> SimpleFileOptions {
     if entry.bytes.is_empty() {
         options.compression_method(CompressionMethod::Stored)
     } else {
-        options
-            .compression_method(CompressionMethod::Deflated)
-            .compression_level(Some(DEFLATE_LEVEL))
+        options.compression_method(CompressionMethod::Deflated).compression_level(Some(DEFLATE_LEVEL))
     }
 }
 
-fn add_entry(
-    writer: &mut ZipWriter<Cursor<Vec<u8>>>,
-    entry: &ZipEntry<'_>,
-    mtime: DateTime,
-) -> Result<()> {
+fn add_entry(writer: &mut ZipWriter<Cursor<Vec<u8>>>, entry: &ZipEntry<'_>, mtime: DateTime) -> Result<()> {
     writer.start_file(entry.name.as_str(), entry_options(entry, mtime))?;
     writer.write_all(&entry.bytes)?;
     Ok(())
@@ -105,10 +95,7 @@ fn add_entry(
 /// or `..` segments, so that every unzipper extracts them to the same place.
 fn check_entry_name(name: &str) -> Result<()> {
     ensure!(!name.is_empty(), "una entrada del ZIP no tiene nombre");
-    ensure!(
-        name.is_ascii(),
-        "el nombre de entrada `{name}` no es ASCII; los descompresores antiguos lo leerían mal"
-    );
+    ensure!(name.is_ascii(), "el nombre de entrada `{name}` no es ASCII; los descompresores antiguos lo leerían mal");
     ensure!(
         !name.contains('\\') && !name.chars().any(|c| c.is_ascii_control()),
         "el nombre de entrada `{name}` contiene `\\` o caracteres de control"
@@ -135,24 +122,13 @@ impl Date {
         let shape_ok = bytes.len() == 10
             && bytes[4] == b'-'
             && bytes[7] == b'-'
-            && bytes
-                .iter()
-                .enumerate()
-                .all(|(i, b)| i == 4 || i == 7 || b.is_ascii_digit());
+            && bytes.iter().enumerate().all(|(i, b)| i == 4 || i == 7 || b.is_ascii_digit());
         ensure!(shape_ok, "{}", invalid());
         let year: u16 = text[0..4].parse().with_context(invalid)?;
         let month: u8 = text[5..7].parse().with_context(invalid)?;
         let day: u8 = text[8..10].parse().with_context(invalid)?;
-        ensure!(
-            (1..=12).contains(&month),
-            "{}: el mes {month} no existe",
-            invalid()
-        );
-        ensure!(
-            (1..=days_in_month(year, month)).contains(&day),
-            "{}: el día {day} no existe en ese mes",
-            invalid()
-        );
+        ensure!((1..=12).contains(&month), "{}: el mes {month} no existe", invalid());
+        ensure!((1..=days_in_month(year, month)).contains(&day), "{}: el día {day} no existe en ese mes", invalid());
         Ok(Date { year, month, day })
     }
 }
@@ -209,9 +185,7 @@ pub fn study_xlsx(study: &Study, tables: &[Table], editor: &str, date: &str) -> 
     workbook.set_properties(&properties(study, editor, date)?);
     workbook.push_worksheet(index_sheet(&sheets, &formats).context("hoja indice")?);
     for sheet in &sheets {
-        let worksheet = sheet
-            .worksheet(&formats)
-            .with_context(|| format!("hoja `{}`", sheet.name))?;
+        let worksheet = sheet.worksheet(&formats).with_context(|| format!("hoja `{}`", sheet.name))?;
         workbook.push_worksheet(worksheet);
     }
     workbook.save_to_buffer().context("al escribir el xlsx")
@@ -266,13 +240,7 @@ struct Sheet {
 
 impl Sheet {
     fn worksheet(&self, formats: &Formats) -> Result<Worksheet> {
-        write_grid(
-            &self.name,
-            &self.columns,
-            &self.rows,
-            &self.wrapped,
-            formats,
-        )
+        write_grid(&self.name, &self.columns, &self.rows, &self.wrapped, formats)
     }
 }
 
@@ -287,18 +255,8 @@ fn study_sheets(study: &Study, tables: &[Table]) -> Result<Vec<Sheet>> {
 }
 
 fn table_sheet(table: &Table) -> Result<Sheet> {
-    if let Some((r, row)) = table
-        .filas
-        .iter()
-        .enumerate()
-        .find(|(_, row)| row.len() > table.columnas.len())
-    {
-        bail!(
-            "la fila {} tiene {} celdas y la tabla {} columnas",
-            r + 1,
-            row.len(),
-            table.columnas.len()
-        );
+    if let Some((r, row)) = table.filas.iter().enumerate().find(|(_, row)| row.len() > table.columnas.len()) {
+        bail!("la fila {} tiene {} celdas y la tabla {} columnas", r + 1, row.len(), table.columnas.len());
     }
     Ok(Sheet {
         name: table_sheet_name(&table.id, &table.nombre),
@@ -315,44 +273,28 @@ fn table_sheet(table: &Table) -> Result<Sheet> {
 /// `"{id} {nombre}"` with Excel's invalid characters replaced by `-`, cut to 31 UTF-16
 /// units, without surrounding spaces or apostrophes (Excel refuses a leading or trailing `'`).
 fn table_sheet_name(id: &str, nombre: &str) -> String {
-    let full = if nombre.trim().is_empty() {
-        id.to_owned()
-    } else {
-        format!("{id} {}", nombre.trim())
-    };
+    let full = if nombre.trim().is_empty() { id.to_owned() } else { format!("{id} {}", nombre.trim()) };
     let mut name = String::new();
     let mut units = 0;
     for c in full.chars() {
-        let c = if SHEET_NAME_INVALID.contains(&c) || c.is_control() {
-            '-'
-        } else {
-            c
-        };
+        let c = if SHEET_NAME_INVALID.contains(&c) || c.is_control() { '-' } else { c };
         units += c.len_utf16();
         if units > EXCEL_SHEET_NAME_MAX {
             break;
         }
         name.push(c);
     }
-    name.trim_matches(|c: char| c.is_whitespace() || c == '\'')
-        .to_owned()
+    name.trim_matches(|c: char| c.is_whitespace() || c == '\'').to_owned()
 }
 
 /// Excel compares sheet names without regard to case; the crate would only say "reused".
 fn check_unique_sheet_names(sheets: &[Sheet]) -> Result<()> {
     let mut seen: Vec<(String, &str)> = vec![(INDEX_SHEET.to_lowercase(), INDEX_SHEET)];
     for sheet in sheets {
-        ensure!(
-            !sheet.name.is_empty(),
-            "la tabla {:?} da un nombre de hoja vacío",
-            sheet.table_id
-        );
+        ensure!(!sheet.name.is_empty(), "la tabla {:?} da un nombre de hoja vacío", sheet.table_id);
         let key = sheet.name.to_lowercase();
         if let Some((_, other)) = seen.iter().find(|(k, _)| *k == key) {
-            bail!(
-                "dos hojas se llamarían igual en Excel: `{other}` y `{}`",
-                sheet.name
-            );
+            bail!("dos hojas se llamarían igual en Excel: `{other}` y `{}`", sheet.name);
         }
         seen.push((key, &sheet.name));
     }
@@ -392,15 +334,9 @@ fn questions_sheet(study: &Study) -> Sheet {
         .map(|d| d.id.as_str())
         .filter(|id| *id != crate::model::LANGUAGE_DIMENSION)
         .collect();
-    let mut columns: Vec<String> = ["id", "texto", "idioma", "modelo"]
-        .map(str::to_owned)
-        .to_vec();
+    let mut columns: Vec<String> = ["id", "texto", "idioma", "modelo"].map(str::to_owned).to_vec();
     columns.extend(dimensions.iter().map(|d| (*d).to_owned()));
-    let rows = study
-        .questions
-        .iter()
-        .map(|q| question_row(q, &dimensions))
-        .collect();
+    let rows = study.questions.iter().map(|q| question_row(q, &dimensions)).collect();
     Sheet {
         name: "preguntas".to_owned(),
         table_id: None,
@@ -420,24 +356,11 @@ fn question_row(question: &Question, dimensions: &[&str]) -> Vec<Cell> {
         Cell::Text(question.idioma.clone()),
         Cell::Text(question.modelo.as_str().to_owned()),
     ];
-    row.extend(
-        dimensions
-            .iter()
-            .map(|d| text_or_null(question.dimension(d))),
-    );
+    row.extend(dimensions.iter().map(|d| text_or_null(question.dimension(d))));
     row
 }
 
-const ANSWER_COLUMNS: [&str; 8] = [
-    "id",
-    "pregunta",
-    "modelo",
-    "version",
-    "fecha",
-    "respuesta",
-    "fuentes",
-    "tono",
-];
+const ANSWER_COLUMNS: [&str; 8] = ["id", "pregunta", "modelo", "version", "fecha", "respuesta", "fuentes", "tono"];
 /// The `fuentes` column: one source a line, wrapped so the lines show.
 const SOURCES_COLUMN: usize = 6;
 
@@ -455,16 +378,8 @@ fn answers_sheet(study: &Study) -> Sheet {
 }
 
 fn answer_row(answer: &Answer) -> Vec<Cell> {
-    let sources: Vec<String> = answer
-        .fuentes
-        .iter()
-        .map(|s| format!("{} — {}", s.titulo, s.url))
-        .collect();
-    let tone: Vec<String> = answer
-        .tono
-        .iter()
-        .map(|(brand, t)| format!("{brand}:{}", tone_label(*t)))
-        .collect();
+    let sources: Vec<String> = answer.fuentes.iter().map(|s| format!("{} — {}", s.titulo, s.url)).collect();
+    let tone: Vec<String> = answer.tono.iter().map(|(brand, t)| format!("{brand}:{}", tone_label(*t))).collect();
     vec![
         Cell::Text(answer.id.clone()),
         Cell::Text(answer.pregunta.clone()),
@@ -478,11 +393,7 @@ fn answer_row(answer: &Answer) -> Vec<Cell> {
 }
 
 fn empty_as_null(text: String) -> Cell {
-    if text.is_empty() {
-        Cell::Null
-    } else {
-        Cell::Text(text)
-    }
+    if text.is_empty() { Cell::Null } else { Cell::Text(text) }
 }
 
 /// The label as `respuestas.jsonl` spells it.
@@ -505,22 +416,13 @@ fn write_grid(
     let mut sheet = Worksheet::new();
     sheet.set_name(name)?;
     for (c, title) in columns.iter().enumerate() {
-        sheet.write_string_with_format(
-            0,
-            col_num(c)?,
-            excel_text(title).as_ref(),
-            &formats.header,
-        )?;
+        sheet.write_string_with_format(0, col_num(c)?, excel_text(title).as_ref(), &formats.header)?;
     }
     sheet.set_freeze_panes(1, 0)?;
     for (r, row) in rows.iter().enumerate() {
         let excel_row = u32::try_from(r + 1).context("demasiadas filas")?;
         for (c, cell) in row.iter().enumerate() {
-            let format = if wrapped.contains(&c) {
-                &formats.wrapped
-            } else {
-                &formats.text
-            };
+            let format = if wrapped.contains(&c) { &formats.wrapped } else { &formats.text };
             write_cell(&mut sheet, excel_row, col_num(c)?, cell, format, formats)
                 .with_context(|| format!("fila {}, columna {}", r + 1, c + 1))?;
         }
@@ -551,10 +453,7 @@ fn write_cell(
             sheet.write_number_with_format(row, col, *n as f64, &formats.int)?;
         }
         Cell::Num(x) => {
-            ensure!(
-                x.is_finite(),
-                "número no finito ({x}): una tabla publicada no puede llevarlo"
-            );
+            ensure!(x.is_finite(), "número no finito ({x}): una tabla publicada no puede llevarlo");
             sheet.write_number_with_format(row, col, *x, &formats.rate)?;
         }
         Cell::Null => {}
@@ -588,12 +487,7 @@ fn column_widths(columns: &[String], rows: &[Vec<Cell>]) -> Vec<usize> {
         .iter()
         .enumerate()
         .map(|(c, title)| {
-            let widest = rows
-                .iter()
-                .filter_map(|row| row.get(c))
-                .map(cell_width)
-                .max()
-                .unwrap_or(0);
+            let widest = rows.iter().filter_map(|row| row.get(c)).map(cell_width).max().unwrap_or(0);
             (widest.max(title.chars().count()) + 2).clamp(MIN_WIDTH, MAX_WIDTH)
         })
         .collect()
@@ -635,26 +529,15 @@ mod tests {
     const DATE: &str = "2025-03-15";
 
     fn entry(name: &str, bytes: &[u8]) -> ZipEntry<'static> {
-        ZipEntry {
-            name: name.to_owned(),
-            bytes: Cow::Owned(bytes.to_vec()),
-        }
+        ZipEntry { name: name.to_owned(), bytes: Cow::Owned(bytes.to_vec()) }
     }
 
     fn fixture_entries() -> Vec<ZipEntry<'static>> {
         vec![
             entry("demo/demo.json", br#"{"estudio":"demo","filas":[1,2,3]}"#),
-            entry(
-                "demo/README.md",
-                "# Demo\n\nEstudio de prueba: ñandú, acción.\n"
-                    .repeat(20)
-                    .as_bytes(),
-            ),
+            entry("demo/README.md", "# Demo\n\nEstudio de prueba: ñandú, acción.\n".repeat(20).as_bytes()),
             entry("demo/informes/vacio.txt", b""),
-            entry(
-                "demo/demo.xlsx",
-                &[0u8, 1, 2, 3, 4, 5, 6, 7, 8, 9].repeat(50),
-            ),
+            entry("demo/demo.xlsx", &[0u8, 1, 2, 3, 4, 5, 6, 7, 8, 9].repeat(50)),
         ]
     }
 
@@ -670,10 +553,7 @@ mod tests {
 
     fn answer(id: &str, pregunta: &str, modelo: &str, respuesta: &str, fuentes: usize) -> Answer {
         let fuentes = (0..fuentes)
-            .map(|i| Source {
-                url: format!("https://www.ejemplo{i}.com/p"),
-                titulo: format!("Página {i}"),
-            })
+            .map(|i| Source { url: format!("https://www.ejemplo{i}.com/p"), titulo: format!("Página {i}") })
             .collect();
         Answer {
             id: id.to_owned(),
@@ -683,20 +563,12 @@ mod tests {
             fecha: "2025-02-01".to_owned(),
             respuesta: respuesta.to_owned(),
             fuentes,
-            tono: BTreeMap::from([
-                ("acme".to_owned(), Tone::Pos),
-                ("beta".to_owned(), Tone::Neg),
-            ]),
+            tono: BTreeMap::from([("acme".to_owned(), Tone::Pos), ("beta".to_owned(), Tone::Neg)]),
         }
     }
 
     fn model(id: &str, nivel: Tier) -> ModelSpec {
-        ModelSpec {
-            id: id.to_owned(),
-            nombre: id.to_uppercase(),
-            proveedor: "Proveedor".to_owned(),
-            nivel,
-        }
+        ModelSpec { id: id.to_owned(), nombre: id.to_uppercase(), proveedor: "Proveedor".to_owned(), nivel }
     }
 
     fn fixture_study() -> Study {
@@ -722,10 +594,7 @@ mod tests {
                 etiqueta_en: "Section".to_owned(),
                 valores: vec!["cuentas".to_owned(), "tarjetas".to_owned()],
             }],
-            modelos: vec![
-                model("modelo-a", Tier::Standard),
-                model("modelo-b", Tier::Advanced),
-            ],
+            modelos: vec![model("modelo-a", Tier::Standard), model("modelo-b", Tier::Advanced)],
             ponderacion: None,
             analisis: Vec::new(),
         };
@@ -739,13 +608,7 @@ mod tests {
                 question("P03", "¿Dónde abro una cuenta sin comisiones?", "cuentas"),
             ],
             answers: vec![
-                answer(
-                    "R0001",
-                    "P01",
-                    "modelo-a",
-                    "Acme es la mejor opción, seguida de Beta.",
-                    2,
-                ),
+                answer("R0001", "P01", "modelo-a", "Acme es la mejor opción, seguida de Beta.", 2),
                 answer("R0002", "P01", "modelo-b", "Beta y después Acme.", 1),
                 answer("R0003", "P02", "modelo-a", "Depende: Acme o Gamma.", 0),
                 answer("R0004", "P03", "modelo-b", "Acme, sin duda.", 3),
@@ -764,22 +627,10 @@ mod tests {
                 nombre: "Mención y orden por marca: [total] / todas*".to_owned(),
                 titulo: "Mención por marca".to_owned(),
                 titulo_en: "Mention by brand".to_owned(),
-                columnas: ["marca", "mencion", "orden", "n_orden"]
-                    .map(str::to_owned)
-                    .to_vec(),
+                columnas: ["marca", "mencion", "orden", "n_orden"].map(str::to_owned).to_vec(),
                 filas: vec![
-                    vec![
-                        Cell::Text("Acme".into()),
-                        Cell::Num(0.75),
-                        Cell::Num(1.3333),
-                        Cell::Int(3),
-                    ],
-                    vec![
-                        Cell::Text("Gamma".into()),
-                        Cell::Num(0.0),
-                        Cell::Null,
-                        Cell::Int(0),
-                    ],
+                    vec![Cell::Text("Acme".into()), Cell::Num(0.75), Cell::Num(1.3333), Cell::Int(3)],
+                    vec![Cell::Text("Gamma".into()), Cell::Num(0.0), Cell::Null, Cell::Int(0)],
                 ],
                 nota: Some("Base: 4 respuestas. Modelos con igual peso.".to_owned()),
             },
@@ -788,22 +639,10 @@ mod tests {
                 nombre: "Concentración".to_owned(),
                 titulo: "Concentración por modelo".to_owned(),
                 titulo_en: "Concentration by model".to_owned(),
-                columnas: ["grupo", "respuestas", "lider", "hhi_sov"]
-                    .map(str::to_owned)
-                    .to_vec(),
+                columnas: ["grupo", "respuestas", "lider", "hhi_sov"].map(str::to_owned).to_vec(),
                 filas: vec![
-                    vec![
-                        Cell::Text("modelo-a".into()),
-                        Cell::Int(2),
-                        Cell::Text("Acme".into()),
-                        Cell::Num(0.5),
-                    ],
-                    vec![
-                        Cell::Text("total".into()),
-                        Cell::Int(4),
-                        Cell::Null,
-                        Cell::Num(0.625),
-                    ],
+                    vec![Cell::Text("modelo-a".into()), Cell::Int(2), Cell::Text("Acme".into()), Cell::Num(0.5)],
+                    vec![Cell::Text("total".into()), Cell::Int(4), Cell::Null, Cell::Num(0.625)],
                 ],
                 nota: None,
             },
@@ -842,10 +681,7 @@ mod tests {
         let mut reversed = fixture_entries();
         reversed.reverse();
         let second = write_zip(reversed, DATE).unwrap();
-        assert_eq!(
-            first, second,
-            "same entries in another order must give the same bytes"
-        );
+        assert_eq!(first, second, "same entries in another order must give the same bytes");
         assert_eq!(sha256_hex(&first), sha256_hex(&second));
     }
 
@@ -854,9 +690,8 @@ mod tests {
         let bytes = write_zip(fixture_entries(), DATE).unwrap();
         let mut zip = archive(&bytes);
         // by_index follows the central directory, which is the write order.
-        let in_order: Vec<String> = (0..zip.len())
-            .map(|i| zip.by_index(i).unwrap().name().unwrap().into_owned())
-            .collect();
+        let in_order: Vec<String> =
+            (0..zip.len()).map(|i| zip.by_index(i).unwrap().name().unwrap().into_owned()).collect();
         let mut sorted = in_order.clone();
         sorted.sort();
         assert_eq!(in_order, sorted);
@@ -866,28 +701,14 @@ mod tests {
             let name = file.name().unwrap().into_owned();
             let mtime = file.last_modified().unwrap();
             assert_eq!(
-                (
-                    mtime.year(),
-                    mtime.month(),
-                    mtime.day(),
-                    mtime.hour(),
-                    mtime.minute(),
-                    mtime.second()
-                ),
+                (mtime.year(), mtime.month(), mtime.day(), mtime.hour(), mtime.minute(), mtime.second()),
                 (2025, 3, 15, 0, 0, 0),
                 "{name}"
             );
             assert_eq!(file.unix_mode().map(|m| m & 0o777), Some(0o644), "{name}");
-            let expected = if file.size() == 0 {
-                CompressionMethod::Stored
-            } else {
-                CompressionMethod::Deflated
-            };
+            let expected = if file.size() == 0 { CompressionMethod::Stored } else { CompressionMethod::Deflated };
             assert_eq!(file.compression(), expected, "{name}");
-            assert!(
-                file.extra_data().as_deref().is_none_or(<[u8]>::is_empty),
-                "{name} has extra fields"
-            );
+            assert!(file.extra_data().as_deref().is_none_or(<[u8]>::is_empty), "{name} has extra fields");
         }
     }
 
@@ -921,15 +742,7 @@ mod tests {
         let err = write_zip(dup, DATE).unwrap_err();
         assert!(format!("{err:#}").contains("demo/demo.json"), "{err:#}");
 
-        for bad in [
-            "demo/informe-año.pdf",
-            "",
-            "/abs.txt",
-            "demo/../x",
-            "demo//x",
-            "demo\\x",
-            "demo/",
-        ] {
+        for bad in ["demo/informe-año.pdf", "", "/abs.txt", "demo/../x", "demo//x", "demo\\x", "demo/"] {
             let result = write_zip(vec![entry(bad, b"x")], DATE);
             assert!(result.is_err(), "`{bad}` should be rejected");
         }
@@ -949,10 +762,7 @@ mod tests {
             "2023-02-29",
             "２０２５-01-01",
         ] {
-            assert!(
-                write_zip(fixture_entries(), bad).is_err(),
-                "`{bad}` should be rejected"
-            );
+            assert!(write_zip(fixture_entries(), bad).is_err(), "`{bad}` should be rejected");
         }
         assert!(write_zip(fixture_entries(), "2024-02-29").is_ok());
     }
@@ -970,23 +780,11 @@ mod tests {
         let path = dir.path().join("demo.zip");
         std::fs::write(&path, &bytes).unwrap();
 
-        let python = Command::new("python3")
-            .args(["-m", "zipfile", "-t"])
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            python.status.success(),
-            "python3 -m zipfile -t: {}",
-            String::from_utf8_lossy(&python.stderr)
-        );
+        let python = Command::new("python3").args(["-m", "zipfile", "-t"]).arg(&path).output().unwrap();
+        assert!(python.status.success(), "python3 -m zipfile -t: {}", String::from_utf8_lossy(&python.stderr));
 
         match Command::new("unzip").arg("-t").arg(&path).output() {
-            Ok(out) => assert!(
-                out.status.success(),
-                "unzip -t: {}",
-                String::from_utf8_lossy(&out.stdout)
-            ),
+            Ok(out) => assert!(out.status.success(), "unzip -t: {}", String::from_utf8_lossy(&out.stdout)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 eprintln!("unzip not installed; skipped")
             }
@@ -996,14 +794,8 @@ mod tests {
 
     #[test]
     fn sha256_hex_matches_known_vectors() {
-        assert_eq!(
-            sha256_hex(b""),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
-        assert_eq!(
-            sha256_hex(b"abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
+        assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 
     // ---- xlsx ----
@@ -1019,31 +811,13 @@ mod tests {
         let bytes = xlsx(&fixture_study());
         let mut zip = archive(&bytes);
         let mut core = String::new();
-        zip.by_name("docProps/core.xml")
-            .unwrap()
-            .read_to_string(&mut core)
-            .unwrap();
-        assert!(
-            core.contains("<dcterms:created xsi:type=\"dcterms:W3CDTF\">2025-03-15T00:00:00Z"),
-            "{core}"
-        );
-        assert!(
-            core.contains("<dcterms:modified xsi:type=\"dcterms:W3CDTF\">2025-03-15T00:00:00Z"),
-            "{core}"
-        );
-        assert!(
-            core.contains("<dc:title>Estudio de prueba: bancos</dc:title>"),
-            "{core}"
-        );
-        assert!(
-            core.contains("<dc:creator>Editorial Demo</dc:creator>"),
-            "{core}"
-        );
+        zip.by_name("docProps/core.xml").unwrap().read_to_string(&mut core).unwrap();
+        assert!(core.contains("<dcterms:created xsi:type=\"dcterms:W3CDTF\">2025-03-15T00:00:00Z"), "{core}");
+        assert!(core.contains("<dcterms:modified xsi:type=\"dcterms:W3CDTF\">2025-03-15T00:00:00Z"), "{core}");
+        assert!(core.contains("<dc:title>Estudio de prueba: bancos</dc:title>"), "{core}");
+        assert!(core.contains("<dc:creator>Editorial Demo</dc:creator>"), "{core}");
         let mut app = String::new();
-        zip.by_name("docProps/app.xml")
-            .unwrap()
-            .read_to_string(&mut app)
-            .unwrap();
+        zip.by_name("docProps/app.xml").unwrap().read_to_string(&mut app).unwrap();
         assert!(app.contains("<Company>Editorial Demo</Company>"), "{app}");
     }
 
@@ -1053,13 +827,7 @@ mod tests {
         let book: Xlsx<_> = open_workbook_from_rs(Cursor::new(bytes.clone())).unwrap();
         assert_eq!(
             book.sheet_names(),
-            [
-                "indice",
-                "A01 Mención y orden por marca-",
-                "A02 Concentración",
-                "preguntas",
-                "respuestas"
-            ]
+            ["indice", "A01 Mención y orden por marca-", "A02 Concentración", "preguntas", "respuestas"]
         );
         let index = sheet(&bytes, "indice");
         assert_eq!(header(&index), INDEX_COLUMNS);
@@ -1067,10 +835,7 @@ mod tests {
         assert_eq!(text(&index, 1, 0), "A01 Mención y orden por marca-");
         assert_eq!(text(&index, 1, 1), "A01");
         assert_eq!(text(&index, 1, 3), "Mention by brand");
-        assert_eq!(
-            text(&index, 1, 4),
-            "Base: 4 respuestas. Modelos con igual peso."
-        );
+        assert_eq!(text(&index, 1, 4), "Base: 4 respuestas. Modelos con igual peso.");
         assert_eq!(index.get((1, 5)), Some(&Data::Float(2.0)));
         assert_eq!(index.get((2, 4)), Some(&Data::Empty), "A02 has no nota");
         assert_eq!(text(&index, 4, 0), "respuestas");
@@ -1086,11 +851,7 @@ mod tests {
         assert_eq!(text(&a01, 1, 0), "Acme");
         assert_eq!(a01.get((1, 1)), Some(&Data::Float(0.75)));
         assert_eq!(a01.get((1, 2)), Some(&Data::Float(1.3333)));
-        assert_eq!(
-            a01.get((1, 3)),
-            Some(&Data::Float(3.0)),
-            "Int is written as a number"
-        );
+        assert_eq!(a01.get((1, 3)), Some(&Data::Float(3.0)), "Int is written as a number");
         assert_eq!(a01.get((2, 1)), Some(&Data::Float(0.0)));
         assert_eq!(a01.get((2, 2)), Some(&Data::Empty), "Null is an empty cell");
         let a02 = sheet(&bytes, "A02 Concentración");
@@ -1102,10 +863,7 @@ mod tests {
     fn xlsx_questions_have_the_dimension_column() {
         let bytes = xlsx(&fixture_study());
         let questions = sheet(&bytes, "preguntas");
-        assert_eq!(
-            header(&questions),
-            ["id", "texto", "idioma", "modelo", "seccion"]
-        );
+        assert_eq!(header(&questions), ["id", "texto", "idioma", "modelo", "seccion"]);
         assert_eq!(questions.height(), 4);
         assert_eq!(text(&questions, 2, 0), "P02");
         assert_eq!(text(&questions, 2, 3), "estándar");
@@ -1127,11 +885,7 @@ mod tests {
             text(&answers, 1, 6),
             "Página 0 — https://www.ejemplo0.com/p\nPágina 1 — https://www.ejemplo1.com/p"
         );
-        assert_eq!(
-            answers.get((3, 6)),
-            Some(&Data::Empty),
-            "no sources: empty cell"
-        );
+        assert_eq!(answers.get((3, 6)), Some(&Data::Empty), "no sources: empty cell");
         assert_eq!(text(&answers, 1, 7), "acme:pos; beta:neg");
     }
 
@@ -1162,21 +916,12 @@ mod tests {
 
     #[test]
     fn sheet_names_fit_excel_rules() {
-        assert_eq!(
-            table_sheet_name("A01", "Mención: [todas] / *?\\"),
-            "A01 Mención- -todas- - ---"
-        );
+        assert_eq!(table_sheet_name("A01", "Mención: [todas] / *?\\"), "A01 Mención- -todas- - ---");
         assert_eq!(table_sheet_name("A07", ""), "A07");
         let long = table_sheet_name("A10", &"x".repeat(40));
         assert_eq!(long.encode_utf16().count(), EXCEL_SHEET_NAME_MAX);
-        assert_eq!(
-            table_sheet_name("A02", "nombre 'citado'"),
-            "A02 nombre 'citado"
-        );
-        assert_eq!(
-            table_sheet_name("A03", "abcdefghijklmnopqrstuvwxyz a"),
-            "A03 abcdefghijklmnopqrstuvwxyz"
-        );
+        assert_eq!(table_sheet_name("A02", "nombre 'citado'"), "A02 nombre 'citado");
+        assert_eq!(table_sheet_name("A03", "abcdefghijklmnopqrstuvwxyz a"), "A03 abcdefghijklmnopqrstuvwxyz");
     }
 
     #[test]
@@ -1205,15 +950,7 @@ mod tests {
     fn fixture_sizes() {
         let zip = write_zip(fixture_entries(), DATE).unwrap();
         let book = xlsx(&fixture_study());
-        eprintln!(
-            "fixture zip: {} bytes, sha256 {}",
-            zip.len(),
-            sha256_hex(&zip)
-        );
-        eprintln!(
-            "fixture xlsx: {} bytes, sha256 {}",
-            book.len(),
-            sha256_hex(&book)
-        );
+        eprintln!("fixture zip: {} bytes, sha256 {}", zip.len(), sha256_hex(&zip));
+        eprintln!("fixture xlsx: {} bytes, sha256 {}", book.len(), sha256_hex(&book));
     }
 }

@@ -132,7 +132,12 @@ fn universe_charts(sheet: &Sheet) -> Vec<BarChart> {
                 .iter()
                 .map(|v| Row { label: v.valor.clone(), value: v.n_preguntas as u64, class: "barra".to_owned() })
                 .collect();
-            bar_chart(&format!("universo-{}", u.dimension), &format!("Preguntas por {}", u.etiqueta.to_lowercase()), "preguntas", rows)
+            bar_chart(
+                &format!("universo-{}", u.dimension),
+                &format!("Preguntas por {}", u.etiqueta.to_lowercase()),
+                "preguntas",
+                rows,
+            )
         })
         .collect()
 }
@@ -277,7 +282,8 @@ mod tests {
 
     #[test]
     fn bars_scale_to_the_largest_value_and_stack_in_rows() {
-        let chart = bar_chart("x", "Preguntas por producto", "preguntas", vec![row("a", 40), row("b", 20), row("c", 0)]);
+        let chart =
+            bar_chart("x", "Preguntas por producto", "preguntas", vec![row("a", 40), row("b", 20), row("c", 0)]);
         let lengths: Vec<f64> = chart.barras.iter().map(|b| b.largo).collect();
         assert_eq!(lengths, vec![MAX_BAR_PERCENT, MAX_BAR_PERCENT / 2.0, 0.0]);
         assert_eq!(chart.barras[1].y_etiqueta, ROW_HEIGHT + 15);

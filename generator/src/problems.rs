@@ -34,11 +34,7 @@ pub struct Problems {
 
 impl Problems {
     pub fn push(&mut self, file: &Path, location: impl Into<String>, message: impl Into<String>) {
-        self.list.push(Problem {
-            file: file.to_path_buf(),
-            location: location.into(),
-            message: message.into(),
-        });
+        self.list.push(Problem { file: file.to_path_buf(), location: location.into(), message: message.into() });
     }
 
     pub fn is_empty(&self) -> bool {

@@ -427,11 +427,31 @@ pub fn report(site: &Site<'_>, study: &Study, tables: &[Table], lang: Lang) -> R
 }
 
 const MONTHS_ES: [&str; 12] = [
-    "enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre",
+    "enero",
+    "febrero",
+    "marzo",
+    "abril",
+    "mayo",
+    "junio",
+    "julio",
+    "agosto",
+    "septiembre",
+    "octubre",
+    "noviembre",
     "diciembre",
 ];
 const MONTHS_EN: [&str; 12] = [
-    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
     "December",
 ];
 
@@ -462,18 +482,10 @@ fn design_facts(study: &Study, lang: Lang) -> Vec<[String; 2]> {
         fact("Industria", "Industry", format!("{} · {}", d.industria, d.subindustria)),
         fact("País", "Country", d.pais.join(", ")),
         fact("Idiomas de las preguntas", "Question languages", d.idioma.join(", ")),
-        fact(
-            "Corrida",
-            "Fieldwork",
-            format!("{} – {}", long_date(&dates.desde, lang), long_date(&dates.hasta, lang)),
-        ),
+        fact("Corrida", "Fieldwork", format!("{} – {}", long_date(&dates.desde, lang), long_date(&dates.hasta, lang))),
         fact("Preguntas", "Questions", study.questions.len().to_string()),
         fact("Respuestas", "Answers", study.answers.len().to_string()),
-        fact(
-            "Modelos",
-            "Models",
-            d.modelos.iter().map(|m| m.nombre.as_str()).collect::<Vec<_>>().join(", "),
-        ),
+        fact("Modelos", "Models", d.modelos.iter().map(|m| m.nombre.as_str()).collect::<Vec<_>>().join(", ")),
         fact("Marcas seguidas", "Tracked brands", study.brands.len().to_string()),
         fact(
             "Ponderación",
@@ -630,10 +642,7 @@ fn axis(metric: Metric, max: f64) -> (f64, Vec<(f64, f64)>) {
     let every = if steps > 6 { 2 } else { 1 };
     steps = steps.div_ceil(every) * every;
     let top = (steps as f64 * step).min(cap);
-    let ticks = (0..=steps)
-        .step_by(every)
-        .map(|i| (i as f64 / steps as f64, i as f64 * step))
-        .collect();
+    let ticks = (0..=steps).step_by(every).map(|i| (i as f64 / steps as f64, i as f64 * step)).collect();
     (top, ticks)
 }
 
@@ -647,8 +656,12 @@ fn metric_title(metric: Metric, lang: Lang) -> &'static str {
 
 fn source_line(table: &Table, lang: Lang) -> String {
     match lang {
-        Lang::Es => format!("Fuente: tabla {}, {}", table.id, translate_note(table.nota.as_deref().unwrap_or(""), lang)),
-        Lang::En => format!("Source: table {}, {}", table.id, translate_note(table.nota.as_deref().unwrap_or(""), lang)),
+        Lang::Es => {
+            format!("Fuente: tabla {}, {}", table.id, translate_note(table.nota.as_deref().unwrap_or(""), lang))
+        }
+        Lang::En => {
+            format!("Source: table {}, {}", table.id, translate_note(table.nota.as_deref().unwrap_or(""), lang))
+        }
     }
 }
 
@@ -704,13 +717,8 @@ fn fraction(value: Option<f64>, top: f64) -> f64 {
 
 fn model_chart(study: &Study, spec: &TableSpec, table: &Table, metric: Metric, lang: Lang) -> Chart {
     let unit = column_unit(spec, "total", false);
-    let models: Vec<(usize, &crate::model::ModelSpec)> = study
-        .design
-        .modelos
-        .iter()
-        .filter(|m| table.columnas.contains(&m.id))
-        .enumerate()
-        .collect();
+    let models: Vec<(usize, &crate::model::ModelSpec)> =
+        study.design.modelos.iter().filter(|m| table.columnas.contains(&m.id)).enumerate().collect();
     let brands: Vec<&str> = table.row_keys().take(BRANDS_BY_MODEL).collect();
     let max = brands
         .iter()
@@ -720,8 +728,12 @@ fn model_chart(study: &Study, spec: &TableSpec, table: &Table, metric: Metric, l
     let colour = |i: usize| PALETTE[i % PALETTE.len()];
     Chart {
         titulo: match lang {
-            Lang::Es => format!("{} por modelo, {} marcas con más {}", metric_title(metric, lang), brands.len(),
-                if metric == Metric::Mencion { "menciones" } else { "Protagonismo IA" }),
+            Lang::Es => format!(
+                "{} por modelo, {} marcas con más {}",
+                metric_title(metric, lang),
+                brands.len(),
+                if metric == Metric::Mencion { "menciones" } else { "Protagonismo IA" }
+            ),
             Lang::En => format!("{} by model, top {} brands", metric_title(metric, lang), brands.len()),
         },
         fuente: source_line(table, lang),
@@ -735,7 +747,11 @@ fn model_chart(study: &Study, spec: &TableSpec, table: &Table, metric: Metric, l
                     .iter()
                     .map(|(i, m)| {
                         let value = table.cell(brand, &m.id).and_then(Cell::as_f64);
-                        Bar { fraccion: fraction(value, top), texto: format_value(value, unit, lang), color: colour(*i) }
+                        Bar {
+                            fraccion: fraction(value, top),
+                            texto: format_value(value, unit, lang),
+                            color: colour(*i),
+                        }
                     })
                     .collect(),
             })
@@ -748,8 +764,10 @@ fn translate_note(note: &str, lang: Lang) -> String {
     let mut text = note.to_owned();
     if lang == Lang::En {
         for (es, en) in [
-            ("Promedio simple por pregunta; se omiten los pares en que ningún modelo nombra una marca.",
-             "Simple mean over questions; pairs where neither model names a brand are skipped."),
+            (
+                "Promedio simple por pregunta; se omiten los pares en que ningún modelo nombra una marca.",
+                "Simple mean over questions; pairs where neither model names a brand are skipped.",
+            ),
             ("Modelos ponderados por cuota de mercado", "Models weighted by market share"),
             ("Modelos con igual peso.", "Models weigh equally."),
             (" respuestas", " answers"),
@@ -777,8 +795,7 @@ pub fn display_key(study: &Study, key: &str) -> String {
 }
 
 fn table_view(study: &Study, spec: &TableSpec, table: &Table, lang: Lang) -> TableView {
-    let units: Vec<Unit> =
-        table.columnas.iter().enumerate().map(|(i, c)| column_unit(spec, c, i == 0)).collect();
+    let units: Vec<Unit> = table.columnas.iter().enumerate().map(|(i, c)| column_unit(spec, c, i == 0)).collect();
     let filas: Vec<Vec<String>> = table
         .filas
         .iter()
@@ -799,12 +816,7 @@ fn table_view(study: &Study, spec: &TableSpec, table: &Table, lang: Lang) -> Tab
         id: table.id.clone(),
         titulo: lang.pick(&table.titulo, &table.titulo_en).to_owned(),
         nota: translate_note(table.nota.as_deref().unwrap_or(""), lang),
-        columnas: table
-            .columnas
-            .iter()
-            .enumerate()
-            .map(|(i, c)| column_label(study, spec, c, i == 0, lang))
-            .collect(),
+        columnas: table.columnas.iter().enumerate().map(|(i, c)| column_label(study, spec, c, i == 0, lang)).collect(),
         numericas: units.iter().map(|u| !matches!(u, Unit::Text)).collect(),
         filas,
         fila_total,
@@ -929,11 +941,23 @@ fn colophon(site: &Site<'_>, study: &Study, lang: Lang) -> String {
     match lang {
         Lang::Es => format!(
             "{} · {} · {}. Informe generado a partir del paquete de datos {} versión {}, publicado el {}: cada número sale de las mismas tablas que el JSON y la planilla del paquete. Contacto: {}.",
-            service.nombre, service.editor, service.web, study.slug, d.version_paquete, long_date(&d.publicado, lang), service.contacto
+            service.nombre,
+            service.editor,
+            service.web,
+            study.slug,
+            d.version_paquete,
+            long_date(&d.publicado, lang),
+            service.contacto
         ),
         Lang::En => format!(
             "{} · {} · {}. Report generated from data package {} version {}, published {}: every number comes from the same tables as the package's JSON and spreadsheet. Contact: {}.",
-            service.nombre_en, service.editor, service.web, study.slug, d.version_paquete, long_date(&d.publicado, lang), service.contacto
+            service.nombre_en,
+            service.editor,
+            service.web,
+            study.slug,
+            d.version_paquete,
+            long_date(&d.publicado, lang),
+            service.contacto
         ),
     }
 }

@@ -14,13 +14,8 @@ use crate::fold::{fold, search_terms};
 use crate::model::Study;
 
 /// Fields a study is indexed by, with their ranking weights.
-pub const FIELDS: [(&str, f64); 5] = [
-    ("titulo", 3.0),
-    ("marcas", 2.0),
-    ("industria", 2.0),
-    ("preguntas", 1.5),
-    ("descripcion", 1.0),
-];
+pub const FIELDS: [(&str, f64); 5] =
+    [("titulo", 3.0), ("marcas", 2.0), ("industria", 2.0), ("preguntas", 1.5), ("descripcion", 1.0)];
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SearchIndex {
@@ -80,10 +75,7 @@ pub fn build_index(studies: &[Study]) -> SearchIndex {
         }
     }
     SearchIndex {
-        campos: FIELDS
-            .iter()
-            .map(|(campo, peso)| FieldWeight { campo: (*campo).to_owned(), peso: *peso })
-            .collect(),
+        campos: FIELDS.iter().map(|(campo, peso)| FieldWeight { campo: (*campo).to_owned(), peso: *peso }).collect(),
         documentos: studies
             .iter()
             .map(|s| SearchDocument {
@@ -93,14 +85,16 @@ pub fn build_index(studies: &[Study]) -> SearchIndex {
                 industria: s.design.industria.clone(),
                 pais: s.design.pais.clone(),
                 marcas: s.brands.iter().map(|b| b.nombre.clone()).collect(),
-                marcas_terminos: s.brands.iter().map(|b| crate::fold::terms(&fold(&b.nombre)).map(str::to_owned).collect()).collect(),
+                marcas_terminos: s
+                    .brands
+                    .iter()
+                    .map(|b| crate::fold::terms(&fold(&b.nombre)).map(str::to_owned).collect())
+                    .collect(),
             })
             .collect(),
         terminos: terminos
             .into_iter()
-            .map(|(term, postings)| {
-                (term, postings.into_iter().map(|((doc, field), tf)| [doc, field, tf]).collect())
-            })
+            .map(|(term, postings)| (term, postings.into_iter().map(|((doc, field), tf)| [doc, field, tf]).collect()))
             .collect(),
     }
 }
@@ -242,8 +236,6 @@ fn matching_brands<'a>(document: &'a SearchDocument, matches: &[(&str, &str, &st
         .map(|(name, _)| name.as_str())
         .collect()
 }
-
-
 
 #[cfg(test)]
 mod tests {

@@ -52,9 +52,8 @@ impl Templates {
     /// Renders template `name` with a serializable context.
     pub fn render<T: Serialize>(&self, name: &str, context: &T) -> Result<Vec<u8>> {
         let template = self.env.get_template(name).with_context(|| format!("templates/{name}"))?;
-        let text = template
-            .render(Value::from(Serde(context)))
-            .with_context(|| format!("al renderizar templates/{name}"))?;
+        let text =
+            template.render(Value::from(Serde(context))).with_context(|| format!("al renderizar templates/{name}"))?;
         Ok(text.into_bytes())
     }
 }
@@ -74,10 +73,9 @@ pub fn thousands(n: u64) -> String {
 
 /// A whole number from a number or a string of digits ("990000"), for the `miles` filter.
 fn count_of(value: &Value) -> Result<u64, minijinja::Error> {
-    u64::try_from(value.clone())
-        .ok()
-        .or_else(|| value.as_str().and_then(|s| s.parse().ok()))
-        .ok_or_else(|| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, format!("miles: {value} no es un número entero")))
+    u64::try_from(value.clone()).ok().or_else(|| value.as_str().and_then(|s| s.parse().ok())).ok_or_else(|| {
+        minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, format!("miles: {value} no es un número entero"))
+    })
 }
 
 /// `"0.99" | coma` → "0,99": a decimal written with the Spanish decimal comma.

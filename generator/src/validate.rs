@@ -11,8 +11,7 @@ use std::path::Path;
 
 use crate::analysis::Table;
 use crate::load::{
-    ANSWERS_FILE, BRANDS_FILE, FINDINGS_FILE, METRICS_FILE, QUESTIONS_FILE, SERVICE_FILE,
-    STUDIES_DIR, STUDY_FILE,
+    ANSWERS_FILE, BRANDS_FILE, FINDINGS_FILE, METRICS_FILE, QUESTIONS_FILE, SERVICE_FILE, STUDIES_DIR, STUDY_FILE,
 };
 use crate::model::{Metric, MetricDefinition, ServiceSettings, Study, TableKind, TableSpec};
 use crate::problems::Problems;
@@ -74,7 +73,11 @@ fn check_service(file: &Path, s: &ServiceSettings, p: &mut Problems) {
     if let Some(solana) = &s.pagar_a_solana
         && !is_solana_address(solana)
     {
-        p.push(file, "campo `pagar_a_solana`", "se esperaba una dirección de Solana: clave pública de 32 bytes en base58");
+        p.push(
+            file,
+            "campo `pagar_a_solana`",
+            "se esperaba una dirección de Solana: clave pública de 32 bytes en base58",
+        );
     }
     for (field, value) in [
         ("privacidad.titulo", &s.privacidad.titulo),
@@ -96,7 +99,11 @@ fn check_metric_definitions(file: &Path, metrics: &[MetricDefinition], p: &mut P
             p.push(file, format!("metricas[{i}].id"), format!("`{}` está repetida", m.id));
         }
         if !known.contains(&m.id.as_str()) {
-            p.push(file, format!("metricas[{i}].id"), format!("`{}` no es una métrica conocida ({})", m.id, known.join(", ")));
+            p.push(
+                file,
+                format!("metricas[{i}].id"),
+                format!("`{}` no es una métrica conocida ({})", m.id, known.join(", ")),
+            );
         }
     }
     for id in known {
@@ -179,10 +186,18 @@ fn check_design(file: &Path, study: &Study, p: &mut Problems) {
         }
         for (j, value) in dim.valores.iter().enumerate() {
             if RESERVED_NAMES.contains(&value.as_str()) {
-                p.push(file, format!("dimensiones[{i}].valores[{j}]"), format!("`{value}` es un nombre reservado de las tablas ({})", RESERVED_NAMES.join(", ")));
+                p.push(
+                    file,
+                    format!("dimensiones[{i}].valores[{j}]"),
+                    format!("`{value}` es un nombre reservado de las tablas ({})", RESERVED_NAMES.join(", ")),
+                );
             }
             if dim.id == crate::model::LANGUAGE_DIMENSION && !d.idioma.contains(value) {
-                p.push(file, format!("dimensiones[{i}].valores[{j}]"), format!("`{value}` no está en `idioma` del estudio ({})", d.idioma.join(", ")));
+                p.push(
+                    file,
+                    format!("dimensiones[{i}].valores[{j}]"),
+                    format!("`{value}` no está en `idioma` del estudio ({})", d.idioma.join(", ")),
+                );
             }
         }
         unique_ids(file, &format!("dimensiones[{i}].valores"), dim.valores.iter().map(String::as_str), p);
@@ -195,7 +210,11 @@ fn check_design(file: &Path, study: &Study, p: &mut Problems) {
         let valid = !model.id.is_empty()
             && model.id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-._".contains(&b));
         if !valid {
-            p.push(file, format!("modelos[{i}].id"), format!("`{}`: minúsculas ASCII, dígitos, `-`, `.` y `_`", model.id));
+            p.push(
+                file,
+                format!("modelos[{i}].id"),
+                format!("`{}`: minúsculas ASCII, dígitos, `-`, `.` y `_`", model.id),
+            );
         }
         if RESERVED_NAMES.contains(&model.id.as_str()) {
             p.push(file, format!("modelos[{i}].id"), format!("`{}` es un nombre reservado de las tablas", model.id));
@@ -226,9 +245,7 @@ fn check_design(file: &Path, study: &Study, p: &mut Problems) {
 }
 
 fn check_table_spec(file: &Path, at: &str, spec: &TableSpec, study: &Study, p: &mut Problems) {
-    let id_ok = spec.id.len() >= 3
-        && spec.id.starts_with('A')
-        && spec.id[1..].bytes().all(|b| b.is_ascii_digit());
+    let id_ok = spec.id.len() >= 3 && spec.id.starts_with('A') && spec.id[1..].bytes().all(|b| b.is_ascii_digit());
     if !id_ok {
         p.push(file, format!("{at}.id"), format!("`{}`: se esperaba A seguida de dígitos (A01)", spec.id));
     }
@@ -311,11 +328,9 @@ fn check_brands(file: &Path, study: &Study, p: &mut Problems) {
                 continue;
             }
             match alias_owner.get(&folded) {
-                Some(owner) if *owner != brand.id => p.push(
-                    file,
-                    at,
-                    format!("`{alias}` ya es nombre o alias de `{owner}`: una mención sería ambigua"),
-                ),
+                Some(owner) if *owner != brand.id => {
+                    p.push(file, at, format!("`{alias}` ya es nombre o alias de `{owner}`: una mención sería ambigua"))
+                }
                 _ => {
                     alias_owner.insert(folded, &brand.id);
                 }
@@ -449,14 +464,20 @@ fn check_finding_references(file: &Path, study: &Study, p: &mut Problems) {
     unique_ids(file, "hallazgos", study.findings.iter().map(|f| f.id.as_str()), p);
     let answers: BTreeSet<&str> = study.answers.iter().map(|a| a.id.as_str()).collect();
     for (i, f) in study.findings.iter().enumerate() {
-        for (field, value) in [("tipo", &f.tipo), ("seccion", &f.seccion), ("texto", &f.texto), ("texto_en", &f.texto_en)] {
+        for (field, value) in
+            [("tipo", &f.tipo), ("seccion", &f.seccion), ("texto", &f.texto), ("texto_en", &f.texto_en)]
+        {
             if value.trim().is_empty() {
                 p.push(file, format!("hallazgos[{i}].{field}"), "no puede estar vacío");
             }
         }
         for (j, b) in f.respaldo.iter().enumerate() {
             if !study.design.analisis.iter().any(|t| t.id == b.tabla) {
-                p.push(file, format!("hallazgos[{i}].respaldo[{j}].tabla"), format!("`{}` no es una tabla de `analisis`", b.tabla));
+                p.push(
+                    file,
+                    format!("hallazgos[{i}].respaldo[{j}].tabla"),
+                    format!("`{}` no es una tabla de `analisis`", b.tabla),
+                );
             }
             if b.decimales > 4 {
                 p.push(file, format!("hallazgos[{i}].respaldo[{j}].decimales"), "se publican a lo sumo 4 decimales");
@@ -502,23 +523,46 @@ pub fn check_findings(root: &Path, study: &Study, tables: &[Table]) -> Problems 
             let at = format!("hallazgos[{i}].respaldo[{j}]");
             let Some(table) = tables.iter().find(|t| t.id == b.tabla) else { continue };
             if !table.row_keys().any(|k| k == b.fila) {
-                p.push(&file, format!("{at}.fila"), format!("`{}` no es una fila de {} ({})", b.fila, table.id, table.row_keys().collect::<Vec<_>>().join(", ")));
+                p.push(
+                    &file,
+                    format!("{at}.fila"),
+                    format!(
+                        "`{}` no es una fila de {} ({})",
+                        b.fila,
+                        table.id,
+                        table.row_keys().collect::<Vec<_>>().join(", ")
+                    ),
+                );
                 continue;
             }
             if !table.columnas.contains(&b.columna) {
-                p.push(&file, format!("{at}.columna"), format!("`{}` no es una columna de {} ({})", b.columna, table.id, table.columnas.join(", ")));
+                p.push(
+                    &file,
+                    format!("{at}.columna"),
+                    format!("`{}` no es una columna de {} ({})", b.columna, table.id, table.columnas.join(", ")),
+                );
                 continue;
             }
             let computed = table.cell(&b.fila, &b.columna).and_then(|c| c.as_f64());
             let tolerance = 0.5 * 10f64.powi(-(b.decimales as i32)) + 1e-9;
             match computed {
-                None => p.push(&file, at.clone(), format!("la celda {} / {} / {} no tiene valor numérico", table.id, b.fila, b.columna)),
+                None => p.push(
+                    &file,
+                    at.clone(),
+                    format!("la celda {} / {} / {} no tiene valor numérico", table.id, b.fila, b.columna),
+                ),
                 Some(value) if (value - b.valor).abs() > tolerance => p.push(
                     &file,
                     format!("{at}.valor"),
                     format!(
                         "el hallazgo `{}` dice {} pero {} / {} / {} da {} (tolerancia ±{})",
-                        f.id, b.valor, table.id, b.fila, b.columna, value, 0.5 * 10f64.powi(-(b.decimales as i32))
+                        f.id,
+                        b.valor,
+                        table.id,
+                        b.fila,
+                        b.columna,
+                        value,
+                        0.5 * 10f64.powi(-(b.decimales as i32))
                     ),
                 ),
                 Some(_) => {}
@@ -623,7 +667,6 @@ pub fn is_solana_address(value: &str) -> bool {
 pub fn is_evm_address(value: &str) -> bool {
     value.len() == 42 && value.starts_with("0x") && value[2..].bytes().all(|b| b.is_ascii_hexdigit())
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -16,7 +16,6 @@ fn check(content: &Path) -> Output {
         .expect("generator runs")
 }
 
-
 /// Replaces line `n` (1-based) of a file.
 fn edit_line(path: &Path, n: usize, edit: impl FnOnce(&str) -> String) {
     let text = std::fs::read_to_string(path).expect("read");
@@ -52,10 +51,16 @@ fn a_broken_copy_lists_every_problem_with_its_place() {
 
     // 2-4. Another study's answers: unknown question, unknown model, duplicate id.
     let answers = study("banca-2026", "respuestas.jsonl");
-    edit_line(&answers, 2, |line| line.replacen(&format!("\"pregunta\":\"{}\"", field(line, "pregunta")), "\"pregunta\":\"P-NO-EXISTE\"", 1));
-    edit_line(&answers, 3, |line| line.replacen(&format!("\"modelo\":\"{}\"", field(line, "modelo")), "\"modelo\":\"gpt-9-turbo\"", 1));
+    edit_line(&answers, 2, |line| {
+        line.replacen(&format!("\"pregunta\":\"{}\"", field(line, "pregunta")), "\"pregunta\":\"P-NO-EXISTE\"", 1)
+    });
+    edit_line(&answers, 3, |line| {
+        line.replacen(&format!("\"modelo\":\"{}\"", field(line, "modelo")), "\"modelo\":\"gpt-9-turbo\"", 1)
+    });
     let first_id = field(std::fs::read_to_string(&answers).expect("read").lines().next().expect("line"), "id");
-    edit_line(&answers, 5, |line| line.replacen(&format!("\"id\":\"{}\"", field(line, "id")), &format!("\"id\":\"{first_id}\""), 1));
+    edit_line(&answers, 5, |line| {
+        line.replacen(&format!("\"id\":\"{}\"", field(line, "id")), &format!("\"id\":\"{first_id}\""), 1)
+    });
 
     // 5. A finding value off by 0.05 in a third study.
     let findings = study("seguros-automotores-2026", "hallazgos.toml");
@@ -74,9 +79,18 @@ fn a_broken_copy_lists_every_problem_with_its_place() {
     let cosmetica = questions.display().to_string();
     assert!(stderr.contains(&format!("{cosmetica}: línea 3: JSON inválido")), "bad JSON line:\n{stderr}");
     let banca = answers.display().to_string();
-    assert!(stderr.contains(&format!("{banca}: línea 2, campo `pregunta`: `P-NO-EXISTE` no está en preguntas.jsonl")), "unknown question:\n{stderr}");
-    assert!(stderr.contains(&format!("{banca}: línea 3, campo `modelo`: `gpt-9-turbo` no está en `modelos`")), "unknown model:\n{stderr}");
-    assert!(stderr.contains(&format!("{banca}: línea 5, campo `id`: `{first_id}` está repetido")), "duplicate id:\n{stderr}");
+    assert!(
+        stderr.contains(&format!("{banca}: línea 2, campo `pregunta`: `P-NO-EXISTE` no está en preguntas.jsonl")),
+        "unknown question:\n{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{banca}: línea 3, campo `modelo`: `gpt-9-turbo` no está en `modelos`")),
+        "unknown model:\n{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{banca}: línea 5, campo `id`: `{first_id}` está repetido")),
+        "duplicate id:\n{stderr}"
+    );
     let seguros = findings.display().to_string();
     assert!(stderr.contains(&seguros) && stderr.contains(".valor: el hallazgo"), "finding off by 0.05:\n{stderr}");
     assert!(stderr.lines().last().is_some_and(|l| l.ends_with("problemas")), "a count closes the list:\n{stderr}");
@@ -91,7 +105,8 @@ fn missing_files_and_type_errors_are_located() {
     std::fs::remove_file(content.join("estudios/farma-2026/marcas.toml")).expect("remove");
     let service = content.join("servicio.toml");
     let text = std::fs::read_to_string(&service).expect("read");
-    std::fs::write(&service, text.replace("vigencia_enlaces_dias = 7", "vigencia_enlaces_dias = \"siete\"")).expect("write");
+    std::fs::write(&service, text.replace("vigencia_enlaces_dias = 7", "vigencia_enlaces_dias = \"siete\""))
+        .expect("write");
 
     let output = check(&content);
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -99,4 +99,3 @@ fn without_reports_and_without_a_choice_it_says_what_to_do() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no-existe"));
 }
-

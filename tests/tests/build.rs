@@ -160,7 +160,15 @@ fn openapi_passes_a_real_validator() {
     assert_eq!(spec["openapi"], "3.1.0");
     assert_eq!(spec["info"]["version"], "1.0.0");
     let paths = spec["paths"].as_object().expect("paths");
-    for path in ["/catalogo", "/estudio/{slug}/ficha", "/estudio/{slug}", "/buscar", "/metricas", "/descarga/{archivo}", "/llms.txt"] {
+    for path in [
+        "/catalogo",
+        "/estudio/{slug}/ficha",
+        "/estudio/{slug}",
+        "/buscar",
+        "/metricas",
+        "/descarga/{archivo}",
+        "/llms.txt",
+    ] {
         assert!(paths.contains_key(path), "openapi lacks {path}");
     }
     let paid = &spec["paths"]["/estudio/{slug}"]["get"];
@@ -188,10 +196,38 @@ fn openapi_passes_a_real_validator() {
 
 /// Every field the issue lists for a sheet.
 const SHEET_FIELDS: &[&str] = &[
-    "slug", "nombre", "nombre_en", "descripcion", "descripcion_en", "industria", "subindustria", "pais", "idioma",
-    "precio_usd", "moneda", "fecha_corrida", "n_preguntas", "n_respuestas", "n_analisis", "n_hallazgos", "modelos",
-    "metricas_usadas", "contenido", "tags", "version_paquete", "generado", "archivos", "metodologia", "universo",
-    "analisis_indice", "hallazgos_indice", "ejemplos", "como_citar", "nota", "urls", "como_comprar",
+    "slug",
+    "nombre",
+    "nombre_en",
+    "descripcion",
+    "descripcion_en",
+    "industria",
+    "subindustria",
+    "pais",
+    "idioma",
+    "precio_usd",
+    "moneda",
+    "fecha_corrida",
+    "n_preguntas",
+    "n_respuestas",
+    "n_analisis",
+    "n_hallazgos",
+    "modelos",
+    "metricas_usadas",
+    "contenido",
+    "tags",
+    "version_paquete",
+    "generado",
+    "archivos",
+    "metodologia",
+    "universo",
+    "analisis_indice",
+    "hallazgos_indice",
+    "ejemplos",
+    "como_citar",
+    "nota",
+    "urls",
+    "como_comprar",
 ];
 
 #[test]
@@ -213,14 +249,19 @@ fn every_sheet_has_every_field() {
         for m in sheet["modelos"].as_array().expect("modelos") {
             assert!(m["modelo"].is_string() && m["respuestas"].is_u64());
         }
-        let models: u64 = sheet["modelos"].as_array().expect("modelos").iter().map(|m| m["respuestas"].as_u64().expect("n")).sum();
+        let models: u64 =
+            sheet["modelos"].as_array().expect("modelos").iter().map(|m| m["respuestas"].as_u64().expect("n")).sum();
         assert_eq!(Some(models), sheet["n_respuestas"].as_u64());
         let contents = sheet["contenido"].as_object().expect("contenido");
         for key in ["ficha", "diseno", "analisis", "metricas", "respuestas"] {
             assert!(contents.contains_key(key), "{slug}: contenido lacks {key}");
         }
         let has_findings = sheet["n_hallazgos"].as_u64() != Some(0);
-        assert_eq!(contents.contains_key("hallazgos"), has_findings, "{slug}: `hallazgos` only when there are findings");
+        assert_eq!(
+            contents.contains_key("hallazgos"),
+            has_findings,
+            "{slug}: `hallazgos` only when there are findings"
+        );
         let findings = &sheet["hallazgos_indice"];
         if !has_findings {
             assert_eq!(findings["total"], 0);
@@ -231,7 +272,11 @@ fn every_sheet_has_every_field() {
         for (kind, ext) in [("json", "json"), ("zip", "zip")] {
             let bytes = std::fs::read(dist.join(format!("private/descargas/{slug}.{ext}"))).expect("download");
             assert_eq!(sheet["archivos"][kind]["bytes"].as_u64(), Some(bytes.len() as u64), "{slug} {kind} bytes");
-            assert_eq!(sheet["archivos"][kind]["sha256"].as_str(), Some(sha256_hex(&bytes).as_str()), "{slug} {kind} sha256");
+            assert_eq!(
+                sheet["archivos"][kind]["sha256"].as_str(),
+                Some(sha256_hex(&bytes).as_str()),
+                "{slug} {kind} sha256"
+            );
         }
         assert!(sheet["archivos"]["zip"]["contiene"].as_array().is_some_and(|c| c.len() >= 3));
         for m in sheet["metodologia"].as_array().expect("metodologia") {
@@ -241,7 +286,12 @@ fn every_sheet_has_every_field() {
             let values = u["valores"].as_array().expect("valores");
             assert_eq!(u["n_valores"].as_u64(), Some(values.len() as u64));
             let total: u64 = values.iter().map(|v| v["n_preguntas"].as_u64().expect("n")).sum();
-            assert_eq!(Some(total), sheet["n_preguntas"].as_u64(), "{slug}: every question has one value of {}", u["dimension"]);
+            assert_eq!(
+                Some(total),
+                sheet["n_preguntas"].as_u64(),
+                "{slug}: every question has one value of {}",
+                u["dimension"]
+            );
         }
         for t in sheet["analisis_indice"].as_array().expect("indice") {
             for key in ["id", "nombre", "titulo", "columnas", "filas"] {
@@ -257,10 +307,15 @@ fn every_sheet_has_every_field() {
             assert!(q["id"].is_string() && q["texto"].is_string() && q["modelo"].is_string());
         }
         for key in ["comprar", "comprar_resumen", "catalogo"] {
-            assert!(sheet["urls"][key].as_str().is_some_and(|u| u.starts_with(&base)), "{slug}: urls.{key} is absolute");
+            assert!(
+                sheet["urls"][key].as_str().is_some_and(|u| u.starts_with(&base)),
+                "{slug}: urls.{key} is absolute"
+            );
         }
         let buy = &sheet["como_comprar"];
-        for key in ["protocolo", "moneda", "modo", "redes", "pasos", "vistas", "no_se_cobra_si", "tope_de_tu_cliente", "en"] {
+        for key in
+            ["protocolo", "moneda", "modo", "redes", "pasos", "vistas", "no_se_cobra_si", "tope_de_tu_cliente", "en"]
+        {
             assert!(buy.get(key).is_some(), "{slug}: como_comprar lacks {key}");
         }
         assert_eq!(buy["pasos"].as_array().map(Vec::len), Some(3));
@@ -285,7 +340,8 @@ fn numbers<'a>(value: &'a Value, key: &'a str, out: &mut Vec<(&'a str, f64)>) {
 fn sheets_leak_nothing_paid() {
     let dist = built();
     for slug in SLUGS {
-        let sheet_text = std::fs::read_to_string(dist.join(format!("public/estudio/{slug}/ficha.json"))).expect("sheet");
+        let sheet_text =
+            std::fs::read_to_string(dist.join(format!("public/estudio/{slug}/ficha.json"))).expect("sheet");
         let sheet: Value = serde_json::from_str(&sheet_text).expect("sheet parses");
         let package = read_json(&dist.join(format!("private/descargas/{slug}.json")));
         // No finding text.
@@ -404,7 +460,16 @@ fn manifest_routes_and_downloads_point_at_real_files() {
         assert!(route["etag"].as_str().is_some_and(|e| e.starts_with('"') && e.len() > 10));
         assert!(route["tipo"].is_string());
     }
-    for url in ["/", "/catalogo", "/metricas", "/openapi.json", "/llms.txt", "/.well-known/x402", "/privacidad", "/estudio/banca-2026/ficha"] {
+    for url in [
+        "/",
+        "/catalogo",
+        "/metricas",
+        "/openapi.json",
+        "/llms.txt",
+        "/.well-known/x402",
+        "/privacidad",
+        "/estudio/banca-2026/ficha",
+    ] {
         assert!(gate["rutas"].get(url).is_some(), "manifest lacks route {url}");
     }
     for (name, file) in gate["descargas"].as_object().expect("descargas") {
@@ -448,8 +513,11 @@ fn a_broken_study_fails_the_build_and_leaves_dist_untouched() {
 }
 
 fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, String)> {
-    files_under(dir).into_iter().map(|f| {
-        let hash = sha256_hex(&std::fs::read(dir.join(&f)).expect("read"));
-        (f, hash)
-    }).collect()
+    files_under(dir)
+        .into_iter()
+        .map(|f| {
+            let hash = sha256_hex(&std::fs::read(dir.join(&f)).expect("read"));
+            (f, hash)
+        })
+        .collect()
 }

@@ -70,7 +70,8 @@ fn read_response(stream: &mut TcpStream) -> Response {
         .filter_map(|line| line.split_once(':'))
         .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
         .collect();
-    let length: usize = headers.iter().find(|(n, _)| n == "content-length").expect("content-length").1.parse().expect("number");
+    let length: usize =
+        headers.iter().find(|(n, _)| n == "content-length").expect("content-length").1.parse().expect("number");
     let mut body = vec![0u8; length];
     stream.read_exact(&mut body).expect("whole body");
     Response { status, headers, body }
@@ -140,7 +141,10 @@ async fn downloads_go_out_whole_on_kept_alive_connections() {
         let mut all = Vec::new();
         head.read_to_end(&mut all).expect("head");
         let text = String::from_utf8_lossy(&all);
-        assert!(text.starts_with("HTTP/1.1 200 OK") && text.to_ascii_lowercase().contains(&format!("content-length: {bytes}")));
+        assert!(
+            text.starts_with("HTTP/1.1 200 OK")
+                && text.to_ascii_lowercase().contains(&format!("content-length: {bytes}"))
+        );
         assert!(text.ends_with("\r\n\r\n"), "no body after a HEAD");
     }
 }

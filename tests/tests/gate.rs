@@ -85,7 +85,8 @@ async fn unknown_paths_and_wrong_methods_get_json_errors() {
     expect_error(post, 405).await;
     let delete = client.delete(gate.url("/estudio/banca-2026")).send().await.expect("delete");
     expect_error(delete, 405).await;
-    let preflight = client.request(reqwest::Method::OPTIONS, gate.url("/estudio/banca-2026")).send().await.expect("options");
+    let preflight =
+        client.request(reqwest::Method::OPTIONS, gate.url("/estudio/banca-2026")).send().await.expect("options");
     assert_eq!(preflight.status(), 204);
     assert!(header(&preflight, "access-control-allow-headers").unwrap_or_default().contains("PAYMENT-SIGNATURE"));
 }
@@ -116,7 +117,9 @@ async fn search_ranks_by_topic_industry_country_and_brand() {
     assert_eq!(first(&hotels), "cadenas-hoteleras-cono-sur-2026");
     let result = &hotels["resultados"][0];
     assert!(result["por_que"].as_array().is_some_and(|w| !w.is_empty()));
-    assert!(result["urls"]["comprar"].as_str().is_some_and(|u| u.ends_with("/estudio/cadenas-hoteleras-cono-sur-2026")));
+    assert!(
+        result["urls"]["comprar"].as_str().is_some_and(|u| u.ends_with("/estudio/cadenas-hoteleras-cono-sur-2026"))
+    );
     assert_eq!(search("zzzxxyy").await["total"], 0);
 
     expect_error(get(&client, &gate.url("/buscar")).await, 400).await;
@@ -277,12 +280,7 @@ async fn the_buyer_client_pays_like_an_official_client() {
 
 /// Sends a `PAYMENT-SIGNATURE` value to banca-2026 and returns the response.
 async fn pay_with(gate: &TestGate, client: &reqwest::Client, value: &str) -> reqwest::Response {
-    client
-        .get(gate.url("/estudio/banca-2026"))
-        .header("PAYMENT-SIGNATURE", value)
-        .send()
-        .await
-        .expect("request")
+    client.get(gate.url("/estudio/banca-2026")).header("PAYMENT-SIGNATURE", value).send().await.expect("request")
 }
 
 /// A refused payment: the status, a JSON error, the 402 object again, and no study.
@@ -359,15 +357,33 @@ async fn payments_that_do_not_match_or_do_not_verify_are_refused() {
             },
             "signature",
         ),
-        ("signed under Base mainnet's domain", signed_header(&accepted, &key, |_, d| { d.name = "USD Coin".into(); d.chain_id = 8453; }), "signature"),
+        (
+            "signed under Base mainnet's domain",
+            signed_header(&accepted, &key, |_, d| {
+                d.name = "USD Coin".into();
+                d.chain_id = 8453;
+            }),
+            "signature",
+        ),
         ("signed for another chain", signed_header(&accepted, &key, |_, d| d.chain_id = 8453), "signature"),
         ("one unit short", signed_header(&accepted, &key, |a, _| a.value = units(989_999)), "value"),
         ("one unit over", signed_header(&accepted, &key, |a, _| a.value = units(990_001)), "value"),
-        ("expired", signed_header(&accepted, &key, |a, _| { a.valid_after = now() - 1000; a.valid_before = now() - 1; }), "valid_before"),
+        (
+            "expired",
+            signed_header(&accepted, &key, |a, _| {
+                a.valid_after = now() - 1000;
+                a.valid_before = now() - 1;
+            }),
+            "valid_before",
+        ),
         ("too close to expiry", signed_header(&accepted, &key, |a, _| a.valid_before = now() + 2), "valid_before"),
         ("absurdly far", signed_header(&accepted, &key, |a, _| a.valid_before = now() + 86_400 * 30), "valid_before"),
         ("not yet valid", signed_header(&accepted, &key, |a, _| a.valid_after = now() + 600), "valid_after"),
-        ("another recipient", signed_header(&accepted, &key, |a, _| a.to = address("0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC")), "recipient"),
+        (
+            "another recipient",
+            signed_header(&accepted, &key, |a, _| a.to = address("0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC")),
+            "recipient",
+        ),
     ];
     for (name, value, code) in cases {
         let response = pay_with(&gate, &client, &value).await;
@@ -484,8 +500,7 @@ async fn facilitator_failures_deliver_nothing_and_the_gate_keeps_serving() {
     ];
     for (name, url, status, code) in cases {
         let timeout = std::time::Duration::from_millis(if name == "slow" { 3000 } else { 800 });
-        let facilitator = gate::facilitator::http::HttpFacilitator::new(&url, None, timeout)
-            .expect("client");
+        let facilitator = gate::facilitator::http::HttpFacilitator::new(&url, None, timeout).expect("client");
         let gate = Arc::new(start_with(dist, Arc::new(facilitator)));
         let header = signed_header(&accepted, &key, |_, _| {});
         let purchase = {

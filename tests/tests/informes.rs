@@ -64,7 +64,11 @@ fn shown(value: f64, how: Shown, lang: &str) -> String {
         Shown::Signed => format!("{value:.2}"),
         Shown::Whole => format!("{value:.0}"),
     };
-    let text = if text.trim_start_matches(['-', '0', '.']).is_empty() { text.replace('-', "") } else { text.replace('-', "\u{2212}") };
+    let text = if text.trim_start_matches(['-', '0', '.']).is_empty() {
+        text.replace('-', "")
+    } else {
+        text.replace('-', "\u{2212}")
+    };
     if lang == "es" { text.replace('.', ",") } else { text }
 }
 
@@ -85,7 +89,11 @@ fn column_shown(spec: &TableSpec, column: &str) -> Option<Shown> {
         "con_marca" | "top1_lider" | "tasa" | "top1_coincide" => Some(Shown::Percent),
         "hhi_sov" | "hhi_top1" => Some(Shown::Whole),
         "jaccard" => Some(Shown::Two),
-        _ if matches!(spec.tipo, TableKind::MarcaPorModelo | TableKind::MarcaPorDimension | TableKind::ModeloPorDimension) => {
+        _ if matches!(
+            spec.tipo,
+            TableKind::MarcaPorModelo | TableKind::MarcaPorDimension | TableKind::ModeloPorDimension
+        ) =>
+        {
             spec.metricas.first().map(|m| metric_shown(*m))
         }
         _ => None,
@@ -110,7 +118,8 @@ fn cell(table: &Value, row: &str, column: &str) -> Value {
 /// The loaded study (its table specs say which metric a crossed table shows).
 fn content_study(slug: &str) -> &'static Study {
     static CHECKED: std::sync::OnceLock<generator::Checked> = std::sync::OnceLock::new();
-    let checked = CHECKED.get_or_init(|| generator::check(&content_dir()).unwrap_or_else(|p| panic!("content checks: {p}")));
+    let checked =
+        CHECKED.get_or_init(|| generator::check(&content_dir()).unwrap_or_else(|p| panic!("content checks: {p}")));
     checked.content.studies.iter().find(|s| s.slug == slug).expect("study")
 }
 
@@ -124,8 +133,10 @@ fn four_or_more_studies_ship_both_reports_and_the_rest_none() {
         if !dir.is_dir() {
             continue;
         }
-        let mut names: Vec<String> =
-            std::fs::read_dir(&dir).expect("dir").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
         names.sort();
         assert_eq!(names, ["informe-en.pdf", "informe-es.pdf"], "{slug}");
     }
@@ -168,7 +179,10 @@ fn zips_carry_exactly_the_committed_reports() {
                 .expect("entry")
                 .read_to_end(&mut inner)
                 .expect("read");
-            assert!(inner == std::fs::read(report_path(slug, lang)).expect("committed pdf"), "{slug} {lang}: ZIP holds the committed bytes");
+            assert!(
+                inner == std::fs::read(report_path(slug, lang)).expect("committed pdf"),
+                "{slug} {lang}: ZIP holds the committed bytes"
+            );
         }
     }
 }
@@ -252,7 +266,9 @@ fn spanish_and_english_reports_differ_in_language() {
         let package = read_json(&dist.join(format!("private/descargas/{slug}.json")));
         let es = squash(&pdf_text(&report_path(slug, "es")));
         let en = squash(&pdf_text(&report_path(slug, "en")));
-        for word in ["Hallazgos", "Metodología", "Tablas de análisis", "Definiciones de las métricas", "Tasa de mención"] {
+        for word in
+            ["Hallazgos", "Metodología", "Tablas de análisis", "Definiciones de las métricas", "Tasa de mención"]
+        {
             assert!(es.contains(word), "{slug} es: `{word}`");
             assert!(!en.contains(word), "{slug} en: no `{word}`");
         }

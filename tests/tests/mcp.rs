@@ -118,18 +118,32 @@ async fn initialize_negotiates_and_ping_and_notifications_work_on_both_endpoints
         let instructions = result["instructions"].as_str().expect("instructions");
         assert!(instructions.contains("x402") && instructions.contains("\n\nEN: "), "{instructions}");
         if path == "/mcp" {
-            assert!(instructions.contains("comprar_estudio") && instructions.contains("x402/payment"), "{instructions}");
+            assert!(
+                instructions.contains("comprar_estudio") && instructions.contains("x402/payment"),
+                "{instructions}"
+            );
         } else {
             assert!(instructions.contains("/mcp (herramienta comprar_estudio)"), "{instructions}");
         }
-        for (asked, answered) in [("2025-06-18", "2025-06-18"), ("2025-03-26", "2025-03-26"), ("2024-11-05", VERSION), ("2099-01-01", VERSION)] {
-            let init = mcp.request("initialize", json!({"protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}})).await;
+        for (asked, answered) in [
+            ("2025-06-18", "2025-06-18"),
+            ("2025-03-26", "2025-03-26"),
+            ("2024-11-05", VERSION),
+            ("2099-01-01", VERSION),
+        ] {
+            let init = mcp
+                .request(
+                    "initialize",
+                    json!({"protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}),
+                )
+                .await;
             assert_eq!(init["result"]["protocolVersion"], answered, "{asked}");
         }
         let missing = mcp.request("initialize", json!({"capabilities": {}})).await;
         assert_eq!(missing["error"]["code"], -32602);
 
-        let notification = mcp.post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).send().await.expect("POST");
+        let notification =
+            mcp.post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).send().await.expect("POST");
         assert_eq!(notification.status(), 202);
         assert!(notification.headers().get("mcp-session-id").is_none());
         assert!(notification.bytes().await.expect("body").is_empty(), "202 has no body");
@@ -148,7 +162,9 @@ async fn initialize_negotiates_and_ping_and_notifications_work_on_both_endpoints
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_are_listed_with_titles_schemas_and_hints_and_the_catalog_has_no_purchase() {
     let gate = start_local(built());
-    for (path, expected) in [("/mcp", [&FREE_TOOLS[..], &["comprar_estudio"]].concat()), ("/mcp/catalogo", FREE_TOOLS.to_vec())] {
+    for (path, expected) in
+        [("/mcp", [&FREE_TOOLS[..], &["comprar_estudio"]].concat()), ("/mcp/catalogo", FREE_TOOLS.to_vec())]
+    {
         let mcp = McpClient::new(&gate, path);
         // Stateless: tools/list without any initialize first.
         let list = mcp.request("tools/list", json!({})).await;
@@ -218,7 +234,10 @@ async fn free_tools_answer_what_the_http_routes_serve() {
             assert_eq!(specific["estudio"], slug);
             assert_eq!(specific["http"], http_json(&gate, &format!("/estudio/{slug}/ficha")).await["como_comprar"]);
             let manifest = read_json(&dist.join("gate.json"));
-            assert_eq!(specific["pago_requerido"]["accepts"], manifest["estudios"][slug]["vistas"]["resumen"]["pago_requerido"]["accepts"]);
+            assert_eq!(
+                specific["pago_requerido"]["accepts"],
+                manifest["estudios"][slug]["vistas"]["resumen"]["pago_requerido"]["accepts"]
+            );
             assert_eq!(specific["precio_usd"], manifest["estudios"][slug]["precio_usd"]);
         }
     }
@@ -238,7 +257,10 @@ async fn payment_required(mcp: &McpClient, dist: &std::path::Path, slug: &str, v
     assert_eq!(required["resource"]["mimeType"], "application/json");
     assert!(required["error"].as_str().is_some_and(|e| e.contains("x402/payment")));
     let manifest = read_json(&dist.join("gate.json"));
-    assert_eq!(required["accepts"], manifest["estudios"][slug]["vistas"][view]["pago_requerido"]["accepts"], "{slug}: same accepts as HTTP");
+    assert_eq!(
+        required["accepts"], manifest["estudios"][slug]["vistas"][view]["pago_requerido"]["accepts"],
+        "{slug}: same accepts as HTTP"
+    );
     assert!(result.get("_meta").is_none());
     required
 }
@@ -288,7 +310,11 @@ async fn every_study_is_bought_through_comprar_estudio_and_its_links_download() 
     // The full view inline, once.
     let required = payment_required(&mcp, dist, "banca-2026", "completo").await;
     let result = mcp
-        .call("comprar_estudio", json!({"slug": "banca-2026", "vista": "completo"}), Some(payment_meta(&required, DEV_KEY)))
+        .call(
+            "comprar_estudio",
+            json!({"slug": "banca-2026", "vista": "completo"}),
+            Some(payment_meta(&required, DEV_KEY)),
+        )
         .await;
     assert_eq!(result["isError"], false);
     let study = mirrored(&result);
@@ -299,7 +325,11 @@ async fn every_study_is_bought_through_comprar_estudio_and_its_links_download() 
     assert_eq!(local.settlements(), 10);
     assert_eq!(local.balance("eip155:84532", payer), units(100_000_000 - 10 * 990_000));
     let log = std::fs::read_to_string(gate.data.path().join(gate::journal::JOURNAL_FILE)).expect("sales journal");
-    let delivered = log.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).filter(|r| r["evento"] == "entregado").count();
+    let delivered = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["evento"] == "entregado")
+        .count();
     assert_eq!(delivered, 10, "one journaled delivery per purchase");
 }
 
@@ -386,7 +416,8 @@ async fn bad_calls_get_protocol_or_tool_errors_and_nothing_is_charged_twice() {
     no_payload["x402/payment"].as_object_mut().expect("object").remove("payload");
     let other_signer = {
         let mut meta = payment_meta(&required, OTHER_KEY);
-        meta["x402/payment"]["payload"]["authorization"]["from"] = good["x402/payment"]["payload"]["authorization"]["from"].clone();
+        meta["x402/payment"]["payload"]["authorization"]["from"] =
+            good["x402/payment"]["payload"]["authorization"]["from"].clone();
         meta
     };
     let malformed = [
@@ -445,7 +476,8 @@ async fn a_failed_settlement_returns_payment_required_with_the_receipt_and_no_st
     let gate = start_with(dist, Arc::new(SharedLocal(Arc::clone(&broke))));
     let mcp = McpClient::new(&gate, "/mcp");
     let required = payment_required(&mcp, dist, "cosmetica-2026", "resumen").await;
-    let result = mcp.call("comprar_estudio", json!({"slug": "cosmetica-2026"}), Some(payment_meta(&required, DEV_KEY))).await;
+    let result =
+        mcp.call("comprar_estudio", json!({"slug": "cosmetica-2026"}), Some(payment_meta(&required, DEV_KEY))).await;
     let refused = assert_refused(&result, "insufficient_funds");
     assert_eq!(refused["resource"], required["resource"]);
     let receipt = &result["_meta"]["x402/payment-response"];
@@ -498,20 +530,24 @@ async fn transport_rules_are_enforced() {
         let mcp = McpClient::new(&gate, path);
         let url = gate.url(path);
         for method in [reqwest::Method::GET, reqwest::Method::DELETE, reqwest::Method::PUT, reqwest::Method::HEAD] {
-            let response = http.request(method.clone(), &url).header("Accept", "text/event-stream").send().await.expect("send");
+            let response =
+                http.request(method.clone(), &url).header("Accept", "text/event-stream").send().await.expect("send");
             assert_eq!(response.status(), 405, "{method} {path}");
             assert_eq!(header(&response, "allow").as_deref(), Some("POST"), "{method} {path}");
         }
         let preflight = http.request(reqwest::Method::OPTIONS, &url).send().await.expect("OPTIONS");
         assert_eq!(preflight.status(), 204);
-        assert!(header(&preflight, "access-control-allow-headers").unwrap_or_default().contains("MCP-Protocol-Version"));
+        assert!(
+            header(&preflight, "access-control-allow-headers").unwrap_or_default().contains("MCP-Protocol-Version")
+        );
 
         // Origin and Host (DNS rebinding).
         let evil = mcp.post(ping).header("Origin", "http://evil.example").send().await.expect("send");
         expect_rpc_error(evil, 403, -32000).await;
         let null_origin = mcp.post(ping).header("Origin", "null").send().await.expect("send");
         expect_rpc_error(null_origin, 403, -32000).await;
-        let evil_host = mcp.post(ping).header("Host", "evil").header("Origin", "http://evil").send().await.expect("send");
+        let evil_host =
+            mcp.post(ping).header("Host", "evil").header("Origin", "http://evil").send().await.expect("send");
         expect_rpc_error(evil_host, 403, -32000).await;
         let evil_host_only = mcp.post(ping).header("Host", "evil.example:8080").send().await.expect("send");
         expect_rpc_error(evil_host_only, 403, -32000).await;
@@ -531,17 +567,24 @@ async fn transport_rules_are_enforced() {
         assert_eq!(wildcard.status(), 200);
         let text = mcp.post_with(ping, &[("Content-Type", "text/plain")]).send().await.expect("send");
         expect_rpc_error(text, 415, -32000).await;
-        let charset = mcp.post_with(ping, &[("Content-Type", "application/json; charset=utf-8")]).send().await.expect("send");
+        let charset =
+            mcp.post_with(ping, &[("Content-Type", "application/json; charset=utf-8")]).send().await.expect("send");
         assert_eq!(charset.status(), 200);
 
         // Body: too large, not JSON, batches, bad envelopes.
-        let huge = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":"{}"}}}}"#, "a".repeat(70 * 1024));
+        let huge =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":"{}"}}}}"#, "a".repeat(70 * 1024));
         assert_eq!(mcp.post(huge).send().await.expect("send").status(), 413);
         expect_rpc_error(mcp.post("{no es json").send().await.expect("send"), 400, -32700).await;
         let batch = format!("[{ping}]");
         let body = expect_rpc_error(mcp.post(batch).send().await.expect("send"), 400, -32600).await;
         assert_eq!(body["id"], Value::Null);
-        expect_rpc_error(mcp.post(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#).send().await.expect("send"), 400, -32600).await;
+        expect_rpc_error(
+            mcp.post(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#).send().await.expect("send"),
+            400,
+            -32600,
+        )
+        .await;
         expect_rpc_error(mcp.post(r#"{"id":1,"method":"ping"}"#).send().await.expect("send"), 400, -32600).await;
 
         // Protocol version header.
@@ -566,7 +609,10 @@ async fn transport_rules_are_enforced() {
 
         // The modern-era probe gets 404/-32601 so modern clients fall back to initialize.
         let discover = mcp
-            .post_with(r#"{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{}}"#, &[("MCP-Protocol-Version", "2026-07-28")])
+            .post_with(
+                r#"{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{}}"#,
+                &[("MCP-Protocol-Version", "2026-07-28")],
+            )
             .send()
             .await
             .expect("send");
@@ -586,7 +632,8 @@ async fn transport_rules_are_enforced() {
 async fn the_public_host_and_configured_hosts_are_allowed() {
     let dist = built();
     let facilitator: Arc<dyn gate::facilitator::Facilitator> = Arc::new(LocalFacilitator::new(LocalConfig::default()));
-    let loaded = Gate::load(dist, facilitator, links(), None).expect("gate").with_mcp_hosts(&["agentes.example".into()]);
+    let loaded =
+        Gate::load(dist, facilitator, links(), None).expect("gate").with_mcp_hosts(&["agentes.example".into()]);
     let allowed: Vec<&str> = loaded.mcp.allowed.hosts().collect();
     assert!(allowed.contains(&"127.0.0.1") && allowed.contains(&"agentes.example"), "{allowed:?}");
     let server = gate::server::spawn(Arc::new(loaded), 1).expect("spawn");
@@ -615,7 +662,10 @@ async fn the_service_documents_point_to_both_mcp_endpoints() {
     assert_eq!(index["endpoints"]["mcp"], format!("{base}/mcp"));
     assert_eq!(index["endpoints"]["mcp_catalogo"], format!("{base}/mcp/catalogo"));
     let catalog = http_json(&gate, "/catalogo").await;
-    assert_eq!(catalog["mcp"], json!({"completo": format!("{base}/mcp"), "solo_catalogo": format!("{base}/mcp/catalogo")}));
+    assert_eq!(
+        catalog["mcp"],
+        json!({"completo": format!("{base}/mcp"), "solo_catalogo": format!("{base}/mcp/catalogo")})
+    );
     let openapi = http_json(&gate, "/openapi.json").await;
     for path in ["/mcp", "/mcp/catalogo"] {
         assert!(openapi["paths"][path]["post"]["operationId"].is_string(), "openapi.json documents POST {path}");

@@ -153,11 +153,20 @@ fn every_page_is_a_route_of_the_manifest_or_a_402_page() {
         let url = format!("/estudios/{slug}");
         assert_eq!(route_file(&url), Some(format!("public/estudios/{slug}.html")), "{url}");
         assert!(html_type(&url));
-        assert_eq!(route_file(&format!("/estudio/{slug}/ficha")), Some(format!("public/estudio/{slug}/ficha.json")), "the sheet stays JSON");
+        assert_eq!(
+            route_file(&format!("/estudio/{slug}/ficha")),
+            Some(format!("public/estudio/{slug}/ficha.json")),
+            "the sheet stays JSON"
+        );
         assert_eq!(manifest["estudios"][slug]["pagina_402"], format!("private/paginas/pago-{slug}.html"));
     }
 
-    let mut listed: Vec<String> = routes.values().filter_map(|r| r["archivo"].as_str()).filter(|f| f.ends_with(".html")).map(str::to_owned).collect();
+    let mut listed: Vec<String> = routes
+        .values()
+        .filter_map(|r| r["archivo"].as_str())
+        .filter(|f| f.ends_with(".html"))
+        .map(str::to_owned)
+        .collect();
     listed.extend(SLUGS.iter().map(|s| format!("private/paginas/pago-{s}.html")));
     listed.sort();
     listed.dedup();
@@ -175,7 +184,10 @@ fn pages_have_a_language_landmarks_a_title_and_labelled_charts() {
         let count = |name: &str| tags.iter().filter(|t| t.name == name).count();
         let root = tags.iter().find(|t| t.name == "html").expect("html");
         assert_eq!(root.attrs.get("lang").map(String::as_str), Some("es"), "{file}");
-        assert!(tags.iter().any(|t| t.name == "meta" && t.attrs.get("name").map(String::as_str) == Some("viewport")), "{file}");
+        assert!(
+            tags.iter().any(|t| t.name == "meta" && t.attrs.get("name").map(String::as_str) == Some("viewport")),
+            "{file}"
+        );
         for landmark in ["header", "nav", "main", "footer"] {
             assert!(count(landmark) >= 1, "{file} lacks <{landmark}>");
         }
@@ -192,7 +204,8 @@ fn pages_have_a_language_landmarks_a_title_and_labelled_charts() {
         assert_eq!(unique.len(), ids.len(), "{file}: duplicate ids");
         for tag in &tags {
             for reference in ["aria-labelledby", "aria-describedby"] {
-                for id in tag.attrs.get(reference).map(|v| v.split_whitespace().collect::<Vec<_>>()).unwrap_or_default() {
+                for id in tag.attrs.get(reference).map(|v| v.split_whitespace().collect::<Vec<_>>()).unwrap_or_default()
+                {
                     assert!(ids.contains(&id), "{file}: {reference} names a missing id {id}");
                 }
             }
@@ -206,7 +219,10 @@ fn pages_have_a_language_landmarks_a_title_and_labelled_charts() {
         }
         for field in tags.iter().filter(|t| t.name == "input" || t.name == "select") {
             let id = field.attrs.get("id").expect("form fields have ids");
-            assert!(tags.iter().any(|t| t.name == "label" && t.attrs.get("for") == Some(id)), "{file}: {id} has no label");
+            assert!(
+                tags.iter().any(|t| t.name == "label" && t.attrs.get("for") == Some(id)),
+                "{file}: {id} has no label"
+            );
         }
         assert!(tags.iter().filter(|t| t.attrs.contains_key("lang")).count() >= 2, "{file}: no English part");
     }
@@ -227,13 +243,19 @@ fn pages_ask_no_other_host_for_anything() {
                     "{file}: <{} {attr}=\"{value}\"> points at another host",
                     tag.name
                 );
-                assert!(lower.starts_with('/') || lower.starts_with('#') || lower.starts_with("mailto:"), "{file}: {attr}={value}");
+                assert!(
+                    lower.starts_with('/') || lower.starts_with('#') || lower.starts_with("mailto:"),
+                    "{file}: {attr}={value}"
+                );
             }
             // The Content-Security-Policy forbids inline style and script: none may be written.
             assert!(!tag.attrs.contains_key("style"), "{file}: inline style on <{}>", tag.name);
             assert!(!tag.attrs.keys().any(|k| k.starts_with("on")), "{file}: inline handler on <{}>", tag.name);
             if tag.name == "script" {
-                assert!(tag.attrs.get("src").is_some_and(|s| s == "/recursos/catalogo.js"), "{file}: a script that is not ours");
+                assert!(
+                    tag.attrs.get("src").is_some_and(|s| s == "/recursos/catalogo.js"),
+                    "{file}: a script that is not ours"
+                );
             }
             if tag.name == "link" {
                 assert_eq!(tag.attrs.get("href").map(String::as_str), Some("/recursos/estilo.css"), "{file}");
@@ -243,9 +265,15 @@ fn pages_ask_no_other_host_for_anything() {
         assert!(!html.contains("@import") && !html.contains("url("), "{file}");
     }
     let css = read(dist, "public/recursos/estilo.css");
-    assert!(!css.contains("url(") && !css.contains("@import") && !css.contains("@font-face"), "the stylesheet loads nothing");
+    assert!(
+        !css.contains("url(") && !css.contains("@import") && !css.contains("@font-face"),
+        "the stylesheet loads nothing"
+    );
     let js = read(dist, "public/recursos/catalogo.js");
-    assert!(!js.contains("http:") && !js.contains("https:") && !js.contains(".innerHTML"), "the script calls only this origin");
+    assert!(
+        !js.contains("http:") && !js.contains("https:") && !js.contains(".innerHTML"),
+        "the script calls only this origin"
+    );
 }
 
 #[test]
@@ -254,14 +282,19 @@ fn the_home_page_lists_every_study_with_filters_and_a_search_box() {
     let html = read(dist, "public/index.html");
     let catalog = read_json(&dist.join("public/catalogo.json"));
     let tags = tags(&html);
-    let cards: Vec<&Tag> = tags.iter().filter(|t| t.name == "li" && t.attrs.get("class").is_some_and(|c| c == "tarjeta")).collect();
+    let cards: Vec<&Tag> =
+        tags.iter().filter(|t| t.name == "li" && t.attrs.get("class").is_some_and(|c| c == "tarjeta")).collect();
     assert_eq!(cards.len(), 9);
     for (card, entry) in cards.iter().zip(catalog["estudios"].as_array().expect("estudios")) {
         assert_eq!(card.attrs["data-industria"], entry["industria"].as_str().expect("industria"));
         let countries: Vec<&str> = entry["pais"].as_array().expect("pais").iter().filter_map(Value::as_str).collect();
         assert_eq!(card.attrs["data-paises"], countries.join("|"));
         let slug = entry["slug"].as_str().expect("slug");
-        assert!(tags.iter().any(|t| t.name == "a" && t.attrs.get("href").is_some_and(|h| *h == format!("/estudios/{slug}"))), "{slug}");
+        assert!(
+            tags.iter()
+                .any(|t| t.name == "a" && t.attrs.get("href").is_some_and(|h| *h == format!("/estudios/{slug}"))),
+            "{slug}"
+        );
         assert!(decode(&html).contains(entry["nombre_en"].as_str().expect("nombre_en")), "English name of {slug}");
     }
     let form = tags.iter().find(|t| t.name == "form").expect("search form");
@@ -271,9 +304,19 @@ fn the_home_page_lists_every_study_with_filters_and_a_search_box() {
     let options = |select: &str| -> Vec<String> {
         let start = html.find(&format!("id=\"{select}\"")).expect("select");
         let end = start + html[start..].find("</select>").expect("end");
-        tags_in(&html[start..end]).into_iter().filter(|t| t.name == "option").map(|t| t.attrs["value"].clone()).filter(|v| !v.is_empty()).collect()
+        tags_in(&html[start..end])
+            .into_iter()
+            .filter(|t| t.name == "option")
+            .map(|t| t.attrs["value"].clone())
+            .filter(|v| !v.is_empty())
+            .collect()
     };
-    let mut industries: Vec<String> = catalog["estudios"].as_array().expect("e").iter().map(|e| e["industria"].as_str().expect("i").to_owned()).collect();
+    let mut industries: Vec<String> = catalog["estudios"]
+        .as_array()
+        .expect("e")
+        .iter()
+        .map(|e| e["industria"].as_str().expect("i").to_owned())
+        .collect();
     industries.sort();
     industries.dedup();
     assert_eq!(options("filtro-industria"), industries);
@@ -318,7 +361,13 @@ fn study_pages_show_the_free_sheet_and_nothing_paid() {
         let values: usize = dimensions.iter().map(|d| d["valores"].as_array().expect("v").len()).sum();
         assert_eq!(bars, values + sheet["modelos"].as_array().expect("m").len(), "{slug}");
         for model in sheet["modelos"].as_array().expect("modelos") {
-            let described = format!("{} · {} · nivel {}: {} respuestas", model["nombre"].as_str().expect("n"), model["proveedor"].as_str().expect("p"), model["nivel"].as_str().expect("t"), model["respuestas"]);
+            let described = format!(
+                "{} · {} · nivel {}: {} respuestas",
+                model["nombre"].as_str().expect("n"),
+                model["proveedor"].as_str().expect("p"),
+                model["nivel"].as_str().expect("t"),
+                model["respuestas"]
+            );
             assert!(text.contains(&described), "{slug}: chart description of {}", model["modelo"]);
         }
 
@@ -329,7 +378,12 @@ fn study_pages_show_the_free_sheet_and_nothing_paid() {
                 assert!(!text.contains(claim), "{slug}: the page leaks finding {}", finding["id"]);
             }
         }
-        let shown = package["respuestas"].as_array().expect("respuestas").iter().filter(|a| text.contains(a["respuesta"].as_str().expect("r"))).count();
+        let shown = package["respuestas"]
+            .as_array()
+            .expect("respuestas")
+            .iter()
+            .filter(|a| text.contains(a["respuesta"].as_str().expect("r")))
+            .count();
         assert_eq!(shown, 0, "{slug}: the page shows a complete answer");
     }
 }
@@ -374,7 +428,13 @@ async fn the_gate_answers_slash_with_html_to_browsers_and_json_to_agents() {
     let home = std::fs::read(dist.join("public/index.html")).expect("home");
     let index = std::fs::read(dist.join("public/index.json")).expect("index");
 
-    for accept in [None, Some("application/json"), Some("*/*"), Some("application/json, text/html"), Some("text/html;q=0.5, application/json")] {
+    for accept in [
+        None,
+        Some("application/json"),
+        Some("*/*"),
+        Some("application/json, text/html"),
+        Some("text/html;q=0.5, application/json"),
+    ] {
         let mut request = client.get(gate.url("/"));
         if let Some(a) = accept {
             request = request.header("Accept", a);
@@ -394,14 +454,26 @@ async fn the_gate_answers_slash_with_html_to_browsers_and_json_to_agents() {
         let etag = header(&response, "etag").expect("etag");
         assert_eq!(response.bytes().await.expect("body").as_ref(), home.as_slice());
 
-        let cached = client.get(gate.url("/")).header("Accept", accept).header("If-None-Match", &etag).send().await.expect("304");
+        let cached = client
+            .get(gate.url("/"))
+            .header("Accept", accept)
+            .header("If-None-Match", &etag)
+            .send()
+            .await
+            .expect("304");
         assert_eq!(cached.status(), 304);
         let head = client.head(gate.url("/")).header("Accept", accept).send().await.expect("head");
         assert_eq!(header(&head, "content-length"), Some(home.len().to_string()));
     }
     // The JSON index's ETag does not validate the page, nor the reverse.
     let json_etag = header(&client.get(gate.url("/")).send().await.expect("get"), "etag").expect("etag");
-    let page = client.get(gate.url("/")).header("Accept", BROWSER_ACCEPT).header("If-None-Match", json_etag).send().await.expect("get");
+    let page = client
+        .get(gate.url("/"))
+        .header("Accept", BROWSER_ACCEPT)
+        .header("If-None-Match", json_etag)
+        .send()
+        .await
+        .expect("get");
     assert_eq!(page.status(), 200);
 
     // Other routes do not negotiate.
@@ -435,13 +507,20 @@ async fn an_unpaid_browser_gets_an_html_402_with_the_same_payment_header() {
             assert_eq!(header(&browser, "content-type").as_deref(), Some("text/html; charset=utf-8"));
             assert_eq!(header(&browser, "vary").as_deref(), Some("Accept"));
             assert_eq!(header(&browser, "cache-control").as_deref(), Some("no-store"));
-            assert_eq!(header(&browser, "payment-required").as_deref(), Some(required.as_str()), "{slug}{view}: same requirements");
+            assert_eq!(
+                header(&browser, "payment-required").as_deref(),
+                Some(required.as_str()),
+                "{slug}{view}: same requirements"
+            );
             assert!(header(&browser, "content-security-policy").is_some());
             assert_eq!(browser.bytes().await.expect("body").as_ref(), page.as_slice());
         }
     }
     // The page says what is sold, for how much, where and how to pay.
-    let text = decode(&String::from_utf8(std::fs::read(dist.join("private/paginas/pago-banca-2026.html")).expect("page")).expect("utf-8"));
+    let text = decode(
+        &String::from_utf8(std::fs::read(dist.join("private/paginas/pago-banca-2026.html")).expect("page"))
+            .expect("utf-8"),
+    );
     let sheet = read_json(&dist.join("public/estudio/banca-2026/ficha.json"));
     let offer = &sheet["como_comprar"];
     for needle in [
@@ -459,10 +538,17 @@ async fn an_unpaid_browser_gets_an_html_402_with_the_same_payment_header() {
     }
 
     // A payment attempt, even from a browser, is answered in JSON; so are unknown studies.
-    let bad = client.get(gate.url("/estudio/banca-2026")).header("Accept", BROWSER_ACCEPT).header("PAYMENT-SIGNATURE", "no-es-base64").send().await.expect("bad");
+    let bad = client
+        .get(gate.url("/estudio/banca-2026"))
+        .header("Accept", BROWSER_ACCEPT)
+        .header("PAYMENT-SIGNATURE", "no-es-base64")
+        .send()
+        .await
+        .expect("bad");
     assert_eq!(bad.status(), 400);
     assert_eq!(header(&bad, "content-type").as_deref(), Some("application/json; charset=utf-8"));
-    let unknown = client.get(gate.url("/estudio/no-existe")).header("Accept", BROWSER_ACCEPT).send().await.expect("unknown");
+    let unknown =
+        client.get(gate.url("/estudio/no-existe")).header("Accept", BROWSER_ACCEPT).send().await.expect("unknown");
     assert_eq!(unknown.status(), 404);
     assert_eq!(header(&unknown, "content-type").as_deref(), Some("application/json; charset=utf-8"));
 }

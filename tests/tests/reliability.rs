@@ -83,7 +83,8 @@ async fn the_same_payment_at_two_instances_is_delivered_once_and_settled_once() 
     let local = Arc::new(LocalFacilitator::new(LocalConfig::default()));
     let facilitator = spawn(Arc::new(Served(Arc::clone(&local))), 2).expect("facilitator");
     let instance = || {
-        let client = HttpFacilitator::new(&facilitator.url(), None, std::time::Duration::from_secs(10)).expect("client");
+        let client =
+            HttpFacilitator::new(&facilitator.url(), None, std::time::Duration::from_secs(10)).expect("client");
         start_with(dist, Arc::new(client) as Arc<dyn Facilitator>)
     };
     let (a, b) = (instance(), instance());
@@ -109,7 +110,8 @@ async fn the_same_payment_at_two_instances_is_delivered_once_and_settled_once() 
 fn start_limited(limits: gate::server::Limits) -> (gate::server::Running, tempfile::TempDir) {
     let data = tempfile::tempdir().expect("data");
     let local: Arc<dyn Facilitator> = Arc::new(LocalFacilitator::new(LocalConfig::default()));
-    let gate = gate::router::Gate::load(built(), local, links(), Some(&data.path().join(gate::journal::JOURNAL_FILE))).expect("gate");
+    let gate = gate::router::Gate::load(built(), local, links(), Some(&data.path().join(gate::journal::JOURNAL_FILE)))
+        .expect("gate");
     let server = gate::server::spawn_with_limits(Arc::new(gate), 2, limits).expect("server");
     (server, data)
 }
@@ -142,7 +144,12 @@ async fn oversized_heads_targets_and_bodies_get_json_errors() {
         let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
         stream.set_read_timeout(Some(std::time::Duration::from_secs(10))).expect("timeout");
         let body = vec![b'{'; 100 * 1024];
-        write!(stream, "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len()).expect("head");
+        write!(
+            stream,
+            "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .expect("head");
         let _ = stream.write_all(&body);
         let mut answer = Vec::new();
         let _ = stream.read_to_end(&mut answer);
@@ -159,7 +166,8 @@ async fn connections_beyond_the_limit_get_503_and_a_freed_slot_serves_again() {
     use std::io::{Read, Write};
     let limits = gate::server::Limits { max_connections: 2, ..gate::server::Limits::default() };
     let (server, _data) = start_limited(limits);
-    let idle: Vec<std::net::TcpStream> = (0..2).map(|_| std::net::TcpStream::connect(server.addr).expect("connect")).collect();
+    let idle: Vec<std::net::TcpStream> =
+        (0..2).map(|_| std::net::TcpStream::connect(server.addr).expect("connect")).collect();
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let ask = || {
         let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
@@ -187,9 +195,13 @@ async fn connections_beyond_the_limit_get_503_and_a_freed_slot_serves_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_clients_are_cut_off_at_the_read_timeout() {
     use std::io::{Read, Write};
-    let limits = gate::server::Limits { read_timeout: std::time::Duration::from_secs(1), ..gate::server::Limits::default() };
+    let limits =
+        gate::server::Limits { read_timeout: std::time::Duration::from_secs(1), ..gate::server::Limits::default() };
     let (server, _data) = start_limited(limits);
-    for partial in [&b"GET /catalogo HTTP/1.1\r\nHost: x\r\n"[..], b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"json"] {
+    for partial in [
+        &b"GET /catalogo HTTP/1.1\r\nHost: x\r\n"[..],
+        b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"json",
+    ] {
         let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
         stream.set_read_timeout(Some(std::time::Duration::from_secs(20))).expect("timeout");
         stream.write_all(partial).expect("write");

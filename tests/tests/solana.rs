@@ -23,7 +23,9 @@ use gate::links::LinkSigner;
 use gate::router::Gate;
 use gate::server::spawn;
 use gate::x402::header::encode_json;
-use gate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse, SupportedKind, SupportedResponse, VerifyResponse};
+use gate::x402::{
+    PaymentPayload, PaymentRequirements, SettlementResponse, SupportedKind, SupportedResponse, VerifyResponse,
+};
 use serde_json::{Value, json};
 
 const SOLANA_PAYEE: &str = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
@@ -61,7 +63,12 @@ struct SolanaCapable {
 
 impl SolanaCapable {
     fn new(valid: bool) -> SolanaCapable {
-        SolanaCapable { evm: LocalFacilitator::new(LocalConfig::default()), valid, verifies: AtomicUsize::new(0), settles: AtomicUsize::new(0) }
+        SolanaCapable {
+            evm: LocalFacilitator::new(LocalConfig::default()),
+            valid,
+            verifies: AtomicUsize::new(0),
+            settles: AtomicUsize::new(0),
+        }
     }
 }
 
@@ -78,7 +85,12 @@ impl Facilitator for SolanaCapable {
         self.verifies.fetch_add(1, Ordering::SeqCst);
         let has_tx = p.payload.get("transaction").and_then(Value::as_str).is_some_and(|t| !t.is_empty());
         Ok(if self.valid && has_tx {
-            VerifyResponse { is_valid: true, invalid_reason: None, invalid_message: None, payer: Some(SOLANA_PAYEE.into()) }
+            VerifyResponse {
+                is_valid: true,
+                invalid_reason: None,
+                invalid_message: None,
+                payer: Some(SOLANA_PAYEE.into()),
+            }
         } else {
             VerifyResponse {
                 is_valid: false,
@@ -89,7 +101,11 @@ impl Facilitator for SolanaCapable {
         })
     }
 
-    async fn settle(&self, p: &PaymentPayload, r: &PaymentRequirements) -> Result<SettlementResponse, FacilitatorError> {
+    async fn settle(
+        &self,
+        p: &PaymentPayload,
+        r: &PaymentRequirements,
+    ) -> Result<SettlementResponse, FacilitatorError> {
         if !r.network.starts_with("solana:") {
             return self.evm.settle(p, r).await;
         }
@@ -99,7 +115,8 @@ impl Facilitator for SolanaCapable {
             error_reason: None,
             error_message: None,
             payer: Some(SOLANA_PAYEE.into()),
-            transaction: "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW".into(),
+            transaction: "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"
+                .into(),
             network: r.network.clone(),
             amount: Some(r.amount.clone()),
             extensions: None,
@@ -178,8 +195,11 @@ fn local_mode_never_offers_solana() {
     copy_tree(&common::content_dir(), &content);
     let settings = content.join("servicio.toml");
     let text = std::fs::read_to_string(&settings).expect("servicio.toml");
-    std::fs::write(&settings, text.replacen("pagar_a_evm =", &format!("pagar_a_solana = \"{SOLANA_PAYEE}\"\npagar_a_evm ="), 1))
-        .expect("write");
+    std::fs::write(
+        &settings,
+        text.replacen("pagar_a_evm =", &format!("pagar_a_solana = \"{SOLANA_PAYEE}\"\npagar_a_evm ="), 1),
+    )
+    .expect("write");
     let dist = dir.path().join("dist");
     build_into(&content, &dist);
     let manifest = read_json(&dist.join("gate.json"));
@@ -197,7 +217,8 @@ fn a_bad_solana_address_is_reported_with_file_and_field() {
     let text = std::fs::read_to_string(&settings).expect("servicio.toml");
     std::fs::write(&settings, text.replacen("pagar_a_evm =", "pagar_a_solana = \"0xnot-base58\"\npagar_a_evm =", 1))
         .expect("write");
-    let options = generator::build::BuildOptions { content: content.clone(), out: dir.path().join("dist"), quiet: true };
+    let options =
+        generator::build::BuildOptions { content: content.clone(), out: dir.path().join("dist"), quiet: true };
     let error = format!("{:#}", generator::build::build(&options).expect_err("build refuses"));
     assert!(error.contains("servicio.toml") && error.contains("pagar_a_solana"), "{error}");
     assert!(!dir.path().join("dist").exists(), "nothing written");
@@ -219,7 +240,8 @@ async fn the_402_carries_the_fee_payer_and_a_solana_payment_is_verified_then_set
     let header = decode_header(unpaid.headers()["payment-required"].to_str().expect("ascii"));
     let body: Value = unpaid.json().await.expect("json");
     assert_eq!(body["x402"], header);
-    let solana = header["accepts"].as_array().expect("accepts").iter().find(|a| a["network"] == DEVNET).expect("solana").clone();
+    let solana =
+        header["accepts"].as_array().expect("accepts").iter().find(|a| a["network"] == DEVNET).expect("solana").clone();
     assert_eq!(solana["extra"], json!({"feePayer": FEE_PAYER}));
 
     let payment = PaymentPayload {
@@ -235,14 +257,22 @@ async fn the_402_carries_the_fee_payer_and_a_solana_payment_is_verified_then_set
     assert_eq!(receipt["success"], true);
     assert_eq!(receipt["network"], DEVNET);
     let study: Value = paid.json().await.expect("json");
-    assert!(study["acceso"]["descargas"]["zip"].is_string() || study["acceso"]["descargas"]["zip"].is_object(), "{study}");
+    assert!(
+        study["acceso"]["descargas"]["zip"].is_string() || study["acceso"]["descargas"]["zip"].is_object(),
+        "{study}"
+    );
     assert_eq!((facilitator.verifies.load(Ordering::SeqCst), facilitator.settles.load(Ordering::SeqCst)), (1, 1));
 
     let replay = http.get(&url).header("PAYMENT-SIGNATURE", encode_json(&payment)).send().await.expect("replay");
     assert_eq!(replay.status(), 200, "a buyer who lost the answer gets the study again");
-    assert_eq!(decode_header(replay.headers()["payment-response"].to_str().expect("ascii")), receipt, "the first receipt");
+    assert_eq!(
+        decode_header(replay.headers()["payment-response"].to_str().expect("ascii")),
+        receipt,
+        "the first receipt"
+    );
     let other = format!("{}/estudio/farma-2026?vista=resumen", server.url());
-    let elsewhere = http.get(&other).header("PAYMENT-SIGNATURE", encode_json(&payment)).send().await.expect("elsewhere");
+    let elsewhere =
+        http.get(&other).header("PAYMENT-SIGNATURE", encode_json(&payment)).send().await.expect("elsewhere");
     assert_eq!(elsewhere.status(), 409, "the same transaction does not buy another study");
     assert_eq!(facilitator.settles.load(Ordering::SeqCst), 1, "no second settlement");
 }
@@ -256,9 +286,16 @@ async fn a_solana_payment_the_facilitator_rejects_is_never_settled() {
     let server = spawn(Arc::new(gate), 2).expect("gate starts");
     let http = client();
     let url = format!("{}/estudio/farma-2026", server.url());
-    let header = decode_header(http.get(&url).send().await.expect("402").headers()["payment-required"].to_str().expect("ascii"));
+    let header =
+        decode_header(http.get(&url).send().await.expect("402").headers()["payment-required"].to_str().expect("ascii"));
     let solana = header["accepts"][1].clone();
-    let payment = PaymentPayload { x402_version: 2, resource: None, accepted: solana, payload: json!({"transaction": "AQID"}), extensions: None };
+    let payment = PaymentPayload {
+        x402_version: 2,
+        resource: None,
+        accepted: solana,
+        payload: json!({"transaction": "AQID"}),
+        extensions: None,
+    };
     let refused = http.get(&url).header("PAYMENT-SIGNATURE", encode_json(&payment)).send().await.expect("refused");
     assert_eq!(refused.status(), 402);
     let body: Value = refused.json().await.expect("json");
@@ -278,6 +315,7 @@ async fn a_facilitator_without_solana_withdraws_the_network_from_the_402() {
     let server = spawn(Arc::new(gate), 1).expect("gate starts");
     let response = client().get(format!("{}/estudio/banca-2026", server.url())).send().await.expect("402");
     let header = decode_header(response.headers()["payment-required"].to_str().expect("ascii"));
-    let networks: Vec<&str> = header["accepts"].as_array().expect("accepts").iter().filter_map(|a| a["network"].as_str()).collect();
+    let networks: Vec<&str> =
+        header["accepts"].as_array().expect("accepts").iter().filter_map(|a| a["network"].as_str()).collect();
     assert_eq!(networks, ["eip155:84532"]);
 }

@@ -41,7 +41,9 @@ fn main() {
 fn key(args: &Args) -> Result<PrivateKeySigner> {
     let text = match (&args.key, &args.key_file) {
         (Some(k), _) => k.clone(),
-        (None, Some(file)) => std::fs::read_to_string(file).with_context(|| format!("no se pudo leer {}", file.display()))?,
+        (None, Some(file)) => {
+            std::fs::read_to_string(file).with_context(|| format!("no se pudo leer {}", file.display()))?
+        }
         (None, None) => std::env::var("COMPRAR_KEY")
             .ok()
             .context("falta la clave: use --key HEX, --key-file ARCHIVO o la variable COMPRAR_KEY")?,
@@ -58,7 +60,8 @@ fn study_url(args: &Args) -> Result<(url::Url, String)> {
         .context("la URL debe ser la de un estudio: …/estudio/{slug}")?
         .to_owned();
     if let Some(vista) = &args.vista {
-        let others: Vec<(String, String)> = url.query_pairs().filter(|(k, _)| k != "vista").map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+        let others: Vec<(String, String)> =
+            url.query_pairs().filter(|(k, _)| k != "vista").map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
         url.query_pairs_mut().clear().extend_pairs(others).append_pair("vista", vista);
     }
     Ok((url, slug))

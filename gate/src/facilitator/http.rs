@@ -13,7 +13,9 @@ use serde_json::Value;
 
 use super::{Facilitator, FacilitatorError};
 use crate::x402::types::FacilitatorRequest;
-use crate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse, SupportedResponse, VerifyResponse, X402_VERSION};
+use crate::x402::{
+    PaymentPayload, PaymentRequirements, SettlementResponse, SupportedResponse, VerifyResponse, X402_VERSION,
+};
 
 pub struct HttpFacilitator {
     base: String,
@@ -33,7 +35,11 @@ impl HttpFacilitator {
         Ok(HttpFacilitator { base: base_url.trim_end_matches('/').to_owned(), auth: auth_header, client })
     }
 
-    async fn call<T: DeserializeOwned>(&self, request: reqwest::RequestBuilder, answer_key: &str) -> Result<T, FacilitatorError> {
+    async fn call<T: DeserializeOwned>(
+        &self,
+        request: reqwest::RequestBuilder,
+        answer_key: &str,
+    ) -> Result<T, FacilitatorError> {
         let request = match &self.auth {
             Some((name, value)) => request.header(name.as_str(), value.as_str()),
             None => request,
@@ -47,7 +53,10 @@ impl HttpFacilitator {
             if (200..300).contains(&status) && parsed.is_none() {
                 return Err(FacilitatorError::BadBody(format!("{} bytes que no son JSON", bytes.len())));
             }
-            return Err(FacilitatorError::Status { status, body: String::from_utf8_lossy(&bytes).chars().take(300).collect() });
+            return Err(FacilitatorError::Status {
+                status,
+                body: String::from_utf8_lossy(&bytes).chars().take(300).collect(),
+            });
         }
         serde_json::from_value(parsed.unwrap_or(Value::Null)).map_err(|e| FacilitatorError::BadBody(e.to_string()))
     }
@@ -77,12 +86,20 @@ impl Facilitator for HttpFacilitator {
         format!("http {}", self.base)
     }
 
-    async fn verify(&self, payload: &PaymentPayload, requirements: &PaymentRequirements) -> Result<VerifyResponse, FacilitatorError> {
+    async fn verify(
+        &self,
+        payload: &PaymentPayload,
+        requirements: &PaymentRequirements,
+    ) -> Result<VerifyResponse, FacilitatorError> {
         let request = self.client.post(format!("{}/verify", self.base)).json(&Self::body(payload, requirements));
         self.call(request, "isValid").await
     }
 
-    async fn settle(&self, payload: &PaymentPayload, requirements: &PaymentRequirements) -> Result<SettlementResponse, FacilitatorError> {
+    async fn settle(
+        &self,
+        payload: &PaymentPayload,
+        requirements: &PaymentRequirements,
+    ) -> Result<SettlementResponse, FacilitatorError> {
         let request = self.client.post(format!("{}/settle", self.base)).json(&Self::body(payload, requirements));
         self.call(request, "success").await
     }

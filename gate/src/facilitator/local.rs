@@ -20,7 +20,10 @@ use super::{Facilitator, FacilitatorError};
 use crate::payment::now;
 use crate::x402::evm::{check_exact, parse_exact_payload};
 use crate::x402::types::FacilitatorRequest;
-use crate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse, SupportedKind, SupportedResponse, VerifyResponse, X402_VERSION};
+use crate::x402::{
+    PaymentPayload, PaymentRequirements, SettlementResponse, SupportedKind, SupportedResponse, VerifyResponse,
+    X402_VERSION,
+};
 
 /// How the local facilitator starts.
 #[derive(Debug, Clone)]
@@ -88,7 +91,12 @@ impl LocalFacilitator {
     }
 
     /// Everything `/verify` checks, against the ledger as it is; returns (payer, value, nonce key).
-    fn check(&self, ledger: &Ledger, payload: &PaymentPayload, req: &PaymentRequirements) -> Result<(Address, U256, String), (String, Option<Address>)> {
+    fn check(
+        &self,
+        ledger: &Ledger,
+        payload: &PaymentPayload,
+        req: &PaymentRequirements,
+    ) -> Result<(Address, U256, String), (String, Option<Address>)> {
         if payload.x402_version != X402_VERSION {
             return Err(("invalid_x402_version".into(), None));
         }
@@ -115,7 +123,12 @@ impl LocalFacilitator {
     fn verify_now(&self, payload: &PaymentPayload, req: &PaymentRequirements) -> VerifyResponse {
         let ledger = self.ledger.lock();
         match self.check(&ledger, payload, req) {
-            Ok((payer, _, _)) => VerifyResponse { is_valid: true, invalid_reason: None, invalid_message: None, payer: Some(payer.to_checksum(None)) },
+            Ok((payer, _, _)) => VerifyResponse {
+                is_valid: true,
+                invalid_reason: None,
+                invalid_message: None,
+                payer: Some(payer.to_checksum(None)),
+            },
             Err((reason, payer)) => VerifyResponse {
                 is_valid: false,
                 invalid_reason: Some(reason),
@@ -182,7 +195,10 @@ impl LocalFacilitator {
         match (method, path) {
             ("POST", "/verify") => match serde_json::from_slice::<FacilitatorRequest>(body) {
                 Ok(r) => (200, to_json(&self.verify_now(&r.payment_payload, &r.payment_requirements))),
-                Err(e) => (400, json!({"isValid": false, "invalidReason": "invalid_payload", "invalidMessage": e.to_string(), "payer": ""})),
+                Err(e) => (
+                    400,
+                    json!({"isValid": false, "invalidReason": "invalid_payload", "invalidMessage": e.to_string(), "payer": ""}),
+                ),
             },
             ("POST", "/settle") => match serde_json::from_slice::<FacilitatorRequest>(body) {
                 Ok(r) => (200, to_json(&self.settle_now(&r.payment_payload, &r.payment_requirements))),
@@ -196,7 +212,10 @@ impl LocalFacilitator {
             (_, "/verify" | "/settle" | "/supported" | "/health") => {
                 (405, json!({"error": "metodo_no_permitido", "mensaje": format!("{method} no se admite en {path}")}))
             }
-            _ => (404, json!({"error": "no_encontrado", "mensaje": format!("{path} no existe; rutas: /verify, /settle, /supported, /health")})),
+            _ => (
+                404,
+                json!({"error": "no_encontrado", "mensaje": format!("{path} no existe; rutas: /verify, /settle, /supported, /health")}),
+            ),
         }
     }
 
@@ -208,7 +227,12 @@ impl LocalFacilitator {
                 .config
                 .networks
                 .iter()
-                .map(|n| SupportedKind { x402_version: X402_VERSION, scheme: "exact".into(), network: n.clone(), extra: None })
+                .map(|n| SupportedKind {
+                    x402_version: X402_VERSION,
+                    scheme: "exact".into(),
+                    network: n.clone(),
+                    extra: None,
+                })
                 .collect(),
             extensions: Vec::new(),
             signers,
@@ -230,11 +254,19 @@ impl Facilitator for LocalFacilitator {
         "local (sin cadena, sin dinero real)".into()
     }
 
-    async fn verify(&self, payload: &PaymentPayload, requirements: &PaymentRequirements) -> Result<VerifyResponse, FacilitatorError> {
+    async fn verify(
+        &self,
+        payload: &PaymentPayload,
+        requirements: &PaymentRequirements,
+    ) -> Result<VerifyResponse, FacilitatorError> {
         Ok(self.verify_now(payload, requirements))
     }
 
-    async fn settle(&self, payload: &PaymentPayload, requirements: &PaymentRequirements) -> Result<SettlementResponse, FacilitatorError> {
+    async fn settle(
+        &self,
+        payload: &PaymentPayload,
+        requirements: &PaymentRequirements,
+    ) -> Result<SettlementResponse, FacilitatorError> {
         Ok(self.settle_now(payload, requirements))
     }
 
@@ -260,7 +292,13 @@ mod tests {
         let req = requirement();
         let auth = client_authorization(&req, key.address(), now(), crate::x402::evm::random_nonce()).unwrap();
         let sig = sign_authorization(key, &domain_for(&req).unwrap(), &auth).unwrap();
-        PaymentPayload { x402_version: 2, resource: None, accepted: serde_json::to_value(&req).unwrap(), payload: exact_payload_json(&auth, &sig), extensions: None }
+        PaymentPayload {
+            x402_version: 2,
+            resource: None,
+            accepted: serde_json::to_value(&req).unwrap(),
+            payload: exact_payload_json(&auth, &sig),
+            extensions: None,
+        }
     }
 
     #[tokio::test]
@@ -303,7 +341,11 @@ mod tests {
     async fn insufficient_funds_and_ledger_round_trip() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("libro.json");
-        let config = LocalConfig { opening_balance: U256::from(1_000_000u64), ledger_file: Some(file.clone()), ..LocalConfig::default() };
+        let config = LocalConfig {
+            opening_balance: U256::from(1_000_000u64),
+            ledger_file: Some(file.clone()),
+            ..LocalConfig::default()
+        };
         let key = PrivateKeySigner::random();
         let f = LocalFacilitator::new(config.clone());
         assert!(f.settle(&payment(&key), &requirement()).await.unwrap().success);

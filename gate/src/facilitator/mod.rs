@@ -16,8 +16,16 @@ use crate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse, Suppo
 pub trait Facilitator: Send + Sync + 'static {
     /// Short name for logs ("local", "http https://x402.org/facilitator").
     fn name(&self) -> String;
-    async fn verify(&self, payload: &PaymentPayload, requirements: &PaymentRequirements) -> Result<VerifyResponse, FacilitatorError>;
-    async fn settle(&self, payload: &PaymentPayload, requirements: &PaymentRequirements) -> Result<SettlementResponse, FacilitatorError>;
+    async fn verify(
+        &self,
+        payload: &PaymentPayload,
+        requirements: &PaymentRequirements,
+    ) -> Result<VerifyResponse, FacilitatorError>;
+    async fn settle(
+        &self,
+        payload: &PaymentPayload,
+        requirements: &PaymentRequirements,
+    ) -> Result<SettlementResponse, FacilitatorError>;
     async fn supported(&self) -> Result<SupportedResponse, FacilitatorError>;
 }
 

@@ -319,8 +319,8 @@ fn accepts(accept: &str, kind: &str, sub: &str) -> bool {
             p.strip_prefix("q=").and_then(|q| q.trim().parse::<f32>().ok()).is_some_and(|q| q <= 0.0)
         });
         let (k, s) = range.split_once('/').unwrap_or((range, ""));
-        let matches = (k == "*" && s == "*")
-            || (k.eq_ignore_ascii_case(kind) && (s == "*" || s.eq_ignore_ascii_case(sub)));
+        let matches =
+            (k == "*" && s == "*") || (k.eq_ignore_ascii_case(kind) && (s == "*" || s.eq_ignore_ascii_case(sub)));
         matches && !refused
     })
 }
@@ -335,7 +335,10 @@ fn check_version_header(request: &Request<'_>) -> Result<(), RpcError> {
     Err(RpcError::new(
         400,
         code::SERVER_ERROR,
-        format!("Bad Request: MCP-Protocol-Version {requested:?} no es compatible; versiones admitidas: {}.", SUPPORTED_VERSIONS.join(", ")),
+        format!(
+            "Bad Request: MCP-Protocol-Version {requested:?} no es compatible; versiones admitidas: {}.",
+            SUPPORTED_VERSIONS.join(", ")
+        ),
     )
     .with_data(json!({"supported": SUPPORTED_VERSIONS, "requested": requested})))
 }
@@ -354,8 +357,9 @@ fn invalid_request(message: &str) -> RpcError {
 
 /// Parses a POST body into one message: arrays (batches) and malformed envelopes are 400.
 fn parse_message(body: &[u8]) -> Result<Message, RpcError> {
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| RpcError::new(400, code::PARSE_ERROR, format!("Parse error: el cuerpo no es JSON válido ({e}).")))?;
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        RpcError::new(400, code::PARSE_ERROR, format!("Parse error: el cuerpo no es JSON válido ({e})."))
+    })?;
     let object = match value {
         Value::Object(object) => object,
         Value::Array(_) => {
@@ -391,14 +395,21 @@ fn parse_message(body: &[u8]) -> Result<Message, RpcError> {
 }
 
 /// Runs one request.
-async fn answer(gate: &Gate, endpoint: Endpoint, method: &str, params: Option<Map<String, Value>>) -> Result<Value, RpcError> {
+async fn answer(
+    gate: &Gate,
+    endpoint: Endpoint,
+    method: &str,
+    params: Option<Map<String, Value>>,
+) -> Result<Value, RpcError> {
     let params = params.unwrap_or_default();
     match method {
         "initialize" => initialize(&gate.mcp, endpoint, &params),
         "ping" => Ok(json!({})),
         "tools/list" => {
             if params.get("cursor").is_some_and(|c| !c.is_null()) {
-                return Err(RpcError::invalid_params("Invalid cursor: la lista de herramientas tiene una sola página."));
+                return Err(RpcError::invalid_params(
+                    "Invalid cursor: la lista de herramientas tiene una sola página.",
+                ));
             }
             Ok(gate.mcp.tool_list(endpoint).clone())
         }
@@ -445,14 +456,28 @@ mod tests {
 
     #[test]
     fn hosts_and_origins() {
-        let allowed = AllowedHosts::new("https://estudios.example.com", &["Otro.example:8443".into(), "https://tercero.example".into()]);
-        for host in ["localhost", "localhost:8080", "127.0.0.1:1", "[::1]:8080", "[::1]", "estudios.example.com", "ESTUDIOS.example.com:443", "otro.example", "tercero.example"] {
+        let allowed = AllowedHosts::new(
+            "https://estudios.example.com",
+            &["Otro.example:8443".into(), "https://tercero.example".into()],
+        );
+        for host in [
+            "localhost",
+            "localhost:8080",
+            "127.0.0.1:1",
+            "[::1]:8080",
+            "[::1]",
+            "estudios.example.com",
+            "ESTUDIOS.example.com:443",
+            "otro.example",
+            "tercero.example",
+        ] {
             assert!(allowed.host_allowed(host), "{host}");
         }
         for host in ["evil", "evil:80", "estudios.example.com.evil.net", "127.0.0.2", ""] {
             assert!(!allowed.host_allowed(host), "{host}");
         }
-        for origin in ["http://localhost:3000", "http://127.0.0.1", "http://[::1]:6274", "https://estudios.example.com"] {
+        for origin in ["http://localhost:3000", "http://127.0.0.1", "http://[::1]:6274", "https://estudios.example.com"]
+        {
             assert!(allowed.origin_allowed(origin), "{origin}");
         }
         for origin in ["http://evil", "null", "", "https://localhost.evil.net", "file:///etc"] {

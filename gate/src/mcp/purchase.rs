@@ -51,7 +51,12 @@ pub fn payment_required(offer: &Offer, error: &str) -> Value {
 
 /// The payment-required tool result: `structuredContent` and `content[0].text` carry the
 /// same object; a second text block says in words what to do.
-fn payment_required_result(offer: &Offer, error: &str, message: &str, settlement: Option<&SettlementResponse>) -> Value {
+fn payment_required_result(
+    offer: &Offer,
+    error: &str,
+    message: &str,
+    settlement: Option<&SettlementResponse>,
+) -> Value {
     let required = payment_required(offer, error);
     let amount = offer.required.accepts.first().map(|a| a.amount.as_str()).unwrap_or_default();
     let hint = format!(
@@ -76,7 +81,9 @@ fn payment_required_result(offer: &Offer, error: &str, message: &str, settlement
 pub async fn buy(gate: &Gate, slug: &str, view: &str, meta: Option<&Value>) -> Value {
     let offer = match gate.shop.offer(slug, Some(view)) {
         Ok(offer) => offer,
-        Err(_) => return ToolError::new("estudio_desconocido", format!("No hay una oferta para {slug} ({view}).")).result(),
+        Err(_) => {
+            return ToolError::new("estudio_desconocido", format!("No hay una oferta para {slug} ({view}).")).result();
+        }
     };
     let payment = meta.and_then(|m| m.get(PAYMENT_META)).filter(|p| !p.is_null());
     let Some(payment) = payment else {
@@ -161,7 +168,11 @@ mod tests {
             required: PaymentRequired {
                 x402_version: 2,
                 error: None,
-                resource: ResourceInfo { url: "http://127.0.0.1:8080/estudio/banca-2026?vista=resumen".into(), description: None, mime_type: None },
+                resource: ResourceInfo {
+                    url: "http://127.0.0.1:8080/estudio/banca-2026?vista=resumen".into(),
+                    description: None,
+                    mime_type: None,
+                },
                 accepts: vec![typed],
                 extensions: None,
             },
@@ -178,7 +189,8 @@ mod tests {
         assert_eq!(required["error"], "motivo");
         assert_eq!(required["resource"]["url"], "mcp://tool/comprar_estudio?slug=banca-2026&vista=resumen");
         assert_eq!(required["accepts"], json!(offer.accepts_raw));
-        let typed: crate::x402::PaymentRequired = serde_json::from_value(required).expect("a valid x402 v2 PaymentRequired");
+        let typed: crate::x402::PaymentRequired =
+            serde_json::from_value(required).expect("a valid x402 v2 PaymentRequired");
         assert_eq!(typed.accepts, offer.required.accepts);
     }
 

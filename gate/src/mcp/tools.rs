@@ -119,7 +119,8 @@ fn schema(properties: Value, required: &[&str]) -> Value {
 pub fn instructions(manifest: &Manifest, base_url: &str, endpoint: Endpoint) -> String {
     let prices: std::collections::BTreeSet<&str> = manifest.estudios.values().map(|s| s.precio_usd.as_str()).collect();
     let price = prices.into_iter().collect::<Vec<_>>().join(" / ");
-    let networks = manifest.servicio.redes.iter().map(|n| format!("{} ({})", n.nombre, n.caip2)).collect::<Vec<_>>().join(", ");
+    let networks =
+        manifest.servicio.redes.iter().map(|n| format!("{} ({})", n.nombre, n.caip2)).collect::<Vec<_>>().join(", ");
     let n = manifest.estudios.len();
     let local = if manifest.servicio.modo == "local" {
         " Modo local: un facilitador local verifica firmas reales pero no se mueve dinero real. / Local mode: real signatures, no real money moves."
@@ -249,10 +250,9 @@ fn string_argument<'a>(arguments: &'a Map<String, Value>, key: &str) -> Result<O
     match arguments.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(ToolError::new(
-            "argumento_invalido",
-            format!("El argumento {key} debe ser un texto; llegó {other}."),
-        )),
+        Some(other) => {
+            Err(ToolError::new("argumento_invalido", format!("El argumento {key} debe ser un texto; llegó {other}.")))
+        }
     }
 }
 
@@ -288,8 +288,11 @@ fn required_slug<'a>(gate: &Gate, arguments: &'a Map<String, Value>) -> Result<&
 fn view(arguments: &Map<String, Value>) -> Result<&'static str, ToolError> {
     let Some(view) = string_argument(arguments, "vista")? else { return Ok(MCP_DEFAULT_VIEW) };
     VIEWS.iter().copied().find(|v| *v == view).ok_or_else(|| {
-        ToolError::new("vista_desconocida", format!("La vista {view:?} no existe; use completo o resumen (mismo precio)."))
-            .with(json!({"vistas": VIEWS}))
+        ToolError::new(
+            "vista_desconocida",
+            format!("La vista {view:?} no existe; use completo o resumen (mismo precio)."),
+        )
+        .with(json!({"vistas": VIEWS}))
     })
 }
 
@@ -305,7 +308,10 @@ fn static_json(gate: &Gate, path: &str) -> Result<Value, ToolError> {
 fn search_studies(gate: &Gate, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
     only(arguments, &["q"])?;
     let q = string_argument(arguments, "q")?.map(str::trim).filter(|q| !q.is_empty()).ok_or_else(|| {
-        ToolError::new("falta_q", "Indique qué busca en el argumento q, por ejemplo \"bancos argentina\" o \"hoteles\".")
+        ToolError::new(
+            "falta_q",
+            "Indique qué busca en el argumento q, por ejemplo \"bancos argentina\" o \"hoteles\".",
+        )
     })?;
     if q.chars().count() > MAX_QUERY_CHARS {
         return Err(ToolError::new(
@@ -355,7 +361,10 @@ fn how_to_buy(gate: &Gate, arguments: &Map<String, Value>) -> Result<Value, Tool
             answer["monto_atomico"] = json!(study.monto);
         }
         if let Ok(offer) = gate.shop.offer(slug, Some(MCP_DEFAULT_VIEW)) {
-            answer["pago_requerido"] = purchase::payment_required(offer, "Payment required: call comprar_estudio with _meta[\"x402/payment\"]");
+            answer["pago_requerido"] = purchase::payment_required(
+                offer,
+                "Payment required: call comprar_estudio with _meta[\"x402/payment\"]",
+            );
         }
     }
     Ok(success_value(answer))
@@ -370,7 +379,8 @@ mod tests {
         let slugs = ["a-2026", "b-2026"];
         let full = definitions(&slugs, Endpoint::Full);
         let catalog = definitions(&slugs, Endpoint::Catalog);
-        let names_of = |tools: &[Value]| tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect::<Vec<_>>();
+        let names_of =
+            |tools: &[Value]| tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect::<Vec<_>>();
         assert_eq!(names_of(&full), names(Endpoint::Full));
         assert_eq!(names_of(&catalog), FREE_TOOLS);
         for tool in &full {

@@ -154,9 +154,8 @@ fn address(value: &Value, field: &str) -> Result<Address, EvmError> {
 }
 
 fn decimal(value: &Value, field: &str) -> Result<U256, EvmError> {
-    let text = value
-        .as_str()
-        .ok_or_else(|| err(format!("authorization.{field} debe ser un entero decimal en texto")))?;
+    let text =
+        value.as_str().ok_or_else(|| err(format!("authorization.{field} debe ser un entero decimal en texto")))?;
     if text.is_empty() || text.len() > 78 || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(err(format!("authorization.{field} debe ser un entero decimal sin signo")));
     }
@@ -186,7 +185,9 @@ pub fn parse_exact_payload(payload: &Value) -> Result<ExactEvmPayload, EvmError>
     if let Some(s) = signature_value.as_str()
         && s.len() > 132
     {
-        return Err(err("payload.signature es más larga que 65 bytes: las firmas de billeteras inteligentes (ERC-1271/6492) no se aceptan"));
+        return Err(err(
+            "payload.signature es más larga que 65 bytes: las firmas de billeteras inteligentes (ERC-1271/6492) no se aceptan",
+        ));
     }
     let signature = fixed_hex(signature_value, "payload.signature", 65)?;
     let field = |name: &str| auth.get(name).cloned().unwrap_or(Value::Null);
@@ -214,7 +215,8 @@ pub fn domain_for(req: &PaymentRequirements) -> Result<Domain, EvmError> {
         .ok_or_else(|| err(format!("la red {:?} no es eip155:N", req.network)))?;
     let name = req.extra_str("name").ok_or_else(|| err("extra.name falta (nombre del dominio EIP-712)"))?;
     let version = req.extra_str("version").ok_or_else(|| err("extra.version falta (versión del dominio EIP-712)"))?;
-    let verifying_contract = req.asset.parse().map_err(|_| err(format!("asset {:?} no es una dirección", req.asset)))?;
+    let verifying_contract =
+        req.asset.parse().map_err(|_| err(format!("asset {:?} no es una dirección", req.asset)))?;
     Ok(Domain { name: name.to_owned(), version: version.to_owned(), chain_id, verifying_contract })
 }
 
@@ -259,18 +261,23 @@ pub fn recover_signer(domain: &Domain, auth: &Authorization, signature: &[u8]) -
 
 /// Signs an authorization (65 bytes, v = 27/28), as a wallet would.
 pub fn sign_authorization(signer: &PrivateKeySigner, domain: &Domain, auth: &Authorization) -> Result<Bytes, EvmError> {
-    let signature = signer
-        .sign_hash_sync(&signing_hash(domain, auth))
-        .map_err(|e| err(format!("no se pudo firmar: {e}")))?;
+    let signature =
+        signer.sign_hash_sync(&signing_hash(domain, auth)).map_err(|e| err(format!("no se pudo firmar: {e}")))?;
     Ok(Bytes::from(signature.as_bytes().to_vec()))
 }
 
 /// The authorization an official client builds for a requirement.
-pub fn client_authorization(req: &PaymentRequirements, from: Address, now: u64, nonce: B256) -> Result<Authorization, EvmError> {
+pub fn client_authorization(
+    req: &PaymentRequirements,
+    from: Address,
+    now: u64,
+    nonce: B256,
+) -> Result<Authorization, EvmError> {
     Ok(Authorization {
         from,
         to: req.pay_to.parse().map_err(|_| err(format!("payTo {:?} no es una dirección", req.pay_to)))?,
-        value: U256::from_str_radix(&req.amount, 10).map_err(|_| err(format!("amount {:?} no es un entero", req.amount)))?,
+        value: U256::from_str_radix(&req.amount, 10)
+            .map_err(|_| err(format!("amount {:?} no es un entero", req.amount)))?,
         valid_after: now.saturating_sub(600),
         valid_before: now + req.max_timeout_seconds,
         nonce,
@@ -425,7 +432,11 @@ pub(crate) mod tests {
         requirement_paying("0x70997970c51812dc3a010c7d01b50e0d17dc79c8")
     }
 
-    fn signed(tweak: impl FnOnce(&mut Authorization, &mut Domain), key: &PrivateKeySigner, now: u64) -> ExactEvmPayload {
+    fn signed(
+        tweak: impl FnOnce(&mut Authorization, &mut Domain),
+        key: &PrivateKeySigner,
+        now: u64,
+    ) -> ExactEvmPayload {
         let req = requirement();
         let mut domain = domain_for(&req).unwrap();
         let mut auth = client_authorization(&req, key.address(), now, B256::repeat_byte(7)).unwrap();
@@ -452,24 +463,49 @@ pub(crate) mod tests {
         let now = 1_800_000_000;
         let req = requirement();
         let code = |p: ExactEvmPayload| check_exact(&req, &p, now).unwrap_err().code();
-        assert_eq!(code(signed(|a, _| a.value = U256::from(989_999), &key, now)), "invalid_exact_evm_payload_authorization_value_mismatch");
-        assert_eq!(code(signed(|a, _| a.value = U256::from(990_001), &key, now)), "invalid_exact_evm_payload_authorization_value_mismatch");
-        assert_eq!(code(signed(|a, _| a.valid_before = now + 5, &key, now)), "invalid_exact_evm_payload_authorization_valid_before");
-        assert_eq!(code(signed(|a, _| a.valid_before = now - 1, &key, now)), "invalid_exact_evm_payload_authorization_valid_before");
-        assert_eq!(code(signed(|a, _| a.valid_before = now + 3600, &key, now)), "invalid_exact_evm_payload_authorization_valid_before");
-        assert_eq!(code(signed(|a, _| a.valid_after = now + 1, &key, now)), "invalid_exact_evm_payload_authorization_valid_after");
-        assert_eq!(code(signed(|a, _| a.to = Address::repeat_byte(1), &key, now)), "invalid_exact_evm_payload_recipient_mismatch");
+        assert_eq!(
+            code(signed(|a, _| a.value = U256::from(989_999), &key, now)),
+            "invalid_exact_evm_payload_authorization_value_mismatch"
+        );
+        assert_eq!(
+            code(signed(|a, _| a.value = U256::from(990_001), &key, now)),
+            "invalid_exact_evm_payload_authorization_value_mismatch"
+        );
+        assert_eq!(
+            code(signed(|a, _| a.valid_before = now + 5, &key, now)),
+            "invalid_exact_evm_payload_authorization_valid_before"
+        );
+        assert_eq!(
+            code(signed(|a, _| a.valid_before = now - 1, &key, now)),
+            "invalid_exact_evm_payload_authorization_valid_before"
+        );
+        assert_eq!(
+            code(signed(|a, _| a.valid_before = now + 3600, &key, now)),
+            "invalid_exact_evm_payload_authorization_valid_before"
+        );
+        assert_eq!(
+            code(signed(|a, _| a.valid_after = now + 1, &key, now)),
+            "invalid_exact_evm_payload_authorization_valid_after"
+        );
+        assert_eq!(
+            code(signed(|a, _| a.to = Address::repeat_byte(1), &key, now)),
+            "invalid_exact_evm_payload_recipient_mismatch"
+        );
         assert_eq!(code(signed(|a, _| a.from = other.address(), &key, now)), "invalid_exact_evm_payload_signature");
         assert_eq!(code(signed(|_, d| d.chain_id = 8453, &key, now)), "invalid_exact_evm_payload_signature");
         assert_eq!(code(signed(|_, d| d.name = "USD Coin".into(), &key, now)), "invalid_exact_evm_payload_signature");
-        let msg = check_exact(&req, &signed(|a, _| a.value = U256::from(989_999), &key, now), now).unwrap_err().to_string();
+        let msg =
+            check_exact(&req, &signed(|a, _| a.value = U256::from(989_999), &key, now), now).unwrap_err().to_string();
         assert!(msg.contains("989999") && msg.contains("990000"), "{msg}");
     }
 
     #[test]
     fn parsing_is_strict() {
         let key = PrivateKeySigner::random();
-        let good = exact_payload_json(&client_authorization(&requirement(), key.address(), 1_800_000_000, B256::ZERO).unwrap(), &[27u8; 65]);
+        let good = exact_payload_json(
+            &client_authorization(&requirement(), key.address(), 1_800_000_000, B256::ZERO).unwrap(),
+            &[27u8; 65],
+        );
         assert!(parse_exact_payload(&good).is_ok());
         for (path, bad) in [
             ("/signature", json!("0x1234")),

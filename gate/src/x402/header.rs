@@ -44,9 +44,9 @@ impl std::fmt::Display for DecodeError {
             DecodeError::TooLarge(n) => {
                 write!(f, "el encabezado PAYMENT-SIGNATURE mide {n} bytes; el máximo es {MAX_HEADER_BYTES}")
             }
-            DecodeError::NotBase64 => f.write_str(
-                "el encabezado PAYMENT-SIGNATURE no es base64 estándar (alfabeto +/ con relleno =)",
-            ),
+            DecodeError::NotBase64 => {
+                f.write_str("el encabezado PAYMENT-SIGNATURE no es base64 estándar (alfabeto +/ con relleno =)")
+            }
             DecodeError::NotUtf8 => f.write_str("el encabezado PAYMENT-SIGNATURE no decodifica a texto UTF-8"),
             DecodeError::NotJson(e) => write!(f, "el encabezado PAYMENT-SIGNATURE no decodifica a JSON: {e}"),
             DecodeError::WrongVersion(Some(v)) => {
@@ -121,15 +121,24 @@ mod tests {
     #[test]
     fn rejects_each_malformation_with_its_reason() {
         assert_eq!(decode_payment_signature(b"  ").unwrap_err(), DecodeError::Empty);
-        assert_eq!(decode_payment_signature(&[b'A'; MAX_HEADER_BYTES + 4]).unwrap_err(), DecodeError::TooLarge(MAX_HEADER_BYTES + 4));
+        assert_eq!(
+            decode_payment_signature(&[b'A'; MAX_HEADER_BYTES + 4]).unwrap_err(),
+            DecodeError::TooLarge(MAX_HEADER_BYTES + 4)
+        );
         assert_eq!(decode_payment_signature(b"%%%").unwrap_err(), DecodeError::NotBase64);
         // URL-safe alphabet is refused: "-_" are not standard base64.
         assert_eq!(decode_payment_signature(b"eyJ4-_8=").unwrap_err(), DecodeError::NotBase64);
-        assert_eq!(decode_payment_signature(STANDARD.encode([0xff, 0xfe]).as_bytes()).unwrap_err(), DecodeError::NotUtf8);
+        assert_eq!(
+            decode_payment_signature(STANDARD.encode([0xff, 0xfe]).as_bytes()).unwrap_err(),
+            DecodeError::NotUtf8
+        );
         assert!(matches!(decode_payment_signature(STANDARD.encode("hola").as_bytes()), Err(DecodeError::NotJson(_))));
         let v1 = json!({"x402Version": 1, "scheme": "exact", "network": "base-sepolia", "payload": {}});
         assert_eq!(decode_payment_signature(b64(&v1).as_bytes()).unwrap_err(), DecodeError::WrongVersion(Some(1)));
-        assert_eq!(decode_payment_signature(b64(&json!({"payload": {}})).as_bytes()).unwrap_err(), DecodeError::WrongVersion(None));
+        assert_eq!(
+            decode_payment_signature(b64(&json!({"payload": {}})).as_bytes()).unwrap_err(),
+            DecodeError::WrongVersion(None)
+        );
         let shape = json!({"x402Version": 2, "payload": {}});
         assert!(matches!(decode_payment_signature(b64(&shape).as_bytes()), Err(DecodeError::Shape(_))));
         assert_eq!(DecodeError::WrongVersion(Some(1)).code(), "invalid_x402_version");

@@ -10,6 +10,6 @@ pub mod header;
 pub mod types;
 
 pub use types::{
-    PaymentPayload, PaymentRequired, PaymentRequirements, ResourceInfo, SettlementResponse,
-    SupportedKind, SupportedResponse, VerifyResponse, X402_VERSION,
+    PaymentPayload, PaymentRequired, PaymentRequirements, ResourceInfo, SettlementResponse, SupportedKind,
+    SupportedResponse, VerifyResponse, X402_VERSION,
 };

@@ -4,8 +4,7 @@ use std::collections::BTreeMap;
 
 use super::*;
 use crate::model::{
-    Answer, Backing, Brand, Dimension, Finding, ModelSpec, Question, Source, StudyFile, Tier, Tone,
-    Weighting,
+    Answer, Backing, Brand, Dimension, Finding, ModelSpec, Question, Source, StudyFile, Tier, Tone, Weighting,
 };
 
 fn brand(id: &str, nombre: &str, alias: &[&str], dominios: &[&str]) -> Brand {
@@ -129,7 +128,14 @@ fn num(t: &Table, row: &str, col: &str) -> Option<f64> {
 #[test]
 fn brands_table_hand_computed() {
     let mut s = fixture();
-    let t = table(&mut s, spec("A01", TableKind::Marcas, &[Metric::Mencion, Metric::Orden, Metric::Citacion, Metric::Protagonismo, Metric::Top1, Metric::Sov]));
+    let t = table(
+        &mut s,
+        spec(
+            "A01",
+            TableKind::Marcas,
+            &[Metric::Mencion, Metric::Orden, Metric::Citacion, Metric::Protagonismo, Metric::Top1, Metric::Sov],
+        ),
+    );
     assert_eq!(t.columnas, ["marca", "mencion", "orden", "n_orden", "citacion", "protagonismo", "top1", "sov"]);
     // Each model weighs 1/2 and has 3 answers: every answer weighs 1/6.
     // Alfa: named in R1, R3, R5, R6 → 4/6. Positions 1, 2, 1, 1 → 5/4.
@@ -168,10 +174,8 @@ fn weights_change_the_total_but_not_the_per_model_columns() {
     assert_eq!(num(&t, "Beta", "m1"), Some(0.6667));
     assert_eq!(num(&t, "Alfa", "m2"), Some(0.3333));
     assert_eq!(num(&t, "Alfa", "total"), Some(0.6667));
-    s.design.ponderacion = Some(Weighting {
-        fuente: "cuotas".into(),
-        pesos: BTreeMap::from([("m1".into(), 3.0), ("m2".into(), 1.0)]),
-    });
+    s.design.ponderacion =
+        Some(Weighting { fuente: "cuotas".into(), pesos: BTreeMap::from([("m1".into(), 3.0), ("m2".into(), 1.0)]) });
     let t = table(&mut s, spec("A02", TableKind::MarcaPorModelo, &[Metric::Mencion]));
     // Alfa: 0.75 · 3/3 + 0.25 · 1/3.
     assert_eq!(num(&t, "Alfa", "total"), Some(0.8333));
@@ -242,7 +246,13 @@ fn findings_must_match_their_cells() {
         seccion: "General".into(),
         texto: "Alfa lidera".into(),
         texto_en: "Alfa leads".into(),
-        respaldo: vec![Backing { tabla: "A01".into(), fila: "Alfa".into(), columna: "mencion".into(), valor, decimales }],
+        respaldo: vec![Backing {
+            tabla: "A01".into(),
+            fila: "Alfa".into(),
+            columna: "mencion".into(),
+            valor,
+            decimales,
+        }],
         evidencia: vec!["R1".into()],
     };
     let tables = analyze(&s).expect("tables");
@@ -260,10 +270,7 @@ fn findings_must_match_their_cells() {
 #[test]
 fn results_do_not_depend_on_thread_count() {
     let mut s = fixture();
-    s.design.analisis = vec![
-        spec("A01", TableKind::Marcas, &Metric::ALL),
-        spec("A02", TableKind::Acuerdo, &[]),
-    ];
+    s.design.analisis = vec![spec("A01", TableKind::Marcas, &Metric::ALL), spec("A02", TableKind::Acuerdo, &[])];
     let serial = analyze(&s).expect("tables");
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("pool");
     let parallel: Vec<Vec<Table>> = pool.install(|| {

@@ -39,8 +39,7 @@ struct Shared {
 fn shared() -> &'static Shared {
     static SHARED: OnceLock<Shared> = OnceLock::new();
     SHARED.get_or_init(|| {
-        let fonts: Vec<Font> =
-            typst_assets::fonts().flat_map(|data| Font::iter(Bytes::new(data))).collect();
+        let fonts: Vec<Font> = typst_assets::fonts().flat_map(|data| Font::iter(Bytes::new(data))).collect();
         Shared {
             library: LazyHash::new(<Library as LibraryExt>::default()),
             book: LazyHash::new(FontBook::from_fonts(&fonts)),
@@ -121,7 +120,8 @@ impl World for ReportWorld {
 pub fn render_model(template: &str, ident: &str, data: Vec<u8>) -> Result<Vec<u8>> {
     let world = ReportWorld::new(template, data)?;
     let compiled = typst::compile::<PagedDocument>(&world);
-    let document = compiled.output.map_err(|errors| anyhow!("la plantilla del informe falló: {}", describe(&errors)))?;
+    let document =
+        compiled.output.map_err(|errors| anyhow!("la plantilla del informe falló: {}", describe(&errors)))?;
     // A warning (an unknown font, a layout that did not converge) would change the look
     // silently: treat it as an error.
     if !compiled.warnings.is_empty() {

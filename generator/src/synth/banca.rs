@@ -29,10 +29,7 @@ const SEGMENTOS: &[(&str, &[&str])] = &[
     ),
     (
         "jubilados",
-        &[
-            "Soy jubilado y cobro la jubilación por ANSES.",
-            "Soy jubilada y quiero manejarme más desde el celular.",
-        ],
+        &["Soy jubilado y cobro la jubilación por ANSES.", "Soy jubilada y quiero manejarme más desde el celular."],
     ),
     (
         "pymes",
@@ -44,204 +41,53 @@ const SEGMENTOS: &[(&str, &[&str])] = &[
 ];
 
 const SEGMENTOS_EN: &[(&str, &[&str])] = &[
-    (
-        "jóvenes",
-        &["I'm 24 and just moved to Buenos Aires for my first job."],
-    ),
-    (
-        "familias",
-        &["We're a family of four relocating to Argentina for work."],
-    ),
-    (
-        "jubilados",
-        &["I'm a retiree and spend half of the year in Argentina."],
-    ),
-    (
-        "pymes",
-        &["I run a small consulting business in Argentina."],
-    ),
+    ("jóvenes", &["I'm 24 and just moved to Buenos Aires for my first job."]),
+    ("familias", &["We're a family of four relocating to Argentina for work."]),
+    ("jubilados", &["I'm a retiree and spend half of the year in Argentina."]),
+    ("pymes", &["I run a small consulting business in Argentina."]),
 ];
 
 const PLANTILLAS: &[(&str, char, &str)] = &[
-    (
-        "cuentas",
-        'L',
-        "¿Qué banco me conviene para abrir una cuenta sin costo de mantenimiento?",
-    ),
-    (
-        "cuentas",
-        'L',
-        "¿Qué banco tiene la mejor app para hacer todo online?",
-    ),
-    (
-        "cuentas",
-        'L',
-        "¿Dónde me conviene cobrar el sueldo o los ingresos del mes?",
-    ),
-    (
-        "cuentas",
-        'C',
-        "¿Cómo abro una cuenta bancaria sin ir a una sucursal?",
-    ),
-    (
-        "tarjetas",
-        'L',
-        "¿Qué tarjeta de crédito tiene más beneficios y descuentos en supermercados?",
-    ),
-    (
-        "tarjetas",
-        'L',
-        "¿Qué banco da la tarjeta de crédito más fácil de conseguir?",
-    ),
-    (
-        "tarjetas",
-        'C',
-        "¿Cómo hago para bajar lo que pago de mantenimiento de la tarjeta?",
-    ),
-    (
-        "créditos",
-        'L',
-        "¿Qué banco tiene hoy la tasa más baja para un préstamo personal?",
-    ),
-    (
-        "créditos",
-        'L',
-        "¿Dónde conviene sacar un crédito hipotecario en Argentina?",
-    ),
-    (
-        "créditos",
-        'C',
-        "¿Qué tengo que mirar antes de pedir un préstamo personal?",
-    ),
-    (
-        "inversiones",
-        'L',
-        "¿Dónde rinde más un plazo fijo en este momento?",
-    ),
-    (
-        "inversiones",
-        'L',
-        "¿Qué banco o app recomiendan para empezar a invertir con poca plata?",
-    ),
-    (
-        "inversiones",
-        'C',
-        "¿Conviene más un plazo fijo o un fondo money market para los ahorros?",
-    ),
-    (
-        "billeteras",
-        'L',
-        "¿Qué billetera virtual conviene para pagar con QR y transferir?",
-    ),
-    (
-        "billeteras",
-        'L',
-        "¿Cuál es la cuenta remunerada que más paga hoy?",
-    ),
-    (
-        "billeteras",
-        'C',
-        "¿Es seguro dejar la plata en una billetera virtual?",
-    ),
+    ("cuentas", 'L', "¿Qué banco me conviene para abrir una cuenta sin costo de mantenimiento?"),
+    ("cuentas", 'L', "¿Qué banco tiene la mejor app para hacer todo online?"),
+    ("cuentas", 'L', "¿Dónde me conviene cobrar el sueldo o los ingresos del mes?"),
+    ("cuentas", 'C', "¿Cómo abro una cuenta bancaria sin ir a una sucursal?"),
+    ("tarjetas", 'L', "¿Qué tarjeta de crédito tiene más beneficios y descuentos en supermercados?"),
+    ("tarjetas", 'L', "¿Qué banco da la tarjeta de crédito más fácil de conseguir?"),
+    ("tarjetas", 'C', "¿Cómo hago para bajar lo que pago de mantenimiento de la tarjeta?"),
+    ("créditos", 'L', "¿Qué banco tiene hoy la tasa más baja para un préstamo personal?"),
+    ("créditos", 'L', "¿Dónde conviene sacar un crédito hipotecario en Argentina?"),
+    ("créditos", 'C', "¿Qué tengo que mirar antes de pedir un préstamo personal?"),
+    ("inversiones", 'L', "¿Dónde rinde más un plazo fijo en este momento?"),
+    ("inversiones", 'L', "¿Qué banco o app recomiendan para empezar a invertir con poca plata?"),
+    ("inversiones", 'C', "¿Conviene más un plazo fijo o un fondo money market para los ahorros?"),
+    ("billeteras", 'L', "¿Qué billetera virtual conviene para pagar con QR y transferir?"),
+    ("billeteras", 'L', "¿Cuál es la cuenta remunerada que más paga hoy?"),
+    ("billeteras", 'C', "¿Es seguro dejar la plata en una billetera virtual?"),
 ];
 
 const PLANTILLAS_EN: &[(&str, char, &str)] = &[
-    (
-        "cuentas",
-        'L',
-        "Which bank in Argentina is easiest to open an account with as a foreigner?",
-    ),
-    (
-        "cuentas",
-        'L',
-        "What's the best digital bank in Argentina right now?",
-    ),
-    (
-        "tarjetas",
-        'L',
-        "Which Argentine credit card has the best perks?",
-    ),
-    (
-        "créditos",
-        'L',
-        "Where can I get a personal loan in Argentina with the lowest rate?",
-    ),
-    (
-        "inversiones",
-        'L',
-        "Which bank or app in Argentina is best to earn interest on pesos?",
-    ),
-    (
-        "billeteras",
-        'L',
-        "What's the most convenient payment app to use day to day in Argentina?",
-    ),
+    ("cuentas", 'L', "Which bank in Argentina is easiest to open an account with as a foreigner?"),
+    ("cuentas", 'L', "What's the best digital bank in Argentina right now?"),
+    ("tarjetas", 'L', "Which Argentine credit card has the best perks?"),
+    ("créditos", 'L', "Where can I get a personal loan in Argentina with the lowest rate?"),
+    ("inversiones", 'L', "Which bank or app in Argentina is best to earn interest on pesos?"),
+    ("billeteras", 'L', "What's the most convenient payment app to use day to day in Argentina?"),
 ];
 
 const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
-    (
-        "cuentas",
-        "brubank",
-        "Brubank",
-        "uala",
-        "Ualá",
-        "¿Qué conviene más para cobrar el sueldo, {a_o_b}?",
-    ),
-    (
-        "tarjetas",
-        "galicia",
-        "Galicia",
-        "santander",
-        "Santander",
-        "¿Qué tarjeta conviene más, la de {a} o la de {b}?",
-    ),
-    (
-        "billeteras",
-        "mercadopago",
-        "Mercado Pago",
-        "naranjax",
-        "Naranja X",
-        "¿Qué billetera es mejor, {a_o_b}?",
-    ),
-    (
-        "créditos",
-        "bna",
-        "Banco Nación",
-        "provincia",
-        "Banco Provincia",
-        "Para un préstamo, ¿conviene {a_o_b}?",
-    ),
-    (
-        "inversiones",
-        "bbva",
-        "BBVA",
-        "galicia",
-        "Galicia",
-        "Para invertir desde la app, ¿es mejor {a_o_b}?",
-    ),
+    ("cuentas", "brubank", "Brubank", "uala", "Ualá", "¿Qué conviene más para cobrar el sueldo, {a_o_b}?"),
+    ("tarjetas", "galicia", "Galicia", "santander", "Santander", "¿Qué tarjeta conviene más, la de {a} o la de {b}?"),
+    ("billeteras", "mercadopago", "Mercado Pago", "naranjax", "Naranja X", "¿Qué billetera es mejor, {a_o_b}?"),
+    ("créditos", "bna", "Banco Nación", "provincia", "Banco Provincia", "Para un préstamo, ¿conviene {a_o_b}?"),
+    ("inversiones", "bbva", "BBVA", "galicia", "Galicia", "Para invertir desde la app, ¿es mejor {a_o_b}?"),
 ];
 
 const SOBRE: &[(&str, &str, &str)] = &[
-    (
-        "cuentas",
-        "brubank",
-        "¿Es confiable Brubank para cobrar el sueldo?",
-    ),
-    (
-        "billeteras",
-        "mercadopago",
-        "¿Es seguro dejar los ahorros en Mercado Pago?",
-    ),
-    (
-        "créditos",
-        "bna",
-        "¿Conviene sacar un préstamo personal en el Banco Nación?",
-    ),
-    (
-        "tarjetas",
-        "naranjax",
-        "¿Vale la pena la tarjeta de Naranja X?",
-    ),
+    ("cuentas", "brubank", "¿Es confiable Brubank para cobrar el sueldo?"),
+    ("billeteras", "mercadopago", "¿Es seguro dejar los ahorros en Mercado Pago?"),
+    ("créditos", "bna", "¿Conviene sacar un préstamo personal en el Banco Nación?"),
+    ("tarjetas", "naranjax", "¿Vale la pena la tarjeta de Naranja X?"),
 ];
 
 fn marcas() -> Vec<Marca> {
@@ -342,10 +188,7 @@ fn marcas() -> Vec<Marca> {
                 ],
             },
             contra: Textos {
-                es: &[
-                    "el paquete completo tiene un costo mensual considerable",
-                    "las promociones cambian seguido",
-                ],
+                es: &["el paquete completo tiene un costo mensual considerable", "las promociones cambian seguido"],
                 en: &["has a considerable monthly fee for the full bundle"],
             },
         },
@@ -374,10 +217,7 @@ fn marcas() -> Vec<Marca> {
                 ],
             },
             contra: Textos {
-                es: &[
-                    "la atención en sucursal puede ser lenta",
-                    "los trámites suelen ser más burocráticos",
-                ],
+                es: &["la atención en sucursal puede ser lenta", "los trámites suelen ser más burocráticos"],
                 en: &["can be slow and bureaucratic at the branch"],
             },
         },
@@ -398,10 +238,7 @@ fn marcas() -> Vec<Marca> {
                     "jubilados|ofrece beneficios específicos para jubilados",
                     "créditos|tiene préstamos para jubilados con descuento directo de haberes",
                 ],
-                en: &[
-                    "is strong outside Buenos Aires",
-                    "jubilados|has specific benefits for retirees",
-                ],
+                en: &["is strong outside Buenos Aires", "jubilados|has specific benefits for retirees"],
             },
             contra: Textos {
                 es: &["su app está un paso atrás de la de los bancos digitales"],
@@ -489,10 +326,7 @@ fn marcas() -> Vec<Marca> {
                 ],
             },
             contra: Textos {
-                es: &[
-                    "tiene límites más bajos que un banco tradicional",
-                    "la atención es solo por chat",
-                ],
+                es: &["tiene límites más bajos que un banco tradicional", "la atención es solo por chat"],
                 en: &["has lower limits than a traditional bank"],
             },
         },
@@ -601,10 +435,7 @@ fn marcas() -> Vec<Marca> {
                     "es un banco público con buena atención en CABA",
                     "créditos|ofrece créditos hipotecarios con condiciones competitivas",
                 ],
-                en: &[
-                    "is a public bank with good service in the city",
-                    "créditos|offers competitive mortgage terms",
-                ],
+                en: &["is a public bank with good service in the city", "créditos|offers competitive mortgage terms"],
             },
             contra: Textos {
                 es: &["tiene pocas sucursales fuera de CABA"],
@@ -653,52 +484,18 @@ fn marcas() -> Vec<Marca> {
                     "jubilados|tiene beneficios pensados para jubilados",
                     "jubilados|ofrece atención preferencial en sucursales para mayores",
                 ],
-                en: &[
-                    "has a decent app and frequent promotions",
-                    "jubilados|has benefits designed for retirees",
-                ],
+                en: &["has a decent app and frequent promotions", "jubilados|has benefits designed for retirees"],
             },
-            contra: Textos {
-                es: &["su red de sucursales es más chica"],
-                en: &["has a smaller branch network"],
-            },
+            contra: Textos { es: &["su red de sucursales es más chica"], en: &["has a smaller branch network"] },
         },
     ]
 }
 
 pub(crate) fn industria() -> Industria {
-    let mut preguntas = cruzar(
-        "producto",
-        "segmento",
-        PLANTILLAS,
-        SEGMENTOS,
-        "es",
-        &[("idioma", "es")],
-    );
-    preguntas.extend(cruzar(
-        "producto",
-        "segmento",
-        PLANTILLAS_EN,
-        SEGMENTOS_EN,
-        "en",
-        &[("idioma", "en")],
-    ));
-    preguntas.extend(comparar(
-        "producto",
-        "segmento",
-        PARES,
-        SEGMENTOS,
-        "es",
-        &[("idioma", "es")],
-    ));
-    preguntas.extend(sobre(
-        "producto",
-        "segmento",
-        SOBRE,
-        SEGMENTOS,
-        "es",
-        &[("idioma", "es")],
-    ));
+    let mut preguntas = cruzar("producto", "segmento", PLANTILLAS, SEGMENTOS, "es", &[("idioma", "es")]);
+    preguntas.extend(cruzar("producto", "segmento", PLANTILLAS_EN, SEGMENTOS_EN, "en", &[("idioma", "en")]));
+    preguntas.extend(comparar("producto", "segmento", PARES, SEGMENTOS, "es", &[("idioma", "es")]));
+    preguntas.extend(sobre("producto", "segmento", SOBRE, SEGMENTOS, "es", &[("idioma", "es")]));
     Industria {
         slug: "banca-2026",
         nombre: "Bancos y billeteras virtuales en Argentina 2026",

@@ -7,9 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{
-    Dimension, MethodSection, Metric, ModelSpec, StudyFile, TableKind, TableSpec, Tier,
-};
+use crate::model::{Dimension, MethodSection, Metric, ModelSpec, StudyFile, TableKind, TableSpec, Tier};
 
 use super::engine::Industria;
 
@@ -52,24 +50,12 @@ pub(crate) struct Modelo {
 }
 
 //                       Num  Gui  Pro  Fav  Per  Chk  Tab  Enc  Cor  Acl  Faq  Rnk  PyC  Res  For
-const ESTR_GPT_MINI: [f64; 15] = [
-    5.0, 2.0, 1.0, 2.0, 1.5, 1.0, 1.0, 1.0, 2.0, 1.0, 0.5, 0.5, 0.5, 1.5, 0.5,
-];
-const ESTR_GPT: [f64; 15] = [
-    4.0, 1.5, 1.5, 2.0, 2.5, 1.5, 2.0, 1.5, 0.5, 1.5, 1.0, 1.0, 1.5, 2.0, 0.5,
-];
-const ESTR_FLASH: [f64; 15] = [
-    2.0, 3.0, 0.5, 1.0, 1.0, 1.0, 1.0, 3.0, 2.0, 0.5, 1.0, 1.5, 0.5, 0.5, 0.5,
-];
-const ESTR_PRO: [f64; 15] = [
-    2.0, 2.0, 1.0, 1.0, 1.5, 1.5, 3.0, 3.5, 0.5, 1.0, 1.5, 1.0, 1.5, 1.0, 1.0,
-];
-const ESTR_HAIKU: [f64; 15] = [
-    2.0, 1.0, 3.0, 1.5, 1.0, 1.0, 0.5, 0.5, 3.0, 1.5, 0.5, 0.2, 1.0, 0.5, 1.5,
-];
-const ESTR_SONNET: [f64; 15] = [
-    1.5, 1.0, 4.0, 1.5, 2.5, 2.0, 1.0, 1.0, 0.5, 2.5, 1.0, 0.2, 2.0, 1.0, 1.5,
-];
+const ESTR_GPT_MINI: [f64; 15] = [5.0, 2.0, 1.0, 2.0, 1.5, 1.0, 1.0, 1.0, 2.0, 1.0, 0.5, 0.5, 0.5, 1.5, 0.5];
+const ESTR_GPT: [f64; 15] = [4.0, 1.5, 1.5, 2.0, 2.5, 1.5, 2.0, 1.5, 0.5, 1.5, 1.0, 1.0, 1.5, 2.0, 0.5];
+const ESTR_FLASH: [f64; 15] = [2.0, 3.0, 0.5, 1.0, 1.0, 1.0, 1.0, 3.0, 2.0, 0.5, 1.0, 1.5, 0.5, 0.5, 0.5];
+const ESTR_PRO: [f64; 15] = [2.0, 2.0, 1.0, 1.0, 1.5, 1.5, 3.0, 3.5, 0.5, 1.0, 1.5, 1.0, 1.5, 1.0, 1.0];
+const ESTR_HAIKU: [f64; 15] = [2.0, 1.0, 3.0, 1.5, 1.0, 1.0, 0.5, 0.5, 3.0, 1.5, 0.5, 0.2, 1.0, 0.5, 1.5];
+const ESTR_SONNET: [f64; 15] = [1.5, 1.0, 4.0, 1.5, 2.5, 2.0, 1.0, 1.0, 0.5, 2.5, 1.0, 0.2, 2.0, 1.0, 1.5];
 
 /// The six models, in the order every `estudio.toml` declares them.
 pub(crate) fn modelos() -> Vec<Modelo> {
@@ -238,14 +224,8 @@ pub(crate) enum Tabla {
 }
 
 /// Metrics of the main brand table in most studies.
-pub(crate) const METRICAS_BASE: &[Metric] = &[
-    Metric::Mencion,
-    Metric::Orden,
-    Metric::Citacion,
-    Metric::Protagonismo,
-    Metric::Top1,
-    Metric::Sov,
-];
+pub(crate) const METRICAS_BASE: &[Metric] =
+    &[Metric::Mencion, Metric::Orden, Metric::Citacion, Metric::Protagonismo, Metric::Top1, Metric::Sov];
 /// The same plus ghost citation and net tone.
 pub(crate) const METRICAS_TODAS: &[Metric] = &[
     Metric::Mencion,
@@ -289,12 +269,7 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
             .map(|d| (d.etiqueta.clone(), d.etiqueta_en.clone()))
             .unwrap_or((id.to_owned(), id.to_owned()))
     };
-    let marca = |id: &'static str| -> &'static str {
-        ind.marcas
-            .iter()
-            .find(|m| m.id == id)
-            .map_or(id, |m| m.nombre)
-    };
+    let marca = |id: &'static str| -> &'static str { ind.marcas.iter().find(|m| m.id == id).map_or(id, |m| m.nombre) };
     ind.tablas
         .iter()
         .enumerate()
@@ -322,14 +297,8 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                         .unzip();
                     TableSpec {
                         nombre: "visibilidad_marcas".into(),
-                        titulo: format!(
-                            "Visibilidad de marcas: {}",
-                            super::engine::enumerar(&es, "es")
-                        ),
-                        titulo_en: format!(
-                            "Brand visibility: {}",
-                            super::engine::enumerar(&en, "en")
-                        ),
+                        titulo: format!("Visibilidad de marcas: {}", super::engine::enumerar(&es, "es")),
+                        titulo_en: format!("Brand visibility: {}", super::engine::enumerar(&en, "en")),
                         metricas: ms.to_vec(),
                         ..base
                     }
@@ -374,18 +343,8 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                     let (de, den) = dim(d);
                     TableSpec {
                         nombre: format!("{}_{}_modelo_{d}", b.replace('-', "_"), m.id()),
-                        titulo: format!(
-                            "{}: {} por modelo y {}",
-                            marca(b),
-                            minuscula(e),
-                            de.to_lowercase()
-                        ),
-                        titulo_en: format!(
-                            "{}: {} by model and {}",
-                            marca(b),
-                            minuscula(en),
-                            den.to_lowercase()
-                        ),
+                        titulo: format!("{}: {} por modelo y {}", marca(b), minuscula(e), de.to_lowercase()),
+                        titulo_en: format!("{}: {} by model and {}", marca(b), minuscula(en), den.to_lowercase()),
                         tipo: TableKind::ModeloPorDimension,
                         metricas: vec![*m],
                         dimension: Some(d.to_string()),
@@ -404,14 +363,8 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                     let (de, den) = dim(d);
                     TableSpec {
                         nombre: format!("concentracion_por_{d}"),
-                        titulo: format!(
-                            "Concentración por {} (HHI sobre share of voice y Top 1)",
-                            de.to_lowercase()
-                        ),
-                        titulo_en: format!(
-                            "Concentration by {} (HHI on share of voice and top-1)",
-                            den.to_lowercase()
-                        ),
+                        titulo: format!("Concentración por {} (HHI sobre share of voice y Top 1)", de.to_lowercase()),
+                        titulo_en: format!("Concentration by {} (HHI on share of voice and top-1)", den.to_lowercase()),
                         tipo: TableKind::Concentracion,
                         dimension: Some(d.to_string()),
                         ..base
@@ -419,11 +372,8 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                 }
                 Tabla::Acuerdo => TableSpec {
                     nombre: "acuerdo_entre_modelos".into(),
-                    titulo:
-                        "Acuerdo entre modelos: Jaccard de marcas y coincidencia del primer lugar"
-                            .into(),
-                    titulo_en: "Agreement between models: Jaccard of brand sets and top-1 match"
-                        .into(),
+                    titulo: "Acuerdo entre modelos: Jaccard de marcas y coincidencia del primer lugar".into(),
+                    titulo_en: "Agreement between models: Jaccard of brand sets and top-1 match".into(),
                     tipo: TableKind::Acuerdo,
                     ..base
                 },
@@ -451,17 +401,9 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
 // estudio.toml
 // ---------------------------------------------------------------------------------------
 
-fn metodologia(
-    ind: &Industria,
-    n_preguntas: usize,
-    n_respuestas: usize,
-    seed: u64,
-) -> Vec<MethodSection> {
-    let dims: Vec<String> = ind
-        .dimensiones
-        .iter()
-        .map(|d| format!("{} ({})", d.etiqueta.to_lowercase(), d.valores.join(", ")))
-        .collect();
+fn metodologia(ind: &Industria, n_preguntas: usize, n_respuestas: usize, seed: u64) -> Vec<MethodSection> {
+    let dims: Vec<String> =
+        ind.dimensiones.iter().map(|d| format!("{} ({})", d.etiqueta.to_lowercase(), d.valores.join(", "))).collect();
     let fin = fecha(ind.inicio, ind.dias - 1);
     let ini = fecha(ind.inicio, 0);
     let mut secciones = vec![
@@ -532,28 +474,15 @@ fn metodologia(
                  respuestas, de modo que un modelo con más respuestas no pesa más. El acuerdo entre modelos no se pondera."
             .to_owned(),
     };
-    secciones.push(MethodSection {
-        titulo: "Ponderación de modelos".into(),
-        texto: pond,
-    });
+    secciones.push(MethodSection { titulo: "Ponderación de modelos".into(), texto: pond });
     secciones
 }
 
 /// The `estudio.toml` of a study.
-pub(crate) fn estudio(
-    ind: &Industria,
-    n_preguntas: usize,
-    n_respuestas: usize,
-    seed: u64,
-) -> StudyFile {
+pub(crate) fn estudio(ind: &Industria, n_preguntas: usize, n_respuestas: usize, seed: u64) -> StudyFile {
     let modelos = modelos()
         .into_iter()
-        .map(|m| ModelSpec {
-            id: m.id.into(),
-            nombre: m.nombre.into(),
-            proveedor: m.proveedor.into(),
-            nivel: m.nivel,
-        })
+        .map(|m| ModelSpec { id: m.id.into(), nombre: m.nombre.into(), proveedor: m.proveedor.into(), nivel: m.nivel })
         .collect();
     StudyFile {
         nombre: ind.nombre.into(),
@@ -588,12 +517,7 @@ pub(crate) fn estudio(
 }
 
 /// A dimension with its labels and values.
-pub(crate) fn dimension(
-    id: &str,
-    etiqueta: &str,
-    etiqueta_en: &str,
-    valores: &[&str],
-) -> Dimension {
+pub(crate) fn dimension(id: &str, etiqueta: &str, etiqueta_en: &str, valores: &[&str]) -> Dimension {
     Dimension {
         id: id.into(),
         etiqueta: etiqueta.into(),

@@ -12,157 +12,44 @@ use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar, marca_es,
 const SEGMENTOS: &[(&str, &[&str])] = &[
     (
         "adolescentes",
-        &[
-            "Tengo 16 años y la piel grasa con granitos.",
-            "Mi hija de 15 quiere empezar a usar productos.",
-        ],
+        &["Tengo 16 años y la piel grasa con granitos.", "Mi hija de 15 quiere empezar a usar productos."],
     ),
-    (
-        "adultas",
-        &[
-            "Tengo 34 años y piel mixta.",
-            "Tengo 41 años y la piel bastante seca.",
-        ],
-    ),
-    (
-        "mayores de 50",
-        &[
-            "Tengo 58 años y noto la piel más fina.",
-            "Mi mamá tiene 66 y busca algo suave.",
-        ],
-    ),
-    (
-        "hombres",
-        &[
-            "Soy hombre, tengo 30 años y nunca usé nada.",
-            "Tengo 45 años y quiero empezar a cuidarme.",
-        ],
-    ),
+    ("adultas", &["Tengo 34 años y piel mixta.", "Tengo 41 años y la piel bastante seca."]),
+    ("mayores de 50", &["Tengo 58 años y noto la piel más fina.", "Mi mamá tiene 66 y busca algo suave."]),
+    ("hombres", &["Soy hombre, tengo 30 años y nunca usé nada.", "Tengo 45 años y quiero empezar a cuidarme."]),
 ];
 
 const PLANTILLAS: &[(&str, char, &str)] = &[
-    (
-        "cuidado facial",
-        'L',
-        "¿Qué crema hidratante de farmacia me recomiendan?",
-    ),
-    (
-        "cuidado facial",
-        'L',
-        "¿Qué sérum recomiendan que se consiga en Argentina?",
-    ),
-    (
-        "cuidado facial",
-        'L',
-        "¿Qué marca tiene una buena rutina de limpieza facial sin gastar mucho?",
-    ),
+    ("cuidado facial", 'L', "¿Qué crema hidratante de farmacia me recomiendan?"),
+    ("cuidado facial", 'L', "¿Qué sérum recomiendan que se consiga en Argentina?"),
+    ("cuidado facial", 'L', "¿Qué marca tiene una buena rutina de limpieza facial sin gastar mucho?"),
     ("cuidado facial", 'L', "¿Qué crema de noche recomiendan?"),
-    (
-        "cuidado facial",
-        'C',
-        "¿En qué orden se aplican los productos de una rutina facial?",
-    ),
-    (
-        "maquillaje",
-        'L',
-        "¿Qué base de maquillaje dura todo el día y se consigue en Argentina?",
-    ),
+    ("cuidado facial", 'C', "¿En qué orden se aplican los productos de una rutina facial?"),
+    ("maquillaje", 'L', "¿Qué base de maquillaje dura todo el día y se consigue en Argentina?"),
     ("maquillaje", 'L', "¿Qué máscara de pestañas recomiendan?"),
-    (
-        "maquillaje",
-        'L',
-        "¿Qué labial de larga duración recomiendan?",
-    ),
+    ("maquillaje", 'L', "¿Qué labial de larga duración recomiendan?"),
     ("maquillaje", 'C', "¿Cómo elijo el tono de base correcto?"),
-    (
-        "protección solar",
-        'L',
-        "¿Qué protector solar recomiendan para usar todos los días?",
-    ),
-    (
-        "protección solar",
-        'L',
-        "¿Qué protector solar no deja la cara blanca?",
-    ),
-    (
-        "protección solar",
-        'L',
-        "¿Qué protector solar con color recomiendan?",
-    ),
-    (
-        "protección solar",
-        'C',
-        "¿Cada cuánto hay que renovar el protector solar en la playa?",
-    ),
-    (
-        "cuidado capilar",
-        'L',
-        "¿Qué shampoo recomiendan para el pelo graso?",
-    ),
-    (
-        "cuidado capilar",
-        'L',
-        "¿Qué tratamiento capilar funciona para el frizz?",
-    ),
-    (
-        "cuidado capilar",
-        'L',
-        "¿Qué acondicionador recomiendan para el pelo seco?",
-    ),
-    (
-        "cuidado capilar",
-        'C',
-        "¿Cómo cuido el pelo teñido en verano?",
-    ),
+    ("protección solar", 'L', "¿Qué protector solar recomiendan para usar todos los días?"),
+    ("protección solar", 'L', "¿Qué protector solar no deja la cara blanca?"),
+    ("protección solar", 'L', "¿Qué protector solar con color recomiendan?"),
+    ("protección solar", 'C', "¿Cada cuánto hay que renovar el protector solar en la playa?"),
+    ("cuidado capilar", 'L', "¿Qué shampoo recomiendan para el pelo graso?"),
+    ("cuidado capilar", 'L', "¿Qué tratamiento capilar funciona para el frizz?"),
+    ("cuidado capilar", 'L', "¿Qué acondicionador recomiendan para el pelo seco?"),
+    ("cuidado capilar", 'C', "¿Cómo cuido el pelo teñido en verano?"),
 ];
 
 const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
-    (
-        "protección solar",
-        "isdin",
-        "Isdin",
-        "dermaglos",
-        "Dermaglós",
-        "¿Qué protector es mejor, {a_o_b}?",
-    ),
-    (
-        "cuidado facial",
-        "nivea",
-        "Nivea",
-        "natura",
-        "Natura",
-        "Para hidratarme la cara, ¿conviene {a_o_b}?",
-    ),
-    (
-        "maquillaje",
-        "maybelline",
-        "Maybelline",
-        "loreal",
-        "L'Oréal",
-        "¿Qué base es mejor, la de {a} o la de {b}?",
-    ),
-    (
-        "cuidado facial",
-        "vichy",
-        "Vichy",
-        "lidherma",
-        "Lidherma",
-        "¿Qué sérum conviene más, {a_o_b}?",
-    ),
+    ("protección solar", "isdin", "Isdin", "dermaglos", "Dermaglós", "¿Qué protector es mejor, {a_o_b}?"),
+    ("cuidado facial", "nivea", "Nivea", "natura", "Natura", "Para hidratarme la cara, ¿conviene {a_o_b}?"),
+    ("maquillaje", "maybelline", "Maybelline", "loreal", "L'Oréal", "¿Qué base es mejor, la de {a} o la de {b}?"),
+    ("cuidado facial", "vichy", "Vichy", "lidherma", "Lidherma", "¿Qué sérum conviene más, {a_o_b}?"),
 ];
 
 const SOBRE: &[(&str, &str, &str)] = &[
-    (
-        "cuidado facial",
-        "caviahue",
-        "¿Son buenas las cremas de Caviahue?",
-    ),
+    ("cuidado facial", "caviahue", "¿Son buenas las cremas de Caviahue?"),
     ("maquillaje", "avon", "¿Vale la pena el maquillaje de Avon?"),
-    (
-        "protección solar",
-        "dermaglos",
-        "¿Es bueno el protector solar de Dermaglós?",
-    ),
+    ("protección solar", "dermaglos", "¿Es bueno el protector solar de Dermaglós?"),
 ];
 
 #[rustfmt::skip]
@@ -285,14 +172,7 @@ fn marcas() -> Vec<Marca> {
 
 pub(crate) fn industria() -> Industria {
     let mut preguntas = cruzar("producto", "segmento", PLANTILLAS, SEGMENTOS, "es", &[]);
-    preguntas.extend(comparar(
-        "producto",
-        "segmento",
-        PARES,
-        SEGMENTOS,
-        "es",
-        &[],
-    ));
+    preguntas.extend(comparar("producto", "segmento", PARES, SEGMENTOS, "es", &[]));
     preguntas.extend(sobre("producto", "segmento", SOBRE, SEGMENTOS, "es", &[]));
     Industria {
         slug: "cosmetica-2026",
@@ -321,19 +201,9 @@ pub(crate) fn industria() -> Industria {
                 "producto",
                 "Categoría",
                 "Category",
-                &[
-                    "cuidado facial",
-                    "maquillaje",
-                    "protección solar",
-                    "cuidado capilar",
-                ],
+                &["cuidado facial", "maquillaje", "protección solar", "cuidado capilar"],
             ),
-            dimension(
-                "segmento",
-                "Segmento",
-                "Segment",
-                &["adolescentes", "adultas", "mayores de 50", "hombres"],
-            ),
+            dimension("segmento", "Segmento", "Segment", &["adolescentes", "adultas", "mayores de 50", "hombres"]),
         ],
         n_preguntas: 160,
         preguntas,
@@ -382,54 +252,19 @@ pub(crate) fn industria() -> Industria {
             en: &[],
         },
         medios: vec![
-            Medio {
-                host: "www.infobae.com",
-                nombre: "Infobae",
-                ruta: "/tendencias/{fecha}/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.clarin.com",
-                nombre: "Clarín",
-                ruta: "/buena-vida/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.lanacion.com.ar",
-                nombre: "LA NACION",
-                ruta: "/lifestyle/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.pagina12.com.ar",
-                nombre: "Página|12",
-                ruta: "/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.farmacity.com",
-                nombre: "Farmacity",
-                ruta: "/blog/",
-                idioma: "es",
-            },
+            Medio { host: "www.infobae.com", nombre: "Infobae", ruta: "/tendencias/{fecha}/", idioma: "es" },
+            Medio { host: "www.clarin.com", nombre: "Clarín", ruta: "/buena-vida/", idioma: "es" },
+            Medio { host: "www.lanacion.com.ar", nombre: "LA NACION", ruta: "/lifestyle/", idioma: "es" },
+            Medio { host: "www.pagina12.com.ar", nombre: "Página|12", ruta: "/", idioma: "es" },
+            Medio { host: "www.farmacity.com", nombre: "Farmacity", ruta: "/blog/", idioma: "es" },
             Medio {
                 host: "www.sad.org.ar",
                 nombre: "Sociedad Argentina de Dermatología",
                 ruta: "/comunidad/",
                 idioma: "es",
             },
-            Medio {
-                host: "www.anmat.gob.ar",
-                nombre: "ANMAT",
-                ruta: "/cosmeticos/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.reddit.com",
-                nombre: "Reddit",
-                ruta: "/r/argentina/comments/",
-                idioma: "es",
-            },
+            Medio { host: "www.anmat.gob.ar", nombre: "ANMAT", ruta: "/cosmeticos/", idioma: "es" },
+            Medio { host: "www.reddit.com", nombre: "Reddit", ruta: "/r/argentina/comments/", idioma: "es" },
         ],
         titulos: Textos {
             es: &[
@@ -445,26 +280,10 @@ pub(crate) fn industria() -> Industria {
             en: &[],
         },
         paginas: &[
-            (
-                "/productos/cuidado-facial",
-                "Cuidado facial | {marca}",
-                "Skincare | {marca}",
-            ),
-            (
-                "/productos/proteccion-solar",
-                "Protección solar | {marca}",
-                "Sun care | {marca}",
-            ),
-            (
-                "/productos/maquillaje",
-                "Maquillaje | {marca}",
-                "Make-up | {marca}",
-            ),
-            (
-                "/consejos",
-                "Consejos de belleza | {marca}",
-                "Beauty tips | {marca}",
-            ),
+            ("/productos/cuidado-facial", "Cuidado facial | {marca}", "Skincare | {marca}"),
+            ("/productos/proteccion-solar", "Protección solar | {marca}", "Sun care | {marca}"),
+            ("/productos/maquillaje", "Maquillaje | {marca}", "Make-up | {marca}"),
+            ("/consejos", "Consejos de belleza | {marca}", "Beauty tips | {marca}"),
         ],
         tablas: vec![
             Tabla::Marcas(METRICAS_BASE),

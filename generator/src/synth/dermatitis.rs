@@ -20,10 +20,7 @@ const GRUPOS: &[(&str, &[&str])] = &[
     ),
     (
         "niños",
-        &[
-            "Mi hija de 6 años tiene dermatitis atópica desde chiquita.",
-            "Mi hijo de 9 años se rasca mucho de noche.",
-        ],
+        &["Mi hija de 6 años tiene dermatitis atópica desde chiquita.", "Mi hijo de 9 años se rasca mucho de noche."],
     ),
     (
         "adolescentes",
@@ -42,103 +39,36 @@ const GRUPOS: &[(&str, &[&str])] = &[
 ];
 
 const GRUPOS_EN: &[(&str, &[&str])] = &[
-    (
-        "bebés",
-        &["We just moved to Buenos Aires and our baby has eczema."],
-    ),
-    (
-        "niños",
-        &["My 7-year-old has atopic dermatitis and we live in Argentina."],
-    ),
-    (
-        "adolescentes",
-        &["I'm 16 and I have eczema on my arms and neck."],
-    ),
-    (
-        "adultos",
-        &["I'm an adult with moderate eczema living in Argentina."],
-    ),
+    ("bebés", &["We just moved to Buenos Aires and our baby has eczema."]),
+    ("niños", &["My 7-year-old has atopic dermatitis and we live in Argentina."]),
+    ("adolescentes", &["I'm 16 and I have eczema on my arms and neck."]),
+    ("adultos", &["I'm an adult with moderate eczema living in Argentina."]),
 ];
 
 const PLANTILLAS: &[(&str, char, &str)] = &[
-    (
-        "cuidado diario",
-        'L',
-        "¿Qué crema emoliente recomiendan para la dermatitis atópica?",
-    ),
-    (
-        "cuidado diario",
-        'L',
-        "¿Qué jabón o syndet se puede usar para el baño?",
-    ),
+    ("cuidado diario", 'L', "¿Qué crema emoliente recomiendan para la dermatitis atópica?"),
+    ("cuidado diario", 'L', "¿Qué jabón o syndet se puede usar para el baño?"),
     ("cuidado diario", 'C', "¿Cómo tiene que ser el baño diario?"),
-    (
-        "cuidado diario",
-        'C',
-        "¿Qué ropa conviene usar para no irritar la piel?",
-    ),
+    ("cuidado diario", 'C', "¿Qué ropa conviene usar para no irritar la piel?"),
     ("brotes", 'C', "¿Qué hago cuando aparece un brote?"),
-    (
-        "brotes",
-        'L',
-        "¿Qué crema sirve para calmar la picazón durante un brote?",
-    ),
-    (
-        "brotes",
-        'C',
-        "¿Cuándo hay que consultar de urgencia por un brote?",
-    ),
-    (
-        "tratamiento",
-        'L',
-        "¿Qué tratamientos existen para la dermatitis atópica moderada?",
-    ),
+    ("brotes", 'L', "¿Qué crema sirve para calmar la picazón durante un brote?"),
+    ("brotes", 'C', "¿Cuándo hay que consultar de urgencia por un brote?"),
+    ("tratamiento", 'L', "¿Qué tratamientos existen para la dermatitis atópica moderada?"),
     ("tratamiento", 'C', "¿Los corticoides en crema son seguros?"),
-    (
-        "tratamiento",
-        'L',
-        "¿Qué especialista o centro recomiendan para tratarla en Buenos Aires?",
-    ),
-    (
-        "biológicos",
-        'L',
-        "¿Qué medicamentos biológicos hay para la dermatitis atópica en Argentina?",
-    ),
-    (
-        "biológicos",
-        'L',
-        "¿Qué diferencia hay entre los biológicos y los inhibidores de JAK?",
-    ),
-    (
-        "biológicos",
-        'C',
-        "¿La obra social cubre los tratamientos biológicos?",
-    ),
+    ("tratamiento", 'L', "¿Qué especialista o centro recomiendan para tratarla en Buenos Aires?"),
+    ("biológicos", 'L', "¿Qué medicamentos biológicos hay para la dermatitis atópica en Argentina?"),
+    ("biológicos", 'L', "¿Qué diferencia hay entre los biológicos y los inhibidores de JAK?"),
+    ("biológicos", 'C', "¿La obra social cubre los tratamientos biológicos?"),
 ];
 
 const PLANTILLAS_EN: &[(&str, char, &str)] = &[
-    (
-        "cuidado diario",
-        'L',
-        "What moisturizer do dermatologists recommend for atopic dermatitis?",
-    ),
-    (
-        "biológicos",
-        'L',
-        "What biologic treatments are available for atopic dermatitis in Argentina?",
-    ),
+    ("cuidado diario", 'L', "What moisturizer do dermatologists recommend for atopic dermatitis?"),
+    ("biológicos", 'L', "What biologic treatments are available for atopic dermatitis in Argentina?"),
     ("brotes", 'C', "What should I do during an eczema flare?"),
 ];
 
 const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
-    (
-        "biológicos",
-        "dupixent",
-        "Dupixent",
-        "rinvoq",
-        "Rinvoq",
-        "¿Qué es mejor para la dermatitis atópica, {a_o_b}?",
-    ),
+    ("biológicos", "dupixent", "Dupixent", "rinvoq", "Rinvoq", "¿Qué es mejor para la dermatitis atópica, {a_o_b}?"),
     (
         "cuidado diario",
         "larocheposay",
@@ -197,16 +127,10 @@ fn marcas() -> Vec<Marca> {
                     "es un inhibidor de JAK que se toma por vía oral una vez por día",
                     "biológicos|suele mostrar una mejoría rápida de la picazón",
                 ],
-                en: &[
-                    "is a once-daily oral JAK inhibitor",
-                    "often relieves itch quickly",
-                ],
+                en: &["is a once-daily oral JAK inhibitor", "often relieves itch quickly"],
             },
             contra: Textos {
-                es: &[
-                    "requiere controles de laboratorio periódicos",
-                    "no se indica en menores de 12 años",
-                ],
+                es: &["requiere controles de laboratorio periódicos", "no se indica en menores de 12 años"],
                 en: &["needs regular blood tests"],
             },
         },
@@ -249,10 +173,7 @@ fn marcas() -> Vec<Marca> {
                 ],
                 en: &["is a biologic (tralokinumab) that blocks interleukin-13"],
             },
-            contra: Textos {
-                es: &["tiene menos disponibilidad en farmacias"],
-                en: &["is less widely available"],
-            },
+            contra: Textos { es: &["tiene menos disponibilidad en farmacias"], en: &["is less widely available"] },
         },
         Marca {
             id: "ebglyss",
@@ -269,10 +190,7 @@ fn marcas() -> Vec<Marca> {
                     "es uno de los biológicos más nuevos (lebrikizumab)",
                     "biológicos|permite pasar a una aplicación mensual en la etapa de mantenimiento",
                 ],
-                en: &[
-                    "is one of the newest biologics (lebrikizumab)",
-                    "allows monthly maintenance dosing",
-                ],
+                en: &["is one of the newest biologics (lebrikizumab)", "allows monthly maintenance dosing"],
             },
             contra: Textos {
                 es: &["todavía hay poca experiencia de uso en el país"],
@@ -322,10 +240,7 @@ fn marcas() -> Vec<Marca> {
                     "brotes|tiene una crema para la fase aguda que calma el picor",
                     "cuidado diario|tiene un aceite de baño que ayuda a no resecar la piel",
                 ],
-                en: &[
-                    "has the AtopiControl line for atopic-prone skin",
-                    "has a cream for acute flares",
-                ],
+                en: &["has the AtopiControl line for atopic-prone skin", "has a cream for acute flares"],
             },
             contra: Textos {
                 es: &["algunos usuarios la encuentran algo pesada en verano"],
@@ -393,10 +308,7 @@ fn marcas() -> Vec<Marca> {
                 ],
                 en: &["has the Atoderm line for dry and atopic skin"],
             },
-            contra: Textos {
-                es: &["sus envases grandes son caros"],
-                en: &["is pricey in large sizes"],
-            },
+            contra: Textos { es: &["sus envases grandes son caros"], en: &["is pricey in large sizes"] },
         },
         Marca {
             id: "mustela",
@@ -510,14 +422,7 @@ fn marcas() -> Vec<Marca> {
 
 pub(crate) fn industria() -> Industria {
     let mut preguntas = cruzar("area_tematica", "grupo", PLANTILLAS, GRUPOS, "es", &[]);
-    preguntas.extend(cruzar(
-        "area_tematica",
-        "grupo",
-        PLANTILLAS_EN,
-        GRUPOS_EN,
-        "en",
-        &[],
-    ));
+    preguntas.extend(cruzar("area_tematica", "grupo", PLANTILLAS_EN, GRUPOS_EN, "en", &[]));
     preguntas.extend(comparar("area_tematica", "grupo", PARES, GRUPOS, "es", &[]));
     Industria {
         slug: "dermatitis-atopica-2026",
@@ -529,14 +434,7 @@ pub(crate) fn industria() -> Industria {
         subindustria: "Dermatología",
         pais: &["Argentina"],
         idiomas: &["es", "en"],
-        tags: &[
-            "salud",
-            "dermatología",
-            "dermatitis atópica",
-            "biológicos",
-            "dermocosmética",
-            "pediatría",
-        ],
+        tags: &["salud", "dermatología", "dermatitis atópica", "biológicos", "dermocosmética", "pediatría"],
         inicio: (2, 16),
         dias: 12,
         publicado: "2026-03-20",
@@ -548,12 +446,7 @@ pub(crate) fn industria() -> Industria {
                 "Topic",
                 &["cuidado diario", "brotes", "tratamiento", "biológicos"],
             ),
-            dimension(
-                "grupo",
-                "Grupo",
-                "Group",
-                &["bebés", "niños", "adolescentes", "adultos"],
-            ),
+            dimension("grupo", "Grupo", "Group", &["bebés", "niños", "adolescentes", "adultos"]),
         ],
         n_preguntas: 96,
         preguntas,
@@ -607,42 +500,12 @@ pub(crate) fn industria() -> Industria {
             ],
         },
         medios: vec![
-            Medio {
-                host: "medlineplus.gov",
-                nombre: "MedlinePlus",
-                ruta: "/spanish/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.mayoclinic.org",
-                nombre: "Mayo Clinic",
-                ruta: "/es/diseases-conditions/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.infobae.com",
-                nombre: "Infobae",
-                ruta: "/salud/{fecha}/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.clarin.com",
-                nombre: "Clarín",
-                ruta: "/buena-vida/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.lanacion.com.ar",
-                nombre: "LA NACION",
-                ruta: "/salud/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.argentina.gob.ar",
-                nombre: "Argentina.gob.ar",
-                ruta: "/salud/",
-                idioma: "es",
-            },
+            Medio { host: "medlineplus.gov", nombre: "MedlinePlus", ruta: "/spanish/", idioma: "es" },
+            Medio { host: "www.mayoclinic.org", nombre: "Mayo Clinic", ruta: "/es/diseases-conditions/", idioma: "es" },
+            Medio { host: "www.infobae.com", nombre: "Infobae", ruta: "/salud/{fecha}/", idioma: "es" },
+            Medio { host: "www.clarin.com", nombre: "Clarín", ruta: "/buena-vida/", idioma: "es" },
+            Medio { host: "www.lanacion.com.ar", nombre: "LA NACION", ruta: "/salud/", idioma: "es" },
+            Medio { host: "www.argentina.gob.ar", nombre: "Argentina.gob.ar", ruta: "/salud/", idioma: "es" },
             Medio {
                 host: "www.sap.org.ar",
                 nombre: "Sociedad Argentina de Pediatría",
@@ -655,12 +518,7 @@ pub(crate) fn industria() -> Industria {
                 ruta: "/public/diseases/",
                 idioma: "en",
             },
-            Medio {
-                host: "nationaleczema.org",
-                nombre: "National Eczema Association",
-                ruta: "/eczema/",
-                idioma: "en",
-            },
+            Medio { host: "nationaleczema.org", nombre: "National Eczema Association", ruta: "/eczema/", idioma: "en" },
         ],
         titulos: Textos {
             es: &[
@@ -679,21 +537,9 @@ pub(crate) fn industria() -> Industria {
             ],
         },
         paginas: &[
-            (
-                "/dermatitis-atopica",
-                "Dermatitis atópica | {marca}",
-                "Atopic dermatitis | {marca}",
-            ),
-            (
-                "/productos/piel-atopica",
-                "Piel atópica | {marca}",
-                "Atopic skin | {marca}",
-            ),
-            (
-                "/pacientes",
-                "Información para pacientes | {marca}",
-                "Patient information | {marca}",
-            ),
+            ("/dermatitis-atopica", "Dermatitis atópica | {marca}", "Atopic dermatitis | {marca}"),
+            ("/productos/piel-atopica", "Piel atópica | {marca}", "Atopic skin | {marca}"),
+            ("/pacientes", "Información para pacientes | {marca}", "Patient information | {marca}"),
         ],
         tablas: vec![
             Tabla::Marcas(METRICAS_TODAS),

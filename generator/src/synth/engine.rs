@@ -75,12 +75,7 @@ pub(crate) enum TipoPregunta {
     /// "How do I ...": advice first, fewer brands.
     Consejo,
     /// "A or B?": both named, the model's favourite first. Labels contain an alias.
-    Comparar {
-        a: &'static str,
-        b: &'static str,
-        la: String,
-        lb: String,
-    },
+    Comparar { a: &'static str, b: &'static str, la: String, lb: String },
     /// "Is A good for ...?": that brand first, maybe alternatives.
     Marca(&'static str),
 }
@@ -186,12 +181,7 @@ fn etiquetas(entrada: &'static str) -> (Option<&'static str>, &'static str) {
 
 /// Up to `n` entries of a bank, preferring those tagged with one of `claves` (a dimension
 /// value or a brand id), then untagged ones; entries tagged for something else are skipped.
-fn relevantes(
-    rng: &mut ChaCha8Rng,
-    banco: &[&'static str],
-    claves: &[&str],
-    n: usize,
-) -> Vec<&'static str> {
+fn relevantes(rng: &mut ChaCha8Rng, banco: &[&'static str], claves: &[&str], n: usize) -> Vec<&'static str> {
     let mut propias = Vec::new();
     let mut generales = Vec::new();
     for e in banco {
@@ -224,11 +214,7 @@ fn cap(s: &str) -> String {
 fn minuscula(s: &str) -> String {
     let mut c = s.chars();
     match (c.next(), c.next()) {
-        (Some(a), Some(b)) if !b.is_uppercase() => a
-            .to_lowercase()
-            .chain(std::iter::once(b))
-            .chain(c)
-            .collect(),
+        (Some(a), Some(b)) if !b.is_uppercase() => a.to_lowercase().chain(std::iter::once(b)).chain(c).collect(),
         _ => s.to_owned(),
     }
 }
@@ -244,11 +230,7 @@ pub(crate) fn enumerar(items: &[String], idioma: &str) -> String {
         1 => items[0].clone(),
         n => {
             let last = &items[n - 1];
-            let conj = if es(idioma) {
-                conjuncion_y(last)
-            } else {
-                "and"
-            };
+            let conj = if es(idioma) { conjuncion_y(last) } else { "and" };
             format!("{} {conj} {last}", items[..n - 1].join(", "))
         }
     }
@@ -256,29 +238,17 @@ pub(crate) fn enumerar(items: &[String], idioma: &str) -> String {
 
 fn conjuncion_y(siguiente: &str) -> &'static str {
     let f = fold(siguiente.trim_start_matches('*'));
-    if (f.starts_with('i') || f.starts_with("hi")) && !f.starts_with("hie") && !f.starts_with("ia")
-    {
-        "e"
-    } else {
-        "y"
-    }
+    if (f.starts_with('i') || f.starts_with("hi")) && !f.starts_with("hie") && !f.starts_with("ia") { "e" } else { "y" }
 }
 
 fn conjuncion_o(siguiente: &str) -> &'static str {
     let f = fold(siguiente.trim_start_matches('*'));
-    if f.starts_with('o') || f.starts_with("ho") {
-        "u"
-    } else {
-        "o"
-    }
+    if f.starts_with('o') || f.starts_with("ho") { "u" } else { "o" }
 }
 
 /// Accent and case folding (NFD, drop marks, lowercase), for slugs and checks.
 pub(crate) fn fold(s: &str) -> String {
-    s.nfd()
-        .filter(|c| !is_combining_mark(*c))
-        .flat_map(char::to_lowercase)
-        .collect()
+    s.nfd().filter(|c| !is_combining_mark(*c)).flat_map(char::to_lowercase).collect()
 }
 
 /// URL slug of a title.
@@ -304,18 +274,11 @@ fn ya_dicho(texto: &str, frase: &str) -> bool {
 }
 
 fn palabras(s: &str) -> usize {
-    s.split_whitespace()
-        .filter(|w| w.chars().any(char::is_alphanumeric))
-        .count()
+    s.split_whitespace().filter(|w| w.chars().any(char::is_alphanumeric)).count()
 }
 
 /// Writes one answer for `pregunta` as `modelo` would.
-pub(crate) fn responder(
-    ind: &Industria,
-    pregunta: &PreguntaBase,
-    modelo: &Modelo,
-    rng: &mut ChaCha8Rng,
-) -> Borrador {
+pub(crate) fn responder(ind: &Industria, pregunta: &PreguntaBase, modelo: &Modelo, rng: &mut ChaCha8Rng) -> Borrador {
     let idioma = pregunta.idioma;
     let elegidas = elegir_marcas(ind, pregunta, modelo, rng);
     let mut texto = redactar(ind, pregunta, modelo, &elegidas, rng);
@@ -324,18 +287,12 @@ pub(crate) fn responder(
     let valores: Vec<&str> = pregunta.dims.iter().map(|(_, v)| v.as_str()).collect();
     let largo = modelo.nivel == crate::model::Tier::Advanced;
     let quiere = if rng.random_bool(modelo.estilo.extension) {
-        if largo {
-            rng.random_range(2..=4)
-        } else {
-            rng.random_range(1..=3)
-        }
+        if largo { rng.random_range(2..=4) } else { rng.random_range(1..=3) }
     } else {
         0
     };
-    let disponibles: Vec<&str> = relevantes(rng, ind.consejos.de(idioma), &valores, 20)
-        .into_iter()
-        .filter(|c| !ya_dicho(&texto, c))
-        .collect();
+    let disponibles: Vec<&str> =
+        relevantes(rng, ind.consejos.de(idioma), &valores, 20).into_iter().filter(|c| !ya_dicho(&texto, c)).collect();
     let mut nuevos: Vec<&str> = disponibles.iter().copied().take(quiere).collect();
     // Never below 60 words: add advice until the answer reaches it.
     let mut resto = disponibles.iter().copied().skip(quiere);
@@ -357,14 +314,7 @@ pub(crate) fn responder(
                 ],
             )
         } else {
-            una(
-                rng,
-                &[
-                    "A few things to keep in mind:",
-                    "Practical tips:",
-                    "Before deciding:",
-                ],
-            )
+            una(rng, &["A few things to keep in mind:", "Practical tips:", "Before deciding:"])
         };
         let lista: Vec<String> = nuevos.iter().map(|c| format!("- {c}")).collect();
         texto.push_str(&format!("\n\n{enc}\n{}", lista.join("\n")));
@@ -418,21 +368,11 @@ pub(crate) fn responder(
     }
     let tono = etiquetar(ind, &elegidas, &texto, rng);
     let fuentes = citar(ind, pregunta, modelo, &elegidas, rng);
-    Borrador {
-        respuesta: texto,
-        fuentes,
-        tono,
-        orden: elegidas.iter().map(|e| e.idx).collect(),
-    }
+    Borrador { respuesta: texto, fuentes, tono, orden: elegidas.iter().map(|e| e.idx).collect() }
 }
 
 /// Weighted sampling without replacement (Efraimidis–Spirakis), sharpened per model.
-fn elegir_marcas(
-    ind: &Industria,
-    pregunta: &PreguntaBase,
-    modelo: &Modelo,
-    rng: &mut ChaCha8Rng,
-) -> Vec<Elegida> {
+fn elegir_marcas(ind: &Industria, pregunta: &PreguntaBase, modelo: &Modelo, rng: &mut ChaCha8Rng) -> Vec<Elegida> {
     let valores: Vec<&str> = pregunta.dims.iter().map(|(_, v)| v.as_str()).collect();
     let peso = |i: usize| -> f64 {
         let m = &ind.marcas[i];
@@ -473,22 +413,15 @@ fn elegir_marcas(
                 let pb = peso(ib) * rng.random_range(0.5..1.5);
                 if pa >= pb { vec![ia, ib] } else { vec![ib, ia] }
             };
-            let extra = if ia == ib {
-                1 + usize::from(rng.random_bool(0.4))
-            } else {
-                usize::from(rng.random_bool(0.3))
-            };
+            let extra =
+                if ia == ib { 1 + usize::from(rng.random_bool(0.4)) } else { usize::from(rng.random_bool(0.3)) };
             let mas = muestrear(rng, &par.clone(), extra);
             par.extend(mas);
             par
         }
         TipoPregunta::Marca(id) => {
             let i = ind.marca(id);
-            let n = if rng.random_bool(0.6) {
-                rng.random_range(1..=3)
-            } else {
-                0
-            };
+            let n = if rng.random_bool(0.6) { rng.random_range(1..=3) } else { 0 };
             let mut v = vec![i];
             v.extend(muestrear(rng, &[i], n));
             v
@@ -516,23 +449,13 @@ fn elegir_marcas(
         .map(|idx| {
             let m = &ind.marcas[idx];
             let nombre = elegir_nombre(m, modelo, rng);
-            let n_pro = if rng.random_bool(dos_pros) {
-                2 + usize::from(rng.random_bool(dos_pros * 0.3))
-            } else {
-                1
-            };
+            let n_pro = if rng.random_bool(dos_pros) { 2 + usize::from(rng.random_bool(dos_pros * 0.3)) } else { 1 };
             let mut pro = relevantes(rng, m.pro.de(pregunta.idioma), &valores, n_pro);
             if pro.is_empty() {
                 let generico: &[&'static str] = if es(pregunta.idioma) {
-                    &[
-                        "es una de las opciones más conocidas de la categoría",
-                        "tiene buenas reseñas en general",
-                    ]
+                    &["es una de las opciones más conocidas de la categoría", "tiene buenas reseñas en general"]
                 } else {
-                    &[
-                        "is one of the best-known options in the category",
-                        "gets good reviews overall",
-                    ]
+                    &["is one of the best-known options in the category", "gets good reviews overall"]
                 };
                 pro = vec![una(rng, generico)];
             }
@@ -540,12 +463,7 @@ fn elegir_marcas(
                 .random_bool(((0.10 + m.neg) * contra_p).clamp(0.0, 0.9))
                 .then(|| relevantes(rng, m.contra.de(pregunta.idioma), &valores, 1).pop())
                 .flatten();
-            Elegida {
-                idx,
-                nombre,
-                pro,
-                contra,
-            }
+            Elegida { idx, nombre, pro, contra }
         })
         .collect()
 }
@@ -555,12 +473,7 @@ fn elegir_marcas(
 /// Aliases written with a leading `~` are sub-brands or products ("~Ibis", "~Actron"): they
 /// count as mentions when an argument names them, but never stand for the whole entity.
 fn elegir_nombre(m: &Marca, modelo: &Modelo, rng: &mut ChaCha8Rng) -> String {
-    let nombres: Vec<&'static str> = m
-        .alias
-        .iter()
-        .copied()
-        .filter(|a| !a.starts_with('~'))
-        .collect();
+    let nombres: Vec<&'static str> = m.alias.iter().copied().filter(|a| !a.starts_with('~')).collect();
     if nombres.is_empty() || rng.random_bool(modelo.estilo.nombre_completo) {
         m.nombre.to_owned()
     } else {
@@ -569,21 +482,14 @@ fn elegir_nombre(m: &Marca, modelo: &Modelo, rng: &mut ChaCha8Rng) -> String {
 }
 
 /// Tone labels: caveats pull towards neutral or negative, the first brand towards positive.
-fn etiquetar(
-    ind: &Industria,
-    elegidas: &[Elegida],
-    texto: &str,
-    rng: &mut ChaCha8Rng,
-) -> BTreeMap<String, Tone> {
+fn etiquetar(ind: &Industria, elegidas: &[Elegida], texto: &str, rng: &mut ChaCha8Rng) -> BTreeMap<String, Tone> {
     elegidas
         .iter()
         .enumerate()
         .map(|(pos, e)| {
             let u: f64 = rng.random();
             // Only a caveat that made it into the text counts.
-            let escrita = e
-                .contra
-                .is_some_and(|c| texto.contains(c) || texto.contains(&cap(c)));
+            let escrita = e.contra.is_some_and(|c| texto.contains(c) || texto.contains(&cap(c)));
             let tono = match (escrita, pos) {
                 (true, _) if u < 0.6 => Tone::Neg,
                 (true, _) => Tone::Neu,
@@ -618,18 +524,13 @@ fn citar(
     }
     if rng.random_bool(modelo.estilo.fantasma) {
         let nombradas: Vec<usize> = elegidas.iter().map(|e| e.idx).collect();
-        let otras: Vec<usize> = (0..ind.marcas.len())
-            .filter(|i| !nombradas.contains(i))
-            .collect();
+        let otras: Vec<usize> = (0..ind.marcas.len()).filter(|i| !nombradas.contains(i)).collect();
         if let Some(&i) = otras.choose(rng) {
             fuentes.push(pagina_de_marca(ind, &ind.marcas[i], idioma, rng));
         }
     }
-    let medios: Vec<&Medio> = ind
-        .medios
-        .iter()
-        .filter(|m| m.idioma == idioma || m.idioma == "*" || rng.random_bool(0.15))
-        .collect();
+    let medios: Vec<&Medio> =
+        ind.medios.iter().filter(|m| m.idioma == idioma || m.idioma == "*" || rng.random_bool(0.15)).collect();
     for _ in 0..n_medios {
         if fuentes.len() >= 6 {
             break;
@@ -637,22 +538,14 @@ fn citar(
         let Some(medio) = medios.choose(rng) else {
             break;
         };
-        let banco = ind
-            .titulos
-            .de(if medio.idioma == "en" { "en" } else { idioma });
+        let banco = ind.titulos.de(if medio.idioma == "en" { "en" } else { idioma });
         let valores: Vec<&str> = pregunta.dims.iter().map(|(_, v)| v.as_str()).collect();
-        let titulo = relevantes(rng, banco, &valores, 2)
-            .into_iter()
-            .next()
-            .unwrap_or("");
+        let titulo = relevantes(rng, banco, &valores, 2).into_iter().next().unwrap_or("");
         let url = url_de_medio(medio, titulo, rng);
         if fuentes.iter().any(|f| f.url == url) {
             continue;
         }
-        fuentes.push(Source {
-            url,
-            titulo: format!("{titulo} - {}", medio.nombre),
-        });
+        fuentes.push(Source { url, titulo: format!("{titulo} - {}", medio.nombre) });
     }
     fuentes.shuffle(rng);
     fuentes
@@ -662,30 +555,19 @@ fn url_de_medio(medio: &Medio, titulo: &str, rng: &mut ChaCha8Rng) -> String {
     let mes = rng.random_range(1..=12u32);
     let dia = rng.random_range(1..=28u32);
     let anio = if mes >= 6 { 2025 } else { 2026 };
-    let (anio, mes) = if anio == 2026 && mes > 2 {
-        (2025, mes)
-    } else {
-        (anio, mes)
-    };
-    let ruta = medio
-        .ruta
-        .replace("{fecha}", &format!("{anio}/{mes:02}/{dia:02}"));
+    let (anio, mes) = if anio == 2026 && mes > 2 { (2025, mes) } else { (anio, mes) };
+    let ruta = medio.ruta.replace("{fecha}", &format!("{anio}/{mes:02}/{dia:02}"));
     let s = slug(titulo);
     let host = medio.host;
     if host.contains("reddit.com") {
-        let id: String = (0..6)
-            .map(|_| char::from(b"abcdefghijklmnopqrstuvwxyz0123456789"[rng.random_range(0..36)]))
-            .collect();
+        let id: String =
+            (0..6).map(|_| char::from(b"abcdefghijklmnopqrstuvwxyz0123456789"[rng.random_range(0..36)])).collect();
         format!("https://{host}{ruta}{id}/{}/", s.replace('-', "_"))
     } else if host.contains("lanacion.com.ar") {
         format!("https://{host}{ruta}{s}-nid{dia:02}{mes:02}{anio}/")
     } else if host.contains("clarin.com") {
         let id: String = (0..9)
-            .map(|_| {
-                char::from(
-                    b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"[rng.random_range(0..49)],
-                )
-            })
+            .map(|_| char::from(b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"[rng.random_range(0..49)]))
             .collect();
         format!("https://{host}{ruta}{s}_0_{id}.html")
     } else if host.contains("tripadvisor") {
@@ -708,16 +590,9 @@ fn pagina_de_marca(ind: &Industria, m: &Marca, idioma: &str, rng: &mut ChaCha8Rn
     } else {
         format!("blog.{dominio}")
     };
-    let (ruta, t_es, t_en) = ind
-        .paginas
-        .choose(rng)
-        .copied()
-        .unwrap_or(("/", "{marca}", "{marca}"));
+    let (ruta, t_es, t_en) = ind.paginas.choose(rng).copied().unwrap_or(("/", "{marca}", "{marca}"));
     let titulo = if es(idioma) { t_es } else { t_en }.replace("{marca}", m.nombre);
-    Source {
-        url: format!("https://{host}{ruta}"),
-        titulo,
-    }
+    Source { url: format!("https://{host}{ruta}"), titulo }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -762,24 +637,10 @@ const LISTAS: [Estructura; 15] = [
     Estructura::Foros,
 ];
 
-fn redactar(
-    ind: &Industria,
-    pregunta: &PreguntaBase,
-    modelo: &Modelo,
-    el: &[Elegida],
-    rng: &mut ChaCha8Rng,
-) -> String {
+fn redactar(ind: &Industria, pregunta: &PreguntaBase, modelo: &Modelo, el: &[Elegida], rng: &mut ChaCha8Rng) -> String {
     let idioma = pregunta.idioma;
     let valores: Vec<&str> = pregunta.dims.iter().map(|(_, v)| v.as_str()).collect();
-    let mut w = Escritor {
-        ind,
-        idioma,
-        modelo,
-        rng,
-        out: String::new(),
-        valores,
-        usados: Vec::new(),
-    };
+    let mut w = Escritor { ind, idioma, modelo, rng, out: String::new(), valores, usados: Vec::new() };
     if el.is_empty() {
         w.sin_marcas();
         return w.out;
@@ -788,27 +649,15 @@ fn redactar(
         TipoPregunta::Comparar { a, b, la, lb } if el.len() >= 2 || a == b => {
             let ia = ind.marca(a);
             // The labels name the products; the first one written is the model's favourite.
-            let (l1, l2) = if el[0].idx == ia {
-                (la.clone(), lb.clone())
-            } else {
-                (lb.clone(), la.clone())
-            };
+            let (l1, l2) = if el[0].idx == ia { (la.clone(), lb.clone()) } else { (lb.clone(), la.clone()) };
             w.comparar(el, &l1, &l2, a == b);
         }
         TipoPregunta::Marca(_) => w.sobre_marca(el),
         TipoPregunta::Consejo => {
-            let e = [
-                Estructura::ChecklistPrimero,
-                Estructura::AclaracionPrimero,
-                Estructura::Encabezados,
-                Estructura::Faq,
-            ];
+            let e =
+                [Estructura::ChecklistPrimero, Estructura::AclaracionPrimero, Estructura::Encabezados, Estructura::Faq];
             let i = w.rng.random_range(0..e.len());
-            let e = if el.len() == 1 && e[i] == Estructura::Faq {
-                Estructura::ChecklistPrimero
-            } else {
-                e[i]
-            };
+            let e = if el.len() == 1 && e[i] == Estructura::Faq { Estructura::ChecklistPrimero } else { e[i] };
             w.lista(e, el);
         }
         _ => {
@@ -817,12 +666,7 @@ fn redactar(
             if ind.salud && LISTAS[idx] == Estructura::Ranking {
                 idx = 0;
             }
-            if el.len() == 1
-                && matches!(
-                    LISTAS[idx],
-                    Estructura::Tabla | Estructura::Ranking | Estructura::Faq
-                )
-            {
+            if el.len() == 1 && matches!(LISTAS[idx], Estructura::Tabla | Estructura::Ranking | Estructura::Faq) {
                 idx = 2;
             }
             w.lista(LISTAS[idx], el);
@@ -881,11 +725,7 @@ impl Escritor<'_> {
     fn consejos(&mut self, n: usize) -> Vec<&'static str> {
         let banco = self.ind.consejos.de(self.idioma);
         let todos = relevantes(self.rng, banco, &self.valores, banco.len());
-        let v: Vec<&'static str> = todos
-            .into_iter()
-            .filter(|c| !self.usados.contains(c))
-            .take(n)
-            .collect();
+        let v: Vec<&'static str> = todos.into_iter().filter(|c| !self.usados.contains(c)).take(n).collect();
         self.usados.extend(v.iter().copied());
         v
     }
@@ -906,9 +746,7 @@ impl Escritor<'_> {
             .collect();
         propios.shuffle(self.rng);
         let elegido = propios.first().copied().or_else(|| {
-            relevantes(self.rng, banco, &claves, banco.len())
-                .into_iter()
-                .find(|p| !self.usados.contains(p))
+            relevantes(self.rng, banco, &claves, banco.len()).into_iter().find(|p| !self.usados.contains(p))
         });
         match elegido {
             Some(p) => {
@@ -933,11 +771,7 @@ impl Escritor<'_> {
                         "you want to try an alternative",
                     ]
                 };
-                let libre = generico
-                    .iter()
-                    .copied()
-                    .find(|p| !self.usados.contains(p))
-                    .unwrap_or(generico[0]);
+                let libre = generico.iter().copied().find(|p| !self.usados.contains(p)).unwrap_or(generico[0]);
                 self.usados.push(libre);
                 libre
             }
@@ -1023,10 +857,7 @@ impl Escritor<'_> {
                         ],
                     )
                 } else {
-                    una(
-                        self.rng,
-                        &["Before the options, two key points:", "Some context first:"],
-                    )
+                    una(self.rng, &["Before the options, two key points:", "Some context first:"])
                 };
                 let t = format!("{lead} {} {}", minuscula(cs[0]), cs[1]);
                 self.p(&t);
@@ -1107,8 +938,7 @@ impl Escritor<'_> {
                     ],
                 ),
             };
-            b.replace("{top}", top)
-                .replace("{dos}", segunda.unwrap_or(""))
+            b.replace("{top}", top).replace("{dos}", segunda.unwrap_or(""))
         };
         self.p(&s);
     }
@@ -1136,11 +966,7 @@ impl Escritor<'_> {
         let mut s = format!("{sujeto} {}", enumerar(&pros, self.idioma));
         match e.contra {
             Some(c) => {
-                s.push_str(if self.es() {
-                    ", aunque "
-                } else {
-                    ", although it "
-                });
+                s.push_str(if self.es() { ", aunque " } else { ", although it " });
                 s.push_str(c);
                 s.push('.');
             }
@@ -1154,11 +980,7 @@ impl Escritor<'_> {
         let mut s = e.pro.first().copied().unwrap_or("").to_owned();
         if e.pro.len() > 1 {
             let resto: Vec<String> = e.pro[1..].iter().map(|p| p.to_string()).collect();
-            s.push_str(if self.es() {
-                "; además, "
-            } else {
-                "; it also "
-            });
+            s.push_str(if self.es() { "; además, " } else { "; it also " });
             s.push_str(&enumerar(&resto, self.idioma));
         }
         s.push('.');
@@ -1172,11 +994,7 @@ impl Escritor<'_> {
         }
         if self.avanzado() && self.rng.random_bool(0.45) {
             let perfil = self.perfil(e.idx);
-            s.push_str(&if self.es() {
-                format!(" Ideal si {perfil}.")
-            } else {
-                format!(" Best if {perfil}.")
-            });
+            s.push_str(&if self.es() { format!(" Ideal si {perfil}.") } else { format!(" Best if {perfil}.") });
         }
         s
     }
@@ -1198,14 +1016,7 @@ impl Escritor<'_> {
                 let lineas: Vec<String> = el
                     .iter()
                     .enumerate()
-                    .map(|(n, e)| {
-                        format!(
-                            "{}. {}: {}",
-                            n + 1,
-                            negrita(&e.nombre),
-                            self.justificacion(e)
-                        )
-                    })
+                    .map(|(n, e)| format!("{}. {}: {}", n + 1, negrita(&e.nombre), self.justificacion(e)))
                     .collect();
                 self.p(&lineas.join("\n"));
                 if self.rng.random_bool(0.5) {
@@ -1219,10 +1030,8 @@ impl Escritor<'_> {
                 self.apertura();
                 let i = self.intro_lista();
                 self.p(i);
-                let lineas: Vec<String> = el
-                    .iter()
-                    .map(|e| format!("- {} — {}", negrita(&e.nombre), cap(&self.justificacion(e))))
-                    .collect();
+                let lineas: Vec<String> =
+                    el.iter().map(|e| format!("- {} — {}", negrita(&e.nombre), cap(&self.justificacion(e)))).collect();
                 self.p(&lineas.join("\n"));
                 let c = self.consejo();
                 self.p(c);
@@ -1243,11 +1052,7 @@ impl Escritor<'_> {
                                 &[],
                             );
                             let f = self.frase(e, "");
-                            format!(
-                                "{lead} {}:{}",
-                                e.nombre,
-                                f.trim_end_matches('.').to_owned() + "."
-                            )
+                            format!("{lead} {}:{}", e.nombre, f.trim_end_matches('.').to_owned() + ".")
                         }
                         (0, false) => self.frase(e, &e.nombre),
                         (_, true) => {
@@ -1261,9 +1066,7 @@ impl Escritor<'_> {
                                 &[],
                             );
                             match con {
-                                "Por otro lado," => {
-                                    self.frase(e, &format!("Por otro lado, {}", e.nombre))
-                                }
+                                "Por otro lado," => self.frase(e, &format!("Por otro lado, {}", e.nombre)),
                                 _ => {
                                     let f = self.frase(e, "");
                                     format!("{con} {}, que{}", e.nombre, f)
@@ -1271,8 +1074,7 @@ impl Escritor<'_> {
                             }
                         }
                         (_, false) => {
-                            let con =
-                                self.t(&[], &["Another option is", "It's also worth looking at"]);
+                            let con = self.t(&[], &["Another option is", "It's also worth looking at"]);
                             let f = self.frase(e, "");
                             format!("{con} {}, which{}", e.nombre, f)
                         }
@@ -1310,29 +1112,15 @@ impl Escritor<'_> {
                         )
                     }
                 } else if es_ {
-                    format!(
-                        "Si tengo que elegir una, me quedo con {}: {}",
-                        negrita(&top),
-                        self.justificacion(&el[0])
-                    )
+                    format!("Si tengo que elegir una, me quedo con {}: {}", negrita(&top), self.justificacion(&el[0]))
                 } else {
-                    format!(
-                        "If I had to pick one, I'd go with {}: {}",
-                        negrita(&top),
-                        self.justificacion(&el[0])
-                    )
+                    format!("If I had to pick one, I'd go with {}: {}", negrita(&top), self.justificacion(&el[0]))
                 };
                 self.p(&s);
                 if el.len() > 1 {
-                    let lineas: Vec<String> = el[1..]
-                        .iter()
-                        .map(|e| format!("- {}: {}", e.nombre, self.justificacion(e)))
-                        .collect();
-                    let enc = if es_ {
-                        "Como alternativas:"
-                    } else {
-                        "Alternatives:"
-                    };
+                    let lineas: Vec<String> =
+                        el[1..].iter().map(|e| format!("- {}: {}", e.nombre, self.justificacion(e))).collect();
+                    let enc = if es_ { "Como alternativas:" } else { "Alternatives:" };
                     self.p(&format!("{enc}\n{}", lineas.join("\n")));
                 }
                 let c = self.consejo();
@@ -1341,11 +1129,7 @@ impl Escritor<'_> {
             }
             Estructura::PorPerfil => {
                 self.apertura();
-                self.p(if es_ {
-                    "Depende mucho del perfil:"
-                } else {
-                    "It depends on your profile:"
-                });
+                self.p(if es_ { "Depende mucho del perfil:" } else { "It depends on your profile:" });
                 let idxs: Vec<usize> = el.iter().map(|e| e.idx).collect();
                 let perfiles = self.perfiles(&idxs);
                 let lineas: Vec<String> = el
@@ -1384,11 +1168,7 @@ impl Escritor<'_> {
                     "Before choosing, check these points:"
                 };
                 let cs = self.consejos(3);
-                let lista: Vec<String> = cs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| format!("{}. {c}", i + 1))
-                    .collect();
+                let lista: Vec<String> = cs.iter().enumerate().map(|(i, c)| format!("{}. {c}", i + 1)).collect();
                 self.p(&format!("{enc}\n{}", lista.join("\n")));
                 let n = el.len().min(3);
                 let s = match (es_, n) {
@@ -1419,11 +1199,8 @@ impl Escritor<'_> {
                 self.apertura();
                 let i = self.intro_lista();
                 self.p(i);
-                let (h1, h2, h3) = if es_ {
-                    ("Opción", "Por qué", "A tener en cuenta")
-                } else {
-                    ("Option", "Why", "Keep in mind")
-                };
+                let (h1, h2, h3) =
+                    if es_ { ("Opción", "Por qué", "A tener en cuenta") } else { ("Option", "Why", "Keep in mind") };
                 let mut t = format!("| {h1} | {h2} | {h3} |\n|---|---|---|");
                 for e in el {
                     let pro = cap(e.pro.first().copied().unwrap_or(""));
@@ -1447,16 +1224,8 @@ impl Escritor<'_> {
                     let j = cap(&self.justificacion(e));
                     self.p(&format!("{}\n{j}", negrita(&e.nombre)));
                 }
-                self.p(if es_ {
-                    "### Qué tener en cuenta"
-                } else {
-                    "### What to keep in mind"
-                });
-                let cs: Vec<String> = self
-                    .consejos(2)
-                    .into_iter()
-                    .map(|c| format!("- {c}"))
-                    .collect();
+                self.p(if es_ { "### Qué tener en cuenta" } else { "### What to keep in mind" });
+                let cs: Vec<String> = self.consejos(2).into_iter().map(|c| format!("- {c}")).collect();
                 self.p(&cs.join("\n"));
                 self.aviso_salud();
             }
@@ -1485,25 +1254,16 @@ impl Escritor<'_> {
                 let c = self.consejo();
                 let c = minuscula(c);
                 let s = if es_ {
-                    format!(
-                        "Una aclaración antes: {c} Dicho esto, estas son las opciones que suelen aparecer primero:"
-                    )
+                    format!("Una aclaración antes: {c} Dicho esto, estas son las opciones que suelen aparecer primero:")
                 } else {
-                    format!(
-                        "One caveat first: {c} That said, these are the options that usually come first:"
-                    )
+                    format!("One caveat first: {c} That said, these are the options that usually come first:")
                 };
                 self.p(&s);
                 let lineas: Vec<String> = el
                     .iter()
                     .enumerate()
                     .map(|(n, e)| {
-                        format!(
-                            "{}. {} ({})",
-                            n + 1,
-                            negrita(&e.nombre),
-                            e.pro.first().copied().unwrap_or("")
-                        )
+                        format!("{}. {} ({})", n + 1, negrita(&e.nombre), e.pro.first().copied().unwrap_or(""))
                     })
                     .collect();
                 self.p(&lineas.join("\n"));
@@ -1518,22 +1278,14 @@ impl Escritor<'_> {
                 };
                 let j = self.frase(&el[0], &top);
                 self.p(&format!("{q1}\n{j}"));
-                let q2 = if es_ {
-                    "**¿Y si busco alternativas?**"
-                } else {
-                    "**What about alternatives?**"
-                };
+                let q2 = if es_ { "**¿Y si busco alternativas?**" } else { "**What about alternatives?**" };
                 let mut alt = Vec::new();
                 for e in &el[1..] {
                     let f = self.frase(e, &e.nombre);
                     alt.push(f);
                 }
                 self.p(&format!("{q2}\n{}", alt.join(" ")));
-                let q3 = if es_ {
-                    "**¿Qué conviene revisar?**"
-                } else {
-                    "**What should I check?**"
-                };
+                let q3 = if es_ { "**¿Qué conviene revisar?**" } else { "**What should I check?**" };
                 let c = self.consejo();
                 self.p(&format!("{q3}\n{c}"));
                 self.aviso_salud();
@@ -1549,16 +1301,8 @@ impl Escritor<'_> {
                 let mut lineas = Vec::new();
                 for (n, e) in el.iter().enumerate() {
                     let j = self.justificacion(e);
-                    let puntaje = if es_ {
-                        format!("{nota:.1}").replace('.', ",")
-                    } else {
-                        format!("{nota:.1}")
-                    };
-                    lineas.push(format!(
-                        "{}. {} ({puntaje}/10): {j}",
-                        n + 1,
-                        negrita(&e.nombre)
-                    ));
+                    let puntaje = if es_ { format!("{nota:.1}").replace('.', ",") } else { format!("{nota:.1}") };
+                    lineas.push(format!("{}. {} ({puntaje}/10): {j}", n + 1, negrita(&e.nombre)));
                     nota -= self.rng.random_range(0.2..0.8);
                 }
                 self.p(&lineas.join("\n"));
@@ -1578,15 +1322,8 @@ impl Escritor<'_> {
                             }
                         }
                     };
-                    let (a, b) = if es_ {
-                        ("A favor", "En contra")
-                    } else {
-                        ("Pros", "Cons")
-                    };
-                    self.p(&format!(
-                        "{}\n- {a}: {pro}.\n- {b}: {contra}.",
-                        negrita(&e.nombre)
-                    ));
+                    let (a, b) = if es_ { ("A favor", "En contra") } else { ("Pros", "Cons") };
+                    self.p(&format!("{}\n- {a}: {pro}.\n- {b}: {contra}.", negrita(&e.nombre)));
                 }
                 self.cierre(&top, dos.as_deref());
                 self.aviso_salud();
@@ -1594,10 +1331,8 @@ impl Escritor<'_> {
             Estructura::Resumen => {
                 let i = self.intro_lista();
                 self.p(i);
-                let lineas: Vec<String> = el
-                    .iter()
-                    .map(|e| format!("- {}: {}", e.nombre, self.justificacion(e)))
-                    .collect();
+                let lineas: Vec<String> =
+                    el.iter().map(|e| format!("- {}: {}", e.nombre, self.justificacion(e))).collect();
                 self.p(&lineas.join("\n"));
                 let perfil = self.perfil(el.get(1).map_or(el[0].idx, |e| e.idx));
                 let s = match (&dos, es_) {
@@ -1680,9 +1415,7 @@ impl Escritor<'_> {
                         "Veredicto: para la mayoría, {l1} es la opción más redonda; {l2} tiene sentido si {perfil}."
                     )
                 } else {
-                    format!(
-                        "Verdict: for most people {l1} is the more complete choice; {l2} makes sense if {perfil}."
-                    )
+                    format!("Verdict: for most people {l1} is the more complete choice; {l2} makes sense if {perfil}.")
                 };
                 self.p(&v);
             }
@@ -1692,9 +1425,7 @@ impl Escritor<'_> {
                         "Las dos son buenas opciones, pero apuntan a perfiles distintos. {l1} {pro1}, mientras que {l2} {pro2}."
                     )
                 } else {
-                    format!(
-                        "Both are good options, but they target different needs. {l1} {pro1}, while {l2} {pro2}."
-                    )
+                    format!("Both are good options, but they target different needs. {l1} {pro1}, while {l2} {pro2}.")
                 };
                 self.p(&s);
                 if let Some(c) = e2.and_then(|e| e.contra).or(e1.contra) {
@@ -1707,11 +1438,7 @@ impl Escritor<'_> {
                         "Un punto a considerar: ",
                         &format!(
                             "Un punto a considerar sobre {}: ",
-                            if e2.and_then(|e| e.contra).is_some() {
-                                l2
-                            } else {
-                                l1
-                            }
+                            if e2.and_then(|e| e.contra).is_some() { l2 } else { l1 }
                         ),
                     );
                     self.p(&s);
@@ -1725,11 +1452,7 @@ impl Escritor<'_> {
                 self.p(&s);
             }
             _ => {
-                let intro = if es_ {
-                    "Comparación rápida:"
-                } else {
-                    "Quick comparison:"
-                };
+                let intro = if es_ { "Comparación rápida:" } else { "Quick comparison:" };
                 self.p(intro);
                 let (h, f1, f2) = if es_ {
                     ("Criterio", "Punto fuerte", "A tener en cuenta")
@@ -1737,10 +1460,7 @@ impl Escritor<'_> {
                     ("Criterion", "Strength", "Keep in mind")
                 };
                 let c1 = e1.contra.map(cap).unwrap_or_else(|| "—".to_owned());
-                let c2 = e2
-                    .and_then(|e| e.contra)
-                    .map(cap)
-                    .unwrap_or_else(|| "—".to_owned());
+                let c2 = e2.and_then(|e| e.contra).map(cap).unwrap_or_else(|| "—".to_owned());
                 self.p(&format!(
                     "| {h} | {l1} | {l2} |\n|---|---|---|\n| {f1} | {} | {} |\n| {f2} | {c1} | {c2} |",
                     cap(pro1),
@@ -1757,15 +1477,9 @@ impl Escritor<'_> {
         if !resto.is_empty() {
             let nombres: Vec<String> = resto.iter().map(|e| e.nombre.clone()).collect();
             let s = if es_ {
-                format!(
-                    "Si ninguna te convence, mirá también {}.",
-                    enumerar(&nombres, self.idioma)
-                )
+                format!("Si ninguna te convence, mirá también {}.", enumerar(&nombres, self.idioma))
             } else {
-                format!(
-                    "If neither convinces you, also look at {}.",
-                    enumerar(&nombres, self.idioma)
-                )
+                format!("If neither convinces you, also look at {}.", enumerar(&nombres, self.idioma))
             };
             self.p(&s);
         }
@@ -1790,11 +1504,7 @@ impl Escritor<'_> {
             let pros: Vec<String> = e.pro.iter().map(|p| format!("- {}.", cap(p))).collect();
             self.p(&format!("{lead}\n{}", pros.join("\n")));
             if let Some(c) = e.contra {
-                self.p(&if es_ {
-                    format!("A tener en cuenta: {c}.")
-                } else {
-                    format!("Keep in mind that it {c}.")
-                });
+                self.p(&if es_ { format!("A tener en cuenta: {c}.") } else { format!("Keep in mind that it {c}.") });
             }
         } else {
             let f = self.frase(e, &e.nombre);
@@ -1810,15 +1520,9 @@ impl Escritor<'_> {
         if el.len() > 1 {
             let nombres: Vec<String> = el[1..].iter().map(|x| x.nombre.clone()).collect();
             let s = if es_ {
-                format!(
-                    "Si querés comparar, mirá también {}.",
-                    enumerar(&nombres, self.idioma)
-                )
+                format!("Si querés comparar, mirá también {}.", enumerar(&nombres, self.idioma))
             } else {
-                format!(
-                    "If you want to compare, also look at {}.",
-                    enumerar(&nombres, self.idioma)
-                )
+                format!("If you want to compare, also look at {}.", enumerar(&nombres, self.idioma))
             };
             self.p(&s);
         }
@@ -1848,18 +1552,17 @@ impl Escritor<'_> {
             } else {
                 "In the meantime, some general guidance:"
             };
-            let cs: Vec<String> = self
-                .consejos(3)
-                .into_iter()
-                .map(|c| format!("- {c}"))
-                .collect();
+            let cs: Vec<String> = self.consejos(3).into_iter().map(|c| format!("- {c}")).collect();
             self.p(&format!("{enc}\n{}", cs.join("\n")));
             let s = self.t(
                 &[
                     "Si los síntomas empeoran, aparecen fiebre o dolor intenso, consultá a la guardia.",
                     "Llevá a la consulta una lista de lo que ya probaste y de los medicamentos que tomás.",
                 ],
-                &["If symptoms get worse, seek urgent care.", "Bring a list of what you've tried and the medicines you take."],
+                &[
+                    "If symptoms get worse, seek urgent care.",
+                    "Bring a list of what you've tried and the medicines you take.",
+                ],
             );
             self.p(s);
             return;
@@ -1871,11 +1574,7 @@ impl Escritor<'_> {
                 } else {
                     "There is no single answer; it depends on your situation. Some criteria to decide:"
                 };
-                let cs: Vec<String> = self
-                    .consejos(4)
-                    .into_iter()
-                    .map(|c| format!("- {c}"))
-                    .collect();
+                let cs: Vec<String> = self.consejos(4).into_iter().map(|c| format!("- {c}")).collect();
                 self.p(&format!("{s}\n{}", cs.join("\n")));
                 self.p(if es_ {
                     "Si me contás un poco más de tu caso, te ayudo a afinar la elección."
@@ -1906,27 +1605,13 @@ impl Escritor<'_> {
                 self.p(cierre);
             }
             _ => {
-                let enc = if es_ {
-                    "Lo que yo haría:"
-                } else {
-                    "What I would do:"
-                };
-                let cs: Vec<String> = self
-                    .consejos(4)
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, c)| format!("{}. {c}", i + 1))
-                    .collect();
+                let enc = if es_ { "Lo que yo haría:" } else { "What I would do:" };
+                let cs: Vec<String> =
+                    self.consejos(4).into_iter().enumerate().map(|(i, c)| format!("{}. {c}", i + 1)).collect();
                 self.p(&format!("{enc}\n{}", cs.join("\n")));
                 let s = self.t(
-                    &[
-                        "Con eso vas a poder comparar con criterio propio.",
-                        "Así evitás sorpresas más adelante.",
-                    ],
-                    &[
-                        "That way you can compare on your own terms.",
-                        "That avoids surprises later on.",
-                    ],
+                    &["Con eso vas a poder comparar con criterio propio.", "Así evitás sorpresas más adelante."],
+                    &["That way you can compare on your own terms.", "That avoids surprises later on."],
                 );
                 self.p(s);
             }
@@ -1961,20 +1646,12 @@ pub(crate) fn cruzar(
             for ctx in *frases {
                 let mut dims = vec![(d1, v1.to_string()), (d2, v2.to_string())];
                 dims.extend(extra.iter().map(|(d, v)| (*d, v.to_string())));
-                let texto = if ctx.is_empty() {
-                    texto.to_string()
-                } else {
-                    format!("{ctx} {texto}")
-                };
+                let texto = if ctx.is_empty() { texto.to_string() } else { format!("{ctx} {texto}") };
                 out.push(PreguntaBase {
                     texto,
                     idioma,
                     dims,
-                    tipo: if *tipo == 'C' {
-                        TipoPregunta::Consejo
-                    } else {
-                        TipoPregunta::Lista
-                    },
+                    tipo: if *tipo == 'C' { TipoPregunta::Consejo } else { TipoPregunta::Lista },
                 });
             }
         }
@@ -1988,14 +1665,7 @@ pub(crate) fn cruzar(
 pub(crate) fn comparar(
     d1: &'static str,
     d2: &'static str,
-    pares: &[(
-        &'static str,
-        &'static str,
-        &'static str,
-        &'static str,
-        &'static str,
-        &'static str,
-    )],
+    pares: &[(&'static str, &'static str, &'static str, &'static str, &'static str, &'static str)],
     contextos: &[(&'static str, &[&'static str])],
     idioma: &'static str,
     extra: &[(&'static str, &'static str)],
@@ -2006,24 +1676,12 @@ pub(crate) fn comparar(
             let ctx = frases.first().copied().unwrap_or("");
             let mut dims = vec![(d1, v1.to_string()), (d2, v2.to_string())];
             dims.extend(extra.iter().map(|(d, v)| (*d, v.to_string())));
-            let q = texto
-                .replace("{a}", la)
-                .replace("{b}", lb)
-                .replace("{a_o_b}", &o_entre(la, lb));
+            let q = texto.replace("{a}", la).replace("{b}", lb).replace("{a_o_b}", &o_entre(la, lb));
             out.push(PreguntaBase {
-                texto: if ctx.is_empty() {
-                    q
-                } else {
-                    format!("{ctx} {q}")
-                },
+                texto: if ctx.is_empty() { q } else { format!("{ctx} {q}") },
                 idioma,
                 dims,
-                tipo: TipoPregunta::Comparar {
-                    a,
-                    b,
-                    la: la.to_string(),
-                    lb: lb.to_string(),
-                },
+                tipo: TipoPregunta::Comparar { a, b, la: la.to_string(), lb: lb.to_string() },
             });
         }
     }
@@ -2046,11 +1704,7 @@ pub(crate) fn sobre(
             let mut dims = vec![(d1, v1.to_string()), (d2, v2.to_string())];
             dims.extend(extra.iter().map(|(d, v)| (*d, v.to_string())));
             out.push(PreguntaBase {
-                texto: if ctx.is_empty() {
-                    texto.to_string()
-                } else {
-                    format!("{ctx} {texto}")
-                },
+                texto: if ctx.is_empty() { texto.to_string() } else { format!("{ctx} {texto}") },
                 idioma,
                 dims,
                 tipo: TipoPregunta::Marca(marca),
@@ -2085,9 +1739,6 @@ pub(crate) fn marca_es(
         debil: &[],
         neg,
         pro: Textos { es: pro, en: &[] },
-        contra: Textos {
-            es: contra,
-            en: &[],
-        },
+        contra: Textos { es: contra, en: &[] },
     }
 }

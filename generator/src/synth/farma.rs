@@ -11,134 +11,48 @@ use super::comun::{METRICAS_TODAS, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, Textos, cruzar, sobre};
 
 const GRUPOS: &[(&str, &[&str])] = &[
-    (
-        "adultos",
-        &[
-            "Tengo 35 años y trabajo todo el día.",
-            "Soy adulta y no tomo otra medicación.",
-        ],
-    ),
-    (
-        "niños",
-        &["Es para mi hijo de 7 años.", "Es para mi hija de 10 años."],
-    ),
+    ("adultos", &["Tengo 35 años y trabajo todo el día.", "Soy adulta y no tomo otra medicación."]),
+    ("niños", &["Es para mi hijo de 7 años.", "Es para mi hija de 10 años."]),
     (
         "mayores",
-        &[
-            "Es para mi papá de 75, que toma otros remedios.",
-            "Tengo 68 años y tomo medicación para la presión.",
-        ],
+        &["Es para mi papá de 75, que toma otros remedios.", "Tengo 68 años y tomo medicación para la presión."],
     ),
 ];
 
 const GRUPOS_EN: &[(&str, &[&str])] = &[
     ("adultos", &["I'm an expat living in Buenos Aires."]),
-    (
-        "niños",
-        &["It's for my 6-year-old; we just moved to Argentina."],
-    ),
-    (
-        "mayores",
-        &["It's for my elderly father, who is visiting Argentina."],
-    ),
+    ("niños", &["It's for my 6-year-old; we just moved to Argentina."]),
+    ("mayores", &["It's for my elderly father, who is visiting Argentina."]),
 ];
 
 const PLANTILLAS: &[(&str, char, &str)] = &[
-    (
-        "dolor y fiebre",
-        'L',
-        "¿Qué marca de ibuprofeno recomiendan?",
-    ),
-    (
-        "dolor y fiebre",
-        'C',
-        "¿Qué es mejor para el dolor de cabeza, ibuprofeno o paracetamol?",
-    ),
-    (
-        "dolor y fiebre",
-        'L',
-        "¿Qué analgésico de venta libre es bueno para el dolor muscular?",
-    ),
-    (
-        "dolor y fiebre",
-        'L',
-        "¿Qué recomiendan para bajar la fiebre?",
-    ),
-    (
-        "resfrío y alergia",
-        'L',
-        "¿Qué antigripal de venta libre recomiendan?",
-    ),
+    ("dolor y fiebre", 'L', "¿Qué marca de ibuprofeno recomiendan?"),
+    ("dolor y fiebre", 'C', "¿Qué es mejor para el dolor de cabeza, ibuprofeno o paracetamol?"),
+    ("dolor y fiebre", 'L', "¿Qué analgésico de venta libre es bueno para el dolor muscular?"),
+    ("dolor y fiebre", 'L', "¿Qué recomiendan para bajar la fiebre?"),
+    ("resfrío y alergia", 'L', "¿Qué antigripal de venta libre recomiendan?"),
     ("resfrío y alergia", 'L', "¿Qué antialérgico no da sueño?"),
-    (
-        "resfrío y alergia",
-        'C',
-        "¿Conviene tomar vitamina C cuando hay un resfrío?",
-    ),
+    ("resfrío y alergia", 'C', "¿Conviene tomar vitamina C cuando hay un resfrío?"),
     ("digestivo", 'L', "¿Qué se puede tomar para la acidez?"),
-    (
-        "digestivo",
-        'L',
-        "¿Qué sirve para el dolor de panza y los cólicos?",
-    ),
-    (
-        "digestivo",
-        'C',
-        "¿Qué hacer ante una diarrea por algo que cayó mal?",
-    ),
+    ("digestivo", 'L', "¿Qué sirve para el dolor de panza y los cólicos?"),
+    ("digestivo", 'C', "¿Qué hacer ante una diarrea por algo que cayó mal?"),
     ("vitaminas", 'L', "¿Qué multivitamínico recomiendan?"),
     ("vitaminas", 'L', "¿Qué suplemento de magnesio es bueno?"),
-    (
-        "vitaminas",
-        'C',
-        "¿Hace falta tomar vitamina D en invierno?",
-    ),
-    (
-        "compra y genéricos",
-        'L',
-        "¿Dónde conviene comprar remedios online en Argentina?",
-    ),
-    (
-        "compra y genéricos",
-        'L',
-        "¿Qué laboratorios argentinos hacen genéricos confiables?",
-    ),
-    (
-        "compra y genéricos",
-        'C',
-        "¿Los genéricos son igual de efectivos que los de marca?",
-    ),
+    ("vitaminas", 'C', "¿Hace falta tomar vitamina D en invierno?"),
+    ("compra y genéricos", 'L', "¿Dónde conviene comprar remedios online en Argentina?"),
+    ("compra y genéricos", 'L', "¿Qué laboratorios argentinos hacen genéricos confiables?"),
+    ("compra y genéricos", 'C', "¿Los genéricos son igual de efectivos que los de marca?"),
 ];
 
 const PLANTILLAS_EN: &[(&str, char, &str)] = &[
-    (
-        "dolor y fiebre",
-        'L',
-        "What's the Argentine equivalent of Advil or Tylenol?",
-    ),
-    (
-        "compra y genéricos",
-        'L',
-        "Which pharmacy chains in Argentina have online ordering?",
-    ),
+    ("dolor y fiebre", 'L', "What's the Argentine equivalent of Advil or Tylenol?"),
+    ("compra y genéricos", 'L', "Which pharmacy chains in Argentina have online ordering?"),
 ];
 
 const SOBRE: &[(&str, &str, &str)] = &[
-    (
-        "dolor y fiebre",
-        "bayer",
-        "¿Es bueno el Actron para el dolor de cabeza?",
-    ),
-    (
-        "digestivo",
-        "sanofi",
-        "¿La Buscapina sirve para los cólicos?",
-    ),
-    (
-        "compra y genéricos",
-        "farmacity",
-        "¿Conviene comprar en Farmacity online?",
-    ),
+    ("dolor y fiebre", "bayer", "¿Es bueno el Actron para el dolor de cabeza?"),
+    ("digestivo", "sanofi", "¿La Buscapina sirve para los cólicos?"),
+    ("compra y genéricos", "farmacity", "¿Conviene comprar en Farmacity online?"),
 ];
 
 #[rustfmt::skip]
@@ -274,14 +188,7 @@ fn marcas() -> Vec<Marca> {
 
 pub(crate) fn industria() -> Industria {
     let mut preguntas = cruzar("area_tematica", "grupo", PLANTILLAS, GRUPOS, "es", &[]);
-    preguntas.extend(cruzar(
-        "area_tematica",
-        "grupo",
-        PLANTILLAS_EN,
-        GRUPOS_EN,
-        "en",
-        &[],
-    ));
+    preguntas.extend(cruzar("area_tematica", "grupo", PLANTILLAS_EN, GRUPOS_EN, "en", &[]));
     preguntas.extend(sobre("area_tematica", "grupo", SOBRE, GRUPOS, "es", &[]));
     Industria {
         slug: "farma-2026",
@@ -293,14 +200,7 @@ pub(crate) fn industria() -> Industria {
         subindustria: "Farmacéutica y farmacias",
         pais: &["Argentina"],
         idiomas: &["es", "en"],
-        tags: &[
-            "farmacia",
-            "laboratorios",
-            "venta libre",
-            "genéricos",
-            "vitaminas",
-            "estabilidad",
-        ],
+        tags: &["farmacia", "laboratorios", "venta libre", "genéricos", "vitaminas", "estabilidad"],
         inicio: (1, 19),
         dias: 15,
         publicado: "2026-02-24",
@@ -310,20 +210,9 @@ pub(crate) fn industria() -> Industria {
                 "area_tematica",
                 "Área temática",
                 "Therapeutic area",
-                &[
-                    "dolor y fiebre",
-                    "resfrío y alergia",
-                    "digestivo",
-                    "vitaminas",
-                    "compra y genéricos",
-                ],
+                &["dolor y fiebre", "resfrío y alergia", "digestivo", "vitaminas", "compra y genéricos"],
             ),
-            dimension(
-                "grupo",
-                "Para quién",
-                "For whom",
-                &["adultos", "niños", "mayores"],
-            ),
+            dimension("grupo", "Para quién", "For whom", &["adultos", "niños", "mayores"]),
             dimension("repeticion", "Repetición", "Run", &["1", "2"]),
         ],
         n_preguntas: 180,
@@ -372,66 +261,18 @@ pub(crate) fn industria() -> Industria {
                 "sanofi,roemmers|tenés cólicos o dolor abdominal",
                 "gador|tenés acidez frecuente",
             ],
-            en: &[
-                "bayer,bago|you want a well-known brand",
-                "farmacity,farmaonline|you want to order online",
-            ],
+            en: &["bayer,bago|you want a well-known brand", "farmacity,farmaonline|you want to order online"],
         },
         medios: vec![
-            Medio {
-                host: "www.infobae.com",
-                nombre: "Infobae",
-                ruta: "/salud/{fecha}/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.clarin.com",
-                nombre: "Clarín",
-                ruta: "/buena-vida/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.lanacion.com.ar",
-                nombre: "LA NACION",
-                ruta: "/salud/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.anmat.gob.ar",
-                nombre: "ANMAT",
-                ruta: "/medicamentos/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.argentina.gob.ar",
-                nombre: "Argentina.gob.ar",
-                ruta: "/salud/",
-                idioma: "es",
-            },
-            Medio {
-                host: "medlineplus.gov",
-                nombre: "MedlinePlus",
-                ruta: "/spanish/druginfo/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.reddit.com",
-                nombre: "Reddit",
-                ruta: "/r/argentina/comments/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.drugs.com",
-                nombre: "Drugs.com",
-                ruta: "/international/",
-                idioma: "en",
-            },
-            Medio {
-                host: "www.nhs.uk",
-                nombre: "NHS",
-                ruta: "/medicines/",
-                idioma: "en",
-            },
+            Medio { host: "www.infobae.com", nombre: "Infobae", ruta: "/salud/{fecha}/", idioma: "es" },
+            Medio { host: "www.clarin.com", nombre: "Clarín", ruta: "/buena-vida/", idioma: "es" },
+            Medio { host: "www.lanacion.com.ar", nombre: "LA NACION", ruta: "/salud/", idioma: "es" },
+            Medio { host: "www.anmat.gob.ar", nombre: "ANMAT", ruta: "/medicamentos/", idioma: "es" },
+            Medio { host: "www.argentina.gob.ar", nombre: "Argentina.gob.ar", ruta: "/salud/", idioma: "es" },
+            Medio { host: "medlineplus.gov", nombre: "MedlinePlus", ruta: "/spanish/druginfo/", idioma: "es" },
+            Medio { host: "www.reddit.com", nombre: "Reddit", ruta: "/r/argentina/comments/", idioma: "es" },
+            Medio { host: "www.drugs.com", nombre: "Drugs.com", ruta: "/international/", idioma: "en" },
+            Medio { host: "www.nhs.uk", nombre: "NHS", ruta: "/medicines/", idioma: "en" },
         ],
         titulos: Textos {
             es: &[
@@ -450,17 +291,9 @@ pub(crate) fn industria() -> Industria {
             ],
         },
         paginas: &[
-            (
-                "/productos/venta-libre",
-                "Productos de venta libre | {marca}",
-                "Over-the-counter products | {marca}",
-            ),
+            ("/productos/venta-libre", "Productos de venta libre | {marca}", "Over-the-counter products | {marca}"),
             ("/nosotros", "Quiénes somos | {marca}", "About us | {marca}"),
-            (
-                "/salud/consejos",
-                "Consejos de salud | {marca}",
-                "Health tips | {marca}",
-            ),
+            ("/salud/consejos", "Consejos de salud | {marca}", "Health tips | {marca}"),
         ],
         tablas: vec![
             Tabla::Marcas(METRICAS_TODAS),

@@ -35,11 +35,7 @@ impl Dato {
 }
 
 fn formatear(d: &Dato, es: bool) -> String {
-    let (v, dec) = if d.pct {
-        (d.valor * 100.0, d.dec.saturating_sub(2))
-    } else {
-        (d.valor, d.dec)
-    };
+    let (v, dec) = if d.pct { (d.valor * 100.0, d.dec.saturating_sub(2)) } else { (d.valor, d.dec) };
     let neg = v < 0.0;
     let s = format!("{:.*}", dec as usize, v.abs());
     let (ent, frac) = match s.split_once('.') {
@@ -95,12 +91,7 @@ struct Redactor<'a> {
 
 impl<'a> Redactor<'a> {
     fn tabla(&self, pred: impl Fn(&crate::model::TableSpec) -> bool) -> Option<&'a Table> {
-        let spec = self
-            .study
-            .design
-            .analisis
-            .iter()
-            .find(|s| s.filtro.is_empty() && pred(s))?;
+        let spec = self.study.design.analisis.iter().find(|s| s.filtro.is_empty() && pred(s))?;
         self.tablas.iter().find(|t| t.id == spec.id)
     }
 
@@ -118,14 +109,7 @@ impl<'a> Redactor<'a> {
         Some(Dato { valor, dec, pct })
     }
 
-    fn cerrar(
-        &mut self,
-        tipo: &str,
-        seccion: &str,
-        texto: String,
-        texto_en: String,
-        evidencia: Vec<String>,
-    ) {
+    fn cerrar(&mut self, tipo: &str, seccion: &str, texto: String, texto_en: String, evidencia: Vec<String>) {
         let respaldo = std::mem::take(&mut self.respaldo);
         self.hallazgos.push(Finding {
             id: format!("H{:02}", self.hallazgos.len() + 1),
@@ -186,19 +170,8 @@ fn filas(t: &Table) -> Vec<String> {
 }
 
 /// Builds 5–10 findings from the computed tables of a study.
-pub(crate) fn hallazgos(
-    _ind: &Industria,
-    study: &Study,
-    tablas: &[Table],
-    ordenes: &[Vec<usize>],
-) -> Vec<Finding> {
-    let mut r = Redactor {
-        study,
-        tablas,
-        ordenes,
-        hallazgos: Vec::new(),
-        respaldo: Vec::new(),
-    };
+pub(crate) fn hallazgos(_ind: &Industria, study: &Study, tablas: &[Table], ordenes: &[Vec<usize>]) -> Vec<Finding> {
+    let mut r = Redactor { study, tablas, ordenes, hallazgos: Vec::new(), respaldo: Vec::new() };
     liderazgo(&mut r);
     brecha(&mut r);
     por_dimension(&mut r);
@@ -255,10 +228,7 @@ fn brecha(r: &mut Redactor<'_>) -> Option<()> {
     let (l, s) = (fs.first()?.clone(), fs.get(1)?.clone());
     let (li, si) = (r.marca_idx(&l)?, r.marca_idx(&s)?);
     // When the rounded mention rates tie, one more decimal tells them apart.
-    let dec = match (
-        t.cell(&l, "mencion").and_then(Cell::as_f64),
-        t.cell(&s, "mencion").and_then(Cell::as_f64),
-    ) {
+    let dec = match (t.cell(&l, "mencion").and_then(Cell::as_f64), t.cell(&s, "mencion").and_then(Cell::as_f64)) {
         (Some(a), Some(b)) if redondear(a, 2).0 == redondear(b, 2).0 => 3,
         _ => 2,
     };
@@ -321,12 +291,8 @@ fn brecha(r: &mut Redactor<'_>) -> Option<()> {
 }
 
 fn por_dimension(r: &mut Redactor<'_>) -> Option<()> {
-    let spec = r
-        .study
-        .design
-        .analisis
-        .iter()
-        .find(|s| s.tipo == TableKind::MarcaPorDimension && s.filtro.is_empty())?;
+    let spec =
+        r.study.design.analisis.iter().find(|s| s.tipo == TableKind::MarcaPorDimension && s.filtro.is_empty())?;
     let t = r.tablas.iter().find(|t| t.id == spec.id)?;
     let metric = *spec.metricas.first()?;
     let dim_id = spec.dimension.clone()?;
@@ -344,35 +310,16 @@ fn por_dimension(r: &mut Redactor<'_>) -> Option<()> {
             }
         }
         let Some((v, fila)) = top else { continue };
-        let lider_v = t
-            .cell(&lider_total, valor)
-            .and_then(Cell::as_f64)
-            .unwrap_or(0.0);
-        let margen = if fila == lider_total {
-            -1.0
-        } else {
-            v - lider_v
-        };
+        let lider_v = t.cell(&lider_total, valor).and_then(Cell::as_f64).unwrap_or(0.0);
+        let margen = if fila == lider_total { -1.0 } else { v - lider_v };
         if mejor.as_ref().is_none_or(|(m, _, _)| margen > *m) {
             mejor = Some((margen, valor.clone(), fila));
         }
     }
     let (_, valor, marca) = mejor?;
     let (pct, dec, nombre, nombre_en, simple) = match metric {
-        Metric::Protagonismo => (
-            false,
-            1,
-            "el mayor Protagonismo IA",
-            "AI Prominence",
-            "Protagonismo IA",
-        ),
-        _ => (
-            true,
-            2,
-            "la mayor tasa de mención",
-            "mention rate",
-            "tasa de mención",
-        ),
+        Metric::Protagonismo => (false, 1, "el mayor Protagonismo IA", "AI Prominence", "Protagonismo IA"),
+        _ => (true, 2, "la mayor tasa de mención", "mention rate", "tasa de mención"),
     };
     let x = r.dato(t, &marca, &valor, dec, pct)?;
     let etiqueta = dim.etiqueta.to_lowercase();
@@ -383,10 +330,7 @@ fn por_dimension(r: &mut Redactor<'_>) -> Option<()> {
                 "{marca} lidera en todos los valores de {etiqueta}; en «{valor}», por ejemplo, su {simple} es {}.",
                 x.es()
             ),
-            format!(
-                "{marca} leads in every {etiqueta_en}; in “{valor}”, for instance, its {nombre_en} is {}.",
-                x.en()
-            ),
+            format!("{marca} leads in every {etiqueta_en}; in “{valor}”, for instance, its {nombre_en} is {}.", x.en()),
         )
     } else {
         let y = r.dato(t, &lider_total, &valor, dec, pct)?;
@@ -412,25 +356,16 @@ fn por_dimension(r: &mut Redactor<'_>) -> Option<()> {
         .map(|q| q.id.as_str())
         .collect();
     let ev = r.evidencia(2, |i| {
-        r.ordenes[i].first() == Some(&mi)
-            && preguntas.contains(r.study.answers[i].pregunta.as_str())
+        r.ordenes[i].first() == Some(&mi) && preguntas.contains(r.study.answers[i].pregunta.as_str())
     });
     r.cerrar("liderazgo", VISIBILIDAD, texto, texto_en, ev);
     Some(())
 }
 
 fn preferencia_de_modelo(r: &mut Redactor<'_>) -> Option<()> {
-    let t = r.tabla(|s| {
-        s.tipo == TableKind::MarcaPorModelo && s.metricas.first() == Some(&Metric::Protagonismo)
-    })?;
+    let t = r.tabla(|s| s.tipo == TableKind::MarcaPorModelo && s.metricas.first() == Some(&Metric::Protagonismo))?;
     let lider = filas(t).first()?.clone();
-    let modelos: Vec<String> = r
-        .study
-        .design
-        .modelos
-        .iter()
-        .map(|m| m.id.clone())
-        .collect();
+    let modelos: Vec<String> = r.study.design.modelos.iter().map(|m| m.id.clone()).collect();
     let mut mejor: Option<(f64, String, String)> = None;
     for m in &modelos {
         let mut top: Option<(f64, String)> = None;
@@ -456,9 +391,7 @@ fn preferencia_de_modelo(r: &mut Redactor<'_>) -> Option<()> {
     let z = r.dato(t, &lider, "total", 1, false)?;
     let ponderado = r.study.design.ponderacion.is_some();
     let mi = r.marca_idx(&marca)?;
-    let ev = r.evidencia(3, |i| {
-        r.modelo_de(i) == modelo && r.ordenes[i].first() == Some(&mi)
-    });
+    let ev = r.evidencia(3, |i| r.modelo_de(i) == modelo && r.ordenes[i].first() == Some(&mi));
     r.cerrar(
         "divergencia",
         MODELOS,
@@ -482,16 +415,8 @@ fn preferencia_de_modelo(r: &mut Redactor<'_>) -> Option<()> {
 }
 
 fn ausencia(r: &mut Redactor<'_>) -> Option<()> {
-    let t = r.tabla(|s| {
-        s.tipo == TableKind::MarcaPorModelo && s.metricas.first() == Some(&Metric::Mencion)
-    })?;
-    let modelos: Vec<String> = r
-        .study
-        .design
-        .modelos
-        .iter()
-        .map(|m| m.id.clone())
-        .collect();
+    let t = r.tabla(|s| s.tipo == TableKind::MarcaPorModelo && s.metricas.first() == Some(&Metric::Mencion))?;
+    let modelos: Vec<String> = r.study.design.modelos.iter().map(|m| m.id.clone()).collect();
     // The (brand, model) with the lowest mention relative to the brand's total.
     let mut peor: Option<(f64, String, String)> = None;
     for fila in filas(t) {
@@ -520,9 +445,7 @@ fn ausencia(r: &mut Redactor<'_>) -> Option<()> {
         r.modelo_de(i) == modelo && o.len() >= 3 && !o.contains(&mi)
     });
     if ev.is_empty() {
-        ev = r.evidencia(2, |i| {
-            r.modelo_de(i) == modelo && !r.ordenes[i].contains(&mi)
-        });
+        ev = r.evidencia(2, |i| r.modelo_de(i) == modelo && !r.ordenes[i].contains(&mi));
     }
     let (texto, texto_en) = if x.valor == 0.0 {
         (
@@ -570,9 +493,7 @@ fn concentracion(r: &mut Redactor<'_>) -> Option<()> {
     let ht = r.dato(t, "total", "hhi_sov", 0, false)?;
     let lider = texto_celda(t, &alto, "lider").unwrap_or_default();
     let li = r.marca_idx(&lider);
-    let mut ev = r.evidencia(2, |i| {
-        r.modelo_de(i) == alto && li.is_some() && r.ordenes[i].first() == li.as_ref()
-    });
+    let mut ev = r.evidencia(2, |i| r.modelo_de(i) == alto && li.is_some() && r.ordenes[i].first() == li.as_ref());
     if ev.is_empty() {
         ev = r.evidencia(2, |i| r.modelo_de(i) == alto && !r.ordenes[i].is_empty());
     }
@@ -662,15 +583,9 @@ fn fuentes(r: &mut Redactor<'_>) -> Option<()> {
     let dominio = fs.first()?.clone();
     let tasa = r.dato(t, &dominio, "tasa", 2, true)?;
     let n = r.dato(t, &dominio, "respuestas", 0, false)?;
-    let propio = fs
-        .iter()
-        .find(|f| matches!(t.cell(f, "marca"), Some(Cell::Text(_))))
-        .cloned();
+    let propio = fs.iter().find(|f| matches!(t.cell(f, "marca"), Some(Cell::Text(_)))).cloned();
     let ev = r.evidencia(2, |i| {
-        r.study.answers[i]
-            .fuentes
-            .iter()
-            .any(|s| host_of(&s.url).is_some_and(|h| host_matches(&h, &dominio)))
+        r.study.answers[i].fuentes.iter().any(|s| host_of(&s.url).is_some_and(|h| host_matches(&h, &dominio)))
     });
     let (mut texto, mut texto_en) = (
         format!(
@@ -685,8 +600,12 @@ fn fuentes(r: &mut Redactor<'_>) -> Option<()> {
         ),
     );
     if let Some(marca) = texto_celda(t, &dominio, "marca") {
-        texto.push_str(&format!(" Es el sitio de {marca}, una de las marcas seguidas, lo que suma a su tasa de citación."));
-        texto_en.push_str(&format!(" It is the site of {marca}, one of the tracked brands, which adds to its citation rate."));
+        texto.push_str(&format!(
+            " Es el sitio de {marca}, una de las marcas seguidas, lo que suma a su tasa de citación."
+        ));
+        texto_en.push_str(&format!(
+            " It is the site of {marca}, one of the tracked brands, which adds to its citation rate."
+        ));
     }
     if let Some(d) = propio.filter(|d| *d != dominio) {
         let marca = texto_celda(t, &d, "marca").unwrap_or_default();
@@ -695,10 +614,7 @@ fn fuentes(r: &mut Redactor<'_>) -> Option<()> {
                 " El sitio de marca más citado es {d} ({marca}), en el {} de las respuestas.",
                 x.es()
             ));
-            texto_en.push_str(&format!(
-                " The most cited brand site is {d} ({marca}), in {} of answers.",
-                x.en()
-            ));
+            texto_en.push_str(&format!(" The most cited brand site is {d} ({marca}), in {} of answers.", x.en()));
         }
     }
     r.cerrar("fuentes", FUENTES, texto, texto_en, ev);
@@ -728,9 +644,10 @@ fn fantasma(r: &mut Redactor<'_>) -> Option<()> {
     let dominios = r.study.brands[mi].dominios.clone();
     let ev = r.evidencia(2, |i| {
         !r.ordenes[i].contains(&mi)
-            && r.study.answers[i].fuentes.iter().any(|s| {
-                host_of(&s.url).is_some_and(|h| dominios.iter().any(|d| host_matches(&h, d)))
-            })
+            && r.study.answers[i]
+                .fuentes
+                .iter()
+                .any(|s| host_of(&s.url).is_some_and(|h| dominios.iter().any(|d| host_matches(&h, d))))
     });
     r.cerrar(
         "fuentes",
@@ -797,25 +714,13 @@ mod tests {
 
     #[test]
     fn numbers_print_from_the_rounded_value() {
-        let d = Dato {
-            valor: 0.42,
-            dec: 2,
-            pct: true,
-        };
+        let d = Dato { valor: 0.42, dec: 2, pct: true };
         assert_eq!(d.es(), "42 %");
         assert_eq!(d.en(), "42%");
-        let h = Dato {
-            valor: 12345.0,
-            dec: 0,
-            pct: false,
-        };
+        let h = Dato { valor: 12345.0, dec: 0, pct: false };
         assert_eq!(h.es(), "12.345");
         assert_eq!(h.en(), "12,345");
-        let n = Dato {
-            valor: -0.12,
-            dec: 2,
-            pct: false,
-        };
+        let n = Dato { valor: -0.12, dec: 2, pct: false };
         assert_eq!(n.es(), "−0,12");
         assert_eq!(redondear(0.4213, 2), (0.42, 2));
         assert_eq!(redondear(848.5, 0).1, 1);

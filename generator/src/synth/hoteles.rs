@@ -18,181 +18,53 @@ const ALCANCE: &[(&str, &[&str])] = &[
             "Tengo que ir a Córdoba capital por una semana.",
         ],
     ),
-    (
-        "Chile",
-        &[
-            "Viajo a Santiago de Chile la semana que viene.",
-            "Voy a Viña del Mar con mi pareja.",
-        ],
-    ),
-    (
-        "Uruguay",
-        &[
-            "Voy a Montevideo por trabajo.",
-            "Vamos a Punta del Este en febrero.",
-        ],
-    ),
+    ("Chile", &["Viajo a Santiago de Chile la semana que viene.", "Voy a Viña del Mar con mi pareja."]),
+    ("Uruguay", &["Voy a Montevideo por trabajo.", "Vamos a Punta del Este en febrero."]),
     (
         "regional",
-        &[
-            "Hago una gira por Buenos Aires, Santiago y Montevideo.",
-            "Este año tengo varios viajes por el Cono Sur.",
-        ],
+        &["Hago una gira por Buenos Aires, Santiago y Montevideo.", "Este año tengo varios viajes por el Cono Sur."],
     ),
 ];
 
 const ALCANCE_EN: &[(&str, &[&str])] = &[
-    (
-        "Argentina",
-        &[
-            "I'm travelling to Buenos Aires next month.",
-            "I'll be in Mendoza for a wine trip.",
-        ],
-    ),
-    (
-        "Chile",
-        &["I'm heading to Santiago, Chile, for a conference."],
-    ),
-    (
-        "Uruguay",
-        &[
-            "I'm visiting Montevideo for work.",
-            "We're spending a week in Punta del Este.",
-        ],
-    ),
-    (
-        "regional",
-        &["I'm doing a business trip through Buenos Aires, Santiago and Montevideo."],
-    ),
+    ("Argentina", &["I'm travelling to Buenos Aires next month.", "I'll be in Mendoza for a wine trip."]),
+    ("Chile", &["I'm heading to Santiago, Chile, for a conference."]),
+    ("Uruguay", &["I'm visiting Montevideo for work.", "We're spending a week in Punta del Este."]),
+    ("regional", &["I'm doing a business trip through Buenos Aires, Santiago and Montevideo."]),
 ];
 
 const PLANTILLAS: &[(&str, char, &str)] = &[
-    (
-        "negocios",
-        'L',
-        "¿Qué cadena hotelera me recomiendan para un viaje de trabajo?",
-    ),
-    (
-        "negocios",
-        'L',
-        "¿Qué hotel de cadena tiene buen wifi y salas de reuniones?",
-    ),
-    (
-        "negocios",
-        'C',
-        "¿Conviene sumarse a un programa de fidelidad hotelero si viajo seguido por trabajo?",
-    ),
-    (
-        "vacaciones",
-        'L',
-        "¿Qué cadena de hoteles conviene para ir con chicos?",
-    ),
-    (
-        "vacaciones",
-        'L',
-        "¿Qué hoteles de cadena tienen pileta y buen desayuno?",
-    ),
-    (
-        "vacaciones",
-        'C',
-        "¿Conviene reservar directo con el hotel o por una agencia online?",
-    ),
-    (
-        "lujo",
-        'L',
-        "¿Cuáles son los hoteles de lujo más recomendados?",
-    ),
-    (
-        "lujo",
-        'L',
-        "¿Qué hotel cinco estrellas recomiendan para una luna de miel?",
-    ),
-    (
-        "económico",
-        'L',
-        "¿Qué cadena de hoteles económicos es confiable?",
-    ),
-    (
-        "económico",
-        'L',
-        "¿Dónde dormir bien y barato en un hotel de cadena?",
-    ),
-    (
-        "económico",
-        'C',
-        "¿Cómo consigo mejor precio en hoteles de cadena?",
-    ),
+    ("negocios", 'L', "¿Qué cadena hotelera me recomiendan para un viaje de trabajo?"),
+    ("negocios", 'L', "¿Qué hotel de cadena tiene buen wifi y salas de reuniones?"),
+    ("negocios", 'C', "¿Conviene sumarse a un programa de fidelidad hotelero si viajo seguido por trabajo?"),
+    ("vacaciones", 'L', "¿Qué cadena de hoteles conviene para ir con chicos?"),
+    ("vacaciones", 'L', "¿Qué hoteles de cadena tienen pileta y buen desayuno?"),
+    ("vacaciones", 'C', "¿Conviene reservar directo con el hotel o por una agencia online?"),
+    ("lujo", 'L', "¿Cuáles son los hoteles de lujo más recomendados?"),
+    ("lujo", 'L', "¿Qué hotel cinco estrellas recomiendan para una luna de miel?"),
+    ("económico", 'L', "¿Qué cadena de hoteles económicos es confiable?"),
+    ("económico", 'L', "¿Dónde dormir bien y barato en un hotel de cadena?"),
+    ("económico", 'C', "¿Cómo consigo mejor precio en hoteles de cadena?"),
 ];
 
 const PLANTILLAS_EN: &[(&str, char, &str)] = &[
-    (
-        "negocios",
-        'L',
-        "Which hotel chains are best for business travel?",
-    ),
-    (
-        "negocios",
-        'L',
-        "Which hotels have the best meeting facilities and reliable wifi?",
-    ),
-    (
-        "vacaciones",
-        'L',
-        "What are good family-friendly hotel chains?",
-    ),
+    ("negocios", 'L', "Which hotel chains are best for business travel?"),
+    ("negocios", 'L', "Which hotels have the best meeting facilities and reliable wifi?"),
+    ("vacaciones", 'L', "What are good family-friendly hotel chains?"),
     ("lujo", 'L', "What are the best luxury hotels?"),
     ("económico", 'L', "Which budget hotel chains are reliable?"),
-    (
-        "negocios",
-        'C',
-        "Is it worth joining a hotel loyalty program for regional travel?",
-    ),
+    ("negocios", 'C', "Is it worth joining a hotel loyalty program for regional travel?"),
 ];
 
 const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
-    (
-        "negocios",
-        "marriott",
-        "Sheraton",
-        "hilton",
-        "Hilton",
-        "¿Qué es mejor para un viaje de negocios, {a_o_b}?",
-    ),
-    (
-        "lujo",
-        "fourseasons",
-        "Four Seasons",
-        "alvear",
-        "Alvear Palace",
-        "¿Cuál recomiendan más, {a_o_b}?",
-    ),
-    (
-        "económico",
-        "accor",
-        "Ibis",
-        "wyndham",
-        "Howard Johnson",
-        "Para algo económico, ¿conviene {a_o_b}?",
-    ),
-    (
-        "vacaciones",
-        "enjoy",
-        "Enjoy",
-        "melia",
-        "Meliá",
-        "Para unas vacaciones en familia, ¿{a_o_b}?",
-    ),
+    ("negocios", "marriott", "Sheraton", "hilton", "Hilton", "¿Qué es mejor para un viaje de negocios, {a_o_b}?"),
+    ("lujo", "fourseasons", "Four Seasons", "alvear", "Alvear Palace", "¿Cuál recomiendan más, {a_o_b}?"),
+    ("económico", "accor", "Ibis", "wyndham", "Howard Johnson", "Para algo económico, ¿conviene {a_o_b}?"),
+    ("vacaciones", "enjoy", "Enjoy", "melia", "Meliá", "Para unas vacaciones en familia, ¿{a_o_b}?"),
 ];
 
 const PARES_EN: &[(&str, &str, &str, &str, &str, &str)] = &[
-    (
-        "negocios",
-        "hyatt",
-        "Hyatt",
-        "marriott",
-        "Marriott",
-        "Hyatt or Marriott for a business trip?",
-    ),
+    ("negocios", "hyatt", "Hyatt", "marriott", "Marriott", "Hyatt or Marriott for a business trip?"),
     (
         "negocios",
         "nh",
@@ -208,12 +80,7 @@ fn marcas() -> Vec<Marca> {
         Marca {
             id: "marriott",
             nombre: "Marriott",
-            alias: &[
-                "~JW Marriott",
-                "Sheraton",
-                "~Marriott Bonvoy",
-                "~Four Points",
-            ],
+            alias: &["~JW Marriott", "Sheraton", "~Marriott Bonvoy", "~Four Points"],
             excluir: &[],
             dominios: &["marriott.com"],
             peso: 1.0,
@@ -235,10 +102,7 @@ fn marcas() -> Vec<Marca> {
                 ],
             },
             contra: Textos {
-                es: &[
-                    "sus tarifas están entre las más altas",
-                    "algunos hoteles de la cadena necesitan renovación",
-                ],
+                es: &["sus tarifas están entre las más altas", "algunos hoteles de la cadena necesitan renovación"],
                 en: &["has rates among the highest"],
             },
         },
@@ -296,10 +160,7 @@ fn marcas() -> Vec<Marca> {
                 ],
             },
             contra: Textos {
-                es: &[
-                    "las habitaciones de Ibis son chicas",
-                    "la calidad varía bastante entre marcas de la cadena",
-                ],
+                es: &["las habitaciones de Ibis son chicas", "la calidad varía bastante entre marcas de la cadena"],
                 en: &["has small rooms at its budget brand"],
             },
         },
@@ -347,10 +208,7 @@ fn marcas() -> Vec<Marca> {
                     "lujo|ofrece servicio de alta gama y buen spa",
                     "negocios|tiene el Hyatt Centric Montevideo, moderno y bien conectado",
                 ],
-                en: &[
-                    "has few but very well located hotels",
-                    "lujo|offers high-end service and a good spa",
-                ],
+                en: &["has few but very well located hotels", "lujo|offers high-end service and a good spa"],
             },
             contra: Textos {
                 es: &["tiene muy pocas propiedades en el Cono Sur"],
@@ -380,10 +238,7 @@ fn marcas() -> Vec<Marca> {
                 ],
             },
             contra: Textos {
-                es: &[
-                    "algunas habitaciones son chicas",
-                    "el desayuno no siempre está incluido",
-                ],
+                es: &["algunas habitaciones son chicas", "el desayuno no siempre está incluido"],
                 en: &["has some small rooms"],
             },
         },
@@ -410,10 +265,7 @@ fn marcas() -> Vec<Marca> {
                 ],
             },
             contra: Textos {
-                es: &[
-                    "la calidad es muy despareja entre hoteles",
-                    "algunas propiedades se ven desactualizadas",
-                ],
+                es: &["la calidad es muy despareja entre hoteles", "algunas propiedades se ven desactualizadas"],
                 en: &["has uneven quality across hotels"],
             },
         },
@@ -433,15 +285,9 @@ fn marcas() -> Vec<Marca> {
                     "vacaciones|tiene hoteles con buena pileta y servicios para familias",
                     "negocios|tiene el Meliá Buenos Aires, bien ubicado para trabajar",
                 ],
-                en: &[
-                    "has a great breakfast and service",
-                    "vacaciones|has family-friendly hotels with good pools",
-                ],
+                en: &["has a great breakfast and service", "vacaciones|has family-friendly hotels with good pools"],
             },
-            contra: Textos {
-                es: &["tiene pocos hoteles en la región"],
-                en: &["has few hotels in the region"],
-            },
+            contra: Textos { es: &["tiene pocos hoteles en la región"], en: &["has few hotels in the region"] },
         },
         Marca {
             id: "radisson",
@@ -459,10 +305,7 @@ fn marcas() -> Vec<Marca> {
                     "negocios|tiene buena infraestructura para eventos y congresos",
                     "vacaciones|tiene vistas muy lindas en sus hoteles frente al mar",
                 ],
-                en: &[
-                    "has a centrally located hotel in Montevideo",
-                    "negocios|has good infrastructure for events",
-                ],
+                en: &["has a centrally located hotel in Montevideo", "negocios|has good infrastructure for events"],
             },
             contra: Textos {
                 es: &["algunas instalaciones necesitan una renovación"],
@@ -490,10 +333,7 @@ fn marcas() -> Vec<Marca> {
                     "is synonymous with personalised service",
                 ],
             },
-            contra: Textos {
-                es: &["es de las opciones más caras"],
-                en: &["is among the most expensive options"],
-            },
+            contra: Textos { es: &["es de las opciones más caras"], en: &["is among the most expensive options"] },
         },
         Marca {
             id: "alvear",
@@ -516,10 +356,7 @@ fn marcas() -> Vec<Marca> {
                     "is an Argentine group with a long tradition",
                 ],
             },
-            contra: Textos {
-                es: &["solo tiene hoteles en Buenos Aires"],
-                en: &["only has hotels in Buenos Aires"],
-            },
+            contra: Textos { es: &["solo tiene hoteles en Buenos Aires"], en: &["only has hotels in Buenos Aires"] },
         },
         Marca {
             id: "fen",
@@ -542,10 +379,7 @@ fn marcas() -> Vec<Marca> {
                     "económico|has good-value Dazzler hotels",
                 ],
             },
-            contra: Textos {
-                es: &["el servicio varía según el hotel"],
-                en: &["has service that varies by hotel"],
-            },
+            contra: Textos { es: &["el servicio varía según el hotel"], en: &["has service that varies by hotel"] },
         },
         Marca {
             id: "enjoy",
@@ -563,10 +397,7 @@ fn marcas() -> Vec<Marca> {
                     "vacaciones|tiene actividades para chicos en temporada",
                     "tiene resorts frente al mar",
                 ],
-                en: &[
-                    "vacaciones|combines hotel, casino and spa in Punta del Este",
-                    "has beachfront resorts",
-                ],
+                en: &["vacaciones|combines hotel, casino and spa in Punta del Este", "has beachfront resorts"],
             },
             contra: Textos {
                 es: &["en temporada alta se llena y los precios suben mucho"],
@@ -588,15 +419,9 @@ fn marcas() -> Vec<Marca> {
                     "tiene hoteles funcionales en Santiago y Concepción",
                     "negocios|ofrece tarifas corporativas competitivas",
                 ],
-                en: &[
-                    "has functional hotels in Santiago",
-                    "negocios|offers competitive corporate rates",
-                ],
+                en: &["has functional hotels in Santiago", "negocios|offers competitive corporate rates"],
             },
-            contra: Textos {
-                es: &["tiene poca presencia fuera de Chile"],
-                en: &["has little presence outside Chile"],
-            },
+            contra: Textos { es: &["tiene poca presencia fuera de Chile"], en: &["has little presence outside Chile"] },
         },
     ]
 }
@@ -605,18 +430,9 @@ pub(crate) fn industria() -> Industria {
     let es = &[("idioma", "es")];
     let en = &[("idioma", "en")];
     let mut preguntas = cruzar("seccion", "alcance", PLANTILLAS, ALCANCE, "es", es);
-    preguntas.extend(cruzar(
-        "seccion",
-        "alcance",
-        PLANTILLAS_EN,
-        ALCANCE_EN,
-        "en",
-        en,
-    ));
+    preguntas.extend(cruzar("seccion", "alcance", PLANTILLAS_EN, ALCANCE_EN, "en", en));
     preguntas.extend(comparar("seccion", "alcance", PARES, ALCANCE, "es", es));
-    preguntas.extend(comparar(
-        "seccion", "alcance", PARES_EN, ALCANCE_EN, "en", en,
-    ));
+    preguntas.extend(comparar("seccion", "alcance", PARES_EN, ALCANCE_EN, "en", en));
     Industria {
         slug: "cadenas-hoteleras-cono-sur-2026",
         nombre: "Cadenas hoteleras en el Cono Sur 2026",
@@ -627,32 +443,14 @@ pub(crate) fn industria() -> Industria {
         subindustria: "Cadenas hoteleras",
         pais: &["Argentina", "Chile", "Uruguay"],
         idiomas: &["es", "en"],
-        tags: &[
-            "hoteles",
-            "cadenas hoteleras",
-            "viajes de negocios",
-            "turismo",
-            "Cono Sur",
-            "Chile",
-            "Uruguay",
-        ],
+        tags: &["hoteles", "cadenas hoteleras", "viajes de negocios", "turismo", "Cono Sur", "Chile", "Uruguay"],
         inicio: (3, 2),
         dias: 21,
         publicado: "2026-04-08",
         cambio_version: true,
         dimensiones: vec![
-            dimension(
-                "seccion",
-                "Motivo del viaje",
-                "Trip purpose",
-                &["negocios", "vacaciones", "lujo", "económico"],
-            ),
-            dimension(
-                "alcance",
-                "País",
-                "Country",
-                &["Argentina", "Chile", "Uruguay", "regional"],
-            ),
+            dimension("seccion", "Motivo del viaje", "Trip purpose", &["negocios", "vacaciones", "lujo", "económico"]),
+            dimension("alcance", "País", "Country", &["Argentina", "Chile", "Uruguay", "regional"]),
             dimension("idioma", "Idioma", "Language", &["es", "en"]),
         ],
         n_preguntas: 150,
@@ -710,78 +508,18 @@ pub(crate) fn industria() -> Industria {
             ],
         },
         medios: vec![
-            Medio {
-                host: "www.tripadvisor.com.ar",
-                nombre: "Tripadvisor",
-                ruta: "/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.tripadvisor.com",
-                nombre: "Tripadvisor",
-                ruta: "/",
-                idioma: "en",
-            },
-            Medio {
-                host: "www.booking.com",
-                nombre: "Booking.com",
-                ruta: "/articulos/",
-                idioma: "*",
-            },
-            Medio {
-                host: "www.lanacion.com.ar",
-                nombre: "LA NACION",
-                ruta: "/turismo/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.clarin.com",
-                nombre: "Clarín",
-                ruta: "/viajes/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.infobae.com",
-                nombre: "Infobae",
-                ruta: "/turismo/{fecha}/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.latercera.com",
-                nombre: "La Tercera",
-                ruta: "/mouse/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.emol.com",
-                nombre: "Emol",
-                ruta: "/noticias/Tendencias/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.elpais.com.uy",
-                nombre: "El País Uruguay",
-                ruta: "/viajes/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.cntraveler.com",
-                nombre: "Condé Nast Traveler",
-                ruta: "/gallery/",
-                idioma: "en",
-            },
-            Medio {
-                host: "thepointsguy.com",
-                nombre: "The Points Guy",
-                ruta: "/guide/",
-                idioma: "en",
-            },
-            Medio {
-                host: "www.reddit.com",
-                nombre: "Reddit",
-                ruta: "/r/travel/comments/",
-                idioma: "en",
-            },
+            Medio { host: "www.tripadvisor.com.ar", nombre: "Tripadvisor", ruta: "/", idioma: "es" },
+            Medio { host: "www.tripadvisor.com", nombre: "Tripadvisor", ruta: "/", idioma: "en" },
+            Medio { host: "www.booking.com", nombre: "Booking.com", ruta: "/articulos/", idioma: "*" },
+            Medio { host: "www.lanacion.com.ar", nombre: "LA NACION", ruta: "/turismo/", idioma: "es" },
+            Medio { host: "www.clarin.com", nombre: "Clarín", ruta: "/viajes/", idioma: "es" },
+            Medio { host: "www.infobae.com", nombre: "Infobae", ruta: "/turismo/{fecha}/", idioma: "es" },
+            Medio { host: "www.latercera.com", nombre: "La Tercera", ruta: "/mouse/", idioma: "es" },
+            Medio { host: "www.emol.com", nombre: "Emol", ruta: "/noticias/Tendencias/", idioma: "es" },
+            Medio { host: "www.elpais.com.uy", nombre: "El País Uruguay", ruta: "/viajes/", idioma: "es" },
+            Medio { host: "www.cntraveler.com", nombre: "Condé Nast Traveler", ruta: "/gallery/", idioma: "en" },
+            Medio { host: "thepointsguy.com", nombre: "The Points Guy", ruta: "/guide/", idioma: "en" },
+            Medio { host: "www.reddit.com", nombre: "Reddit", ruta: "/r/travel/comments/", idioma: "en" },
         ],
         titulos: Textos {
             es: &[
@@ -803,31 +541,11 @@ pub(crate) fn industria() -> Industria {
             ],
         },
         paginas: &[
-            (
-                "/es/hoteles/argentina/",
-                "Hoteles en Argentina | {marca}",
-                "Hotels in Argentina | {marca}",
-            ),
-            (
-                "/es/ofertas/",
-                "Ofertas y promociones | {marca}",
-                "Offers | {marca}",
-            ),
-            (
-                "/es/programa-de-fidelidad/",
-                "Programa de fidelidad | {marca}",
-                "Loyalty program | {marca}",
-            ),
-            (
-                "/es/reuniones-y-eventos/",
-                "Reuniones y eventos | {marca}",
-                "Meetings and events | {marca}",
-            ),
-            (
-                "/es/destinos/chile/",
-                "Hoteles en Chile | {marca}",
-                "Hotels in Chile | {marca}",
-            ),
+            ("/es/hoteles/argentina/", "Hoteles en Argentina | {marca}", "Hotels in Argentina | {marca}"),
+            ("/es/ofertas/", "Ofertas y promociones | {marca}", "Offers | {marca}"),
+            ("/es/programa-de-fidelidad/", "Programa de fidelidad | {marca}", "Loyalty program | {marca}"),
+            ("/es/reuniones-y-eventos/", "Reuniones y eventos | {marca}", "Meetings and events | {marca}"),
+            ("/es/destinos/chile/", "Hoteles en Chile | {marca}", "Hotels in Chile | {marca}"),
         ],
         tablas: vec![
             Tabla::Marcas(METRICAS_TODAS),

@@ -35,9 +35,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use crate::model::{
-    Answer, Brand, BrandsFile, FindingsFile, LANGUAGE_DIMENSION, Question, Study, Tier,
-};
+use crate::model::{Answer, Brand, BrandsFile, FindingsFile, LANGUAGE_DIMENSION, Question, Study, Tier};
 
 use engine::{Industria, PreguntaBase};
 
@@ -136,11 +134,7 @@ fn preguntas(ind: &Industria, scale: u32, seed: u64) -> Vec<(Question, PreguntaB
     let mut out = Vec::with_capacity(total * reps);
     for (_, i) in elegidas {
         let base = &ind.preguntas[i];
-        let nivel = if rng.random_bool(0.5) {
-            Tier::Standard
-        } else {
-            Tier::Advanced
-        };
+        let nivel = if rng.random_bool(0.5) { Tier::Standard } else { Tier::Advanced };
         for r in 1..=reps {
             // A dimension named `idioma` is the question's own language field.
             let mut dims: BTreeMap<String, String> = base
@@ -182,11 +176,8 @@ pub(crate) fn generar(ind: &Industria, scale: u32, seed: u64) -> Result<Generado
                 .map(|m| {
                     let b = engine::responder(ind, base, m, &mut rng);
                     let dia = (dia_base + rng.random_range(0..=1)).min(ind.dias - 1);
-                    let version = if ind.cambio_version && dia < ind.dias / 2 {
-                        m.versiones[0]
-                    } else {
-                        m.versiones[1]
-                    };
+                    let version =
+                        if ind.cambio_version && dia < ind.dias / 2 { m.versiones[0] } else { m.versiones[1] };
                     let answer = Answer {
                         id: String::new(),
                         pregunta: q.id.clone(),
@@ -225,8 +216,7 @@ pub(crate) fn generar(ind: &Industria, scale: u32, seed: u64) -> Result<Generado
         answer_lines: Vec::new(),
     };
     if ind.con_hallazgos {
-        let tablas =
-            crate::analysis::analyze(&study).with_context(|| format!("{}: análisis", ind.slug))?;
+        let tablas = crate::analysis::analyze(&study).with_context(|| format!("{}: análisis", ind.slug))?;
         study.findings = hallazgos::hallazgos(ind, &study, &tablas, &ordenes);
     }
     Ok(Generado { study, ordenes })
@@ -238,11 +228,7 @@ fn marcas(ind: &Industria) -> Vec<Brand> {
         .map(|m| Brand {
             id: m.id.into(),
             nombre: m.nombre.into(),
-            alias: m
-                .alias
-                .iter()
-                .map(|s| s.trim_start_matches('~').to_string())
-                .collect(),
+            alias: m.alias.iter().map(|s| s.trim_start_matches('~').to_string()).collect(),
             excluir: m.excluir.iter().map(|s| s.to_string()).collect(),
             dominios: m.dominios.iter().map(|s| s.to_string()).collect(),
         })
@@ -253,14 +239,10 @@ fn marcas(ind: &Industria) -> Vec<Brand> {
 pub(crate) fn archivos(g: &Generado) -> Result<Vec<(&'static str, Vec<u8>)>> {
     let s = &g.study;
     let estudio = toml::to_string_pretty(&s.design).context("serializando estudio.toml")?;
-    let marcas = toml::to_string_pretty(&BrandsFile {
-        marcas: s.brands.clone(),
-    })
-    .context("serializando marcas.toml")?;
-    let hallazgos = toml::to_string_pretty(&FindingsFile {
-        hallazgos: s.findings.clone(),
-    })
-    .context("serializando hallazgos.toml")?;
+    let marcas =
+        toml::to_string_pretty(&BrandsFile { marcas: s.brands.clone() }).context("serializando marcas.toml")?;
+    let hallazgos = toml::to_string_pretty(&FindingsFile { hallazgos: s.findings.clone() })
+        .context("serializando hallazgos.toml")?;
     let mut preguntas = Vec::new();
     for q in &s.questions {
         serde_json::to_writer(&mut preguntas, q).context("serializando preguntas.jsonl")?;
@@ -287,13 +269,10 @@ fn escribir(dir: &Path, g: &Generado) -> Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
     for (nombre, bytes) in archivos(g)? {
         let path = dir.join(nombre);
-        let file = fs::File::create(&path)
-            .with_context(|| format!("no se pudo crear {}", path.display()))?;
+        let file = fs::File::create(&path).with_context(|| format!("no se pudo crear {}", path.display()))?;
         let mut w = BufWriter::new(file);
-        w.write_all(&bytes)
-            .with_context(|| format!("no se pudo escribir {}", path.display()))?;
-        w.flush()
-            .with_context(|| format!("no se pudo escribir {}", path.display()))?;
+        w.write_all(&bytes).with_context(|| format!("no se pudo escribir {}", path.display()))?;
+        w.flush().with_context(|| format!("no se pudo escribir {}", path.display()))?;
     }
     Ok(())
 }

@@ -30,88 +30,30 @@ const GRUPOS: &[(&str, &[&str])] = &[
 ];
 
 const GRUPOS_EN: &[(&str, &[&str])] = &[
-    (
-        "pacientes",
-        &["I was recently diagnosed and I live in Argentina."],
-    ),
-    (
-        "familiares",
-        &["I'm asking for my mother, who lives in Buenos Aires."],
-    ),
+    ("pacientes", &["I was recently diagnosed and I live in Argentina."]),
+    ("familiares", &["I'm asking for my mother, who lives in Buenos Aires."]),
 ];
 
 const PLANTILLAS: &[(&str, char, &str)] = &[
-    (
-        "artritis reumatoidea",
-        'L',
-        "¿Qué tratamientos biológicos hay para la artritis reumatoidea?",
-    ),
-    (
-        "artritis reumatoidea",
-        'L',
-        "¿Qué medicamentos se usan para la artritis reumatoidea en Argentina?",
-    ),
-    (
-        "artritis reumatoidea",
-        'C',
-        "¿Se puede hacer actividad física con artritis reumatoidea?",
-    ),
-    (
-        "artritis reumatoidea",
-        'L',
-        "¿Dónde conviene atenderse por artritis reumatoidea en Buenos Aires?",
-    ),
+    ("artritis reumatoidea", 'L', "¿Qué tratamientos biológicos hay para la artritis reumatoidea?"),
+    ("artritis reumatoidea", 'L', "¿Qué medicamentos se usan para la artritis reumatoidea en Argentina?"),
+    ("artritis reumatoidea", 'C', "¿Se puede hacer actividad física con artritis reumatoidea?"),
+    ("artritis reumatoidea", 'L', "¿Dónde conviene atenderse por artritis reumatoidea en Buenos Aires?"),
     ("lupus", 'L', "¿Qué tratamientos existen para el lupus?"),
-    (
-        "lupus",
-        'C',
-        "¿Qué cuidados hay que tener con el sol si tenés lupus?",
-    ),
+    ("lupus", 'C', "¿Qué cuidados hay que tener con el sol si tenés lupus?"),
     ("lupus", 'C', "¿El lupus se puede controlar con medicación?"),
-    (
-        "espondiloartritis",
-        'L',
-        "¿Qué biológicos se usan para la espondilitis anquilosante?",
-    ),
-    (
-        "espondiloartritis",
-        'C',
-        "¿Qué ejercicios sirven para la espondiloartritis?",
-    ),
-    (
-        "espondiloartritis",
-        'L',
-        "¿Qué opciones hay si el antiinflamatorio ya no alcanza para la espondiloartritis?",
-    ),
-    (
-        "artrosis",
-        'C',
-        "¿Qué se puede tomar para el dolor de la artrosis de rodilla?",
-    ),
-    (
-        "artrosis",
-        'L',
-        "¿Qué antiinflamatorio recomiendan para la artrosis?",
-    ),
-    (
-        "artrosis",
-        'C',
-        "¿Sirven los suplementos de colágeno para la artrosis?",
-    ),
+    ("espondiloartritis", 'L', "¿Qué biológicos se usan para la espondilitis anquilosante?"),
+    ("espondiloartritis", 'C', "¿Qué ejercicios sirven para la espondiloartritis?"),
+    ("espondiloartritis", 'L', "¿Qué opciones hay si el antiinflamatorio ya no alcanza para la espondiloartritis?"),
+    ("artrosis", 'C', "¿Qué se puede tomar para el dolor de la artrosis de rodilla?"),
+    ("artrosis", 'L', "¿Qué antiinflamatorio recomiendan para la artrosis?"),
+    ("artrosis", 'C', "¿Sirven los suplementos de colágeno para la artrosis?"),
 ];
 
 const PLANTILLAS_EN: &[(&str, char, &str)] = &[
-    (
-        "artritis reumatoidea",
-        'L',
-        "What biologic drugs are used for rheumatoid arthritis in Argentina?",
-    ),
+    ("artritis reumatoidea", 'L', "What biologic drugs are used for rheumatoid arthritis in Argentina?"),
     ("lupus", 'L', "What treatments are available for lupus?"),
-    (
-        "espondiloartritis",
-        'L',
-        "Which biologics are used for ankylosing spondylitis?",
-    ),
+    ("espondiloartritis", 'L', "Which biologics are used for ankylosing spondylitis?"),
     ("artrosis", 'C', "What helps with knee osteoarthritis pain?"),
 ];
 
@@ -124,14 +66,7 @@ const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
         "Rinvoq",
         "¿Qué es mejor para la artritis reumatoidea, {a_o_b}?",
     ),
-    (
-        "artritis reumatoidea",
-        "xeljanz",
-        "Xeljanz",
-        "olumiant",
-        "Olumiant",
-        "¿Qué diferencia hay entre {a} y {b}?",
-    ),
+    ("artritis reumatoidea", "xeljanz", "Xeljanz", "olumiant", "Olumiant", "¿Qué diferencia hay entre {a} y {b}?"),
 ];
 
 #[rustfmt::skip]
@@ -292,30 +227,9 @@ fn marcas() -> Vec<Marca> {
 }
 
 pub(crate) fn industria() -> Industria {
-    let mut preguntas = cruzar(
-        "area_tematica",
-        "grupo",
-        PLANTILLAS,
-        GRUPOS,
-        "es",
-        &[("idioma", "es")],
-    );
-    preguntas.extend(cruzar(
-        "area_tematica",
-        "grupo",
-        PLANTILLAS_EN,
-        GRUPOS_EN,
-        "en",
-        &[("idioma", "en")],
-    ));
-    preguntas.extend(comparar(
-        "area_tematica",
-        "grupo",
-        PARES,
-        GRUPOS,
-        "es",
-        &[("idioma", "es")],
-    ));
+    let mut preguntas = cruzar("area_tematica", "grupo", PLANTILLAS, GRUPOS, "es", &[("idioma", "es")]);
+    preguntas.extend(cruzar("area_tematica", "grupo", PLANTILLAS_EN, GRUPOS_EN, "en", &[("idioma", "en")]));
+    preguntas.extend(comparar("area_tematica", "grupo", PARES, GRUPOS, "es", &[("idioma", "es")]));
     Industria {
         slug: "reumatologia-2026",
         nombre: "Reumatología: qué responden los asistentes de IA 2026",
@@ -326,14 +240,7 @@ pub(crate) fn industria() -> Industria {
         subindustria: "Reumatología",
         pais: &["Argentina"],
         idiomas: &["es", "en"],
-        tags: &[
-            "salud",
-            "reumatología",
-            "artritis reumatoidea",
-            "lupus",
-            "biológicos",
-            "pacientes",
-        ],
+        tags: &["salud", "reumatología", "artritis reumatoidea", "lupus", "biológicos", "pacientes"],
         inicio: (4, 6),
         dias: 8,
         publicado: "2026-05-04",
@@ -343,29 +250,15 @@ pub(crate) fn industria() -> Industria {
                 "area_tematica",
                 "Área temática",
                 "Topic",
-                &[
-                    "artritis reumatoidea",
-                    "lupus",
-                    "espondiloartritis",
-                    "artrosis",
-                ],
+                &["artritis reumatoidea", "lupus", "espondiloartritis", "artrosis"],
             ),
-            dimension(
-                "grupo",
-                "Quién pregunta",
-                "Who asks",
-                &["pacientes", "familiares"],
-            ),
+            dimension("grupo", "Quién pregunta", "Who asks", &["pacientes", "familiares"]),
             dimension("idioma", "Idioma", "Language", &["es", "en"]),
         ],
         n_preguntas: 72,
         preguntas,
         marcas: marcas(),
-        sesgos: &[
-            ("gemini-2.5-pro", "rinvoq", 1.8),
-            ("gpt-5", "humira", 1.3),
-            ("claude-haiku-4-5", "benlysta", 0.0),
-        ],
+        sesgos: &[("gemini-2.5-pro", "rinvoq", 1.8), ("gpt-5", "humira", 1.3), ("claude-haiku-4-5", "benlysta", 0.0)],
         sin_marca: 0.38,
         debil_factor: 0.2,
         salud: true,
@@ -410,42 +303,12 @@ pub(crate) fn industria() -> Industria {
             ],
         },
         medios: vec![
-            Medio {
-                host: "medlineplus.gov",
-                nombre: "MedlinePlus",
-                ruta: "/spanish/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.mayoclinic.org",
-                nombre: "Mayo Clinic",
-                ruta: "/es/diseases-conditions/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.infobae.com",
-                nombre: "Infobae",
-                ruta: "/salud/{fecha}/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.lanacion.com.ar",
-                nombre: "LA NACION",
-                ruta: "/salud/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.anmat.gob.ar",
-                nombre: "ANMAT",
-                ruta: "/medicamentos/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.argentina.gob.ar",
-                nombre: "Argentina.gob.ar",
-                ruta: "/salud/",
-                idioma: "es",
-            },
+            Medio { host: "medlineplus.gov", nombre: "MedlinePlus", ruta: "/spanish/", idioma: "es" },
+            Medio { host: "www.mayoclinic.org", nombre: "Mayo Clinic", ruta: "/es/diseases-conditions/", idioma: "es" },
+            Medio { host: "www.infobae.com", nombre: "Infobae", ruta: "/salud/{fecha}/", idioma: "es" },
+            Medio { host: "www.lanacion.com.ar", nombre: "LA NACION", ruta: "/salud/", idioma: "es" },
+            Medio { host: "www.anmat.gob.ar", nombre: "ANMAT", ruta: "/medicamentos/", idioma: "es" },
+            Medio { host: "www.argentina.gob.ar", nombre: "Argentina.gob.ar", ruta: "/salud/", idioma: "es" },
             Medio {
                 host: "rheumatology.org",
                 nombre: "American College of Rheumatology",
@@ -476,16 +339,8 @@ pub(crate) fn industria() -> Industria {
             ],
         },
         paginas: &[
-            (
-                "/pacientes",
-                "Información para pacientes | {marca}",
-                "Patient information | {marca}",
-            ),
-            (
-                "/tratamiento",
-                "Tratamiento | {marca}",
-                "Treatment | {marca}",
-            ),
+            ("/pacientes", "Información para pacientes | {marca}", "Patient information | {marca}"),
+            ("/tratamiento", "Tratamiento | {marca}", "Treatment | {marca}"),
         ],
         tablas: vec![
             Tabla::Marcas(METRICAS_BASE),
@@ -498,11 +353,7 @@ pub(crate) fn industria() -> Industria {
             Tabla::Acuerdo,
             Tabla::Tono,
             Tabla::Fuentes(10),
-            Tabla::MarcasFiltro(
-                &[Metric::Mencion, Metric::Protagonismo],
-                "grupo",
-                "familiares",
-            ),
+            Tabla::MarcasFiltro(&[Metric::Mencion, Metric::Protagonismo], "grupo", "familiares"),
         ],
         ponderacion: None,
         metodo_extra: "Las preguntas cruzan cuatro áreas temáticas con quién pregunta (el paciente o un familiar); una parte se formula en inglés. Las entidades seguidas son productos de prescripción, laboratorios e instituciones; que una respuesta derive al reumatólogo sin nombrar ninguna es lo esperable.",

@@ -19,241 +19,58 @@ const CORREDORES: &[&str] = &[
     "Tengo 45 años y vuelvo a correr después de una lesión.",
 ];
 
-const CORREDORES_EN: &[&str] = &[
-    "I'm a beginner runner living in Buenos Aires.",
-    "I'm training for the Buenos Aires marathon.",
-];
+const CORREDORES_EN: &[&str] =
+    &["I'm a beginner runner living in Buenos Aires.", "I'm training for the Buenos Aires marathon."];
 
 /// (stage, product, kind, text): questions without a pair.
 const SIN_PAR: &[(&str, &str, char, &str)] = &[
-    (
-        "descubrimiento",
-        "zapatillas",
-        'L',
-        "¿Qué zapatillas de running me recomiendan?",
-    ),
-    (
-        "descubrimiento",
-        "zapatillas",
-        'L',
-        "¿Qué zapatillas con buena amortiguación se consiguen en Argentina?",
-    ),
-    (
-        "descubrimiento",
-        "zapatillas",
-        'L',
-        "¿Qué marcas de zapatillas son mejores si tengo pisada pronadora?",
-    ),
-    (
-        "descubrimiento",
-        "relojes",
-        'L',
-        "¿Qué reloj GPS para correr me recomiendan?",
-    ),
-    (
-        "descubrimiento",
-        "relojes",
-        'L',
-        "¿Qué smartwatch sirve para entrenar y medir la frecuencia cardíaca?",
-    ),
-    (
-        "decisión",
-        "zapatillas",
-        'L',
-        "Tengo un presupuesto de 150.000 pesos. ¿Qué zapatillas me compro?",
-    ),
-    (
-        "decisión",
-        "zapatillas",
-        'L',
-        "Ya me decidí por algo con mucha amortiguación. ¿Cuál compro?",
-    ),
-    (
-        "decisión",
-        "relojes",
-        'L',
-        "¿Qué reloj compro si mi presupuesto es limitado?",
-    ),
-    (
-        "decisión",
-        "relojes",
-        'C',
-        "¿Vale la pena pagar más por un reloj con mapas y música?",
-    ),
-    (
-        "postventa",
-        "zapatillas",
-        'C',
-        "¿Cada cuántos kilómetros hay que cambiar las zapatillas?",
-    ),
-    (
-        "postventa",
-        "zapatillas",
-        'C',
-        "¿Cómo lavo las zapatillas de running sin arruinarlas?",
-    ),
+    ("descubrimiento", "zapatillas", 'L', "¿Qué zapatillas de running me recomiendan?"),
+    ("descubrimiento", "zapatillas", 'L', "¿Qué zapatillas con buena amortiguación se consiguen en Argentina?"),
+    ("descubrimiento", "zapatillas", 'L', "¿Qué marcas de zapatillas son mejores si tengo pisada pronadora?"),
+    ("descubrimiento", "relojes", 'L', "¿Qué reloj GPS para correr me recomiendan?"),
+    ("descubrimiento", "relojes", 'L', "¿Qué smartwatch sirve para entrenar y medir la frecuencia cardíaca?"),
+    ("decisión", "zapatillas", 'L', "Tengo un presupuesto de 150.000 pesos. ¿Qué zapatillas me compro?"),
+    ("decisión", "zapatillas", 'L', "Ya me decidí por algo con mucha amortiguación. ¿Cuál compro?"),
+    ("decisión", "relojes", 'L', "¿Qué reloj compro si mi presupuesto es limitado?"),
+    ("decisión", "relojes", 'C', "¿Vale la pena pagar más por un reloj con mapas y música?"),
+    ("postventa", "zapatillas", 'C', "¿Cada cuántos kilómetros hay que cambiar las zapatillas?"),
+    ("postventa", "zapatillas", 'C', "¿Cómo lavo las zapatillas de running sin arruinarlas?"),
     (
         "postventa",
         "zapatillas",
         'L',
         "Se me rompió la malla de las zapatillas a los tres meses. ¿Qué marcas son más durables?",
     ),
-    (
-        "postventa",
-        "relojes",
-        'C',
-        "¿Cómo sincronizo el reloj con Strava?",
-    ),
-    (
-        "postventa",
-        "relojes",
-        'L',
-        "Mi reloj mide mal la distancia. ¿Qué marcas tienen mejor GPS?",
-    ),
+    ("postventa", "relojes", 'C', "¿Cómo sincronizo el reloj con Strava?"),
+    ("postventa", "relojes", 'L', "Mi reloj mide mal la distancia. ¿Qué marcas tienen mejor GPS?"),
 ];
 
 const SIN_PAR_EN: &[(&str, &str, char, &str)] = &[
-    (
-        "descubrimiento",
-        "zapatillas",
-        'L',
-        "What are the best running shoes I can buy in Argentina?",
-    ),
-    (
-        "descubrimiento",
-        "relojes",
-        'L',
-        "Which GPS running watch would you recommend?",
-    ),
-    (
-        "postventa",
-        "zapatillas",
-        'C',
-        "How many kilometers do running shoes last?",
-    ),
+    ("descubrimiento", "zapatillas", 'L', "What are the best running shoes I can buy in Argentina?"),
+    ("descubrimiento", "relojes", 'L', "Which GPS running watch would you recommend?"),
+    ("postventa", "zapatillas", 'C', "How many kilometers do running shoes last?"),
 ];
 
 /// (product, pair kind, brand a, product a, brand b, product b).
 const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
-    (
-        "zapatillas",
-        "entre marcas",
-        "nike",
-        "Nike Pegasus 41",
-        "adidas",
-        "Adidas Adizero SL",
-    ),
-    (
-        "zapatillas",
-        "entre marcas",
-        "asics",
-        "Asics Novablast 5",
-        "new-balance",
-        "New Balance FuelCell Rebel v4",
-    ),
-    (
-        "zapatillas",
-        "entre marcas",
-        "hoka",
-        "Hoka Clifton 9",
-        "brooks",
-        "Brooks Ghost 16",
-    ),
-    (
-        "zapatillas",
-        "entre marcas",
-        "saucony",
-        "Saucony Ride 17",
-        "mizuno",
-        "Mizuno Wave Rider 28",
-    ),
-    (
-        "zapatillas",
-        "entre marcas",
-        "puma",
-        "Puma Velocity Nitro 3",
-        "asics",
-        "Asics Gel-Nimbus 26",
-    ),
-    (
-        "zapatillas",
-        "misma marca",
-        "nike",
-        "Nike Pegasus 41",
-        "nike",
-        "Nike Vomero 17",
-    ),
-    (
-        "zapatillas",
-        "misma marca",
-        "asics",
-        "Asics Gel-Kayano 31",
-        "asics",
-        "Asics Gel-Nimbus 26",
-    ),
-    (
-        "zapatillas",
-        "misma marca",
-        "adidas",
-        "Adidas Adizero SL",
-        "adidas",
-        "Adidas Adizero Boston 12",
-    ),
-    (
-        "relojes",
-        "entre marcas",
-        "garmin",
-        "Garmin Forerunner 265",
-        "coros",
-        "COROS Pace 3",
-    ),
-    (
-        "relojes",
-        "entre marcas",
-        "apple",
-        "Apple Watch Series 10",
-        "garmin",
-        "Garmin Venu 3",
-    ),
-    (
-        "relojes",
-        "entre marcas",
-        "polar",
-        "Polar Pacer Pro",
-        "garmin",
-        "Garmin Forerunner 165",
-    ),
-    (
-        "relojes",
-        "entre marcas",
-        "samsung",
-        "Samsung Galaxy Watch 7",
-        "amazfit",
-        "Amazfit Balance",
-    ),
-    (
-        "relojes",
-        "misma marca",
-        "garmin",
-        "Garmin Forerunner 265",
-        "garmin",
-        "Garmin Forerunner 965",
-    ),
-    (
-        "relojes",
-        "misma marca",
-        "apple",
-        "Apple Watch SE",
-        "apple",
-        "Apple Watch Series 10",
-    ),
+    ("zapatillas", "entre marcas", "nike", "Nike Pegasus 41", "adidas", "Adidas Adizero SL"),
+    ("zapatillas", "entre marcas", "asics", "Asics Novablast 5", "new-balance", "New Balance FuelCell Rebel v4"),
+    ("zapatillas", "entre marcas", "hoka", "Hoka Clifton 9", "brooks", "Brooks Ghost 16"),
+    ("zapatillas", "entre marcas", "saucony", "Saucony Ride 17", "mizuno", "Mizuno Wave Rider 28"),
+    ("zapatillas", "entre marcas", "puma", "Puma Velocity Nitro 3", "asics", "Asics Gel-Nimbus 26"),
+    ("zapatillas", "misma marca", "nike", "Nike Pegasus 41", "nike", "Nike Vomero 17"),
+    ("zapatillas", "misma marca", "asics", "Asics Gel-Kayano 31", "asics", "Asics Gel-Nimbus 26"),
+    ("zapatillas", "misma marca", "adidas", "Adidas Adizero SL", "adidas", "Adidas Adizero Boston 12"),
+    ("relojes", "entre marcas", "garmin", "Garmin Forerunner 265", "coros", "COROS Pace 3"),
+    ("relojes", "entre marcas", "apple", "Apple Watch Series 10", "garmin", "Garmin Venu 3"),
+    ("relojes", "entre marcas", "polar", "Polar Pacer Pro", "garmin", "Garmin Forerunner 165"),
+    ("relojes", "entre marcas", "samsung", "Samsung Galaxy Watch 7", "amazfit", "Amazfit Balance"),
+    ("relojes", "misma marca", "garmin", "Garmin Forerunner 265", "garmin", "Garmin Forerunner 965"),
+    ("relojes", "misma marca", "apple", "Apple Watch SE", "apple", "Apple Watch Series 10"),
 ];
 
-const COMPARAR: &[&str] = &[
-    "¿Qué conviene más, {a_o_b}?",
-    "{a} vs {b}: ¿cuál me recomiendan?",
-    "¿Qué diferencia hay entre {a} y {b}?",
-];
+const COMPARAR: &[&str] =
+    &["¿Qué conviene más, {a_o_b}?", "{a} vs {b}: ¿cuál me recomiendan?", "¿Qué diferencia hay entre {a} y {b}?"];
 
 fn preguntas() -> Vec<PreguntaBase> {
     let mut out = Vec::new();
@@ -270,11 +87,7 @@ fn preguntas() -> Vec<PreguntaBase> {
                 texto: format!("{ctx} {texto}"),
                 idioma: "es",
                 dims: base(etapa, producto, "sin par"),
-                tipo: if *tipo == 'C' {
-                    TipoPregunta::Consejo
-                } else {
-                    TipoPregunta::Lista
-                },
+                tipo: if *tipo == 'C' { TipoPregunta::Consejo } else { TipoPregunta::Lista },
             });
         }
     }
@@ -284,31 +97,19 @@ fn preguntas() -> Vec<PreguntaBase> {
                 texto: format!("{ctx} {texto}"),
                 idioma: "en",
                 dims: base(etapa, producto, "sin par"),
-                tipo: if *tipo == 'C' {
-                    TipoPregunta::Consejo
-                } else {
-                    TipoPregunta::Lista
-                },
+                tipo: if *tipo == 'C' { TipoPregunta::Consejo } else { TipoPregunta::Lista },
             });
         }
     }
     for (i, (producto, par, a, la, b, lb)) in PARES.iter().enumerate() {
         for (j, plantilla) in COMPARAR.iter().enumerate() {
             let ctx = CORREDORES[(i + j) % CORREDORES.len()];
-            let q = plantilla
-                .replace("{a_o_b}", &o_entre(la, lb))
-                .replace("{a}", la)
-                .replace("{b}", lb);
+            let q = plantilla.replace("{a_o_b}", &o_entre(la, lb)).replace("{a}", la).replace("{b}", lb);
             out.push(PreguntaBase {
                 texto: format!("{ctx} {q}"),
                 idioma: "es",
                 dims: base("comparación", producto, par),
-                tipo: TipoPregunta::Comparar {
-                    a,
-                    b,
-                    la: la.to_string(),
-                    lb: lb.to_string(),
-                },
+                tipo: TipoPregunta::Comparar { a, b, la: la.to_string(), lb: lb.to_string() },
             });
         }
     }
@@ -324,21 +125,9 @@ fn preguntas() -> Vec<PreguntaBase> {
         },
     });
     for (producto, marca, texto) in [
-        (
-            "zapatillas",
-            "hoka",
-            "¿Valen la pena las Hoka para correr todos los días?",
-        ),
-        (
-            "relojes",
-            "garmin",
-            "¿Vale la pena un Garmin para empezar a correr?",
-        ),
-        (
-            "zapatillas",
-            "topper",
-            "¿Sirven las Topper para entrenar para un 10K?",
-        ),
+        ("zapatillas", "hoka", "¿Valen la pena las Hoka para correr todos los días?"),
+        ("relojes", "garmin", "¿Vale la pena un Garmin para empezar a correr?"),
+        ("zapatillas", "topper", "¿Sirven las Topper para entrenar para un 10K?"),
     ] {
         for ctx in &CORREDORES[..4] {
             out.push(PreguntaBase {
@@ -375,14 +164,8 @@ fn zapa(
         foco: &["zapatillas"],
         debil: &["relojes"],
         neg,
-        pro: Textos {
-            es: pro,
-            en: pro_en,
-        },
-        contra: Textos {
-            es: contra,
-            en: &[],
-        },
+        pro: Textos { es: pro, en: pro_en },
+        contra: Textos { es: contra, en: &[] },
     }
 }
 
@@ -409,14 +192,8 @@ fn reloj(
         foco: &["relojes"],
         debil: &["zapatillas"],
         neg,
-        pro: Textos {
-            es: pro,
-            en: pro_en,
-        },
-        contra: Textos {
-            es: contra,
-            en: &[],
-        },
+        pro: Textos { es: pro, en: pro_en },
+        contra: Textos { es: contra, en: &[] },
     }
 }
 
@@ -551,14 +328,7 @@ pub(crate) fn industria() -> Industria {
         subindustria: "Running: calzado y relojes",
         pais: &["Argentina"],
         idiomas: &["es", "en"],
-        tags: &[
-            "running",
-            "zapatillas",
-            "relojes GPS",
-            "journey de compra",
-            "productos gemelos",
-            "comparaciones",
-        ],
+        tags: &["running", "zapatillas", "relojes GPS", "journey de compra", "productos gemelos", "comparaciones"],
         inicio: (2, 23),
         dias: 9,
         publicado: "2026-03-24",
@@ -570,18 +340,8 @@ pub(crate) fn industria() -> Industria {
                 "Journey stage",
                 &["descubrimiento", "comparación", "decisión", "postventa"],
             ),
-            dimension(
-                "producto",
-                "Producto",
-                "Product",
-                &["zapatillas", "relojes"],
-            ),
-            dimension(
-                "par_tipo",
-                "Tipo de par",
-                "Pair type",
-                &["entre marcas", "misma marca", "sin par"],
-            ),
+            dimension("producto", "Producto", "Product", &["zapatillas", "relojes"]),
+            dimension("par_tipo", "Tipo de par", "Pair type", &["entre marcas", "misma marca", "sin par"]),
         ],
         n_preguntas: 144,
         preguntas: preguntas(),
@@ -643,60 +403,15 @@ pub(crate) fn industria() -> Industria {
             ],
         },
         medios: vec![
-            Medio {
-                host: "www.runnersworld.com",
-                nombre: "Runner's World",
-                ruta: "/gear/",
-                idioma: "*",
-            },
-            Medio {
-                host: "www.xataka.com",
-                nombre: "Xataka",
-                ruta: "/wearables/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.lanacion.com.ar",
-                nombre: "LA NACION",
-                ruta: "/deportes/running/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.clarin.com",
-                nombre: "Clarín",
-                ruta: "/deportes/running/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.infobae.com",
-                nombre: "Infobae",
-                ruta: "/tendencias/{fecha}/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.dcrainmaker.com",
-                nombre: "DC Rainmaker",
-                ruta: "/2025/",
-                idioma: "en",
-            },
-            Medio {
-                host: "runrepeat.com",
-                nombre: "RunRepeat",
-                ruta: "/",
-                idioma: "*",
-            },
-            Medio {
-                host: "www.reddit.com",
-                nombre: "Reddit",
-                ruta: "/r/RunningArgentina/comments/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.reddit.com",
-                nombre: "Reddit",
-                ruta: "/r/running/comments/",
-                idioma: "en",
-            },
+            Medio { host: "www.runnersworld.com", nombre: "Runner's World", ruta: "/gear/", idioma: "*" },
+            Medio { host: "www.xataka.com", nombre: "Xataka", ruta: "/wearables/", idioma: "es" },
+            Medio { host: "www.lanacion.com.ar", nombre: "LA NACION", ruta: "/deportes/running/", idioma: "es" },
+            Medio { host: "www.clarin.com", nombre: "Clarín", ruta: "/deportes/running/", idioma: "es" },
+            Medio { host: "www.infobae.com", nombre: "Infobae", ruta: "/tendencias/{fecha}/", idioma: "es" },
+            Medio { host: "www.dcrainmaker.com", nombre: "DC Rainmaker", ruta: "/2025/", idioma: "en" },
+            Medio { host: "runrepeat.com", nombre: "RunRepeat", ruta: "/", idioma: "*" },
+            Medio { host: "www.reddit.com", nombre: "Reddit", ruta: "/r/RunningArgentina/comments/", idioma: "es" },
+            Medio { host: "www.reddit.com", nombre: "Reddit", ruta: "/r/running/comments/", idioma: "en" },
         ],
         titulos: Textos {
             es: &[
@@ -716,16 +431,8 @@ pub(crate) fn industria() -> Industria {
         },
         paginas: &[
             ("/running", "Running | {marca}", "Running | {marca}"),
-            (
-                "/ar/es/productos/running",
-                "Productos de running | {marca}",
-                "Running products | {marca}",
-            ),
-            (
-                "/soporte/garantia",
-                "Garantía | {marca}",
-                "Warranty | {marca}",
-            ),
+            ("/ar/es/productos/running", "Productos de running | {marca}", "Running products | {marca}"),
+            ("/soporte/garantia", "Garantía | {marca}", "Warranty | {marca}"),
         ],
         tablas: vec![
             Tabla::Marcas(METRICAS_TODAS),
@@ -740,12 +447,7 @@ pub(crate) fn industria() -> Industria {
             Tabla::Tono,
             Tabla::Fuentes(12),
             Tabla::MarcasFiltro(
-                &[
-                    Metric::Mencion,
-                    Metric::Orden,
-                    Metric::Protagonismo,
-                    Metric::Top1,
-                ],
+                &[Metric::Mencion, Metric::Orden, Metric::Protagonismo, Metric::Top1],
                 "producto",
                 "relojes",
             ),

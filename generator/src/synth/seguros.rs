@@ -8,39 +8,15 @@
 use crate::model::Metric;
 
 use super::comun::{METRICAS_BASE, Tabla, dimension};
-use super::engine::{
-    Industria, Marca, Medio, PreguntaBase, Textos, TipoPregunta, marca_es, o_entre,
-};
+use super::engine::{Industria, Marca, Medio, PreguntaBase, Textos, TipoPregunta, marca_es, o_entre};
 
 /// (area code, context sentences).
 const AREAS: &[(&str, &[&str])] = &[
-    (
-        "011",
-        &[
-            "Vivo en CABA.",
-            "Vivo en zona norte del conurbano.",
-            "Vivo en zona oeste del Gran Buenos Aires.",
-        ],
-    ),
-    (
-        "0351",
-        &["Vivo en Córdoba capital.", "Vivo en Nueva Córdoba."],
-    ),
-    (
-        "0341",
-        &["Vivo en Rosario.", "Vivo en Funes, cerca de Rosario."],
-    ),
-    (
-        "0261",
-        &["Vivo en Mendoza.", "Vivo en Godoy Cruz, Mendoza."],
-    ),
-    (
-        "0381",
-        &[
-            "Vivo en San Miguel de Tucumán.",
-            "Vivo en Yerba Buena, Tucumán.",
-        ],
-    ),
+    ("011", &["Vivo en CABA.", "Vivo en zona norte del conurbano.", "Vivo en zona oeste del Gran Buenos Aires."]),
+    ("0351", &["Vivo en Córdoba capital.", "Vivo en Nueva Córdoba."]),
+    ("0341", &["Vivo en Rosario.", "Vivo en Funes, cerca de Rosario."]),
+    ("0261", &["Vivo en Mendoza.", "Vivo en Godoy Cruz, Mendoza."]),
+    ("0381", &["Vivo en San Miguel de Tucumán.", "Vivo en Yerba Buena, Tucumán."]),
 ];
 
 /// (coverage, profile, kind, text).
@@ -57,30 +33,15 @@ const PLANTILLAS: &[(&str, &str, char, &str)] = &[
         'L',
         "Tengo mi primer auto, un Onix 2019. ¿Qué aseguradora recomiendan para un terceros completo?",
     ),
-    (
-        "todo riesgo",
-        "primer auto",
-        'L',
-        "Me compré un 0 km. ¿Dónde conviene sacar un seguro todo riesgo?",
-    ),
-    (
-        "terceros completo",
-        "primer auto",
-        'C',
-        "Es mi primer auto. ¿Qué cobertura necesito como mínimo?",
-    ),
+    ("todo riesgo", "primer auto", 'L', "Me compré un 0 km. ¿Dónde conviene sacar un seguro todo riesgo?"),
+    ("terceros completo", "primer auto", 'C', "Es mi primer auto. ¿Qué cobertura necesito como mínimo?"),
     (
         "todo riesgo",
         "primer auto",
         'L',
         "Compré mi primer auto financiado. ¿Qué aseguradora me conviene para un todo riesgo con franquicia?",
     ),
-    (
-        "terceros completo",
-        "familia",
-        'L',
-        "Tenemos un auto familiar, una Spin 2020. ¿Qué seguro recomiendan?",
-    ),
+    ("terceros completo", "familia", 'L', "Tenemos un auto familiar, una Spin 2020. ¿Qué seguro recomiendan?"),
     (
         "todo riesgo",
         "familia",
@@ -99,42 +60,17 @@ const PLANTILLAS: &[(&str, &str, char, &str)] = &[
         'L',
         "¿Qué compañía tiene buen servicio de grúa y asistencia para viajar en familia?",
     ),
-    (
-        "responsabilidad civil",
-        "familia",
-        'L',
-        "¿Qué aseguradora tiene el seguro más barato y confiable?",
-    ),
-    (
-        "terceros completo",
-        "familia",
-        'C',
-        "¿Cómo comparo cotizaciones de seguros de auto sin que me vendan de más?",
-    ),
-    (
-        "todo riesgo",
-        "familia",
-        'L',
-        "¿Qué aseguradoras tienen buena reputación para pagar los siniestros?",
-    ),
+    ("responsabilidad civil", "familia", 'L', "¿Qué aseguradora tiene el seguro más barato y confiable?"),
+    ("terceros completo", "familia", 'C', "¿Cómo comparo cotizaciones de seguros de auto sin que me vendan de más?"),
+    ("todo riesgo", "familia", 'L', "¿Qué aseguradoras tienen buena reputación para pagar los siniestros?"),
     (
         "terceros completo",
         "conductor joven",
         'L',
         "Tengo 19 años y recién saqué el registro. ¿Qué aseguradora no cobra tan caro a conductores jóvenes?",
     ),
-    (
-        "responsabilidad civil",
-        "conductor joven",
-        'L',
-        "Tengo 21 años y un auto usado. ¿Cuál es el seguro más barato?",
-    ),
-    (
-        "todo riesgo",
-        "conductor joven",
-        'C',
-        "Tengo 20 años. ¿Vale la pena pagar un todo riesgo?",
-    ),
+    ("responsabilidad civil", "conductor joven", 'L', "Tengo 21 años y un auto usado. ¿Cuál es el seguro más barato?"),
+    ("todo riesgo", "conductor joven", 'C', "Tengo 20 años. ¿Vale la pena pagar un todo riesgo?"),
     (
         "todo riesgo",
         "conductor joven",
@@ -147,12 +83,7 @@ const PLANTILLAS: &[(&str, &str, char, &str)] = &[
         'L',
         "Uso el auto para trabajar con aplicaciones. ¿Qué aseguradora cubre ese uso?",
     ),
-    (
-        "todo riesgo",
-        "uso profesional",
-        'L',
-        "Tengo una flota chica de utilitarios. ¿Qué compañía recomiendan?",
-    ),
+    ("todo riesgo", "uso profesional", 'L', "Tengo una flota chica de utilitarios. ¿Qué compañía recomiendan?"),
     (
         "responsabilidad civil",
         "uso profesional",
@@ -169,38 +100,10 @@ const PLANTILLAS: &[(&str, &str, char, &str)] = &[
 
 /// (coverage, profile, brand a, label a, brand b, label b).
 const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
-    (
-        "terceros completo",
-        "familia",
-        "la-segunda",
-        "La Segunda",
-        "sancor",
-        "Sancor Seguros",
-    ),
-    (
-        "todo riesgo",
-        "primer auto",
-        "federacion",
-        "Federación Patronal",
-        "mapfre",
-        "Mapfre",
-    ),
-    (
-        "responsabilidad civil",
-        "conductor joven",
-        "rivadavia",
-        "Seguros Rivadavia",
-        "rus",
-        "Río Uruguay Seguros",
-    ),
-    (
-        "todo riesgo",
-        "familia",
-        "zurich",
-        "Zurich",
-        "allianz",
-        "Allianz",
-    ),
+    ("terceros completo", "familia", "la-segunda", "La Segunda", "sancor", "Sancor Seguros"),
+    ("todo riesgo", "primer auto", "federacion", "Federación Patronal", "mapfre", "Mapfre"),
+    ("responsabilidad civil", "conductor joven", "rivadavia", "Seguros Rivadavia", "rus", "Río Uruguay Seguros"),
+    ("todo riesgo", "familia", "zurich", "Zurich", "allianz", "Allianz"),
 ];
 
 fn preguntas() -> Vec<PreguntaBase> {
@@ -216,11 +119,7 @@ fn preguntas() -> Vec<PreguntaBase> {
                         ("segmento", perfil.to_string()),
                         ("area_codigo", area.to_string()),
                     ],
-                    tipo: if *tipo == 'C' {
-                        TipoPregunta::Consejo
-                    } else {
-                        TipoPregunta::Lista
-                    },
+                    tipo: if *tipo == 'C' { TipoPregunta::Consejo } else { TipoPregunta::Lista },
                 });
             }
         }
@@ -229,22 +128,14 @@ fn preguntas() -> Vec<PreguntaBase> {
         for (area, frases) in AREAS {
             let ctx = frases[0];
             out.push(PreguntaBase {
-                texto: format!(
-                    "{ctx} Para un {cobertura}, ¿qué conviene más, {}?",
-                    o_entre(la, lb)
-                ),
+                texto: format!("{ctx} Para un {cobertura}, ¿qué conviene más, {}?", o_entre(la, lb)),
                 idioma: "es",
                 dims: vec![
                     ("producto", cobertura.to_string()),
                     ("segmento", perfil.to_string()),
                     ("area_codigo", area.to_string()),
                 ],
-                tipo: TipoPregunta::Comparar {
-                    a,
-                    b,
-                    la: la.to_string(),
-                    lb: lb.to_string(),
-                },
+                tipo: TipoPregunta::Comparar { a, b, la: la.to_string(), lb: lb.to_string() },
             });
         }
     }
@@ -380,13 +271,7 @@ pub(crate) fn industria() -> Industria {
         subindustria: "Seguros automotores",
         pais: &["Argentina"],
         idiomas: &["es"],
-        tags: &[
-            "seguros",
-            "seguro de auto",
-            "aseguradoras",
-            "regiones",
-            "conductores jóvenes",
-        ],
+        tags: &["seguros", "seguro de auto", "aseguradoras", "regiones", "conductores jóvenes"],
         inicio: (3, 16),
         dias: 18,
         publicado: "2026-04-20",
@@ -402,19 +287,9 @@ pub(crate) fn industria() -> Industria {
                 "segmento",
                 "Perfil",
                 "Driver profile",
-                &[
-                    "primer auto",
-                    "familia",
-                    "conductor joven",
-                    "uso profesional",
-                ],
+                &["primer auto", "familia", "conductor joven", "uso profesional"],
             ),
-            dimension(
-                "area_codigo",
-                "Código de área",
-                "Area code",
-                &["011", "0351", "0341", "0261", "0381"],
-            ),
+            dimension("area_codigo", "Código de área", "Area code", &["011", "0351", "0341", "0261", "0381"]),
         ],
         n_preguntas: 200,
         preguntas: preguntas(),
@@ -468,60 +343,15 @@ pub(crate) fn industria() -> Industria {
                 ruta: "/storage/",
                 idioma: "es",
             },
-            Medio {
-                host: "www.infobae.com",
-                nombre: "Infobae",
-                ruta: "/economia/{fecha}/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.lanacion.com.ar",
-                nombre: "LA NACION",
-                ruta: "/economia/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.clarin.com",
-                nombre: "Clarín",
-                ruta: "/autos/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.iprofesional.com",
-                nombre: "iProfesional",
-                ruta: "/autos/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.lavoz.com.ar",
-                nombre: "La Voz",
-                ruta: "/servicios/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.lacapital.com.ar",
-                nombre: "La Capital",
-                ruta: "/economia/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.losandes.com.ar",
-                nombre: "Los Andes",
-                ruta: "/economia/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.lagaceta.com.ar",
-                nombre: "La Gaceta",
-                ruta: "/nota/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.reddit.com",
-                nombre: "Reddit",
-                ruta: "/r/argentina/comments/",
-                idioma: "es",
-            },
+            Medio { host: "www.infobae.com", nombre: "Infobae", ruta: "/economia/{fecha}/", idioma: "es" },
+            Medio { host: "www.lanacion.com.ar", nombre: "LA NACION", ruta: "/economia/", idioma: "es" },
+            Medio { host: "www.clarin.com", nombre: "Clarín", ruta: "/autos/", idioma: "es" },
+            Medio { host: "www.iprofesional.com", nombre: "iProfesional", ruta: "/autos/", idioma: "es" },
+            Medio { host: "www.lavoz.com.ar", nombre: "La Voz", ruta: "/servicios/", idioma: "es" },
+            Medio { host: "www.lacapital.com.ar", nombre: "La Capital", ruta: "/economia/", idioma: "es" },
+            Medio { host: "www.losandes.com.ar", nombre: "Los Andes", ruta: "/economia/", idioma: "es" },
+            Medio { host: "www.lagaceta.com.ar", nombre: "La Gaceta", ruta: "/nota/", idioma: "es" },
+            Medio { host: "www.reddit.com", nombre: "Reddit", ruta: "/r/argentina/comments/", idioma: "es" },
         ],
         titulos: Textos {
             es: &[
@@ -536,26 +366,10 @@ pub(crate) fn industria() -> Industria {
             en: &[],
         },
         paginas: &[
-            (
-                "/seguros/autos",
-                "Seguro de autos | {marca}",
-                "Car insurance | {marca}",
-            ),
-            (
-                "/cotizar",
-                "Cotizá tu seguro | {marca}",
-                "Get a quote | {marca}",
-            ),
-            (
-                "/siniestros",
-                "Denunciá un siniestro | {marca}",
-                "Claims | {marca}",
-            ),
-            (
-                "/productores",
-                "Encontrá un productor | {marca}",
-                "Find a broker | {marca}",
-            ),
+            ("/seguros/autos", "Seguro de autos | {marca}", "Car insurance | {marca}"),
+            ("/cotizar", "Cotizá tu seguro | {marca}", "Get a quote | {marca}"),
+            ("/siniestros", "Denunciá un siniestro | {marca}", "Claims | {marca}"),
+            ("/productores", "Encontrá un productor | {marca}", "Find a broker | {marca}"),
         ],
         tablas: vec![
             Tabla::Marcas(METRICAS_BASE),
@@ -569,11 +383,7 @@ pub(crate) fn industria() -> Industria {
             Tabla::Acuerdo,
             Tabla::Tono,
             Tabla::Fuentes(12),
-            Tabla::MarcasFiltro(
-                &[Metric::Mencion, Metric::Top1, Metric::Sov],
-                "segmento",
-                "conductor joven",
-            ),
+            Tabla::MarcasFiltro(&[Metric::Mencion, Metric::Top1, Metric::Sov], "segmento", "conductor joven"),
         ],
         ponderacion: None,
         metodo_extra: "Las preguntas cruzan tres coberturas, cuatro perfiles de conductor y cinco códigos de área telefónicos (AMBA, Córdoba, Rosario, Mendoza y Tucumán), porque la aseguradora recomendada cambia con la región.",

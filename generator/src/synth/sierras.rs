@@ -11,13 +11,7 @@ use super::comun::{METRICAS_BASE, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar};
 
 const VALLES: &[(&str, &[&str])] = &[
-    (
-        "Punilla",
-        &[
-            "Vamos a Villa Carlos Paz en enero.",
-            "Queremos ir a La Cumbre un fin de semana largo.",
-        ],
-    ),
+    ("Punilla", &["Vamos a Villa Carlos Paz en enero.", "Queremos ir a La Cumbre un fin de semana largo."]),
     (
         "Calamuchita",
         &[
@@ -25,13 +19,7 @@ const VALLES: &[(&str, &[&str])] = &[
             "Queremos ir a Santa Rosa de Calamuchita con chicos.",
         ],
     ),
-    (
-        "Traslasierra",
-        &[
-            "Vamos a Mina Clavero en verano.",
-            "Queremos conocer Nono y Mina Clavero.",
-        ],
-    ),
+    ("Traslasierra", &["Vamos a Mina Clavero en verano.", "Queremos conocer Nono y Mina Clavero."]),
     (
         "Córdoba capital",
         &[
@@ -44,84 +32,35 @@ const VALLES: &[(&str, &[&str])] = &[
 const VALLES_EN: &[(&str, &[&str])] = &[
     ("Punilla", &["We're planning a trip to Villa Carlos Paz."]),
     ("Calamuchita", &["We want to visit Villa General Belgrano."]),
-    (
-        "Traslasierra",
-        &["We're going to Mina Clavero in the summer."],
-    ),
-    (
-        "Córdoba capital",
-        &["We'll be based in Córdoba city for a week."],
-    ),
+    ("Traslasierra", &["We're going to Mina Clavero in the summer."]),
+    ("Córdoba capital", &["We'll be based in Córdoba city for a week."]),
 ];
 
 const PLANTILLAS: &[(&str, char, &str)] = &[
     ("alojamiento", 'L', "¿Dónde conviene alojarse?"),
     ("alojamiento", 'L', "¿Qué hoteles con pileta recomiendan?"),
     ("alojamiento", 'C', "¿Conviene reservar cabaña o hotel?"),
-    (
-        "alojamiento",
-        'L',
-        "¿Dónde busco alojamiento con buenas reseñas?",
-    ),
-    (
-        "traslados",
-        'L',
-        "¿Cómo conviene llegar desde Buenos Aires?",
-    ),
-    (
-        "traslados",
-        'L',
-        "¿Qué aerolínea tiene vuelos baratos a Córdoba?",
-    ),
-    (
-        "traslados",
-        'C',
-        "¿Conviene alquilar auto para moverse por las sierras?",
-    ),
+    ("alojamiento", 'L', "¿Dónde busco alojamiento con buenas reseñas?"),
+    ("traslados", 'L', "¿Cómo conviene llegar desde Buenos Aires?"),
+    ("traslados", 'L', "¿Qué aerolínea tiene vuelos baratos a Córdoba?"),
+    ("traslados", 'C', "¿Conviene alquilar auto para moverse por las sierras?"),
     ("traslados", 'L', "¿Dónde saco pasajes de micro?"),
     ("actividades", 'C', "¿Qué se puede hacer con chicos?"),
-    (
-        "actividades",
-        'L',
-        "¿Qué excursiones recomiendan y dónde se reservan?",
-    ),
+    ("actividades", 'L', "¿Qué excursiones recomiendan y dónde se reservan?"),
     ("actividades", 'C', "¿Qué trekking se puede hacer sin guía?"),
     ("gastronomía", 'C', "¿Dónde se come rico?"),
     ("gastronomía", 'C', "¿Qué comidas típicas hay que probar?"),
-    (
-        "gastronomía",
-        'L',
-        "¿Cómo encuentro restaurantes bien puntuados?",
-    ),
+    ("gastronomía", 'L', "¿Cómo encuentro restaurantes bien puntuados?"),
 ];
 
 const PLANTILLAS_EN: &[(&str, char, &str)] = &[
-    (
-        "alojamiento",
-        'L',
-        "Where should we stay in the Córdoba hills?",
-    ),
-    (
-        "traslados",
-        'L',
-        "What's the best way to get there from Buenos Aires?",
-    ),
-    (
-        "actividades",
-        'L',
-        "What are the best tours in the Sierras de Córdoba, and where do we book them?",
-    ),
+    ("alojamiento", 'L', "Where should we stay in the Córdoba hills?"),
+    ("traslados", 'L', "What's the best way to get there from Buenos Aires?"),
+    ("actividades", 'L', "What are the best tours in the Sierras de Córdoba, and where do we book them?"),
 ];
 
 const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
-    (
-        "alojamiento",
-        "booking",
-        "Booking",
-        "airbnb",
-        "Airbnb",
-        "¿Es mejor reservar por {a_o_b}?",
-    ),
+    ("alojamiento", "booking", "Booking", "airbnb", "Airbnb", "¿Es mejor reservar por {a_o_b}?"),
     (
         "traslados",
         "aerolineas",
@@ -130,14 +69,7 @@ const PARES: &[(&str, &str, &str, &str, &str, &str)] = &[
         "Flybondi",
         "Para volar desde Buenos Aires, ¿conviene {a_o_b}?",
     ),
-    (
-        "traslados",
-        "flybondi",
-        "Flybondi",
-        "jetsmart",
-        "JetSMART",
-        "¿Qué low cost conviene más, {a_o_b}?",
-    ),
+    ("traslados", "flybondi", "Flybondi", "jetsmart", "JetSMART", "¿Qué low cost conviene más, {a_o_b}?"),
 ];
 
 #[rustfmt::skip]
@@ -259,14 +191,7 @@ pub(crate) fn industria() -> Industria {
     let es = &[("idioma", "es")];
     let en = &[("idioma", "en")];
     let mut preguntas = cruzar("seccion", "alcance", PLANTILLAS, VALLES, "es", es);
-    preguntas.extend(cruzar(
-        "seccion",
-        "alcance",
-        PLANTILLAS_EN,
-        VALLES_EN,
-        "en",
-        en,
-    ));
+    preguntas.extend(cruzar("seccion", "alcance", PLANTILLAS_EN, VALLES_EN, "en", en));
     preguntas.extend(comparar("seccion", "alcance", PARES, VALLES, "es", es));
     Industria {
         slug: "turismo-sierras-cordoba-2026",
@@ -278,14 +203,7 @@ pub(crate) fn industria() -> Industria {
         subindustria: "Destinos nacionales",
         pais: &["Argentina"],
         idiomas: &["es", "en"],
-        tags: &[
-            "turismo",
-            "Córdoba",
-            "sierras",
-            "vacaciones",
-            "aerolíneas",
-            "alojamiento",
-        ],
+        tags: &["turismo", "Córdoba", "sierras", "vacaciones", "aerolíneas", "alojamiento"],
         inicio: (1, 5),
         dias: 7,
         publicado: "2026-01-27",
@@ -363,54 +281,19 @@ pub(crate) fn industria() -> Industria {
             ],
         },
         medios: vec![
-            Medio {
-                host: "www.tripadvisor.com.ar",
-                nombre: "Tripadvisor",
-                ruta: "/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.lavoz.com.ar",
-                nombre: "La Voz",
-                ruta: "/turismo/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.infobae.com",
-                nombre: "Infobae",
-                ruta: "/turismo/{fecha}/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.clarin.com",
-                nombre: "Clarín",
-                ruta: "/viajes/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.lanacion.com.ar",
-                nombre: "LA NACION",
-                ruta: "/turismo/",
-                idioma: "es",
-            },
+            Medio { host: "www.tripadvisor.com.ar", nombre: "Tripadvisor", ruta: "/", idioma: "es" },
+            Medio { host: "www.lavoz.com.ar", nombre: "La Voz", ruta: "/turismo/", idioma: "es" },
+            Medio { host: "www.infobae.com", nombre: "Infobae", ruta: "/turismo/{fecha}/", idioma: "es" },
+            Medio { host: "www.clarin.com", nombre: "Clarín", ruta: "/viajes/", idioma: "es" },
+            Medio { host: "www.lanacion.com.ar", nombre: "LA NACION", ruta: "/turismo/", idioma: "es" },
             Medio {
                 host: "www.argentina.gob.ar",
                 nombre: "Argentina.gob.ar",
                 ruta: "/interior/turismo/",
                 idioma: "es",
             },
-            Medio {
-                host: "www.reddit.com",
-                nombre: "Reddit",
-                ruta: "/r/argentina/comments/",
-                idioma: "es",
-            },
-            Medio {
-                host: "www.lonelyplanet.com",
-                nombre: "Lonely Planet",
-                ruta: "/argentina/cordoba/",
-                idioma: "en",
-            },
+            Medio { host: "www.reddit.com", nombre: "Reddit", ruta: "/r/argentina/comments/", idioma: "es" },
+            Medio { host: "www.lonelyplanet.com", nombre: "Lonely Planet", ruta: "/argentina/cordoba/", idioma: "en" },
         ],
         titulos: Textos {
             es: &[
@@ -429,17 +312,9 @@ pub(crate) fn industria() -> Industria {
             ],
         },
         paginas: &[
-            (
-                "/destinos/cordoba",
-                "Córdoba | {marca}",
-                "Córdoba | {marca}",
-            ),
+            ("/destinos/cordoba", "Córdoba | {marca}", "Córdoba | {marca}"),
             ("/ofertas", "Ofertas | {marca}", "Deals | {marca}"),
-            (
-                "/ayuda",
-                "Centro de ayuda | {marca}",
-                "Help centre | {marca}",
-            ),
+            ("/ayuda", "Centro de ayuda | {marca}", "Help centre | {marca}"),
         ],
         tablas: vec![
             Tabla::Marcas(METRICAS_BASE),

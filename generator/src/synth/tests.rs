@@ -9,10 +9,7 @@ use super::*;
 use crate::mentions::BrandMatcher;
 
 fn todos(scale: u32, seed: u64) -> Vec<Generado> {
-    industrias()
-        .iter()
-        .map(|i| generar(i, scale, seed).expect("generar"))
-        .collect()
+    industrias().iter().map(|i| generar(i, scale, seed).expect("generar")).collect()
 }
 
 #[test]
@@ -21,23 +18,11 @@ fn same_seed_same_bytes_other_seed_other_bytes() {
     let b = todos(1, DEFAULT_SEED);
     let c = todos(1, DEFAULT_SEED + 1);
     for ((x, y), z) in a.iter().zip(&b).zip(&c) {
-        let (fx, fy, fz) = (
-            archivos(x).expect("x"),
-            archivos(y).expect("y"),
-            archivos(z).expect("z"),
-        );
+        let (fx, fy, fz) = (archivos(x).expect("x"), archivos(y).expect("y"), archivos(z).expect("z"));
         assert_eq!(fx, fy, "{}: misma semilla, bytes distintos", x.study.slug);
-        let respuestas = |f: &[(&str, Vec<u8>)]| {
-            f.iter()
-                .find(|(n, _)| *n == "respuestas.jsonl")
-                .map(|(_, b)| b.clone())
-        };
-        assert_ne!(
-            respuestas(&fx),
-            respuestas(&fz),
-            "{}: otra semilla, mismas respuestas",
-            x.study.slug
-        );
+        let respuestas =
+            |f: &[(&str, Vec<u8>)]| f.iter().find(|(n, _)| *n == "respuestas.jsonl").map(|(_, b)| b.clone());
+        assert_ne!(respuestas(&fx), respuestas(&fz), "{}: otra semilla, mismas respuestas", x.study.slug);
     }
 }
 
@@ -63,17 +48,8 @@ fn sizes_at_scale_one_and_ten() {
     for g in &estudios {
         let n = g.study.questions.len();
         assert!((40..=200).contains(&n), "{}: {n} preguntas", g.study.slug);
-        assert_eq!(
-            g.study.answers.len(),
-            3 * n,
-            "{}: tres respuestas por pregunta",
-            g.study.slug
-        );
-        assert!(
-            (8..=16).contains(&g.study.brands.len()),
-            "{}: marcas",
-            g.study.slug
-        );
+        assert_eq!(g.study.answers.len(), 3 * n, "{}: tres respuestas por pregunta", g.study.slug);
+        assert!((8..=16).contains(&g.study.brands.len()), "{}: marcas", g.study.slug);
         total += g.study.answers.len();
     }
     assert!(total >= 3000, "{total} respuestas en total");
@@ -83,10 +59,7 @@ fn sizes_at_scale_one_and_ten() {
         let diez = preguntas(&ind, 10, DEFAULT_SEED).len();
         assert_eq!(diez, 10 * uno, "{}", ind.slug);
     }
-    let reuma = industrias()
-        .into_iter()
-        .find(|i| i.slug == "reumatologia-2026")
-        .expect("reumatologia");
+    let reuma = industrias().into_iter().find(|i| i.slug == "reumatologia-2026").expect("reumatologia");
     let g = generar(&reuma, 10, DEFAULT_SEED).expect("escala 10");
     assert_eq!(g.study.answers.len(), 10 * 3 * reuma.n_preguntas);
 }
@@ -95,46 +68,24 @@ fn sizes_at_scale_one_and_ten() {
 fn answers_reference_questions_and_models_of_their_tier() {
     for g in todos(1, DEFAULT_SEED) {
         let s = &g.study;
-        let preguntas: BTreeMap<&str, &Question> =
-            s.questions.iter().map(|q| (q.id.as_str(), q)).collect();
-        assert_eq!(
-            preguntas.len(),
-            s.questions.len(),
-            "{}: ids de pregunta repetidos",
-            s.slug
-        );
-        let modelos: BTreeMap<&str, Tier> = s
-            .design
-            .modelos
-            .iter()
-            .map(|m| (m.id.as_str(), m.nivel))
-            .collect();
+        let preguntas: BTreeMap<&str, &Question> = s.questions.iter().map(|q| (q.id.as_str(), q)).collect();
+        assert_eq!(preguntas.len(), s.questions.len(), "{}: ids de pregunta repetidos", s.slug);
+        let modelos: BTreeMap<&str, Tier> = s.design.modelos.iter().map(|m| (m.id.as_str(), m.nivel)).collect();
         assert_eq!(modelos.len(), 6);
         let mut ids = BTreeSet::new();
         let mut pares = BTreeSet::new();
         let mut por_pregunta: BTreeMap<&str, usize> = BTreeMap::new();
-        let (inicio, fin) = (
-            s.answers.iter().map(|a| a.fecha.as_str()).min(),
-            s.answers.iter().map(|a| a.fecha.as_str()).max(),
-        );
+        let (inicio, fin) =
+            (s.answers.iter().map(|a| a.fecha.as_str()).min(), s.answers.iter().map(|a| a.fecha.as_str()).max());
         assert!(
-            inicio.is_some_and(|f| f.starts_with("2026-"))
-                && fin < Some(s.design.publicado.as_str()),
+            inicio.is_some_and(|f| f.starts_with("2026-")) && fin < Some(s.design.publicado.as_str()),
             "{}: fechas",
             s.slug
         );
         for a in &s.answers {
             assert!(ids.insert(a.id.as_str()), "{}: {} repetida", s.slug, a.id);
-            let q = preguntas
-                .get(a.pregunta.as_str())
-                .unwrap_or_else(|| panic!("{}: {} sin pregunta", s.slug, a.id));
-            assert_eq!(
-                modelos.get(a.modelo.as_str()),
-                Some(&q.modelo),
-                "{}: {} de otro nivel",
-                s.slug,
-                a.id
-            );
+            let q = preguntas.get(a.pregunta.as_str()).unwrap_or_else(|| panic!("{}: {} sin pregunta", s.slug, a.id));
+            assert_eq!(modelos.get(a.modelo.as_str()), Some(&q.modelo), "{}: {} de otro nivel", s.slug, a.id);
             assert!(
                 pares.insert((a.pregunta.as_str(), a.modelo.as_str())),
                 "{}: {} duplica pregunta y modelo",
@@ -146,32 +97,13 @@ fn answers_reference_questions_and_models_of_their_tier() {
         }
         assert!(por_pregunta.values().all(|n| *n == 3), "{}", s.slug);
         let niveles: BTreeSet<Tier> = s.questions.iter().map(|q| q.modelo).collect();
-        assert_eq!(
-            niveles.len(),
-            2,
-            "{}: hay que mezclar los dos niveles",
-            s.slug
-        );
+        assert_eq!(niveles.len(), 2, "{}: hay que mezclar los dos niveles", s.slug);
         for d in &s.design.dimensiones {
-            let usados: BTreeSet<&str> = s
-                .questions
-                .iter()
-                .filter_map(|q| q.dimension(&d.id))
-                .collect();
+            let usados: BTreeSet<&str> = s.questions.iter().filter_map(|q| q.dimension(&d.id)).collect();
             for v in &d.valores {
-                assert!(
-                    usados.contains(v.as_str()),
-                    "{}: el valor {v} de {} no se usa",
-                    s.slug,
-                    d.id
-                );
+                assert!(usados.contains(v.as_str()), "{}: el valor {v} de {} no se usa", s.slug, d.id);
             }
-            assert!(
-                usados.iter().all(|v| d.valores.iter().any(|x| x == v)),
-                "{}: {}",
-                s.slug,
-                d.id
-            );
+            assert!(usados.iter().all(|v| d.valores.iter().any(|x| x == v)), "{}: {}", s.slug, d.id);
         }
     }
 }
@@ -184,28 +116,12 @@ fn the_matcher_finds_exactly_the_brands_the_engine_wrote() {
         let mut sin_marca = 0;
         for (a, orden) in s.answers.iter().zip(&g.ordenes) {
             let encontradas = matcher.brands_in_text(&a.respuesta);
-            assert_eq!(
-                &encontradas, orden,
-                "{} {}: orden detectado distinto\n{}",
-                s.slug, a.id, a.respuesta
-            );
+            assert_eq!(&encontradas, orden, "{} {}: orden detectado distinto\n{}", s.slug, a.id, a.respuesta);
             let etiquetadas: BTreeSet<&str> = a.tono.keys().map(String::as_str).collect();
-            let nombradas: BTreeSet<&str> = encontradas
-                .iter()
-                .map(|&b| s.brands[b].id.as_str())
-                .collect();
-            assert_eq!(
-                etiquetadas, nombradas,
-                "{} {}: tono de marcas no nombradas",
-                s.slug, a.id
-            );
+            let nombradas: BTreeSet<&str> = encontradas.iter().map(|&b| s.brands[b].id.as_str()).collect();
+            assert_eq!(etiquetadas, nombradas, "{} {}: tono de marcas no nombradas", s.slug, a.id);
             let palabras = a.respuesta.split_whitespace().count();
-            assert!(
-                (45..=380).contains(&palabras),
-                "{} {}: {palabras} palabras",
-                s.slug,
-                a.id
-            );
+            assert!((45..=380).contains(&palabras), "{} {}: {palabras} palabras", s.slug, a.id);
             sin_marca += usize::from(encontradas.is_empty());
         }
         let tasa = sin_marca as f64 / s.answers.len() as f64;
@@ -220,38 +136,19 @@ fn findings_are_backed_by_their_cells() {
         let tablas = crate::analysis::analyze(s).expect("analyze");
         assert!((6..=12).contains(&tablas.len()), "{}: tablas", s.slug);
         let problemas = crate::validate::check_findings(Path::new("content"), s, &tablas);
-        assert!(
-            problemas.is_empty(),
-            "{}: {:?}",
-            s.slug,
-            problemas.iter().collect::<Vec<_>>()
-        );
+        assert!(problemas.is_empty(), "{}: {:?}", s.slug, problemas.iter().collect::<Vec<_>>());
         if s.slug == "reumatologia-2026" {
             assert!(s.findings.is_empty());
             continue;
         }
-        assert!(
-            (5..=10).contains(&s.findings.len()),
-            "{}: {} hallazgos",
-            s.slug,
-            s.findings.len()
-        );
+        assert!((5..=10).contains(&s.findings.len()), "{}: {} hallazgos", s.slug, s.findings.len());
         let tipos: BTreeSet<&str> = s.findings.iter().map(|f| f.tipo.as_str()).collect();
         let secciones: BTreeSet<&str> = s.findings.iter().map(|f| f.seccion.as_str()).collect();
-        assert!(
-            tipos.len() >= 4 && (2..=4).contains(&secciones.len()),
-            "{}",
-            s.slug
-        );
+        assert!(tipos.len() >= 4 && (2..=4).contains(&secciones.len()), "{}", s.slug);
         let ids: BTreeSet<&str> = s.answers.iter().map(|a| a.id.as_str()).collect();
         for f in &s.findings {
             assert!(!f.respaldo.is_empty(), "{} {}: sin respaldo", s.slug, f.id);
-            assert!(
-                (1..=3).contains(&f.evidencia.len()),
-                "{} {}: evidencia",
-                s.slug,
-                f.id
-            );
+            assert!((1..=3).contains(&f.evidencia.len()), "{} {}: evidencia", s.slug, f.id);
             assert!(f.evidencia.iter().all(|e| ids.contains(e.as_str())));
         }
     }
@@ -260,22 +157,11 @@ fn findings_are_backed_by_their_cells() {
 #[test]
 fn written_files_load_back() {
     let dir = tempfile::tempdir().expect("tempdir");
-    run(&SynthOptions {
-        out: dir.path().to_path_buf(),
-        scale: 1,
-        seed: DEFAULT_SEED,
-    })
-    .expect("run");
+    run(&SynthOptions { out: dir.path().to_path_buf(), scale: 1, seed: DEFAULT_SEED }).expect("run");
     for ind in industrias() {
         let mut problemas = crate::problems::Problems::default();
-        let estudio =
-            crate::load::load_study(&dir.path().join("estudios").join(ind.slug), &mut problemas);
-        assert!(
-            problemas.is_empty(),
-            "{}: {:?}",
-            ind.slug,
-            problemas.iter().collect::<Vec<_>>()
-        );
+        let estudio = crate::load::load_study(&dir.path().join("estudios").join(ind.slug), &mut problemas);
+        assert!(problemas.is_empty(), "{}: {:?}", ind.slug, problemas.iter().collect::<Vec<_>>());
         let estudio = estudio.expect("cargado");
         assert_eq!(estudio.questions.len(), ind.n_preguntas);
     }

@@ -36,7 +36,13 @@ fn run() -> Result<(), String> {
             root.join("content")
         } else {
             let dir = work.join(format!("content-{scale}"));
-            run_cmd(Command::new(&generator).args(["synth", "--escala", &scale.to_string(), "--content"]).arg(root.join("content")).arg("--out").arg(&dir))?;
+            run_cmd(
+                Command::new(&generator)
+                    .args(["synth", "--escala", &scale.to_string(), "--content"])
+                    .arg(root.join("content"))
+                    .arg("--out")
+                    .arg(&dir),
+            )?;
             dir
         };
         let answers = count_answers(&content)?;
@@ -56,7 +62,9 @@ fn run() -> Result<(), String> {
         );
     }
     let _ = std::fs::remove_dir_all(&work);
-    println!("ratio = build (2 threads) / (zip -r -6 + sha256sum over the produced files); speed-up = build 1 thread / build 2 threads");
+    println!(
+        "ratio = build (2 threads) / (zip -r -6 + sha256sum over the produced files); speed-up = build 1 thread / build 2 threads"
+    );
     Ok(())
 }
 
@@ -87,7 +95,14 @@ fn time_build(generator: &Path, content: &Path, out: &Path, threads: u32) -> Res
     let mut best = Duration::MAX;
     for _ in 0..2 {
         let started = Instant::now();
-        run_cmd(Command::new(generator).env("RAYON_NUM_THREADS", threads.to_string()).args(["build", "--quiet", "--content"]).arg(content).arg("--out").arg(out))?;
+        run_cmd(
+            Command::new(generator)
+                .env("RAYON_NUM_THREADS", threads.to_string())
+                .args(["build", "--quiet", "--content"])
+                .arg(content)
+                .arg("--out")
+                .arg(out),
+        )?;
         best = best.min(started.elapsed());
     }
     Ok(best)
@@ -100,7 +115,12 @@ fn zip_and_hash(dist: &Path, zip: &Path) -> Result<Duration, String> {
         let _ = std::fs::remove_file(zip);
         let started = Instant::now();
         run_cmd(Command::new("zip").args(["-r", "-6", "-q"]).arg(zip).arg(".").current_dir(dist))?;
-        run_cmd(Command::new("sh").arg("-c").arg("find . -type f -print0 | xargs -0 sha256sum > /dev/null").current_dir(dist))?;
+        run_cmd(
+            Command::new("sh")
+                .arg("-c")
+                .arg("find . -type f -print0 | xargs -0 sha256sum > /dev/null")
+                .current_dir(dist),
+        )?;
         best = best.min(started.elapsed());
     }
     Ok(best)
@@ -121,6 +141,10 @@ fn run_cmd(command: &mut Command) -> Result<(), String> {
     if output.status.success() {
         Ok(())
     } else {
-        Err(format!("{command:?} failed:\n{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+        Err(format!(
+            "{command:?} failed:\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ))
     }
 }

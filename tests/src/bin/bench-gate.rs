@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use gate::links::LinkSigner;
-use gate::x402::header::{decode_json, encode_json};
 use gate::x402::evm::{client_authorization, domain_for, exact_payload_json, sign_authorization};
+use gate::x402::header::{decode_json, encode_json};
 use gate::x402::{PaymentPayload, PaymentRequirements};
 use serde_json::Value;
 
@@ -50,28 +50,51 @@ fn run() -> Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let bin = std::env::current_exe()?.parent().context("bin dir")?.to_path_buf();
     for tool in ["wrk", "nginx"] {
-        if Command::new("sh").arg("-c").arg(format!("command -v {tool}")).stdout(Stdio::null()).status()?.code() != Some(0) {
+        if Command::new("sh").arg("-c").arg(format!("command -v {tool}")).stdout(Stdio::null()).status()?.code()
+            != Some(0)
+        {
             bail!("falta {tool}: apt-get install -y wrk nginx-light");
         }
     }
     let work = std::env::temp_dir().join(format!("bench-gate-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
     let content = work.join("content");
-    run_cmd(Command::new(bin.join("generator")).args(["synth", "--escala", SCALE, "--content"]).arg(root.join("content")).arg("--out").arg(&content))?;
+    run_cmd(
+        Command::new(bin.join("generator"))
+            .args(["synth", "--escala", SCALE, "--content"])
+            .arg(root.join("content"))
+            .arg("--out")
+            .arg(&content),
+    )?;
     // Point the absolute URLs at the port the gate will use.
     let port_gate = free_port()?;
     let servicio = std::fs::read_to_string(content.join("servicio.toml"))?
         .replace("http://127.0.0.1:8080", &format!("http://127.0.0.1:{port_gate}"));
     std::fs::write(content.join("servicio.toml"), servicio)?;
     let dist = work.join("dist");
-    run_cmd(Command::new(bin.join("generator")).args(["build", "--quiet", "--content"]).arg(&content).arg("--out").arg(&dist))?;
+    run_cmd(
+        Command::new(bin.join("generator"))
+            .args(["build", "--quiet", "--content"])
+            .arg(&content)
+            .arg("--out")
+            .arg(&dist),
+    )?;
 
     let port_nginx = free_port()?;
     let port_fac = free_port()?;
     let _nginx = start_nginx(&work, &dist, port_nginx)?;
     let _facilitator = Guard(
         Command::new(bin.join("facilitador-local"))
-            .args(["--listen", &format!("127.0.0.1:{port_fac}"), "--sin-libro", "--saldo-inicial", "1000000000000", "--threads", "1", "--data"])
+            .args([
+                "--listen",
+                &format!("127.0.0.1:{port_fac}"),
+                "--sin-libro",
+                "--saldo-inicial",
+                "1000000000000",
+                "--threads",
+                "1",
+                "--data",
+            ])
             .arg(work.join("fac"))
             .env("GATE_LOG", "warn")
             .spawn()?,
@@ -79,7 +102,15 @@ fn run() -> Result<()> {
     let gate_child = Command::new(bin.join("gate"))
         .arg("--dist")
         .arg(&dist)
-        .args(["--listen", &format!("127.0.0.1:{port_gate}"), "--threads", "2", "--facilitador", &format!("http://127.0.0.1:{port_fac}"), "--data"])
+        .args([
+            "--listen",
+            &format!("127.0.0.1:{port_gate}"),
+            "--threads",
+            "2",
+            "--facilitador",
+            &format!("http://127.0.0.1:{port_fac}"),
+            "--data",
+        ])
         .arg(work.join("var"))
         .env("GATE_LOG", "warn")
         .env("GATE_LINK_SECRET", LINK_SECRET)
@@ -139,7 +170,10 @@ fn run() -> Result<()> {
     // (case, reference case, compare MB/s instead of req/s)
     let ratios: [Option<(usize, bool)>; 7] =
         [None, Some((0, false)), Some((1, false)), Some((1, false)), Some((1, false)), None, Some((5, true))];
-    println!("{:<38} {:>10} {:>9} {:>9} {:>10} {:>8}   {}", "caso (mediana)", "req/s", "p50 ms", "p99 ms", "MB/s", "ratio", "ratio por ronda");
+    println!(
+        "{:<38} {:>10} {:>9} {:>9} {:>10} {:>8}   {}",
+        "caso (mediana)", "req/s", "p50 ms", "p99 ms", "MB/s", "ratio", "ratio por ronda"
+    );
     for (case, name) in names.iter().enumerate() {
         let figure = |f: fn(&Wrk) -> f64| median(runs.iter().map(|r| f(&r[case])).collect());
         let per_round: Vec<f64> = match ratios[case] {
@@ -178,7 +212,8 @@ async fn purchases(gate_url: &str, manifest: &Value, seconds: u64) -> Result<()>
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder().pool_max_idle_per_host(16).build()?;
     let key: alloy_signer_local::PrivateKeySigner = DEV_KEY.parse()?;
-    let accepted = manifest["estudios"]["reumatologia-2026"]["vistas"]["resumen"]["pago_requerido"]["accepts"][0].clone();
+    let accepted =
+        manifest["estudios"]["reumatologia-2026"]["vistas"]["resumen"]["pago_requerido"]["accepts"][0].clone();
     let requirements: PaymentRequirements = serde_json::from_value(accepted.clone())?;
     let domain = domain_for(&requirements)?;
     let n = (seconds as usize * 150).max(200);
@@ -187,7 +222,13 @@ async fn purchases(gate_url: &str, manifest: &Value, seconds: u64) -> Result<()>
         .map(|_| {
             let auth = client_authorization(&requirements, key.address(), now, gate::x402::evm::random_nonce())?;
             let sig = sign_authorization(&key, &domain, &auth)?;
-            Ok(encode_json(&PaymentPayload { x402_version: 2, resource: None, accepted: accepted.clone(), payload: exact_payload_json(&auth, &sig), extensions: None }))
+            Ok(encode_json(&PaymentPayload {
+                x402_version: 2,
+                resource: None,
+                accepted: accepted.clone(),
+                payload: exact_payload_json(&auth, &sig),
+                extensions: None,
+            }))
         })
         .collect::<Result<_>>()?;
     let url = format!("{gate_url}/estudio/reumatologia-2026?vista=resumen");
@@ -204,7 +245,8 @@ async fn purchases(gate_url: &str, manifest: &Value, seconds: u64) -> Result<()>
                 let response = client.get(&url).header("PAYMENT-SIGNATURE", header).send().await?;
                 let status = response.status().as_u16();
                 let timing = response.headers().get("server-timing").and_then(|v| v.to_str().ok()).map(str::to_owned);
-                let settled = response.headers().get("payment-response").and_then(|v| v.to_str().ok()).map(str::to_owned);
+                let settled =
+                    response.headers().get("payment-response").and_then(|v| v.to_str().ok()).map(str::to_owned);
                 let _ = response.bytes().await?;
                 let total = t.elapsed().as_secs_f64() * 1000.0;
                 if status != 200 {
@@ -214,7 +256,11 @@ async fn purchases(gate_url: &str, manifest: &Value, seconds: u64) -> Result<()>
                 if !ok.success {
                     bail!("liquidación fallida");
                 }
-                let settle = timing.as_deref().and_then(|t| t.split("liquidacion;dur=").nth(1)).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+                let settle = timing
+                    .as_deref()
+                    .and_then(|t| t.split("liquidacion;dur=").nth(1))
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .unwrap_or(0.0);
                 samples.push((total, settle));
             }
             Ok::<_, anyhow::Error>(samples)

@@ -74,7 +74,13 @@ struct RouteStats {
 
 type Stats = Arc<Mutex<BTreeMap<&'static str, RouteStats>>>;
 
-fn record(stats: &Stats, route: &'static str, started: Instant, outcome: std::result::Result<u16, String>, expected: &[u16]) {
+fn record(
+    stats: &Stats,
+    route: &'static str,
+    started: Instant,
+    outcome: std::result::Result<u16, String>,
+    expected: &[u16],
+) {
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     let mut stats = stats.lock();
     let entry = stats.entry(route).or_default();
@@ -150,10 +156,12 @@ async fn soak(base: &str, dist: &Path, pid: u32, options: &Options) -> Result<()
         .unwrap_or(false);
     // Warm up with the same traffic, then take the starting RSS and soak.
     let warmup: Stats = Arc::default();
-    traffic(&client, base, &slugs, &manifest, mcp, options.connections, Duration::from_secs(options.warmup), &warmup).await?;
+    traffic(&client, base, &slugs, &manifest, mcp, options.connections, Duration::from_secs(options.warmup), &warmup)
+        .await?;
     let rss_start = rss_kb(pid)?;
     let stats: Stats = Arc::default();
-    traffic(&client, base, &slugs, &manifest, mcp, options.connections, Duration::from_secs(options.seconds), &stats).await?;
+    traffic(&client, base, &slugs, &manifest, mcp, options.connections, Duration::from_secs(options.seconds), &stats)
+        .await?;
     let rss_end = rss_kb(pid)?;
     report(&stats, options, mcp, rss_start, rss_end);
     Ok(())
@@ -189,7 +197,10 @@ async fn traffic(
                             get(&client, &stats, "libres", &format!("{base}{path}"), &[200]).await;
                         }
                         4 => get(&client, &stats, "ficha", &format!("{base}/estudio/{slug}/ficha"), &[200]).await,
-                        5 => get(&client, &stats, "buscar", &format!("{base}/buscar?q=bancos+{}", step % 7), &[200]).await,
+                        5 => {
+                            get(&client, &stats, "buscar", &format!("{base}/buscar?q=bancos+{}", step % 7), &[200])
+                                .await
+                        }
                         6 | 7 => get(&client, &stats, "402", &format!("{base}/estudio/{slug}"), &[402]).await,
                         8 => {
                             if bought >= 90 {
@@ -225,7 +236,14 @@ async fn get(client: &reqwest::Client, stats: &Stats, route: &'static str, url: 
     record(stats, route, started, outcome, expected);
 }
 
-async fn buy(client: &reqwest::Client, stats: &Stats, base: &str, manifest: &Value, slug: &str, key: &PrivateKeySigner) {
+async fn buy(
+    client: &reqwest::Client,
+    stats: &Stats,
+    base: &str,
+    manifest: &Value,
+    slug: &str,
+    key: &PrivateKeySigner,
+) {
     let accepted = manifest["estudios"][slug]["vistas"]["completo"]["pago_requerido"]["accepts"][0].clone();
     let Ok(header) = sign(&accepted, key) else {
         record(stats, "compra", Instant::now(), Err("firma".into()), &[200]);
@@ -280,7 +298,12 @@ async fn mcp_call(client: &reqwest::Client, stats: &Stats, base: &str, step: usi
 
 fn report(stats: &Stats, options: &Options, mcp: bool, rss_start: u64, rss_end: u64) {
     let stats = stats.lock();
-    println!("soak: {} s, {} conexiones, MCP {}", options.seconds, options.connections, if mcp { "sí" } else { "no (el gate no sirve /mcp)" });
+    println!(
+        "soak: {} s, {} conexiones, MCP {}",
+        options.seconds,
+        options.connections,
+        if mcp { "sí" } else { "no (el gate no sirve /mcp)" }
+    );
     println!("{:<10} {:>9} {:>9} {:>9} {:>9}  inesperados", "ruta", "pedidos", "p50 ms", "p99 ms", "máx ms");
     let mut unexpected_total = 0;
     for (route, route_stats) in stats.iter() {

@@ -14,7 +14,9 @@ use gate::facilitator_service::FacilitatorService;
 use gate::links::LinkSigner;
 use gate::router::Gate;
 use gate::server::{Running, spawn};
-use gate::x402::evm::{Authorization, Domain, client_authorization, domain_for, exact_payload_json, sign_authorization};
+use gate::x402::evm::{
+    Authorization, Domain, client_authorization, domain_for, exact_payload_json, sign_authorization,
+};
 use gate::x402::header::encode_json;
 use gate::x402::{PaymentPayload, PaymentRequirements};
 use serde_json::Value;

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::links::LinkSigner;
-use crate::manifest::Manifest;
+use crate::manifest::{self, Manifest};
 use crate::payment::now;
 use crate::response::{Body, Reply};
 use crate::router::query_param;
@@ -24,7 +24,7 @@ pub fn answer(dist: &Path, manifest: &Manifest, links: &LinkSigner, name: &str, 
     if let Err(e) = links.verify(name, vence.as_deref(), firma.as_deref(), now()) {
         return forbidden("enlace_invalido", e.to_string());
     }
-    let Ok(path) = Manifest::file_path(dist, &download.archivo) else {
+    let Ok(path) = manifest::file_path(dist, &download.archivo) else {
         return Reply::error(500, "error_interno", "El manifiesto nombra un archivo fuera de dist/.");
     };
     Reply::new(200, &download.tipo, Body::File { path, len: download.bytes })

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use clap::Parser;
 use gate::live::Live;
-use gate::manifest::Manifest;
+use gate::manifest;
 use gate::router::Gate;
 use gate::server::{RunOptions, run_with_limits};
 use gate::settings::{Args, Command, Env, PURCHASES_FILE, Settings, VentasArgs};
@@ -52,7 +52,7 @@ fn init_logging() {
 }
 
 fn start(args: Args) -> Result<()> {
-    let manifest = Manifest::load(&args.dist)?;
+    let manifest = manifest::load(&args.dist)?;
     let settings = Settings::from_args(args, Env::from_process(), &manifest)?;
     std::fs::create_dir_all(&settings.data).with_context(|| format!("no se pudo crear {}", settings.data.display()))?;
     let facilitator = settings.build_facilitator()?;
@@ -74,7 +74,7 @@ fn start(args: Args) -> Result<()> {
         settings.listen,
         settings.threads,
     );
-    if settings.mode == gate::manifest::Mode::Local {
+    if settings.mode == contract::Mode::Local {
         tracing::info!("modo local: un facilitador local verifica las firmas; no se mueve dinero real");
     }
     let live = Arc::new(Live::new(gate));

@@ -12,12 +12,12 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 
-use crate::manifest::Manifest;
+use crate::manifest::{self, Manifest};
 use crate::response::{Body, Reply};
 
 pub const HTML: &str = "text/html; charset=utf-8";
 /// The policy every page is sent with: nothing from other hosts.
-pub use generator::pages::CONTENT_SECURITY_POLICY;
+pub use contract::CONTENT_SECURITY_POLICY;
 
 /// Whether a client's `Accept` prefers `text/html` to `application/json`.
 ///
@@ -58,8 +58,8 @@ fn quality(accept: &str, kind: &str, subtype: &str) -> f32 {
 pub fn load_payment_pages(dist: &Path, manifest: &Manifest) -> Result<BTreeMap<String, Bytes>> {
     let mut pages = BTreeMap::new();
     for (slug, study) in &manifest.estudios {
-        let Some(file) = &study.pagina_402 else { continue };
-        let path = Manifest::file_path(dist, file)?;
+        let file = &study.pagina_402;
+        let path = manifest::file_path(dist, file)?;
         let bytes = std::fs::read(&path).with_context(|| format!("no se pudo leer {}", path.display()))?;
         if bytes.is_empty() {
             bail!("{file}: la página 402 está vacía");

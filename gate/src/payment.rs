@@ -15,6 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 use bytes::Bytes;
+use contract::View;
 use serde::Serialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -22,13 +23,11 @@ use sha2::{Digest, Sha256};
 use crate::facilitator::{Facilitator, FacilitatorError};
 use crate::journal::{Accepted, Event, Failed, Handed, Settled};
 use crate::links::LinkSigner;
-use crate::manifest::Manifest;
+use crate::manifest::{self, Manifest};
 use crate::sales::{PaidSale, Sales, Seen};
 use crate::x402::evm::{check_exact, parse_exact_payload};
 use crate::x402::{PaymentPayload, PaymentRequired, PaymentRequirements, SettlementResponse};
 
-/// Views a study is sold in; the first is the default.
-pub const VIEWS: [&str; 2] = ["completo", "resumen"];
 /// How long a non-EVM payment stays in the replay set (Solana blockhash life, doubled).
 const NON_EVM_REPLAY_SECONDS: u64 = 120;
 
@@ -41,7 +40,7 @@ pub fn now() -> u64 {
 #[derive(Debug, Clone)]
 pub struct Offer {
     pub slug: String,
-    pub view: String,
+    pub view: View,
     pub name: String,
     /// The 402 object, typed for reading.
     pub required: PaymentRequired,
@@ -106,7 +105,7 @@ pub type Outcome = std::result::Result<Delivery, Refusal>;
 
 /// The shop: offers, the facilitator, link signing and the replay guard.
 pub struct Shop {
-    offers: BTreeMap<(String, String), Offer>,
+    offers: BTreeMap<(String, View), Offer>,
     downloads: BTreeMap<String, Vec<DownloadInfo>>,
     base_url: String,
     facilitator: Arc<dyn Facilitator>,
@@ -156,19 +155,17 @@ impl Shop {
         let mut downloads = BTreeMap::new();
         for (slug, study) in &manifest.estudios {
             for (view, spec) in &study.vistas {
-                let required: PaymentRequired = serde_json::from_value(spec.pago_requerido.clone())
-                    .with_context(|| format!("gate.json: estudios.{slug}.vistas.{view}"))?;
-                let accepts_raw =
-                    spec.pago_requerido.get("accepts").and_then(Value::as_array).cloned().unwrap_or_default();
+                let required = spec.pago_requerido.clone();
+                let accepts_raw = required.accepts.iter().map(serde_json::to_value).collect::<Result<_, _>>()?;
                 let offer = Offer {
                     slug: slug.clone(),
-                    view: view.clone(),
+                    view: *view,
                     name: study.nombre.clone(),
                     required,
                     accepts_raw,
-                    file: Manifest::file_path(dist, &spec.archivo)?,
+                    file: manifest::file_path(dist, &spec.archivo)?,
                 };
-                offers.insert((slug.clone(), view.clone()), offer);
+                offers.insert((slug.clone(), *view), offer);
             }
             let files = study
                 .descargas
@@ -223,11 +220,14 @@ impl Shop {
 
     /// The offer for a study and view (`None` = the default view).
     pub fn offer(&self, slug: &str, view: Option<&str>) -> std::result::Result<&Offer, OfferError> {
-        let view = view.unwrap_or(VIEWS[0]);
         if !self.offers.keys().any(|(s, _)| s == slug) {
             return Err(OfferError::UnknownStudy);
         }
-        self.offers.get(&(slug.to_owned(), view.to_owned())).ok_or(OfferError::UnknownView)
+        let view = match view {
+            None => View::ALL[0],
+            Some(name) => View::parse(name).ok_or(OfferError::UnknownView)?,
+        };
+        self.offers.get(&(slug.to_owned(), view)).ok_or(OfferError::UnknownView)
     }
 
     /// Fills each Solana requirement's `extra.feePayer` from the facilitator's `/supported`, and
@@ -312,7 +312,7 @@ impl Shop {
         let key = check.replay_key.as_str();
         let accepted = Accepted {
             estudio: offer.slug.clone(),
-            vista: offer.view.clone(),
+            vista: offer.view.as_str().to_owned(),
             red: requirements.network.clone(),
             pagador: check.payer.clone(),
             nonce: check.nonce.clone(),
@@ -373,7 +373,7 @@ impl Shop {
         reservation.commit(PaidSale {
             huella,
             estudio: offer.slug.clone(),
-            vista: offer.view.clone(),
+            vista: offer.view.as_str().to_owned(),
             settlement: settlement.clone(),
         });
         let body = self.with_payment(body, &settlement);
@@ -418,7 +418,7 @@ impl Shop {
             }
             Seen::Paid(sale) => sale,
         };
-        if sale.huella != huella || sale.estudio != offer.slug || sale.vista != offer.view {
+        if sale.huella != huella || sale.estudio != offer.slug || sale.vista != offer.view.as_str() {
             return Err(Self::refuse(
                 offer,
                 409,
@@ -573,7 +573,10 @@ impl Shop {
             },
             "pago": {"red": requirements.network, "pagador": payer, "monto": requirements.amount, "activo": requirements.asset},
         });
-        let key = if offer.view == "resumen" { "resumen" } else { "paquete" };
+        let key = match offer.view {
+            View::Resumen => "resumen",
+            View::Completo => "paquete",
+        };
         let mut out = serde_json::to_vec(&head)?;
         out.pop(); // the closing brace
         out.extend_from_slice(format!(",\"{key}\":").as_bytes());

@@ -19,8 +19,10 @@ use serde_json::{Value, json};
 
 use crate::facilitator::Facilitator;
 use crate::links::LinkSigner;
-use crate::manifest::Manifest;
-use crate::payment::{Offer, OfferError, Refusal, Shop, VIEWS};
+use crate::manifest::{self, Manifest};
+use contract::{Price, View};
+
+use crate::payment::{Offer, OfferError, Refusal, Shop};
 use crate::response::{Body, Reply};
 use crate::server::{Handler, Request, preflight};
 use crate::statics::Statics;
@@ -36,9 +38,9 @@ pub struct Gate {
     pub statics: Statics,
     pub shop: Shop,
     /// The precomputed 402 answer of each offer, by (slug, view).
-    unpaid: std::collections::BTreeMap<(String, String), Reply>,
+    unpaid: std::collections::BTreeMap<(String, View), Reply>,
     /// The same 402 for a browser: the study's HTML page with the same `PAYMENT-REQUIRED`.
-    unpaid_html: std::collections::BTreeMap<(String, String), Reply>,
+    unpaid_html: std::collections::BTreeMap<(String, View), Reply>,
     /// Each study's HTML 402 page, rendered by the generator.
     payment_pages: std::collections::BTreeMap<String, Bytes>,
     /// The service index's "how to buy" block, repeated in every 402 body.
@@ -56,7 +58,7 @@ impl Gate {
         links: LinkSigner,
         purchases_log: Option<&Path>,
     ) -> anyhow::Result<Gate> {
-        let manifest = Manifest::load(dist)?;
+        let manifest = manifest::load(dist)?;
         let shop = Shop::new(dist, &manifest, facilitator, links, purchases_log)?;
         Gate::load_parts(dist, manifest, shop)
     }
@@ -91,7 +93,7 @@ impl Gate {
     /// facilitator, link key, journal and replay book, and its Solana fee payers.
     pub fn reload(&self) -> anyhow::Result<Gate> {
         let old = &self.shop;
-        let manifest = Manifest::load(&self.dist)?;
+        let manifest = manifest::load(&self.dist)?;
         let mut shop =
             Shop::with_sales(&self.dist, &manifest, Arc::clone(old.facilitator()), old.links().clone(), old.sales())?;
         if let Some(supported) = old.supported() {
@@ -129,7 +131,7 @@ impl Gate {
             .offers()
             .map(|offer| {
                 let reply = self.payment_required_reply(offer, None).with_header("Vary", "Accept");
-                ((offer.slug.clone(), offer.view.clone()), reply)
+                ((offer.slug.clone(), offer.view), reply)
             })
             .collect();
         self.unpaid_html = replies
@@ -144,7 +146,7 @@ impl Gate {
 
     /// The unpaid 402 of an offer: HTML for a browser, JSON for everyone else.
     fn unpaid_reply(&self, offer: &Offer, accept: Option<&[u8]>) -> Reply {
-        let key = (offer.slug.clone(), offer.view.clone());
+        let key = (offer.slug.clone(), offer.view);
         let html = if crate::pages::prefers_html(accept) { self.unpaid_html.get(&key) } else { None };
         html.or_else(|| self.unpaid.get(&key)).cloned().unwrap_or_else(|| self.payment_required_reply(offer, None))
     }
@@ -157,7 +159,13 @@ impl Gate {
                 let required = Shop::required_with_error(offer, "PAYMENT-SIGNATURE header is required");
                 let message = format!(
                     "Este estudio cuesta {} USDC. Pague con x402 v2: firme uno de los requisitos de x402.accepts y repita el pedido con el encabezado PAYMENT-SIGNATURE.",
-                    offer.required.accepts.first().map(|a| format_usdc(&a.amount)).unwrap_or_default()
+                    offer
+                        .required
+                        .accepts
+                        .first()
+                        .and_then(|a| Price::from_atomic_str(&a.amount))
+                        .map(Price::usd)
+                        .unwrap_or_default()
                 );
                 (402, "pago_requerido", message, required)
             }
@@ -194,7 +202,7 @@ impl Gate {
                         "La vista {:?} no existe; use vista=completo o vista=resumen (mismo precio).",
                         view.unwrap_or_default()
                     ),
-                    json!({"vistas": VIEWS}),
+                    json!({"vistas": View::NAMES}),
                 );
             }
         };
@@ -284,12 +292,6 @@ fn unknown_study(slug: &str) -> Reply {
 /// The first value of a query parameter, percent-decoded.
 pub fn query_param(query: Option<&str>, name: &str) -> Option<String> {
     url::form_urlencoded::parse(query?.as_bytes()).find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
-}
-
-/// "990000" atomic units → "0.99".
-fn format_usdc(amount: &str) -> String {
-    let Ok(units) = amount.parse::<u64>() else { return amount.to_owned() };
-    format!("{}.{:02}", units / 1_000_000, (units % 1_000_000) / 10_000)
 }
 
 /// A small reply body, for tests that inspect it.

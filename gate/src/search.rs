@@ -1,6 +1,6 @@
 //! `GET /buscar?q=`: ranked search over the index the generator built into the manifest.
 //!
-//! Folding and ranking live with the index format in `generator::search`, so the words a
+//! Folding and ranking live with the index format in `contract::search`, so the words a
 //! study was indexed under and the words a buyer types are folded by the same code. This
 //! module turns hits into the JSON a buyer reads: why each study matched and where to go next.
 //!
@@ -14,7 +14,7 @@ use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
-use generator::search::{Hit, MAX_QUERY_BYTES, QueryError, SearchIndex};
+use contract::search::{Hit, MAX_QUERY_BYTES, QueryError, SearchDocument, SearchIndex};
 use serde_json::json;
 
 use crate::response::{Body, JSON, Reply};
@@ -212,7 +212,7 @@ impl Search {
 }
 
 impl DocumentJson {
-    fn new(d: &generator::search::SearchDocument, base_url: &str) -> DocumentJson {
+    fn new(d: &SearchDocument, base_url: &str) -> DocumentJson {
         let mut head = b"{\"slug\":".to_vec();
         push_json(&mut head, &d.slug);
         head.extend_from_slice(b",\"nombre\":");

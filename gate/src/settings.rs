@@ -158,7 +158,7 @@ impl Settings {
             sendfile: !args.sin_sendfile,
             ..crate::server::Limits::default()
         };
-        let mode = manifest.mode()?;
+        let mode = manifest.servicio.modo;
         let url = args.facilitador.or(env.facilitator_url).filter(|u| !u.is_empty());
         let timeout = match env.facilitator_timeout.as_deref() {
             None | Some("") => Duration::from_secs(30),
@@ -192,7 +192,7 @@ impl Settings {
             mode,
             facilitator,
             link_secret,
-            link_lifetime_seconds: manifest.servicio.vigencia_enlaces_dias * 86_400,
+            link_lifetime_seconds: u64::from(manifest.servicio.vigencia_enlaces_dias) * 86_400,
             mcp_hosts,
             limits,
         })

@@ -11,7 +11,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 
-use crate::manifest::Manifest;
+use crate::manifest::{self, Manifest};
 use crate::response::{Body, Reply};
 
 /// One free document.
@@ -36,7 +36,7 @@ impl Statics {
     pub fn load(dist: &Path, manifest: &Manifest) -> Result<Statics> {
         let mut files = BTreeMap::new();
         for (url, route) in &manifest.rutas {
-            let path = Manifest::file_path(dist, &route.archivo)?;
+            let path = manifest::file_path(dist, &route.archivo)?;
             let bytes = std::fs::read(&path).with_context(|| format!("no se pudo leer {}", path.display()))?;
             if bytes.len() as u64 != route.bytes {
                 bail!("{}: {} bytes, gate.json dice {}", route.archivo, bytes.len(), route.bytes);

@@ -14,6 +14,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use contract::View;
+use contract::manifest::{self, Download, Manifest, Route, Service, ViewOffer};
+use contract::price::ListedPrice;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -158,8 +161,14 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
         let files = r.files();
         let sheet = documents::sheet(&site, study, tables, Some(files));
         output.add(format!("public/estudio/{}/ficha.json", study.slug), to_json(&sheet)?)?;
-        output.add(pages::study_page_file(&study.slug), pages::study_page(&site, &templates, &sheet)?)?;
-        output.add(pages::payment_page_file(&study.slug), pages::payment_page(&site, &templates, &sheet)?)?;
+        output.add(
+            pages::study_page_file(&study.slug),
+            pages::study_page(&site, &templates, &sheet, site.price_of(study))?,
+        )?;
+        output.add(
+            pages::payment_page_file(&study.slug),
+            pages::payment_page(&site, &templates, &sheet, site.price_of(study))?,
+        )?;
         output.add_written(package_path(&study.slug), &r.package)?;
         output.add_written(zip_path(&study.slug), &r.zip)?;
         output.add(format!("private/estudio/{}/resumen.json", study.slug), r.summary)?;
@@ -167,8 +176,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
     render_service_documents(&site, &templates, &mut output)?;
     clock.done("documentos públicos");
 
-    let manifest = manifest(&site, &output)?;
-    output.add("gate.json", to_json(&manifest)?)?;
+    let manifest = build_manifest(&site, &output)?;
+    output.add(manifest::FILE, to_json(&manifest)?)?;
     output.add("public/_headers", cdn_headers(&manifest).into_bytes())?;
     output.add("public/_redirects", cdn_redirects(&manifest).into_bytes())?;
     output.add("README.md", DIST_README.as_bytes().to_vec())?;
@@ -352,68 +361,6 @@ fn render_service_documents(site: &Site<'_>, templates: &Templates, output: &mut
 // ---------------------------------------------------------------------------------------
 // Manifest: the contract with the gate
 
-/// `dist/gate.json`.
-#[derive(Serialize)]
-pub struct Manifest {
-    pub formato: &'static str,
-    pub servicio: ManifestService,
-    /// URL path → public file.
-    pub rutas: BTreeMap<String, Route>,
-    pub estudios: BTreeMap<String, ManifestStudy>,
-    /// Download name → private file.
-    pub descargas: BTreeMap<String, Download>,
-    pub busqueda: search::SearchIndex,
-}
-
-#[derive(Serialize)]
-pub struct ManifestService {
-    pub nombre: String,
-    pub base_url: String,
-    pub modo: String,
-    pub vigencia_enlaces_dias: u32,
-    pub contacto: String,
-    pub redes: Vec<offer::Network>,
-}
-
-#[derive(Serialize)]
-pub struct Route {
-    pub archivo: String,
-    pub tipo: &'static str,
-    pub etag: String,
-    pub bytes: u64,
-    pub cache: &'static str,
-    /// Another route the gate answers instead when the client prefers `text/html` (on `/`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub html: Option<String>,
-}
-
-#[derive(Serialize)]
-pub struct ManifestStudy {
-    pub nombre: String,
-    pub precio_usd: String,
-    pub monto: String,
-    /// View → what the paid answer embeds.
-    pub vistas: BTreeMap<&'static str, View>,
-    pub descargas: Vec<String>,
-    /// The HTML a browser gets with the 402 (the JSON 402 is `vistas.*.pago_requerido`).
-    pub pagina_402: String,
-}
-
-#[derive(Serialize)]
-pub struct View {
-    pub archivo: String,
-    /// The PaymentRequired object the gate sends for this view (without `error`).
-    pub pago_requerido: Value,
-}
-
-#[derive(Serialize)]
-pub struct Download {
-    pub archivo: String,
-    pub tipo: &'static str,
-    pub bytes: u64,
-    pub sha256: String,
-}
-
 /// Public URL → (file, content type).
 fn public_routes(site: &Site<'_>) -> Vec<(String, String, &'static str)> {
     const JSON: &str = "application/json; charset=utf-8";
@@ -450,14 +397,21 @@ fn etag(sha256: &str) -> String {
     format!("\"{}\"", &sha256[..32])
 }
 
-fn manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
+fn build_manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
     let mut rutas = BTreeMap::new();
     for (url, file, tipo) in public_routes(site) {
         let (bytes, sha256) = output.get(&file).with_context(|| format!("falta {file}"))?;
         let html = (url == "/").then(|| HOME_HTML.to_owned());
         rutas.insert(
             url,
-            Route { archivo: file.clone(), tipo, etag: etag(sha256), bytes, cache: "public, max-age=300", html },
+            Route {
+                archivo: file.clone(),
+                tipo: tipo.to_owned(),
+                etag: etag(sha256),
+                bytes,
+                cache: "public, max-age=300".to_owned(),
+                html,
+            },
         );
     }
     let mut descargas = BTreeMap::new();
@@ -468,20 +422,22 @@ fn manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
             let file = format!("{DOWNLOADS_DIR}/{name}");
             let (bytes, sha256) = output.get(&file).with_context(|| format!("falta {file}"))?;
             let tipo = if name.ends_with(".zip") { "application/zip" } else { "application/json; charset=utf-8" };
-            descargas.insert(name.clone(), Download { archivo: file, tipo, bytes, sha256: sha256.to_owned() });
+            descargas.insert(
+                name.clone(),
+                Download { archivo: file, tipo: tipo.to_owned(), bytes, sha256: sha256.to_owned() },
+            );
         }
-        let view = |name: &'static str, file: String| {
-            (name, View { archivo: file, pago_requerido: openapi::payment_required(site, study, name) })
+        let view = |view: View, file: String| {
+            (view, ViewOffer { archivo: file, pago_requerido: openapi::payment_required(site, study, view) })
         };
         estudios.insert(
             study.slug.clone(),
-            ManifestStudy {
+            manifest::Study {
                 nombre: study.design.nombre.clone(),
-                precio_usd: site.price_of(study),
-                monto: site.amount_of(study).to_string(),
+                precio: ListedPrice(site.price_of(study)),
                 vistas: BTreeMap::from([
-                    view("completo", package_path(&study.slug)),
-                    view("resumen", format!("private/estudio/{}/resumen.json", study.slug)),
+                    view(View::Completo, package_path(&study.slug)),
+                    view(View::Resumen, format!("private/estudio/{}/resumen.json", study.slug)),
                 ]),
                 descargas: names.to_vec(),
                 pagina_402: pages::payment_page_file(&study.slug),
@@ -492,11 +448,11 @@ fn manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
     }
     let service = &site.content.service;
     Ok(Manifest {
-        formato: "gate-manifest/1",
-        servicio: ManifestService {
+        formato: manifest::FORMAT.to_owned(),
+        servicio: Service {
             nombre: service.nombre.clone(),
             base_url: service.base_url.clone(),
-            modo: service.modo.as_str().to_owned(),
+            modo: service.modo,
             vigencia_enlaces_dias: service.vigencia_enlaces_dias,
             contacto: service.contacto.clone(),
             redes: offer::networks(service),

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use contract::Price;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -15,7 +16,6 @@ use crate::analysis::Table;
 use crate::mentions::{AnswerBrands, BrandMatcher};
 use crate::model::{Answer, Brand, Content, MethodSection, MetricDefinition, Question, Source, Study, Tone};
 use crate::offer::{self, HowToBuy};
-use crate::validate::price_to_atomic;
 
 /// Settings every document of one build shares.
 pub struct Site<'a> {
@@ -28,26 +28,18 @@ impl Site<'_> {
         format!("{}{}", self.base_url, path)
     }
 
-    pub fn price_of(&self, study: &Study) -> String {
-        study.design.precio_usd.clone().unwrap_or_else(|| self.content.service.precio_usd.clone())
-    }
-
-    /// Price in USDC atomic units (validated before rendering).
-    pub fn amount_of(&self, study: &Study) -> u64 {
-        price_to_atomic(&self.price_of(study)).unwrap_or(0)
+    /// A study's price: its own, or the service's default.
+    pub fn price_of(&self, study: &Study) -> Price {
+        study.design.precio_usd.unwrap_or(self.content.service.precio_usd)
     }
 
     pub fn how_to_buy(&self, study: Option<&Study>) -> HowToBuy {
         let service = &self.content.service;
-        let (price, amount, url) = match study {
-            Some(s) => (self.price_of(s), self.amount_of(s), self.url(&format!("/estudio/{}", s.slug))),
-            None => (
-                service.precio_usd.clone(),
-                price_to_atomic(&service.precio_usd).unwrap_or(0),
-                self.url("/estudio/{slug}"),
-            ),
+        let (price, url) = match study {
+            Some(s) => (self.price_of(s), self.url(&format!("/estudio/{}", s.slug))),
+            None => (service.precio_usd, self.url("/estudio/{slug}")),
         };
-        offer::how_to_buy(service, &price, amount, &url)
+        offer::how_to_buy(service, price, &url)
     }
 }
 
@@ -83,7 +75,7 @@ pub fn service_index(site: &Site<'_>) -> ServiceIndex {
         descripcion: s.descripcion.clone(),
         description: s.descripcion_en.clone(),
         modo: s.modo.as_str().to_owned(),
-        precio_usd: offer::price_as_number(&s.precio_usd),
+        precio_usd: s.precio_usd.usd_number(),
         moneda: s.moneda.clone(),
         estudios_disponibles: site.content.studies.len(),
         estudios: site.content.studies.iter().map(|st| st.slug.clone()).collect(),
@@ -173,7 +165,7 @@ pub fn catalog(site: &Site<'_>) -> Catalog {
                 n_analisis: d.analisis.len(),
                 n_hallazgos: study.findings.len(),
                 tags: d.tags.clone(),
-                precio_usd: offer::price_as_number(&site.price_of(study)),
+                precio_usd: site.price_of(study).usd_number(),
                 moneda: site.content.service.moneda.clone(),
                 ficha: site.url(&format!("/estudio/{}/ficha", study.slug)),
                 comprar: site.url(&format!("/estudio/{}", study.slug)),
@@ -532,7 +524,7 @@ pub fn sheet(site: &Site<'_>, study: &Study, tables: &[Table], files: Option<Fil
         subindustria: d.subindustria.clone(),
         pais: d.pais.clone(),
         idioma: d.idioma.clone(),
-        precio_usd: offer::price_as_number(&site.price_of(study)),
+        precio_usd: site.price_of(study).usd_number(),
         moneda: site.content.service.moneda.clone(),
         fecha_corrida: run_dates(study),
         n_preguntas: study.questions.len(),

@@ -7,7 +7,6 @@
 pub mod analysis;
 pub mod build;
 pub mod documents;
-pub mod fold;
 pub mod load;
 pub mod mentions;
 pub mod metrics;

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
-use crate::fold::fold;
 use crate::model::Brand;
+use contract::fold::fold;
 
 /// One answer reduced to what the metrics need.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

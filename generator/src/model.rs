@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use contract::Price;
 use serde::{Deserialize, Serialize};
 
 /// `content/servicio.toml`: service-wide settings.
@@ -28,8 +29,8 @@ pub struct ServiceSettings {
     pub contacto: String,
     /// The one setting that decides networks and facilitator: `local`, `testnet` or `mainnet`.
     pub modo: Mode,
-    /// Default price of a study, in US dollars, as a decimal string ("0.99").
-    pub precio_usd: String,
+    /// Default price of a study, written in US dollars ("0.99"), held in atomic units.
+    pub precio_usd: Price,
     /// Currency the price is paid in (USDC).
     pub moneda: String,
     /// How long the signed download links stay valid, in days.
@@ -44,27 +45,8 @@ pub struct ServiceSettings {
     pub privacidad: Privacy,
 }
 
-/// Payment mode. Decides the networks offered and the facilitator the gate talks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// Local facilitator (no chain), Base Sepolia identifiers. The default for a fresh machine.
-    Local,
-    /// Public testnet facilitator, Base Sepolia (and Solana devnet when configured).
-    Testnet,
-    /// Real money: Base mainnet (and Solana mainnet when configured).
-    Mainnet,
-}
-
-impl Mode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Local => "local",
-            Mode::Testnet => "testnet",
-            Mode::Mainnet => "mainnet",
-        }
-    }
-}
+/// Payment mode (defined with the manifest, which carries it to the gate).
+pub use contract::Mode;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -117,7 +99,7 @@ pub struct StudyFile {
     pub publicado: String,
     /// Price override in US dollars; the service default applies when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub precio_usd: Option<String>,
+    pub precio_usd: Option<Price>,
     pub version_paquete: String,
     pub tags: Vec<String>,
     pub como_citar: String,

@@ -8,68 +8,43 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::model::{Mode, ServiceSettings};
+use contract::manifest::Network;
+use contract::x402::{PaymentRequirements, X402_VERSION};
+use contract::{Mode, Price};
 
-/// x402 protocol version spoken by the gate.
-pub const X402_VERSION: u32 = 2;
+use crate::model::ServiceSettings;
+
 /// How long a payment authorization may take to settle, in seconds (both reference stacks use 300).
 pub const MAX_TIMEOUT_SECONDS: u64 = 300;
 
-/// One network a buyer can pay on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Network {
-    /// Short name ("base-sepolia").
-    pub red: &'static str,
-    /// Readable name.
-    pub nombre: &'static str,
-    /// CAIP-2 id ("eip155:84532").
-    pub caip2: &'static str,
-    /// USDC contract (EVM) or mint (Solana) on that network.
-    pub asset: &'static str,
-    /// EIP-712 domain name and version of that USDC contract (EVM only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub eip712_name: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub eip712_version: Option<&'static str>,
-    pub pagar_a: String,
-}
-
-impl Network {
-    pub fn is_solana(&self) -> bool {
-        self.caip2.starts_with("solana:")
-    }
-
-    /// The scheme-specific `extra` of a requirement on this network. Solana's `feePayer` is
-    /// the facilitator's key: the gate fills it from the facilitator's `/supported` at start.
-    fn extra(&self) -> Value {
-        match (self.eip712_name, self.eip712_version) {
-            (Some(name), Some(version)) => json!({"name": name, "version": version}),
-            _ => json!({}),
-        }
+/// The scheme-specific `extra` of a requirement on a network. Solana's `feePayer` is the
+/// facilitator's key: the gate fills it from the facilitator's `/supported` at start.
+fn extra(network: &Network) -> Value {
+    match (&network.eip712_name, &network.eip712_version) {
+        (Some(name), Some(version)) => json!({"name": name, "version": version}),
+        _ => json!({}),
     }
 }
 
-fn evm(
-    red: &'static str,
-    nombre: &'static str,
-    caip2: &'static str,
-    asset: &'static str,
-    eip712_name: &'static str,
-    pagar_a: &str,
-) -> Network {
+fn evm(red: &str, nombre: &str, caip2: &str, asset: &str, eip712_name: &str, pagar_a: &str) -> Network {
     Network {
-        red,
-        nombre,
-        caip2,
-        asset,
-        eip712_name: Some(eip712_name),
-        eip712_version: Some("2"),
+        eip712_name: Some(eip712_name.to_owned()),
+        eip712_version: Some("2".to_owned()),
+        ..solana(red, nombre, caip2, asset, pagar_a)
+    }
+}
+
+/// A network without an EIP-712 domain (Solana); [`evm`] adds the domain.
+fn solana(red: &str, nombre: &str, caip2: &str, asset: &str, pagar_a: &str) -> Network {
+    Network {
+        red: red.to_owned(),
+        nombre: nombre.to_owned(),
+        caip2: caip2.to_owned(),
+        asset: asset.to_owned(),
+        eip712_name: None,
+        eip712_version: None,
         pagar_a: pagar_a.to_owned(),
     }
-}
-
-fn solana(red: &'static str, nombre: &'static str, caip2: &'static str, asset: &'static str, pagar_a: &str) -> Network {
-    Network { red, nombre, caip2, asset, eip712_name: None, eip712_version: None, pagar_a: pagar_a.to_owned() }
 }
 
 /// The networks offered in a mode: Base Sepolia in local and testnet mode, Base in mainnet,
@@ -116,26 +91,21 @@ pub fn networks(service: &ServiceSettings) -> Vec<Network> {
     networks
 }
 
-/// The x402 `PaymentRequirements` list for a price in atomic units.
-pub fn accepts(service: &ServiceSettings, amount: u64) -> Vec<Value> {
+/// The x402 `PaymentRequirements` list for a price.
+pub fn accepts(service: &ServiceSettings, price: Price) -> Vec<PaymentRequirements> {
     networks(service)
         .into_iter()
-        .map(|n| {
-            json!({
-                "scheme": "exact",
-                "network": n.caip2,
-                "amount": amount.to_string(),
-                "asset": n.asset,
-                "payTo": n.pagar_a,
-                "maxTimeoutSeconds": MAX_TIMEOUT_SECONDS,
-                "extra": n.extra(),
-            })
+        .map(|n| PaymentRequirements {
+            scheme: "exact".to_owned(),
+            amount: price.atomic_string(),
+            extra: Some(extra(&n)),
+            network: n.caip2,
+            asset: n.asset,
+            pay_to: n.pagar_a,
+            max_timeout_seconds: MAX_TIMEOUT_SECONDS,
         })
         .collect()
 }
-
-/// Views of a paid study: same price, different content.
-pub const VIEWS: [&str; 2] = ["completo", "resumen"];
 
 /// A network as the documents list it.
 #[derive(Debug, Clone, Serialize)]
@@ -180,7 +150,8 @@ pub struct HowToBuyEn {
 }
 
 /// Builds the "how to buy" block for a study URL template (`{slug}` kept literal when general).
-pub fn how_to_buy(service: &ServiceSettings, price_usd: &str, amount: u64, study_url: &str) -> HowToBuy {
+pub fn how_to_buy(service: &ServiceSettings, price: Price, study_url: &str) -> HowToBuy {
+    let (price_usd, amount) = (price.usd(), price.atomic());
     let mode_note = |n: &Network| match service.modo {
         Mode::Local => " (modo local: un facilitador local verifica la firma; no se mueve dinero en cadena)".to_owned(),
         Mode::Testnet => format!(" (red de prueba: USDC de prueba de {})", n.nombre),
@@ -200,17 +171,17 @@ pub fn how_to_buy(service: &ServiceSettings, price_usd: &str, amount: u64, study
     let redes = offered
         .into_iter()
         .map(|n| NetworkSummary {
-            red: n.red.to_owned(),
             nombre: format!("{}{}", n.nombre, mode_note(&n)),
-            caip2: n.caip2.to_owned(),
+            red: n.red,
+            caip2: n.caip2,
             pagar_a: n.pagar_a,
-            activo: n.asset.to_owned(),
+            activo: n.asset,
         })
         .collect();
     HowToBuy {
         protocolo: format!("x402 v{X402_VERSION} (esquema exact, EIP-3009)"),
         moneda: service.moneda.clone(),
-        precio_usd: price_as_number(price_usd),
+        precio_usd: price.usd_number(),
         monto_atomico: amount.to_string(),
         modo: service.modo.as_str().to_owned(),
         redes,
@@ -246,9 +217,4 @@ pub fn how_to_buy(service: &ServiceSettings, price_usd: &str, amount: u64, study
             client_cap: format!("If your client caps each payment, allow at least {price_usd} USD ({amount} USDC units, 6 decimals)."),
         },
     }
-}
-
-/// A decimal price string as a JSON number ("0.99" → 0.99).
-pub fn price_as_number(price: &str) -> f64 {
-    price.parse().unwrap_or(0.0)
 }

@@ -9,7 +9,10 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::documents::Site;
-use crate::offer::{self, X402_VERSION};
+use contract::View;
+use contract::x402::{PaymentRequired, ResourceInfo, X402_VERSION};
+
+use crate::offer;
 
 /// The OpenAPI 3.1 description of every public endpoint.
 pub fn openapi(site: &Site<'_>) -> Value {
@@ -17,8 +20,8 @@ pub fn openapi(site: &Site<'_>) -> Value {
     let slugs: Vec<&str> = site.content.studies.iter().map(|s| s.slug.as_str()).collect();
     let networks = offer::networks(service);
     let prices: BTreeMap<&str, f64> =
-        site.content.studies.iter().map(|s| (s.slug.as_str(), offer::price_as_number(&site.price_of(s)))).collect();
-    let pay_to: BTreeMap<&str, &str> = networks.iter().map(|n| (n.caip2, n.pagar_a.as_str())).collect();
+        site.content.studies.iter().map(|s| (s.slug.as_str(), site.price_of(s).usd_number())).collect();
+    let pay_to: BTreeMap<&str, &str> = networks.iter().map(|n| (n.caip2.as_str(), n.pagar_a.as_str())).collect();
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -32,7 +35,7 @@ pub fn openapi(site: &Site<'_>) -> Value {
             "version": X402_VERSION,
             "currency": service.moneda,
             "mode": service.modo.as_str(),
-            "networks": networks.iter().map(|n| n.caip2).collect::<Vec<_>>(),
+            "networks": networks.iter().map(|n| n.caip2.as_str()).collect::<Vec<_>>(),
             "payTo": pay_to,
             "prices_usd": prices,
         },
@@ -55,7 +58,7 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
         "description": "Identificador del estudio (ver /catalogo).",
         "schema": {"type": "string", "enum": slugs},
     });
-    let price = site.content.service.precio_usd.clone();
+    let price = site.content.service.precio_usd.usd();
     json!({
         "/": {"get": {
             "operationId": "indiceServicio",
@@ -102,7 +105,7 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
                 slug_param,
                 {"name": "vista", "in": "query", "required": false,
                  "description": "completo (por defecto) o resumen; mismo precio.",
-                 "schema": {"type": "string", "enum": offer::VIEWS, "default": "completo"}},
+                 "schema": {"type": "string", "enum": View::NAMES, "default": View::ALL[0]}},
                 {"name": "PAYMENT-SIGNATURE", "in": "header", "required": false,
                  "description": "base64 del PaymentPayload x402 v2.",
                  "schema": {"type": "string"}},
@@ -262,41 +265,44 @@ fn components() -> Value {
 }
 
 /// The paid resource URL of a study view.
-pub fn resource_url(site: &Site<'_>, slug: &str, view: &str) -> String {
+pub fn resource_url(site: &Site<'_>, slug: &str, view: View) -> String {
     site.url(&format!("/estudio/{slug}?vista={view}"))
 }
 
-/// The `PaymentRequired` object the gate answers a study view with (without `error`).
-pub fn payment_required(site: &Site<'_>, study: &crate::model::Study, view: &str) -> Value {
-    json!({
-        "x402Version": X402_VERSION,
-        "resource": {
-            "url": resource_url(site, &study.slug, view),
-            "description": format!("{} ({view})", study.design.nombre),
-            "mimeType": "application/json",
+/// The `PaymentRequired` object the gate answers a study view with (without `error`): the one
+/// place it is built; the gate derives its HTTP, MCP and HTML 402 answers from it.
+pub fn payment_required(site: &Site<'_>, study: &crate::model::Study, view: View) -> PaymentRequired {
+    PaymentRequired {
+        x402_version: X402_VERSION,
+        error: None,
+        resource: ResourceInfo {
+            url: resource_url(site, &study.slug, view),
+            description: Some(format!("{} ({view})", study.design.nombre)),
+            mime_type: Some("application/json".to_owned()),
         },
-        "accepts": offer::accepts(&site.content.service, site.amount_of(study)),
-        "extensions": {},
-    })
+        accepts: offer::accepts(&site.content.service, site.price_of(study)),
+        extensions: Some(json!({})),
+    }
 }
 
 /// `/.well-known/x402`: the x402scan convention (version 1, resource list) plus the full
 /// v2 items so a client can read requirements without probing.
 pub fn discovery(site: &Site<'_>) -> Value {
     let resources: Vec<String> =
-        site.content.studies.iter().flat_map(|s| offer::VIEWS.map(|v| resource_url(site, &s.slug, v))).collect();
+        site.content.studies.iter().flat_map(|s| View::ALL.map(|v| resource_url(site, &s.slug, v))).collect();
     let items: Vec<Value> = site
         .content
         .studies
         .iter()
         .flat_map(|s| {
-            offer::VIEWS.map(|v| {
+            View::ALL.map(|v| {
+                let required = payment_required(site, s, v);
                 json!({
                     "type": "http",
-                    "resource": payment_required(site, s, v)["resource"].clone(),
-                    "accepts": offer::accepts(&site.content.service, site.amount_of(s)),
+                    "resource": required.resource,
+                    "accepts": required.accepts,
                     "input": {"method": "GET", "routeTemplate": "/estudio/{slug}", "queryParams": {"vista": v}},
-                    "precio_usd": offer::price_as_number(&site.price_of(s)),
+                    "precio_usd": site.price_of(s).usd_number(),
                 })
             })
         })

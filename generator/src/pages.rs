@@ -10,6 +10,7 @@
 use std::collections::BTreeSet;
 
 use anyhow::Result;
+use contract::Price;
 use serde::Serialize;
 
 use crate::documents::{Catalog, Sheet, Site};
@@ -22,9 +23,8 @@ pub const SCRIPT_URL: &str = "/recursos/catalogo.js";
 pub const STYLESHEET: &[u8] = include_bytes!("../../templates/recursos/estilo.css");
 pub const SCRIPT: &[u8] = include_bytes!("../../templates/recursos/catalogo.js");
 
-/// The policy sent with every page (by the gate and in the CDN rules): nothing from other
-/// hosts, no inline script or style, search only against this origin.
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+/// The policy every page is sent with (defined with the manifest; the gate sends it too).
+pub use contract::CONTENT_SECURITY_POLICY;
 
 /// URL of a study's page for people (the sheet stays JSON at `/estudio/{slug}/ficha`).
 pub fn study_page_url(slug: &str) -> String {
@@ -117,7 +117,7 @@ pub fn bar_chart(id: &str, title: &str, unit: &str, rows: Vec<Row>) -> BarChart 
 
 /// CSS class of a model tier ("estándar" → "nivel-estandar").
 fn tier_class(tier: &str) -> String {
-    let ascii: String = crate::fold::fold(tier).chars().filter(char::is_ascii_alphanumeric).collect();
+    let ascii: String = contract::fold::fold(tier).chars().filter(char::is_ascii_alphanumeric).collect();
     format!("nivel-{ascii}")
 }
 
@@ -203,7 +203,9 @@ struct HomeContext<'a> {
     paises: Vec<&'a str>,
     total_preguntas: usize,
     total_respuestas: usize,
+    /// The price of every study, or the lowest when they differ ([`HomeContext::precio_varia`]).
     precio: String,
+    precio_varia: bool,
     paginas: Vec<String>,
 }
 
@@ -211,6 +213,8 @@ struct HomeContext<'a> {
 pub fn home(site: &Site<'_>, templates: &Templates, catalog: &Catalog) -> Result<Vec<u8>> {
     let industrias: BTreeSet<&str> = catalog.estudios.iter().map(|e| e.industria.as_str()).collect();
     let paises: BTreeSet<&str> = catalog.estudios.iter().flat_map(|e| e.pais.iter().map(String::as_str)).collect();
+    let prices: BTreeSet<Price> = site.content.studies.iter().map(|s| site.price_of(s)).collect();
+    let lowest = prices.first().copied().unwrap_or(site.content.service.precio_usd);
     let context = HomeContext {
         frame: frame(site, "catalogo"),
         catalogo: catalog,
@@ -219,7 +223,8 @@ pub fn home(site: &Site<'_>, templates: &Templates, catalog: &Catalog) -> Result
         paises: paises.into_iter().collect(),
         total_preguntas: catalog.estudios.iter().map(|e| e.n_preguntas).sum(),
         total_respuestas: catalog.estudios.iter().map(|e| e.n_respuestas).sum(),
-        precio: site.content.service.precio_usd.clone(),
+        precio: lowest.usd(),
+        precio_varia: prices.len() > 1,
         paginas: catalog.estudios.iter().map(|e| study_page_url(&e.slug)).collect(),
     };
     templates.render("inicio.html.j2", &context)
@@ -237,12 +242,12 @@ struct StudyContext<'a> {
     niveles: Vec<Tier>,
 }
 
-fn study_context<'a>(site: &Site<'a>, sheet: &'a Sheet) -> StudyContext<'a> {
+fn study_context<'a>(site: &Site<'a>, sheet: &'a Sheet, price: Price) -> StudyContext<'a> {
     StudyContext {
         frame: frame(site, ""),
         ficha: sheet,
         pagina: study_page_url(&sheet.slug),
-        precio: format!("{:.2}", sheet.precio_usd),
+        precio: price.usd(),
         graficos_universo: universe_charts(sheet),
         grafico_modelos: models_chart(sheet),
         niveles: tiers(sheet),
@@ -250,13 +255,13 @@ fn study_context<'a>(site: &Site<'a>, sheet: &'a Sheet) -> StudyContext<'a> {
 }
 
 /// A study's page, built only from its free sheet (with `archivos`).
-pub fn study_page(site: &Site<'_>, templates: &Templates, sheet: &Sheet) -> Result<Vec<u8>> {
-    templates.render("estudio.html.j2", &study_context(site, sheet))
+pub fn study_page(site: &Site<'_>, templates: &Templates, sheet: &Sheet, price: Price) -> Result<Vec<u8>> {
+    templates.render("estudio.html.j2", &study_context(site, sheet, price))
 }
 
 /// The 402 page a browser gets from `/estudio/{slug}` without payment.
-pub fn payment_page(site: &Site<'_>, templates: &Templates, sheet: &Sheet) -> Result<Vec<u8>> {
-    templates.render("pago.html.j2", &study_context(site, sheet))
+pub fn payment_page(site: &Site<'_>, templates: &Templates, sheet: &Sheet, price: Price) -> Result<Vec<u8>> {
+    templates.render("pago.html.j2", &study_context(site, sheet, price))
 }
 
 #[derive(Serialize)]

@@ -58,9 +58,6 @@ fn check_service(file: &Path, s: &ServiceSettings, p: &mut Problems) {
     if !is_email(&s.contacto) {
         p.push(file, "campo `contacto`", format!("`{}` no es un e-mail", s.contacto));
     }
-    if let Err(e) = price_to_atomic(&s.precio_usd) {
-        p.push(file, "campo `precio_usd`", e);
-    }
     if s.moneda != "USDC" {
         p.push(file, "campo `moneda`", format!("se esperaba \"USDC\", no \"{}\"", s.moneda));
     }
@@ -153,11 +150,6 @@ fn check_design(file: &Path, study: &Study, p: &mut Problems) {
     }
     if !is_date(&d.publicado) {
         p.push(file, "campo `publicado`", format!("`{}` no es una fecha AAAA-MM-DD válida", d.publicado));
-    }
-    if let Some(price) = &d.precio_usd
-        && let Err(e) = price_to_atomic(price)
-    {
-        p.push(file, "campo `precio_usd`", e);
     }
     if d.pais.is_empty() {
         p.push(file, "campo `pais`", "se esperaba al menos un país");
@@ -322,7 +314,7 @@ fn check_brands(file: &Path, study: &Study, p: &mut Problems) {
         }
         for (j, alias) in std::iter::once(&brand.nombre).chain(&brand.alias).enumerate() {
             let at = if j == 0 { format!("marcas[{i}].nombre") } else { format!("marcas[{i}].alias[{}]", j - 1) };
-            let folded = crate::fold::fold(alias.trim());
+            let folded = contract::fold::fold(alias.trim());
             if folded.is_empty() {
                 p.push(file, at, "no puede estar vacío");
                 continue;
@@ -594,19 +586,6 @@ fn check_http_url(file: &Path, at: &str, value: &str, p: &mut Problems) {
     }
 }
 
-/// Converts a decimal dollar price to USDC atomic units (6 decimals): "0.99" → 990000.
-pub fn price_to_atomic(price: &str) -> Result<u64, String> {
-    let bad = || format!("`{price}`: se esperaba un precio decimal positivo con hasta 6 decimales (\"0.99\")");
-    let (whole, frac) = price.split_once('.').unwrap_or((price, ""));
-    if whole.is_empty() || frac.len() > 6 || !whole.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let whole: u64 = whole.parse().map_err(|_| bad())?;
-    let frac: u64 = format!("{frac:0<6}").parse().map_err(|_| bad())?;
-    let atomic = whole.checked_mul(1_000_000).and_then(|w| w.checked_add(frac)).ok_or_else(bad)?;
-    if atomic == 0 { Err(bad()) } else { Ok(atomic) }
-}
-
 /// `YYYY-MM-DD` with a real day of a real month.
 pub fn is_date(value: &str) -> bool {
     let parts: Vec<&str> = value.split('-').collect();
@@ -671,16 +650,6 @@ pub fn is_evm_address(value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn prices_convert_to_usdc_units() {
-        assert_eq!(price_to_atomic("0.99"), Ok(990_000));
-        assert_eq!(price_to_atomic("1"), Ok(1_000_000));
-        assert_eq!(price_to_atomic("12.000001"), Ok(12_000_001));
-        for bad in ["", ".5", "0", "0.0000001", "-1", "1,5", "abc", "0.99 "] {
-            assert!(price_to_atomic(bad).is_err(), "{bad:?}");
-        }
-    }
 
     #[test]
     fn dates_are_real_days() {

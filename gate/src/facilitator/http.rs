@@ -12,10 +12,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Facilitator, FacilitatorError};
-use crate::x402::types::FacilitatorRequest;
 use crate::x402::{
     PaymentPayload, PaymentRequirements, SettlementResponse, SupportedResponse, VerifyResponse, X402_VERSION,
 };
+use contract::x402::FacilitatorRequest;
 
 pub struct HttpFacilitator {
     base: String,

@@ -19,11 +19,11 @@ use serde_json::{Value, json};
 use super::{Facilitator, FacilitatorError};
 use crate::payment::now;
 use crate::x402::evm::{check_exact, parse_exact_payload};
-use crate::x402::types::FacilitatorRequest;
 use crate::x402::{
     PaymentPayload, PaymentRequirements, SettlementResponse, SupportedKind, SupportedResponse, VerifyResponse,
     X402_VERSION,
 };
+use contract::x402::FacilitatorRequest;
 
 /// How the local facilitator starts.
 #[derive(Debug, Clone)]

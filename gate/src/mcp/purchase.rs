@@ -163,7 +163,7 @@ mod tests {
         let typed: PaymentRequirements = serde_json::from_value(raw.clone()).expect("requirements");
         Offer {
             slug: "banca-2026".into(),
-            view: "resumen".into(),
+            view: contract::View::Resumen,
             name: "Banca".into(),
             required: PaymentRequired {
                 x402_version: 2,

@@ -11,8 +11,8 @@ use serde_json::{Map, Value, json};
 use super::purchase::{self, BUY_TOOL, MCP_DEFAULT_VIEW};
 use super::{Endpoint, RpcError};
 use crate::manifest::Manifest;
-use crate::payment::VIEWS;
 use crate::router::Gate;
+use contract::View;
 
 /// The free tools, in the order they are listed.
 pub const FREE_TOOLS: [&str; 5] = ["listar_estudios", "buscar_estudios", "ver_ficha", "ver_metricas", "como_comprar"];
@@ -103,7 +103,7 @@ pub fn definitions(slugs: &[&str], endpoint: Endpoint) -> Vec<Value> {
 }
 
 fn other_view() -> &'static str {
-    VIEWS.iter().copied().find(|v| *v != MCP_DEFAULT_VIEW).unwrap_or(VIEWS[0])
+    View::NAMES.iter().copied().find(|v| *v != MCP_DEFAULT_VIEW).unwrap_or(View::NAMES[0])
 }
 
 /// An input schema: an object with exactly these properties.
@@ -117,12 +117,12 @@ fn schema(properties: Value, required: &[&str]) -> Value {
 
 /// The server instructions (Spanish, then English): what is sold and how to pay.
 pub fn instructions(manifest: &Manifest, base_url: &str, endpoint: Endpoint) -> String {
-    let prices: std::collections::BTreeSet<&str> = manifest.estudios.values().map(|s| s.precio_usd.as_str()).collect();
+    let prices: std::collections::BTreeSet<String> = manifest.estudios.values().map(|s| s.precio.0.usd()).collect();
     let price = prices.into_iter().collect::<Vec<_>>().join(" / ");
     let networks =
         manifest.servicio.redes.iter().map(|n| format!("{} ({})", n.nombre, n.caip2)).collect::<Vec<_>>().join(", ");
     let n = manifest.estudios.len();
-    let local = if manifest.servicio.modo == "local" {
+    let local = if manifest.servicio.modo == contract::Mode::Local {
         " Modo local: un facilitador local verifica firmas reales pero no se mueve dinero real. / Local mode: real signatures, no real money moves."
     } else {
         ""
@@ -287,12 +287,12 @@ fn required_slug<'a>(gate: &Gate, arguments: &'a Map<String, Value>) -> Result<&
 /// The `vista` argument of comprar_estudio (default: the summary).
 fn view(arguments: &Map<String, Value>) -> Result<&'static str, ToolError> {
     let Some(view) = string_argument(arguments, "vista")? else { return Ok(MCP_DEFAULT_VIEW) };
-    VIEWS.iter().copied().find(|v| *v == view).ok_or_else(|| {
+    View::NAMES.iter().copied().find(|v| *v == view).ok_or_else(|| {
         ToolError::new(
             "vista_desconocida",
             format!("La vista {view:?} no existe; use completo o resumen (mismo precio)."),
         )
-        .with(json!({"vistas": VIEWS}))
+        .with(json!({"vistas": View::NAMES}))
     })
 }
 
@@ -357,8 +357,8 @@ fn how_to_buy(gate: &Gate, arguments: &Map<String, Value>) -> Result<Value, Tool
     if let Some(slug) = slug {
         answer["estudio"] = json!(slug);
         if let Some(study) = gate.manifest.estudios.get(slug) {
-            answer["precio_usd"] = json!(study.precio_usd);
-            answer["monto_atomico"] = json!(study.monto);
+            answer["precio_usd"] = json!(study.precio.0.usd());
+            answer["monto_atomico"] = json!(study.precio.0.atomic_string());
         }
         if let Ok(offer) = gate.shop.offer(slug, Some(MCP_DEFAULT_VIEW)) {
             answer["pago_requerido"] = purchase::payment_required(

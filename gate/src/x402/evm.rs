@@ -13,7 +13,7 @@ use alloy_signer_local::PrivateKeySigner;
 use alloy_sol_types::{Eip712Domain, SolStruct, sol};
 use serde_json::{Value, json};
 
-use super::types::PaymentRequirements;
+use contract::x402::PaymentRequirements;
 
 sol! {
     /// USDC's EIP-3009 authorization, as the contract hashes it.

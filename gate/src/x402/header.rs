@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::types::{PaymentPayload, X402_VERSION};
+use contract::x402::{PaymentPayload, X402_VERSION};
 
 /// Largest `PAYMENT-SIGNATURE` value accepted.
 pub const MAX_HEADER_BYTES: usize = 16 * 1024;

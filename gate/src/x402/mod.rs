@@ -7,9 +7,8 @@
 
 pub mod evm;
 pub mod header;
-pub mod types;
 
-pub use types::{
+pub use contract::x402::{
     PaymentPayload, PaymentRequired, PaymentRequirements, ResourceInfo, SettlementResponse, SupportedKind,
     SupportedResponse, VerifyResponse, X402_VERSION,
 };

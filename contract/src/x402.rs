@@ -1,4 +1,9 @@
-//! The protocol objects of x402 v2, field by field as `reference/x402.md` §1–§4 lists them.
+//! The x402 v2 protocol objects, field by field as the x402 specification (`specs/x402-specification-v2.md`
+//! of the x402 foundation) defines them.
+//!
+//! The generator writes the 402 requirements of every offer into `gate.json` with these
+//! types, and the gate reads them back, answers with them and talks to facilitators with
+//! them, so both halves agree on the wire format by construction.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -44,6 +49,13 @@ pub struct PaymentRequirements {
     pub max_timeout_seconds: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extra: Option<Value>,
+}
+
+impl PaymentRequired {
+    /// The same object with a reason in `error` (how every refusal reports why).
+    pub fn with_error(&self, error: &str) -> PaymentRequired {
+        PaymentRequired { error: Some(error.to_owned()), ..self.clone() }
+    }
 }
 
 impl PaymentRequirements {

@@ -1,0 +1,179 @@
+//! `dist/gate.json`: the manifest the generator writes last and the gate reads first.
+//!
+//! It is the whole contract between the halves: which URLs are free files, which studies are
+//! sold at what price with which 402 requirements, which files can be downloaded, and the
+//! search index. The gate never reads `content/`; what it knows about the store it knows
+//! from here. One definition, serialized by the generator and deserialized by the gate (as
+//! mdBook's `RenderContext`), so the two cannot drift.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::mode::Mode;
+use crate::price::ListedPrice;
+use crate::search::SearchIndex;
+use crate::view::View;
+use crate::x402::PaymentRequired;
+
+/// The manifest format: the gate refuses any other.
+pub const FORMAT: &str = "gate-manifest/1";
+/// The manifest's file name inside `dist/`.
+pub const FILE: &str = "gate.json";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub formato: String,
+    pub servicio: Service,
+    /// URL path → free file of `public/`.
+    pub rutas: BTreeMap<String, Route>,
+    /// Slug → what is sold.
+    pub estudios: BTreeMap<String, Study>,
+    /// Download name → private file.
+    pub descargas: BTreeMap<String, Download>,
+    pub busqueda: SearchIndex,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Service {
+    pub nombre: String,
+    /// Absolute URL the gate is reached at, without a trailing slash.
+    pub base_url: String,
+    pub modo: Mode,
+    pub vigencia_enlaces_dias: u32,
+    pub contacto: String,
+    pub redes: Vec<Network>,
+}
+
+/// One network a buyer can pay on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Network {
+    /// Short name ("base-sepolia").
+    pub red: String,
+    /// Readable name.
+    pub nombre: String,
+    /// CAIP-2 id ("eip155:84532").
+    pub caip2: String,
+    /// USDC contract (EVM) or mint (Solana) on that network.
+    pub asset: String,
+    /// EIP-712 domain name and version of that USDC contract (EVM only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eip712_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eip712_version: Option<String>,
+    pub pagar_a: String,
+}
+
+impl Network {
+    pub fn is_solana(&self) -> bool {
+        self.caip2.starts_with("solana:")
+    }
+}
+
+/// A free file served at a URL.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Route {
+    /// Path relative to `dist/`.
+    pub archivo: String,
+    /// Content type.
+    pub tipo: String,
+    pub etag: String,
+    pub bytes: u64,
+    /// Cache-Control.
+    pub cache: String,
+    /// Another route answered instead when the client prefers `text/html` (on `/`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
+}
+
+/// A study for sale.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Study {
+    pub nombre: String,
+    #[serde(flatten)]
+    pub precio: ListedPrice,
+    /// What each view delivers and what its 402 asks for it.
+    pub vistas: BTreeMap<View, ViewOffer>,
+    /// Names of the downloads a purchase links to (keys of [`Manifest::descargas`]).
+    pub descargas: Vec<String>,
+    /// The HTML a browser gets with the 402 (the JSON 402 is `vistas.*.pago_requerido`).
+    pub pagina_402: String,
+}
+
+/// One paid view of a study.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ViewOffer {
+    /// The file the paid answer embeds, relative to `dist/`.
+    pub archivo: String,
+    /// The PaymentRequired object the gate answers this view with (without `error`).
+    #[serde(serialize_with = "with_sorted_keys")]
+    pub pago_requerido: PaymentRequired,
+}
+
+/// A file a signed link opens.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Download {
+    /// Path relative to `dist/`.
+    pub archivo: String,
+    pub tipo: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// Writes a value with its object keys sorted (as a `serde_json::Value` is), so the bytes of
+/// `gate.json` do not depend on the order of a wire type's fields.
+fn with_sorted_keys<T: Serialize, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+    serde_json::to_value(value).map_err(serde::ser::Error::custom)?.serialize(serializer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::price::Price;
+    use crate::x402::{PaymentRequirements, ResourceInfo};
+
+    fn study() -> Study {
+        let requirement = PaymentRequirements {
+            scheme: "exact".into(),
+            network: "eip155:84532".into(),
+            amount: "990000".into(),
+            asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e".into(),
+            pay_to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
+            max_timeout_seconds: 300,
+            extra: Some(serde_json::json!({"name": "USDC", "version": "2"})),
+        };
+        let required = PaymentRequired {
+            x402_version: 2,
+            error: None,
+            resource: ResourceInfo {
+                url: "http://x/estudio/a?vista=completo".into(),
+                description: None,
+                mime_type: None,
+            },
+            accepts: vec![requirement],
+            extensions: Some(serde_json::json!({})),
+        };
+        Study {
+            nombre: "A".into(),
+            precio: ListedPrice(Price::from_usd("0.99").expect("price")),
+            vistas: BTreeMap::from([(
+                View::Completo,
+                ViewOffer { archivo: "a.json".into(), pago_requerido: required },
+            )]),
+            descargas: vec!["a.json".into()],
+            pagina_402: "pago-a.html".into(),
+        }
+    }
+
+    #[test]
+    fn a_study_round_trips_with_its_402_keys_sorted() {
+        let study = study();
+        let text = serde_json::to_string(&study).expect("serializes");
+        assert!(
+            text.starts_with(r#"{"nombre":"A","precio_usd":"0.99","monto":"990000","vistas":{"completo":"#),
+            "{text}"
+        );
+        assert!(text.contains(r#""pago_requerido":{"accepts":[{"amount":"990000","asset""#), "{text}");
+        assert_eq!(serde_json::from_str::<Study>(&text).expect("parses"), study);
+    }
+}

@@ -6,11 +6,11 @@
 
 use std::path::Path;
 
+use crate::clock::now;
+use crate::http::response::{Body, Reply};
+use crate::http::server::query_param;
 use crate::links::LinkSigner;
 use crate::manifest::{self, Manifest};
-use crate::payment::now;
-use crate::response::{Body, Reply};
-use crate::router::query_param;
 
 pub fn answer(dist: &Path, manifest: &Manifest, links: &LinkSigner, name: &str, query: Option<&str>) -> Reply {
     let Some(download) = manifest.descargas.get(name) else {

@@ -1,29 +1,35 @@
 //! The gate: a Pingora server that serves `dist/`, answers search, sells each study over
 //! x402 v2, guards the signed download links and exposes the same functions over MCP.
 //!
-//! It reads only `dist/` (through `dist/gate.json`, the contract with the generator) and its
-//! own `--data` folder; it never reads `content/`. One module per concern: the router
-//! dispatches, each route's module answers, and the payment logic lives once in
-//! [`payment`] for both HTTP and MCP.
+//! It reads only `dist/` (through `dist/gate.json`, the contract with the generator, typed in
+//! the `contract` crate) and its own `--data` folder; it never reads `content/`. The
+//! [`router`] dispatches; one module per concern answers:
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`app`] | the state loaded from one `dist/` ([`app::Gate`]) and its swap on SIGHUP ([`app::Live`]) |
+//! | [`router`] | which module answers which method and path |
+//! | [`http`] | the Pingora server, replies, sendfile, free files in memory, HTML/JSON negotiation |
+//! | [`payment`] | what is for sale, the one purchase implementation, its HTTP and MCP bindings |
+//! | [`sales`] | the journal of every purchase step, the replay book, the `gate ventas` report |
+//! | [`facilitator`] | who verifies and settles: any HTTP facilitator, or the local one |
+//! | [`mcp`] | MCP over Streamable HTTP: transport rules, tools, tool results |
+//! | [`search`], [`downloads`], [`links`] | `/buscar`, `/descarga/…`, the signed links |
+//! | [`x402`] | payment headers and the EVM `exact` scheme (EIP-3009 signatures) |
+//! | [`settings`], [`manifest`], [`clock`], [`buyer`] | command line, `gate.json` loading, time, the buyer client |
 
+pub mod app;
 pub mod buyer;
+pub mod clock;
 pub mod downloads;
 pub mod facilitator;
-pub mod facilitator_service;
-pub mod journal;
+pub mod http;
 pub mod links;
-pub mod live;
 pub mod manifest;
 pub mod mcp;
-pub mod pages;
 pub mod payment;
-pub mod response;
 pub mod router;
 pub mod sales;
 pub mod search;
-mod sendfile;
-pub mod server;
 pub mod settings;
-pub mod statics;
-pub mod ventas;
 pub mod x402;

@@ -4,10 +4,9 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use gate::live::Live;
+use gate::app::{Gate, Live};
+use gate::http::server::{RunOptions, run_with_limits};
 use gate::manifest;
-use gate::router::Gate;
-use gate::server::{RunOptions, run_with_limits};
 use gate::settings::{Args, Command, Env, PURCHASES_FILE, Settings, VentasArgs};
 
 /// jemalloc instead of the system allocator: every request allocates and frees a few small
@@ -103,11 +102,11 @@ fn fill_fee_payers(mut gate: Gate, facilitator: &dyn gate::facilitator::Facilita
 
 /// `gate ventas`: the journal as a table or JSON.
 fn print_sales(args: &VentasArgs) -> Result<()> {
-    let report = gate::ventas::report(&args.data)?;
+    let report = gate::sales::report::report(&args.data)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", gate::ventas::table(&report));
+        print!("{}", gate::sales::report::table(&report));
     }
     Ok(())
 }

@@ -17,7 +17,7 @@ use bytes::Bytes;
 use contract::search::{Hit, MAX_QUERY_BYTES, QueryError, SearchDocument, SearchIndex};
 use serde_json::json;
 
-use crate::response::{Body, JSON, Reply};
+use crate::http::response::{Body, JSON, Reply};
 
 /// Most results returned.
 const MAX_RESULTS: usize = 20;
@@ -27,6 +27,13 @@ const CACHE_ENTRIES: usize = 2048;
 const CACHE_KEY_BYTES: usize = MAX_QUERY_BYTES * 3;
 /// How long a browser or CDN may keep an answer.
 const CACHE_CONTROL: &str = "public, max-age=60";
+
+/// Why a query is refused: a stable code and a Spanish message, for either transport.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub code: &'static str,
+    pub message: String,
+}
 
 /// The gate's search: the manifest's index, each study's fixed JSON, and the answers given.
 pub struct Search {
@@ -128,9 +135,9 @@ impl Search {
                 json!({"ejemplo": format!("{}/buscar?q=hoteles", self.base_url)}),
             );
         };
-        let body = match self.body_for(&q) {
+        let body = match self.results(&q) {
             Ok(body) => body,
-            Err(refusal) => return refusal,
+            Err(refused) => return Reply::error(400, refused.code, refused.message),
         };
         if cacheable {
             self.cache.offer(key, &body);
@@ -138,28 +145,19 @@ impl Search {
         found(body)
     }
 
-    /// Answers a search for an already extracted, non-blank `q` (also the MCP `buscar_estudios` tool).
-    pub fn answer_for(&self, q: &str) -> Reply {
-        match self.body_for(q) {
-            Ok(body) => found(body),
-            Err(refusal) => refusal,
-        }
-    }
-
-    /// The JSON answer to `q`, or the 400 that refuses it.
-    fn body_for(&self, q: &str) -> Result<Bytes, Reply> {
+    /// The JSON answer to an already extracted, non-blank `q` (for `/buscar` and the MCP tool
+    /// `buscar_estudios`), or why it is refused.
+    pub fn results(&self, q: &str) -> Result<Bytes, Refused> {
         match self.index.query(q) {
             Ok((terms, hits)) => Ok(Bytes::from(self.write_answer(q, &terms, &hits))),
-            Err(QueryError::Empty) => Err(Reply::error(
-                400,
-                "q_sin_terminos",
-                "La búsqueda no tiene palabras útiles (solo signos o palabras muy comunes).",
-            )),
-            Err(QueryError::TooLong(n)) => Err(Reply::error(
-                400,
-                "q_demasiado_larga",
-                format!("La búsqueda tiene {n} bytes; el máximo es {MAX_QUERY_BYTES}."),
-            )),
+            Err(QueryError::Empty) => Err(Refused {
+                code: "q_sin_terminos",
+                message: "La búsqueda no tiene palabras útiles (solo signos o palabras muy comunes).".to_owned(),
+            }),
+            Err(QueryError::TooLong(n)) => Err(Refused {
+                code: "q_demasiado_larga",
+                message: format!("La búsqueda tiene {n} bytes; el máximo es {MAX_QUERY_BYTES}."),
+            }),
         }
     }
 
@@ -273,7 +271,6 @@ fn push_score(out: &mut Vec<u8>, score: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::router::body_bytes;
     use proptest::strategy::Strategy;
 
     /// A small index in the shape the generator writes, with names that need JSON escaping.
@@ -303,7 +300,7 @@ mod tests {
     }
 
     fn body(reply: &Reply) -> serde_json::Value {
-        serde_json::from_slice(body_bytes(reply).unwrap()).unwrap()
+        serde_json::from_slice(reply.bytes().unwrap()).unwrap()
     }
 
     #[test]
@@ -326,8 +323,8 @@ mod tests {
         let second = search.answer(Some("q=seguros+auto"));
         assert_eq!(search.cache.len(), 1, "kept the second time");
         let third = search.answer(Some("q=seguros+auto"));
-        assert_eq!(body_bytes(&first), body_bytes(&second));
-        assert_eq!(body_bytes(&first), body_bytes(&third));
+        assert_eq!(first.bytes(), second.bytes());
+        assert_eq!(first.bytes(), third.bytes());
         assert!(third.headers.iter().any(|(n, v)| *n == "Cache-Control" && v == CACHE_CONTROL));
         for n in 0..CACHE_ENTRIES + 5 {
             search.answer(Some(&format!("q=seguros+{n}")));
@@ -472,13 +469,12 @@ mod tests {
             for index in [index(), index_with_a_quoted_term()] {
                 let search = Search::new(&index, "http://x");
                 let expected = reference::answer(&index, "http://x", &q);
-                let reply = search.answer_for(&q);
-                match expected {
-                    Some(expected) => {
-                        proptest::prop_assert_eq!(reply.status, 200);
-                        proptest::prop_assert_eq!(String::from_utf8_lossy(body_bytes(&reply).unwrap()), String::from_utf8_lossy(&expected));
+                match (expected, search.results(&q)) {
+                    (Some(expected), Ok(bytes)) => {
+                        proptest::prop_assert_eq!(String::from_utf8_lossy(&bytes), String::from_utf8_lossy(&expected));
                     }
-                    None => proptest::prop_assert_eq!(reply.status, 400),
+                    (None, Err(_)) => {}
+                    (expected, answer) => proptest::prop_assert!(false, "expected {:?}, got {:?}", expected.is_some(), answer.is_ok()),
                 }
             }
         }

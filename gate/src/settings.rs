@@ -29,7 +29,7 @@ pub const FACILITATOR_TIMEOUT_ENV: &str = "GATE_FACILITATOR_TIMEOUT";
 /// Ledger of the embedded local facilitator, in the data folder.
 pub const LOCAL_LEDGER_FILE: &str = "libro-local.json";
 /// Sales journal, in the data folder (see [`crate::journal`]).
-pub const PURCHASES_FILE: &str = crate::journal::JOURNAL_FILE;
+pub const PURCHASES_FILE: &str = crate::sales::journal::JOURNAL_FILE;
 
 /// What the user typed.
 #[derive(Debug, Parser)]
@@ -97,7 +97,7 @@ pub struct Settings {
     pub link_lifetime_seconds: u64,
     /// Extra hosts for the MCP Host/Origin allow-list.
     pub mcp_hosts: Vec<String>,
-    pub limits: crate::server::Limits,
+    pub limits: crate::http::server::Limits,
 }
 
 /// Which facilitator settles payments.
@@ -152,11 +152,11 @@ impl Settings {
         if !(args.limite_lectura > 0.0 && args.limite_lectura <= 3600.0) {
             bail!("--limite-lectura: se esperan segundos entre 0 y 3600");
         }
-        let limits = crate::server::Limits {
+        let limits = crate::http::server::Limits {
             read_timeout: Duration::from_secs_f64(args.limite_lectura),
             max_connections: args.max_conexiones,
             sendfile: !args.sin_sendfile,
-            ..crate::server::Limits::default()
+            ..crate::http::server::Limits::default()
         };
         let mode = manifest.servicio.modo;
         let url = args.facilitador.or(env.facilitator_url).filter(|u| !u.is_empty());

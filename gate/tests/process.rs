@@ -121,7 +121,7 @@ fn accepted_of(dist: &Path, slug: &str, view: &str) -> Value {
 fn signed_header(accepted: &Value) -> String {
     let key: PrivateKeySigner = DEV_KEY.parse().unwrap();
     let requirements: PaymentRequirements = serde_json::from_value(accepted.clone()).unwrap();
-    let auth = client_authorization(&requirements, key.address(), gate::payment::now(), random_nonce()).unwrap();
+    let auth = client_authorization(&requirements, key.address(), gate::clock::now(), random_nonce()).unwrap();
     let signature = sign_authorization(&key, &domain_for(&requirements).unwrap(), &auth).unwrap();
     encode_json(&json!({"x402Version": 2, "accepted": accepted, "payload": exact_payload_json(&auth, &signature)}))
 }
@@ -156,7 +156,7 @@ async fn a_sale_killed_between_settlement_and_response_is_journaled_and_recovere
     let mut gate = GateProcess::start(dist, data, &[("GATE_FALLA_PRUEBA", "pausar-tras-liquidar")]);
     let request = client.get(gate.url("/estudio/banca-2026")).header("PAYMENT-SIGNATURE", &header).send();
     let pending = tokio::spawn(request);
-    let journal = data.join(gate::journal::JOURNAL_FILE);
+    let journal = data.join(gate::sales::journal::JOURNAL_FILE);
     let started = Instant::now();
     while !std::fs::read_to_string(&journal).unwrap_or_default().contains("\"liquidado\"") {
         assert!(started.elapsed() < Duration::from_secs(20), "no settlement journaled: {}", gate.log());

@@ -218,13 +218,14 @@ async fn every_study_is_bought_in_both_views_with_the_in_process_facilitator() {
     let pay_to = address("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
     assert_eq!(local.balance("eip155:84532", payer), units(100_000_000 - 18 * 990_000));
     assert_eq!(local.balance("eip155:84532", pay_to), units(100_000_000 + 18 * 990_000));
-    let log = std::fs::read_to_string(gate.data.path().join(gate::journal::JOURNAL_FILE)).expect("sales journal");
+    let log =
+        std::fs::read_to_string(gate.data.path().join(gate::sales::journal::JOURNAL_FILE)).expect("sales journal");
     let steps: Vec<Value> = log.lines().map(|l| serde_json::from_str(l).expect("one JSON record a line")).collect();
     for step in ["aceptado", "liquidado", "entregado"] {
         assert_eq!(steps.iter().filter(|r| r["evento"] == step).count(), 18, "{step}");
     }
     assert!(!log.contains("signature"), "the journal keeps no signatures");
-    let report = gate::ventas::report(gate.data.path()).expect("report");
+    let report = gate::sales::report::report(gate.data.path()).expect("report");
     assert_eq!(report.totales.general.ventas, 18);
     assert_eq!(report.totales.general.usdc, "17.82");
     assert_eq!(report.totales.por_estudio.len(), 9);
@@ -527,7 +528,7 @@ async fn facilitator_failures_deliver_nothing_and_the_gate_keeps_serving() {
         assert_eq!(get(&client, &gate.url("/catalogo")).await.status(), 200, "{name}");
         assert_eq!(get(&client, &gate.url("/estudio/banca-2026")).await.status(), 402, "{name}");
         // The journal says it was accepted and failed, and no sale.
-        let report = gate::ventas::report(gate.data.path()).expect("report");
+        let report = gate::sales::report::report(gate.data.path()).expect("report");
         assert_eq!(report.totales.general.ventas, 0, "{name}");
         assert_eq!(report.fallidas.get(code), Some(&1), "{name}: {:?}", report.fallidas);
         // A facilitator that did not answer may still have settled: left for reconciliation.

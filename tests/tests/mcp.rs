@@ -11,8 +11,8 @@ use std::sync::Arc;
 use alloy_primitives::U256;
 use common::gate::*;
 use common::{SLUGS, built, read_json, sha256_hex};
+use gate::app::Gate;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::router::Gate;
 use serde_json::{Value, json};
 
 const ACCEPT: &str = "application/json, text/event-stream";
@@ -324,7 +324,8 @@ async fn every_study_is_bought_through_comprar_estudio_and_its_links_download() 
     let local = gate.local.as_ref().expect("local");
     assert_eq!(local.settlements(), 10);
     assert_eq!(local.balance("eip155:84532", payer), units(100_000_000 - 10 * 990_000));
-    let log = std::fs::read_to_string(gate.data.path().join(gate::journal::JOURNAL_FILE)).expect("sales journal");
+    let log =
+        std::fs::read_to_string(gate.data.path().join(gate::sales::journal::JOURNAL_FILE)).expect("sales journal");
     let delivered = log
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -636,7 +637,7 @@ async fn the_public_host_and_configured_hosts_are_allowed() {
         Gate::load(dist, facilitator, links(), None).expect("gate").with_mcp_hosts(&["agentes.example".into()]);
     let allowed: Vec<&str> = loaded.mcp.allowed.hosts().collect();
     assert!(allowed.contains(&"127.0.0.1") && allowed.contains(&"agentes.example"), "{allowed:?}");
-    let server = gate::server::spawn(Arc::new(loaded), 1).expect("spawn");
+    let server = gate::http::server::spawn(Arc::new(loaded), 1).expect("spawn");
     let http = client();
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let send = |origin: &'static str, host: &'static str| {

@@ -12,9 +12,9 @@ use std::sync::{Arc, OnceLock};
 use bytes::Bytes;
 use common::built;
 use common::gate::links;
+use gate::app::Gate;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::router::Gate;
-use gate::server::{Handler, Request};
+use gate::http::server::{Handler, Request};
 use pingora_http::RequestHeader;
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -47,7 +47,7 @@ fn post(path: &str, body: Vec<u8>, protocol: Option<&str>) -> Result<(), TestCas
         prop_assert!(reply.body.is_empty());
         return Ok(());
     }
-    let gate::response::Body::Bytes(bytes) = &reply.body else {
+    let gate::http::response::Body::Bytes(bytes) = &reply.body else {
         return Err(TestCaseError::fail("an MCP answer is bytes in memory"));
     };
     let answer: Value = serde_json::from_slice(bytes).map_err(|e| TestCaseError::fail(format!("not JSON: {e}")))?;

@@ -11,8 +11,8 @@ use common::gate::*;
 use gate::facilitator::Facilitator;
 use gate::facilitator::http::HttpFacilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::response::{Body, JSON, Reply};
-use gate::server::{Handler, Request, spawn};
+use gate::http::response::{Body, JSON, Reply};
+use gate::http::server::{Handler, Request, spawn};
 use gate::x402::header::encode_json;
 use serde_json::{Value, json};
 
@@ -70,9 +70,9 @@ async fn a_payment_identifier_makes_a_purchase_idempotent() {
     assert_eq!((status, bad["error"].as_str()), (400, Some("invalid_payment_identifier")), "{bad}");
 
     // The journal: one sale, delivered once and again once, with the identifier.
-    let journal = std::fs::read_to_string(gate.data.path().join(gate::journal::JOURNAL_FILE)).expect("journal");
+    let journal = std::fs::read_to_string(gate.data.path().join(gate::sales::journal::JOURNAL_FILE)).expect("journal");
     assert!(journal.contains(id));
-    let report = gate::ventas::report(gate.data.path()).expect("report");
+    let report = gate::sales::report::report(gate.data.path()).expect("report");
     assert_eq!(report.ventas.len(), 1);
     assert_eq!((report.ventas[0].entregado, report.ventas[0].reentregas), (true, 1));
 }
@@ -102,17 +102,18 @@ async fn the_same_payment_at_two_instances_is_delivered_once_and_settled_once() 
         assert!(refused.get("paquete").is_none());
         assert_eq!(local.settlements(), round + 1, "one settlement per payment");
     }
-    let sales = |gate: &TestGate| gate::ventas::report(gate.data.path()).expect("report").ventas.len();
+    let sales = |gate: &TestGate| gate::sales::report::report(gate.data.path()).expect("report").ventas.len();
     assert_eq!(sales(&a) + sales(&b), 5, "each sale is in exactly one instance's journal");
 }
 
 /// The real gate over the built `dist/` with tight limits.
-fn start_limited(limits: gate::server::Limits) -> (gate::server::Running, tempfile::TempDir) {
+fn start_limited(limits: gate::http::server::Limits) -> (gate::http::server::Running, tempfile::TempDir) {
     let data = tempfile::tempdir().expect("data");
     let local: Arc<dyn Facilitator> = Arc::new(LocalFacilitator::new(LocalConfig::default()));
-    let gate = gate::router::Gate::load(built(), local, links(), Some(&data.path().join(gate::journal::JOURNAL_FILE)))
-        .expect("gate");
-    let server = gate::server::spawn_with_limits(Arc::new(gate), 2, limits).expect("server");
+    let gate =
+        gate::app::Gate::load(built(), local, links(), Some(&data.path().join(gate::sales::journal::JOURNAL_FILE)))
+            .expect("gate");
+    let server = gate::http::server::spawn_with_limits(Arc::new(gate), 2, limits).expect("server");
     (server, data)
 }
 
@@ -125,7 +126,7 @@ async fn error_code(response: reqwest::Response, status: u16) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oversized_heads_targets_and_bodies_get_json_errors() {
-    let (server, _data) = start_limited(gate::server::Limits::default());
+    let (server, _data) = start_limited(gate::http::server::Limits::default());
     let client = client();
     let url = |path: &str| format!("{}{path}", server.url());
 
@@ -164,7 +165,7 @@ async fn oversized_heads_targets_and_bodies_get_json_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_beyond_the_limit_get_503_and_a_freed_slot_serves_again() {
     use std::io::{Read, Write};
-    let limits = gate::server::Limits { max_connections: 2, ..gate::server::Limits::default() };
+    let limits = gate::http::server::Limits { max_connections: 2, ..gate::http::server::Limits::default() };
     let (server, _data) = start_limited(limits);
     let idle: Vec<std::net::TcpStream> =
         (0..2).map(|_| std::net::TcpStream::connect(server.addr).expect("connect")).collect();
@@ -195,8 +196,10 @@ async fn connections_beyond_the_limit_get_503_and_a_freed_slot_serves_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_clients_are_cut_off_at_the_read_timeout() {
     use std::io::{Read, Write};
-    let limits =
-        gate::server::Limits { read_timeout: std::time::Duration::from_secs(1), ..gate::server::Limits::default() };
+    let limits = gate::http::server::Limits {
+        read_timeout: std::time::Duration::from_secs(1),
+        ..gate::http::server::Limits::default()
+    };
     let (server, _data) = start_limited(limits);
     for partial in [
         &b"GET /catalogo HTTP/1.1\r\nHost: x\r\n"[..],

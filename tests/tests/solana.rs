@@ -17,11 +17,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use base64::Engine as _;
 use common::gate::client;
 use common::{build_into, copy_tree, read_json};
+use gate::app::Gate;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate::facilitator::{Facilitator, FacilitatorError};
+use gate::http::server::spawn;
 use gate::links::LinkSigner;
-use gate::router::Gate;
-use gate::server::spawn;
 use gate::x402::header::encode_json;
 use gate::x402::{
     PaymentPayload, PaymentRequirements, SettlementResponse, SupportedKind, SupportedResponse, VerifyResponse,

@@ -76,7 +76,7 @@ fn run() -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
         println!("Comprando {url} con la cuenta {}", signer.address());
-        let purchase = buy(&client, url.as_str(), &signer, gate::payment::now()).await?;
+        let purchase = buy(&client, url.as_str(), &signer, gate::clock::now()).await?;
         if purchase.status != 200 {
             let error = purchase.body.get("error").and_then(|v| v.as_str()).unwrap_or("?");
             let message = purchase.body.get("mensaje").and_then(|v| v.as_str()).unwrap_or("");

@@ -9,8 +9,8 @@ use alloy_primitives::U256;
 use anyhow::Result;
 use clap::Parser;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::facilitator_service::FacilitatorService;
-use gate::server::{RunOptions, run};
+use gate::facilitator::service::FacilitatorService;
+use gate::http::server::{RunOptions, run};
 
 #[derive(Debug, Parser)]
 #[command(name = "facilitador-local", about = "Facilitador x402 local (sin cadena, sin dinero real) por HTTP.")]

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{Facilitator, FacilitatorError};
-use crate::payment::now;
+use crate::clock::now;
 use crate::x402::evm::{check_exact, parse_exact_payload};
 use crate::x402::{
     PaymentPayload, PaymentRequirements, SettlementResponse, SupportedKind, SupportedResponse, VerifyResponse,

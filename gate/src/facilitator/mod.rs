@@ -3,10 +3,12 @@
 //! [`http::HttpFacilitator`] talks the x402 facilitator API to any conformant URL (x402.org on
 //! testnet, a configured one on mainnet). [`local::LocalFacilitator`] verifies real signatures
 //! and settles against a local ledger with no chain: the default on a fresh machine and in
-//! tests. The gate never knows which one it has.
+//! tests; [`service::FacilitatorService`] serves it over HTTP (the `facilitador-local`
+//! binary). The gate never knows which one it has.
 
 pub mod http;
 pub mod local;
+pub mod service;
 
 use async_trait::async_trait;
 

@@ -2,17 +2,18 @@
 //!
 //! Agents that speak MCP rather than plain HTTP reach the same catalog, search, sheets and
 //! purchase through here. The server is stateless and speaks the legacy era of Streamable HTTP
-//! (revisions 2025-03-26 to 2025-11-25, `reference/mcp.md` §1–§3): every POST carries one
+//! (revisions 2025-03-26 to 2025-11-25 of the MCP specification): every POST carries one
 //! JSON-RPC message and gets one plain JSON answer, no session id is ever issued, and GET and
 //! DELETE get 405. The types are a handful of JSON shapes written by hand with serde_json,
 //! which keeps the transport rules (status codes, Origin and Host checks, version header)
 //! explicit and testable in one place, without an SDK between Pingora and the wire.
 //!
 //! `/mcp/catalogo` is the same server with the free tools only. The paid tool,
-//! `comprar_estudio`, uses the x402 tool-result binding ([`purchase`]) over
-//! [`crate::payment::Shop::purchase`], the one implementation of checks and settlement.
+//! `comprar_estudio`, uses the x402 tool-result binding ([`crate::payment::mcp`]) over
+//! [`crate::payment::shop::Shop::purchase`], the one implementation of checks and settlement.
+//! The tools read a [`Store`]: the same free files, search and offers the HTTP routes serve.
 
-pub mod purchase;
+pub mod result;
 pub mod tools;
 
 use std::collections::BTreeSet;
@@ -21,10 +22,13 @@ use bytes::Bytes;
 use http::Method;
 use serde_json::{Map, Value, json};
 
+use crate::http::response::{Body, Reply};
+use crate::http::server::{Request, preflight};
+use crate::http::statics::Statics;
 use crate::manifest::Manifest;
-use crate::response::{Body, Reply};
-use crate::router::Gate;
-use crate::server::{Request, preflight};
+use crate::payment::offer::Offers;
+use crate::payment::shop::Shop;
+use crate::search::Search;
 
 /// Protocol revisions this server speaks, newest first.
 pub const SUPPORTED_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
@@ -35,7 +39,7 @@ pub const HOSTS_ENV: &str = "GATE_MCP_HOSTS";
 const JSON_RPC: &str = "2.0";
 const ALLOW: &str = "POST";
 
-/// JSON-RPC error codes (`reference/mcp.md` §1).
+/// JSON-RPC 2.0 error codes.
 pub mod code {
     pub const PARSE_ERROR: i64 = -32700;
     pub const INVALID_REQUEST: i64 = -32600;
@@ -181,6 +185,15 @@ impl McpServer {
     }
 }
 
+/// What the tools read: the same data the HTTP routes serve, borrowed from the loaded gate.
+pub struct Store<'a> {
+    pub manifest: &'a Manifest,
+    pub statics: &'a Statics,
+    pub search: &'a Search,
+    pub offers: &'a Offers,
+    pub shop: &'a Shop,
+}
+
 /// A JSON-RPC error, with the HTTP status it travels with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RpcError {
@@ -227,7 +240,7 @@ fn json_reply(status: u16, value: &Value) -> Reply {
 }
 
 /// Answers one HTTP request to an MCP endpoint.
-pub async fn handle(gate: &Gate, request: &Request<'_>, endpoint: Endpoint) -> Reply {
+pub async fn handle(server: &McpServer, store: &Store<'_>, request: &Request<'_>, endpoint: Endpoint) -> Reply {
     let method = request.method();
     if method == Method::OPTIONS {
         return preflight(ALLOW);
@@ -235,7 +248,7 @@ pub async fn handle(gate: &Gate, request: &Request<'_>, endpoint: Endpoint) -> R
     if method != Method::POST {
         return Reply::method_not_allowed(method.as_str(), ALLOW);
     }
-    if let Err(error) = check_transport(&gate.mcp.allowed, request) {
+    if let Err(error) = check_transport(&server.allowed, request) {
         return error.reply(None);
     }
     let message = match parse_message(&request.body) {
@@ -252,7 +265,7 @@ pub async fn handle(gate: &Gate, request: &Request<'_>, endpoint: Endpoint) -> R
             if let Err(error) = check_version_header(request) {
                 return error.reply(Some(&id));
             }
-            let outcome = answer(gate, endpoint, &method, params).await;
+            let outcome = answer(server, store, endpoint, &method, params).await;
             match outcome {
                 Ok(result) => json_reply(200, &json!({"jsonrpc": JSON_RPC, "id": id, "result": result})),
                 Err(error) => error.reply(Some(&id)),
@@ -396,14 +409,15 @@ fn parse_message(body: &[u8]) -> Result<Message, RpcError> {
 
 /// Runs one request.
 async fn answer(
-    gate: &Gate,
+    server: &McpServer,
+    store: &Store<'_>,
     endpoint: Endpoint,
     method: &str,
     params: Option<Map<String, Value>>,
 ) -> Result<Value, RpcError> {
     let params = params.unwrap_or_default();
     match method {
-        "initialize" => initialize(&gate.mcp, endpoint, &params),
+        "initialize" => initialize(server, endpoint, &params),
         "ping" => Ok(json!({})),
         "tools/list" => {
             if params.get("cursor").is_some_and(|c| !c.is_null()) {
@@ -411,9 +425,9 @@ async fn answer(
                     "Invalid cursor: la lista de herramientas tiene una sola página.",
                 ));
             }
-            Ok(gate.mcp.tool_list(endpoint).clone())
+            Ok(server.tool_list(endpoint).clone())
         }
-        "tools/call" => tools::call(gate, endpoint, &params).await,
+        "tools/call" => tools::call(server, store, endpoint, &params).await,
         other => Err(RpcError::new(200, code::METHOD_NOT_FOUND, format!("Method not found: {other}"))),
     }
 }

@@ -2,17 +2,18 @@
 //! annotations) and what each call answers.
 //!
 //! The free tools answer from the same bytes the HTTP routes serve (the catalog, the sheets
-//! and the metrics held in [`crate::statics`], the search of [`crate::search`]), so an agent
+//! and the metrics held in [`crate::http::statics`], the search of [`crate::search`]), so an agent
 //! gets the same facts over MCP as over HTTP. Arguments are checked here against the schemas
 //! the tools publish; a bad value is a tool error (`isError: true`) the model can read and fix.
 
 use serde_json::{Map, Value, json};
 
-use super::purchase::{self, BUY_TOOL, MCP_DEFAULT_VIEW};
-use super::{Endpoint, RpcError};
-use crate::manifest::Manifest;
-use crate::router::Gate;
 use contract::View;
+
+use super::result::{ToolError, success, success_value};
+use super::{Endpoint, McpServer, RpcError, Store};
+use crate::manifest::Manifest;
+use crate::payment::mcp::{self as purchase, BUY_TOOL, MCP_DEFAULT_VIEW};
 
 /// The free tools, in the order they are listed.
 pub const FREE_TOOLS: [&str; 5] = ["listar_estudios", "buscar_estudios", "ver_ficha", "ver_metricas", "como_comprar"];
@@ -102,8 +103,8 @@ pub fn definitions(slugs: &[&str], endpoint: Endpoint) -> Vec<Value> {
     tools
 }
 
-fn other_view() -> &'static str {
-    View::NAMES.iter().copied().find(|v| *v != MCP_DEFAULT_VIEW).unwrap_or(View::NAMES[0])
+fn other_view() -> View {
+    View::ALL.into_iter().find(|v| *v != MCP_DEFAULT_VIEW).unwrap_or(View::ALL[0])
 }
 
 /// An input schema: an object with exactly these properties.
@@ -145,46 +146,14 @@ pub fn instructions(manifest: &Manifest, base_url: &str, endpoint: Endpoint) -> 
     }
 }
 
-/// A tool execution error: shown to the model with `isError: true`.
-#[derive(Debug, Clone)]
-pub struct ToolError {
-    pub code: &'static str,
-    pub message: String,
-    pub extra: Value,
-}
-
-impl ToolError {
-    pub fn new(code: &'static str, message: impl Into<String>) -> ToolError {
-        ToolError { code, message: message.into(), extra: Value::Null }
-    }
-
-    fn with(mut self, extra: Value) -> ToolError {
-        self.extra = extra;
-        self
-    }
-
-    /// The `CallToolResult` of this error.
-    pub fn result(&self) -> Value {
-        let mut body = json!({"error": self.code, "mensaje": self.message});
-        if let (Some(map), Value::Object(extra)) = (body.as_object_mut(), &self.extra) {
-            map.extend(extra.clone());
-        }
-        json!({"content": [{"type": "text", "text": body.to_string()}], "structuredContent": body, "isError": true})
-    }
-}
-
-/// A successful `CallToolResult` from JSON text already serialized (sent as is) and its value.
-pub fn success(text: String, value: Value) -> Value {
-    json!({"content": [{"type": "text", "text": text}], "structuredContent": value, "isError": false})
-}
-
-fn success_value(value: Value) -> Value {
-    success(value.to_string(), value)
-}
-
 /// `tools/call`: unknown tools and a malformed call are JSON-RPC errors; everything else is a
 /// tool result.
-pub async fn call(gate: &Gate, endpoint: Endpoint, params: &Map<String, Value>) -> Result<Value, RpcError> {
+pub async fn call(
+    server: &McpServer,
+    store: &Store<'_>,
+    endpoint: Endpoint,
+    params: &Map<String, Value>,
+) -> Result<Value, RpcError> {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return Err(RpcError::invalid_params("tools/call: falta params.name (el nombre de la herramienta)."));
     };
@@ -196,29 +165,30 @@ pub async fn call(gate: &Gate, endpoint: Endpoint, params: &Map<String, Value>) 
     };
     if !names(endpoint).contains(&name) {
         let message = match (endpoint, name == BUY_TOOL) {
-            (Endpoint::Catalog, true) => format!(
-                "Unknown tool: {name}. Este servidor es solo de catálogo; compre en {}/mcp.",
-                gate.mcp.base_url()
-            ),
+            (Endpoint::Catalog, true) => {
+                format!("Unknown tool: {name}. Este servidor es solo de catálogo; compre en {}/mcp.", server.base_url())
+            }
             _ => format!("Unknown tool: {name}"),
         };
         return Err(RpcError::invalid_params(message).with_data(json!({"herramientas": names(endpoint)})));
     }
     tracing::debug!(target: "mcp", herramienta = name, "tools/call");
     let outcome = match name {
-        "listar_estudios" => no_arguments(arguments).and_then(|()| static_json(gate, "/catalogo")),
-        "buscar_estudios" => search_studies(gate, arguments),
+        "listar_estudios" => no_arguments(arguments).and_then(|()| static_json(store, "/catalogo")),
+        "buscar_estudios" => search_studies(store, arguments),
         "ver_ficha" => only(arguments, &["slug"])
-            .and_then(|()| required_slug(gate, arguments))
-            .and_then(|slug| static_json(gate, &format!("/estudio/{slug}/ficha"))),
-        "ver_metricas" => no_arguments(arguments).and_then(|()| static_json(gate, "/metricas")),
-        "como_comprar" => how_to_buy(gate, arguments),
+            .and_then(|()| required_slug(store, arguments))
+            .and_then(|slug| static_json(store, &format!("/estudio/{slug}/ficha"))),
+        "ver_metricas" => no_arguments(arguments).and_then(|()| static_json(store, "/metricas")),
+        "como_comprar" => how_to_buy(server, store, arguments),
         BUY_TOOL => {
             let checked = only(arguments, &["slug", "vista"])
-                .and_then(|()| required_slug(gate, arguments))
+                .and_then(|()| required_slug(store, arguments))
                 .and_then(|slug| Ok((slug, view(arguments)?)));
             match checked {
-                Ok((slug, view)) => return Ok(purchase::buy(gate, slug, view, params.get("_meta")).await),
+                Ok((slug, view)) => {
+                    return Ok(purchase::buy(store.offers, store.shop, slug, view, params.get("_meta")).await);
+                }
                 Err(e) => Err(e),
             }
         }
@@ -256,16 +226,16 @@ fn string_argument<'a>(arguments: &'a Map<String, Value>, key: &str) -> Result<O
     }
 }
 
-fn valid_slugs(gate: &Gate) -> Vec<&str> {
-    gate.manifest.estudios.keys().map(String::as_str).collect()
+fn valid_slugs<'a>(store: &Store<'a>) -> Vec<&'a str> {
+    store.manifest.estudios.keys().map(String::as_str).collect()
 }
 
 /// A known study slug.
-fn known_slug<'a>(gate: &Gate, slug: &'a str) -> Result<&'a str, ToolError> {
-    if gate.manifest.estudios.contains_key(slug) {
+fn known_slug<'a>(store: &Store<'_>, slug: &'a str) -> Result<&'a str, ToolError> {
+    if store.manifest.estudios.contains_key(slug) {
         return Ok(slug);
     }
-    let slugs = valid_slugs(gate);
+    let slugs = valid_slugs(store);
     Err(ToolError::new(
         "estudio_desconocido",
         format!("No hay un estudio {slug:?}. Los estudios válidos son: {}.", slugs.join(", ")),
@@ -273,21 +243,21 @@ fn known_slug<'a>(gate: &Gate, slug: &'a str) -> Result<&'a str, ToolError> {
     .with(json!({"slugs_validos": slugs})))
 }
 
-fn required_slug<'a>(gate: &Gate, arguments: &'a Map<String, Value>) -> Result<&'a str, ToolError> {
+fn required_slug<'a>(store: &Store<'_>, arguments: &'a Map<String, Value>) -> Result<&'a str, ToolError> {
     match string_argument(arguments, "slug")? {
-        Some(slug) => known_slug(gate, slug),
+        Some(slug) => known_slug(store, slug),
         None => Err(ToolError::new(
             "falta_argumento",
-            format!("Falta el argumento slug. Los estudios válidos son: {}.", valid_slugs(gate).join(", ")),
+            format!("Falta el argumento slug. Los estudios válidos son: {}.", valid_slugs(store).join(", ")),
         )
-        .with(json!({"slugs_validos": valid_slugs(gate)}))),
+        .with(json!({"slugs_validos": valid_slugs(store)}))),
     }
 }
 
 /// The `vista` argument of comprar_estudio (default: the summary).
-fn view(arguments: &Map<String, Value>) -> Result<&'static str, ToolError> {
+fn view(arguments: &Map<String, Value>) -> Result<View, ToolError> {
     let Some(view) = string_argument(arguments, "vista")? else { return Ok(MCP_DEFAULT_VIEW) };
-    View::NAMES.iter().copied().find(|v| *v == view).ok_or_else(|| {
+    View::parse(view).ok_or_else(|| {
         ToolError::new(
             "vista_desconocida",
             format!("La vista {view:?} no existe; use completo o resumen (mismo precio)."),
@@ -297,15 +267,15 @@ fn view(arguments: &Map<String, Value>) -> Result<&'static str, ToolError> {
 }
 
 /// A free JSON document the gate serves, as a tool result (its bytes sent as they are).
-fn static_json(gate: &Gate, path: &str) -> Result<Value, ToolError> {
+fn static_json(store: &Store<'_>, path: &str) -> Result<Value, ToolError> {
     let internal = || ToolError::new("error_interno", format!("El documento {path} no está disponible."));
-    let file = gate.statics.get(path).ok_or_else(internal)?;
+    let file = store.statics.get(path).ok_or_else(internal)?;
     let value: Value = serde_json::from_slice(&file.bytes).map_err(|_| internal())?;
     let text = String::from_utf8(file.bytes.to_vec()).map_err(|_| internal())?;
     Ok(success(text, value))
 }
 
-fn search_studies(gate: &Gate, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
+fn search_studies(store: &Store<'_>, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
     only(arguments, &["q"])?;
     let q = string_argument(arguments, "q")?.map(str::trim).filter(|q| !q.is_empty()).ok_or_else(|| {
         ToolError::new(
@@ -319,31 +289,22 @@ fn search_studies(gate: &Gate, arguments: &Map<String, Value>) -> Result<Value, 
             format!("La búsqueda tiene {} caracteres; el máximo es {MAX_QUERY_CHARS}.", q.chars().count()),
         ));
     }
-    let reply = gate.search.answer_for(q);
-    let body: Value = crate::router::body_bytes(&reply)
-        .and_then(|b| serde_json::from_slice(b).ok())
-        .ok_or_else(|| ToolError::new("error_interno", "La búsqueda no pudo responder."))?;
-    if reply.status != 200 {
-        let code = match body.get("error").and_then(Value::as_str) {
-            Some("q_demasiado_larga") => "q_demasiado_larga",
-            _ => "q_sin_terminos",
-        };
-        let message = body.get("mensaje").and_then(Value::as_str).unwrap_or("Búsqueda inválida.").to_owned();
-        return Err(ToolError::new(code, message));
-    }
-    Ok(success_value(body))
+    let bytes = store.search.results(q).map_err(|refused| ToolError::new(refused.code, refused.message))?;
+    let value: Value = serde_json::from_slice(&bytes)
+        .map_err(|_| ToolError::new("error_interno", "La búsqueda no pudo responder."))?;
+    Ok(success(String::from_utf8_lossy(&bytes).into_owned(), value))
 }
 
 /// `como_comprar {slug?}`: the HTTP steps the documents publish, the MCP steps, and with a
 /// slug the exact PaymentRequired `comprar_estudio` answers for it.
-fn how_to_buy(gate: &Gate, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
+fn how_to_buy(server: &McpServer, store: &Store<'_>, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
     only(arguments, &["slug"])?;
-    let slug = string_argument(arguments, "slug")?.map(|s| known_slug(gate, s)).transpose()?;
+    let slug = string_argument(arguments, "slug")?.map(|s| known_slug(store, s)).transpose()?;
     let source = match slug {
         Some(slug) => format!("/estudio/{slug}/ficha"),
         None => "/".to_owned(),
     };
-    let http = gate
+    let http = store
         .statics
         .get(&source)
         .and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok())
@@ -351,16 +312,16 @@ fn how_to_buy(gate: &Gate, arguments: &Map<String, Value>) -> Result<Value, Tool
         .unwrap_or(Value::Null);
     let mut answer = json!({
         "protocolo": "x402 v2 (esquema exact, EIP-3009, USDC)",
-        "mcp": purchase::mcp_steps(gate.mcp.base_url()),
+        "mcp": purchase::mcp_steps(server.base_url()),
         "http": http,
     });
     if let Some(slug) = slug {
         answer["estudio"] = json!(slug);
-        if let Some(study) = gate.manifest.estudios.get(slug) {
+        if let Some(study) = store.manifest.estudios.get(slug) {
             answer["precio_usd"] = json!(study.precio.0.usd());
             answer["monto_atomico"] = json!(study.precio.0.atomic_string());
         }
-        if let Ok(offer) = gate.shop.offer(slug, Some(MCP_DEFAULT_VIEW)) {
+        if let Ok(offer) = store.offers.find(slug, Some(MCP_DEFAULT_VIEW.as_str())) {
             answer["pago_requerido"] = purchase::payment_required(
                 offer,
                 "Payment required: call comprar_estudio with _meta[\"x402/payment\"]",
@@ -409,16 +370,7 @@ mod tests {
         assert_eq!(string_argument(&args(json!({"q": 5})), "q").unwrap_err().code, "argumento_invalido");
         assert_eq!(string_argument(&args(json!({"q": null})), "q").unwrap(), None);
         assert_eq!(view(&args(json!({}))).unwrap(), MCP_DEFAULT_VIEW);
-        assert_eq!(view(&args(json!({"vista": "completo"}))).unwrap(), "completo");
+        assert_eq!(view(&args(json!({"vista": "completo"}))).unwrap(), View::Completo);
         assert_eq!(view(&args(json!({"vista": "todo"}))).unwrap_err().code, "vista_desconocida");
-    }
-
-    #[test]
-    fn tool_errors_mirror_their_json_in_the_text() {
-        let result = ToolError::new("x", "mensaje").with(json!({"slugs_validos": ["a"]})).result();
-        assert_eq!(result["isError"], true);
-        let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
-        assert_eq!(text, result["structuredContent"]);
-        assert_eq!(text["slugs_validos"], json!(["a"]));
     }
 }

@@ -132,7 +132,7 @@ fn run() -> Result<()> {
         .context("no downloads")?;
     let big_bytes = big["bytes"].as_u64().unwrap_or(0);
     let links = LinkSigner::new(LINK_SECRET.as_bytes().to_vec(), 7 * 86_400)?;
-    let link = links.link(big_name, links.expiry(gate::payment::now()));
+    let link = links.link(big_name, links.expiry(gate::clock::now()));
 
     println!(
         "bench-gate: corpus {SCALE}x, wrk -t2 -c50 -d{seconds}s, {rounds} rondas alternadas, loopback, 2 cores shared with wrk"
@@ -217,7 +217,7 @@ async fn purchases(gate_url: &str, manifest: &Value, seconds: u64) -> Result<()>
     let requirements: PaymentRequirements = serde_json::from_value(accepted.clone())?;
     let domain = domain_for(&requirements)?;
     let n = (seconds as usize * 150).max(200);
-    let now = gate::payment::now();
+    let now = gate::clock::now();
     let headers: Vec<String> = (0..n)
         .map(|_| {
             let auth = client_authorization(&requirements, key.address(), now, gate::x402::evm::random_nonce())?;

@@ -271,7 +271,7 @@ async fn buy(
 
 fn sign(accepted: &Value, key: &PrivateKeySigner) -> Result<String> {
     let requirements: PaymentRequirements = serde_json::from_value(accepted.clone())?;
-    let auth = client_authorization(&requirements, key.address(), gate::payment::now(), random_nonce())?;
+    let auth = client_authorization(&requirements, key.address(), gate::clock::now(), random_nonce())?;
     let signature = sign_authorization(key, &domain_for(&requirements)?, &auth)?;
     Ok(encode_json(&json!({"x402Version": 2, "accepted": accepted, "payload": exact_payload_json(&auth, &signature)})))
 }

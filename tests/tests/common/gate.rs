@@ -7,13 +7,13 @@ use std::time::Duration;
 
 use alloy_primitives::{Address, B256, U256};
 use alloy_signer_local::PrivateKeySigner;
+use gate::app::Gate;
 use gate::facilitator::Facilitator;
 use gate::facilitator::http::HttpFacilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::facilitator_service::FacilitatorService;
+use gate::facilitator::service::FacilitatorService;
+use gate::http::server::{Running, spawn};
 use gate::links::LinkSigner;
-use gate::router::Gate;
-use gate::server::{Running, spawn};
 use gate::x402::evm::{
     Authorization, Domain, client_authorization, domain_for, exact_payload_json, sign_authorization,
 };
@@ -66,7 +66,7 @@ pub fn start_local(dist: &Path) -> TestGate {
 /// The gate over `dist` settling through any facilitator.
 pub fn start_with(dist: &Path, facilitator: Arc<dyn Facilitator>) -> TestGate {
     let data = tempfile::tempdir().expect("data dir");
-    let log = data.path().join(gate::journal::JOURNAL_FILE);
+    let log = data.path().join(gate::sales::journal::JOURNAL_FILE);
     let gate = Gate::load(dist, facilitator, links(), Some(&log)).expect("gate loads dist/");
     let server = spawn(Arc::new(gate), 2).expect("gate starts");
     TestGate { server, data, local: None }
@@ -113,7 +113,7 @@ pub fn client() -> reqwest::Client {
 }
 
 pub fn now() -> u64 {
-    gate::payment::now()
+    gate::clock::now()
 }
 
 pub fn random_nonce() -> B256 {

@@ -2,22 +2,11 @@
 //!
 //! The generator renders every page into `dist/`; the gate never renders templates. It only
 //! picks, by the request's `Accept`, between answers it holds in memory: on `/` the home page
-//! or the JSON service index, and on an unpaid `/estudio/{slug}` the HTML 402 page or the
-//! JSON 402. Both kinds of 402 carry the same `PAYMENT-REQUIRED` header, and every negotiated
-//! answer says `Vary: Accept` so caches keep the two apart.
-
-use std::collections::BTreeMap;
-use std::path::Path;
-
-use anyhow::{Context, Result, bail};
-use bytes::Bytes;
-
-use crate::manifest::{self, Manifest};
-use crate::response::{Body, Reply};
+//! or the JSON service index ([`super::statics`]), and on an unpaid `/estudio/{slug}` the HTML
+//! 402 page or the JSON 402 ([`crate::payment::http`]). Every negotiated answer says
+//! `Vary: Accept` so caches keep the two apart.
 
 pub const HTML: &str = "text/html; charset=utf-8";
-/// The policy every page is sent with: nothing from other hosts.
-pub use contract::CONTENT_SECURITY_POLICY;
 
 /// Whether a client's `Accept` prefers `text/html` to `application/json`.
 ///
@@ -52,28 +41,6 @@ fn quality(accept: &str, kind: &str, subtype: &str) -> f32 {
         }
     }
     best.map_or(0.0, |(_, q)| q)
-}
-
-/// The HTML 402 page of each study, by slug, read once at start.
-pub fn load_payment_pages(dist: &Path, manifest: &Manifest) -> Result<BTreeMap<String, Bytes>> {
-    let mut pages = BTreeMap::new();
-    for (slug, study) in &manifest.estudios {
-        let file = &study.pagina_402;
-        let path = manifest::file_path(dist, file)?;
-        let bytes = std::fs::read(&path).with_context(|| format!("no se pudo leer {}", path.display()))?;
-        if bytes.is_empty() {
-            bail!("{file}: la página 402 está vacía");
-        }
-        pages.insert(slug.clone(), Bytes::from(bytes));
-    }
-    Ok(pages)
-}
-
-/// The browser's 402: the JSON 402's status and headers (with `PAYMENT-REQUIRED`), the page as body.
-pub fn html_payment_reply(json: &Reply, page: Bytes) -> Reply {
-    let mut reply = Reply::new(json.status, HTML, Body::Bytes(page));
-    reply.headers.extend(json.headers.iter().filter(|(name, _)| !name.eq_ignore_ascii_case("Content-Type")).cloned());
-    reply.with_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
 }
 
 #[cfg(test)]
@@ -115,19 +82,5 @@ mod tests {
         assert!(!html("text/*;q=1, text/html;q=0, application/json;q=0.1"));
         assert_eq!(quality("text/*;q=0.3, */*;q=0.9", "text", "html"), 0.3);
         assert_eq!(quality("image/png", "text", "html"), 0.0);
-    }
-
-    #[test]
-    fn the_html_402_keeps_the_payment_header() {
-        let json = Reply::new(402, crate::response::JSON, Body::Empty)
-            .with_header("PAYMENT-REQUIRED", "abc")
-            .with_header("Vary", "Accept");
-        let page = html_payment_reply(&json, Bytes::from_static(b"<!doctype html>"));
-        assert_eq!(page.status, 402);
-        let headers: Vec<(&str, &str)> = page.headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
-        assert!(headers.contains(&("Content-Type", HTML)));
-        assert!(headers.contains(&("PAYMENT-REQUIRED", "abc")));
-        assert!(headers.contains(&("Vary", "Accept")));
-        assert_eq!(headers.iter().filter(|(n, _)| *n == "Content-Type").count(), 1);
     }
 }

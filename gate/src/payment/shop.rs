@@ -1,7 +1,7 @@
 //! Selling a study: the one implementation of the x402 purchase, shared by HTTP and MCP.
 //!
-//! The order follows `reference/x402.md` §12: the `accepted` requirement must deep-equal one
-//! we offer; local checks (EVM: signature, recipient, exact amount, time window) run before
+//! The order is the one the x402 reference servers use (verify, produce, settle, release):
+//! the `accepted` requirement must deep-equal one we offer; local checks (EVM: signature, recipient, exact amount, time window) run before
 //! anything else; the nonce is reserved so the same authorization cannot be spent twice, even
 //! concurrently; the whole response is produced in memory; only then is the facilitator asked
 //! to settle, and only a `success: true` for our network releases the study. Every other path
@@ -9,52 +9,25 @@
 //! nothing is delivered without settlement.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 use bytes::Bytes;
 use contract::View;
-use serde::Serialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use super::offer::Offer;
+use crate::clock::{iso8601, now};
 use crate::facilitator::{Facilitator, FacilitatorError};
-use crate::journal::{Accepted, Event, Failed, Handed, Settled};
 use crate::links::LinkSigner;
-use crate::manifest::{self, Manifest};
+use crate::sales::journal::{Accepted, Event, Failed, Handed, Settled};
 use crate::sales::{PaidSale, Sales, Seen};
 use crate::x402::evm::{check_exact, parse_exact_payload};
-use crate::x402::{PaymentPayload, PaymentRequired, PaymentRequirements, SettlementResponse};
+use crate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse};
 
 /// How long a non-EVM payment stays in the replay set (Solana blockhash life, doubled).
 const NON_EVM_REPLAY_SECONDS: u64 = 120;
-
-/// Seconds since the Unix epoch.
-pub fn now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
-}
-
-/// What is sold for one (study, view).
-#[derive(Debug, Clone)]
-pub struct Offer {
-    pub slug: String,
-    pub view: View,
-    pub name: String,
-    /// The 402 object, typed for reading.
-    pub required: PaymentRequired,
-    /// The `accepts` entries exactly as the manifest wrote them, for deep comparison.
-    pub accepts_raw: Vec<Value>,
-    pub file: PathBuf,
-}
-
-/// Why an offer cannot be found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OfferError {
-    UnknownStudy,
-    UnknownView,
-}
 
 /// A refused purchase: nothing delivered, nothing charged.
 #[derive(Debug, Clone)]
@@ -63,8 +36,6 @@ pub struct Refusal {
     pub status: u16,
     pub code: String,
     pub message: String,
-    /// The 402 object again, with `error` set to the reason.
-    pub required: PaymentRequired,
     /// The failed settlement, when the facilitator answered one.
     pub settlement: Option<SettlementResponse>,
 }
@@ -103,106 +74,25 @@ fn ms_since(start: std::time::Instant) -> f64 {
 
 pub type Outcome = std::result::Result<Delivery, Refusal>;
 
-/// The shop: offers, the facilitator, link signing and the replay guard.
+/// The shop: the facilitator, link signing and the sales record with its replay guard. It
+/// sells any [`Offer`] it is handed; what is for sale lives in [`super::offer::Offers`].
 pub struct Shop {
-    offers: BTreeMap<(String, View), Offer>,
-    downloads: BTreeMap<String, Vec<DownloadInfo>>,
     base_url: String,
     facilitator: Arc<dyn Facilitator>,
     links: LinkSigner,
     sales: Arc<Sales>,
-    /// The facilitator's `/supported` last applied, kept for reloads.
-    supported: Option<crate::x402::SupportedResponse>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-struct DownloadInfo {
-    #[serde(skip)]
-    kind: String,
-    #[serde(skip)]
-    name: String,
-    tipo: String,
-    bytes: u64,
-    sha256: String,
 }
 
 impl Shop {
-    /// Builds the shop from the manifest. `journal` (JSON Lines, see [`crate::journal`]) records
-    /// every purchase step and rebuilds the replay book at start; `None` keeps it in memory.
-    pub fn new(
-        dist: &Path,
-        manifest: &Manifest,
-        facilitator: Arc<dyn Facilitator>,
-        links: LinkSigner,
-        journal: Option<&Path>,
-    ) -> Result<Shop> {
-        let sales = match journal {
-            Some(path) => Sales::open(path)?,
-            None => Sales::in_memory(),
-        };
-        Shop::with_sales(dist, manifest, facilitator, links, Arc::new(sales))
-    }
-
-    /// Builds the shop around existing sales (a reload of `dist/` keeps the journal and book).
-    pub fn with_sales(
-        dist: &Path,
-        manifest: &Manifest,
-        facilitator: Arc<dyn Facilitator>,
-        links: LinkSigner,
-        sales: Arc<Sales>,
-    ) -> Result<Shop> {
-        let mut offers = BTreeMap::new();
-        let mut downloads = BTreeMap::new();
-        for (slug, study) in &manifest.estudios {
-            for (view, spec) in &study.vistas {
-                let required = spec.pago_requerido.clone();
-                let accepts_raw = required.accepts.iter().map(serde_json::to_value).collect::<Result<_, _>>()?;
-                let offer = Offer {
-                    slug: slug.clone(),
-                    view: *view,
-                    name: study.nombre.clone(),
-                    required,
-                    accepts_raw,
-                    file: manifest::file_path(dist, &spec.archivo)?,
-                };
-                offers.insert((slug.clone(), *view), offer);
-            }
-            let files = study
-                .descargas
-                .iter()
-                .filter_map(|name| {
-                    let d = manifest.descargas.get(name)?;
-                    let kind = name.rsplit('.').next().unwrap_or(name).to_owned();
-                    Some(DownloadInfo {
-                        kind,
-                        name: name.clone(),
-                        tipo: d.tipo.clone(),
-                        bytes: d.bytes,
-                        sha256: d.sha256.clone(),
-                    })
-                })
-                .collect();
-            downloads.insert(slug.clone(), files);
-        }
-        Ok(Shop {
-            offers,
-            downloads,
-            base_url: manifest.servicio.base_url.trim_end_matches('/').to_owned(),
-            facilitator,
-            links,
-            sales,
-            supported: None,
-        })
+    /// A shop selling at `base_url` (the host of every signed link) through `facilitator`,
+    /// recording every step in `sales`.
+    pub fn new(base_url: &str, facilitator: Arc<dyn Facilitator>, links: LinkSigner, sales: Arc<Sales>) -> Shop {
+        Shop { base_url: base_url.trim_end_matches('/').to_owned(), facilitator, links, sales }
     }
 
     /// The journal and replay book, shared with a reloaded shop.
     pub fn sales(&self) -> Arc<Sales> {
         Arc::clone(&self.sales)
-    }
-
-    /// The facilitator's `/supported` applied to this shop, if any.
-    pub fn supported(&self) -> Option<&crate::x402::SupportedResponse> {
-        self.supported.as_ref()
     }
 
     pub fn links(&self) -> &LinkSigner {
@@ -213,72 +103,8 @@ impl Shop {
         &self.facilitator
     }
 
-    /// Every offer, sorted by (slug, view).
-    pub fn offers(&self) -> impl Iterator<Item = &Offer> {
-        self.offers.values()
-    }
-
-    /// The offer for a study and view (`None` = the default view).
-    pub fn offer(&self, slug: &str, view: Option<&str>) -> std::result::Result<&Offer, OfferError> {
-        if !self.offers.keys().any(|(s, _)| s == slug) {
-            return Err(OfferError::UnknownStudy);
-        }
-        let view = match view {
-            None => View::ALL[0],
-            Some(name) => View::parse(name).ok_or(OfferError::UnknownView)?,
-        };
-        self.offers.get(&(slug.to_owned(), view)).ok_or(OfferError::UnknownView)
-    }
-
-    /// Fills each Solana requirement's `extra.feePayer` from the facilitator's `/supported`, and
-    /// withdraws the Solana requirements the facilitator does not support (without a fee payer
-    /// no client can build the transaction). Returns the networks withdrawn, sorted.
-    pub fn apply_fee_payers(&mut self, supported: &crate::x402::SupportedResponse) -> Vec<String> {
-        let fee_payer_of = |network: &str, scheme: &str| {
-            supported
-                .kinds
-                .iter()
-                .find(|k| k.network == network && k.scheme == scheme)
-                .and_then(|k| k.extra.as_ref()?.get("feePayer").filter(|v| v.is_string()).cloned())
-        };
-        let mut withdrawn = std::collections::BTreeSet::new();
-        self.supported = Some(supported.clone());
-        for offer in self.offers.values_mut() {
-            let pairs =
-                std::mem::take(&mut offer.required.accepts).into_iter().zip(std::mem::take(&mut offer.accepts_raw));
-            for (mut typed, mut raw) in pairs {
-                if typed.network.starts_with("solana:") {
-                    let Some(fee_payer) = fee_payer_of(&typed.network, &typed.scheme) else {
-                        withdrawn.insert(typed.network.clone());
-                        continue;
-                    };
-                    let mut extra = typed.extra.clone().unwrap_or_else(|| json!({}));
-                    extra["feePayer"] = fee_payer;
-                    typed.extra = Some(extra.clone());
-                    raw["extra"] = extra;
-                }
-                offer.required.accepts.push(typed);
-                offer.accepts_raw.push(raw);
-            }
-        }
-        withdrawn.into_iter().collect()
-    }
-
-    /// The 402 object of an offer with a reason.
-    pub fn required_with_error(offer: &Offer, error: &str) -> PaymentRequired {
-        let mut required = offer.required.clone();
-        required.error = Some(error.to_owned());
-        required
-    }
-
-    fn refuse(offer: &Offer, status: u16, code: &str, message: impl Into<String>) -> Refusal {
-        Refusal {
-            status,
-            code: code.to_owned(),
-            message: message.into(),
-            required: Self::required_with_error(offer, code),
-            settlement: None,
-        }
+    fn refuse(status: u16, code: &str, message: impl Into<String>) -> Refusal {
+        Refusal { status, code: code.to_owned(), message: message.into(), settlement: None }
     }
 
     /// Runs a purchase of `offer` paid with `payload`.
@@ -289,22 +115,21 @@ impl Shop {
     /// same payload for the same study is delivered again with fresh links and no settlement.
     pub async fn purchase(&self, offer: &Offer, payload: &PaymentPayload) -> Outcome {
         let now = now();
-        let Some(index) = offer.accepts_raw.iter().position(|a| *a == payload.accepted) else {
+        let Some(index) = offer.accepts_json.iter().position(|a| *a == payload.accepted) else {
             return Err(Self::refuse(
-                offer,
                 402,
                 "invalid_payment_requirements",
                 "El requisito aceptado (accepted) no es idéntico a ninguno de los que ofrece este recurso: copie sin cambios una entrada de accepts del 402 (red, activo, monto, payTo, maxTimeoutSeconds y extra).",
             ));
         };
         let Some(requirements) = offer.required.accepts.get(index) else {
-            return Err(Self::refuse(offer, 500, "error_interno", "Oferta inconsistente."));
+            return Err(Self::refuse(500, "error_interno", "Oferta inconsistente."));
         };
-        let id = payment_identifier(payload)
-            .map_err(|message| Self::refuse(offer, 400, "invalid_payment_identifier", message))?;
+        let id =
+            payment_identifier(payload).map_err(|message| Self::refuse(400, "invalid_payment_identifier", message))?;
         let huella = fingerprint(payload);
         let started = std::time::Instant::now();
-        let check = self.check(offer, requirements, payload, now).await?;
+        let check = self.check(requirements, payload, now).await?;
         let reservation = match self.sales.reserve(&check.replay_key, id.as_deref(), &huella, check.replay_until, now) {
             Ok(reservation) => reservation,
             Err(seen) => return self.repeated(offer, requirements, &check, &huella, seen, started, now).await,
@@ -326,7 +151,6 @@ impl Shop {
         if let Err(e) = self.sales.write(key, now, Event::Aceptado(accepted)).await {
             tracing::error!("diario de ventas: no se pudo registrar la compra aceptada: {e}");
             return Err(Self::refuse(
-                offer,
                 503,
                 "diario_no_disponible",
                 "No se pudo registrar la compra antes de cobrarla; no se cobró nada. Reintente en unos minutos con la misma firma.",
@@ -339,7 +163,6 @@ impl Shop {
             Err(e) => {
                 tracing::error!(estudio = %offer.slug, "no se pudo armar la respuesta: {e:#}");
                 let refusal = Self::refuse(
-                    offer,
                     500,
                     "error_interno",
                     "No se pudo armar el estudio; no se cobró nada. Intente de nuevo.",
@@ -350,7 +173,7 @@ impl Shop {
         };
         let produce_ms = ms_since(started);
         let started = std::time::Instant::now();
-        let settlement = match self.settle(offer, requirements, payload).await {
+        let settlement = match self.settle(requirements, payload).await {
             Ok(settlement) => settlement,
             Err(refusal) => {
                 // No answer in time (503): the settlement may still have happened.
@@ -365,7 +188,7 @@ impl Shop {
             red: if settlement.network.is_empty() { requirements.network.clone() } else { settlement.network.clone() },
             pagador: settlement.payer.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| check.payer.clone()),
         };
-        if let Err(e) = self.sales.write(key, self::now(), Event::Liquidado(settled)).await {
+        if let Err(e) = self.sales.write(key, crate::clock::now(), Event::Liquidado(settled)).await {
             // The money moved: deliver anyway, and say loudly what the journal misses.
             tracing::error!(compra = key, transaccion = %settlement.transaction, "diario de ventas: no se pudo registrar la liquidación: {e}");
         }
@@ -402,7 +225,6 @@ impl Shop {
         let sale = match seen {
             Seen::InFlight => {
                 return Err(Self::refuse(
-                    offer,
                     409,
                     "pago_en_curso",
                     "Este pago se está procesando en otra solicitud; espere unos segundos y repita el mismo pedido para recibir el estudio sin pagar de nuevo.",
@@ -410,7 +232,6 @@ impl Shop {
             }
             Seen::IdConflict => {
                 return Err(Self::refuse(
-                    offer,
                     409,
                     "identificador_en_conflicto",
                     "Este payment-identifier ya se usó con otro pago; use un identificador nuevo para un pago nuevo.",
@@ -420,7 +241,6 @@ impl Shop {
         };
         if sale.huella != huella || sale.estudio != offer.slug || sale.vista != offer.view.as_str() {
             return Err(Self::refuse(
-                offer,
                 409,
                 "pago_ya_usado",
                 "Esta autorización de pago ya pagó otra compra; para comprar esto firme una nueva (nonce nuevo). Para recuperar aquella compra repita exactamente el mismo pedido.",
@@ -431,7 +251,6 @@ impl Shop {
         let body = self.produce(offer, requirements, &check.payer, now).await.map_err(|e| {
             tracing::error!(estudio = %offer.slug, "no se pudo armar la respuesta: {e:#}");
             Self::refuse(
-                offer,
                 500,
                 "error_interno",
                 "No se pudo armar el estudio; su pago ya está registrado: repita el mismo pedido.",
@@ -468,16 +287,15 @@ impl Shop {
     /// Local verification (EVM) or the facilitator's `/verify` (other networks).
     async fn check(
         &self,
-        offer: &Offer,
         requirements: &PaymentRequirements,
         payload: &PaymentPayload,
         now: u64,
     ) -> std::result::Result<Checked, Refusal> {
         if requirements.network.starts_with("eip155:") {
             let exact = parse_exact_payload(&payload.payload)
-                .map_err(|e| Self::refuse(offer, 400, "invalid_payload", e.to_string()))?;
-            let payer = check_exact(requirements, &exact, now)
-                .map_err(|e| Self::refuse(offer, 402, e.code(), e.to_string()))?;
+                .map_err(|e| Self::refuse(400, "invalid_payload", e.to_string()))?;
+            let payer =
+                check_exact(requirements, &exact, now).map_err(|e| Self::refuse(402, e.code(), e.to_string()))?;
             let auth = &exact.authorization;
             return Ok(Checked {
                 payer: payer.to_checksum(None),
@@ -486,13 +304,12 @@ impl Shop {
                 replay_until: auth.valid_before,
             });
         }
-        let verified =
-            self.facilitator.verify(payload, requirements).await.map_err(|e| facilitator_refusal(offer, &e))?;
+        let verified = self.facilitator.verify(payload, requirements).await.map_err(|e| facilitator_refusal(&e))?;
         if !verified.is_valid {
             let code = verified.invalid_reason.unwrap_or_else(|| "invalid_payload".to_owned());
             let message =
                 verified.invalid_message.unwrap_or_else(|| format!("El facilitador rechazó el pago: {code}."));
-            return Err(Self::refuse(offer, 402, &code, message));
+            return Err(Self::refuse(402, &code, message));
         }
         let digest = Sha256::digest(payload.payload.to_string().as_bytes());
         Ok(Checked {
@@ -506,16 +323,13 @@ impl Shop {
     /// Settles with the facilitator; only `success: true` for our network passes.
     async fn settle(
         &self,
-        offer: &Offer,
         requirements: &PaymentRequirements,
         payload: &PaymentPayload,
     ) -> std::result::Result<SettlementResponse, Refusal> {
-        let settlement =
-            self.facilitator.settle(payload, requirements).await.map_err(|e| facilitator_refusal(offer, &e))?;
+        let settlement = self.facilitator.settle(payload, requirements).await.map_err(|e| facilitator_refusal(&e))?;
         if !settlement.success {
             let code = settlement.error_reason.clone().unwrap_or_else(|| "unexpected_settle_error".to_owned());
             let mut refusal = Self::refuse(
-                offer,
                 402,
                 &code,
                 format!("El facilitador no liquidó el pago ({code}); no se cobró nada y no se entrega el estudio."),
@@ -526,7 +340,6 @@ impl Shop {
         if !settlement.network.is_empty() && settlement.network != requirements.network {
             tracing::error!(red = %settlement.network, esperada = %requirements.network, "liquidación en otra red");
             let mut refusal = Self::refuse(
-                offer,
                 502,
                 "unexpected_settle_error",
                 "El facilitador informó una liquidación en otra red; no se entrega el estudio. Escriba al contacto del servicio.",
@@ -548,19 +361,17 @@ impl Shop {
         let content =
             tokio::fs::read(&offer.file).await.with_context(|| format!("no se pudo leer {}", offer.file.display()))?;
         let expires = self.links.expiry(now);
-        let descargas: BTreeMap<&str, Value> = self
+        let descargas: BTreeMap<&str, Value> = offer
             .downloads
-            .get(&offer.slug)
-            .map(|files| {
-                files
-                    .iter()
-                    .map(|f| {
-                        let url = format!("{}{}", self.base_url, self.links.link(&f.name, expires));
-                        (f.kind.as_str(), json!({"url": url, "archivo": f.name, "tipo": f.tipo, "bytes": f.bytes, "sha256": f.sha256}))
-                    })
-                    .collect()
+            .iter()
+            .map(|f| {
+                let url = format!("{}{}", self.base_url, self.links.link(&f.name, expires));
+                (
+                    f.kind.as_str(),
+                    json!({"url": url, "archivo": f.name, "tipo": f.tipo, "bytes": f.bytes, "sha256": f.sha256}),
+                )
             })
-            .unwrap_or_default();
+            .collect();
         let head = json!({
             "estudio": offer.slug,
             "nombre": offer.name,
@@ -608,14 +419,13 @@ struct Checked {
 
 /// A facilitator that failed to answer: 503 when it could not be reached in time, 502 when it
 /// answered something unusable.
-fn facilitator_refusal(offer: &Offer, error: &FacilitatorError) -> Refusal {
+fn facilitator_refusal(error: &FacilitatorError) -> Refusal {
     tracing::warn!("facilitador: {error}");
     let (status, code) = match error {
         FacilitatorError::Unreachable(_) | FacilitatorError::Timeout => (503, "facilitador_no_disponible"),
         FacilitatorError::Status { .. } | FacilitatorError::BadBody(_) => (502, "facilitador_con_error"),
     };
     Shop::refuse(
-        offer,
         status,
         code,
         format!(
@@ -651,33 +461,4 @@ pub fn payment_identifier(payload: &PaymentPayload) -> std::result::Result<Optio
 pub fn fingerprint(payload: &PaymentPayload) -> String {
     let bytes = serde_json::to_vec(payload).unwrap_or_default();
     hex::encode(Sha256::digest(&bytes))
-}
-
-/// `2026-11-29T12:00:00Z` from Unix seconds (UTC, proleptic Gregorian).
-pub fn iso8601(unix: u64) -> String {
-    let days = (unix / 86_400) as i64;
-    let secs = unix % 86_400;
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", secs / 3600, secs % 3600 / 60, secs % 60)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn iso_dates() {
-        assert_eq!(iso8601(0), "1970-01-01T00:00:00Z");
-        assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20Z");
-        assert_eq!(iso8601(1_709_164_800), "2024-02-29T00:00:00Z");
-    }
 }

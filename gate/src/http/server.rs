@@ -25,8 +25,8 @@ use pingora_core::services::Service as _;
 use pingora_core::services::listening::Service;
 use pingora_http::{RequestHeader, ResponseHeader};
 
-use crate::response::{ALLOW_HEADERS, Body, EXPOSE_HEADERS, JSON, Reply};
-use crate::sendfile::{self, Sent};
+use super::response::{ALLOW_HEADERS, Body, EXPOSE_HEADERS, JSON, Reply};
+use super::sendfile::{self, Sent};
 
 /// Size of each chunk when streaming a file.
 const CHUNK: usize = 256 * 1024;
@@ -118,6 +118,16 @@ impl Request<'_> {
     pub fn header(&self, name: &str) -> Option<&[u8]> {
         self.head.headers.get(name).map(|v| v.as_bytes())
     }
+
+    /// The first value of a query parameter, percent-decoded.
+    pub fn query_param(&self, name: &str) -> Option<String> {
+        query_param(self.query(), name)
+    }
+}
+
+/// The first value of a query parameter of `query`, percent-decoded.
+pub fn query_param(query: Option<&str>, name: &str) -> Option<String> {
+    url::form_urlencoded::parse(query?.as_bytes()).find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
 }
 
 /// What a server built on this module does with each request.

@@ -368,7 +368,7 @@ mod tests {
 
     fn accepted(compra: &str, unix: u64) -> Record {
         Record {
-            fecha: crate::payment::iso8601(unix),
+            fecha: crate::clock::iso8601(unix),
             unix,
             compra: compra.into(),
             event: Event::Aceptado(Accepted {
@@ -389,7 +389,7 @@ mod tests {
 
     fn settled(compra: &str, unix: u64) -> Record {
         Record {
-            fecha: crate::payment::iso8601(unix),
+            fecha: crate::clock::iso8601(unix),
             unix,
             compra: compra.into(),
             event: Event::Liquidado(Settled {

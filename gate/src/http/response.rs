@@ -95,6 +95,14 @@ impl Reply {
             .with_header("Allow", allow)
     }
 
+    /// The body, when it is bytes in memory.
+    pub fn bytes(&self) -> Option<&Bytes> {
+        match &self.body {
+            Body::Bytes(bytes) => Some(bytes),
+            _ => None,
+        }
+    }
+
     pub fn with_header(mut self, name: &'static str, value: impl Into<String>) -> Reply {
         self.headers.push((name, value.into()));
         self

@@ -11,8 +11,8 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 
+use super::response::{Body, Reply};
 use crate::manifest::{self, Manifest};
-use crate::response::{Body, Reply};
 
 /// One free document.
 #[derive(Debug, Clone)]
@@ -69,7 +69,7 @@ impl Statics {
         let file = self.get(path)?;
         let Some(alternate) = &file.html else { return Some(file.reply(if_none_match)) };
         let chosen = match self.files.get(alternate) {
-            Some(page) if crate::pages::prefers_html(accept) => page,
+            Some(page) if super::pages::prefers_html(accept) => page,
             _ => file,
         };
         Some(chosen.reply(if_none_match).with_header("Vary", "Accept"))
@@ -98,7 +98,7 @@ impl StaticFile {
         reply.headers.push(("ETag", self.etag.clone()));
         reply.headers.push(("Cache-Control", self.cache_control.clone()));
         if self.content_type.starts_with("text/html") {
-            reply.headers.push(("Content-Security-Policy", crate::pages::CONTENT_SECURITY_POLICY.to_owned()));
+            reply.headers.push(("Content-Security-Policy", contract::CONTENT_SECURITY_POLICY.to_owned()));
         }
         reply
     }

@@ -1,52 +1,39 @@
-//! `comprar_estudio`: the x402 tool-result binding for MCP (`reference/mcp.md` §4,
-//! `reference/x402.md` §7) over the shop's one purchase implementation.
+//! The MCP binding of the purchase: the tool `comprar_estudio`, following the x402 MCP
+//! transport spec (`specs/transports-v2/mcp.md` of the x402 foundation), over the shop's one
+//! purchase implementation.
 //!
 //! Without a payment the tool answers `isError: true` with the PaymentRequired object in
 //! `structuredContent` and the identical JSON in `content[0].text`. The payment arrives as an
-//! object in `params._meta["x402/payment"]` and goes to [`crate::payment::Shop::purchase`]
+//! object in `params._meta["x402/payment"]` and goes to [`super::shop::Shop::purchase`]
 //! unchanged: the same checks, the same nonce guard, the same settle-after-production as
-//! `GET /estudio/{slug}`. The MCP PaymentRequired differs from the HTTP one only in
-//! `resource` (it names the tool and the study); `accepts` are the offer's entries verbatim,
-//! so the `accepted` a client echoes deep-equals what the shop compares against. A success
+//! `GET /estudio/{slug}`. The MCP PaymentRequired comes from the same
+//! [`Offer::payment_required`] as the HTTP one and differs only in `resource` (it names the
+//! tool and the study), so the `accepted` a client echoes deep-equals what the shop compares. A success
 //! carries the receipt in `result._meta["x402/payment-response"]`; any refusal returns the
 //! PaymentRequired again with `error`, and no study content.
 
+use contract::View;
 use serde_json::{Value, json};
 
-use super::tools::{ToolError, success};
-use crate::payment::{Delivery, Offer};
-use crate::router::Gate;
+pub use super::offer::BUY_TOOL;
+use super::offer::{Binding, Offer, Offers};
+use super::shop::{Delivery, Shop};
+use crate::mcp::result::{ToolError, success};
 use crate::x402::SettlementResponse;
 use crate::x402::header::payload_from_value;
 
-pub const BUY_TOOL: &str = "comprar_estudio";
 /// Where the client puts the PaymentPayload object.
 pub const PAYMENT_META: &str = "x402/payment";
 /// Where the server puts the SettlementResponse.
 pub const RECEIPT_META: &str = "x402/payment-response";
 /// The view sold over MCP when none is asked: the summary keeps an agent's context small, and
 /// the links reach the full package anyway.
-pub const MCP_DEFAULT_VIEW: &str = "resumen";
+pub const MCP_DEFAULT_VIEW: View = View::Resumen;
 const FIRST_ERROR: &str = "Payment required: send a PaymentPayload object in params._meta[\"x402/payment\"]";
 
-/// `mcp://tool/comprar_estudio?slug=…&vista=…`: names the tool and what it sells.
-pub fn resource_url(offer: &Offer) -> String {
-    format!("mcp://tool/{BUY_TOOL}?slug={}&vista={}", offer.slug, offer.view)
-}
-
-/// The MCP PaymentRequired of an offer, with `error`.
+/// The MCP PaymentRequired of an offer, with `error`, as JSON.
 pub fn payment_required(offer: &Offer, error: &str) -> Value {
-    let mut required = serde_json::to_value(&offer.required).unwrap_or_else(|_| json!({}));
-    required["x402Version"] = json!(offer.required.x402_version);
-    required["error"] = json!(error);
-    required["resource"] = json!({
-        "url": resource_url(offer),
-        "description": format!("{} (vista {}) vía la herramienta MCP {BUY_TOOL}", offer.name, offer.view),
-        "mimeType": "application/json",
-    });
-    // Verbatim from the manifest: exactly what the shop deep-compares `accepted` with.
-    required["accepts"] = Value::Array(offer.accepts_raw.clone());
-    required
+    serde_json::to_value(offer.payment_required(Binding::Mcp, Some(error))).unwrap_or_else(|_| json!({}))
 }
 
 /// The payment-required tool result: `structuredContent` and `content[0].text` carry the
@@ -78,8 +65,8 @@ fn payment_required_result(
 }
 
 /// Runs `comprar_estudio` for a known slug and view.
-pub async fn buy(gate: &Gate, slug: &str, view: &str, meta: Option<&Value>) -> Value {
-    let offer = match gate.shop.offer(slug, Some(view)) {
+pub async fn buy(offers: &Offers, shop: &Shop, slug: &str, view: View, meta: Option<&Value>) -> Value {
+    let offer = match offers.find(slug, Some(view.as_str())) {
         Ok(offer) => offer,
         Err(_) => {
             return ToolError::new("estudio_desconocido", format!("No hay una oferta para {slug} ({view}).")).result();
@@ -103,7 +90,7 @@ pub async fn buy(gate: &Gate, slug: &str, view: &str, meta: Option<&Value>) -> V
             return payment_required_result(offer, &format!("{}: {message}", e.code()), &message, None);
         }
     };
-    match gate.shop.purchase(offer, &payload).await {
+    match shop.purchase(offer, &payload).await {
         Ok(delivery) => delivered(delivery),
         Err(refusal) => payment_required_result(
             offer,
@@ -154,32 +141,7 @@ pub fn mcp_steps(base_url: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::x402::{PaymentRequired, PaymentRequirements, ResourceInfo};
-
-    fn offer() -> Offer {
-        let raw = json!({"scheme": "exact", "network": "eip155:84532", "amount": "990000",
-            "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e", "payTo": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-            "maxTimeoutSeconds": 300, "extra": {"name": "USDC", "version": "2"}});
-        let typed: PaymentRequirements = serde_json::from_value(raw.clone()).expect("requirements");
-        Offer {
-            slug: "banca-2026".into(),
-            view: contract::View::Resumen,
-            name: "Banca".into(),
-            required: PaymentRequired {
-                x402_version: 2,
-                error: None,
-                resource: ResourceInfo {
-                    url: "http://127.0.0.1:8080/estudio/banca-2026?vista=resumen".into(),
-                    description: None,
-                    mime_type: None,
-                },
-                accepts: vec![typed],
-                extensions: None,
-            },
-            accepts_raw: vec![raw],
-            file: "x".into(),
-        }
-    }
+    use crate::payment::offer::tests::offer;
 
     #[test]
     fn the_mcp_payment_required_names_the_tool_and_keeps_the_accepts_verbatim() {
@@ -188,7 +150,7 @@ mod tests {
         assert_eq!(required["x402Version"], 2);
         assert_eq!(required["error"], "motivo");
         assert_eq!(required["resource"]["url"], "mcp://tool/comprar_estudio?slug=banca-2026&vista=resumen");
-        assert_eq!(required["accepts"], json!(offer.accepts_raw));
+        assert_eq!(required["accepts"], json!(offer.accepts_json));
         let typed: crate::x402::PaymentRequired =
             serde_json::from_value(required).expect("a valid x402 v2 PaymentRequired");
         assert_eq!(typed.accepts, offer.required.accepts);

@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::journal::{self, Pending, Sale};
+use super::journal::{self, Pending, Sale};
 
 /// The whole report, as `--json` prints it.
 #[derive(Debug, Serialize)]

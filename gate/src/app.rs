@@ -1,0 +1,177 @@
+//! The gate's state: everything one `dist/` is loaded into, and the swap to a new one.
+//!
+//! A [`Gate`] holds what requests read (the free files, the search, the offers and their 402
+//! answers, the MCP tool lists) beside what outlives a `dist/` (the shop's facilitator, link
+//! key and sales record). [`Live`] lets SIGHUP load a new `dist/` into a new `Gate` and swap
+//! it in: requests in flight keep the gate they started with (an `Arc`), new ones get the new
+//! one, so nothing is dropped, and the sales record carries over.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Result;
+use parking_lot::RwLock;
+use serde_json::Value;
+
+use crate::facilitator::Facilitator;
+use crate::http::statics::Statics;
+use crate::links::LinkSigner;
+use crate::manifest::{self, Manifest};
+use crate::mcp::McpServer;
+use crate::payment::http::Storefront;
+use crate::payment::offer::Offers;
+use crate::payment::shop::Shop;
+use crate::sales::Sales;
+use crate::search::Search;
+use crate::x402::SupportedResponse;
+
+/// Everything a request may need, loaded once from one `dist/`.
+pub struct Gate {
+    pub dist: PathBuf,
+    pub manifest: Manifest,
+    pub statics: Statics,
+    pub search: Search,
+    pub offers: Offers,
+    pub storefront: Storefront,
+    pub shop: Shop,
+    /// The MCP endpoints' allow-list, tool lists and instructions.
+    pub mcp: McpServer,
+    /// The facilitator's `/supported` last applied, kept for reloads.
+    supported: Option<SupportedResponse>,
+}
+
+impl Gate {
+    /// Loads `dist/` and wires the shop to a facilitator. `journal` is the sales journal's
+    /// file (see [`crate::sales::journal`]); `None` keeps the sales in memory only.
+    pub fn load(
+        dist: &Path,
+        facilitator: Arc<dyn Facilitator>,
+        links: LinkSigner,
+        journal: Option<&Path>,
+    ) -> Result<Gate> {
+        let sales = match journal {
+            Some(path) => Sales::open(path)?,
+            None => Sales::in_memory(),
+        };
+        Gate::load_with(dist, facilitator, links, Arc::new(sales))
+    }
+
+    /// Loads `dist/` around an existing sales record.
+    pub fn load_with(
+        dist: &Path,
+        facilitator: Arc<dyn Facilitator>,
+        links: LinkSigner,
+        sales: Arc<Sales>,
+    ) -> Result<Gate> {
+        let manifest = manifest::load(dist)?;
+        let statics = Statics::load(dist, &manifest)?;
+        let offers = Offers::from_manifest(dist, &manifest)?;
+        let storefront = Storefront::load(dist, &manifest, &offers, how_to_buy(&statics))?;
+        Ok(Gate {
+            dist: dist.to_owned(),
+            search: Search::new(&manifest.busqueda, &manifest.servicio.base_url),
+            mcp: McpServer::new(&manifest, &[]),
+            shop: Shop::new(&manifest.servicio.base_url, facilitator, links, sales),
+            manifest,
+            statics,
+            offers,
+            storefront,
+            supported: None,
+        })
+    }
+
+    /// Loads `dist/` again (a new build swapped in) into a new gate that keeps this one's
+    /// facilitator, link key, sales record, Solana fee payers and MCP allow-list.
+    pub fn reload(&self) -> Result<Gate> {
+        let mut gate = Gate::load_with(
+            &self.dist,
+            Arc::clone(self.shop.facilitator()),
+            self.shop.links().clone(),
+            self.shop.sales(),
+        )?;
+        if let Some(supported) = &self.supported {
+            gate.apply_supported(supported);
+        }
+        // The MCP allow-list (flags and environment) carries over; a new base_url needs a restart.
+        gate.mcp.allowed = self.mcp.allowed.clone();
+        Ok(gate)
+    }
+
+    /// Applies the facilitator's `/supported` answer: fills Solana `feePayer`s, withdraws the
+    /// Solana requirements it cannot pay for, and rebuilds the 402 answers. Returns the
+    /// networks withdrawn.
+    pub fn apply_supported(&mut self, supported: &SupportedResponse) -> Vec<String> {
+        let withdrawn = self.offers.apply_fee_payers(supported);
+        self.supported = Some(supported.clone());
+        self.storefront.refresh(&self.offers);
+        withdrawn
+    }
+
+    /// Whether any offer takes a Solana network (and so needs the facilitator's fee payer).
+    pub fn offers_solana(&self) -> bool {
+        self.offers.any_solana()
+    }
+
+    /// Allows more hosts in the MCP endpoints' `Host` and `Origin` checks.
+    pub fn with_mcp_hosts(mut self, extra: &[String]) -> Gate {
+        self.mcp = self.mcp.with_extra_hosts(extra);
+        self
+    }
+}
+
+/// The service index's "how to buy" block, which every JSON 402 repeats.
+fn how_to_buy(statics: &Statics) -> Value {
+    statics
+        .get("/")
+        .and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok())
+        .and_then(|index| index.get("como_comprar").cloned())
+        .unwrap_or(Value::Null)
+}
+
+/// The gate new requests go to, swappable under a running server.
+pub struct Live {
+    current: RwLock<Arc<Gate>>,
+}
+
+impl Live {
+    pub fn new(gate: Gate) -> Live {
+        Live { current: RwLock::new(Arc::new(gate)) }
+    }
+
+    /// The gate new requests go to.
+    pub fn current(&self) -> Arc<Gate> {
+        Arc::clone(&self.current.read())
+    }
+
+    /// Loads `dist/` again and swaps it in; on error the running gate stays as it was.
+    pub fn reload(&self) -> Result<()> {
+        let next = self.current().reload()?;
+        let studies = next.manifest.estudios.len();
+        *self.current.write() = Arc::new(next);
+        tracing::info!("dist/ recargado: {studies} estudios");
+        Ok(())
+    }
+
+    /// Reloads on every SIGHUP, on a thread of its own. The handler is installed before this
+    /// returns, so a SIGHUP sent once the server answers never kills the process.
+    pub fn reload_on_sighup(self: &Arc<Self>) -> Result<()> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let mut hangups = {
+            let _entered = runtime.enter();
+            signal(SignalKind::hangup())?
+        };
+        let live = Arc::clone(self);
+        std::thread::Builder::new().name("sighup".into()).spawn(move || {
+            runtime.block_on(async move {
+                while hangups.recv().await.is_some() {
+                    tracing::info!("SIGHUP: recargando dist/");
+                    if let Err(e) = live.reload() {
+                        tracing::error!("SIGHUP: no se pudo recargar dist/, sigue el anterior: {e:#}");
+                    }
+                }
+            });
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,9 @@
+//! HTTP plumbing under the routes: the Pingora server and its limits ([`server`]), what a route
+//! answers ([`response`]), files sent with `sendfile(2)` ([`sendfile`]), the free files held in
+//! memory ([`statics`]) and the choice between HTML and JSON ([`pages`]).
+
+pub mod pages;
+pub mod response;
+mod sendfile;
+pub mod server;
+pub mod statics;

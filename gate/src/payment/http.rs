@@ -1,0 +1,196 @@
+//! The HTTP binding of the purchase: `GET /estudio/{slug}?vista=`.
+//!
+//! Without `PAYMENT-SIGNATURE` the route answers 402 with the offer's `PAYMENT-REQUIRED`
+//! header and the same object in the body field `x402` (or, for a browser, the study's HTML
+//! 402 page with the same header). With one, it decodes the header and hands the payment to
+//! [`Shop::purchase`], the same implementation the MCP tool uses, then answers 200 with the
+//! study and `PAYMENT-RESPONSE`, or the refusal with its reason. The unpaid answers never
+//! change while a `dist/` is loaded, so they are built once, at load.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use bytes::Bytes;
+use contract::{Price, View};
+use serde_json::{Value, json};
+
+use super::offer::{Binding, Offer, OfferError, Offers};
+use super::shop::{Refusal, Shop};
+use crate::http::pages::{HTML, prefers_html};
+use crate::http::response::{Body, JSON, Reply};
+use crate::http::server::Request;
+use crate::manifest::{self, Manifest};
+use crate::x402::header::{decode_payment_signature, encode_json};
+
+/// The `error` of an unpaid 402, as the x402 reference servers word it.
+const HEADER_REQUIRED: &str = "PAYMENT-SIGNATURE header is required";
+
+/// The 402 answers of every offer, worked out at load.
+#[derive(Debug, Default)]
+pub struct Storefront {
+    /// The JSON 402 of each offer, by (slug, view).
+    unpaid: BTreeMap<(String, View), Reply>,
+    /// The same 402 for a browser: the study's HTML page with the same `PAYMENT-REQUIRED`.
+    unpaid_html: BTreeMap<(String, View), Reply>,
+    /// The HTML 402 page of each study, as the generator rendered it.
+    payment_pages: BTreeMap<String, Bytes>,
+    /// The service index's "how to buy" block, repeated in every 402 body.
+    how_to_buy: Value,
+}
+
+impl Storefront {
+    /// Reads each study's HTML 402 page and builds every unpaid answer.
+    pub fn load(dist: &Path, manifest: &Manifest, offers: &Offers, how_to_buy: Value) -> Result<Storefront> {
+        let mut front =
+            Storefront { payment_pages: load_payment_pages(dist, manifest)?, how_to_buy, ..Default::default() };
+        front.refresh(offers);
+        Ok(front)
+    }
+
+    /// Builds the unpaid answers again (the offers changed: Solana fee payers were applied).
+    pub fn refresh(&mut self, offers: &Offers) {
+        self.unpaid = offers
+            .iter()
+            .map(|offer| {
+                ((offer.slug.clone(), offer.view), self.refusal_reply(offer, None).with_header("Vary", "Accept"))
+            })
+            .collect();
+        self.unpaid_html = self
+            .unpaid
+            .iter()
+            .filter_map(|(key, json)| {
+                let page = self.payment_pages.get(&key.0)?.clone();
+                Some((key.clone(), html_payment_reply(json, page)))
+            })
+            .collect();
+    }
+
+    /// The unpaid 402 of an offer: HTML for a browser, JSON for everyone else.
+    fn unpaid_reply(&self, offer: &Offer, accept: Option<&[u8]>) -> Reply {
+        let key = (offer.slug.clone(), offer.view);
+        let html = if prefers_html(accept) { self.unpaid_html.get(&key) } else { None };
+        html.or_else(|| self.unpaid.get(&key)).cloned().unwrap_or_else(|| self.refusal_reply(offer, None))
+    }
+
+    /// A 402 (or the refusal's status) with `PAYMENT-REQUIRED` and the same object in the body.
+    fn refusal_reply(&self, offer: &Offer, refusal: Option<&Refusal>) -> Reply {
+        let (status, code, message) = match refusal {
+            Some(r) => (r.status, r.code.as_str(), r.message.clone()),
+            None => (402, "pago_requerido", unpaid_message(offer)),
+        };
+        let required =
+            offer.payment_required(Binding::Http, Some(if refusal.is_some() { code } else { HEADER_REQUIRED }));
+        let body = json!({
+            "error": code,
+            "mensaje": message,
+            "estudio": offer.slug,
+            "vista": offer.view,
+            "x402": required,
+            "como_comprar": self.how_to_buy,
+        });
+        let mut reply = Reply::json(status, &body).with_header("Cache-Control", "no-store");
+        if status == 402 || status == 400 {
+            reply = reply.with_header("PAYMENT-REQUIRED", encode_json(&required));
+        }
+        if let Some(settlement) = refusal.and_then(|r| r.settlement.as_ref()) {
+            reply = reply.with_header("PAYMENT-RESPONSE", encode_json(settlement));
+        }
+        reply
+    }
+}
+
+/// What an unpaid 402 says in words.
+fn unpaid_message(offer: &Offer) -> String {
+    let price = offer.required.accepts.first().and_then(|a| Price::from_atomic_str(&a.amount));
+    format!(
+        "Este estudio cuesta {} USDC. Pague con x402 v2: firme uno de los requisitos de x402.accepts y repita el pedido con el encabezado PAYMENT-SIGNATURE.",
+        price.map(Price::usd).unwrap_or_default()
+    )
+}
+
+/// `GET /estudio/{slug}?vista=`.
+pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &Request<'_>, slug: &str) -> Reply {
+    let view = request.query_param("vista");
+    let offer = match offers.find(slug, view.as_deref()) {
+        Ok(offer) => offer,
+        Err(OfferError::UnknownStudy) => return unknown_study(slug),
+        Err(OfferError::UnknownView) => return unknown_view(view.as_deref().unwrap_or_default()),
+    };
+    let Some(header) = request.header("payment-signature") else {
+        return front.unpaid_reply(offer, request.header("accept"));
+    };
+    let payload = match decode_payment_signature(header) {
+        Ok(payload) => payload,
+        Err(e) => {
+            let refusal = Refusal { status: 400, code: e.code().to_owned(), message: e.to_string(), settlement: None };
+            return front.refusal_reply(offer, Some(&refusal));
+        }
+    };
+    match shop.purchase(offer, &payload).await {
+        Ok(delivery) => Reply::new(200, JSON, Body::Bytes(delivery.body))
+            .with_header("Cache-Control", "no-store")
+            .with_header("PAYMENT-RESPONSE", encode_json(&delivery.settlement))
+            .with_header("Server-Timing", delivery.timing.header()),
+        Err(refusal) => front.refusal_reply(offer, Some(&refusal)),
+    }
+}
+
+/// 404 for a slug the manifest does not sell.
+pub fn unknown_study(slug: &str) -> Reply {
+    Reply::error_with(
+        404,
+        "estudio_desconocido",
+        format!("No hay un estudio {slug:?}. Vea la lista en /catalogo o busque en /buscar?q=."),
+        json!({"catalogo": "/catalogo"}),
+    )
+}
+
+fn unknown_view(view: &str) -> Reply {
+    Reply::error_with(
+        400,
+        "vista_desconocida",
+        format!("La vista {view:?} no existe; use vista=completo o vista=resumen (mismo precio)."),
+        json!({"vistas": View::NAMES}),
+    )
+}
+
+/// The HTML 402 page of each study, by slug, read once at start.
+fn load_payment_pages(dist: &Path, manifest: &Manifest) -> Result<BTreeMap<String, Bytes>> {
+    let mut pages = BTreeMap::new();
+    for (slug, study) in &manifest.estudios {
+        let file = &study.pagina_402;
+        let path = manifest::file_path(dist, file)?;
+        let bytes = std::fs::read(&path).with_context(|| format!("no se pudo leer {}", path.display()))?;
+        if bytes.is_empty() {
+            bail!("{file}: la página 402 está vacía");
+        }
+        pages.insert(slug.clone(), Bytes::from(bytes));
+    }
+    Ok(pages)
+}
+
+/// The browser's 402: the JSON 402's status and headers (with `PAYMENT-REQUIRED`), the page as body.
+fn html_payment_reply(json: &Reply, page: Bytes) -> Reply {
+    let mut reply = Reply::new(json.status, HTML, Body::Bytes(page));
+    reply.headers.extend(json.headers.iter().filter(|(name, _)| !name.eq_ignore_ascii_case("Content-Type")).cloned());
+    reply.with_header("Content-Security-Policy", contract::CONTENT_SECURITY_POLICY)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_html_402_keeps_the_payment_header() {
+        let json =
+            Reply::new(402, JSON, Body::Empty).with_header("PAYMENT-REQUIRED", "abc").with_header("Vary", "Accept");
+        let page = html_payment_reply(&json, Bytes::from_static(b"<!doctype html>"));
+        assert_eq!(page.status, 402);
+        let headers: Vec<(&str, &str)> = page.headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        assert!(headers.contains(&("Content-Type", HTML)));
+        assert!(headers.contains(&("PAYMENT-REQUIRED", "abc")));
+        assert!(headers.contains(&("Vary", "Accept")));
+        assert_eq!(headers.iter().filter(|(n, _)| *n == "Content-Type").count(), 1);
+    }
+}

@@ -1,0 +1,10 @@
+//! Selling studies: what is for sale ([`offer`]), the one purchase implementation ([`shop`])
+//! and its two bindings, HTTP ([`http`]: `GET /estudio/{slug}`) and MCP ([`mcp`]: the tool
+//! `comprar_estudio`). Both bindings build their 402 from [`offer::Offer::payment_required`]
+//! and sell through [`shop::Shop::purchase`], so the checks, the replay guard and
+//! settle-after-production are the same whichever way a buyer pays.
+
+pub mod http;
+pub mod mcp;
+pub mod offer;
+pub mod shop;

@@ -1,0 +1,229 @@
+//! What is for sale: one [`Offer`] per (study, view), read from the manifest, and the one
+//! function that turns an offer into the x402 `PaymentRequired` object.
+//!
+//! The generator wrote each offer's 402 object into `gate.json`; every 402 the gate sends
+//! (the HTTP JSON answer, the browser's HTML page, the MCP tool result) is derived from it by
+//! [`Offer::payment_required`], so the requirements a client signs are the same on every
+//! transport and deep-equal what the purchase compares `accepted` against.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use contract::View;
+use serde_json::{Value, json};
+
+use crate::manifest::{self, Manifest};
+use crate::x402::{PaymentRequired, ResourceInfo, SupportedResponse};
+
+/// The name of the paid MCP tool, which MCP 402s name as their resource.
+pub const BUY_TOOL: &str = "comprar_estudio";
+
+/// What is sold for one (study, view).
+#[derive(Debug, Clone)]
+pub struct Offer {
+    pub slug: String,
+    pub view: View,
+    pub name: String,
+    /// The 402 object the manifest gives this view (HTTP resource, no `error`).
+    pub required: PaymentRequired,
+    /// Each `accepts` entry as JSON, for the deep comparison with a client's `accepted`.
+    pub accepts_json: Vec<Value>,
+    /// The file the paid answer embeds.
+    pub file: PathBuf,
+    /// The files a purchase links to.
+    pub downloads: Vec<DownloadInfo>,
+}
+
+/// The transport a 402 travels on: it changes the resource named, never the requirements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Binding {
+    /// `GET /estudio/{slug}?vista=`: the resource is the route's URL.
+    Http,
+    /// The MCP tool `comprar_estudio`: the resource names the tool and what it sells.
+    Mcp,
+}
+
+impl Offer {
+    /// The `PaymentRequired` object of this offer on a transport, with `error` set when a
+    /// purchase is refused: the one place a 402 object is built.
+    pub fn payment_required(&self, binding: Binding, error: Option<&str>) -> PaymentRequired {
+        let mut required = self.required.clone();
+        required.error = error.map(str::to_owned);
+        if binding == Binding::Mcp {
+            required.resource = ResourceInfo {
+                url: format!("mcp://tool/{BUY_TOOL}?slug={}&vista={}", self.slug, self.view),
+                description: Some(format!("{} (vista {}) vía la herramienta MCP {BUY_TOOL}", self.name, self.view)),
+                mime_type: Some("application/json".to_owned()),
+            };
+        }
+        required
+    }
+
+    /// Whether any requirement is on Solana (and so needs the facilitator's fee payer).
+    pub fn offers_solana(&self) -> bool {
+        self.required.accepts.iter().any(|a| a.network.starts_with("solana:"))
+    }
+}
+
+/// Why an offer cannot be found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OfferError {
+    UnknownStudy,
+    UnknownView,
+}
+
+/// A file a purchase links to, as the paid answer lists it.
+#[derive(Debug, Clone)]
+pub struct DownloadInfo {
+    /// `json` or `zip`: the key the answer lists it under.
+    pub kind: String,
+    /// The name in `/descarga/{name}`.
+    pub name: String,
+    pub tipo: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// Every offer of one `dist/`.
+#[derive(Debug, Clone, Default)]
+pub struct Offers {
+    offers: BTreeMap<(String, View), Offer>,
+}
+
+impl Offers {
+    /// Reads the offers of a manifest; `dist` resolves the files they deliver.
+    pub fn from_manifest(dist: &Path, manifest: &Manifest) -> Result<Offers> {
+        let mut offers = BTreeMap::new();
+        for (slug, study) in &manifest.estudios {
+            let downloads: Vec<DownloadInfo> = study
+                .descargas
+                .iter()
+                .filter_map(|name| {
+                    let d = manifest.descargas.get(name)?;
+                    Some(DownloadInfo {
+                        kind: name.rsplit('.').next().unwrap_or(name).to_owned(),
+                        name: name.clone(),
+                        tipo: d.tipo.clone(),
+                        bytes: d.bytes,
+                        sha256: d.sha256.clone(),
+                    })
+                })
+                .collect();
+            for (view, spec) in &study.vistas {
+                let required = spec.pago_requerido.clone();
+                let accepts_json = required.accepts.iter().map(serde_json::to_value).collect::<Result<_, _>>()?;
+                let offer = Offer {
+                    slug: slug.clone(),
+                    view: *view,
+                    name: study.nombre.clone(),
+                    required,
+                    accepts_json,
+                    file: manifest::file_path(dist, &spec.archivo)?,
+                    downloads: downloads.clone(),
+                };
+                offers.insert((slug.clone(), *view), offer);
+            }
+        }
+        Ok(Offers { offers })
+    }
+
+    /// Every offer, sorted by (slug, view).
+    pub fn iter(&self) -> impl Iterator<Item = &Offer> {
+        self.offers.values()
+    }
+
+    /// The offer for a study and a `vista` value (`None` = the default view).
+    pub fn find(&self, slug: &str, view: Option<&str>) -> Result<&Offer, OfferError> {
+        if !self.offers.keys().any(|(s, _)| s == slug) {
+            return Err(OfferError::UnknownStudy);
+        }
+        let view = match view {
+            None => View::ALL[0],
+            Some(name) => View::parse(name).ok_or(OfferError::UnknownView)?,
+        };
+        self.offers.get(&(slug.to_owned(), view)).ok_or(OfferError::UnknownView)
+    }
+
+    /// Whether any offer takes a Solana network.
+    pub fn any_solana(&self) -> bool {
+        self.iter().any(Offer::offers_solana)
+    }
+
+    /// Fills each Solana requirement's `extra.feePayer` from the facilitator's `/supported`,
+    /// and withdraws the Solana requirements the facilitator does not support (without a fee
+    /// payer no client can build the transaction). Returns the networks withdrawn, sorted.
+    pub fn apply_fee_payers(&mut self, supported: &SupportedResponse) -> Vec<String> {
+        let fee_payer_of = |network: &str, scheme: &str| {
+            supported
+                .kinds
+                .iter()
+                .find(|k| k.network == network && k.scheme == scheme)
+                .and_then(|k| k.extra.as_ref()?.get("feePayer").filter(|v| v.is_string()).cloned())
+        };
+        let mut withdrawn = BTreeSet::new();
+        for offer in self.offers.values_mut() {
+            let mut kept = Vec::with_capacity(offer.required.accepts.len());
+            for mut requirement in std::mem::take(&mut offer.required.accepts) {
+                if requirement.network.starts_with("solana:") {
+                    let Some(fee_payer) = fee_payer_of(&requirement.network, &requirement.scheme) else {
+                        withdrawn.insert(requirement.network.clone());
+                        continue;
+                    };
+                    let mut extra = requirement.extra.take().unwrap_or_else(|| json!({}));
+                    extra["feePayer"] = fee_payer;
+                    requirement.extra = Some(extra);
+                }
+                kept.push(requirement);
+            }
+            offer.accepts_json = kept.iter().filter_map(|r| serde_json::to_value(r).ok()).collect();
+            offer.required.accepts = kept;
+        }
+        withdrawn.into_iter().collect()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::x402::PaymentRequirements;
+
+    pub(crate) fn offer() -> Offer {
+        let raw = json!({"scheme": "exact", "network": "eip155:84532", "amount": "990000",
+            "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e", "payTo": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+            "maxTimeoutSeconds": 300, "extra": {"name": "USDC", "version": "2"}});
+        let typed: PaymentRequirements = serde_json::from_value(raw.clone()).expect("requirements");
+        Offer {
+            slug: "banca-2026".into(),
+            view: View::Resumen,
+            name: "Banca".into(),
+            required: PaymentRequired {
+                x402_version: 2,
+                error: None,
+                resource: ResourceInfo {
+                    url: "http://127.0.0.1:8080/estudio/banca-2026?vista=resumen".into(),
+                    description: None,
+                    mime_type: None,
+                },
+                accepts: vec![typed],
+                extensions: Some(json!({})),
+            },
+            accepts_json: vec![raw],
+            file: "x".into(),
+            downloads: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn every_binding_names_its_resource_and_keeps_the_requirements() {
+        let offer = offer();
+        let http = offer.payment_required(Binding::Http, None);
+        assert_eq!(http, offer.required);
+        let mcp = offer.payment_required(Binding::Mcp, Some("motivo"));
+        assert_eq!(mcp.error.as_deref(), Some("motivo"));
+        assert_eq!(mcp.resource.url, "mcp://tool/comprar_estudio?slug=banca-2026&vista=resumen");
+        assert_eq!(mcp.accepts, http.accepts);
+        assert_eq!(mcp.extensions, http.extensions);
+        assert_eq!(serde_json::to_value(&mcp.accepts).expect("json"), json!(offer.accepts_json));
+    }
+}

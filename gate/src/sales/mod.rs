@@ -1,0 +1,181 @@
+//! The record of sales: the durable journal ([`journal`]) plus the replay book it rebuilds
+//! ([`book`]), and the `gate ventas` report read from the journal ([`report`]).
+//!
+//! At start the book is rebuilt from the journal, so a payment replayed after a restart is
+//! recognised: the same payload for the same study is a buyer who lost the answer and gets
+//! the study again without a second settlement; anything else that reuses the authorization
+//! or the identifier is a conflict. It lives apart from the offers so a reload of `dist/`
+//! keeps it.
+
+pub mod book;
+pub mod journal;
+pub mod report;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use book::{Book, SharedBook};
+pub use book::{PaidSale, Reservation, Seen};
+use journal::{Event, Journal, Record, Writer};
+
+use crate::clock::{iso8601, now};
+use crate::x402::SettlementResponse;
+
+/// The journal and the replay book.
+pub struct Sales {
+    journal: Option<Writer>,
+    journal_path: Option<PathBuf>,
+    book: SharedBook,
+    faults: faults::Faults,
+}
+
+impl Sales {
+    /// Memory only: nothing survives a restart.
+    pub fn in_memory() -> Sales {
+        Sales { journal: None, journal_path: None, book: SharedBook::default(), faults: faults::Faults::from_env() }
+    }
+
+    /// Opens the journal at `path` and rebuilds the book from the sales it holds whose
+    /// authorization is still valid.
+    pub fn open(path: &Path) -> Result<Sales> {
+        let (journal, contents) = Journal::open(path)?;
+        let ledger = journal::fold(&contents.records);
+        let mut book = Book::default();
+        let restored = restore_paid(&mut book, &ledger, now());
+        tracing::info!(
+            "diario de ventas {}: {} ventas, {} pendientes de conciliar, {} autorizaciones aún vigentes restauradas",
+            path.display(),
+            ledger.sales.len(),
+            ledger.pending.len(),
+            restored
+        );
+        for pending in &ledger.pending {
+            tracing::warn!(
+                compra = %pending.compra,
+                estudio = %pending.estudio,
+                "compra aceptada sin resultado de liquidación (el gate se detuvo mientras liquidaba): concíliela con la cadena"
+            );
+        }
+        Ok(Sales {
+            journal: Some(Writer::start(journal)?),
+            journal_path: Some(path.to_owned()),
+            book: Arc::new(parking_lot::Mutex::new(book)),
+            faults: faults::Faults::from_env(),
+        })
+    }
+
+    /// Reserves a payment (its replay key and, if sent, its identifier), or says why not.
+    pub fn reserve(
+        &self,
+        key: &str,
+        id: Option<&str>,
+        huella: &str,
+        until: u64,
+        now: u64,
+    ) -> Result<Reservation, Seen> {
+        Book::reserve(&self.book, key, id, huella, until, now)
+    }
+
+    /// Appends a step to the journal and waits until it is on disk (no-op in memory).
+    pub async fn write(&self, compra: &str, unix: u64, event: Event) -> std::io::Result<()> {
+        let Some(journal) = &self.journal else { return Ok(()) };
+        journal.write(Record { fecha: iso8601(unix), unix, compra: compra.to_owned(), event }).await
+    }
+
+    pub fn journal_path(&self) -> Option<&Path> {
+        self.journal_path.as_deref()
+    }
+
+    /// The crash point right after a settlement is journaled (a no-op unless the gate was built
+    /// with the `test-faults` feature and asked for a fault).
+    pub async fn crash_point_after_settle(&self) {
+        self.faults.after_settle().await;
+    }
+}
+
+/// Puts every sale whose authorization is still valid back in the book; returns how many.
+fn restore_paid(book: &mut Book, ledger: &journal::Ledger, now: u64) -> usize {
+    let mut restored = 0;
+    for sale in &ledger.sales {
+        let Some(accepted) = &sale.accepted else { continue };
+        if accepted.valido_hasta < now {
+            continue;
+        }
+        let paid = PaidSale {
+            huella: accepted.huella.clone(),
+            estudio: sale.estudio.clone(),
+            vista: sale.vista.clone(),
+            settlement: SettlementResponse {
+                success: true,
+                error_reason: None,
+                error_message: None,
+                payer: Some(sale.pagador.clone()),
+                transaction: sale.transaccion.clone(),
+                network: sale.red.clone(),
+                amount: Some(sale.monto.clone()),
+                extensions: None,
+            },
+        };
+        book.restore(&sale.compra, accepted.identificador.as_deref(), accepted.valido_hasta, paid);
+        restored += 1;
+    }
+    restored
+}
+
+/// Test-only faults, compiled in only with the `test-faults` feature (the end-to-end tests
+/// enable it; release builds of the gate never carry it).
+#[cfg(feature = "test-faults")]
+mod faults {
+    /// Read at start: right after a settlement is journaled and before the answer,
+    /// `abortar-tras-liquidar` aborts the process and `pausar-tras-liquidar` stalls the purchase
+    /// forever (so a test can SIGKILL the gate at exactly that point).
+    pub(super) const FAULT_ENV: &str = "GATE_FALLA_PRUEBA";
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(super) enum Faults {
+        None,
+        AbortAfterSettle,
+        PauseAfterSettle,
+    }
+
+    impl Faults {
+        pub(super) fn from_env() -> Faults {
+            match std::env::var(FAULT_ENV).as_deref() {
+                Ok("abortar-tras-liquidar") => Faults::AbortAfterSettle,
+                Ok("pausar-tras-liquidar") => Faults::PauseAfterSettle,
+                _ => Faults::None,
+            }
+        }
+
+        pub(super) async fn after_settle(self) {
+            match self {
+                Faults::None => {}
+                Faults::AbortAfterSettle => {
+                    tracing::error!("{FAULT_ENV}: abortando tras registrar la liquidación");
+                    std::process::abort();
+                }
+                Faults::PauseAfterSettle => {
+                    tracing::error!("{FAULT_ENV}: compra detenida tras registrar la liquidación");
+                    std::future::pending::<()>().await;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(not(feature = "test-faults"))]
+mod faults {
+    /// Without the `test-faults` feature there are no faults to inject.
+    #[derive(Debug, Clone, Copy)]
+    pub(super) struct Faults;
+
+    impl Faults {
+        pub(super) fn from_env() -> Faults {
+            Faults
+        }
+
+        pub(super) async fn after_settle(self) {}
+    }
+}

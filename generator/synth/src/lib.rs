@@ -1,0 +1,1 @@
+//! `synth`: the seeded synthetic corpus behind the sample studies.

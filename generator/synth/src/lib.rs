@@ -1,1 +1,301 @@
-//! `synth`: the seeded synthetic corpus behind the sample studies.
+//! `synth`: the seeded synthetic corpus behind the nine sample studies.
+//!
+//! The store needs sample studies that read like the real thing (Argentine and Southern Cone
+//! consumer questions, assistant-style answers, realistic brands, domains and sources) and
+//! benchmark corpora ten and a hundred times larger. Both come from this program: one data
+//! module per industry, one shared answer engine ([`engine`]), and findings computed from
+//! the real analysis tables ([`generator::analysis`]) so every number they quote is backed.
+//!
+//! Output is a pure function of `(seed, scale)`: ChaCha8 seeded per question, `BTreeMap`s,
+//! no clock, no hash-map iteration. Everything is written through the serde types of
+//! [`generator::model`], the same ones the generator's loader reads.
+//!
+//! The generator does not depend on this crate: synth writes content, the generator reads it.
+
+mod comun;
+mod engine;
+mod hallazgos;
+
+mod banca;
+mod cosmetica;
+mod dermatitis;
+mod farma;
+mod hoteles;
+mod reumatologia;
+mod running;
+mod seguros;
+mod sierras;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use generator::model::{Answer, Brand, BrandsFile, FindingsFile, LANGUAGE_DIMENSION, Question, Study, Tier};
+
+use engine::{Industria, PreguntaBase};
+
+/// Options of `synth`.
+pub struct SynthOptions {
+    /// Folder that receives `estudios/<slug>/` (normally `content`).
+    pub out: PathBuf,
+    /// 1 = the committed sample; 10 and 100 = benchmark corpora with ~10× / ~100× answers.
+    pub scale: u32,
+    pub seed: u64,
+}
+
+/// The seed of the committed sample content.
+pub const DEFAULT_SEED: u64 = 2026;
+
+/// Writes the nine studies under `<out>/estudios/`, replacing their folders.
+pub fn run(opts: &SynthOptions) -> Result<()> {
+    anyhow::ensure!(opts.scale >= 1, "synth: la escala debe ser 1 o más");
+    let dir = opts.out.join("estudios");
+    fs::create_dir_all(&dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
+    industrias()
+        .par_iter()
+        .map(|ind| {
+            let generado = generar(ind, opts.scale, opts.seed)?;
+            escribir(&dir.join(ind.slug), &generado)
+        })
+        .collect::<Result<()>>()
+}
+
+/// The nine industries, sorted by slug.
+pub(crate) fn industrias() -> Vec<Industria> {
+    vec![
+        banca::industria(),
+        hoteles::industria(),
+        cosmetica::industria(),
+        dermatitis::industria(),
+        farma::industria(),
+        running::industria(),
+        reumatologia::industria(),
+        seguros::industria(),
+        sierras::industria(),
+    ]
+}
+
+/// One study, generated, with what the files need.
+pub(crate) struct Generado {
+    pub study: Study,
+    /// Per answer, the brand indexes in the order the engine wrote them (checked by tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub ordenes: Vec<Vec<usize>>,
+}
+
+/// A stable 64-bit mix (splitmix64), so per-question seeds do not depend on the platform.
+fn mezclar(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+fn semilla(seed: u64, slug: &str, parte: u64) -> u64 {
+    // FNV-1a over the slug: stable across runs and platforms.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in slug.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    mezclar(seed ^ mezclar(h ^ mezclar(parte)))
+}
+
+fn ancho(n: usize, minimo: usize) -> usize {
+    n.to_string().len().max(minimo)
+}
+
+/// Picks and numbers the questions of a study: `n_preguntas × scale` of them.
+fn preguntas(ind: &Industria, scale: u32, seed: u64) -> Vec<(Question, PreguntaBase)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(semilla(seed, ind.slug, u64::MAX));
+    let repite = ind.dimensiones.iter().any(|d| d.id == "repeticion");
+    let reps = if repite { 2 } else { 1 };
+    let total = ind.n_preguntas * scale as usize / reps;
+    let mut orden: Vec<usize> = (0..ind.preguntas.len()).collect();
+    orden.shuffle(&mut rng);
+    let mut elegidas: Vec<(usize, usize)> = Vec::with_capacity(total);
+    let mut ronda = 0;
+    while elegidas.len() < total {
+        for &i in &orden {
+            if elegidas.len() == total {
+                break;
+            }
+            elegidas.push((ronda, i));
+        }
+        ronda += 1;
+    }
+    elegidas.sort_unstable();
+    let w = ancho(total * reps, 3);
+    let mut out = Vec::with_capacity(total * reps);
+    for (_, i) in elegidas {
+        let base = &ind.preguntas[i];
+        let nivel = if rng.random_bool(0.5) { Tier::Standard } else { Tier::Advanced };
+        for r in 1..=reps {
+            // A dimension named `idioma` is the question's own language field.
+            let mut dims: BTreeMap<String, String> = base
+                .dims
+                .iter()
+                .filter(|(d, _)| *d != LANGUAGE_DIMENSION)
+                .map(|(d, v)| (d.to_string(), v.clone()))
+                .collect();
+            if repite {
+                dims.insert("repeticion".into(), r.to_string());
+            }
+            let q = Question {
+                id: format!("P{:0w$}", out.len() + 1),
+                texto: base.texto.clone(),
+                idioma: base.idioma.into(),
+                modelo: nivel,
+                dimensiones: dims,
+            };
+            out.push((q, base.clone()));
+        }
+    }
+    out
+}
+
+/// Generates one study: questions, answers, then the findings from its computed tables.
+pub(crate) fn generar(ind: &Industria, scale: u32, seed: u64) -> Result<Generado> {
+    let modelos = comun::modelos();
+    let preguntas = preguntas(ind, scale, seed);
+    let nq = preguntas.len();
+    let por_pregunta: Vec<Vec<(Answer, Vec<usize>)>> = preguntas
+        .par_iter()
+        .enumerate()
+        .map(|(qi, (q, base))| {
+            let mut rng = ChaCha8Rng::seed_from_u64(semilla(seed, ind.slug, qi as u64));
+            let dia_base = (qi as u64 * u64::from(ind.dias) / nq as u64) as u32;
+            modelos
+                .iter()
+                .filter(|m| m.nivel == q.modelo)
+                .map(|m| {
+                    let b = engine::responder(ind, base, m, &mut rng);
+                    let dia = (dia_base + rng.random_range(0..=1)).min(ind.dias - 1);
+                    let version =
+                        if ind.cambio_version && dia < ind.dias / 2 { m.versiones[0] } else { m.versiones[1] };
+                    let answer = Answer {
+                        id: String::new(),
+                        pregunta: q.id.clone(),
+                        modelo: m.id.into(),
+                        version: version.into(),
+                        fecha: comun::fecha(ind.inicio, dia),
+                        respuesta: b.respuesta,
+                        fuentes: b.fuentes,
+                        tono: b.tono,
+                    };
+                    (answer, b.orden)
+                })
+                .collect()
+        })
+        .collect();
+    let total: usize = por_pregunta.iter().map(Vec::len).sum();
+    let w = ancho(total, 5);
+    let mut answers = Vec::with_capacity(total);
+    let mut ordenes = Vec::with_capacity(total);
+    for (answer, orden) in por_pregunta.into_iter().flatten() {
+        let mut answer = answer;
+        answer.id = format!("R{:0w$}", answers.len() + 1);
+        answers.push(answer);
+        ordenes.push(orden);
+    }
+    let design = comun::estudio(ind, nq, answers.len(), seed);
+    let mut study = Study {
+        slug: ind.slug.into(),
+        design,
+        brands: marcas(ind),
+        questions: preguntas.into_iter().map(|(q, _)| q).collect(),
+        answers,
+        findings: Vec::new(),
+        reports: Vec::new(),
+        question_lines: Vec::new(),
+        answer_lines: Vec::new(),
+    };
+    if ind.con_hallazgos {
+        let tablas = generator::analysis::analyze(&study).with_context(|| format!("{}: análisis", ind.slug))?;
+        study.findings = hallazgos::hallazgos(ind, &study, &tablas, &ordenes);
+    }
+    Ok(Generado { study, ordenes })
+}
+
+fn marcas(ind: &Industria) -> Vec<Brand> {
+    ind.marcas
+        .iter()
+        .map(|m| Brand {
+            id: m.id.into(),
+            nombre: m.nombre.into(),
+            alias: m.alias.iter().map(|s| s.trim_start_matches('~').to_string()).collect(),
+            excluir: m.excluir.iter().map(|s| s.to_string()).collect(),
+            dominios: m.dominios.iter().map(|s| s.to_string()).collect(),
+        })
+        .collect()
+}
+
+/// The five files of a study, as bytes: (file name, contents).
+pub(crate) fn archivos(g: &Generado) -> Result<Vec<(&'static str, Vec<u8>)>> {
+    let s = &g.study;
+    let estudio = toml::to_string_pretty(&s.design).context("serializando estudio.toml")?;
+    let marcas =
+        toml::to_string_pretty(&BrandsFile { marcas: s.brands.clone() }).context("serializando marcas.toml")?;
+    let hallazgos = toml::to_string_pretty(&FindingsFile { hallazgos: s.findings.clone() })
+        .context("serializando hallazgos.toml")?;
+    let mut preguntas = Vec::new();
+    for q in &s.questions {
+        serde_json::to_writer(&mut preguntas, q).context("serializando preguntas.jsonl")?;
+        preguntas.push(b'\n');
+    }
+    let mut respuestas = Vec::with_capacity(s.answers.len() * 1500);
+    for a in &s.answers {
+        serde_json::to_writer(&mut respuestas, a).context("serializando respuestas.jsonl")?;
+        respuestas.push(b'\n');
+    }
+    Ok(vec![
+        ("estudio.toml", estudio.into_bytes()),
+        ("marcas.toml", marcas.into_bytes()),
+        ("preguntas.jsonl", preguntas),
+        ("respuestas.jsonl", respuestas),
+        ("hallazgos.toml", hallazgos.into_bytes()),
+    ])
+}
+
+/// Copies the hand-written service files (`servicio.toml`, `metricas.toml`) from `from` to
+/// `to` when writing a corpus outside the content folder; nothing when both are the same folder.
+pub fn copy_service_files(from: &Path, to: &Path) -> Result<()> {
+    let same = match (from.canonicalize(), to.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Ok(());
+    }
+    fs::create_dir_all(to).with_context(|| format!("no se pudo crear {}", to.display()))?;
+    for name in [generator::load::SERVICE_FILE, generator::load::METRICS_FILE] {
+        fs::copy(from.join(name), to.join(name))
+            .with_context(|| format!("no se pudo copiar {} a {}", from.join(name).display(), to.display()))?;
+    }
+    Ok(())
+}
+
+fn escribir(dir: &Path, g: &Generado) -> Result<()> {
+    if dir.exists() {
+        fs::remove_dir_all(dir).with_context(|| format!("no se pudo borrar {}", dir.display()))?;
+    }
+    fs::create_dir_all(dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
+    for (nombre, bytes) in archivos(g)? {
+        let path = dir.join(nombre);
+        let file = fs::File::create(&path).with_context(|| format!("no se pudo crear {}", path.display()))?;
+        let mut w = BufWriter::new(file);
+        w.write_all(&bytes).with_context(|| format!("no se pudo escribir {}", path.display()))?;
+        w.flush().with_context(|| format!("no se pudo escribir {}", path.display()))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

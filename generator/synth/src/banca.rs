@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{Metric, Weighting};
+use generator::model::{Metric, Weighting};
 
 use super::comun::{METRICAS_BASE, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar, sobre};

@@ -5,7 +5,7 @@
 //! coverage and driver profile with the telephone area code of the asker (AMBA, Córdoba,
 //! Rosario, Mendoza, Tucumán), because the recommended insurer changes with the region.
 
-use crate::model::Metric;
+use generator::model::Metric;
 
 use super::comun::{METRICAS_BASE, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, PreguntaBase, Textos, TipoPregunta, marca_es, o_entre};

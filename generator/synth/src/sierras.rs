@@ -5,7 +5,7 @@
 //! entities are the ones a trip actually runs through: airlines, booking platforms, a bus
 //! ticket site, hotels, the automobile club and the provincial tourism agency.
 
-use crate::model::Metric;
+use generator::model::Metric;
 
 use super::comun::{METRICAS_BASE, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar};

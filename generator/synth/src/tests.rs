@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::*;
-use crate::mentions::BrandMatcher;
+use generator::mentions::BrandMatcher;
 
 fn todos(scale: u32, seed: u64) -> Vec<Generado> {
     industrias().iter().map(|i| generar(i, scale, seed).expect("generar")).collect()
@@ -133,9 +133,9 @@ fn the_matcher_finds_exactly_the_brands_the_engine_wrote() {
 fn findings_are_backed_by_their_cells() {
     for g in todos(1, DEFAULT_SEED) {
         let s = &g.study;
-        let tablas = crate::analysis::analyze(s).expect("analyze");
+        let tablas = generator::analysis::analyze(s).expect("analyze");
         assert!((6..=12).contains(&tablas.len()), "{}: tablas", s.slug);
-        let problemas = crate::validate::check_findings(Path::new("content"), s, &tablas);
+        let problemas = generator::validate::check_findings(Path::new("content"), s, &tablas);
         assert!(problemas.is_empty(), "{}: {:?}", s.slug, problemas.iter().collect::<Vec<_>>());
         if s.slug == "reumatologia-2026" {
             assert!(s.findings.is_empty());
@@ -159,8 +159,8 @@ fn written_files_load_back() {
     let dir = tempfile::tempdir().expect("tempdir");
     run(&SynthOptions { out: dir.path().to_path_buf(), scale: 1, seed: DEFAULT_SEED }).expect("run");
     for ind in industrias() {
-        let mut problemas = crate::problems::Problems::default();
-        let estudio = crate::load::load_study(&dir.path().join("estudios").join(ind.slug), &mut problemas);
+        let mut problemas = generator::problems::Problems::default();
+        let estudio = generator::load::load_study(&dir.path().join("estudios").join(ind.slug), &mut problemas);
         assert!(problemas.is_empty(), "{}: {:?}", ind.slug, problemas.iter().collect::<Vec<_>>());
         let estudio = estudio.expect("cargado");
         assert_eq!(estudio.questions.len(), ind.n_preguntas);

@@ -5,7 +5,7 @@
 //! either across brands (Pegasus vs Adizero) or within one brand (Forerunner 265 vs 965).
 //! Shoe brands never answer watch questions and vice versa (`debil_factor` 0).
 
-use crate::model::Metric;
+use generator::model::Metric;
 
 use super::comun::{METRICAS_TODAS, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, PreguntaBase, Textos, TipoPregunta, o_entre};

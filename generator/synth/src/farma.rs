@@ -5,7 +5,7 @@
 //! Entities are laboratories (with their best-known OTC products as aliases) and pharmacy
 //! chains; questions cross the therapeutic area with who the medicine is for.
 
-use crate::model::Metric;
+use generator::model::Metric;
 
 use super::comun::{METRICAS_TODAS, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, Textos, cruzar, sobre};

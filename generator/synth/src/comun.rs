@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{Dimension, MethodSection, Metric, ModelSpec, StudyFile, TableKind, TableSpec, Tier};
+use generator::model::{Dimension, MethodSection, Metric, ModelSpec, StudyFile, TableKind, TableSpec, Tier};
 
 use super::engine::Industria;
 

@@ -4,7 +4,7 @@
 //! (Lidherma, Dermaglós, Caviahue, Plusbelle) compete. Questions cross the product category
 //! with who is asking (teenagers, adults, over fifties, men).
 
-use crate::model::Metric;
+use generator::model::Metric;
 
 use super::comun::{METRICAS_BASE, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar, marca_es, sobre};

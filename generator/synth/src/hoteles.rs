@@ -4,7 +4,7 @@
 //! Punta del Este, and business travellers ask in English as often as in Spanish. Questions
 //! cross the purpose of the trip with the country.
 
-use crate::model::Metric;
+use generator::model::Metric;
 
 use super::comun::{METRICAS_BASE, METRICAS_TODAS, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar};

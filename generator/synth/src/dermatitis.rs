@@ -5,7 +5,7 @@
 //! send the reader to a dermatologist or paediatrician. Questions cross the topic (daily
 //! care, flares, treatment, biologics) with who is affected (babies to adults).
 
-use crate::model::Metric;
+use generator::model::Metric;
 
 use super::comun::{METRICAS_TODAS, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar};

@@ -5,7 +5,7 @@
 //! and reference institutions; most answers send the patient to a rheumatologist and many
 //! name no entity at all.
 
-use crate::model::Metric;
+use generator::model::Metric;
 
 use super::comun::{METRICAS_BASE, Tabla, dimension};
 use super::engine::{Industria, Marca, Medio, Textos, comparar, cruzar};

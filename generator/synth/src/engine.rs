@@ -17,7 +17,7 @@ use rand_chacha::ChaCha8Rng;
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
-use crate::model::{Dimension, Source, Tone, Weighting};
+use generator::model::{Dimension, Source, Tone, Weighting};
 
 use super::comun::{Modelo, Tabla};
 
@@ -285,7 +285,7 @@ pub(crate) fn responder(ind: &Industria, pregunta: &PreguntaBase, modelo: &Model
     // Short answers and verbose models get a block of advice (brandless) at the end, the
     // way a model adds context; it never repeats advice already in the text.
     let valores: Vec<&str> = pregunta.dims.iter().map(|(_, v)| v.as_str()).collect();
-    let largo = modelo.nivel == crate::model::Tier::Advanced;
+    let largo = modelo.nivel == generator::model::Tier::Advanced;
     let quiere = if rng.random_bool(modelo.estilo.extension) {
         if largo { rng.random_range(2..=4) } else { rng.random_range(1..=3) }
     } else {
@@ -1000,7 +1000,7 @@ impl Escritor<'_> {
     }
 
     fn avanzado(&self) -> bool {
-        self.modelo.nivel == crate::model::Tier::Advanced
+        self.modelo.nivel == generator::model::Tier::Advanced
     }
 
     fn lista(&mut self, estructura: Estructura, el: &[Elegida]) {

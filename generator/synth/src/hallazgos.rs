@@ -10,7 +10,7 @@ use generator::analysis::{Cell, Table};
 use generator::mentions::{host_matches, host_of};
 use generator::model::{Backing, Finding, Metric, Study, TableKind, Tone};
 
-use super::engine::Industria;
+use crate::industria::Industria;
 
 const VISIBILIDAD: &str = "Visibilidad de marcas";
 const MODELOS: &str = "Diferencias entre modelos";

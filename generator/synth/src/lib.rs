@@ -3,8 +3,9 @@
 //! The store needs sample studies that read like the real thing (Argentine and Southern Cone
 //! consumer questions, assistant-style answers, realistic brands, domains and sources) and
 //! benchmark corpora ten and a hundred times larger. Both come from this program: one data
-//! module per industry, one shared answer engine ([`engine`]), and findings computed from
-//! the real analysis tables ([`generator::analysis`]) so every number they quote is backed.
+//! file per industry (`industrias/*.toml`, read by [`industria`]), one shared answer engine
+//! ([`engine`]), and findings computed from the real analysis tables
+//! ([`generator::analysis`]) so every number they quote is backed.
 //!
 //! Output is a pure function of `(seed, scale)`: ChaCha8 seeded per question, `BTreeMap`s,
 //! no clock, no hash-map iteration. Everything is written through the serde types of
@@ -12,19 +13,11 @@
 //!
 //! The generator does not depend on this crate: synth writes content, the generator reads it.
 
-mod comun;
 mod engine;
+mod estudio;
 mod hallazgos;
-
-mod banca;
-mod cosmetica;
-mod dermatitis;
-mod farma;
-mod hoteles;
-mod reumatologia;
-mod running;
-mod seguros;
-mod sierras;
+mod industria;
+mod modelos;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -37,9 +30,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use generator::model::{Answer, Brand, BrandsFile, FindingsFile, LANGUAGE_DIMENSION, Question, Study, Tier};
+use generator::model::{Answer, Brand, BrandsFile, FindingsFile, Question, Study, Tier};
 
-use engine::{Industria, PreguntaBase};
+use crate::engine::PreguntaBase;
+use crate::industria::{Industria, industrias};
 
 /// Options of `synth`.
 pub struct SynthOptions {
@@ -58,28 +52,13 @@ pub fn run(opts: &SynthOptions) -> Result<()> {
     anyhow::ensure!(opts.scale >= 1, "synth: la escala debe ser 1 o más");
     let dir = opts.out.join("estudios");
     fs::create_dir_all(&dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
-    industrias()
+    industrias()?
         .par_iter()
         .map(|ind| {
             let generado = generar(ind, opts.scale, opts.seed)?;
-            escribir(&dir.join(ind.slug), &generado)
+            escribir(&dir.join(&ind.slug), &generado)
         })
         .collect::<Result<()>>()
-}
-
-/// The nine industries, sorted by slug.
-pub(crate) fn industrias() -> Vec<Industria> {
-    vec![
-        banca::industria(),
-        hoteles::industria(),
-        cosmetica::industria(),
-        dermatitis::industria(),
-        farma::industria(),
-        running::industria(),
-        reumatologia::industria(),
-        seguros::industria(),
-        sierras::industria(),
-    ]
 }
 
 /// One study, generated, with what the files need.
@@ -114,7 +93,7 @@ fn ancho(n: usize, minimo: usize) -> usize {
 
 /// Picks and numbers the questions of a study: `n_preguntas × scale` of them.
 fn preguntas(ind: &Industria, scale: u32, seed: u64) -> Vec<(Question, PreguntaBase)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(semilla(seed, ind.slug, u64::MAX));
+    let mut rng = ChaCha8Rng::seed_from_u64(semilla(seed, &ind.slug, u64::MAX));
     let repite = ind.dimensiones.iter().any(|d| d.id == "repeticion");
     let reps = if repite { 2 } else { 1 };
     let total = ind.n_preguntas * scale as usize / reps;
@@ -138,20 +117,15 @@ fn preguntas(ind: &Industria, scale: u32, seed: u64) -> Vec<(Question, PreguntaB
         let base = &ind.preguntas[i];
         let nivel = if rng.random_bool(0.5) { Tier::Standard } else { Tier::Advanced };
         for r in 1..=reps {
-            // A dimension named `idioma` is the question's own language field.
-            let mut dims: BTreeMap<String, String> = base
-                .dims
-                .iter()
-                .filter(|(d, _)| *d != LANGUAGE_DIMENSION)
-                .map(|(d, v)| (d.to_string(), v.clone()))
-                .collect();
+            // The language is the question's own field, never one of its dimensions.
+            let mut dims: BTreeMap<String, String> = base.dims.iter().cloned().collect();
             if repite {
                 dims.insert("repeticion".into(), r.to_string());
             }
             let q = Question {
                 id: format!("P{:0w$}", out.len() + 1),
                 texto: base.texto.clone(),
-                idioma: base.idioma.into(),
+                idioma: base.idioma.clone(),
                 modelo: nivel,
                 dimensiones: dims,
             };
@@ -163,14 +137,14 @@ fn preguntas(ind: &Industria, scale: u32, seed: u64) -> Vec<(Question, PreguntaB
 
 /// Generates one study: questions, answers, then the findings from its computed tables.
 pub(crate) fn generar(ind: &Industria, scale: u32, seed: u64) -> Result<Generado> {
-    let modelos = comun::modelos();
+    let modelos = modelos::modelos();
     let preguntas = preguntas(ind, scale, seed);
     let nq = preguntas.len();
     let por_pregunta: Vec<Vec<(Answer, Vec<usize>)>> = preguntas
         .par_iter()
         .enumerate()
         .map(|(qi, (q, base))| {
-            let mut rng = ChaCha8Rng::seed_from_u64(semilla(seed, ind.slug, qi as u64));
+            let mut rng = ChaCha8Rng::seed_from_u64(semilla(seed, &ind.slug, qi as u64));
             let dia_base = (qi as u64 * u64::from(ind.dias) / nq as u64) as u32;
             modelos
                 .iter()
@@ -185,7 +159,7 @@ pub(crate) fn generar(ind: &Industria, scale: u32, seed: u64) -> Result<Generado
                         pregunta: q.id.clone(),
                         modelo: m.id.into(),
                         version: version.into(),
-                        fecha: comun::fecha(ind.inicio, dia),
+                        fecha: estudio::fecha(ind.inicio, dia),
                         respuesta: b.respuesta,
                         fuentes: b.fuentes,
                         tono: b.tono,
@@ -205,9 +179,9 @@ pub(crate) fn generar(ind: &Industria, scale: u32, seed: u64) -> Result<Generado
         answers.push(answer);
         ordenes.push(orden);
     }
-    let design = comun::estudio(ind, nq, answers.len(), seed);
+    let design = estudio::estudio(ind, nq, answers.len(), seed);
     let mut study = Study {
-        slug: ind.slug.into(),
+        slug: ind.slug.clone(),
         design,
         brands: marcas(ind),
         questions: preguntas.into_iter().map(|(q, _)| q).collect(),
@@ -228,11 +202,11 @@ fn marcas(ind: &Industria) -> Vec<Brand> {
     ind.marcas
         .iter()
         .map(|m| Brand {
-            id: m.id.into(),
-            nombre: m.nombre.into(),
-            alias: m.alias.iter().map(|s| s.trim_start_matches('~').to_string()).collect(),
-            excluir: m.excluir.iter().map(|s| s.to_string()).collect(),
-            dominios: m.dominios.iter().map(|s| s.to_string()).collect(),
+            id: m.id.clone(),
+            nombre: m.nombre.clone(),
+            alias: m.alias.iter().map(|s| s.trim_start_matches('~').to_owned()).collect(),
+            excluir: m.excluir.clone(),
+            dominios: m.dominios.clone(),
         })
         .collect()
 }

@@ -8,8 +8,12 @@ use std::path::Path;
 use super::*;
 use generator::mentions::BrandMatcher;
 
+fn todas() -> Vec<Industria> {
+    industrias().expect("the industry files load")
+}
+
 fn todos(scale: u32, seed: u64) -> Vec<Generado> {
-    industrias().iter().map(|i| generar(i, scale, seed).expect("generar")).collect()
+    todas().iter().map(|i| generar(i, scale, seed).expect("generar")).collect()
 }
 
 #[test]
@@ -54,12 +58,12 @@ fn sizes_at_scale_one_and_ten() {
     }
     assert!(total >= 3000, "{total} respuestas en total");
     // Scale 10: ten times the questions, so ten times the answers (three per question).
-    for ind in industrias() {
+    for ind in todas() {
         let uno = preguntas(&ind, 1, DEFAULT_SEED).len();
         let diez = preguntas(&ind, 10, DEFAULT_SEED).len();
         assert_eq!(diez, 10 * uno, "{}", ind.slug);
     }
-    let reuma = industrias().into_iter().find(|i| i.slug == "reumatologia-2026").expect("reumatologia");
+    let reuma = todas().into_iter().find(|i| i.slug == "reumatologia-2026").expect("reumatologia");
     let g = generar(&reuma, 10, DEFAULT_SEED).expect("escala 10");
     assert_eq!(g.study.answers.len(), 10 * 3 * reuma.n_preguntas);
 }
@@ -158,9 +162,9 @@ fn findings_are_backed_by_their_cells() {
 fn written_files_load_back() {
     let dir = tempfile::tempdir().expect("tempdir");
     run(&SynthOptions { out: dir.path().to_path_buf(), scale: 1, seed: DEFAULT_SEED }).expect("run");
-    for ind in industrias() {
+    for ind in todas() {
         let mut problemas = generator::problems::Problems::default();
-        let estudio = generator::load::load_study(&dir.path().join("estudios").join(ind.slug), &mut problemas);
+        let estudio = generator::load::load_study(&dir.path().join("estudios").join(&ind.slug), &mut problemas);
         assert!(problemas.is_empty(), "{}: {:?}", ind.slug, problemas.iter().collect::<Vec<_>>());
         let estudio = estudio.expect("cargado");
         assert_eq!(estudio.questions.len(), ind.n_preguntas);

@@ -1,203 +1,23 @@
-//! What the nine studies share: the six models and their answering styles, the run calendar,
-//! the methodology text and the analysis-table builder.
+//! What a study's `estudio.toml` says: texts, the run calendar, the methodology and the
+//! analysis-table specs, derived from the industry file.
 //!
-//! Keeping these in one place is what makes the studies comparable: the same model ids,
-//! the same metric definitions in every `metodologia`, and table specs built by one function
-//! so titles and names follow one convention.
+//! Keeping this in one place is what makes the studies comparable: the same metric
+//! definitions in every `metodologia`, and table specs built by one function so titles and
+//! names follow one convention.
 
 use std::collections::BTreeMap;
 
-use generator::model::{Dimension, MethodSection, Metric, ModelSpec, StudyFile, TableKind, TableSpec, Tier};
+use generator::model::{MethodSection, Metric, ModelSpec, StudyFile, TableKind, TableSpec};
 
-use super::engine::Industria;
-
-/// How a model tends to answer. Values are probabilities unless noted.
-pub(crate) struct Estilo {
-    /// Chance of a second argument per brand (longer answers).
-    pub verbosidad: f64,
-    /// Brands per list answer (min, max).
-    pub marcas: (usize, usize),
-    /// Media sources per answer (min, max).
-    pub fuentes: (usize, usize),
-    /// Multiplier on the study's brandless-answer rate.
-    pub sin_marca: f64,
-    /// Chance of citing the site of a named brand.
-    pub cita_marca: f64,
-    /// Chance of citing a brand site whose brand is not named.
-    pub fantasma: f64,
-    /// Multiplier on the chance of a caveat per brand.
-    pub contra: f64,
-    /// Exponent on brand weights: above 1 concentrates on the leaders.
-    pub nitidez: f64,
-    /// Chance of using the display name rather than an alias.
-    pub nombre_completo: f64,
-    /// Chance of an opening line in the provider's manner.
-    pub apertura: f64,
-    /// Chance of a closing block of practical advice.
-    pub extension: f64,
-    /// Weights of the fifteen list structures (see `engine::LISTAS`).
-    pub estructuras: [f64; 15],
-}
-
-pub(crate) struct Modelo {
-    pub id: &'static str,
-    pub nombre: &'static str,
-    pub proveedor: &'static str,
-    pub nivel: Tier,
-    /// Versions: the second one is used after a mid-run update.
-    pub versiones: [&'static str; 2],
-    pub estilo: Estilo,
-}
-
-//                       Num  Gui  Pro  Fav  Per  Chk  Tab  Enc  Cor  Acl  Faq  Rnk  PyC  Res  For
-const ESTR_GPT_MINI: [f64; 15] = [5.0, 2.0, 1.0, 2.0, 1.5, 1.0, 1.0, 1.0, 2.0, 1.0, 0.5, 0.5, 0.5, 1.5, 0.5];
-const ESTR_GPT: [f64; 15] = [4.0, 1.5, 1.5, 2.0, 2.5, 1.5, 2.0, 1.5, 0.5, 1.5, 1.0, 1.0, 1.5, 2.0, 0.5];
-const ESTR_FLASH: [f64; 15] = [2.0, 3.0, 0.5, 1.0, 1.0, 1.0, 1.0, 3.0, 2.0, 0.5, 1.0, 1.5, 0.5, 0.5, 0.5];
-const ESTR_PRO: [f64; 15] = [2.0, 2.0, 1.0, 1.0, 1.5, 1.5, 3.0, 3.5, 0.5, 1.0, 1.5, 1.0, 1.5, 1.0, 1.0];
-const ESTR_HAIKU: [f64; 15] = [2.0, 1.0, 3.0, 1.5, 1.0, 1.0, 0.5, 0.5, 3.0, 1.5, 0.5, 0.2, 1.0, 0.5, 1.5];
-const ESTR_SONNET: [f64; 15] = [1.5, 1.0, 4.0, 1.5, 2.5, 2.0, 1.0, 1.0, 0.5, 2.5, 1.0, 0.2, 2.0, 1.0, 1.5];
-
-/// The six models, in the order every `estudio.toml` declares them.
-pub(crate) fn modelos() -> Vec<Modelo> {
-    vec![
-        Modelo {
-            id: "gpt-5-mini",
-            nombre: "GPT-5 mini",
-            proveedor: "OpenAI",
-            nivel: Tier::Standard,
-            versiones: ["gpt-5-mini-2025-08-07", "gpt-5-mini-2025-08-07"],
-            estilo: Estilo {
-                verbosidad: 0.45,
-                marcas: (3, 5),
-                fuentes: (0, 2),
-                sin_marca: 0.9,
-                cita_marca: 0.12,
-                fantasma: 0.04,
-                contra: 0.9,
-                nitidez: 1.25,
-                nombre_completo: 0.55,
-                apertura: 0.35,
-                extension: 0.2,
-                estructuras: ESTR_GPT_MINI,
-            },
-        },
-        Modelo {
-            id: "gpt-5",
-            nombre: "GPT-5",
-            proveedor: "OpenAI",
-            nivel: Tier::Advanced,
-            versiones: ["gpt-5-2025-08-07", "gpt-5-2025-08-07"],
-            estilo: Estilo {
-                verbosidad: 0.85,
-                marcas: (3, 6),
-                fuentes: (1, 4),
-                sin_marca: 0.8,
-                cita_marca: 0.2,
-                fantasma: 0.06,
-                contra: 1.1,
-                nitidez: 0.95,
-                nombre_completo: 0.6,
-                apertura: 0.4,
-                extension: 0.8,
-                estructuras: ESTR_GPT,
-            },
-        },
-        Modelo {
-            id: "gemini-2.5-flash",
-            nombre: "Gemini 2.5 Flash",
-            proveedor: "Google",
-            nivel: Tier::Standard,
-            versiones: ["gemini-2.5-flash-001", "gemini-2.5-flash-002"],
-            estilo: Estilo {
-                verbosidad: 0.45,
-                marcas: (3, 5),
-                fuentes: (1, 4),
-                sin_marca: 0.75,
-                cita_marca: 0.3,
-                fantasma: 0.1,
-                contra: 0.8,
-                nitidez: 1.4,
-                nombre_completo: 0.7,
-                apertura: 0.6,
-                extension: 0.25,
-                estructuras: ESTR_FLASH,
-            },
-        },
-        Modelo {
-            id: "gemini-2.5-pro",
-            nombre: "Gemini 2.5 Pro",
-            proveedor: "Google",
-            nivel: Tier::Advanced,
-            versiones: ["gemini-2.5-pro-001", "gemini-2.5-pro-002"],
-            estilo: Estilo {
-                verbosidad: 0.8,
-                marcas: (4, 6),
-                fuentes: (2, 6),
-                sin_marca: 0.7,
-                cita_marca: 0.35,
-                fantasma: 0.12,
-                contra: 1.0,
-                nitidez: 1.05,
-                nombre_completo: 0.65,
-                apertura: 0.55,
-                extension: 0.8,
-                estructuras: ESTR_PRO,
-            },
-        },
-        Modelo {
-            id: "claude-haiku-4-5",
-            nombre: "Claude Haiku 4.5",
-            proveedor: "Anthropic",
-            nivel: Tier::Standard,
-            versiones: ["claude-haiku-4-5-20251001", "claude-haiku-4-5-20251001"],
-            estilo: Estilo {
-                verbosidad: 0.2,
-                marcas: (2, 4),
-                fuentes: (0, 2),
-                sin_marca: 1.35,
-                cita_marca: 0.08,
-                fantasma: 0.03,
-                contra: 1.2,
-                nitidez: 1.1,
-                nombre_completo: 0.4,
-                apertura: 0.45,
-                extension: 0.15,
-                estructuras: ESTR_HAIKU,
-            },
-        },
-        Modelo {
-            id: "claude-sonnet-4-5",
-            nombre: "Claude Sonnet 4.5",
-            proveedor: "Anthropic",
-            nivel: Tier::Advanced,
-            versiones: ["claude-sonnet-4-5-20250929", "claude-sonnet-4-5-20250929"],
-            estilo: Estilo {
-                verbosidad: 0.8,
-                marcas: (3, 5),
-                fuentes: (1, 3),
-                sin_marca: 1.25,
-                cita_marca: 0.15,
-                fantasma: 0.05,
-                contra: 1.4,
-                nitidez: 0.85,
-                nombre_completo: 0.5,
-                apertura: 0.5,
-                extension: 0.75,
-                estructuras: ESTR_SONNET,
-            },
-        },
-    ]
-}
-
-// ---------------------------------------------------------------------------------------
-// Calendar (2026 only)
-// ---------------------------------------------------------------------------------------
+use crate::engine::texto::{enumerar, slug};
+use crate::industria::{Dia, Industria, Tabla};
+use crate::modelos::modelos;
 
 const DIAS_MES: [u32; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-/// `YYYY-MM-DD` of the day `offset` days after (month, day) in 2026.
-pub(crate) fn fecha(inicio: (u32, u32), offset: u32) -> String {
-    let (mut mes, mut dia) = inicio;
+/// `YYYY-MM-DD` of the day `offset` days after `inicio` in 2026.
+pub(crate) fn fecha(inicio: Dia, offset: u32) -> String {
+    let Dia { mut mes, mut dia } = inicio;
     dia += offset;
     while dia > DIAS_MES[(mes - 1) as usize] {
         dia -= DIAS_MES[(mes - 1) as usize];
@@ -205,38 +25,6 @@ pub(crate) fn fecha(inicio: (u32, u32), offset: u32) -> String {
     }
     format!("2026-{mes:02}-{dia:02}")
 }
-
-// ---------------------------------------------------------------------------------------
-// Analysis tables
-// ---------------------------------------------------------------------------------------
-
-/// A table spec in short form; ids, names and titles are derived.
-pub(crate) enum Tabla {
-    Marcas(&'static [Metric]),
-    MarcasFiltro(&'static [Metric], &'static str, &'static str),
-    PorModelo(Metric),
-    PorDimension(Metric, &'static str),
-    ModeloDimension(Metric, &'static str, &'static str),
-    Concentracion(Option<&'static str>),
-    Acuerdo,
-    Tono,
-    Fuentes(usize),
-}
-
-/// Metrics of the main brand table in most studies.
-pub(crate) const METRICAS_BASE: &[Metric] =
-    &[Metric::Mencion, Metric::Orden, Metric::Citacion, Metric::Protagonismo, Metric::Top1, Metric::Sov];
-/// The same plus ghost citation and net tone.
-pub(crate) const METRICAS_TODAS: &[Metric] = &[
-    Metric::Mencion,
-    Metric::Orden,
-    Metric::Citacion,
-    Metric::CitacionFantasma,
-    Metric::Protagonismo,
-    Metric::Top1,
-    Metric::Sov,
-    Metric::TonoNeto,
-];
 
 /// Lowercases a metric name for use inside a title, keeping acronyms ("Protagonismo IA",
 /// "AI Prominence", "Top 1").
@@ -262,15 +50,18 @@ fn metrica(m: Metric) -> (&'static str, &'static str) {
 
 /// The study's table specs, numbered A01, A02, ... in order.
 pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
-    let dim = |id: &'static str| -> (String, String) {
+    let dim = |id: &str| -> (String, String) {
         ind.dimensiones
             .iter()
             .find(|d| d.id == id)
             .map(|d| (d.etiqueta.clone(), d.etiqueta_en.clone()))
             .unwrap_or((id.to_owned(), id.to_owned()))
     };
-    let marca = |id: &'static str| -> &'static str { ind.marcas.iter().find(|m| m.id == id).map_or(id, |m| m.nombre) };
-    ind.tablas
+    let marca = |id: &str| -> String {
+        ind.marcas.iter().find(|m| m.id == id).map_or_else(|| id.to_owned(), |m| m.nombre.clone())
+    };
+    ind.analisis
+        .tablas
         .iter()
         .enumerate()
         .map(|(i, t)| {
@@ -287,34 +78,36 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                 limite: None,
             };
             match t {
-                Tabla::Marcas(ms) => {
-                    let (es, en): (Vec<String>, Vec<String>) = ms
-                        .iter()
-                        .map(|m| {
-                            let (e, n) = metrica(*m);
-                            (minuscula(e), minuscula(n))
-                        })
-                        .unzip();
-                    TableSpec {
-                        nombre: "visibilidad_marcas".into(),
-                        titulo: format!("Visibilidad de marcas: {}", super::engine::enumerar(&es, "es")),
-                        titulo_en: format!("Brand visibility: {}", super::engine::enumerar(&en, "en")),
-                        metricas: ms.to_vec(),
-                        ..base
+                Tabla::Marcas { metricas, filtro } => match filtro.iter().next() {
+                    None => {
+                        let (es, en): (Vec<String>, Vec<String>) = metricas
+                            .iter()
+                            .map(|m| {
+                                let (e, n) = metrica(*m);
+                                (minuscula(e), minuscula(n))
+                            })
+                            .unzip();
+                        TableSpec {
+                            nombre: "visibilidad_marcas".into(),
+                            titulo: format!("Visibilidad de marcas: {}", enumerar(&es, "es")),
+                            titulo_en: format!("Brand visibility: {}", enumerar(&en, "en")),
+                            metricas: metricas.clone(),
+                            ..base
+                        }
                     }
-                }
-                Tabla::MarcasFiltro(ms, d, v) => {
-                    let (e, en) = dim(d);
-                    TableSpec {
-                        nombre: format!("visibilidad_{}", super::engine::slug(v).replace('-', "_")),
-                        titulo: format!("Visibilidad de marcas, solo {} = {v}", e.to_lowercase()),
-                        titulo_en: format!("Brand visibility, {} = {v} only", en.to_lowercase()),
-                        metricas: ms.to_vec(),
-                        filtro: BTreeMap::from([(d.to_string(), v.to_string())]),
-                        ..base
+                    Some((d, v)) => {
+                        let (e, en) = dim(d);
+                        TableSpec {
+                            nombre: format!("visibilidad_{}", slug(v).replace('-', "_")),
+                            titulo: format!("Visibilidad de marcas, solo {} = {v}", e.to_lowercase()),
+                            titulo_en: format!("Brand visibility, {} = {v} only", en.to_lowercase()),
+                            metricas: metricas.clone(),
+                            filtro: filtro.clone(),
+                            ..base
+                        }
                     }
-                }
-                Tabla::PorModelo(m) => {
+                },
+                Tabla::MarcaPorModelo { metrica: m } => {
                     let (e, en) = metrica(*m);
                     TableSpec {
                         nombre: format!("{}_por_modelo", m.id()),
@@ -325,7 +118,7 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                         ..base
                     }
                 }
-                Tabla::PorDimension(m, d) => {
+                Tabla::MarcaPorDimension { metrica: m, dimension: d } => {
                     let (e, en) = metrica(*m);
                     let (de, den) = dim(d);
                     TableSpec {
@@ -334,11 +127,11 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                         titulo_en: format!("{en} by {}", den.to_lowercase()),
                         tipo: TableKind::MarcaPorDimension,
                         metricas: vec![*m],
-                        dimension: Some(d.to_string()),
+                        dimension: Some(d.clone()),
                         ..base
                     }
                 }
-                Tabla::ModeloDimension(m, d, b) => {
+                Tabla::ModeloPorDimension { metrica: m, dimension: d, marca: b } => {
                     let (e, en) = metrica(*m);
                     let (de, den) = dim(d);
                     TableSpec {
@@ -347,26 +140,26 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                         titulo_en: format!("{}: {} by model and {}", marca(b), minuscula(en), den.to_lowercase()),
                         tipo: TableKind::ModeloPorDimension,
                         metricas: vec![*m],
-                        dimension: Some(d.to_string()),
-                        marca: Some(b.to_string()),
+                        dimension: Some(d.clone()),
+                        marca: Some(b.clone()),
                         ..base
                     }
                 }
-                Tabla::Concentracion(None) => TableSpec {
+                Tabla::Concentracion { dimension: None } => TableSpec {
                     nombre: "concentracion_por_modelo".into(),
                     titulo: "Concentración por modelo (HHI sobre share of voice y Top 1)".into(),
                     titulo_en: "Concentration by model (HHI on share of voice and top-1)".into(),
                     tipo: TableKind::Concentracion,
                     ..base
                 },
-                Tabla::Concentracion(Some(d)) => {
+                Tabla::Concentracion { dimension: Some(d) } => {
                     let (de, den) = dim(d);
                     TableSpec {
                         nombre: format!("concentracion_por_{d}"),
                         titulo: format!("Concentración por {} (HHI sobre share of voice y Top 1)", de.to_lowercase()),
                         titulo_en: format!("Concentration by {} (HHI on share of voice and top-1)", den.to_lowercase()),
                         tipo: TableKind::Concentracion,
-                        dimension: Some(d.to_string()),
+                        dimension: Some(d.clone()),
                         ..base
                     }
                 }
@@ -384,12 +177,12 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                     tipo: TableKind::Tono,
                     ..base
                 },
-                Tabla::Fuentes(n) => TableSpec {
+                Tabla::Fuentes { limite } => TableSpec {
                     nombre: "fuentes_citadas".into(),
                     titulo: "Dominios más citados como fuente".into(),
                     titulo_en: "Most cited source domains".into(),
                     tipo: TableKind::Fuentes,
-                    limite: Some(*n),
+                    limite: Some(*limite),
                     ..base
                 },
             }
@@ -485,18 +278,18 @@ pub(crate) fn estudio(ind: &Industria, n_preguntas: usize, n_respuestas: usize, 
         .map(|m| ModelSpec { id: m.id.into(), nombre: m.nombre.into(), proveedor: m.proveedor.into(), nivel: m.nivel })
         .collect();
     StudyFile {
-        nombre: ind.nombre.into(),
-        nombre_en: ind.nombre_en.into(),
-        descripcion: ind.descripcion.into(),
-        descripcion_en: ind.descripcion_en.into(),
-        industria: ind.industria.into(),
-        subindustria: ind.subindustria.into(),
-        pais: ind.pais.iter().map(|s| s.to_string()).collect(),
-        idioma: ind.idiomas.iter().map(|s| s.to_string()).collect(),
-        publicado: ind.publicado.into(),
+        nombre: ind.nombre.clone(),
+        nombre_en: ind.nombre_en.clone(),
+        descripcion: ind.descripcion.clone(),
+        descripcion_en: ind.descripcion_en.clone(),
+        industria: ind.industria.clone(),
+        subindustria: ind.subindustria.clone(),
+        pais: ind.pais.clone(),
+        idioma: ind.idiomas.clone(),
+        publicado: ind.publicado.clone(),
         precio_usd: None,
         version_paquete: "1.0.0".into(),
-        tags: ind.tags.iter().map(|s| s.to_string()).collect(),
+        tags: ind.tags.clone(),
         como_citar: format!(
             "Visibilidad IA Cono Sur ({}). {}. Paquete de datos, versión 1.0.0, publicado el {}. Datos sintéticos de demostración.",
             &ind.publicado[..4],
@@ -513,15 +306,5 @@ pub(crate) fn estudio(ind: &Industria, n_preguntas: usize, n_respuestas: usize, 
         modelos,
         ponderacion: ind.ponderacion.clone(),
         analisis: tablas(ind),
-    }
-}
-
-/// A dimension with its labels and values.
-pub(crate) fn dimension(id: &str, etiqueta: &str, etiqueta_en: &str, valores: &[&str]) -> Dimension {
-    Dimension {
-        id: id.into(),
-        etiqueta: etiqueta.into(),
-        etiqueta_en: etiqueta_en.into(),
-        valores: valores.iter().map(|s| s.to_string()).collect(),
     }
 }

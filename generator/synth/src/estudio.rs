@@ -11,7 +11,7 @@ use generator::model::{MethodSection, Metric, ModelSpec, StudyFile, TableKind, T
 
 use crate::engine::texto::{enumerar, slug};
 use crate::industria::{Dia, Industria, Tabla};
-use crate::modelos::modelos;
+use crate::modelos::Modelo;
 
 const DIAS_MES: [u32; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
@@ -194,7 +194,13 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
 // estudio.toml
 // ---------------------------------------------------------------------------------------
 
-fn metodologia(ind: &Industria, n_preguntas: usize, n_respuestas: usize, seed: u64) -> Vec<MethodSection> {
+fn metodologia(
+    ind: &Industria,
+    modelos: &[Modelo],
+    n_preguntas: usize,
+    n_respuestas: usize,
+    seed: u64,
+) -> Vec<MethodSection> {
     let dims: Vec<String> =
         ind.dimensiones.iter().map(|d| format!("{} ({})", d.etiqueta.to_lowercase(), d.valores.join(", "))).collect();
     let fin = fecha(ind.inicio, ind.dias - 1);
@@ -249,9 +255,9 @@ fn metodologia(ind: &Industria, n_preguntas: usize, n_respuestas: usize, seed: u
     ];
     let pond = match &ind.ponderacion {
         Some(w) => {
-            let pesos: Vec<String> = modelos()
+            let pesos: Vec<String> = modelos
                 .iter()
-                .filter_map(|m| w.pesos.get(m.id).map(|p| format!("{} {}", m.id, format!("{p}").replace('.', ","))))
+                .filter_map(|m| w.pesos.get(&m.id).map(|p| format!("{} {}", m.id, format!("{p}").replace('.', ","))))
                 .collect();
             format!(
                 "Los totales ponderan cada modelo por su cuota de mercado declarada: {}.\n\
@@ -272,10 +278,21 @@ fn metodologia(ind: &Industria, n_preguntas: usize, n_respuestas: usize, seed: u
 }
 
 /// The `estudio.toml` of a study.
-pub(crate) fn estudio(ind: &Industria, n_preguntas: usize, n_respuestas: usize, seed: u64) -> StudyFile {
-    let modelos = modelos()
-        .into_iter()
-        .map(|m| ModelSpec { id: m.id.into(), nombre: m.nombre.into(), proveedor: m.proveedor.into(), nivel: m.nivel })
+pub(crate) fn estudio(
+    ind: &Industria,
+    modelos: &[Modelo],
+    n_preguntas: usize,
+    n_respuestas: usize,
+    seed: u64,
+) -> StudyFile {
+    let specs = modelos
+        .iter()
+        .map(|m| ModelSpec {
+            id: m.id.clone(),
+            nombre: m.nombre.clone(),
+            proveedor: m.proveedor.clone(),
+            nivel: m.nivel,
+        })
         .collect();
     StudyFile {
         nombre: ind.nombre.clone(),
@@ -301,9 +318,9 @@ pub(crate) fn estudio(ind: &Industria, n_preguntas: usize, n_respuestas: usize, 
              no son salidas reales de los modelos. Las marcas, dominios y fuentes son reales, pero lo que las respuestas dicen de \
              ellas es ilustrativo."
         ),
-        metodologia: metodologia(ind, n_preguntas, n_respuestas, seed),
+        metodologia: metodologia(ind, modelos, n_preguntas, n_respuestas, seed),
         dimensiones: ind.dimensiones.clone(),
-        modelos,
+        modelos: specs,
         ponderacion: ind.ponderacion.clone(),
         analisis: tablas(ind),
     }

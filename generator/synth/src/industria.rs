@@ -346,13 +346,13 @@ pub(crate) struct SobreMarca {
     pub valores: BTreeMap<String, String>,
 }
 
-/// The nine industries, in slug order.
-pub(crate) fn industrias() -> Result<Vec<Industria>> {
-    ARCHIVOS.iter().map(|(nombre, texto)| cargar(nombre, texto)).collect()
+/// The nine industries, in slug order; `modelos` are the models their biases may name.
+pub(crate) fn industrias(modelos: &[Modelo]) -> Result<Vec<Industria>> {
+    ARCHIVOS.iter().map(|(nombre, texto)| cargar(nombre, texto, modelos)).collect()
 }
 
 /// Parses, checks and expands one data file; `nombre` is the file name the errors show.
-pub(crate) fn cargar(nombre: &str, texto: &str) -> Result<Industria> {
+pub(crate) fn cargar(nombre: &str, texto: &str, modelos: &[Modelo]) -> Result<Industria> {
     let archivo = format!("generator/synth/industrias/{nombre}");
     let mut ind: Industria = generator::load::parse_toml(texto).map_err(|(donde, mensaje)| {
         if donde.is_empty() {
@@ -361,7 +361,7 @@ pub(crate) fn cargar(nombre: &str, texto: &str) -> Result<Industria> {
             anyhow::anyhow!("{archivo}: {donde}: {mensaje}")
         }
     })?;
-    let problemas = validar(&ind, &crate::modelos::modelos());
+    let problemas = validar(&ind, modelos);
     if !problemas.is_empty() {
         bail!("{archivo}:\n  {}", problemas.join("\n  "));
     }
@@ -547,8 +547,12 @@ fn validar(ind: &Industria, modelos: &[Modelo]) -> Vec<String> {
 mod tests {
     use super::*;
 
+    fn modelos() -> Vec<Modelo> {
+        crate::modelos::modelos().expect("modelos.toml loads")
+    }
+
     fn error(texto: &str) -> String {
-        match cargar("prueba.toml", texto) {
+        match cargar("prueba.toml", texto, &modelos()) {
             Ok(_) => panic!("the file should not load"),
             Err(e) => format!("{e:#}"),
         }
@@ -563,7 +567,7 @@ mod tests {
 
     #[test]
     fn every_file_loads_and_expands_its_questions() {
-        let todas = industrias().expect("the data files load");
+        let todas = industrias(&modelos()).expect("the data files load");
         let slugs: Vec<&str> = todas.iter().map(|i| i.slug.as_str()).collect();
         let mut ordenados = slugs.clone();
         ordenados.sort_unstable();

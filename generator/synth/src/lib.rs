@@ -34,6 +34,7 @@ use generator::model::{Answer, Brand, BrandsFile, FindingsFile, Question, Study,
 
 use crate::engine::PreguntaBase;
 use crate::industria::{Industria, industrias};
+use crate::modelos::Modelo;
 
 /// Options of `synth`.
 pub struct SynthOptions {
@@ -50,12 +51,14 @@ pub const DEFAULT_SEED: u64 = 2026;
 /// Writes the nine studies under `<out>/estudios/`, replacing their folders.
 pub fn run(opts: &SynthOptions) -> Result<()> {
     anyhow::ensure!(opts.scale >= 1, "synth: la escala debe ser 1 o más");
+    let modelos = modelos::modelos()?;
+    let industrias = industrias(&modelos)?;
     let dir = opts.out.join("estudios");
     fs::create_dir_all(&dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
-    industrias()?
+    industrias
         .par_iter()
         .map(|ind| {
-            let generado = generar(ind, opts.scale, opts.seed)?;
+            let generado = generar(ind, &modelos, opts.scale, opts.seed)?;
             escribir(&dir.join(&ind.slug), &generado)
         })
         .collect::<Result<()>>()
@@ -136,8 +139,7 @@ fn preguntas(ind: &Industria, scale: u32, seed: u64) -> Vec<(Question, PreguntaB
 }
 
 /// Generates one study: questions, answers, then the findings from its computed tables.
-pub(crate) fn generar(ind: &Industria, scale: u32, seed: u64) -> Result<Generado> {
-    let modelos = modelos::modelos();
+pub(crate) fn generar(ind: &Industria, modelos: &[Modelo], scale: u32, seed: u64) -> Result<Generado> {
     let preguntas = preguntas(ind, scale, seed);
     let nq = preguntas.len();
     let por_pregunta: Vec<Vec<(Answer, Vec<usize>)>> = preguntas
@@ -153,12 +155,12 @@ pub(crate) fn generar(ind: &Industria, scale: u32, seed: u64) -> Result<Generado
                     let b = engine::responder(ind, base, m, &mut rng);
                     let dia = (dia_base + rng.random_range(0..=1)).min(ind.dias - 1);
                     let version =
-                        if ind.cambio_version && dia < ind.dias / 2 { m.versiones[0] } else { m.versiones[1] };
+                        if ind.cambio_version && dia < ind.dias / 2 { &m.versiones[0] } else { &m.versiones[1] };
                     let answer = Answer {
                         id: String::new(),
                         pregunta: q.id.clone(),
-                        modelo: m.id.into(),
-                        version: version.into(),
+                        modelo: m.id.clone(),
+                        version: version.clone(),
                         fecha: estudio::fecha(ind.inicio, dia),
                         respuesta: b.respuesta,
                         fuentes: b.fuentes,
@@ -179,7 +181,7 @@ pub(crate) fn generar(ind: &Industria, scale: u32, seed: u64) -> Result<Generado
         answers.push(answer);
         ordenes.push(orden);
     }
-    let design = estudio::estudio(ind, nq, answers.len(), seed);
+    let design = estudio::estudio(ind, modelos, nq, answers.len(), seed);
     let mut study = Study {
         slug: ind.slug.clone(),
         design,

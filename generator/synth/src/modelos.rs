@@ -1,12 +1,25 @@
-//! The six models and their answering styles.
+//! The six models and their answering styles, read from `generator/synth/modelos.toml`.
 //!
 //! The same model ids, names and tiers in every study, so the studies are comparable; the
 //! styles (how many brands, how many sources, which layouts, how sharp the preference for
-//! leaders) are what makes each model's answers read and measure differently.
+//! leaders) are what makes each model's answers read and measure differently. Like the
+//! industry files, the data file is compiled in and parsed when synth runs.
+
+use std::collections::BTreeMap;
+
+use anyhow::{Result, anyhow, bail};
+use serde::Deserialize;
 
 use generator::model::Tier;
 
+use crate::engine::redaccion::{Estructura, LISTAS};
+
+const ARCHIVO: &str = "generator/synth/modelos.toml";
+const TEXTO: &str = include_str!("../modelos.toml");
+
 /// How a model tends to answer. Values are probabilities unless noted.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Estilo {
     /// Chance of a second argument per brand (longer answers).
     pub verbosidad: f64,
@@ -30,157 +43,106 @@ pub(crate) struct Estilo {
     pub apertura: f64,
     /// Chance of a closing block of practical advice.
     pub extension: f64,
-    /// Weights of the fifteen list layouts (see [`crate::engine::redaccion::LISTAS`]).
-    pub estructuras: [f64; 15],
+    /// Weights of the fifteen list layouts, by name (all fifteen; see [`Estilo::pesos`]).
+    pub estructuras: BTreeMap<Estructura, f64>,
+}
+
+impl Estilo {
+    /// The layout weights in the order of [`LISTAS`] (every layout is present: checked on
+    /// load).
+    pub(crate) fn pesos(&self) -> [f64; 15] {
+        LISTAS.map(|e| self.estructuras.get(&e).copied().unwrap_or(0.0))
+    }
 }
 
 /// One model: its identity in `estudio.toml` and its style.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Modelo {
-    pub id: &'static str,
-    pub nombre: &'static str,
-    pub proveedor: &'static str,
+    pub id: String,
+    pub nombre: String,
+    pub proveedor: String,
     pub nivel: Tier,
     /// Versions: the second one is used after a mid-run update.
-    pub versiones: [&'static str; 2],
+    pub versiones: [String; 2],
     pub estilo: Estilo,
 }
 
-//                       Num  Gui  Pro  Fav  Per  Chk  Tab  Enc  Cor  Acl  Faq  Rnk  PyC  Res  For
-const ESTR_GPT_MINI: [f64; 15] = [5.0, 2.0, 1.0, 2.0, 1.5, 1.0, 1.0, 1.0, 2.0, 1.0, 0.5, 0.5, 0.5, 1.5, 0.5];
-const ESTR_GPT: [f64; 15] = [4.0, 1.5, 1.5, 2.0, 2.5, 1.5, 2.0, 1.5, 0.5, 1.5, 1.0, 1.0, 1.5, 2.0, 0.5];
-const ESTR_FLASH: [f64; 15] = [2.0, 3.0, 0.5, 1.0, 1.0, 1.0, 1.0, 3.0, 2.0, 0.5, 1.0, 1.5, 0.5, 0.5, 0.5];
-const ESTR_PRO: [f64; 15] = [2.0, 2.0, 1.0, 1.0, 1.5, 1.5, 3.0, 3.5, 0.5, 1.0, 1.5, 1.0, 1.5, 1.0, 1.0];
-const ESTR_HAIKU: [f64; 15] = [2.0, 1.0, 3.0, 1.5, 1.0, 1.0, 0.5, 0.5, 3.0, 1.5, 0.5, 0.2, 1.0, 0.5, 1.5];
-const ESTR_SONNET: [f64; 15] = [1.5, 1.0, 4.0, 1.5, 2.5, 2.0, 1.0, 1.0, 0.5, 2.5, 1.0, 0.2, 2.0, 1.0, 1.5];
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Archivo {
+    modelos: Vec<Modelo>,
+}
 
 /// The six models, in the order every `estudio.toml` declares them.
-pub(crate) fn modelos() -> Vec<Modelo> {
-    vec![
-        Modelo {
-            id: "gpt-5-mini",
-            nombre: "GPT-5 mini",
-            proveedor: "OpenAI",
-            nivel: Tier::Standard,
-            versiones: ["gpt-5-mini-2025-08-07", "gpt-5-mini-2025-08-07"],
-            estilo: Estilo {
-                verbosidad: 0.45,
-                marcas: (3, 5),
-                fuentes: (0, 2),
-                sin_marca: 0.9,
-                cita_marca: 0.12,
-                fantasma: 0.04,
-                contra: 0.9,
-                nitidez: 1.25,
-                nombre_completo: 0.55,
-                apertura: 0.35,
-                extension: 0.2,
-                estructuras: ESTR_GPT_MINI,
-            },
-        },
-        Modelo {
-            id: "gpt-5",
-            nombre: "GPT-5",
-            proveedor: "OpenAI",
-            nivel: Tier::Advanced,
-            versiones: ["gpt-5-2025-08-07", "gpt-5-2025-08-07"],
-            estilo: Estilo {
-                verbosidad: 0.85,
-                marcas: (3, 6),
-                fuentes: (1, 4),
-                sin_marca: 0.8,
-                cita_marca: 0.2,
-                fantasma: 0.06,
-                contra: 1.1,
-                nitidez: 0.95,
-                nombre_completo: 0.6,
-                apertura: 0.4,
-                extension: 0.8,
-                estructuras: ESTR_GPT,
-            },
-        },
-        Modelo {
-            id: "gemini-2.5-flash",
-            nombre: "Gemini 2.5 Flash",
-            proveedor: "Google",
-            nivel: Tier::Standard,
-            versiones: ["gemini-2.5-flash-001", "gemini-2.5-flash-002"],
-            estilo: Estilo {
-                verbosidad: 0.45,
-                marcas: (3, 5),
-                fuentes: (1, 4),
-                sin_marca: 0.75,
-                cita_marca: 0.3,
-                fantasma: 0.1,
-                contra: 0.8,
-                nitidez: 1.4,
-                nombre_completo: 0.7,
-                apertura: 0.6,
-                extension: 0.25,
-                estructuras: ESTR_FLASH,
-            },
-        },
-        Modelo {
-            id: "gemini-2.5-pro",
-            nombre: "Gemini 2.5 Pro",
-            proveedor: "Google",
-            nivel: Tier::Advanced,
-            versiones: ["gemini-2.5-pro-001", "gemini-2.5-pro-002"],
-            estilo: Estilo {
-                verbosidad: 0.8,
-                marcas: (4, 6),
-                fuentes: (2, 6),
-                sin_marca: 0.7,
-                cita_marca: 0.35,
-                fantasma: 0.12,
-                contra: 1.0,
-                nitidez: 1.05,
-                nombre_completo: 0.65,
-                apertura: 0.55,
-                extension: 0.8,
-                estructuras: ESTR_PRO,
-            },
-        },
-        Modelo {
-            id: "claude-haiku-4-5",
-            nombre: "Claude Haiku 4.5",
-            proveedor: "Anthropic",
-            nivel: Tier::Standard,
-            versiones: ["claude-haiku-4-5-20251001", "claude-haiku-4-5-20251001"],
-            estilo: Estilo {
-                verbosidad: 0.2,
-                marcas: (2, 4),
-                fuentes: (0, 2),
-                sin_marca: 1.35,
-                cita_marca: 0.08,
-                fantasma: 0.03,
-                contra: 1.2,
-                nitidez: 1.1,
-                nombre_completo: 0.4,
-                apertura: 0.45,
-                extension: 0.15,
-                estructuras: ESTR_HAIKU,
-            },
-        },
-        Modelo {
-            id: "claude-sonnet-4-5",
-            nombre: "Claude Sonnet 4.5",
-            proveedor: "Anthropic",
-            nivel: Tier::Advanced,
-            versiones: ["claude-sonnet-4-5-20250929", "claude-sonnet-4-5-20250929"],
-            estilo: Estilo {
-                verbosidad: 0.8,
-                marcas: (3, 5),
-                fuentes: (1, 3),
-                sin_marca: 1.25,
-                cita_marca: 0.15,
-                fantasma: 0.05,
-                contra: 1.4,
-                nitidez: 0.85,
-                nombre_completo: 0.5,
-                apertura: 0.5,
-                extension: 0.75,
-                estructuras: ESTR_SONNET,
-            },
-        },
-    ]
+pub(crate) fn modelos() -> Result<Vec<Modelo>> {
+    cargar(TEXTO)
+}
+
+fn cargar(texto: &str) -> Result<Vec<Modelo>> {
+    let archivo: Archivo = generator::load::parse_toml(texto).map_err(|(donde, mensaje)| {
+        if donde.is_empty() { anyhow!("{ARCHIVO}: {mensaje}") } else { anyhow!("{ARCHIVO}: {donde}: {mensaje}") }
+    })?;
+    let mut problemas = Vec::new();
+    for (i, m) in archivo.modelos.iter().enumerate() {
+        let faltan: Vec<&str> =
+            LISTAS.iter().filter(|e| !m.estilo.estructuras.contains_key(e)).map(|e| e.nombre()).collect();
+        if !faltan.is_empty() {
+            problemas.push(format!("modelos[{i}].estilo.estructuras: faltan {}", faltan.join(", ")));
+        }
+        let (a, b) = m.estilo.marcas;
+        let (c, d) = m.estilo.fuentes;
+        if a == 0 || a > b || c > d {
+            problemas
+                .push(format!("modelos[{i}].estilo: `marcas` y `fuentes` son [mínimo, máximo] y marcas empieza en 1"));
+        }
+        if archivo.modelos[..i].iter().any(|x| x.id == m.id) {
+            problemas.push(format!("modelos[{i}].id: `{}` repetido", m.id));
+        }
+    }
+    for nivel in [Tier::Standard, Tier::Advanced] {
+        if !archivo.modelos.iter().any(|m| m.nivel == nivel) {
+            problemas.push(format!("modelos: no hay ningún modelo de nivel {}", nivel.as_str()));
+        }
+    }
+    if !problemas.is_empty() {
+        bail!("{ARCHIVO}:\n  {}", problemas.join("\n  "));
+    }
+    Ok(archivo.modelos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn six_models_three_per_tier_every_layout_weighted() {
+        let modelos = modelos().expect("modelos.toml loads");
+        assert_eq!(modelos.len(), 6);
+        for nivel in [Tier::Standard, Tier::Advanced] {
+            assert_eq!(modelos.iter().filter(|m| m.nivel == nivel).count(), 3);
+        }
+        let mini = &modelos[0];
+        assert_eq!(mini.id, "gpt-5-mini");
+        // The weights come back in LISTAS order: numbered first, forums last.
+        let pesos = mini.estilo.pesos();
+        assert_eq!(pesos[0], mini.estilo.estructuras[&Estructura::Numerada]);
+        assert_eq!(pesos[14], mini.estilo.estructuras[&Estructura::Foros]);
+        assert!(modelos.iter().all(|m| m.estilo.pesos().iter().sum::<f64>() > 0.0));
+    }
+
+    #[test]
+    fn a_missing_layout_weight_is_named() {
+        let texto = TEXTO.replacen("\nforos = 0.5\n", "\n", 1);
+        let e = format!("{:#}", cargar(&texto).err().expect("incomplete weights fail"));
+        assert!(e.contains("modelos[0].estilo.estructuras: faltan foros"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_layout_names_the_line() {
+        let texto = TEXTO.replacen("foros = 0.5", "foro = 0.5", 1);
+        let e = format!("{:#}", cargar(&texto).err().expect("an unknown layout fails"));
+        assert!(e.starts_with("generator/synth/modelos.toml: línea "), "{e}");
+        assert!(e.contains("foro"), "{e}");
+    }
 }

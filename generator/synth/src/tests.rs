@@ -8,12 +8,17 @@ use std::path::Path;
 use super::*;
 use generator::mentions::BrandMatcher;
 
+fn modelos() -> Vec<Modelo> {
+    modelos::modelos().expect("modelos.toml loads")
+}
+
 fn todas() -> Vec<Industria> {
-    industrias().expect("the industry files load")
+    industrias(&modelos()).expect("the industry files load")
 }
 
 fn todos(scale: u32, seed: u64) -> Vec<Generado> {
-    todas().iter().map(|i| generar(i, scale, seed).expect("generar")).collect()
+    let modelos = modelos();
+    todas().iter().map(|i| generar(i, &modelos, scale, seed).expect("generar")).collect()
 }
 
 #[test]
@@ -64,7 +69,7 @@ fn sizes_at_scale_one_and_ten() {
         assert_eq!(diez, 10 * uno, "{}", ind.slug);
     }
     let reuma = todas().into_iter().find(|i| i.slug == "reumatologia-2026").expect("reumatologia");
-    let g = generar(&reuma, 10, DEFAULT_SEED).expect("escala 10");
+    let g = generar(&reuma, &modelos(), 10, DEFAULT_SEED).expect("escala 10");
     assert_eq!(g.study.answers.len(), 10 * 3 * reuma.n_preguntas);
 }
 

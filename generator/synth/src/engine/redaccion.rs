@@ -9,6 +9,7 @@
 use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
+use serde::Deserialize;
 
 use generator::model::Tier;
 
@@ -17,8 +18,9 @@ use super::{Elegida, PreguntaBase, TipoPregunta};
 use crate::industria::Industria;
 use crate::modelos::Modelo;
 
-/// Which way an answer is laid out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which way an answer is laid out (the names are those of `modelos.toml`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub(crate) enum Estructura {
     Numerada,
     Guiones,
@@ -56,6 +58,29 @@ pub(crate) const LISTAS: [Estructura; 15] = [
     Estructura::Foros,
 ];
 
+impl Estructura {
+    /// The layout's name in `modelos.toml`.
+    pub(crate) fn nombre(self) -> &'static str {
+        match self {
+            Estructura::Numerada => "numerada",
+            Estructura::Guiones => "guiones",
+            Estructura::Prosa => "prosa",
+            Estructura::Favorita => "favorita",
+            Estructura::PorPerfil => "por_perfil",
+            Estructura::ChecklistPrimero => "checklist_primero",
+            Estructura::Tabla => "tabla",
+            Estructura::Encabezados => "encabezados",
+            Estructura::Corta => "corta",
+            Estructura::AclaracionPrimero => "aclaracion_primero",
+            Estructura::Faq => "faq",
+            Estructura::Ranking => "ranking",
+            Estructura::ProsContras => "pros_contras",
+            Estructura::Resumen => "resumen",
+            Estructura::Foros => "foros",
+        }
+    }
+}
+
 /// The text of one answer naming the brands `el`, in that order.
 pub(crate) fn redactar(
     ind: &Industria,
@@ -87,8 +112,7 @@ pub(crate) fn redactar(
             w.lista(e, el);
         }
         _ => {
-            let pesos = &modelo.estilo.estructuras;
-            let mut idx = elegir_estructura(pesos, w.rng);
+            let mut idx = elegir_estructura(&modelo.estilo.pesos(), w.rng);
             if ind.salud && LISTAS[idx] == Estructura::Ranking {
                 idx = 0;
             }
@@ -214,7 +238,7 @@ impl<'a> Escritor<'a> {
 
     /// Opening line in the provider's manner (sometimes none).
     pub(crate) fn apertura(&mut self) {
-        let prov = self.modelo.proveedor;
+        let prov = self.modelo.proveedor.as_str();
         let abre = self.rng.random_bool(self.modelo.estilo.apertura);
         let s = match (prov, self.es(), self.ind.salud) {
             ("Google", true, _) => una(

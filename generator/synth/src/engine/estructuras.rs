@@ -198,12 +198,7 @@ impl Escritor<'_> {
                         enumerar(&nombres[..n], self.idioma)
                     ),
                 };
-                let mut detalle = vec![s];
-                for e in el {
-                    let f = self.frase(e, &e.nombre);
-                    detalle.push(f);
-                }
-                self.p(&detalle.join(" "));
+                self.con_una_frase_por_marca(s, el);
                 self.aviso_salud();
             }
             Estructura::Tabla => {
@@ -253,12 +248,7 @@ impl Escritor<'_> {
                     (false, false, 1) => format!("The usual recommendation is {lista}."),
                     (false, false, _) => format!("The usual recommendations are {lista}."),
                 };
-                let mut partes = vec![s];
-                for e in el {
-                    let f = self.frase(e, &e.nombre);
-                    partes.push(f);
-                }
-                self.p(&partes.join(" "));
+                self.con_una_frase_por_marca(s, el);
                 self.aviso_salud();
             }
             Estructura::AclaracionPrimero => {
@@ -383,6 +373,16 @@ impl Escritor<'_> {
                 self.aviso_salud();
             }
         }
+    }
+
+    /// One paragraph: `lead`, then a sentence per brand ("Galicia tiene ..., aunque ...").
+    fn con_una_frase_por_marca(&mut self, lead: String, el: &[Elegida<'_>]) {
+        let mut partes = vec![lead];
+        for e in el {
+            let f = self.frase(e, &e.nombre);
+            partes.push(f);
+        }
+        self.p(&partes.join(" "));
     }
 
     /// "A or B?": `l1` (the favourite, `el[0]`) against `l2`; `mismo` when both labels are

@@ -113,3 +113,81 @@ pub(crate) fn pagina_de_marca(ind: &Industria, m: &Marca, idioma: &str, rng: &mu
     let titulo = if es(idioma) { t_es } else { t_en }.replace("{marca}", &m.nombre);
     Source { url: format!("https://{host}{ruta}"), titulo }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::engine::prueba::{industria, modelo, rng};
+
+    #[test]
+    fn a_brand_page_is_on_one_of_its_domains() {
+        let ind = industria();
+        let beta = &ind.marcas[ind.marca("beta")];
+        let mut hosts = BTreeSet::new();
+        for seed in 0..200 {
+            let s = pagina_de_marca(&ind, beta, "es", &mut rng(seed));
+            let host = s.url.trim_start_matches("https://").trim_end_matches("/personas").to_owned();
+            assert!(s.url.ends_with("/personas"), "{}", s.url);
+            assert!(host.ends_with("beta.com") || host.ends_with("betabank.com"), "{host}");
+            assert_eq!(s.titulo, "Personas | Beta");
+            hosts.insert(host);
+        }
+        for h in ["www.beta.com", "beta.com", "ayuda.beta.com", "blog.betabank.com"] {
+            assert!(hosts.contains(h), "{h} in {hosts:?}");
+        }
+        assert_eq!(pagina_de_marca(&ind, beta, "en", &mut rng(1)).titulo, "Personal | Beta");
+    }
+
+    #[test]
+    fn media_urls_look_like_the_sites_own() {
+        let ind = industria();
+        let medio = |host: &str| ind.fuentes.medios.iter().find(|m| m.host == host).expect("medio");
+        let titulo = "Qué banco conviene en 2026";
+        for seed in 0..200 {
+            let u = url_de_medio(medio("www.infobae.com"), titulo, &mut rng(seed));
+            let fecha = u
+                .strip_prefix("https://www.infobae.com/economia/")
+                .and_then(|r| r.strip_suffix("/que-banco-conviene-en-2026/"))
+                .unwrap_or_else(|| panic!("{u}"));
+            // A date between March 2025 and February 2026, before the runs.
+            let (anio, resto) = fecha.split_once('/').expect("year");
+            let mes: u32 = resto[..2].parse().expect("month");
+            assert!(matches!((anio, mes), ("2025", 3..=12) | ("2026", 1..=2)), "{fecha}");
+            let u = url_de_medio(medio("www.reddit.com"), titulo, &mut rng(seed));
+            let id = u.strip_prefix("https://www.reddit.com/r/merval/comments/").expect("reddit path");
+            assert!(id.ends_with("/que_banco_conviene_en_2026/") && id.find('/') == Some(6), "{u}");
+            let u = url_de_medio(medio("www.lanacion.com.ar"), titulo, &mut rng(seed));
+            assert!(u.starts_with("https://www.lanacion.com.ar/economia/que-banco-conviene-en-2026-nid"), "{u}");
+        }
+        let u = url_de_medio(medio("www.reuters.com"), "Best banks in Argentina", &mut rng(1));
+        assert_eq!(u, "https://www.reuters.com/world/best-banks-in-argentina/");
+    }
+
+    #[test]
+    fn named_brands_are_cited_on_their_own_sites_ghosts_on_others() {
+        let ind = industria();
+        let q = &ind.preguntas[0];
+        let el = vec![
+            Elegida { idx: 0, nombre: "Banco Alfa".into(), pro: vec![], contra: None },
+            Elegida { idx: 1, nombre: "Beta".into(), pro: vec![], contra: None },
+        ];
+        let de = |url: &str| ind.marcas.iter().position(|m| m.dominios.iter().any(|d| url.contains(d.as_str())));
+        let mut siempre = modelo("gpt-5");
+        (siempre.estilo.cita_marca, siempre.estilo.fantasma) = (1.0, 0.0);
+        let mut fantasma = modelo("gpt-5");
+        (fantasma.estilo.cita_marca, fantasma.estilo.fantasma) = (0.0, 1.0);
+        for seed in 0..100 {
+            let fuentes = citar(&ind, q, &siempre, &el, &mut rng(seed));
+            let marcas: BTreeSet<usize> = fuentes.iter().filter_map(|s| de(&s.url)).collect();
+            assert_eq!(marcas, BTreeSet::from([0, 1]));
+            assert!(fuentes.len() <= 6);
+            let urls: BTreeSet<&str> = fuentes.iter().map(|s| s.url.as_str()).collect();
+            assert_eq!(urls.len(), fuentes.len(), "no URL twice");
+            let fuentes = citar(&ind, q, &fantasma, &el, &mut rng(seed));
+            let marcas: Vec<usize> = fuentes.iter().filter_map(|s| de(&s.url)).collect();
+            assert_eq!(marcas, [2], "the one brand the answer does not name");
+        }
+    }
+}

@@ -167,3 +167,153 @@ pub(crate) fn etiquetar(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::prueba::{self, industria, modelo, rng};
+
+    fn cerca(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn weights_multiply_focus_weakness_bias_then_sharpen() {
+        let ind = industria();
+        let gpt = modelo("gpt-5");
+        let n = gpt.estilo.nitidez;
+        let (alfa, beta, gama) = (ind.marca("alfa"), ind.marca("beta"), ind.marca("gama"));
+        let cuentas = ["cuentas", "jóvenes"];
+        assert!(cerca(peso_de(&ind, alfa, &cuentas, &gpt), (1.0f64 * 2.5).powf(n)), "focus × 2.5");
+        assert!(cerca(peso_de(&ind, beta, &cuentas, &gpt), 0.5f64.powf(n)));
+        assert!(cerca(peso_de(&ind, gama, &cuentas, &gpt), (0.25f64 * 3.0).powf(n)), "gpt-5's bias for gama");
+        let tarjetas = ["tarjetas"];
+        assert!(cerca(peso_de(&ind, beta, &tarjetas, &gpt), (0.5f64 * 0.2).powf(n)), "weak × debil_factor");
+        let mini = modelo("gpt-5-mini");
+        assert!(cerca(peso_de(&ind, gama, &cuentas, &mini), 0.25f64.powf(mini.estilo.nitidez)), "no bias");
+    }
+
+    #[test]
+    fn a_comparison_names_its_pair_first_the_heavier_more_often() {
+        let ind = industria();
+        let q = &ind.preguntas[10];
+        assert!(matches!(q.tipo, TipoPregunta::Comparar { .. }));
+        let (alfa, beta) = (ind.marca("alfa"), ind.marca("beta"));
+        let mut alfa_primero = 0;
+        for m in prueba::los_modelos() {
+            for seed in 0..100 {
+                let el = elegir_marcas(&ind, q, &m, &mut rng(seed));
+                let par: Vec<usize> = el.iter().take(2).map(|e| e.idx).collect();
+                assert!(par == [alfa, beta] || par == [beta, alfa], "{par:?}");
+                alfa_primero += usize::from(par[0] == alfa);
+            }
+        }
+        // alfa weighs 2.5 here (focus on "cuentas"), beta 0.5.
+        assert!(alfa_primero > 450, "{alfa_primero} of 600");
+    }
+
+    #[test]
+    fn a_question_about_a_brand_names_it_first() {
+        let ind = industria();
+        let q = &ind.preguntas[12];
+        let gama = ind.marca("gama");
+        for seed in 0..100 {
+            let el = elegir_marcas(&ind, q, &modelo("claude-sonnet-4-5"), &mut rng(seed));
+            assert_eq!(el[0].idx, gama);
+            let mut idx: Vec<usize> = el.iter().map(|e| e.idx).collect();
+            idx.sort_unstable();
+            idx.dedup();
+            assert_eq!(idx.len(), el.len(), "no brand twice");
+        }
+    }
+
+    #[test]
+    fn a_bias_of_zero_keeps_a_brand_out_of_that_model_s_answers() {
+        let ind = prueba::industria_con(
+            "sesgos = [{ modelo = \"gpt-5\", marca = \"gama\", factor = 3.0 }]",
+            "sesgos = [{ modelo = \"gpt-5-mini\", marca = \"beta\", factor = 0.0 }]",
+        );
+        let q = &ind.preguntas[0];
+        let beta = ind.marca("beta");
+        let con = |id: &str| {
+            (0..200).filter(|&s| elegir_marcas(&ind, q, &modelo(id), &mut rng(s)).iter().any(|e| e.idx == beta)).count()
+        };
+        assert_eq!(con("gpt-5-mini"), 0);
+        assert!(con("gemini-2.5-flash") > 50);
+    }
+
+    #[test]
+    fn arguments_fit_the_question_and_its_language() {
+        let ind = industria();
+        let alfa = ind.marca("alfa");
+        for seed in 0..100 {
+            // cuentas, jóvenes: nothing tagged for cards or retirees.
+            for e in elegir_marcas(&ind, &ind.preguntas[0], &modelo("gpt-5"), &mut rng(seed)) {
+                assert!(!e.pro.is_empty());
+                assert!(e.pro.iter().all(|p| !p.contains("tarjeta") && !p.contains("jubilados")), "{:?}", e.pro);
+            }
+            // English: English arguments only; a brand without any gets a generic one.
+            for e in elegir_marcas(&ind, &ind.preguntas[14], &modelo("gpt-5"), &mut rng(seed)) {
+                if e.idx == alfa {
+                    assert_eq!(e.pro, ["has a simple app"]);
+                    assert!(e.contra.is_none_or(|c| c == "charges a monthly fee"));
+                } else {
+                    let genericos = ["is one of the best-known options in the category", "gets good reviews overall"];
+                    assert!(e.pro.iter().all(|p| genericos.contains(p)), "{:?}", e.pro);
+                    assert!(e.contra.is_none(), "no English caveats for {}", e.nombre);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_same_seed_chooses_the_same_brands() {
+        let ind = industria();
+        let m = modelo("gemini-2.5-pro");
+        for seed in 0..20 {
+            let a = elegir_marcas(&ind, &ind.preguntas[3], &m, &mut rng(seed));
+            let b = elegir_marcas(&ind, &ind.preguntas[3], &m, &mut rng(seed));
+            assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        }
+    }
+
+    #[test]
+    fn names_are_the_display_name_or_a_plain_alias_never_a_product() {
+        let ind = industria();
+        let alfa = &ind.marcas[ind.marca("alfa")];
+        let mut vistos = std::collections::BTreeSet::new();
+        for seed in 0..200 {
+            vistos.insert(elegir_nombre(alfa, &modelo("claude-haiku-4-5"), &mut rng(seed)));
+        }
+        assert_eq!(vistos.into_iter().collect::<Vec<_>>(), ["Alfa", "Banco Alfa"]);
+        let gama = &ind.marcas[ind.marca("gama")];
+        assert_eq!(elegir_nombre(gama, &modelo("claude-haiku-4-5"), &mut rng(1)), "Gama", "no alias");
+    }
+
+    #[test]
+    fn a_written_caveat_is_never_a_positive_mention() {
+        let ind = industria();
+        let con = Elegida {
+            idx: 0,
+            nombre: "Banco Alfa".into(),
+            pro: vec!["tiene una app simple"],
+            contra: Some("cobra mantenimiento"),
+        };
+        let sin = Elegida {
+            idx: 1,
+            nombre: "Beta".into(),
+            pro: vec!["no cobra comisiones"],
+            contra: Some("tiene pocas sucursales"),
+        };
+        let texto = "Banco Alfa tiene una app simple, aunque cobra mantenimiento. Beta no cobra comisiones.";
+        let mut positivos = 0;
+        for seed in 0..200 {
+            let tono = etiquetar(&ind, &[con.clone(), sin.clone()], texto, &mut rng(seed));
+            assert_eq!(tono.keys().collect::<Vec<_>>(), ["alfa", "beta"]);
+            assert_ne!(tono["alfa"], Tone::Pos, "its caveat is in the text");
+            // Beta's caveat was chosen but not written: it does not count.
+            positivos += usize::from(tono["beta"] == Tone::Pos);
+        }
+        assert!(positivos > 50, "{positivos}");
+    }
+}

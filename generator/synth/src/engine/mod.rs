@@ -20,6 +20,8 @@ mod estructuras;
 pub(crate) mod fuentes;
 pub(crate) mod marcas;
 pub(crate) mod preguntas;
+#[cfg(test)]
+pub(crate) mod prueba;
 pub(crate) mod redaccion;
 pub(crate) mod texto;
 
@@ -178,4 +180,57 @@ pub(crate) fn responder(ind: &Industria, pregunta: &PreguntaBase, modelo: &Model
     let tono = marcas::etiquetar(ind, &elegidas, &texto, rng);
     let fuentes = fuentes::citar(ind, pregunta, modelo, &elegidas, rng);
     Borrador { respuesta: texto, fuentes, tono, orden: elegidas.iter().map(|e| e.idx).collect() }
+}
+
+#[cfg(test)]
+mod tests {
+    use generator::mentions::BrandMatcher;
+
+    use super::*;
+    use crate::engine::prueba::{industria, los_modelos, rng};
+
+    #[test]
+    fn an_answer_names_what_it_chose_labels_it_and_reads_long_enough() {
+        let ind = industria();
+        let matcher = BrandMatcher::new(&crate::marcas(&ind));
+        for m in los_modelos() {
+            for (qi, q) in ind.preguntas.iter().enumerate() {
+                let b = responder(&ind, q, &m, &mut rng(qi as u64));
+                assert_eq!(matcher.brands_in_text(&b.respuesta), b.orden, "{} {qi}\n{}", m.id, b.respuesta);
+                let ids: Vec<&str> = b.orden.iter().map(|&i| ind.marcas[i].id.as_str()).collect();
+                let mut etiquetadas: Vec<&str> = b.tono.keys().map(String::as_str).collect();
+                let mut nombradas = ids.clone();
+                etiquetadas.sort_unstable();
+                nombradas.sort_unstable();
+                assert_eq!(etiquetadas, nombradas, "a tone for every brand named, no other");
+                assert!(palabras(&b.respuesta) >= 45, "{} {qi}: {}", m.id, b.respuesta);
+                assert!(b.fuentes.len() <= 6);
+            }
+        }
+    }
+
+    #[test]
+    fn the_same_stream_writes_the_same_answer() {
+        let ind = industria();
+        let m = &los_modelos()[3];
+        for (qi, q) in ind.preguntas.iter().enumerate() {
+            let a = responder(&ind, q, m, &mut rng(7));
+            let b = responder(&ind, q, m, &mut rng(7));
+            assert_eq!((&a.respuesta, &a.orden, &a.tono), (&b.respuesta, &b.orden, &b.tono), "{qi}");
+            assert_eq!(format!("{:?}", a.fuentes), format!("{:?}", b.fuentes));
+        }
+    }
+
+    #[test]
+    fn english_questions_get_english_answers() {
+        let ind = industria();
+        for m in los_modelos() {
+            for seed in 0..10 {
+                let b = responder(&ind, &ind.preguntas[14], &m, &mut rng(seed));
+                for palabra in [" tiene ", " conviene ", " también ", "Consejos"] {
+                    assert!(!b.respuesta.contains(palabra), "{palabra:?} in\n{}", b.respuesta);
+                }
+            }
+        }
+    }
 }

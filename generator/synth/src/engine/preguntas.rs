@@ -124,3 +124,105 @@ fn expandir_bloque(bloque: &Bloque, contexto: Option<&Contexto>, out: &mut Vec<P
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::prueba;
+
+    fn textos(ps: &[PreguntaBase]) -> Vec<&str> {
+        ps.iter().map(|p| p.texto.as_str()).collect()
+    }
+
+    fn dims(p: &PreguntaBase) -> BTreeMap<&str, &str> {
+        p.dims.iter().map(|(d, v)| (d.as_str(), v.as_str())).collect()
+    }
+
+    #[test]
+    fn templates_cross_every_sentence_of_every_group_in_file_order() {
+        let ps = prueba::industria().preguntas;
+        assert_eq!(ps.len(), 10 + 2 + 2 + 4 + 1);
+        assert_eq!(
+            textos(&ps[..5]),
+            [
+                "Tengo 23 años. ¿Qué banco me conviene?",
+                "Soy estudiante. ¿Qué banco me conviene?",
+                "Soy jubilado. ¿Qué banco me conviene?",
+                "Cobro por ANSES. ¿Qué banco me conviene?",
+                "Vivo en Rosario. ¿Qué banco me conviene?",
+            ]
+        );
+        assert_eq!(ps[5].texto, "Tengo 23 años. ¿Cómo bajo el costo?");
+        assert_eq!(ps[0].tipo, TipoPregunta::Lista);
+        assert_eq!(ps[5].tipo, TipoPregunta::Consejo);
+        // The entry's value and the group's value.
+        assert_eq!(dims(&ps[0]), BTreeMap::from([("producto", "cuentas"), ("segmento", "jóvenes")]));
+        assert_eq!(dims(&ps[9]), BTreeMap::from([("producto", "tarjetas"), ("segmento", "jubilados")]));
+        assert!(ps[..10].iter().all(|p| p.idioma == "es"));
+    }
+
+    #[test]
+    fn pairs_take_the_first_sentence_and_name_both_brands() {
+        let ps = prueba::industria().preguntas;
+        // "o" becomes "u" before a word starting with an "o" sound.
+        assert_eq!(textos(&ps[10..12]), ["Tengo 23 años. ¿Alfa u Omega Beta?", "Soy jubilado. ¿Alfa u Omega Beta?"]);
+        assert_eq!(
+            ps[10].tipo,
+            TipoPregunta::Comparar { a: "alfa".into(), b: "beta".into(), la: "Alfa".into(), lb: "Omega Beta".into() }
+        );
+    }
+
+    #[test]
+    fn questions_about_a_brand_take_the_last_sentence() {
+        let ps = prueba::industria().preguntas;
+        assert_eq!(textos(&ps[12..14]), ["Soy estudiante. ¿Es buena Gama?", "Vivo en Rosario. ¿Es buena Gama?"]);
+        assert_eq!(ps[12].tipo, TipoPregunta::Marca("gama".into()));
+        assert_eq!(dims(&ps[13]), BTreeMap::from([("producto", "tarjetas"), ("segmento", "jubilados")]));
+    }
+
+    #[test]
+    fn rotating_sentences_shift_by_pair_and_by_wording() {
+        let ps = prueba::industria().preguntas;
+        // Pair i, wording j gets sentence (i + j) mod 3.
+        assert_eq!(
+            textos(&ps[14..18]),
+            ["Uno. Alfa or Beta?", "Dos. Alfa vs Beta?", "Dos. Beta or Gama?", "Tres. Beta vs Gama?"]
+        );
+        // Block values only (the set has no dimension).
+        assert_eq!(dims(&ps[17]), BTreeMap::from([("producto", "cuentas"), ("segmento", "jóvenes")]));
+        assert!(ps[14..18].iter().all(|p| p.idioma == "en"));
+    }
+
+    #[test]
+    fn a_block_without_context_asks_the_text_alone() {
+        let ps = prueba::industria().preguntas;
+        let ultima = ps.last().expect("questions");
+        assert_eq!(ultima.texto, "Which card?");
+        assert_eq!(dims(ultima), BTreeMap::from([("producto", "tarjetas"), ("segmento", "jubilados")]));
+    }
+
+    #[test]
+    fn a_sentence_limit_keeps_the_first_sentences_of_each_group() {
+        let ind = prueba::industria_con(
+            "contexto = \"segmentos\"\nplantillas",
+            "contexto = \"segmentos\"\nlimite_frases = 1\nplantillas",
+        );
+        assert_eq!(
+            textos(&ind.preguntas[..4]),
+            [
+                "Tengo 23 años. ¿Qué banco me conviene?",
+                "Soy jubilado. ¿Qué banco me conviene?",
+                "Tengo 23 años. ¿Cómo bajo el costo?",
+                "Soy jubilado. ¿Cómo bajo el costo?",
+            ]
+        );
+    }
+
+    #[test]
+    fn pair_placeholders() {
+        assert_eq!(redactar_par("¿{a} o {b}?", "Hoka", "Brooks"), "¿Hoka o Brooks?");
+        assert_eq!(redactar_par("¿{a_o_b}?", "Booking", "Airbnb"), "¿Booking o Airbnb?");
+        assert_eq!(redactar_par("¿{a_o_b}?", "Sancor", "Galicia"), "¿Sancor o Galicia?");
+        assert_eq!(redactar_par("¿{a_o_b}?", "Sancor", "Horizonte"), "¿Sancor u Horizonte?");
+    }
+}

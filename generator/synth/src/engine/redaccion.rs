@@ -457,3 +457,127 @@ impl<'a> Escritor<'a> {
         self.modelo.nivel == Tier::Advanced
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use generator::mentions::BrandMatcher;
+
+    use super::*;
+    use crate::engine::prueba::{industria, los_modelos, modelo, rng};
+
+    fn elegidas() -> Vec<Elegida<'static>> {
+        vec![
+            Elegida {
+                idx: 0,
+                nombre: "Banco Alfa".into(),
+                pro: vec!["tiene una app simple", "da descuentos con tarjeta"],
+                contra: Some("cobra mantenimiento"),
+            },
+            Elegida { idx: 1, nombre: "Beta".into(), pro: vec!["no cobra comisiones"], contra: None },
+            Elegida { idx: 2, nombre: "Gama".into(), pro: vec!["tiene buena atención"], contra: None },
+        ]
+    }
+
+    fn escritor<'a>(ind: &'a Industria, modelo: &'a Modelo, rng: &'a mut ChaCha8Rng) -> Escritor<'a> {
+        Escritor { ind, idioma: "es", modelo, rng, out: String::new(), valores: vec!["cuentas"], usados: Vec::new() }
+    }
+
+    #[test]
+    fn layouts_have_the_names_of_modelos_toml() {
+        for e in LISTAS {
+            let leido: BTreeMap<String, Estructura> =
+                generator::load::parse_toml(&format!("x = \"{}\"", e.nombre())).expect("a layout name");
+            assert_eq!(leido["x"], e);
+        }
+    }
+
+    #[test]
+    fn layouts_are_drawn_by_weight() {
+        let mut solo = [0.0; 15];
+        solo[7] = 1.0;
+        assert!((0..50).all(|s| elegir_estructura(&solo, &mut rng(s)) == 7));
+        let mut dos = [0.0; 15];
+        (dos[0], dos[14]) = (3.0, 1.0);
+        let n = 4000;
+        let primeros = (0..n).filter(|&s| elegir_estructura(&dos, &mut rng(s)) == 0).count();
+        assert!((2800..=3200).contains(&primeros), "{primeros} of {n}, expected about three quarters");
+    }
+
+    /// The invariant the metrics rest on: every layout names the brands in the order chosen.
+    #[test]
+    fn every_layout_names_the_brands_in_the_order_chosen() {
+        let ind = industria();
+        let matcher = BrandMatcher::new(&crate::marcas(&ind));
+        let el = elegidas();
+        for m in los_modelos() {
+            for e in &LISTAS {
+                for seed in 0..5 {
+                    let mut r = rng(seed);
+                    let mut w = escritor(&ind, &m, &mut r);
+                    w.lista(*e, &el);
+                    assert_eq!(matcher.brands_in_text(&w.out), [0, 1, 2], "{e:?}\n{}", w.out);
+                    let mut r = rng(seed);
+                    let mut w = escritor(&ind, &m, &mut r);
+                    w.lista(*e, &el[..1]);
+                    assert_eq!(matcher.brands_in_text(&w.out), [0], "{e:?} with one brand\n{}", w.out);
+                }
+            }
+            let mut r = rng(1);
+            let mut w = escritor(&ind, &m, &mut r);
+            w.comparar(&el[..2], "Alfa", "Beta", false);
+            assert_eq!(matcher.brands_in_text(&w.out), [0, 1], "{}", w.out);
+            let mut r = rng(1);
+            let mut w = escritor(&ind, &m, &mut r);
+            w.sobre_marca(&el);
+            assert_eq!(matcher.brands_in_text(&w.out)[0], 0, "{}", w.out);
+            let mut r = rng(1);
+            let mut w = escritor(&ind, &m, &mut r);
+            w.sin_marcas();
+            assert!(matcher.brands_in_text(&w.out).is_empty(), "{}", w.out);
+        }
+    }
+
+    #[test]
+    fn a_health_study_never_ranks_and_always_warns() {
+        let mut ind = industria();
+        ind.salud = true;
+        let el = elegidas();
+        let q = &ind.preguntas[0];
+        for m in los_modelos() {
+            for seed in 0..40 {
+                let texto = redactar(&ind, q, &m, &el, &mut rng(seed));
+                assert!(!texto.contains("Ranking orientativo"), "{texto}");
+                assert!(!texto.contains("Si tengo que elegir una, me quedo con"), "{texto}");
+            }
+        }
+        let mini = modelo("gpt-5-mini");
+        let mut r = rng(3);
+        let mut w = escritor(&ind, &mini, &mut r);
+        w.lista(Estructura::Numerada, &el);
+        // The closing defers to the doctor and the caveat says it is no medical advice.
+        let ultimo = w.out.rsplit("\n\n").next().unwrap_or_default();
+        assert!(["médic", "profesional"].iter().any(|x| ultimo.contains(x)), "{}", w.out);
+    }
+
+    #[test]
+    fn advice_and_profiles_never_repeat_in_one_answer() {
+        let ind = industria();
+        let m = modelo("gpt-5");
+        let mut r = rng(9);
+        let mut w = escritor(&ind, &m, &mut r);
+        let a = w.consejos(2);
+        let b = w.consejos(10);
+        assert_eq!(a.len(), 2);
+        assert!(b.iter().all(|c| !a.contains(c)), "{a:?} {b:?}");
+        // Untagged advice and advice tagged "cuentas" only: 3 of the 5 entries.
+        assert_eq!(a.len() + b.len(), 3);
+        assert_eq!(w.consejo(), "", "nothing left");
+        // A profile tagged with the brand first; then a generic one, not the same twice.
+        assert_eq!(w.perfil(0), "cobrás el sueldo");
+        let otro = w.perfil(0);
+        assert_ne!(otro, "cobrás el sueldo");
+        assert_ne!(w.perfil(0), otro);
+    }
+}

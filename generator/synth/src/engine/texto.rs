@@ -132,7 +132,7 @@ pub(crate) fn ya_dicho(texto: &str, frase: &str) -> bool {
     !resto.is_empty() && texto.contains(resto)
 }
 
-/// Words with at least one letter or digit (list markers and dashes do not count).
+/// Words with at least one letter or digit (bullets, dashes and table rules do not count).
 pub(crate) fn palabras(s: &str) -> usize {
     s.split_whitespace().filter(|w| w.chars().any(char::is_alphanumeric)).count()
 }
@@ -140,4 +140,108 @@ pub(crate) fn palabras(s: &str) -> usize {
 /// "A o B" with the Spanish o→u rule, for question texts.
 pub(crate) fn o_entre(a: &str, b: &str) -> String {
     format!("{a} {} {b}", conjuncion_o(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn lists_join_with_the_spanish_conjunction_rules() {
+        assert_eq!(enumerar(&[], "es"), "");
+        assert_eq!(enumerar(&s(&["Galicia"]), "es"), "Galicia");
+        assert_eq!(enumerar(&s(&["Galicia", "BBVA", "Macro"]), "es"), "Galicia, BBVA y Macro");
+        assert_eq!(enumerar(&s(&["Galicia", "BBVA", "Macro"]), "en"), "Galicia, BBVA and Macro");
+        // "y" becomes "e" before an "i" sound, also in bold and with accents...
+        assert_eq!(enumerar(&s(&["Galicia", "ICBC"]), "es"), "Galicia e ICBC");
+        assert_eq!(enumerar(&s(&["Galicia", "**Ícaro**"]), "es"), "Galicia e **Ícaro**");
+        assert_eq!(enumerar(&s(&["Sancor", "Hispano"]), "es"), "Sancor e Hispano");
+        // ...but not before "hie" or "ia" (a consonant sound).
+        assert_eq!(enumerar(&s(&["Acero", "Hierro"]), "es"), "Acero y Hierro");
+        assert_eq!(enumerar(&s(&["Sancor", "Iacono"]), "es"), "Sancor y Iacono");
+        assert_eq!(o_entre("Brubank", "Ualá"), "Brubank o Ualá");
+        assert_eq!(o_entre("Vichy", "Olay"), "Vichy u Olay");
+        assert_eq!(o_entre("Hilton", "Hotel Madero"), "Hilton u Hotel Madero");
+    }
+
+    #[test]
+    fn capitals_keep_acronyms() {
+        assert_eq!(cap("tiene una app"), "Tiene una app");
+        assert_eq!(cap("ícaro"), "Ícaro");
+        assert_eq!(cap(""), "");
+        assert_eq!(minuscula("Compará el costo total."), "compará el costo total.");
+        assert_eq!(minuscula("BCRA regula los bancos."), "BCRA regula los bancos.");
+        assert_eq!(minuscula("A"), "A");
+        assert_eq!(negrita("Galicia"), "**Galicia**");
+    }
+
+    #[test]
+    fn folding_and_slugs() {
+        assert_eq!(fold("Córdoba ÑANDÚ"), "cordoba nandu");
+        assert_eq!(slug("¿Qué banco conviene en 2026?"), "que-banco-conviene-en-2026");
+        assert_eq!(slug("Plazo fijo -- o cuenta remunerada"), "plazo-fijo-o-cuenta-remunerada");
+        let largo = slug(&"palabra larga ".repeat(20));
+        assert!(largo.len() <= 70 && !largo.ends_with('-'), "{largo}");
+    }
+
+    #[test]
+    fn words_said_and_counted() {
+        // "1." counts (a digit), the dash does not.
+        assert_eq!(palabras("1. **Galicia**: tiene una app — y descuentos."), 7);
+        assert_eq!(palabras("- | --- |"), 0);
+        // The first letter may change case: the rest of the sentence is what counts.
+        assert!(ya_dicho("Algo. Compará el costo total. Más.", "compará el costo total."));
+        assert!(!ya_dicho("Algo distinto.", "Compará el costo total."));
+        assert!(!ya_dicho("cualquier texto", "x"));
+    }
+
+    #[test]
+    fn tags_are_split_off_entries() {
+        assert_eq!(etiquetas("tarjetas,pymes|ofrece descuentos"), (Some("tarjetas,pymes"), "ofrece descuentos"));
+        assert_eq!(etiquetas("ofrece descuentos"), (None, "ofrece descuentos"));
+    }
+
+    #[test]
+    fn relevant_entries_come_first_and_foreign_tags_never() {
+        let banco = s(&["general uno", "a|propia a", "b|ajena", "a,c|propia ac", "general dos", "c|propia c"]);
+        let mut adelante = 0;
+        for seed in 0..300 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let v = relevantes(&mut rng, &banco, &["a", "c"], 10);
+            assert_eq!(v.len(), 5, "{v:?}");
+            assert!(!v.contains(&"ajena"));
+            // The three own entries before the general ones, except that now and then one
+            // general entry leads.
+            let propias = v.iter().take_while(|x| x.starts_with("propia")).count();
+            if propias == 0 {
+                adelante += 1;
+                assert!(v[0].starts_with("general") && v[1..4].iter().all(|x| x.starts_with("propia")), "{v:?}");
+            } else {
+                assert_eq!(propias, 3, "{v:?}");
+            }
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            assert_eq!(relevantes(&mut rng, &banco, &["a", "c"], 2), v[..2], "truncation keeps the order");
+        }
+        // About a fifth of the time (p = 0.2).
+        assert!((30..=90).contains(&adelante), "{adelante} of 300");
+    }
+
+    #[test]
+    fn the_two_pickers_draw_alike() {
+        let fijo = ["uno", "dos", "tres", "cuatro"];
+        let datos = s(&fijo);
+        for seed in 0..50 {
+            let a = una(&mut ChaCha8Rng::seed_from_u64(seed), &fijo);
+            let b = una_de(&mut ChaCha8Rng::seed_from_u64(seed), &datos);
+            assert_eq!(a, b);
+        }
+        assert_eq!(una(&mut ChaCha8Rng::seed_from_u64(1), &[]), "");
+        assert_eq!(una_de(&mut ChaCha8Rng::seed_from_u64(1), &[]), "");
+    }
 }

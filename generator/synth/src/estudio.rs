@@ -205,6 +205,9 @@ fn metodologia(
         ind.dimensiones.iter().map(|d| format!("{} ({})", d.etiqueta.to_lowercase(), d.valores.join(", "))).collect();
     let fin = fecha(ind.inicio, ind.dias - 1);
     let ini = fecha(ind.inicio, 0);
+    // The published texts still name the program `generator synth` (its name when the sample
+    // was written): renaming it here would change every committed study, its ZIP and its PDF
+    // reports, so it waits for the next regeneration of the sample.
     let mut secciones = vec![
         MethodSection {
             titulo: "Diseño y corpus".into(),

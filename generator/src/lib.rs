@@ -19,7 +19,6 @@ pub mod parallel;
 pub mod problems;
 pub mod report;
 pub mod search;
-pub mod synth;
 pub mod templates;
 pub mod validate;
 

@@ -58,22 +58,6 @@ enum Command {
         #[arg(long, value_name = "ARCHIVO")]
         plantilla: Option<PathBuf>,
     },
-    /// Escribe los estudios sintéticos de demostración (o corpus más grandes para benchmarks).
-    Synth {
-        /// Carpeta de contenido de destino; se escriben sus estudios (y, si no es la de origen,
-        /// se copian servicio.toml y metricas.toml).
-        #[arg(long, default_value = "content")]
-        out: PathBuf,
-        /// Carpeta de la que copiar servicio.toml y metricas.toml.
-        #[arg(long, default_value = "content")]
-        content: PathBuf,
-        /// Multiplicador de tamaño: 1 es el contenido de muestra; 10 y 100 para benchmarks.
-        #[arg(long, default_value_t = 1)]
-        escala: u32,
-        /// Semilla del generador pseudoaleatorio.
-        #[arg(long, default_value_t = 2026)]
-        semilla: u64,
-    },
 }
 
 fn main() -> ExitCode {
@@ -81,7 +65,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check { content } => check(&content),
         Command::Build { content, out, quiet } => build(BuildOptions { content, out, quiet }),
-        Command::Synth { out, content, escala, semilla } => synth(&out, &content, escala, semilla),
         Command::Informes { content, estudios, plantilla } => reports(&content, &estudios, plantilla.as_deref()),
     }
 }
@@ -173,46 +156,4 @@ fn build(options: BuildOptions) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn synth(out: &Path, content: &Path, scale: u32, seed: u64) -> ExitCode {
-    if scale == 0 {
-        eprintln!("--escala debe ser al menos 1");
-        return ExitCode::FAILURE;
-    }
-    let started = Instant::now();
-    let result = copy_service_files(content, out)
-        .and_then(|()| generator::synth::run(&generator::synth::SynthOptions { out: out.to_path_buf(), scale, seed }));
-    match result {
-        Ok(()) => {
-            println!(
-                "{}: estudios sintéticos escritos (escala {scale}, semilla {seed}) en {:.2} s",
-                out.display(),
-                started.elapsed().as_secs_f64()
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// Copies the hand-written service files when writing a corpus outside `content/`.
-fn copy_service_files(from: &Path, to: &Path) -> anyhow::Result<()> {
-    use anyhow::Context;
-    let same = match (from.canonicalize(), to.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
-    if same {
-        return Ok(());
-    }
-    std::fs::create_dir_all(to).with_context(|| format!("no se pudo crear {}", to.display()))?;
-    for name in [generator::load::SERVICE_FILE, generator::load::METRICS_FILE] {
-        std::fs::copy(from.join(name), to.join(name))
-            .with_context(|| format!("no se pudo copiar {} a {}", from.join(name).display(), to.display()))?;
-    }
-    Ok(())
 }

@@ -23,10 +23,12 @@ fn main() {
 fn run() -> Result<(), String> {
     let scales = parse_scales()?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let generator = generator_binary(&root)?;
+    let generator = release_binary(&root, "generator")?;
+    let synth = release_binary(&root, "synth")?;
     let work = std::env::temp_dir().join(format!("bench-build-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     println!("generator: {}", generator.display());
+    println!("synth: {}", synth.display());
     println!(
         "{:>7} {:>9} {:>11} {:>11} {:>12} {:>7} {:>9}",
         "escala", "answers", "build 2t s", "build 1t s", "zip+sha s", "ratio", "speed-up"
@@ -37,8 +39,8 @@ fn run() -> Result<(), String> {
         } else {
             let dir = work.join(format!("content-{scale}"));
             run_cmd(
-                Command::new(&generator)
-                    .args(["synth", "--escala", &scale.to_string(), "--content"])
+                Command::new(&synth)
+                    .args(["--escala", &scale.to_string(), "--content"])
                     .arg(root.join("content"))
                     .arg("--out")
                     .arg(&dir),
@@ -79,15 +81,16 @@ fn parse_scales() -> Result<Vec<u32>, String> {
     }
 }
 
-/// The release generator beside this benchmark binary.
-fn generator_binary(root: &Path) -> Result<PathBuf, String> {
+/// A release binary of the workspace (`generator`, `synth`) beside this benchmark binary,
+/// built from package `name` when it is not there yet.
+fn release_binary(root: &Path, name: &str) -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let candidate = exe.with_file_name("generator");
+    let candidate = exe.with_file_name(name);
     if candidate.is_file() {
         return Ok(candidate);
     }
-    run_cmd(Command::new("cargo").args(["build", "--release", "-p", "generator"]).current_dir(root))?;
-    if candidate.is_file() { Ok(candidate) } else { Err(format!("no generator at {}", candidate.display())) }
+    run_cmd(Command::new("cargo").args(["build", "--release", "-p", name]).current_dir(root))?;
+    if candidate.is_file() { Ok(candidate) } else { Err(format!("no {name} at {}", candidate.display())) }
 }
 
 fn time_build(generator: &Path, content: &Path, out: &Path, threads: u32) -> Result<Duration, String> {

@@ -11,7 +11,7 @@
 //!
 //! ```sh
 //! apt-get install -y wrk nginx-light     # once
-//! cargo build --release -p gate -p generator --bins
+//! cargo build --release -p gate -p generator -p synth --bins
 //! cargo run --release -p tests --bin bench-gate [-- --segundos 10 --rondas 3]
 //! ```
 
@@ -60,8 +60,8 @@ fn run() -> Result<()> {
     std::fs::create_dir_all(&work)?;
     let content = work.join("content");
     run_cmd(
-        Command::new(bin.join("generator"))
-            .args(["synth", "--escala", SCALE, "--content"])
+        Command::new(bin.join("synth"))
+            .args(["--escala", SCALE, "--content"])
             .arg(root.join("content"))
             .arg("--out")
             .arg(&content),

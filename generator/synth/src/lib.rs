@@ -1,28 +1,23 @@
-//! `generator synth`: the seeded synthetic corpus behind the nine sample studies.
+//! `synth`: the seeded synthetic corpus behind the nine sample studies.
 //!
 //! The store needs sample studies that read like the real thing (Argentine and Southern Cone
 //! consumer questions, assistant-style answers, realistic brands, domains and sources) and
 //! benchmark corpora ten and a hundred times larger. Both come from this program: one data
-//! module per industry, one shared answer engine ([`engine`]), and findings computed from
-//! the real analysis tables ([`crate::analysis`]) so every number they quote is backed.
+//! file per industry (`industrias/*.toml`, read by [`industria`]), one shared answer engine
+//! ([`engine`]), and findings computed from the real analysis tables
+//! ([`generator::analysis`]) so every number they quote is backed.
 //!
 //! Output is a pure function of `(seed, scale)`: ChaCha8 seeded per question, `BTreeMap`s,
 //! no clock, no hash-map iteration. Everything is written through the serde types of
-//! [`crate::model`], the same ones the loader reads.
+//! [`generator::model`], the same ones the generator's loader reads.
+//!
+//! The generator does not depend on this crate: synth writes content, the generator reads it.
 
-mod comun;
 mod engine;
+mod estudio;
 mod hallazgos;
-
-mod banca;
-mod cosmetica;
-mod dermatitis;
-mod farma;
-mod hoteles;
-mod reumatologia;
-mod running;
-mod seguros;
-mod sierras;
+mod industria;
+mod modelos;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -35,11 +30,13 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use crate::model::{Answer, Brand, BrandsFile, FindingsFile, LANGUAGE_DIMENSION, Question, Study, Tier};
+use generator::model::{Answer, Brand, BrandsFile, FindingsFile, Question, Study, Tier};
 
-use engine::{Industria, PreguntaBase};
+use crate::engine::PreguntaBase;
+use crate::industria::{Industria, industrias};
+use crate::modelos::Modelo;
 
-/// Options of `generator synth`.
+/// Options of `synth`.
 pub struct SynthOptions {
     /// Folder that receives `estudios/<slug>/` (normally `content`).
     pub out: PathBuf,
@@ -54,30 +51,17 @@ pub const DEFAULT_SEED: u64 = 2026;
 /// Writes the nine studies under `<out>/estudios/`, replacing their folders.
 pub fn run(opts: &SynthOptions) -> Result<()> {
     anyhow::ensure!(opts.scale >= 1, "synth: la escala debe ser 1 o más");
+    let modelos = modelos::modelos()?;
+    let industrias = industrias(&modelos)?;
     let dir = opts.out.join("estudios");
     fs::create_dir_all(&dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
-    industrias()
+    industrias
         .par_iter()
         .map(|ind| {
-            let generado = generar(ind, opts.scale, opts.seed)?;
-            escribir(&dir.join(ind.slug), &generado)
+            let generado = generar(ind, &modelos, opts.scale, opts.seed)?;
+            escribir(&dir.join(&ind.slug), &generado)
         })
         .collect::<Result<()>>()
-}
-
-/// The nine industries, sorted by slug.
-pub(crate) fn industrias() -> Vec<Industria> {
-    vec![
-        banca::industria(),
-        hoteles::industria(),
-        cosmetica::industria(),
-        dermatitis::industria(),
-        farma::industria(),
-        running::industria(),
-        reumatologia::industria(),
-        seguros::industria(),
-        sierras::industria(),
-    ]
 }
 
 /// One study, generated, with what the files need.
@@ -112,7 +96,7 @@ fn ancho(n: usize, minimo: usize) -> usize {
 
 /// Picks and numbers the questions of a study: `n_preguntas × scale` of them.
 fn preguntas(ind: &Industria, scale: u32, seed: u64) -> Vec<(Question, PreguntaBase)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(semilla(seed, ind.slug, u64::MAX));
+    let mut rng = ChaCha8Rng::seed_from_u64(semilla(seed, &ind.slug, u64::MAX));
     let repite = ind.dimensiones.iter().any(|d| d.id == "repeticion");
     let reps = if repite { 2 } else { 1 };
     let total = ind.n_preguntas * scale as usize / reps;
@@ -136,20 +120,15 @@ fn preguntas(ind: &Industria, scale: u32, seed: u64) -> Vec<(Question, PreguntaB
         let base = &ind.preguntas[i];
         let nivel = if rng.random_bool(0.5) { Tier::Standard } else { Tier::Advanced };
         for r in 1..=reps {
-            // A dimension named `idioma` is the question's own language field.
-            let mut dims: BTreeMap<String, String> = base
-                .dims
-                .iter()
-                .filter(|(d, _)| *d != LANGUAGE_DIMENSION)
-                .map(|(d, v)| (d.to_string(), v.clone()))
-                .collect();
+            // The language is the question's own field, never one of its dimensions.
+            let mut dims: BTreeMap<String, String> = base.dims.iter().cloned().collect();
             if repite {
                 dims.insert("repeticion".into(), r.to_string());
             }
             let q = Question {
                 id: format!("P{:0w$}", out.len() + 1),
                 texto: base.texto.clone(),
-                idioma: base.idioma.into(),
+                idioma: base.idioma.clone(),
                 modelo: nivel,
                 dimensiones: dims,
             };
@@ -160,15 +139,14 @@ fn preguntas(ind: &Industria, scale: u32, seed: u64) -> Vec<(Question, PreguntaB
 }
 
 /// Generates one study: questions, answers, then the findings from its computed tables.
-pub(crate) fn generar(ind: &Industria, scale: u32, seed: u64) -> Result<Generado> {
-    let modelos = comun::modelos();
+pub(crate) fn generar(ind: &Industria, modelos: &[Modelo], scale: u32, seed: u64) -> Result<Generado> {
     let preguntas = preguntas(ind, scale, seed);
     let nq = preguntas.len();
     let por_pregunta: Vec<Vec<(Answer, Vec<usize>)>> = preguntas
         .par_iter()
         .enumerate()
         .map(|(qi, (q, base))| {
-            let mut rng = ChaCha8Rng::seed_from_u64(semilla(seed, ind.slug, qi as u64));
+            let mut rng = ChaCha8Rng::seed_from_u64(semilla(seed, &ind.slug, qi as u64));
             let dia_base = (qi as u64 * u64::from(ind.dias) / nq as u64) as u32;
             modelos
                 .iter()
@@ -177,13 +155,13 @@ pub(crate) fn generar(ind: &Industria, scale: u32, seed: u64) -> Result<Generado
                     let b = engine::responder(ind, base, m, &mut rng);
                     let dia = (dia_base + rng.random_range(0..=1)).min(ind.dias - 1);
                     let version =
-                        if ind.cambio_version && dia < ind.dias / 2 { m.versiones[0] } else { m.versiones[1] };
+                        if ind.cambio_version && dia < ind.dias / 2 { &m.versiones[0] } else { &m.versiones[1] };
                     let answer = Answer {
                         id: String::new(),
                         pregunta: q.id.clone(),
-                        modelo: m.id.into(),
-                        version: version.into(),
-                        fecha: comun::fecha(ind.inicio, dia),
+                        modelo: m.id.clone(),
+                        version: version.clone(),
+                        fecha: estudio::fecha(ind.inicio, dia),
                         respuesta: b.respuesta,
                         fuentes: b.fuentes,
                         tono: b.tono,
@@ -203,9 +181,9 @@ pub(crate) fn generar(ind: &Industria, scale: u32, seed: u64) -> Result<Generado
         answers.push(answer);
         ordenes.push(orden);
     }
-    let design = comun::estudio(ind, nq, answers.len(), seed);
+    let design = estudio::estudio(ind, modelos, nq, answers.len(), seed);
     let mut study = Study {
-        slug: ind.slug.into(),
+        slug: ind.slug.clone(),
         design,
         brands: marcas(ind),
         questions: preguntas.into_iter().map(|(q, _)| q).collect(),
@@ -216,7 +194,7 @@ pub(crate) fn generar(ind: &Industria, scale: u32, seed: u64) -> Result<Generado
         answer_lines: Vec::new(),
     };
     if ind.con_hallazgos {
-        let tablas = crate::analysis::analyze(&study).with_context(|| format!("{}: análisis", ind.slug))?;
+        let tablas = generator::analysis::analyze(&study).with_context(|| format!("{}: análisis", ind.slug))?;
         study.findings = hallazgos::hallazgos(ind, &study, &tablas, &ordenes);
     }
     Ok(Generado { study, ordenes })
@@ -226,11 +204,11 @@ fn marcas(ind: &Industria) -> Vec<Brand> {
     ind.marcas
         .iter()
         .map(|m| Brand {
-            id: m.id.into(),
-            nombre: m.nombre.into(),
-            alias: m.alias.iter().map(|s| s.trim_start_matches('~').to_string()).collect(),
-            excluir: m.excluir.iter().map(|s| s.to_string()).collect(),
-            dominios: m.dominios.iter().map(|s| s.to_string()).collect(),
+            id: m.id.clone(),
+            nombre: m.nombre.clone(),
+            alias: m.alias.iter().map(|s| s.trim_start_matches('~').to_owned()).collect(),
+            excluir: m.excluir.clone(),
+            dominios: m.dominios.clone(),
         })
         .collect()
 }
@@ -260,6 +238,24 @@ pub(crate) fn archivos(g: &Generado) -> Result<Vec<(&'static str, Vec<u8>)>> {
         ("respuestas.jsonl", respuestas),
         ("hallazgos.toml", hallazgos.into_bytes()),
     ])
+}
+
+/// Copies the hand-written service files (`servicio.toml`, `metricas.toml`) from `from` to
+/// `to` when writing a corpus outside the content folder; nothing when both are the same folder.
+pub fn copy_service_files(from: &Path, to: &Path) -> Result<()> {
+    let same = match (from.canonicalize(), to.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Ok(());
+    }
+    fs::create_dir_all(to).with_context(|| format!("no se pudo crear {}", to.display()))?;
+    for name in [generator::load::SERVICE_FILE, generator::load::METRICS_FILE] {
+        fs::copy(from.join(name), to.join(name))
+            .with_context(|| format!("no se pudo copiar {} a {}", from.join(name).display(), to.display()))?;
+    }
+    Ok(())
 }
 
 fn escribir(dir: &Path, g: &Generado) -> Result<()> {

@@ -6,10 +6,19 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::*;
-use crate::mentions::BrandMatcher;
+use generator::mentions::BrandMatcher;
+
+fn modelos() -> Vec<Modelo> {
+    modelos::modelos().expect("modelos.toml loads")
+}
+
+fn todas() -> Vec<Industria> {
+    industrias(&modelos()).expect("the industry files load")
+}
 
 fn todos(scale: u32, seed: u64) -> Vec<Generado> {
-    industrias().iter().map(|i| generar(i, scale, seed).expect("generar")).collect()
+    let modelos = modelos();
+    todas().iter().map(|i| generar(i, &modelos, scale, seed).expect("generar")).collect()
 }
 
 #[test]
@@ -29,21 +38,10 @@ fn same_seed_same_bytes_other_seed_other_bytes() {
 #[test]
 fn sizes_at_scale_one_and_ten() {
     let estudios = todos(1, DEFAULT_SEED);
+    // Nine studies in slug order (which ones: tests/contenido.rs, against content/).
     let slugs: Vec<&str> = estudios.iter().map(|g| g.study.slug.as_str()).collect();
-    assert_eq!(
-        slugs,
-        [
-            "banca-2026",
-            "cadenas-hoteleras-cono-sur-2026",
-            "cosmetica-2026",
-            "dermatitis-atopica-2026",
-            "farma-2026",
-            "journey-gemelos-running-2026",
-            "reumatologia-2026",
-            "seguros-automotores-2026",
-            "turismo-sierras-cordoba-2026",
-        ]
-    );
+    assert_eq!(slugs.len(), 9);
+    assert!(slugs.is_sorted_by(|a, b| a < b), "{slugs:?}");
     let mut total = 0;
     for g in &estudios {
         let n = g.study.questions.len();
@@ -54,13 +52,13 @@ fn sizes_at_scale_one_and_ten() {
     }
     assert!(total >= 3000, "{total} respuestas en total");
     // Scale 10: ten times the questions, so ten times the answers (three per question).
-    for ind in industrias() {
+    for ind in todas() {
         let uno = preguntas(&ind, 1, DEFAULT_SEED).len();
         let diez = preguntas(&ind, 10, DEFAULT_SEED).len();
         assert_eq!(diez, 10 * uno, "{}", ind.slug);
     }
-    let reuma = industrias().into_iter().find(|i| i.slug == "reumatologia-2026").expect("reumatologia");
-    let g = generar(&reuma, 10, DEFAULT_SEED).expect("escala 10");
+    let reuma = todas().into_iter().find(|i| i.slug == "reumatologia-2026").expect("reumatologia");
+    let g = generar(&reuma, &modelos(), 10, DEFAULT_SEED).expect("escala 10");
     assert_eq!(g.study.answers.len(), 10 * 3 * reuma.n_preguntas);
 }
 
@@ -133,9 +131,9 @@ fn the_matcher_finds_exactly_the_brands_the_engine_wrote() {
 fn findings_are_backed_by_their_cells() {
     for g in todos(1, DEFAULT_SEED) {
         let s = &g.study;
-        let tablas = crate::analysis::analyze(s).expect("analyze");
+        let tablas = generator::analysis::analyze(s).expect("analyze");
         assert!((6..=12).contains(&tablas.len()), "{}: tablas", s.slug);
-        let problemas = crate::validate::check_findings(Path::new("content"), s, &tablas);
+        let problemas = generator::validate::check_findings(Path::new("content"), s, &tablas);
         assert!(problemas.is_empty(), "{}: {:?}", s.slug, problemas.iter().collect::<Vec<_>>());
         if s.slug == "reumatologia-2026" {
             assert!(s.findings.is_empty());
@@ -158,11 +156,60 @@ fn findings_are_backed_by_their_cells() {
 fn written_files_load_back() {
     let dir = tempfile::tempdir().expect("tempdir");
     run(&SynthOptions { out: dir.path().to_path_buf(), scale: 1, seed: DEFAULT_SEED }).expect("run");
-    for ind in industrias() {
-        let mut problemas = crate::problems::Problems::default();
-        let estudio = crate::load::load_study(&dir.path().join("estudios").join(ind.slug), &mut problemas);
+    for ind in todas() {
+        let mut problemas = generator::problems::Problems::default();
+        let estudio = generator::load::load_study(&dir.path().join("estudios").join(&ind.slug), &mut problemas);
         assert!(problemas.is_empty(), "{}: {:?}", ind.slug, problemas.iter().collect::<Vec<_>>());
         let estudio = estudio.expect("cargado");
         assert_eq!(estudio.questions.len(), ind.n_preguntas);
     }
+}
+
+#[test]
+fn seeds_mix_like_splitmix64_and_differ_by_study_and_part() {
+    // The first output of splitmix64 from state 0.
+    assert_eq!(mezclar(0), 0xE220_A839_7B1D_CDAF);
+    let a = semilla(DEFAULT_SEED, "banca-2026", 0);
+    assert_eq!(a, semilla(DEFAULT_SEED, "banca-2026", 0));
+    assert_ne!(a, semilla(DEFAULT_SEED, "banca-2026", 1));
+    assert_ne!(a, semilla(DEFAULT_SEED, "farma-2026", 0));
+    assert_ne!(a, semilla(DEFAULT_SEED + 1, "banca-2026", 0));
+}
+
+/// Each question has its own random stream, so answers do not depend on the order (or the
+/// thread) in which questions are generated: one answer can be rewritten alone.
+#[test]
+fn every_question_draws_from_its_own_stream() {
+    use rand::SeedableRng;
+
+    let modelos = modelos();
+    let ind = todas().into_iter().find(|i| i.slug == "cosmetica-2026").expect("cosmetica");
+    let g = generar(&ind, &modelos, 1, DEFAULT_SEED).expect("generar");
+    let preguntas = preguntas(&ind, 1, DEFAULT_SEED);
+    for qi in [0, 17, preguntas.len() - 1] {
+        let (q, base) = &preguntas[qi];
+        let primero = modelos.iter().find(|m| m.nivel == q.modelo).expect("a model of the tier");
+        let mut rng = ChaCha8Rng::seed_from_u64(semilla(DEFAULT_SEED, &ind.slug, qi as u64));
+        let b = engine::responder(&ind, base, primero, &mut rng);
+        let a = &g.study.answers[3 * qi];
+        assert_eq!((a.pregunta.as_str(), a.modelo.as_str()), (q.id.as_str(), primero.id.as_str()));
+        assert_eq!(a.respuesta, b.respuesta, "question {qi}");
+    }
+}
+
+#[test]
+fn service_files_are_copied_to_another_folder_only() {
+    let desde = tempfile::tempdir().expect("tempdir");
+    let hacia = tempfile::tempdir().expect("tempdir");
+    for nombre in ["servicio.toml", "metricas.toml"] {
+        std::fs::write(desde.path().join(nombre), format!("# {nombre}\n")).expect("write");
+    }
+    let destino = hacia.path().join("corpus");
+    copy_service_files(desde.path(), &destino).expect("copy");
+    assert_eq!(std::fs::read_to_string(destino.join("metricas.toml")).expect("copied"), "# metricas.toml\n");
+    assert!(destino.join("servicio.toml").is_file());
+    // The same folder: nothing to copy, and no error even without the files.
+    let vacia = tempfile::tempdir().expect("tempdir");
+    copy_service_files(vacia.path(), vacia.path()).expect("same folder");
+    assert!(copy_service_files(vacia.path(), &vacia.path().join("otra")).is_err(), "missing files fail");
 }

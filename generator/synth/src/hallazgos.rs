@@ -6,11 +6,11 @@
 //! that show the fact (the leader named first, the domain cited, the two models that
 //! disagree on the same question).
 
-use crate::analysis::{Cell, Table};
-use crate::mentions::{host_matches, host_of};
-use crate::model::{Backing, Finding, Metric, Study, TableKind, Tone};
+use generator::analysis::{Cell, Table};
+use generator::mentions::{host_matches, host_of};
+use generator::model::{Backing, Finding, Metric, Study, TableKind, Tone};
 
-use super::engine::Industria;
+use crate::industria::Industria;
 
 const VISIBILIDAD: &str = "Visibilidad de marcas";
 const MODELOS: &str = "Diferencias entre modelos";
@@ -90,7 +90,7 @@ struct Redactor<'a> {
 }
 
 impl<'a> Redactor<'a> {
-    fn tabla(&self, pred: impl Fn(&crate::model::TableSpec) -> bool) -> Option<&'a Table> {
+    fn tabla(&self, pred: impl Fn(&generator::model::TableSpec) -> bool) -> Option<&'a Table> {
         let spec = self.study.design.analisis.iter().find(|s| s.filtro.is_empty() && pred(s))?;
         self.tablas.iter().find(|t| t.id == spec.id)
     }

@@ -1,0 +1,330 @@
+//! What a study's `estudio.toml` says: texts, the run calendar, the methodology and the
+//! analysis-table specs, derived from the industry file.
+//!
+//! Keeping this in one place is what makes the studies comparable: the same metric
+//! definitions in every `metodologia`, and table specs built by one function so titles and
+//! names follow one convention.
+
+use std::collections::BTreeMap;
+
+use generator::model::{MethodSection, Metric, ModelSpec, StudyFile, TableKind, TableSpec};
+
+use crate::engine::texto::{enumerar, slug};
+use crate::industria::{Dia, Industria, Tabla};
+use crate::modelos::Modelo;
+
+const DIAS_MES: [u32; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/// `YYYY-MM-DD` of the day `offset` days after `inicio` in 2026.
+pub(crate) fn fecha(inicio: Dia, offset: u32) -> String {
+    let Dia { mut mes, mut dia } = inicio;
+    dia += offset;
+    while dia > DIAS_MES[(mes - 1) as usize] {
+        dia -= DIAS_MES[(mes - 1) as usize];
+        mes += 1;
+    }
+    format!("2026-{mes:02}-{dia:02}")
+}
+
+/// Lowercases a metric name for use inside a title, keeping acronyms ("Protagonismo IA",
+/// "AI Prominence", "Top 1").
+fn minuscula(nombre: &str) -> String {
+    match nombre {
+        "Protagonismo IA" | "AI Prominence" | "Top 1" => nombre.to_owned(),
+        _ => nombre.to_lowercase(),
+    }
+}
+
+fn metrica(m: Metric) -> (&'static str, &'static str) {
+    match m {
+        Metric::Mencion => ("Tasa de mención", "Mention rate"),
+        Metric::Orden => ("Orden promedio", "Average order"),
+        Metric::Citacion => ("Tasa de citación", "Citation rate"),
+        Metric::CitacionFantasma => ("Citación fantasma", "Ghost citation"),
+        Metric::Protagonismo => ("Protagonismo IA", "AI Prominence"),
+        Metric::Top1 => ("Top 1", "Top-1 share"),
+        Metric::Sov => ("Share of voice", "Share of voice"),
+        Metric::TonoNeto => ("Tono neto", "Net tone"),
+    }
+}
+
+/// The study's table specs, numbered A01, A02, ... in order.
+pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
+    let dim = |id: &str| -> (String, String) {
+        ind.dimensiones
+            .iter()
+            .find(|d| d.id == id)
+            .map(|d| (d.etiqueta.clone(), d.etiqueta_en.clone()))
+            .unwrap_or((id.to_owned(), id.to_owned()))
+    };
+    let marca = |id: &str| -> String {
+        ind.marcas.iter().find(|m| m.id == id).map_or_else(|| id.to_owned(), |m| m.nombre.clone())
+    };
+    ind.analisis
+        .tablas
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let base = TableSpec {
+                id: format!("A{:02}", i + 1),
+                nombre: String::new(),
+                titulo: String::new(),
+                titulo_en: String::new(),
+                tipo: TableKind::Marcas,
+                metricas: Vec::new(),
+                dimension: None,
+                marca: None,
+                filtro: BTreeMap::new(),
+                limite: None,
+            };
+            match t {
+                Tabla::Marcas { metricas, filtro } => match filtro.iter().next() {
+                    None => {
+                        let (es, en): (Vec<String>, Vec<String>) = metricas
+                            .iter()
+                            .map(|m| {
+                                let (e, n) = metrica(*m);
+                                (minuscula(e), minuscula(n))
+                            })
+                            .unzip();
+                        TableSpec {
+                            nombre: "visibilidad_marcas".into(),
+                            titulo: format!("Visibilidad de marcas: {}", enumerar(&es, "es")),
+                            titulo_en: format!("Brand visibility: {}", enumerar(&en, "en")),
+                            metricas: metricas.clone(),
+                            ..base
+                        }
+                    }
+                    Some((d, v)) => {
+                        let (e, en) = dim(d);
+                        TableSpec {
+                            nombre: format!("visibilidad_{}", slug(v).replace('-', "_")),
+                            titulo: format!("Visibilidad de marcas, solo {} = {v}", e.to_lowercase()),
+                            titulo_en: format!("Brand visibility, {} = {v} only", en.to_lowercase()),
+                            metricas: metricas.clone(),
+                            filtro: filtro.clone(),
+                            ..base
+                        }
+                    }
+                },
+                Tabla::MarcaPorModelo { metrica: m } => {
+                    let (e, en) = metrica(*m);
+                    TableSpec {
+                        nombre: format!("{}_por_modelo", m.id()),
+                        titulo: format!("{e} por modelo"),
+                        titulo_en: format!("{en} by model"),
+                        tipo: TableKind::MarcaPorModelo,
+                        metricas: vec![*m],
+                        ..base
+                    }
+                }
+                Tabla::MarcaPorDimension { metrica: m, dimension: d } => {
+                    let (e, en) = metrica(*m);
+                    let (de, den) = dim(d);
+                    TableSpec {
+                        nombre: format!("{}_por_{d}", m.id()),
+                        titulo: format!("{e} por {}", de.to_lowercase()),
+                        titulo_en: format!("{en} by {}", den.to_lowercase()),
+                        tipo: TableKind::MarcaPorDimension,
+                        metricas: vec![*m],
+                        dimension: Some(d.clone()),
+                        ..base
+                    }
+                }
+                Tabla::ModeloPorDimension { metrica: m, dimension: d, marca: b } => {
+                    let (e, en) = metrica(*m);
+                    let (de, den) = dim(d);
+                    TableSpec {
+                        nombre: format!("{}_{}_modelo_{d}", b.replace('-', "_"), m.id()),
+                        titulo: format!("{}: {} por modelo y {}", marca(b), minuscula(e), de.to_lowercase()),
+                        titulo_en: format!("{}: {} by model and {}", marca(b), minuscula(en), den.to_lowercase()),
+                        tipo: TableKind::ModeloPorDimension,
+                        metricas: vec![*m],
+                        dimension: Some(d.clone()),
+                        marca: Some(b.clone()),
+                        ..base
+                    }
+                }
+                Tabla::Concentracion { dimension: None } => TableSpec {
+                    nombre: "concentracion_por_modelo".into(),
+                    titulo: "Concentración por modelo (HHI sobre share of voice y Top 1)".into(),
+                    titulo_en: "Concentration by model (HHI on share of voice and top-1)".into(),
+                    tipo: TableKind::Concentracion,
+                    ..base
+                },
+                Tabla::Concentracion { dimension: Some(d) } => {
+                    let (de, den) = dim(d);
+                    TableSpec {
+                        nombre: format!("concentracion_por_{d}"),
+                        titulo: format!("Concentración por {} (HHI sobre share of voice y Top 1)", de.to_lowercase()),
+                        titulo_en: format!("Concentration by {} (HHI on share of voice and top-1)", den.to_lowercase()),
+                        tipo: TableKind::Concentracion,
+                        dimension: Some(d.clone()),
+                        ..base
+                    }
+                }
+                Tabla::Acuerdo => TableSpec {
+                    nombre: "acuerdo_entre_modelos".into(),
+                    titulo: "Acuerdo entre modelos: Jaccard de marcas y coincidencia del primer lugar".into(),
+                    titulo_en: "Agreement between models: Jaccard of brand sets and top-1 match".into(),
+                    tipo: TableKind::Acuerdo,
+                    ..base
+                },
+                Tabla::Tono => TableSpec {
+                    nombre: "tono_por_marca".into(),
+                    titulo: "Tono de las menciones por marca".into(),
+                    titulo_en: "Tone of mentions by brand".into(),
+                    tipo: TableKind::Tono,
+                    ..base
+                },
+                Tabla::Fuentes { limite } => TableSpec {
+                    nombre: "fuentes_citadas".into(),
+                    titulo: "Dominios más citados como fuente".into(),
+                    titulo_en: "Most cited source domains".into(),
+                    tipo: TableKind::Fuentes,
+                    limite: Some(*limite),
+                    ..base
+                },
+            }
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// estudio.toml
+// ---------------------------------------------------------------------------------------
+
+fn metodologia(
+    ind: &Industria,
+    modelos: &[Modelo],
+    n_preguntas: usize,
+    n_respuestas: usize,
+    seed: u64,
+) -> Vec<MethodSection> {
+    let dims: Vec<String> =
+        ind.dimensiones.iter().map(|d| format!("{} ({})", d.etiqueta.to_lowercase(), d.valores.join(", "))).collect();
+    let fin = fecha(ind.inicio, ind.dias - 1);
+    let ini = fecha(ind.inicio, 0);
+    // The published texts still name the program `generator synth` (its name when the sample
+    // was written): renaming it here would change every committed study, its ZIP and its PDF
+    // reports, so it waits for the next regeneration of the sample.
+    let mut secciones = vec![
+        MethodSection {
+            titulo: "Diseño y corpus".into(),
+            texto: format!(
+                "El estudio reúne {n_preguntas} preguntas y {n_respuestas} respuestas, recogidas entre el {ini} y el {fin}.\n\
+                 Cada pregunta se clasifica por {}.\n\
+                 Cada pregunta tiene un nivel de modelo: las de nivel estándar las responden GPT-5 mini, Gemini 2.5 Flash y Claude Haiku 4.5; \
+                 las de nivel avanzado, GPT-5, Gemini 2.5 Pro y Claude Sonnet 4.5. Cada modelo responde una vez cada pregunta de su nivel.\n\
+                 {}\n\
+                 Importante: las respuestas de este paquete son datos sintéticos de demostración generados con `generator synth` (semilla {seed}); \
+                 no son salidas reales de los modelos.",
+                dims.join("; "),
+                ind.metodo_extra
+            ),
+        },
+        MethodSection {
+            titulo: "Detección de marcas y fuentes".into(),
+            texto: "Cada marca tiene un nombre, alias y frases de exclusión (marcas.toml). Una marca está mencionada en una respuesta \
+                    cuando aparece alguno de sus nombres como palabra completa, sin distinguir mayúsculas ni acentos; si dos alias se \
+                    superponen gana el más largo, y no cuentan las apariciones dentro de una frase de exclusión.\n\
+                    Orden de aparición: la posición (1, 2, 3...) de la primera mención de la marca entre las marcas distintas de la respuesta; \
+                    el orden promedio se calcula solo sobre las respuestas que la mencionan y se publica con su base (n_orden).\n\
+                    Citación como fuente: la respuesta cita un dominio de la marca o un subdominio suyo entre sus fuentes. \
+                    Citación fantasma: la cita sin que la marca aparezca en el texto."
+                .into(),
+        },
+        MethodSection {
+            titulo: "Métricas".into(),
+            texto: "Tasa de mención: respuestas que nombran la marca sobre el total de respuestas del alcance (0 a 1).\n\
+                    Protagonismo IA: 10 puntos si la marca aparece primera, 8 si segunda, 7 si tercera, 6 si cuarta, 5 desde la quinta \
+                    y 0 si no aparece, promediado sobre todas las respuestas (0 a 10).\n\
+                    Top 1: proporción de las respuestas con alguna marca en las que la marca aparece primera.\n\
+                    Share of voice: menciones de la marca sobre el total de menciones de marcas seguidas.\n\
+                    Concentración: índice HHI en escala 0 a 10.000, suma de los cuadrados de las participaciones (en porcentaje) \
+                    de share of voice (y, aparte, de Top 1); solo cubre las marcas seguidas.\n\
+                    Tono: cada mención lleva una etiqueta positiva, neutra o negativa; el tono neto es (positivas − negativas) / etiquetadas."
+                .into(),
+        },
+        MethodSection {
+            titulo: "Acuerdo entre modelos".into(),
+            texto: "Para cada pregunta y cada par de modelos que la respondieron se calcula el índice de Jaccard entre los conjuntos de \
+                    marcas mencionadas (intersección sobre unión) y si coincide la marca en primer lugar.\n\
+                    Los pares en que ningún modelo nombra una marca se omiten y se cuentan aparte (columna omitidas).\n\
+                    Se publica el promedio por par de modelos y el promedio general; como cada pregunta la responden los tres modelos \
+                    de su nivel, los pares comparan modelos del mismo nivel."
+                .into(),
+        },
+    ];
+    let pond = match &ind.ponderacion {
+        Some(w) => {
+            let pesos: Vec<String> = modelos
+                .iter()
+                .filter_map(|m| w.pesos.get(&m.id).map(|p| format!("{} {}", m.id, format!("{p}").replace('.', ","))))
+                .collect();
+            format!(
+                "Los totales ponderan cada modelo por su cuota de mercado declarada: {}.\n\
+                 Fuente de las cuotas: {}.\n\
+                 Dentro de cada celda, las respuestas de un modelo pesan su cuota repartida entre ellas, de modo que cada modelo \
+                 aporta su peso aunque responda distinta cantidad de preguntas. El acuerdo entre modelos no se pondera.",
+                pesos.join("; "),
+                w.fuente
+            )
+        }
+        None => "Los seis modelos pesan lo mismo.\n\
+                 Dentro de cada celda, las respuestas de cada modelo presente aportan el mismo peso total, repartido entre sus \
+                 respuestas, de modo que un modelo con más respuestas no pesa más. El acuerdo entre modelos no se pondera."
+            .to_owned(),
+    };
+    secciones.push(MethodSection { titulo: "Ponderación de modelos".into(), texto: pond });
+    secciones
+}
+
+/// The `estudio.toml` of a study.
+pub(crate) fn estudio(
+    ind: &Industria,
+    modelos: &[Modelo],
+    n_preguntas: usize,
+    n_respuestas: usize,
+    seed: u64,
+) -> StudyFile {
+    let specs = modelos
+        .iter()
+        .map(|m| ModelSpec {
+            id: m.id.clone(),
+            nombre: m.nombre.clone(),
+            proveedor: m.proveedor.clone(),
+            nivel: m.nivel,
+        })
+        .collect();
+    StudyFile {
+        nombre: ind.nombre.clone(),
+        nombre_en: ind.nombre_en.clone(),
+        descripcion: ind.descripcion.clone(),
+        descripcion_en: ind.descripcion_en.clone(),
+        industria: ind.industria.clone(),
+        subindustria: ind.subindustria.clone(),
+        pais: ind.pais.clone(),
+        idioma: ind.idiomas.clone(),
+        publicado: ind.publicado.clone(),
+        precio_usd: None,
+        version_paquete: "1.0.0".into(),
+        tags: ind.tags.clone(),
+        como_citar: format!(
+            "Visibilidad IA Cono Sur ({}). {}. Paquete de datos, versión 1.0.0, publicado el {}. Datos sintéticos de demostración.",
+            &ind.publicado[..4],
+            ind.nombre,
+            ind.publicado
+        ),
+        nota: format!(
+            "Las respuestas de este estudio son datos sintéticos de demostración generados con `generator synth` (semilla {seed}); \
+             no son salidas reales de los modelos. Las marcas, dominios y fuentes son reales, pero lo que las respuestas dicen de \
+             ellas es ilustrativo."
+        ),
+        metodologia: metodologia(ind, modelos, n_preguntas, n_respuestas, seed),
+        dimensiones: ind.dimensiones.clone(),
+        modelos: specs,
+        ponderacion: ind.ponderacion.clone(),
+        analisis: tablas(ind),
+    }
+}

@@ -51,11 +51,6 @@ pub fn payment_header_from(raw: &Value, signer: &PrivateKeySigner, now: u64) -> 
     Ok(encode_json(&payload))
 }
 
-/// The same, from a typed 402 object.
-pub fn payment_header(required: &PaymentRequired, signer: &PrivateKeySigner, now: u64) -> Result<String> {
-    payment_header_from(&serde_json::to_value(required)?, signer, now)
-}
-
 /// GET → 402 → sign → GET with `PAYMENT-SIGNATURE`.
 pub async fn buy(client: &reqwest::Client, url: &str, signer: &PrivateKeySigner, now: u64) -> Result<Purchase> {
     let first = client.get(url).send().await.with_context(|| format!("no se pudo pedir {url}"))?;

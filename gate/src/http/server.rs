@@ -2,8 +2,8 @@
 //! [`Handler`], writes the [`Reply`] (files with `sendfile(2)`, or in chunks) and logs one access line.
 //!
 //! Pingora's `ServeHttp` would buffer whole bodies and its own argument parser would take over
-//! `argv`, so the gate uses the lower `HttpServerApp` trait and builds `ServerConf` itself
-//! (`reference/pingora.md`). Both the gate and the local facilitator binary run through here,
+//! `argv`, so the gate uses the lower `HttpServerApp` trait and builds `ServerConf` itself.
+//! Both the gate and the local facilitator binary run through here,
 //! and tests start the same server in-process on an ephemeral port with [`spawn`].
 
 use std::net::SocketAddr;

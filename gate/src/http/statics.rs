@@ -1,7 +1,7 @@
 //! The free documents of `dist/public`, held in memory with their headers worked out at start.
 //!
 //! `dist/` is immutable while the gate runs, so reading files per request would only add
-//! latency (`reference/pingora.md`: per-request reads cost a third to two thirds of
+//! latency (measured on Pingora: per-request reads cost a third to two thirds of the
 //! throughput). Each route from the manifest becomes bytes plus the headers a CDN would send:
 //! content type, strong ETag, Cache-Control; `If-None-Match` answers 304.
 

@@ -434,7 +434,7 @@ fn facilitator_refusal(error: &FacilitatorError) -> Refusal {
     )
 }
 
-/// Length limits of a `payment-identifier` id (`reference/x402.md` §12).
+/// Length limits of a `payment-identifier` id (x402 `payment-identifier` extension).
 const ID_CHARS: std::ops::RangeInclusive<usize> = 16..=128;
 
 /// The buyer's idempotency key from the x402 `payment-identifier` extension, if sent.

@@ -1,5 +1,5 @@
 //! The `exact` scheme on EVM networks: EIP-3009 `TransferWithAuthorization` signed under the
-//! USDC contract's EIP-712 domain (`reference/x402.md` §5).
+//! USDC contract's EIP-712 domain (the x402 `exact` scheme on EVM, `specs/schemes/exact/scheme_exact_evm.md`).
 //!
 //! The gate checks a payment here before producing anything, the local facilitator settles
 //! with the same check, and the buyer client signs with the same digest, so all three agree by

@@ -171,8 +171,8 @@ fn run() -> Result<()> {
     let ratios: [Option<(usize, bool)>; 7] =
         [None, Some((0, false)), Some((1, false)), Some((1, false)), Some((1, false)), None, Some((5, true))];
     println!(
-        "{:<38} {:>10} {:>9} {:>9} {:>10} {:>8}   {}",
-        "caso (mediana)", "req/s", "p50 ms", "p99 ms", "MB/s", "ratio", "ratio por ronda"
+        "{:<38} {:>10} {:>9} {:>9} {:>10} {:>8}   ratio por ronda",
+        "caso (mediana)", "req/s", "p50 ms", "p99 ms", "MB/s", "ratio"
     );
     for (case, name) in names.iter().enumerate() {
         let figure = |f: fn(&Wrk) -> f64| median(runs.iter().map(|r| f(&r[case])).collect());

@@ -320,6 +320,31 @@ mod tests {
         assert_eq!(f.settlements(), 1);
     }
 
+    #[tokio::test]
+    async fn a_malleated_or_v01_signature_never_settles() {
+        let f = LocalFacilitator::new(LocalConfig::default());
+        let good = payment(&PrivateKeySigner::random());
+        let signature_of = |p: &PaymentPayload| {
+            hex::decode(p.payload["signature"].as_str().unwrap().trim_start_matches("0x")).unwrap()
+        };
+        let with_signature = |bytes: Vec<u8>| {
+            let mut p = good.clone();
+            p.payload["signature"] = json!(format!("0x{}", hex::encode(bytes)));
+            p
+        };
+        let mut v01 = signature_of(&good);
+        v01[64] -= 27;
+        let twins = [with_signature(crate::x402::evm::tests::malleate(&signature_of(&good))), with_signature(v01)];
+        for twin in &twins {
+            let refused = f.settle(twin, &requirement()).await.unwrap();
+            assert!(!refused.success);
+            assert_eq!(refused.error_reason.as_deref(), Some("invalid_exact_evm_payload_signature"));
+            assert!(!f.verify(twin, &requirement()).await.unwrap().is_valid);
+        }
+        assert_eq!(f.settlements(), 0);
+        assert!(f.settle(&good, &requirement()).await.unwrap().success, "the canonical original still settles");
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn concurrent_settles_of_one_payment_succeed_once() {
         let f = Arc::new(LocalFacilitator::new(LocalConfig::default()));

@@ -88,12 +88,32 @@ pub enum CheckError {
     Scheme(String),
     Network(String),
     Payload(EvmError),
-    Signature { recovered: Option<Address>, from: Address },
-    Recipient { to: Address, pay_to: String },
-    Value { signed: U256, required: String },
-    ValidAfter { valid_after: u64, now: u64 },
-    Expired { valid_before: u64, now: u64 },
-    TooFar { valid_before: u64, limit: u64 },
+    Signature {
+        recovered: Option<Address>,
+        from: Address,
+    },
+    /// A signature the chain refuses although it recovers: `v` other than 27/28, or a high `s`.
+    NonCanonical(&'static str),
+    Recipient {
+        to: Address,
+        pay_to: String,
+    },
+    Value {
+        signed: U256,
+        required: String,
+    },
+    ValidAfter {
+        valid_after: u64,
+        now: u64,
+    },
+    Expired {
+        valid_before: u64,
+        now: u64,
+    },
+    TooFar {
+        valid_before: u64,
+        limit: u64,
+    },
 }
 
 impl CheckError {
@@ -103,7 +123,7 @@ impl CheckError {
             CheckError::Scheme(_) => "invalid_scheme",
             CheckError::Network(_) => "invalid_network",
             CheckError::Payload(_) => "invalid_payload",
-            CheckError::Signature { .. } => "invalid_exact_evm_payload_signature",
+            CheckError::Signature { .. } | CheckError::NonCanonical(_) => "invalid_exact_evm_payload_signature",
             CheckError::Recipient { .. } => "invalid_exact_evm_payload_recipient_mismatch",
             CheckError::Value { .. } => "invalid_exact_evm_payload_authorization_value_mismatch",
             CheckError::ValidAfter { .. } => "invalid_exact_evm_payload_authorization_valid_after",
@@ -125,6 +145,10 @@ impl std::fmt::Display for CheckError {
                 "la firma corresponde a {r}, no a {from}: firme con la clave de `from` y con el dominio EIP-712 de la red elegida (name, version, chainId y contrato de extra/asset)"
             ),
             CheckError::Signature { recovered: None, .. } => f.write_str("la firma no es una firma secp256k1 válida"),
+            CheckError::NonCanonical(why) => write!(
+                f,
+                "la firma no es canónica ({why}); USDC la rechaza en la cadena: firme de nuevo con un cliente x402 oficial"
+            ),
             CheckError::Recipient { to, pay_to } => write!(f, "la autorización paga a {to} y debe pagar a {pay_to}"),
             CheckError::Value { signed, required } => {
                 write!(f, "el monto firmado es {signed} y debe ser exactamente {required}")
@@ -307,6 +331,27 @@ pub fn exact_payload_json(auth: &Authorization, signature: &[u8]) -> Value {
     })
 }
 
+/// Half the order of secp256k1: a canonical `s` is at most this (EIP-2).
+const HALF_ORDER: U256 = U256::from_be_slice(&[
+    0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x5d, 0x57, 0x6e,
+    0x73, 0x57, 0xa4, 0x50, 0x1d, 0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0,
+]);
+
+/// Refuses what USDC's `ecrecover` path refuses although it recovers an address: `v` other
+/// than 27 or 28, and an `s` in the upper half of the curve order (a malleated copy of a
+/// valid signature). Local checks must predict the chain, so these never settle.
+pub fn check_canonical(signature: &[u8]) -> Result<(), CheckError> {
+    let [.., v] = signature else { return Err(CheckError::NonCanonical("vacía")) };
+    if !matches!(v, 27 | 28) {
+        return Err(CheckError::NonCanonical("v debe ser 27 o 28"));
+    }
+    let s = signature.get(32..64).map(U256::from_be_slice).ok_or(CheckError::NonCanonical("largo"))?;
+    if s > HALF_ORDER {
+        return Err(CheckError::NonCanonical("s en la mitad alta del orden de la curva"));
+    }
+    Ok(())
+}
+
 /// The local verification of an exact EVM payment against our requirement; returns the payer.
 pub fn check_exact(req: &PaymentRequirements, payload: &ExactEvmPayload, now: u64) -> Result<Address, CheckError> {
     if req.scheme != "exact" {
@@ -316,6 +361,7 @@ pub fn check_exact(req: &PaymentRequirements, payload: &ExactEvmPayload, now: u6
         return Err(CheckError::Network(req.network.clone()));
     }
     let domain = domain_for(req).map_err(CheckError::Payload)?;
+    check_canonical(&payload.signature)?;
     let auth = &payload.authorization;
     let recovered = recover_signer(&domain, auth, &payload.signature).ok();
     if recovered != Some(auth.from) {
@@ -409,6 +455,8 @@ pub(crate) mod tests {
             let expected: Address = case["recovers"].as_str().unwrap().parse().unwrap();
             assert_eq!(recovered, expected, "{id}");
             assert_eq!(recovered == parsed.authorization.from, case["valid"].as_bool().unwrap(), "{id}");
+            let canonical = case.get("canonical").and_then(Value::as_bool).unwrap_or(true);
+            assert_eq!(check_canonical(&parsed.signature).is_ok(), canonical, "{id}: canonical");
             if let Some(key) = case.get("private_key") {
                 let signer: PrivateKeySigner = key.as_str().unwrap().parse().unwrap();
                 let signature = sign_authorization(&signer, &domain, &parsed.authorization).unwrap();
@@ -497,6 +545,40 @@ pub(crate) mod tests {
         let msg =
             check_exact(&req, &signed(|a, _| a.value = U256::from(989_999), &key, now), now).unwrap_err().to_string();
         assert!(msg.contains("989999") && msg.contains("990000"), "{msg}");
+    }
+
+    /// The malleated twin of a signature (s → n − s, v flipped): recovers the same signer.
+    pub(crate) fn malleate(signature: &[u8]) -> Vec<u8> {
+        let order =
+            U256::from_str_radix("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141", 16).unwrap();
+        let s = U256::from_be_slice(&signature[32..64]);
+        let mut out = signature.to_vec();
+        out[32..64].copy_from_slice(&(order - s).to_be_bytes::<32>());
+        out[64] = if signature[64] == 27 { 28 } else { 27 };
+        out
+    }
+
+    #[test]
+    fn signatures_the_chain_refuses_are_refused_though_they_recover() {
+        let now = 1_800_000_000;
+        let req = requirement();
+        for _ in 0..16 {
+            let key = PrivateKeySigner::random();
+            let good = signed(|_, _| {}, &key, now);
+            assert_eq!(check_exact(&req, &good, now), Ok(key.address()));
+            let mut twin = good.clone();
+            twin.signature = Bytes::from(malleate(&good.signature));
+            let domain = domain_for(&req).unwrap();
+            assert_eq!(recover_signer(&domain, &twin.authorization, &twin.signature), Ok(key.address()));
+            let refused = check_exact(&req, &twin, now).unwrap_err();
+            assert_eq!(refused, CheckError::NonCanonical("s en la mitad alta del orden de la curva"));
+            assert_eq!(refused.code(), "invalid_exact_evm_payload_signature");
+            let mut v01 = good.signature.to_vec();
+            v01[64] -= 27;
+            let zero_one = ExactEvmPayload { signature: Bytes::from(v01), ..good.clone() };
+            assert_eq!(recover_signer(&domain, &zero_one.authorization, &zero_one.signature), Ok(key.address()));
+            assert_eq!(check_exact(&req, &zero_one, now), Err(CheckError::NonCanonical("v debe ser 27 o 28")));
+        }
     }
 
     #[test]

@@ -440,6 +440,35 @@ async fn the_same_payment_is_settled_once_in_sequence_and_concurrently() {
     assert_eq!(gate.local.as_ref().expect("local").settlements(), 2);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn head_never_buys_and_leaves_the_payment_usable() {
+    let dist = built();
+    let gate = start_local(dist);
+    let client = client();
+    let accepted = accepted_of(dist, "banca-2026", "completo");
+    let payment_header = signed_header(&accepted, &signer(DEV_KEY), |_, _| {});
+    let url = gate.url("/estudio/banca-2026");
+    let journal = gate.data.path().join(gate::sales::journal::JOURNAL_FILE);
+    let journal_len = || std::fs::metadata(&journal).map(|m| m.len()).unwrap_or(0);
+    let before = journal_len();
+    for payment in [Some(payment_header.as_str()), None] {
+        let mut request = client.head(&url);
+        if let Some(payment) = payment {
+            request = request.header("PAYMENT-SIGNATURE", payment);
+        }
+        let head = request.send().await.expect("head");
+        assert_eq!(head.status(), 402, "HEAD answers the unpaid 402 ({payment:?})");
+        assert!(header(&head, "payment-required").is_some());
+        assert!(header(&head, "payment-response").is_none());
+        assert!(head.bytes().await.expect("body").is_empty());
+    }
+    assert_eq!(gate.local.as_ref().expect("local").settlements(), 0, "HEAD settled nothing");
+    assert_eq!(journal_len(), before, "HEAD wrote no journal line");
+    let bought = pay_with(&gate, &client, &payment_header).await;
+    assert_eq!(bought.status(), 200, "the payment still buys with a GET");
+    assert_eq!(gate.local.as_ref().expect("local").settlements(), 1);
+}
+
 /// A facilitator that misbehaves in one way, on a real socket.
 async fn faulty_facilitator(behaviour: &'static str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -2,7 +2,8 @@
 //!
 //! Without `PAYMENT-SIGNATURE` the route answers 402 with the offer's `PAYMENT-REQUIRED`
 //! header and the same object in the body field `x402` (or, for a browser, the study's HTML
-//! 402 page with the same header). With one, it decodes the header and hands the payment to
+//! 402 page with the same header); so does `HEAD`, with or without a payment. With one on a
+//! `GET`, it decodes the header and hands the payment to
 //! [`Shop::purchase`], the same implementation the MCP tool uses, then answers 200 with the
 //! study and `PAYMENT-RESPONSE`, or the refusal with its reason. The unpaid answers never
 //! change while a `dist/` is loaded, so they are built once, at load.
@@ -13,6 +14,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 use contract::{Price, View};
+use http::Method;
 use serde_json::{Value, json};
 
 use super::offer::{Binding, Offer, OfferError, Offers};
@@ -117,7 +119,10 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
         Err(OfferError::UnknownStudy) => return unknown_study(slug),
         Err(OfferError::UnknownView) => return unknown_view(view.as_deref().unwrap_or_default()),
     };
-    let Some(header) = request.header("payment-signature") else {
+    // HEAD never buys: it answers the unpaid 402's head, so a payment sent with it is neither
+    // settled nor spent and still buys with a GET.
+    let header = request.header("payment-signature").filter(|_| request.method() != Method::HEAD);
+    let Some(header) = header else {
         return front.unpaid_reply(offer, request.header("accept"));
     };
     let payload = match decode_payment_signature(header) {

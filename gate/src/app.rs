@@ -50,7 +50,7 @@ impl Gate {
         journal: Option<&Path>,
     ) -> Result<Gate> {
         let sales = match journal {
-            Some(path) => Sales::open(path)?,
+            Some(path) => Sales::open(path, crate::sales::journal::DEFAULT_SEGMENT_BYTES)?,
             None => Sales::in_memory(),
         };
         Gate::load_with(dist, facilitator, links, Arc::new(sales))

@@ -7,7 +7,8 @@ use clap::Parser;
 use gate::app::{Gate, Live};
 use gate::http::server::{RunOptions, run_with_limits};
 use gate::manifest;
-use gate::settings::{Args, Command, Env, PURCHASES_FILE, Settings, VentasArgs};
+use gate::sales::report::Resolution;
+use gate::settings::{Args, Command, Env, PURCHASES_FILE, Settings, VentasAction, VentasArgs};
 
 /// jemalloc instead of the system allocator: every request allocates and frees a few small
 /// buffers on two threads, which glibc's allocator spends noticeably more time on.
@@ -100,8 +101,24 @@ fn fill_fee_payers(mut gate: Gate, facilitator: &dyn gate::facilitator::Facilita
     Ok(gate)
 }
 
-/// `gate ventas`: the journal as a table or JSON.
+/// `gate ventas`: the journal as a table or JSON, or `conciliar` to resolve a purchase.
 fn print_sales(args: &VentasArgs) -> Result<()> {
+    if let Some(VentasAction::Conciliar(c)) = &args.action {
+        let resolution = match &c.liquidada {
+            Some(transaction) => Resolution::Paid { transaction: transaction.clone() },
+            None => Resolution::Unpaid,
+        };
+        let pending = gate::sales::report::reconcile(&args.data, &c.compra, resolution, &c.nota)?;
+        println!(
+            "conciliada: {} ({}, {}, pagador {}) como {}",
+            pending.compra,
+            pending.estudio,
+            pending.red,
+            pending.pagador,
+            if c.liquidada.is_some() { "venta" } else { "sin pago" }
+        );
+        return Ok(());
+    }
     let report = gate::sales::report::report(&args.data)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

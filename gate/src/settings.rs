@@ -77,12 +77,37 @@ pub enum Command {
 
 #[derive(Debug, clap::Args)]
 pub struct VentasArgs {
+    #[command(subcommand)]
+    pub action: Option<VentasAction>,
     /// The gate's data folder.
-    #[arg(long, default_value = "./var")]
+    #[arg(long, default_value = "./var", global = true)]
     pub data: PathBuf,
     /// JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// What to do with the journal besides printing it.
+#[derive(Debug, clap::Subcommand)]
+pub enum VentasAction {
+    /// Records how a purchase to reconcile was resolved after looking its nonce up on chain.
+    Conciliar(ConciliarArgs),
+}
+
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("resultado").required(true).args(["liquidada", "sin_pago"])))]
+pub struct ConciliarArgs {
+    /// The purchase key (`compra`, as `gate ventas` lists it).
+    pub compra: String,
+    /// The money moved, in this transaction (hash).
+    #[arg(long, value_name = "TRANSACCION")]
+    pub liquidada: Option<String>,
+    /// The nonce is unused or the authorization expired unused: nothing was charged.
+    #[arg(long)]
+    pub sin_pago: bool,
+    /// A note kept with the resolution (where it was checked).
+    #[arg(long, default_value = "")]
+    pub nota: String,
 }
 
 /// Validated settings.

@@ -281,6 +281,53 @@ async fn an_abort_right_after_settlement_loses_no_sale() {
     assert_eq!(ledger(data)["liquidaciones"], 1);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_after_the_settle_and_before_the_journal_loses_no_sale() {
+    let dist = built();
+    let data_dir = tempfile::tempdir().unwrap();
+    let data = data_dir.path();
+    let client = client();
+    let header = signed_header(&accepted_of(dist, "seguros-automotores-2026", "completo"));
+
+    // 1. The facilitator settles (the money moves), and the gate is killed before it can
+    //    journal the settlement: the journal holds only the acceptance.
+    let mut gate = GateProcess::start(dist, data, &[("GATE_FALLA_PRUEBA", "pausar-antes-de-registrar")]);
+    let request = client.get(gate.url("/estudio/seguros-automotores-2026")).header("PAYMENT-SIGNATURE", &header).send();
+    let pending = tokio::spawn(request);
+    let started = Instant::now();
+    while std::fs::read(data.join("libro-local.json")).map_or(true, |_| ledger(data)["liquidaciones"] != 1) {
+        assert!(started.elapsed() < Duration::from_secs(20), "no settlement: {}", gate.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    gate.child.kill().unwrap();
+    assert!(!gate.child.wait().unwrap().success());
+    assert!(pending.await.unwrap().is_err(), "the buyer never got an answer");
+    drop(gate);
+    let report = ventas(data);
+    assert!(report["ventas"].as_array().unwrap().is_empty(), "{report:#}");
+    assert_eq!(report["pendientes"].as_array().unwrap().len(), 1, "listed to reconcile: {report:#}");
+    assert_eq!(report["pendientes"][0]["estado"], "sin_resultado");
+
+    // 2. Restart; the buyer repeats the same request: the nonce is used, so the money moved
+    //    for this authorization. The study is delivered, nothing is settled twice.
+    let gate = GateProcess::start(dist, data, &[]);
+    let response = client
+        .get(gate.url("/estudio/seguros-automotores-2026"))
+        .header("PAYMENT-SIGNATURE", &header)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200, "{}", gate.log());
+    let body: Value = response.json().await.unwrap();
+    assert!(body["paquete"].is_object());
+    assert_eq!(ledger(data)["liquidaciones"], 1, "exactly one settlement");
+    let report = ventas(data);
+    assert!(report["pendientes"].as_array().unwrap().is_empty(), "{report:#}");
+    assert_eq!(report["ventas"].as_array().unwrap().len(), 1, "{report:#}");
+    assert_eq!(report["ventas"][0]["origen"], "recuperada");
+    assert_eq!(report["ventas"][0]["entregado"], true);
+}
+
 /// Sends a GET whose declared body arrives in two parts, `pause` apart; returns the status line.
 fn slow_request(port: u16, path: &str, pause: impl FnOnce()) -> String {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();

@@ -70,13 +70,19 @@ impl HttpFacilitator {
     }
 }
 
+/// Whether the request may have reached the facilitator decides what a failure means for the
+/// money: only a failed connection proves it did not.
 fn classify(e: reqwest::Error) -> FacilitatorError {
-    if e.is_timeout() {
+    let (connect, timeout, body) = (e.is_connect(), e.is_timeout(), e.is_body() || e.is_decode());
+    let text = e.without_url().to_string();
+    if connect {
+        FacilitatorError::NotReached(text)
+    } else if timeout {
         FacilitatorError::Timeout
-    } else if e.is_connect() || e.is_request() {
-        FacilitatorError::Unreachable(e.without_url().to_string())
+    } else if body {
+        FacilitatorError::BadBody(text)
     } else {
-        FacilitatorError::BadBody(e.without_url().to_string())
+        FacilitatorError::Broken(text)
     }
 }
 

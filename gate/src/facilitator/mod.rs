@@ -32,19 +32,29 @@ pub trait Facilitator: Send + Sync + 'static {
 }
 
 /// A facilitator that did not give a usable answer (a refusal is an answer, not an error).
+///
+/// Only [`FacilitatorError::NotReached`] proves the request never arrived; after any other
+/// error a settlement may have happened ([`crate::payment::settlement`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FacilitatorError {
-    Unreachable(String),
+    /// No connection could be made: the request was never sent.
+    NotReached(String),
+    /// No answer within the timeout.
     Timeout,
+    /// The connection broke after the request was sent.
+    Broken(String),
+    /// An error status without an x402 answer in the body.
     Status { status: u16, body: String },
+    /// An answer that could not be read.
     BadBody(String),
 }
 
 impl std::fmt::Display for FacilitatorError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            FacilitatorError::Unreachable(e) => write!(f, "el facilitador no responde: {e}"),
+            FacilitatorError::NotReached(e) => write!(f, "no se pudo conectar con el facilitador: {e}"),
             FacilitatorError::Timeout => f.write_str("el facilitador no respondió a tiempo"),
+            FacilitatorError::Broken(e) => write!(f, "se cortó la conexión con el facilitador: {e}"),
             FacilitatorError::Status { status, .. } => write!(f, "el facilitador respondió con estado {status}"),
             FacilitatorError::BadBody(e) => write!(f, "la respuesta del facilitador no se entiende: {e}"),
         }

@@ -18,6 +18,7 @@ use http::Method;
 use serde_json::{Value, json};
 
 use super::offer::{Binding, Offer, OfferError, Offers};
+use super::settlement::UNCERTAIN_CODE;
 use super::shop::{Refusal, Shop};
 use crate::http::pages::{HTML, prefers_html};
 use crate::http::response::{Body, JSON, Reply};
@@ -83,7 +84,7 @@ impl Storefront {
         };
         let required =
             offer.payment_required(Binding::Http, Some(if refusal.is_some() { code } else { HEADER_REQUIRED }));
-        let body = json!({
+        let mut body = json!({
             "error": code,
             "mensaje": message,
             "estudio": offer.slug,
@@ -91,11 +92,15 @@ impl Storefront {
             "x402": required,
             "como_comprar": self.how_to_buy,
         });
+        if code == UNCERTAIN_CODE {
+            // No payment requirements: the buyer must repeat this request, not pay again.
+            body = json!({"error": code, "mensaje": message, "estudio": offer.slug, "vista": offer.view});
+        }
         let mut reply = Reply::json(status, &body).with_header("Cache-Control", "no-store");
         if status == 402 || status == 400 {
             reply = reply.with_header("PAYMENT-REQUIRED", encode_json(&required));
         }
-        if let Some(settlement) = refusal.and_then(|r| r.settlement.as_ref()) {
+        if let Some(settlement) = refusal.and_then(|r| r.settlement.as_deref()) {
             reply = reply.with_header("PAYMENT-RESPONSE", encode_json(settlement));
         }
         reply

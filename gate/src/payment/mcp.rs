@@ -10,13 +10,15 @@
 //! [`Offer::payment_required`] as the HTTP one and differs only in `resource` (it names the
 //! tool and the study), so the `accepted` a client echoes deep-equals what the shop compares. A success
 //! carries the receipt in `result._meta["x402/payment-response"]`; any refusal returns the
-//! PaymentRequired again with `error`, and no study content.
+//! PaymentRequired again with `error`, and no study content, except an uncertain settlement,
+//! which is a plain tool error telling the buyer to repeat the same call.
 
 use contract::View;
 use serde_json::{Value, json};
 
 pub use super::offer::BUY_TOOL;
 use super::offer::{Binding, Offer, Offers};
+use super::settlement::UNCERTAIN_CODE;
 use super::shop::{Delivery, Shop};
 use crate::mcp::result::{ToolError, success};
 use crate::x402::SettlementResponse;
@@ -92,11 +94,16 @@ pub async fn buy(offers: &Offers, shop: &Shop, slug: &str, view: View, meta: Opt
     };
     match shop.purchase(offer, &payload).await {
         Ok(delivery) => delivered(delivery),
+        // Not a PaymentRequired: a client that sees one may sign a new payment, and the first
+        // may have been charged. The buyer must repeat this same call instead.
+        Err(refusal) if refusal.code == UNCERTAIN_CODE => ToolError::new(UNCERTAIN_CODE, refusal.message)
+            .with(json!({"estudio": offer.slug, "vista": offer.view}))
+            .result(),
         Err(refusal) => payment_required_result(
             offer,
             &format!("{}: {}", refusal.code, refusal.message),
             &refusal.message,
-            refusal.settlement.as_ref(),
+            refusal.settlement.as_deref(),
         ),
     }
 }

@@ -1,4 +1,5 @@
 //! Selling studies: what is for sale ([`offer`]), the one purchase implementation ([`shop`])
+//! with what a settlement's outcome means for the money ([`settlement`])
 //! and its two bindings, HTTP ([`http`]: `GET /estudio/{slug}`) and MCP ([`mcp`]: the tool
 //! `comprar_estudio`). Both bindings build their 402 from [`offer::Offer::payment_required`]
 //! and sell through [`shop::Shop::purchase`], so the checks, the replay guard and
@@ -7,4 +8,5 @@
 pub mod http;
 pub mod mcp;
 pub mod offer;
+pub mod settlement;
 pub mod shop;

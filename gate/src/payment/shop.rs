@@ -18,11 +18,12 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::offer::Offer;
+use super::settlement::{self, SETTLEMENT_PENDING, Settlement, UNCERTAIN_CODE, uncertain_message};
 use crate::clock::{iso8601, now};
 use crate::facilitator::{Facilitator, FacilitatorError};
 use crate::links::LinkSigner;
 use crate::sales::journal::{Accepted, Event, Failed, Handed, Settled};
-use crate::sales::{PaidSale, Sales, Seen};
+use crate::sales::{PaidSale, Reservation, Sales, Seen, UncertainSale};
 use crate::x402::evm::{check_exact, parse_exact_payload};
 use crate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse};
 
@@ -37,7 +38,7 @@ pub struct Refusal {
     pub code: String,
     pub message: String,
     /// The failed settlement, when the facilitator answered one.
-    pub settlement: Option<SettlementResponse>,
+    pub settlement: Option<Box<SettlementResponse>>,
 }
 
 /// A delivered purchase.
@@ -112,19 +113,11 @@ impl Shop {
     /// Every step is journaled (fsync'd) before the next: `aceptado` before settling,
     /// `liquidado` or `fallido` after, `entregado` before the body is handed back. A payment
     /// already paid (same authorization, or same `payment-identifier`) and repeated with the
-    /// same payload for the same study is delivered again with fresh links and no settlement.
+    /// same payload for the same study is delivered again with fresh links and no settlement;
+    /// one whose settlement was uncertain is settled again, and delivered if the money moved.
     pub async fn purchase(&self, offer: &Offer, payload: &PaymentPayload) -> Outcome {
         let now = now();
-        let Some(index) = offer.accepts_json.iter().position(|a| *a == payload.accepted) else {
-            return Err(Self::refuse(
-                402,
-                "invalid_payment_requirements",
-                "El requisito aceptado (accepted) no es idéntico a ninguno de los que ofrece este recurso: copie sin cambios una entrada de accepts del 402 (red, activo, monto, payTo, maxTimeoutSeconds y extra).",
-            ));
-        };
-        let Some(requirements) = offer.required.accepts.get(index) else {
-            return Err(Self::refuse(500, "error_interno", "Oferta inconsistente."));
-        };
+        let requirements = accepted_requirement(offer, payload)?;
         let id =
             payment_identifier(payload).map_err(|message| Self::refuse(400, "invalid_payment_identifier", message))?;
         let huella = fingerprint(payload);
@@ -132,23 +125,23 @@ impl Shop {
         let check = self.check(requirements, payload, now).await?;
         let reservation = match self.sales.reserve(&check.replay_key, id.as_deref(), &huella, check.replay_until, now) {
             Ok(reservation) => reservation,
+            Err(Seen::Uncertain(doubt))
+                if same_purchase(&doubt.huella, &doubt.estudio, &doubt.vista, &huella, offer) =>
+            {
+                tracing::info!(target: "compras", compra = %check.replay_key, "pago con liquidación incierta repetido: se liquida de nuevo");
+                self.sales.resume(&check.replay_key, check.replay_until).map_err(seen_refusal)?
+            }
             Err(seen) => return self.repeated(offer, requirements, &check, &huella, seen, started, now).await,
         };
+        let attempt = Attempt { offer, requirements, payload, check: &check, huella, id, now };
+        self.sell(attempt, reservation, started).await
+    }
+
+    /// Journals the acceptance, produces the study, settles, and delivers only what settled.
+    async fn sell(&self, attempt: Attempt<'_>, reservation: Reservation, started: std::time::Instant) -> Outcome {
+        let Attempt { offer, requirements, payload, check, now, .. } = attempt;
         let key = check.replay_key.as_str();
-        let accepted = Accepted {
-            estudio: offer.slug.clone(),
-            vista: offer.view.as_str().to_owned(),
-            red: requirements.network.clone(),
-            pagador: check.payer.clone(),
-            nonce: check.nonce.clone(),
-            monto: requirements.amount.clone(),
-            activo: requirements.asset.clone(),
-            pagar_a: requirements.pay_to.clone(),
-            valido_hasta: check.replay_until,
-            huella: huella.clone(),
-            identificador: id.clone(),
-        };
-        if let Err(e) = self.sales.write(key, now, Event::Aceptado(accepted)).await {
+        if let Err(e) = self.sales.write(key, now, Event::Aceptado(attempt.accepted())).await {
             tracing::error!("diario de ventas: no se pudo registrar la compra aceptada: {e}");
             return Err(Self::refuse(
                 503,
@@ -167,34 +160,56 @@ impl Shop {
                     "error_interno",
                     "No se pudo armar el estudio; no se cobró nada. Intente de nuevo.",
                 );
-                self.journal_failure(key, &refusal, false).await;
+                self.journal_failure(key, &refusal, None).await;
                 return Err(refusal);
             }
         };
         let produce_ms = ms_since(started);
         let started = std::time::Instant::now();
         let settlement = match self.settle(requirements, payload).await {
-            Ok(settlement) => settlement,
-            Err(refusal) => {
-                // No answer in time (503): the settlement may still have happened.
-                self.journal_failure(key, &refusal, refusal.status == 503).await;
+            Settlement::Settled(answer) => SoldBy::Facilitator(answer),
+            Settlement::NonceUsed(mut answer) if reservation.resumed() => {
+                if answer.transaction.is_empty() {
+                    answer.transaction = reservation.earlier_transaction().unwrap_or_default().to_owned();
+                }
+                SoldBy::Recovery(answer)
+            }
+            Settlement::NonceUsed(answer) => {
+                let code = answer.error_reason.clone().unwrap_or_default();
+                let mut refusal = Self::refuse(
+                    402,
+                    &code,
+                    "Esta autorización ya se usó en la cadena; no se cobró nada en esta compra y no se entrega el estudio. Firme un pago nuevo.",
+                );
+                refusal.settlement = Some(Box::new(answer));
+                self.journal_failure(key, &refusal, None).await;
+                return Err(refusal);
+            }
+            Settlement::Refused { status, code, message, answer } => {
+                let refusal = Refusal { status, code, message, settlement: answer.map(Box::new) };
+                self.journal_failure(key, &refusal, None).await;
+                return Err(refusal);
+            }
+            Settlement::Uncertain { detail, transaction } => {
+                tracing::warn!(target: "compras", compra = key, "liquidación incierta: {detail}");
+                let refusal = Self::refuse(503, UNCERTAIN_CODE, uncertain_message(&detail));
+                let transaction = transaction.or_else(|| reservation.earlier_transaction().map(str::to_owned));
+                self.journal_failure(key, &refusal, Some(transaction.clone())).await;
+                reservation.uncertain(UncertainSale {
+                    huella: attempt.huella.clone(),
+                    estudio: offer.slug.clone(),
+                    vista: offer.view.as_str().to_owned(),
+                    transaccion: transaction,
+                });
                 return Err(refusal);
             }
         };
         let settle_ms = ms_since(started);
-        tracing::info!(target: "compras", estudio = %offer.slug, vista = %offer.view, red = %requirements.network, transaccion = %settlement.transaction, "venta liquidada");
-        let settled = Settled {
-            transaccion: settlement.transaction.clone(),
-            red: if settlement.network.is_empty() { requirements.network.clone() } else { settlement.network.clone() },
-            pagador: settlement.payer.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| check.payer.clone()),
-        };
-        if let Err(e) = self.sales.write(key, crate::clock::now(), Event::Liquidado(settled)).await {
-            // The money moved: deliver anyway, and say loudly what the journal misses.
-            tracing::error!(compra = key, transaccion = %settlement.transaction, "diario de ventas: no se pudo registrar la liquidación: {e}");
-        }
+        self.sales.crash_point_before_record().await;
+        let settlement = self.record_sale(key, requirements, check, settlement).await;
         self.sales.crash_point_after_settle().await;
         reservation.commit(PaidSale {
-            huella,
+            huella: attempt.huella.clone(),
             estudio: offer.slug.clone(),
             vista: offer.view.as_str().to_owned(),
             settlement: settlement.clone(),
@@ -207,6 +222,44 @@ impl Shop {
         .await;
         let timing = Timing { check_ms, produce_ms, settle_ms };
         Ok(Delivery { body, settlement, timing })
+    }
+
+    /// Journals a settled sale and returns the receipt the buyer gets.
+    async fn record_sale(
+        &self,
+        key: &str,
+        requirements: &PaymentRequirements,
+        check: &Checked,
+        sold: SoldBy,
+    ) -> SettlementResponse {
+        let (answer, recovered) = match sold {
+            SoldBy::Facilitator(answer) => (answer, false),
+            SoldBy::Recovery(answer) => (answer, true),
+        };
+        let network = if answer.network.is_empty() { requirements.network.clone() } else { answer.network.clone() };
+        let payer = answer.payer.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| check.payer.clone());
+        let receipt = SettlementResponse {
+            success: true,
+            error_reason: None,
+            error_message: None,
+            payer: Some(payer.clone()),
+            transaction: answer.transaction.clone(),
+            network: network.clone(),
+            amount: answer.amount.clone().or_else(|| Some(requirements.amount.clone())),
+            extensions: answer.extensions.clone(),
+        };
+        if recovered {
+            tracing::info!(target: "compras", compra = key, "venta recuperada: el nonce ya estaba usado tras una liquidación incierta");
+        } else {
+            tracing::info!(target: "compras", compra = key, red = %network, transaccion = %receipt.transaction, "venta liquidada");
+        }
+        let settled =
+            Settled { transaccion: receipt.transaction.clone(), red: network, pagador: payer, recuperado: recovered };
+        if let Err(e) = self.sales.write(key, now(), Event::Liquidado(settled)).await {
+            // The money moved: deliver anyway, and say loudly what the journal misses.
+            tracing::error!(compra = key, transaccion = %receipt.transaction, "diario de ventas: no se pudo registrar la liquidación: {e}");
+        }
+        receipt
     }
 
     /// A payment the book already knows: delivered again when it is the same payload for the
@@ -223,28 +276,11 @@ impl Shop {
         now: u64,
     ) -> Outcome {
         let sale = match seen {
-            Seen::InFlight => {
-                return Err(Self::refuse(
-                    409,
-                    "pago_en_curso",
-                    "Este pago se está procesando en otra solicitud; espere unos segundos y repita el mismo pedido para recibir el estudio sin pagar de nuevo.",
-                ));
-            }
-            Seen::IdConflict => {
-                return Err(Self::refuse(
-                    409,
-                    "identificador_en_conflicto",
-                    "Este payment-identifier ya se usó con otro pago; use un identificador nuevo para un pago nuevo.",
-                ));
-            }
             Seen::Paid(sale) => sale,
+            other => return Err(seen_refusal(other)),
         };
-        if sale.huella != huella || sale.estudio != offer.slug || sale.vista != offer.view.as_str() {
-            return Err(Self::refuse(
-                409,
-                "pago_ya_usado",
-                "Esta autorización de pago ya pagó otra compra; para comprar esto firme una nueva (nonce nuevo). Para recuperar aquella compra repita exactamente el mismo pedido.",
-            ));
+        if !same_purchase(&sale.huella, &sale.estudio, &sale.vista, huella, offer) {
+            return Err(seen_refusal(Seen::Paid(sale)));
         }
         let check_ms = ms_since(started);
         let started = std::time::Instant::now();
@@ -271,8 +307,13 @@ impl Shop {
         })
     }
 
-    async fn journal_failure(&self, key: &str, refusal: &Refusal, uncertain: bool) {
-        let failed = Failed { motivo: refusal.code.clone(), mensaje: refusal.message.clone(), incierto: uncertain };
+    async fn journal_failure(&self, key: &str, refusal: &Refusal, uncertain: Option<Option<String>>) {
+        let failed = Failed {
+            motivo: refusal.code.clone(),
+            mensaje: refusal.message.clone(),
+            incierto: uncertain.is_some(),
+            transaccion: uncertain.flatten(),
+        };
         if let Err(e) = self.sales.write(key, now(), Event::Fallido(failed)).await {
             tracing::error!(compra = key, "diario de ventas: no se pudo registrar el fallo: {e}");
         }
@@ -320,34 +361,43 @@ impl Shop {
         })
     }
 
-    /// Settles with the facilitator; only `success: true` for our network passes.
-    async fn settle(
-        &self,
-        requirements: &PaymentRequirements,
-        payload: &PaymentPayload,
-    ) -> std::result::Result<SettlementResponse, Refusal> {
-        let settlement = self.facilitator.settle(payload, requirements).await.map_err(|e| facilitator_refusal(&e))?;
-        if !settlement.success {
-            let code = settlement.error_reason.clone().unwrap_or_else(|| "unexpected_settle_error".to_owned());
-            let mut refusal = Self::refuse(
-                402,
-                &code,
-                format!("El facilitador no liquidó el pago ({code}); no se cobró nada y no se entrega el estudio."),
-            );
-            refusal.settlement = Some(settlement);
-            return Err(refusal);
+    /// Settles with the facilitator and says what the outcome means for the money. A
+    /// `settlement_pending` answer naming a transaction is asked once more with the same
+    /// payload (as the x402 reference servers do), so the facilitator can reconcile it; if the
+    /// second answer is "nonce used", that is our own broadcast confirmed, and it comes back as
+    /// settled with the pending transaction.
+    async fn settle(&self, requirements: &PaymentRequirements, payload: &PaymentPayload) -> Settlement {
+        let mut answer = self.facilitator.settle(payload, requirements).await;
+        let pending_transaction = answer
+            .as_ref()
+            .ok()
+            .filter(|a| !a.success && a.error_reason.as_deref() == Some(SETTLEMENT_PENDING))
+            .map(|a| a.transaction.clone())
+            .filter(|t| !t.is_empty());
+        if pending_transaction.is_some() {
+            answer = self.facilitator.settle(payload, requirements).await;
         }
-        if !settlement.network.is_empty() && settlement.network != requirements.network {
-            tracing::error!(red = %settlement.network, esperada = %requirements.network, "liquidación en otra red");
-            let mut refusal = Self::refuse(
-                502,
-                "unexpected_settle_error",
-                "El facilitador informó una liquidación en otra red; no se entrega el estudio. Escriba al contacto del servicio.",
-            );
-            refusal.settlement = Some(settlement);
-            return Err(refusal);
+        let outcome = match answer {
+            Ok(answer) => settlement::from_answer(answer, &requirements.network),
+            Err(error) => {
+                tracing::warn!("facilitador: {error}");
+                settlement::from_error(&error)
+            }
+        };
+        match (outcome, pending_transaction) {
+            (Settlement::NonceUsed(answer), Some(transaction)) => Settlement::Settled(SettlementResponse {
+                success: true,
+                error_reason: None,
+                error_message: None,
+                transaction,
+                network: requirements.network.clone(),
+                ..answer
+            }),
+            (Settlement::Uncertain { detail, transaction: None }, Some(pending)) => {
+                Settlement::Uncertain { detail, transaction: Some(pending) }
+            }
+            (outcome, _) => outcome,
         }
-        Ok(settlement)
     }
 
     /// The response JSON, spliced around the view's file so large packages are not re-parsed.
@@ -417,21 +467,102 @@ struct Checked {
     replay_until: u64,
 }
 
-/// A facilitator that failed to answer: 503 when it could not be reached in time, 502 when it
-/// answered something unusable.
+/// A facilitator that failed to answer `/verify` (nothing is settled at that point).
 fn facilitator_refusal(error: &FacilitatorError) -> Refusal {
     tracing::warn!("facilitador: {error}");
     let (status, code) = match error {
-        FacilitatorError::Unreachable(_) | FacilitatorError::Timeout => (503, "facilitador_no_disponible"),
+        FacilitatorError::NotReached(_) | FacilitatorError::Timeout | FacilitatorError::Broken(_) => {
+            (503, "facilitador_no_disponible")
+        }
         FacilitatorError::Status { .. } | FacilitatorError::BadBody(_) => (502, "facilitador_con_error"),
     };
     Shop::refuse(
         status,
         code,
         format!(
-            "No se pudo liquidar el pago ({error}); no se cobró nada y no se entrega el estudio. Puede reintentar con la misma firma mientras no venza."
+            "No se pudo verificar el pago ({error}); no se cobró nada y no se entrega el estudio. Puede reintentar con la misma firma mientras no venza."
         ),
     )
+}
+
+/// The offered requirement a payment's `accepted` deep-equals, or the refusal.
+fn accepted_requirement<'a>(
+    offer: &'a Offer,
+    payload: &PaymentPayload,
+) -> std::result::Result<&'a PaymentRequirements, Refusal> {
+    offer
+        .accepts_json
+        .iter()
+        .position(|a| *a == payload.accepted)
+        .and_then(|index| offer.required.accepts.get(index))
+        .ok_or_else(|| Shop::refuse(
+            402,
+            "invalid_payment_requirements",
+            "El requisito aceptado (accepted) no es idéntico a ninguno de los que ofrece este recurso: copie sin cambios una entrada de accepts del 402 (red, activo, monto, payTo, maxTimeoutSeconds y extra).",
+        ))
+}
+
+/// Whether a known purchase is this very request: the same payload for the same offer.
+fn same_purchase(known_huella: &str, estudio: &str, vista: &str, huella: &str, offer: &Offer) -> bool {
+    known_huella == huella && estudio == offer.slug && vista == offer.view.as_str()
+}
+
+/// The refusal for a payment the book already holds in another state.
+fn seen_refusal(seen: Seen) -> Refusal {
+    match seen {
+        Seen::InFlight => Shop::refuse(
+            409,
+            "pago_en_curso",
+            "Este pago se está procesando en otra solicitud; espere unos segundos y repita el mismo pedido para recibir el estudio sin pagar de nuevo.",
+        ),
+        Seen::IdConflict => Shop::refuse(
+            409,
+            "identificador_en_conflicto",
+            "Este payment-identifier ya se usó con otro pago; use un identificador nuevo para un pago nuevo.",
+        ),
+        Seen::Paid(_) | Seen::Uncertain(_) => Shop::refuse(
+            409,
+            "pago_ya_usado",
+            "Esta autorización de pago ya se usó para otra compra; para comprar esto firme una nueva (nonce nuevo). Para recuperar aquella compra repita exactamente el mismo pedido.",
+        ),
+    }
+}
+
+/// Who established that the money moved.
+enum SoldBy {
+    Facilitator(SettlementResponse),
+    /// A repeat after an uncertain outcome: the nonce was already used.
+    Recovery(SettlementResponse),
+}
+
+/// One attempt to sell, with everything its steps need.
+struct Attempt<'a> {
+    offer: &'a Offer,
+    requirements: &'a PaymentRequirements,
+    payload: &'a PaymentPayload,
+    check: &'a Checked,
+    huella: String,
+    id: Option<String>,
+    now: u64,
+}
+
+impl Attempt<'_> {
+    /// The `aceptado` step of this attempt.
+    fn accepted(&self) -> Accepted {
+        Accepted {
+            estudio: self.offer.slug.clone(),
+            vista: self.offer.view.as_str().to_owned(),
+            red: self.requirements.network.clone(),
+            pagador: self.check.payer.clone(),
+            nonce: self.check.nonce.clone(),
+            monto: self.requirements.amount.clone(),
+            activo: self.requirements.asset.clone(),
+            pagar_a: self.requirements.pay_to.clone(),
+            valido_hasta: self.check.replay_until,
+            huella: self.huella.clone(),
+            identificador: self.id.clone(),
+        }
+    }
 }
 
 /// Length limits of a `payment-identifier` id (x402 `payment-identifier` extension).

@@ -1,9 +1,11 @@
-//! The replay book: every authorization in flight or already paid (by network, payer and
-//! nonce) and every `payment-identifier` seen, so one payment can never be sold twice and a
-//! buyer who repeats a paid request is recognised.
+//! The replay book: every authorization in flight, already paid, or with an uncertain
+//! settlement (by network, payer and nonce), and every `payment-identifier` seen, so one
+//! payment can never be sold twice and a buyer who repeats a request is recognised.
 //!
-//! A [`Reservation`] holds an authorization while its purchase runs: it is released if the
-//! purchase fails (the buyer may try again) and kept as paid when it settles.
+//! A [`Reservation`] holds an authorization while its purchase runs. It ends one of three
+//! ways: committed as paid, marked uncertain (the money may have moved: the same payload may
+//! come back and retry), or dropped (the purchase failed for certain: the buyer may try again,
+//! or, for a resumed uncertain purchase, it goes back to uncertain).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -25,6 +27,17 @@ pub struct PaidSale {
     pub settlement: SettlementResponse,
 }
 
+/// A purchase whose settlement may or may not have moved the money.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UncertainSale {
+    /// sha256 of the payload that was being settled.
+    pub huella: String,
+    pub estudio: String,
+    pub vista: String,
+    /// A transaction the facilitator named for it (a pending settlement), if any.
+    pub transaccion: Option<String>,
+}
+
 /// Why a payment could not be reserved.
 #[derive(Debug, Clone)]
 pub enum Seen {
@@ -32,14 +45,17 @@ pub enum Seen {
     InFlight,
     /// This authorization already paid.
     Paid(Arc<PaidSale>),
+    /// This authorization's settlement is uncertain: the same payload may resume it.
+    Uncertain(Arc<UncertainSale>),
     /// The `payment-identifier` was used with another payload.
     IdConflict,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Entry {
     InFlight,
     Used { until: u64, sale: Arc<PaidSale> },
+    Uncertain { until: u64, sale: Arc<UncertainSale> },
 }
 
 #[derive(Debug)]
@@ -63,16 +79,29 @@ impl Book {
         if self.keys.len() + self.ids.len() <= SWEEP_ABOVE {
             return;
         }
-        self.keys.retain(|_, entry| !matches!(entry, Entry::Used { until, .. } if *until < now));
+        self.keys.retain(|_, entry| match entry {
+            Entry::InFlight => true,
+            Entry::Used { until, .. } | Entry::Uncertain { until, .. } => *until >= now,
+        });
         self.ids.retain(|_, entry| entry.until >= now);
     }
 
     /// Records a sale paid before a restart, valid until `until`.
-    pub fn restore(&mut self, key: &str, id: Option<&str>, until: u64, sale: PaidSale) {
-        if let Some(id) = id {
-            self.ids.insert(id.to_owned(), IdEntry { huella: sale.huella.clone(), until });
-        }
+    pub fn restore_paid(&mut self, key: &str, id: Option<&str>, until: u64, sale: PaidSale) {
+        self.restore_id(id, &sale.huella, until);
         self.keys.insert(key.to_owned(), Entry::Used { until, sale: Arc::new(sale) });
+    }
+
+    /// Records a purchase left uncertain before a restart, retriable until `until`.
+    pub fn restore_uncertain(&mut self, key: &str, id: Option<&str>, until: u64, sale: UncertainSale) {
+        self.restore_id(id, &sale.huella, until);
+        self.keys.insert(key.to_owned(), Entry::Uncertain { until, sale: Arc::new(sale) });
+    }
+
+    fn restore_id(&mut self, id: Option<&str>, huella: &str, until: u64) {
+        if let Some(id) = id {
+            self.ids.insert(id.to_owned(), IdEntry { huella: huella.to_owned(), until });
+        }
     }
 
     /// Reserves a payment (its replay key and, if sent, its identifier), or says why not.
@@ -95,6 +124,7 @@ impl Book {
         match locked.keys.get(key) {
             Some(Entry::InFlight) => return Err(Seen::InFlight),
             Some(Entry::Used { sale, .. }) => return Err(Seen::Paid(Arc::clone(sale))),
+            Some(Entry::Uncertain { sale, .. }) => return Err(Seen::Uncertain(Arc::clone(sale))),
             None => {}
         }
         locked.keys.insert(key.to_owned(), Entry::InFlight);
@@ -102,34 +132,86 @@ impl Book {
         if let Some(id) = &id {
             locked.ids.insert(id.clone(), IdEntry { huella: huella.to_owned(), until });
         }
-        Ok(Reservation { book: Arc::clone(book), key: key.to_owned(), id, until, committed: false })
+        Ok(Reservation { book: Arc::clone(book), key: key.to_owned(), id, until, fallback: None, done: false })
+    }
+
+    /// Takes an uncertain purchase back in flight to retry it (the same payload came back).
+    /// Fails if it is no longer uncertain (another request resumed it, or it settled).
+    pub fn resume(book: &SharedBook, key: &str, until: u64) -> Result<Reservation, Seen> {
+        let mut locked = book.lock();
+        let previous = match locked.keys.get(key) {
+            Some(entry @ Entry::Uncertain { .. }) => entry.clone(),
+            Some(Entry::InFlight) | None => return Err(Seen::InFlight),
+            Some(Entry::Used { sale, .. }) => return Err(Seen::Paid(Arc::clone(sale))),
+        };
+        locked.keys.insert(key.to_owned(), Entry::InFlight);
+        Ok(Reservation {
+            book: Arc::clone(book),
+            key: key.to_owned(),
+            id: None,
+            until,
+            fallback: Some(previous),
+            done: false,
+        })
     }
 }
 
-/// A reserved payment: released if the purchase fails, kept as paid if it settles.
+/// A reserved payment: kept as paid if it settles, kept as uncertain if the money may have
+/// moved, released otherwise.
 pub struct Reservation {
     book: SharedBook,
     key: String,
+    /// The identifier reserved with it (released with it).
     id: Option<String>,
     until: u64,
-    committed: bool,
+    /// What the key goes back to when the purchase fails for certain (a resumed uncertain one).
+    fallback: Option<Entry>,
+    done: bool,
 }
 
 impl Reservation {
+    /// Whether this reservation resumed a purchase whose earlier settlement was uncertain.
+    pub fn resumed(&self) -> bool {
+        self.fallback.is_some()
+    }
+
+    /// The transaction an earlier uncertain attempt was told about, if any.
+    pub fn earlier_transaction(&self) -> Option<&str> {
+        match &self.fallback {
+            Some(Entry::Uncertain { sale, .. }) => sale.transaccion.as_deref(),
+            _ => None,
+        }
+    }
+
     /// Keeps the payment as paid by `sale`.
     pub fn commit(mut self, sale: PaidSale) {
         self.book.lock().keys.insert(self.key.clone(), Entry::Used { until: self.until, sale: Arc::new(sale) });
-        self.committed = true;
+        self.done = true;
+    }
+
+    /// Keeps the payment as uncertain: a repeat of the same payload will retry it, anything
+    /// else that reuses the authorization is refused.
+    pub fn uncertain(mut self, sale: UncertainSale) {
+        self.book.lock().keys.insert(self.key.clone(), Entry::Uncertain { until: self.until, sale: Arc::new(sale) });
+        self.done = true;
     }
 }
 
 impl Drop for Reservation {
     fn drop(&mut self) {
-        if !self.committed {
-            let mut book = self.book.lock();
-            book.keys.remove(&self.key);
-            if let Some(id) = &self.id {
-                book.ids.remove(id);
+        if self.done {
+            return;
+        }
+        let mut book = self.book.lock();
+        match self.fallback.take() {
+            Some(entry) => {
+                book.keys.insert(self.key.clone(), entry);
+            }
+            None => {
+                book.keys.remove(&self.key);
+                if let Some(id) = &self.id {
+                    book.ids.remove(id);
+                }
             }
         }
     }
@@ -146,6 +228,10 @@ mod tests {
             vista: "completo".into(),
             settlement: SettlementResponse::failure("eip155:84532", "x", None, None),
         }
+    }
+
+    fn doubt(huella: &str) -> UncertainSale {
+        UncertainSale { huella: huella.into(), estudio: "s".into(), vista: "completo".into(), transaccion: None }
     }
 
     #[test]
@@ -171,5 +257,22 @@ mod tests {
         let other = Some("other-id-0123456789");
         drop(Book::reserve(&book, "k3", other, "h3", 100, 0).unwrap());
         assert!(Book::reserve(&book, "k4", other, "h4", 100, 0).is_ok(), "a failed purchase frees its id");
+    }
+
+    #[test]
+    fn an_uncertain_purchase_is_resumed_once_and_falls_back_to_uncertain() {
+        let book = SharedBook::default();
+        let id = Some("id-uncertain-0123456789");
+        Book::reserve(&book, "k", id, "h", 100, 0).unwrap().uncertain(doubt("h"));
+        assert!(matches!(Book::reserve(&book, "k", None, "h", 100, 0), Err(Seen::Uncertain(u)) if u.huella == "h"));
+        assert!(matches!(Book::reserve(&book, "other", id, "h2", 100, 0), Err(Seen::IdConflict)));
+        let resumed = Book::resume(&book, "k", 100).unwrap();
+        assert!(resumed.resumed());
+        assert!(matches!(Book::resume(&book, "k", 100), Err(Seen::InFlight)), "one retry at a time");
+        drop(resumed);
+        assert!(matches!(Book::reserve(&book, "k", None, "h", 100, 0), Err(Seen::Uncertain(_))), "still uncertain");
+        assert!(matches!(Book::reserve(&book, "other", id, "h2", 100, 0), Err(Seen::IdConflict)), "id kept");
+        Book::resume(&book, "k", 100).unwrap().commit(sale("h"));
+        assert!(matches!(Book::reserve(&book, "k", None, "h", 100, 0), Err(Seen::Paid(_))));
     }
 }

@@ -1,14 +1,20 @@
-//! The sales journal: an append-only JSON Lines file under `--data`, one fsync'd line per
+//! The sales journal: append-only JSON Lines files under `--data`, one fsync'd line per
 //! purchase step, so that after any crash the publisher can say which studies were sold to
-//! whom and settled where, and the gate can rebuild its used nonces and recover paid sales.
+//! whom and settled where, and the gate can rebuild its replay book and recover paid sales.
 //!
 //! Steps of one purchase (`compra` is its key: network, payer and nonce):
 //! `aceptado` (local checks passed, before settling) → `liquidado` (the facilitator's
-//! transaction) or `fallido` (why nothing was charged) → `entregado` (the study was handed to
-//! the transport), and `reentregado` when a buyer repeats a paid request. A crash can only
-//! tear the last line; it is detected, skipped with a warning and cut off on the next start.
+//! transaction; `recuperado` when a repeat found the money had already moved) or `fallido`
+//! (nothing delivered; `incierto` when the money may have moved) → `entregado` (the study was
+//! handed to the transport), `reentregado` when a buyer repeats a paid request, and
+//! `conciliado` when the publisher settles an uncertain purchase by hand after checking the
+//! chain. What the steps add up to is [`super::ledger`]'s to say.
+//!
+//! The active file is `ventas.jsonl`; past `--diario-max-mb` it is renamed to the next
+//! `ventas.NNNNNN.jsonl` and a new one started, and every reader reads all of them in order.
+//! A crash can only tear the last line of the active file; it is detected, skipped with a
+//! warning and cut off on the next start.
 
-use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -17,8 +23,10 @@ use anyhow::{Context, Result};
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
-/// The journal's file name inside `--data`.
+/// The active journal file's name inside `--data`.
 pub const JOURNAL_FILE: &str = "ventas.jsonl";
+/// Size past which the active file is rotated, by default.
+pub const DEFAULT_SEGMENT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// One line of the journal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,16 +44,18 @@ pub struct Record {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "evento", rename_all = "snake_case")]
 pub enum Event {
-    /// Local checks passed; about to settle.
+    /// Local checks passed; about to settle (an attempt starts).
     Aceptado(Accepted),
     /// The facilitator settled: the money moved.
     Liquidado(Settled),
-    /// Nothing was charged, with the reason.
+    /// Nothing was delivered, with the reason.
     Fallido(Failed),
     /// The study left for the buyer.
     Entregado(Handed),
     /// A paid request repeated by its buyer got the study again, without settling.
     Reentregado(Handed),
+    /// The publisher resolved an uncertain purchase by hand (`gate ventas conciliar`).
+    Conciliado(Reconciled),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,19 +80,28 @@ pub struct Accepted {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settled {
+    /// Transaction hash; empty when a recovery could not learn it (look the nonce up on chain).
     pub transaccion: String,
     pub red: String,
     pub pagador: String,
+    /// Settled by recovery: a repeat after an uncertain outcome found this authorization's
+    /// nonce already used, so the money had moved for it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recuperado: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Failed {
     pub motivo: String,
     pub mensaje: String,
-    /// The settle request may have reached the facilitator (it timed out or the connection
-    /// broke): nothing was delivered, but whether the money moved must be checked on chain.
+    /// The settle request may have moved the money (it timed out, the connection broke, the
+    /// facilitator answered 5xx or something unreadable, or said the settlement is pending):
+    /// nothing was delivered, and the purchase stays to reconcile until a definite event.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub incierto: bool,
+    /// A transaction the facilitator named (a pending settlement), for reconciliation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaccion: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -92,13 +111,24 @@ pub struct Handed {
     pub bytes: u64,
 }
 
+/// How the publisher resolved an uncertain purchase after looking it up on chain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reconciled {
+    /// `true`: the money moved (a sale, with its transaction); `false`: it did not.
+    pub liquidada: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaccion: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub nota: String,
+}
+
 /// What reading a journal found.
 #[derive(Debug, Default)]
 pub struct Contents {
     pub records: Vec<Record>,
     /// Human-readable problems (torn or unreadable lines), already logged.
     pub warnings: Vec<String>,
-    /// Length of the file up to the end of its last complete line.
+    /// Length of the active file up to the end of its last complete line.
     pub sound_len: u64,
 }
 
@@ -137,25 +167,64 @@ pub fn parse(bytes: &[u8], name: &str) -> Contents {
     contents
 }
 
-/// Reads a journal without changing it (for `gate ventas`); a missing file is empty.
-pub fn read(path: &Path) -> Result<Contents> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(parse(&bytes, &path.display().to_string())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Contents::default()),
-        Err(e) => Err(e).with_context(|| format!("no se pudo leer {}", path.display())),
+/// The rotated segments of the journal whose active file is `active`, oldest first.
+pub fn segments(active: &Path) -> Result<Vec<PathBuf>> {
+    let dir = parent_dir(active);
+    let (stem, extension) = stem_and_extension(active);
+    let mut found: Vec<(u64, PathBuf)> = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("no se pudo leer {}", dir.display())),
+    };
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(number) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&format!("{stem}.")))
+            .and_then(|n| n.strip_suffix(&format!(".{extension}")))
+            .filter(|n| n.len() == 6 && n.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        found.push((number, entry.path()));
     }
+    found.sort();
+    Ok(found.into_iter().map(|(_, path)| path).collect())
+}
+
+/// Reads every segment and the active file, in order, without changing them (for
+/// `gate ventas`); a missing journal is empty.
+pub fn read(active: &Path) -> Result<Contents> {
+    let mut all = Contents::default();
+    for path in segments(active)?.iter().map(PathBuf::as_path).chain([active]) {
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e).with_context(|| format!("no se pudo leer {}", path.display())),
+        };
+        let contents = parse(&bytes, &path.display().to_string());
+        all.records.extend(contents.records);
+        all.warnings.extend(contents.warnings);
+        all.sound_len = contents.sound_len;
+    }
+    Ok(all)
 }
 
 /// The open journal, appended to by purchases.
 pub struct Journal {
     path: PathBuf,
+    segment_bytes: u64,
     file: Mutex<File>,
 }
 
 impl Journal {
-    /// Opens (or creates) the journal, reads what it holds and cuts a torn last line off, so
-    /// the next append starts on a line of its own.
-    pub fn open(path: &Path) -> Result<(Journal, Contents)> {
+    /// Opens (or creates) the journal, reads every segment and the active file, and cuts a
+    /// torn last line off the active file, so the next append starts on a line of its own.
+    pub fn open(path: &Path, segment_bytes: u64) -> Result<(Journal, Contents)> {
+        let mut contents = read_segments(path)?;
         let created = !path.exists();
         let mut file = OpenOptions::new()
             .read(true)
@@ -165,16 +234,20 @@ impl Journal {
             .with_context(|| format!("no se pudo abrir el diario de ventas {}", path.display()))?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).with_context(|| format!("no se pudo leer {}", path.display()))?;
-        let contents = parse(&bytes, &path.display().to_string());
-        if contents.sound_len < bytes.len() as u64 {
-            file.set_len(contents.sound_len).with_context(|| format!("no se pudo recortar {}", path.display()))?;
+        let active = parse(&bytes, &path.display().to_string());
+        if active.sound_len < bytes.len() as u64 {
+            file.set_len(active.sound_len).with_context(|| format!("no se pudo recortar {}", path.display()))?;
             file.sync_all()?;
         }
         if created {
-            sync_parent(path);
+            sync_dir(parent_dir(path));
         }
         file.seek(SeekFrom::End(0))?;
-        Ok((Journal { path: path.to_owned(), file: Mutex::new(file) }, contents))
+        contents.records.extend(active.records);
+        contents.warnings.extend(active.warnings);
+        contents.sound_len = active.sound_len;
+        let journal = Journal { path: path.to_owned(), segment_bytes: segment_bytes.max(1), file: Mutex::new(file) };
+        Ok((journal, contents))
     }
 
     pub fn path(&self) -> &Path {
@@ -187,7 +260,8 @@ impl Journal {
     }
 
     /// Appends records, one line each, with a single fsync for all of them (group commit).
-    /// A failed write is cut back off so it cannot glue onto the next line.
+    /// A failed write is cut back off so it cannot glue onto the next line. Past the segment
+    /// size, the file is rotated after the write.
     pub fn append_all(&self, records: &[Record]) -> std::io::Result<()> {
         let mut lines = Vec::with_capacity(records.len() * 400);
         for record in records {
@@ -199,9 +273,45 @@ impl Journal {
         let written = file.write_all(&lines).and_then(|()| file.sync_data());
         if written.is_err() {
             let _ = file.set_len(before);
+            return written;
         }
-        written
+        if before + lines.len() as u64 >= self.segment_bytes {
+            // The lines are on disk either way; a failed rotation only leaves a larger file.
+            match self.rotate() {
+                Ok(next) => *file = next,
+                Err(e) => tracing::error!("diario de ventas: no se pudo rotar {}: {e}", self.path.display()),
+            }
+        }
+        Ok(())
     }
+
+    /// Renames the active file to the next segment and opens a new, empty active file.
+    fn rotate(&self) -> std::io::Result<File> {
+        let (stem, extension) = stem_and_extension(&self.path);
+        let next = segments(&self.path)
+            .map_err(std::io::Error::other)?
+            .last()
+            .and_then(|p| p.file_name()?.to_str()?.split('.').nth(1)?.parse::<u64>().ok())
+            .map_or(1, |n| n + 1);
+        let segment = parent_dir(&self.path).join(format!("{stem}.{next:06}.{extension}"));
+        std::fs::rename(&self.path, &segment)?;
+        let file = OpenOptions::new().read(true).append(true).create(true).open(&self.path)?;
+        sync_dir(parent_dir(&self.path));
+        tracing::info!("diario de ventas: {} completo, sigue en {}", segment.display(), self.path.display());
+        Ok(file)
+    }
+}
+
+/// Reads the rotated segments only (the active file is read by [`Journal::open`]).
+fn read_segments(active: &Path) -> Result<Contents> {
+    let mut all = Contents::default();
+    for path in segments(active)? {
+        let bytes = std::fs::read(&path).with_context(|| format!("no se pudo leer {}", path.display()))?;
+        let contents = parse(&bytes, &path.display().to_string());
+        all.records.extend(contents.records);
+        all.warnings.extend(contents.warnings);
+    }
+    Ok(all)
 }
 
 type Ack = tokio::sync::oneshot::Sender<std::io::Result<()>>;
@@ -239,134 +349,48 @@ impl Writer {
     }
 }
 
-/// Makes a new file's directory entry durable.
-fn sync_parent(path: &Path) {
-    if let Some(parent) = path.parent()
-        && let Ok(dir) = File::open(if parent.as_os_str().is_empty() { Path::new(".") } else { parent })
-    {
+/// Appends one record to the journal of a gate that may be running (`gate ventas
+/// conciliar`): one `write` of one line with `O_APPEND`, then fsync, so it cannot interleave
+/// with the gate's own lines.
+pub fn append_one(active: &Path, record: &Record) -> Result<()> {
+    let mut line = serde_json::to_vec(record)?;
+    line.push(b'\n');
+    let mut file = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(active)
+        .with_context(|| format!("no se pudo abrir {}", active.display()))?;
+    file.write_all(&line)
+        .and_then(|()| file.sync_data())
+        .with_context(|| format!("no se pudo escribir {}", active.display()))
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// `ventas.jsonl` → (`ventas`, `jsonl`).
+fn stem_and_extension(path: &Path) -> (String, String) {
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("ventas").to_owned();
+    let extension = path.extension().and_then(|s| s.to_str()).unwrap_or("jsonl").to_owned();
+    (stem, extension)
+}
+
+/// Makes a new or renamed file's directory entry durable.
+fn sync_dir(dir: &Path) {
+    if let Ok(dir) = File::open(dir) {
         let _ = dir.sync_all();
     }
 }
 
-/// One settled sale, as the journal tells it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Sale {
-    pub fecha: String,
-    pub unix: u64,
-    pub compra: String,
-    pub estudio: String,
-    pub vista: String,
-    pub red: String,
-    pub pagador: String,
-    pub monto: String,
-    pub activo: String,
-    pub transaccion: String,
-    /// Whether an `entregado` (or `reentregado`) step followed.
-    pub entregado: bool,
-    pub reentregas: u32,
-    /// Kept for recovery, not shown.
-    #[serde(skip)]
-    pub accepted: Option<Accepted>,
-}
-
-/// Purchases that were accepted but have no certain settlement result: the gate stopped, or
-/// the facilitator timed out, while settling them. Reconcile them with the chain (nonce used
-/// or not).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Pending {
-    pub fecha: String,
-    pub compra: String,
-    pub estudio: String,
-    pub vista: String,
-    pub red: String,
-    pub pagador: String,
-    pub monto: String,
-}
-
-/// The journal folded into sales.
-#[derive(Debug, Default)]
-pub struct Ledger {
-    /// In journal order.
-    pub sales: Vec<Sale>,
-    pub pending: Vec<Pending>,
-    /// Failed attempts by reason.
-    pub failures: BTreeMap<String, u64>,
-}
-
-/// Folds records into sales, pending purchases and failures.
-pub fn fold(records: &[Record]) -> Ledger {
-    let mut ledger = Ledger::default();
-    let mut open: BTreeMap<&str, &Record> = BTreeMap::new();
-    let mut sale_of: BTreeMap<&str, usize> = BTreeMap::new();
-    for record in records {
-        match &record.event {
-            Event::Aceptado(_) => {
-                open.insert(&record.compra, record);
-            }
-            Event::Liquidado(settled) => {
-                let accepted = open.remove(record.compra.as_str()).and_then(|r| match &r.event {
-                    Event::Aceptado(a) => Some(a.clone()),
-                    _ => None,
-                });
-                let a = accepted.clone();
-                sale_of.insert(&record.compra, ledger.sales.len());
-                ledger.sales.push(Sale {
-                    fecha: record.fecha.clone(),
-                    unix: record.unix,
-                    compra: record.compra.clone(),
-                    estudio: a.as_ref().map(|a| a.estudio.clone()).unwrap_or_default(),
-                    vista: a.as_ref().map(|a| a.vista.clone()).unwrap_or_default(),
-                    red: settled.red.clone(),
-                    pagador: settled.pagador.clone(),
-                    monto: a.as_ref().map(|a| a.monto.clone()).unwrap_or_default(),
-                    activo: a.as_ref().map(|a| a.activo.clone()).unwrap_or_default(),
-                    transaccion: settled.transaccion.clone(),
-                    entregado: false,
-                    reentregas: 0,
-                    accepted,
-                });
-            }
-            Event::Fallido(failed) => {
-                if !failed.incierto {
-                    open.remove(record.compra.as_str());
-                }
-                *ledger.failures.entry(failed.motivo.clone()).or_default() += 1;
-            }
-            Event::Entregado(_) | Event::Reentregado(_) => {
-                if let Some(sale) = sale_of.get(record.compra.as_str()).and_then(|i| ledger.sales.get_mut(*i)) {
-                    if matches!(record.event, Event::Reentregado(_)) {
-                        sale.reentregas += 1;
-                    }
-                    sale.entregado = true;
-                }
-            }
-        }
-    }
-    let mut pending: Vec<&Record> = open.into_values().collect();
-    pending.sort_by_key(|r| r.unix);
-    ledger.pending = pending
-        .into_iter()
-        .filter_map(|r| match &r.event {
-            Event::Aceptado(a) => Some(Pending {
-                fecha: r.fecha.clone(),
-                compra: r.compra.clone(),
-                estudio: a.estudio.clone(),
-                vista: a.vista.clone(),
-                red: a.red.clone(),
-                pagador: a.pagador.clone(),
-                monto: a.monto.clone(),
-            }),
-            _ => None,
-        })
-        .collect();
-    ledger
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn accepted(compra: &str, unix: u64) -> Record {
+    pub(crate) fn accepted(compra: &str, unix: u64) -> Record {
         Record {
             fecha: crate::clock::iso8601(unix),
             unix,
@@ -387,7 +411,7 @@ mod tests {
         }
     }
 
-    fn settled(compra: &str, unix: u64) -> Record {
+    pub(crate) fn settled(compra: &str, unix: u64) -> Record {
         Record {
             fecha: crate::clock::iso8601(unix),
             unix,
@@ -396,6 +420,7 @@ mod tests {
                 transaccion: format!("0xtx{compra}"),
                 red: "eip155:84532".into(),
                 pagador: "0xabc".into(),
+                recuperado: false,
             }),
         }
     }
@@ -405,7 +430,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(JOURNAL_FILE);
         {
-            let (journal, contents) = Journal::open(&path).unwrap();
+            let (journal, contents) = Journal::open(&path, DEFAULT_SEGMENT_BYTES).unwrap();
             assert!(contents.records.is_empty());
             journal.append(&accepted("a", 1_700_000_000)).unwrap();
             journal.append(&settled("a", 1_700_000_001)).unwrap();
@@ -420,7 +445,7 @@ mod tests {
         assert_eq!(read_only.warnings.len(), 1, "{:?}", read_only.warnings);
         assert_eq!(std::fs::read(&path).unwrap(), torn, "reading alone changes nothing");
 
-        let (journal, contents) = Journal::open(&path).unwrap();
+        let (journal, contents) = Journal::open(&path, DEFAULT_SEGMENT_BYTES).unwrap();
         assert_eq!(contents.records.len(), 2);
         assert!(contents.warnings[0].contains("cortada"));
         assert_eq!(std::fs::read(&path).unwrap(), sound, "the torn tail is cut off");
@@ -447,40 +472,43 @@ mod tests {
         let record = settled("k", 5);
         let line = serde_json::to_string(&record).unwrap();
         assert!(line.contains(r#""evento":"liquidado""#), "{line}");
+        assert!(!line.contains("recuperado"), "false flags are left out: {line}");
         assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), record);
+        let reconciled = Record {
+            fecha: String::new(),
+            unix: 9,
+            compra: "k".into(),
+            event: Event::Conciliado(Reconciled {
+                liquidada: true,
+                transaccion: Some("0xt".into()),
+                nota: "ok".into(),
+            }),
+        };
+        let line = serde_json::to_string(&reconciled).unwrap();
+        assert!(line.contains(r#""evento":"conciliado""#), "{line}");
+        assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), reconciled);
     }
 
     #[test]
-    fn folding_joins_steps_and_leaves_unresolved_purchases_pending() {
-        let records = vec![
-            accepted("a", 10),
-            settled("a", 11),
-            Record {
-                fecha: String::new(),
-                unix: 12,
-                compra: "a".into(),
-                event: Event::Entregado(Handed { transaccion: "0xtxa".into(), bytes: 9 }),
-            },
-            accepted("b", 20),
-            Record {
-                fecha: String::new(),
-                unix: 21,
-                compra: "b".into(),
-                event: Event::Fallido(Failed {
-                    motivo: "insufficient_funds".into(),
-                    mensaje: String::new(),
-                    incierto: false,
-                }),
-            },
-            accepted("c", 30),
-        ];
-        let ledger = fold(&records);
-        assert_eq!(ledger.sales.len(), 1);
-        assert_eq!(ledger.sales[0].estudio, "banca-2026");
-        assert_eq!(ledger.sales[0].transaccion, "0xtxa");
-        assert!(ledger.sales[0].entregado);
-        assert_eq!(ledger.failures.get("insufficient_funds"), Some(&1));
-        assert_eq!(ledger.pending.len(), 1);
-        assert_eq!(ledger.pending[0].compra, "c");
+    fn the_active_file_rotates_by_size_and_readers_see_every_segment() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(JOURNAL_FILE);
+        let one_line = serde_json::to_vec(&accepted("k0", 1)).unwrap().len() as u64 + 1;
+        let (journal, _) = Journal::open(&path, one_line * 3).unwrap();
+        for i in 0..10 {
+            journal.append(&accepted(&format!("k{i}"), i)).unwrap();
+        }
+        drop(journal);
+        let segments = segments(&path).unwrap();
+        let names: Vec<String> =
+            segments.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["ventas.000001.jsonl", "ventas.000002.jsonl", "ventas.000003.jsonl"]);
+        let all = read(&path).unwrap();
+        let keys: Vec<&str> = all.records.iter().map(|r| r.compra.as_str()).collect();
+        assert_eq!(keys, (0..10).map(|i| format!("k{i}")).collect::<Vec<_>>());
+        let (journal, reopened) = Journal::open(&path, one_line * 3).unwrap();
+        assert_eq!(reopened.records.len(), 10, "a restart reads every segment");
+        journal.append(&accepted("k10", 10)).unwrap();
+        assert_eq!(read(&path).unwrap().records.len(), 11);
     }
 }

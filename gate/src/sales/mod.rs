@@ -1,5 +1,5 @@
-//! The record of sales: the durable journal ([`journal`]) plus the replay book it rebuilds
-//! ([`book`]), and the `gate ventas` report read from the journal ([`report`]).
+//! The record of sales: the durable journal ([`journal`]), what it adds up to ([`ledger`]),
+//! the replay book rebuilt from it ([`book`]), and the `gate ventas` report ([`report`]).
 //!
 //! At start the book is rebuilt from the journal, so a payment replayed after a restart is
 //! recognised: the same payload for the same study is a buyer who lost the answer and gets
@@ -9,6 +9,7 @@
 
 pub mod book;
 pub mod journal;
+pub mod ledger;
 pub mod report;
 
 use std::path::{Path, PathBuf};
@@ -17,7 +18,7 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use book::{Book, SharedBook};
-pub use book::{PaidSale, Reservation, Seen};
+pub use book::{PaidSale, Reservation, Seen, UncertainSale};
 use journal::{Event, Journal, Record, Writer};
 
 use crate::clock::{iso8601, now};
@@ -39,11 +40,11 @@ impl Sales {
 
     /// Opens the journal at `path` and rebuilds the book from the sales it holds whose
     /// authorization is still valid.
-    pub fn open(path: &Path) -> Result<Sales> {
-        let (journal, contents) = Journal::open(path)?;
-        let ledger = journal::fold(&contents.records);
+    pub fn open(path: &Path, segment_bytes: u64) -> Result<Sales> {
+        let (journal, contents) = Journal::open(path, segment_bytes)?;
+        let ledger = ledger::fold(&contents.records);
         let mut book = Book::default();
-        let restored = restore_paid(&mut book, &ledger, now());
+        let restored = restore(&mut book, &ledger, now());
         tracing::info!(
             "diario de ventas {}: {} ventas, {} pendientes de conciliar, {} autorizaciones aún vigentes restauradas",
             path.display(),
@@ -55,7 +56,8 @@ impl Sales {
             tracing::warn!(
                 compra = %pending.compra,
                 estudio = %pending.estudio,
-                "compra aceptada sin resultado de liquidación (el gate se detuvo mientras liquidaba): concíliela con la cadena"
+                estado = pending.estado,
+                "compra sin resultado cierto de liquidación: una repetición del mismo pago la resuelve; si no, concíliela con la cadena (gate ventas)"
             );
         }
         Ok(Sales {
@@ -78,6 +80,11 @@ impl Sales {
         Book::reserve(&self.book, key, id, huella, until, now)
     }
 
+    /// Takes an uncertain purchase back in flight to retry it.
+    pub fn resume(&self, key: &str, until: u64) -> Result<Reservation, Seen> {
+        Book::resume(&self.book, key, until)
+    }
+
     /// Appends a step to the journal and waits until it is on disk (no-op in memory).
     pub async fn write(&self, compra: &str, unix: u64, event: Event) -> std::io::Result<()> {
         let Some(journal) = &self.journal else { return Ok(()) };
@@ -93,10 +100,16 @@ impl Sales {
     pub async fn crash_point_after_settle(&self) {
         self.faults.after_settle().await;
     }
+
+    /// The crash point after the facilitator settled and before the settlement is journaled.
+    pub async fn crash_point_before_record(&self) {
+        self.faults.before_record().await;
+    }
 }
 
-/// Puts every sale whose authorization is still valid back in the book; returns how many.
-fn restore_paid(book: &mut Book, ledger: &journal::Ledger, now: u64) -> usize {
+/// Puts every sale and every uncertain purchase whose authorization is still valid back in
+/// the book; returns how many.
+fn restore(book: &mut Book, ledger: &ledger::Ledger, now: u64) -> usize {
     let mut restored = 0;
     for sale in &ledger.sales {
         let Some(accepted) = &sale.accepted else { continue };
@@ -118,7 +131,21 @@ fn restore_paid(book: &mut Book, ledger: &journal::Ledger, now: u64) -> usize {
                 extensions: None,
             },
         };
-        book.restore(&sale.compra, accepted.identificador.as_deref(), accepted.valido_hasta, paid);
+        book.restore_paid(&sale.compra, accepted.identificador.as_deref(), accepted.valido_hasta, paid);
+        restored += 1;
+    }
+    for pending in &ledger.pending {
+        let accepted = &pending.accepted;
+        if accepted.valido_hasta < now {
+            continue;
+        }
+        let doubt = UncertainSale {
+            huella: accepted.huella.clone(),
+            estudio: accepted.estudio.clone(),
+            vista: accepted.vista.clone(),
+            transaccion: pending.transaccion.clone(),
+        };
+        book.restore_uncertain(&pending.compra, accepted.identificador.as_deref(), accepted.valido_hasta, doubt);
         restored += 1;
     }
     restored
@@ -130,7 +157,8 @@ fn restore_paid(book: &mut Book, ledger: &journal::Ledger, now: u64) -> usize {
 mod faults {
     /// Read at start: right after a settlement is journaled and before the answer,
     /// `abortar-tras-liquidar` aborts the process and `pausar-tras-liquidar` stalls the purchase
-    /// forever (so a test can SIGKILL the gate at exactly that point).
+    /// forever (so a test can SIGKILL the gate at exactly that point); `pausar-antes-de-registrar`
+    /// stalls after the facilitator settled and before the settlement reaches the journal.
     pub(super) const FAULT_ENV: &str = "GATE_FALLA_PRUEBA";
 
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +166,7 @@ mod faults {
         None,
         AbortAfterSettle,
         PauseAfterSettle,
+        PauseBeforeRecord,
     }
 
     impl Faults {
@@ -145,13 +174,21 @@ mod faults {
             match std::env::var(FAULT_ENV).as_deref() {
                 Ok("abortar-tras-liquidar") => Faults::AbortAfterSettle,
                 Ok("pausar-tras-liquidar") => Faults::PauseAfterSettle,
+                Ok("pausar-antes-de-registrar") => Faults::PauseBeforeRecord,
                 _ => Faults::None,
+            }
+        }
+
+        pub(super) async fn before_record(self) {
+            if self == Faults::PauseBeforeRecord {
+                tracing::error!("{FAULT_ENV}: compra detenida tras liquidar, antes de registrarlo");
+                std::future::pending::<()>().await;
             }
         }
 
         pub(super) async fn after_settle(self) {
             match self {
-                Faults::None => {}
+                Faults::None | Faults::PauseBeforeRecord => {}
                 Faults::AbortAfterSettle => {
                     tracing::error!("{FAULT_ENV}: abortando tras registrar la liquidación");
                     std::process::abort();
@@ -177,5 +214,7 @@ mod faults {
         }
 
         pub(super) async fn after_settle(self) {}
+
+        pub(super) async fn before_record(self) {}
     }
 }

@@ -1,6 +1,8 @@
 //! `gate ventas`: the sales journal as a publisher reads it to reconcile with the chain:
-//! every settled sale (who, what, where, which transaction, delivered or not), totals by
-//! study, network and day, purchases left pending by a crash, and failures by reason.
+//! every settled sale (who, what, where, which transaction, delivered or not; those settled
+//! by recovery or by hand shown apart), totals by study, network and day, the purchases to
+//! reconcile, and failures by reason. `gate ventas conciliar` records how the publisher
+//! resolved one after looking it up on chain.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -9,7 +11,9 @@ use std::path::Path;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::journal::{self, Pending, Sale};
+use super::journal::{self, Event, Reconciled, Record};
+use super::ledger::{self, Origin, Pending, Sale, Unsold};
+use crate::clock::{iso8601, now};
 
 /// The whole report, as `--json` prints it.
 #[derive(Debug, Serialize)]
@@ -17,8 +21,10 @@ pub struct Report {
     pub diario: String,
     pub ventas: Vec<Sale>,
     pub totales: Totals,
-    /// Accepted purchases with no settlement result: check their nonce on chain.
+    /// Purchases with no certain settlement result: check their nonce on chain.
     pub pendientes: Vec<Pending>,
+    /// Purchases the publisher reconciled as not paid.
+    pub conciliadas_sin_pago: Vec<Unsold>,
     /// Failed attempts (nothing charged) by reason.
     pub fallidas: BTreeMap<String, u64>,
     /// Torn or unreadable lines skipped.
@@ -67,7 +73,7 @@ pub fn usdc(units: u128) -> String {
 pub fn report(data: &Path) -> Result<Report> {
     let path = data.join(journal::JOURNAL_FILE);
     let contents = journal::read(&path)?;
-    let ledger = journal::fold(&contents.records);
+    let ledger = ledger::fold(&contents.records);
     let mut totales =
         Totals { general: Total { monto: "0".into(), usdc: usdc(0), ..Total::default() }, ..Totals::default() };
     for sale in &ledger.sales {
@@ -82,6 +88,7 @@ pub fn report(data: &Path) -> Result<Report> {
         ventas: ledger.sales,
         totales,
         pendientes: ledger.pending,
+        conciliadas_sin_pago: ledger.unsold,
         fallidas: ledger.failures,
         avisos: contents.warnings,
     })
@@ -95,27 +102,21 @@ pub fn table(report: &Report) -> String {
         let _ = writeln!(out, "aviso: {warning}");
     }
     let _ = writeln!(out, "\nVentas liquidadas: {}", report.ventas.len());
-    let rows: Vec<[String; 8]> = report
-        .ventas
-        .iter()
-        .map(|s| {
-            [
-                s.fecha.clone(),
-                s.estudio.clone(),
-                s.vista.clone(),
-                s.red.clone(),
-                s.pagador.clone(),
-                usdc(s.monto.parse().unwrap_or(0)),
-                s.transaccion.clone(),
-                match (s.entregado, s.reentregas) {
-                    (false, _) => "no".to_owned(),
-                    (true, 0) => "sí".to_owned(),
-                    (true, n) => format!("sí (+{n})"),
-                },
-            ]
-        })
-        .collect();
-    write_table(&mut out, &["fecha", "estudio", "vista", "red", "pagador", "USDC", "transacción", "entregado"], &rows);
+    let by = |origin: Origin| report.ventas.iter().filter(move |s| s.origen == origin);
+    write_sales(&mut out, by(Origin::Liquidada));
+    for (origin, title) in [
+        (
+            Origin::Recuperada,
+            "Ventas recuperadas (liquidación incierta; al repetirse el pago, su nonce ya estaba usado)",
+        ),
+        (Origin::Conciliada, "Ventas conciliadas a mano (encontradas en la cadena)"),
+    ] {
+        let count = by(origin).count();
+        if count > 0 {
+            let _ = writeln!(out, "\n{title}: {count}");
+            write_sales(&mut out, by(origin));
+        }
+    }
     for (title, totals) in
         [("estudio", &report.totales.por_estudio), ("red", &report.totales.por_red), ("día", &report.totales.por_dia)]
     {
@@ -128,15 +129,35 @@ pub fn table(report: &Report) -> String {
     if !report.pendientes.is_empty() {
         let _ = writeln!(
             out,
-            "\nPendientes de conciliar (aceptadas sin resultado de liquidación): {}",
+            "\nPor conciliar (sin resultado cierto de liquidación: busque el nonce en la cadena y resuelva con `gate ventas conciliar`): {}",
             report.pendientes.len()
         );
-        let rows: Vec<[String; 5]> = report
+        let rows: Vec<[String; 8]> = report
             .pendientes
             .iter()
-            .map(|p| [p.fecha.clone(), p.estudio.clone(), p.red.clone(), p.pagador.clone(), p.compra.clone()])
+            .map(|p| {
+                [
+                    p.fecha.clone(),
+                    p.estudio.clone(),
+                    p.red.clone(),
+                    p.pagador.clone(),
+                    p.nonce.clone(),
+                    p.estado.to_owned(),
+                    p.transaccion.clone().or_else(|| p.motivo.clone()).unwrap_or_default(),
+                    p.compra.clone(),
+                ]
+            })
             .collect();
-        write_table(&mut out, &["fecha", "estudio", "red", "pagador", "compra"], &rows);
+        write_table(&mut out, &["fecha", "estudio", "red", "pagador", "nonce", "estado", "detalle", "compra"], &rows);
+    }
+    if !report.conciliadas_sin_pago.is_empty() {
+        let _ = writeln!(out, "\nConciliadas sin pago: {}", report.conciliadas_sin_pago.len());
+        let rows: Vec<[String; 4]> = report
+            .conciliadas_sin_pago
+            .iter()
+            .map(|u| [u.compra.clone(), u.estudio.clone(), u.pagador.clone(), u.nota.clone()])
+            .collect();
+        write_table(&mut out, &["compra", "estudio", "pagador", "nota"], &rows);
     }
     if !report.fallidas.is_empty() {
         let _ = writeln!(out, "\nIntentos fallidos (nada cobrado)");
@@ -144,6 +165,68 @@ pub fn table(report: &Report) -> String {
         write_table(&mut out, &["motivo", "intentos"], &rows);
     }
     out
+}
+
+/// The sales table.
+fn write_sales<'a>(out: &mut String, sales: impl Iterator<Item = &'a Sale>) {
+    let rows: Vec<[String; 8]> = sales
+        .map(|s| {
+            [
+                s.fecha.clone(),
+                s.estudio.clone(),
+                s.vista.clone(),
+                s.red.clone(),
+                s.pagador.clone(),
+                usdc(s.monto.parse().unwrap_or(0)),
+                if s.transaccion.is_empty() {
+                    "(desconocida: buscar el nonce)".to_owned()
+                } else {
+                    s.transaccion.clone()
+                },
+                match (s.entregado, s.reentregas) {
+                    (false, _) => "no".to_owned(),
+                    (true, 0) => "sí".to_owned(),
+                    (true, n) => format!("sí (+{n})"),
+                },
+            ]
+        })
+        .collect();
+    write_table(out, &["fecha", "estudio", "vista", "red", "pagador", "USDC", "transacción", "entregado"], &rows);
+}
+
+/// How the publisher resolved a purchase to reconcile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    /// The money moved, in this transaction.
+    Paid { transaction: String },
+    /// The nonce is unused (or the authorization expired unused): nothing was charged.
+    Unpaid,
+}
+
+/// `gate ventas conciliar`: records the publisher's resolution of a purchase to reconcile,
+/// appending one `conciliado` line to the journal (safe while the gate runs). Refuses keys
+/// that are not pending, so a sale cannot be recorded twice.
+pub fn reconcile(data: &Path, compra: &str, resolution: Resolution, nota: &str) -> Result<Pending> {
+    let path = data.join(journal::JOURNAL_FILE);
+    let contents = journal::read(&path)?;
+    let pending = ledger::fold(&contents.records)
+        .pending
+        .into_iter()
+        .find(|p| p.compra == compra)
+        .ok_or_else(|| anyhow::anyhow!("la compra {compra:?} no está por conciliar (vea `gate ventas`)"))?;
+    let (liquidada, transaccion) = match resolution {
+        Resolution::Paid { transaction } => (true, Some(transaction)),
+        Resolution::Unpaid => (false, None),
+    };
+    let unix = now();
+    let record = Record {
+        fecha: iso8601(unix),
+        unix,
+        compra: compra.to_owned(),
+        event: Event::Conciliado(Reconciled { liquidada, transaccion, nota: nota.to_owned() }),
+    };
+    journal::append_one(&path, &record)?;
+    Ok(pending)
 }
 
 fn write_table<const N: usize>(out: &mut String, header: &[&str; N], rows: &[[String; N]]) {

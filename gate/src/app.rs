@@ -19,6 +19,7 @@ use crate::links::LinkSigner;
 use crate::manifest::{self, Manifest};
 use crate::mcp::McpServer;
 use crate::payment::http::Storefront;
+use crate::payment::limits::{Limiter, RefusalLimits};
 use crate::payment::offer::Offers;
 use crate::payment::shop::Shop;
 use crate::sales::Sales;
@@ -40,6 +41,15 @@ pub struct Gate {
     supported: Option<SupportedResponse>,
 }
 
+/// What outlives one `dist/`: handed from a gate to the gate that reloads it.
+#[derive(Clone)]
+pub struct Services {
+    pub facilitator: Arc<dyn Facilitator>,
+    pub links: LinkSigner,
+    pub sales: Arc<Sales>,
+    pub limiter: Arc<Limiter>,
+}
+
 impl Gate {
     /// Loads `dist/` and wires the shop to a facilitator. `journal` is the sales journal's
     /// file (see [`crate::sales::journal`]); `None` keeps the sales in memory only.
@@ -53,16 +63,13 @@ impl Gate {
             Some(path) => Sales::open(path, crate::sales::journal::DEFAULT_SEGMENT_BYTES)?,
             None => Sales::in_memory(),
         };
-        Gate::load_with(dist, facilitator, links, Arc::new(sales))
+        let limiter = Arc::new(Limiter::new(RefusalLimits::default()));
+        Gate::load_with(dist, Services { facilitator, links, sales: Arc::new(sales), limiter })
     }
 
-    /// Loads `dist/` around an existing sales record.
-    pub fn load_with(
-        dist: &Path,
-        facilitator: Arc<dyn Facilitator>,
-        links: LinkSigner,
-        sales: Arc<Sales>,
-    ) -> Result<Gate> {
+    /// Loads `dist/` around services that outlive it.
+    pub fn load_with(dist: &Path, services: Services) -> Result<Gate> {
+        let Services { facilitator, links, sales, limiter } = services;
         let manifest = manifest::load(dist)?;
         let statics = Statics::load(dist, &manifest)?;
         let offers = Offers::from_manifest(dist, &manifest)?;
@@ -71,7 +78,7 @@ impl Gate {
             dist: dist.to_owned(),
             search: Search::new(&manifest.busqueda, &manifest.servicio.base_url),
             mcp: McpServer::new(&manifest, &[]),
-            shop: Shop::new(&manifest.servicio.base_url, facilitator, links, sales),
+            shop: Shop::new(&manifest.servicio.base_url, facilitator, links, sales, limiter),
             manifest,
             statics,
             offers,
@@ -83,12 +90,13 @@ impl Gate {
     /// Loads `dist/` again (a new build swapped in) into a new gate that keeps this one's
     /// facilitator, link key, sales record, Solana fee payers and MCP allow-list.
     pub fn reload(&self) -> Result<Gate> {
-        let mut gate = Gate::load_with(
-            &self.dist,
-            Arc::clone(self.shop.facilitator()),
-            self.shop.links().clone(),
-            self.shop.sales(),
-        )?;
+        let services = Services {
+            facilitator: Arc::clone(self.shop.facilitator()),
+            links: self.shop.links().clone(),
+            sales: self.shop.sales(),
+            limiter: self.shop.limiter(),
+        };
+        let mut gate = Gate::load_with(&self.dist, services)?;
         if let Some(supported) = &self.supported {
             gate.apply_supported(supported);
         }

@@ -4,9 +4,11 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use gate::app::{Gate, Live};
+use gate::app::{Gate, Live, Services};
 use gate::http::server::{RunOptions, run_with_limits};
 use gate::manifest;
+use gate::payment::limits::Limiter;
+use gate::sales::Sales;
 use gate::sales::report::Resolution;
 use gate::settings::{Args, Command, Env, PURCHASES_FILE, Settings, VentasAction, VentasArgs};
 
@@ -56,13 +58,13 @@ fn start(args: Args) -> Result<()> {
     let settings = Settings::from_args(args, Env::from_process(), &manifest)?;
     std::fs::create_dir_all(&settings.data).with_context(|| format!("no se pudo crear {}", settings.data.display()))?;
     let facilitator = settings.build_facilitator()?;
-    let gate = Gate::load(
-        &settings.dist,
-        Arc::clone(&facilitator),
-        settings.links()?,
-        Some(&settings.data.join(PURCHASES_FILE)),
-    )?
-    .with_mcp_hosts(&settings.mcp_hosts);
+    let services = Services {
+        facilitator: Arc::clone(&facilitator),
+        links: settings.links()?,
+        sales: Arc::new(Sales::open(&settings.data.join(PURCHASES_FILE), settings.journal_segment_bytes)?),
+        limiter: Arc::new(Limiter::new(settings.refusal_limits)),
+    };
+    let gate = Gate::load_with(&settings.dist, services)?.with_mcp_hosts(&settings.mcp_hosts);
     let gate = fill_fee_payers(gate, facilitator.as_ref())?;
     tracing::info!(
         "gate: {} estudios, {} rutas libres ({} KB en memoria), modo {}, facilitador {}, escuchando en http://{} con {} hilos",

@@ -25,7 +25,7 @@ impl Handler for Gate {
         let path = request.path();
         let method = request.method();
         if let Some(endpoint) = mcp::Endpoint::from_path(path) {
-            return mcp::handle(&self.mcp, &self.store(), request, endpoint).await;
+            return mcp::handle(&self.mcp, &self.store(request), request, endpoint).await;
         }
         if method == Method::OPTIONS {
             return match self.allowed_methods(path) {
@@ -66,13 +66,14 @@ impl Gate {
     }
 
     /// What the MCP tools read: the same free files, search and offers the HTTP routes serve.
-    fn store(&self) -> mcp::Store<'_> {
+    fn store(&self, request: &Request<'_>) -> mcp::Store<'_> {
         mcp::Store {
             manifest: &self.manifest,
             statics: &self.statics,
             search: &self.search,
             offers: &self.offers,
             shop: &self.shop,
+            client: request.client,
         }
     }
 }

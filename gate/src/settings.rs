@@ -19,6 +19,7 @@ use crate::facilitator::local::{LocalConfig, LocalFacilitator};
 use crate::links::{LinkSigner, SECRET_ENV, load_secret};
 use crate::manifest::{Manifest, Mode};
 use crate::mcp::AllowedHosts;
+use crate::payment::limits::RefusalLimits;
 
 /// Public facilitator for Base Sepolia and Solana devnet.
 pub const TESTNET_FACILITATOR: &str = "https://x402.org/facilitator";
@@ -66,6 +67,21 @@ pub struct Args {
     /// `sendfile off`, for file systems where sendfile misbehaves).
     #[arg(long)]
     pub sin_sendfile: bool,
+    /// Refused payment attempts one client address (IPv6: its /64) may make per window; then 429.
+    #[arg(long, default_value_t = 20)]
+    pub fallos_por_cliente: u32,
+    /// Refused settlements one payer may have per window; then 429.
+    #[arg(long, default_value_t = 5)]
+    pub fallos_por_pagador: u32,
+    /// Refused settlements the whole gate takes per window before refusing new ones with 429.
+    #[arg(long, default_value_t = 600)]
+    pub fallos_globales: u32,
+    /// The window of the three limits above, in seconds.
+    #[arg(long, default_value_t = 600)]
+    pub ventana_fallos: u64,
+    /// Size (MB) past which the sales journal starts a new file (`ventas.NNNNNN.jsonl`).
+    #[arg(long, default_value_t = 64)]
+    pub diario_max_mb: u64,
 }
 
 /// Subcommands besides serving.
@@ -123,6 +139,8 @@ pub struct Settings {
     /// Extra hosts for the MCP Host/Origin allow-list.
     pub mcp_hosts: Vec<String>,
     pub limits: crate::http::server::Limits,
+    pub refusal_limits: RefusalLimits,
+    pub journal_segment_bytes: u64,
 }
 
 /// Which facilitator settles payments.
@@ -177,6 +195,27 @@ impl Settings {
         if !(args.limite_lectura > 0.0 && args.limite_lectura <= 3600.0) {
             bail!("--limite-lectura: se esperan segundos entre 0 y 3600");
         }
+        for (flag, value) in [
+            ("--fallos-por-cliente", args.fallos_por_cliente),
+            ("--fallos-por-pagador", args.fallos_por_pagador),
+            ("--fallos-globales", args.fallos_globales),
+        ] {
+            if value == 0 {
+                bail!("{flag} debe ser al menos 1");
+            }
+        }
+        if !(1..=86_400).contains(&args.ventana_fallos) {
+            bail!("--ventana-fallos: se esperan segundos entre 1 y 86400");
+        }
+        if !(1..=4096).contains(&args.diario_max_mb) {
+            bail!("--diario-max-mb: se esperan megabytes entre 1 y 4096");
+        }
+        let refusal_limits = RefusalLimits {
+            per_client: args.fallos_por_cliente,
+            per_payer: args.fallos_por_pagador,
+            global: args.fallos_globales,
+            window: Duration::from_secs(args.ventana_fallos),
+        };
         let limits = crate::http::server::Limits {
             read_timeout: Duration::from_secs_f64(args.limite_lectura),
             max_connections: args.max_conexiones,
@@ -220,6 +259,8 @@ impl Settings {
             link_lifetime_seconds: u64::from(manifest.servicio.vigencia_enlaces_dias) * 86_400,
             mcp_hosts,
             limits,
+            refusal_limits,
+            journal_segment_bytes: args.diario_max_mb * 1024 * 1024,
         })
     }
 

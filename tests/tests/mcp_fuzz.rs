@@ -36,7 +36,7 @@ fn post(path: &str, body: Vec<u8>, protocol: Option<&str>) -> Result<(), TestCas
         head.insert_header("MCP-Protocol-Version", version).expect("version");
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-    let request = Request { head: &head, body: Bytes::from(body) };
+    let request = Request { head: &head, body: Bytes::from(body), client: None };
     let reply = runtime.block_on(gate().handle(&request));
     prop_assert!(
         [200, 202, 400, 403, 404, 406, 413, 415].contains(&reply.status),

@@ -99,6 +99,8 @@ impl Limits {
 pub struct Request<'a> {
     pub head: &'a RequestHeader,
     pub body: Bytes,
+    /// The client's address (the peer of the connection), when known.
+    pub client: Option<std::net::IpAddr>,
 }
 
 impl Request<'_> {
@@ -199,7 +201,8 @@ impl<H: Handler> HttpServerApp for App<H> {
                 .await
             {
                 Ok(Ok(body)) => {
-                    let request = Request { head: session.req_header(), body };
+                    let client = session.client_addr().and_then(|a| a.as_inet()).map(|a| a.ip());
+                    let request = Request { head: session.req_header(), body, client };
                     self.handler.handle(&request).await
                 }
                 Ok(Err(BodyError::TooLarge)) => {

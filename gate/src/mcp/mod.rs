@@ -192,6 +192,8 @@ pub struct Store<'a> {
     pub search: &'a Search,
     pub offers: &'a Offers,
     pub shop: &'a Shop,
+    /// The address of the client calling, for the limits on refused payments.
+    pub client: Option<std::net::IpAddr>,
 }
 
 /// A JSON-RPC error, with the HTTP status it travels with.

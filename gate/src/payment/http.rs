@@ -92,8 +92,9 @@ impl Storefront {
             "x402": required,
             "como_comprar": self.how_to_buy,
         });
-        if code == UNCERTAIN_CODE {
-            // No payment requirements: the buyer must repeat this request, not pay again.
+        if code == UNCERTAIN_CODE || status == 429 {
+            // No payment requirements: the buyer must repeat this request (uncertain) or wait
+            // (429), not sign a new payment.
             body = json!({"error": code, "mensaje": message, "estudio": offer.slug, "vista": offer.view});
         }
         let mut reply = Reply::json(status, &body).with_header("Cache-Control", "no-store");
@@ -102,6 +103,9 @@ impl Storefront {
         }
         if let Some(settlement) = refusal.and_then(|r| r.settlement.as_deref()) {
             reply = reply.with_header("PAYMENT-RESPONSE", encode_json(settlement));
+        }
+        if let Some(seconds) = refusal.and_then(|r| r.retry_after) {
+            reply = reply.with_header("Retry-After", seconds.to_string());
         }
         reply
     }
@@ -130,10 +134,20 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
     let Some(header) = header else {
         return front.unpaid_reply(offer, request.header("accept"));
     };
+    if let Err(refusal) = shop.admit(request.client) {
+        return front.refusal_reply(offer, Some(&refusal));
+    }
     let payload = match decode_payment_signature(header) {
         Ok(payload) => payload,
         Err(e) => {
-            let refusal = Refusal { status: 400, code: e.code().to_owned(), message: e.to_string(), settlement: None };
+            let refusal = Refusal {
+                status: 400,
+                code: e.code().to_owned(),
+                message: e.to_string(),
+                settlement: None,
+                retry_after: None,
+            };
+            shop.count_refused(request.client, &refusal);
             return front.refusal_reply(offer, Some(&refusal));
         }
     };
@@ -142,7 +156,10 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
             .with_header("Cache-Control", "no-store")
             .with_header("PAYMENT-RESPONSE", encode_json(&delivery.settlement))
             .with_header("Server-Timing", delivery.timing.header()),
-        Err(refusal) => front.refusal_reply(offer, Some(&refusal)),
+        Err(refusal) => {
+            shop.count_refused(request.client, &refusal);
+            front.refusal_reply(offer, Some(&refusal))
+        }
     }
 }
 

@@ -13,13 +13,15 @@
 //! PaymentRequired again with `error`, and no study content, except an uncertain settlement,
 //! which is a plain tool error telling the buyer to repeat the same call.
 
+use std::net::IpAddr;
+
 use contract::View;
 use serde_json::{Value, json};
 
 pub use super::offer::BUY_TOOL;
 use super::offer::{Binding, Offer, Offers};
 use super::settlement::UNCERTAIN_CODE;
-use super::shop::{Delivery, Shop};
+use super::shop::{Delivery, Refusal, Shop};
 use crate::mcp::result::{ToolError, success};
 use crate::x402::SettlementResponse;
 use crate::x402::header::payload_from_value;
@@ -67,7 +69,14 @@ fn payment_required_result(
 }
 
 /// Runs `comprar_estudio` for a known slug and view.
-pub async fn buy(offers: &Offers, shop: &Shop, slug: &str, view: View, meta: Option<&Value>) -> Value {
+pub async fn buy(
+    offers: &Offers,
+    shop: &Shop,
+    client: Option<IpAddr>,
+    slug: &str,
+    view: View,
+    meta: Option<&Value>,
+) -> Value {
     let offer = match offers.find(slug, Some(view.as_str())) {
         Ok(offer) => offer,
         Err(_) => {
@@ -78,28 +87,59 @@ pub async fn buy(offers: &Offers, shop: &Shop, slug: &str, view: View, meta: Opt
     let Some(payment) = payment else {
         return payment_required_result(offer, FIRST_ERROR, "", None);
     };
-    let payload = match payment {
-        Value::Object(_) => payload_from_value(payment.clone()),
+    if let Err(refusal) = shop.admit(client) {
+        return refusal_result(offer, &refusal);
+    }
+    let decoded = match payment {
+        Value::Object(_) => payload_from_value(payment.clone()).map_err(|e| {
+            let message = format!("_meta[\"x402/payment\"]: {e}.");
+            (format!("{}: {message}", e.code()), message)
+        }),
         _ => {
             let message = "_meta[\"x402/payment\"] debe ser un objeto JSON (el PaymentPayload), no un texto ni base64.";
-            return payment_required_result(offer, &format!("invalid_payload: {message}"), message, None);
+            Err((format!("invalid_payload: {message}"), message.to_owned()))
         }
     };
-    let payload = match payload {
+    let payload = match decoded {
         Ok(payload) => payload,
-        Err(e) => {
-            let message = format!("_meta[\"x402/payment\"]: {e}.");
-            return payment_required_result(offer, &format!("{}: {message}", e.code()), &message, None);
+        Err((error, message)) => {
+            shop.count_refused(
+                client,
+                &Refusal {
+                    status: 400,
+                    code: error.clone(),
+                    message: message.clone(),
+                    settlement: None,
+                    retry_after: None,
+                },
+            );
+            return payment_required_result(offer, &error, &message, None);
         }
     };
     match shop.purchase(offer, &payload).await {
         Ok(delivery) => delivered(delivery),
-        // Not a PaymentRequired: a client that sees one may sign a new payment, and the first
-        // may have been charged. The buyer must repeat this same call instead.
-        Err(refusal) if refusal.code == UNCERTAIN_CODE => ToolError::new(UNCERTAIN_CODE, refusal.message)
-            .with(json!({"estudio": offer.slug, "vista": offer.view}))
+        Err(refusal) => {
+            shop.count_refused(client, &refusal);
+            refusal_result(offer, &refusal)
+        }
+    }
+}
+
+/// The tool result of a refused purchase: the PaymentRequired again with the reason, except
+/// where a new payment is the wrong move.
+fn refusal_result(offer: &Offer, refusal: &Refusal) -> Value {
+    // Not a PaymentRequired when the first payment may have been charged (uncertain) or the
+    // buyer must wait (429): a client that sees one may sign a new payment. A tool error says so.
+    let plain_error = match refusal.status {
+        429 => Some("demasiados_intentos"),
+        _ if refusal.code == UNCERTAIN_CODE => Some(UNCERTAIN_CODE),
+        _ => None,
+    };
+    match plain_error {
+        Some(code) => ToolError::new(code, refusal.message.clone())
+            .with(json!({"estudio": offer.slug, "vista": offer.view, "reintentar_en_s": refusal.retry_after}))
             .result(),
-        Err(refusal) => payment_required_result(
+        None => payment_required_result(
             offer,
             &format!("{}: {}", refusal.code, refusal.message),
             &refusal.message,

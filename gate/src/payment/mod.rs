@@ -6,6 +6,7 @@
 //! settle-after-production are the same whichever way a buyer pays.
 
 pub mod http;
+pub mod limits;
 pub mod mcp;
 pub mod offer;
 pub mod settlement;

@@ -9,6 +9,7 @@
 //! nothing is delivered without settlement.
 
 use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -17,6 +18,7 @@ use contract::View;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use super::limits::{Limited, Limiter, Scope};
 use super::offer::Offer;
 use super::settlement::{self, SETTLEMENT_PENDING, Settlement, UNCERTAIN_CODE, uncertain_message};
 use crate::clock::{iso8601, now};
@@ -39,6 +41,8 @@ pub struct Refusal {
     pub message: String,
     /// The failed settlement, when the facilitator answered one.
     pub settlement: Option<Box<SettlementResponse>>,
+    /// Seconds after which a turned-away buyer may try again (429).
+    pub retry_after: Option<u64>,
 }
 
 /// A delivered purchase.
@@ -82,13 +86,39 @@ pub struct Shop {
     facilitator: Arc<dyn Facilitator>,
     links: LinkSigner,
     sales: Arc<Sales>,
+    limiter: Arc<Limiter>,
 }
 
 impl Shop {
     /// A shop selling at `base_url` (the host of every signed link) through `facilitator`,
-    /// recording every step in `sales`.
-    pub fn new(base_url: &str, facilitator: Arc<dyn Facilitator>, links: LinkSigner, sales: Arc<Sales>) -> Shop {
-        Shop { base_url: base_url.trim_end_matches('/').to_owned(), facilitator, links, sales }
+    /// recording every step in `sales` and turning away repeated failures with `limiter`.
+    pub fn new(
+        base_url: &str,
+        facilitator: Arc<dyn Facilitator>,
+        links: LinkSigner,
+        sales: Arc<Sales>,
+        limiter: Arc<Limiter>,
+    ) -> Shop {
+        Shop { base_url: base_url.trim_end_matches('/').to_owned(), facilitator, links, sales, limiter }
+    }
+
+    /// The counters of refused attempts, shared with a reloaded shop.
+    pub fn limiter(&self) -> Arc<Limiter> {
+        Arc::clone(&self.limiter)
+    }
+
+    /// Turns away, before anything is decoded, a client over its limit of refused attempts.
+    pub fn admit(&self, client: Option<IpAddr>) -> std::result::Result<(), Refusal> {
+        self.limiter.check_client(client, now()).map_err(too_many)
+    }
+
+    /// Counts a refused attempt against its client when the refusal is the buyer's doing (a
+    /// malformed or failing payment, a reused one), not the gate's or the facilitator's.
+    pub fn count_refused(&self, client: Option<IpAddr>, refusal: &Refusal) {
+        let buyers_doing = matches!(refusal.status, 400 | 402 | 409) && refusal.code != "pago_en_curso";
+        if buyers_doing {
+            self.limiter.refused_client(client, now());
+        }
     }
 
     /// The journal and replay book, shared with a reloaded shop.
@@ -105,7 +135,7 @@ impl Shop {
     }
 
     fn refuse(status: u16, code: &str, message: impl Into<String>) -> Refusal {
-        Refusal { status, code: code.to_owned(), message: message.into(), settlement: None }
+        Refusal { status, code: code.to_owned(), message: message.into(), settlement: None, retry_after: None }
     }
 
     /// Runs a purchase of `offer` paid with `payload`.
@@ -124,7 +154,14 @@ impl Shop {
         let started = std::time::Instant::now();
         let check = self.check(requirements, payload, now).await?;
         let reservation = match self.sales.reserve(&check.replay_key, id.as_deref(), &huella, check.replay_until, now) {
-            Ok(reservation) => reservation,
+            Ok(reservation) => {
+                // A new settlement is about to cost a facilitator call: not for a payer or a
+                // gate over its budget of refused ones. (Repeats never reach this point.)
+                if let Err(limited) = self.limiter.check_payer(&check.payer, now) {
+                    return Err(too_many(limited));
+                }
+                reservation
+            }
             Err(Seen::Uncertain(doubt))
                 if same_purchase(&doubt.huella, &doubt.estudio, &doubt.vista, &huella, offer) =>
             {
@@ -182,11 +219,13 @@ impl Shop {
                     "Esta autorización ya se usó en la cadena; no se cobró nada en esta compra y no se entrega el estudio. Firme un pago nuevo.",
                 );
                 refusal.settlement = Some(Box::new(answer));
+                self.limiter.refused_settlement(&check.payer, now);
                 self.journal_failure(key, &refusal, None).await;
                 return Err(refusal);
             }
             Settlement::Refused { status, code, message, answer } => {
-                let refusal = Refusal { status, code, message, settlement: answer.map(Box::new) };
+                let refusal = Refusal { status, code, message, settlement: answer.map(Box::new), retry_after: None };
+                self.limiter.refused_settlement(&check.payer, now);
                 self.journal_failure(key, &refusal, None).await;
                 return Err(refusal);
             }
@@ -483,6 +522,25 @@ fn facilitator_refusal(error: &FacilitatorError) -> Refusal {
             "No se pudo verificar el pago ({error}); no se cobró nada y no se entrega el estudio. Puede reintentar con la misma firma mientras no venza."
         ),
     )
+}
+
+/// A 429: too many refused attempts, with when to try again.
+fn too_many(limited: Limited) -> Refusal {
+    let who = match limited.scope {
+        Scope::Client => "desde su dirección",
+        Scope::Payer => "de esta billetera",
+        Scope::Global => "en el servicio (demasiados pagos rechazados a la vez)",
+    };
+    Refusal {
+        status: 429,
+        code: "demasiados_intentos".to_owned(),
+        message: format!(
+            "Demasiados intentos de pago rechazados {who}; no se cobró nada. Reintente en {} s. / Too many refused payment attempts; nothing was charged. Retry after {} s.",
+            limited.retry_after, limited.retry_after
+        ),
+        settlement: None,
+        retry_after: Some(limited.retry_after),
+    }
 }
 
 /// The offered requirement a payment's `accepted` deep-equals, or the refusal.

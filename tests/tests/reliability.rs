@@ -59,8 +59,16 @@ async fn a_payment_identifier_makes_a_purchase_idempotent() {
     assert_eq!(again["paquete"], first["paquete"], "same study");
     assert_eq!(gate.local.as_ref().expect("local").settlements(), 1);
 
-    // Same id, another payload (a new signature): 409, nothing settled.
-    let (status, conflict) = buy(&client, &url, &with_identifier(&accepted, id)).await;
+    // Same id, a fresh signature by the same wallet for the same study (how official clients
+    // retry after a lost answer): the paid purchase again, the fresh authorization not settled.
+    let (status, retried) = buy(&client, &url, &with_identifier(&accepted, id)).await;
+    assert_eq!(status, 200, "{retried}");
+    assert_eq!(retried["liquidacion"], first["liquidacion"]);
+    assert_eq!(gate.local.as_ref().expect("local").settlements(), 1);
+    // Same id, another wallet's payload: 409, nothing settled.
+    let mut other = serde_json::to_value(signed_payload(&accepted, &signer(OTHER_KEY), |_, _| {})).expect("payload");
+    other["extensions"] = json!({"payment-identifier": {"info": {"id": id}}});
+    let (status, conflict) = buy(&client, &url, &encode_json(&other)).await;
     assert_eq!((status, conflict["error"].as_str()), (409, Some("identificador_en_conflicto")), "{conflict}");
     assert!(conflict.get("paquete").is_none());
     assert_eq!(gate.local.as_ref().expect("local").settlements(), 1);
@@ -69,12 +77,12 @@ async fn a_payment_identifier_makes_a_purchase_idempotent() {
     let (status, bad) = buy(&client, &url, &with_identifier(&accepted, "corto")).await;
     assert_eq!((status, bad["error"].as_str()), (400, Some("invalid_payment_identifier")), "{bad}");
 
-    // The journal: one sale, delivered once and again once, with the identifier.
+    // The journal: one sale, delivered once and again twice, with the identifier.
     let journal = std::fs::read_to_string(gate.data.path().join(gate::sales::journal::JOURNAL_FILE)).expect("journal");
     assert!(journal.contains(id));
     let report = gate::sales::report::report(gate.data.path()).expect("report");
     assert_eq!(report.ventas.len(), 1);
-    assert_eq!((report.ventas[0].entregado, report.ventas[0].reentregas), (true, 1));
+    assert_eq!((report.ventas[0].entregado, report.ventas[0].reentregas), (true, 2));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

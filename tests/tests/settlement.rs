@@ -240,3 +240,32 @@ async fn the_publisher_reconciles_what_no_repeat_resolved() {
     let again = gate::sales::report::reconcile(data, &compra, gate::sales::report::Resolution::Unpaid, "");
     assert!(again.is_err(), "a reconciled purchase cannot be reconciled again");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_under_the_same_payment_identifier_gets_the_purchase_without_a_second_charge() {
+    // As the official clients retry: a fresh 402, a fresh authorization, the same id.
+    let setup = start(&[]);
+    let client = client();
+    let accepted = accepted_of(built(), "banca-2026", "completo");
+    let with_id = |key: &str, id: &str| {
+        let mut payload = signed_payload(&accepted, &signer(key), |_, _| {});
+        payload.extensions = Some(json!({"payment-identifier": {"info": {"required": false, "id": id}}}));
+        gate::x402::header::encode_json(&payload)
+    };
+    let id = "pay_0123456789abcdef0123456789abcdef";
+    let (status, first, _) = pay(&setup, &client, "/estudio/banca-2026", &with_id(DEV_KEY, id)).await;
+    assert_eq!(status, 200, "{first}");
+    let (status, again, _) = pay(&setup, &client, "/estudio/banca-2026", &with_id(DEV_KEY, id)).await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["liquidacion"], first["liquidacion"], "the same sale");
+    assert_eq!(setup.stub.local.settlements(), 1, "the fresh authorization was not settled");
+    // Under the same id, another wallet or another study is a conflict, and nothing is charged.
+    let (status, body, _) = pay(&setup, &client, "/estudio/banca-2026", &with_id(OTHER_KEY, id)).await;
+    assert_eq!((status, body["error"].as_str()), (409, Some("identificador_en_conflicto")));
+    let (status, body, _) = pay(&setup, &client, "/estudio/banca-2026?vista=resumen", &with_id(DEV_KEY, id)).await;
+    assert_eq!((status, body["error"].as_str()), (409, Some("identificador_en_conflicto")));
+    assert_eq!(setup.stub.local.settlements(), 1);
+    let report = sales(&setup);
+    assert_eq!(report.ventas.len(), 1);
+    assert_eq!(report.ventas[0].reentregas, 1, "the retry is journaled against the paid purchase");
+}

@@ -248,6 +248,7 @@ impl Shop {
         let settlement = self.record_sale(key, requirements, check, settlement).await;
         self.sales.crash_point_after_settle().await;
         reservation.commit(PaidSale {
+            compra: key.to_owned(),
             huella: attempt.huella.clone(),
             estudio: offer.slug.clone(),
             vista: offer.view.as_str().to_owned(),
@@ -315,12 +316,14 @@ impl Shop {
         now: u64,
     ) -> Outcome {
         let sale = match seen {
-            Seen::Paid(sale) => sale,
+            Seen::Paid(sale) if same_purchase(&sale.huella, &sale.estudio, &sale.vista, huella, offer) => sale,
+            // The buyer's payment-identifier names a paid purchase: the same payer retrying the
+            // same study with a fresh authorization (as official clients retry) gets it again,
+            // and the fresh authorization is never settled.
+            Seen::IdPaid(sale) if same_buyer(&sale, &check.payer, offer) => sale,
+            Seen::IdPaid(_) => return Err(seen_refusal(Seen::IdConflict)),
             other => return Err(seen_refusal(other)),
         };
-        if !same_purchase(&sale.huella, &sale.estudio, &sale.vista, huella, offer) {
-            return Err(seen_refusal(Seen::Paid(sale)));
-        }
         let check_ms = ms_since(started);
         let started = std::time::Instant::now();
         let body = self.produce(offer, requirements, &check.payer, now).await.map_err(|e| {
@@ -335,7 +338,7 @@ impl Shop {
         let body = self.with_payment(body, &sale.settlement);
         tracing::info!(target: "compras", estudio = %offer.slug, transaccion = %sale.settlement.transaction, "compra ya pagada entregada de nuevo, sin liquidar otra vez");
         self.journal_handed(
-            &check.replay_key,
+            &sale.compra,
             Event::Reentregado(Handed { transaccion: sale.settlement.transaction.clone(), bytes: body.len() as u64 }),
         )
         .await;
@@ -565,6 +568,12 @@ fn same_purchase(known_huella: &str, estudio: &str, vista: &str, huella: &str, o
     known_huella == huella && estudio == offer.slug && vista == offer.view.as_str()
 }
 
+/// Whether a paid purchase was made by this payer for this offer.
+fn same_buyer(sale: &PaidSale, payer: &str, offer: &Offer) -> bool {
+    let paid_by = sale.settlement.payer.as_deref().unwrap_or_default();
+    paid_by.eq_ignore_ascii_case(payer) && sale.estudio == offer.slug && sale.vista == offer.view.as_str()
+}
+
 /// The refusal for a payment the book already holds in another state.
 fn seen_refusal(seen: Seen) -> Refusal {
     match seen {
@@ -573,10 +582,10 @@ fn seen_refusal(seen: Seen) -> Refusal {
             "pago_en_curso",
             "Este pago se está procesando en otra solicitud; espere unos segundos y repita el mismo pedido para recibir el estudio sin pagar de nuevo.",
         ),
-        Seen::IdConflict => Shop::refuse(
+        Seen::IdConflict | Seen::IdPaid(_) => Shop::refuse(
             409,
             "identificador_en_conflicto",
-            "Este payment-identifier ya se usó con otro pago; use un identificador nuevo para un pago nuevo.",
+            "Este payment-identifier ya se usó con otro pago (de otra billetera, para otro estudio, o aún en curso o por conciliar); use un identificador nuevo para un pago nuevo, o repita el pedido original.",
         ),
         Seen::Paid(_) | Seen::Uncertain(_) => Shop::refuse(
             409,

@@ -20,6 +20,8 @@ const SWEEP_ABOVE: usize = 10_000;
 /// A paid purchase, enough to deliver it again.
 #[derive(Debug, Clone)]
 pub struct PaidSale {
+    /// The purchase key (`compra`) it is journaled under.
+    pub compra: String,
     /// sha256 of the payload that paid.
     pub huella: String,
     pub estudio: String,
@@ -47,7 +49,11 @@ pub enum Seen {
     Paid(Arc<PaidSale>),
     /// This authorization's settlement is uncertain: the same payload may resume it.
     Uncertain(Arc<UncertainSale>),
-    /// The `payment-identifier` was used with another payload.
+    /// The `payment-identifier` was used with another payload, for a purchase already paid:
+    /// the same buyer retrying the same purchase with a fresh authorization gets it again.
+    IdPaid(Arc<PaidSale>),
+    /// The `payment-identifier` was used with another payload, for a purchase in flight,
+    /// uncertain or gone.
     IdConflict,
 }
 
@@ -61,6 +67,8 @@ enum Entry {
 #[derive(Debug)]
 struct IdEntry {
     huella: String,
+    /// The replay key of the purchase the identifier names.
+    key: String,
     until: u64,
 }
 
@@ -88,19 +96,19 @@ impl Book {
 
     /// Records a sale paid before a restart, valid until `until`.
     pub fn restore_paid(&mut self, key: &str, id: Option<&str>, until: u64, sale: PaidSale) {
-        self.restore_id(id, &sale.huella, until);
+        self.restore_id(id, key, &sale.huella, until);
         self.keys.insert(key.to_owned(), Entry::Used { until, sale: Arc::new(sale) });
     }
 
     /// Records a purchase left uncertain before a restart, retriable until `until`.
     pub fn restore_uncertain(&mut self, key: &str, id: Option<&str>, until: u64, sale: UncertainSale) {
-        self.restore_id(id, &sale.huella, until);
+        self.restore_id(id, key, &sale.huella, until);
         self.keys.insert(key.to_owned(), Entry::Uncertain { until, sale: Arc::new(sale) });
     }
 
-    fn restore_id(&mut self, id: Option<&str>, huella: &str, until: u64) {
+    fn restore_id(&mut self, id: Option<&str>, key: &str, huella: &str, until: u64) {
         if let Some(id) = id {
-            self.ids.insert(id.to_owned(), IdEntry { huella: huella.to_owned(), until });
+            self.ids.insert(id.to_owned(), IdEntry { huella: huella.to_owned(), key: key.to_owned(), until });
         }
     }
 
@@ -119,7 +127,10 @@ impl Book {
             && let Some(seen) = locked.ids.get(id)
             && seen.huella != huella
         {
-            return Err(Seen::IdConflict);
+            return Err(match locked.keys.get(&seen.key) {
+                Some(Entry::Used { sale, .. }) => Seen::IdPaid(Arc::clone(sale)),
+                _ => Seen::IdConflict,
+            });
         }
         match locked.keys.get(key) {
             Some(Entry::InFlight) => return Err(Seen::InFlight),
@@ -130,7 +141,7 @@ impl Book {
         locked.keys.insert(key.to_owned(), Entry::InFlight);
         let id = id.map(str::to_owned);
         if let Some(id) = &id {
-            locked.ids.insert(id.clone(), IdEntry { huella: huella.to_owned(), until });
+            locked.ids.insert(id.clone(), IdEntry { huella: huella.to_owned(), key: key.to_owned(), until });
         }
         Ok(Reservation { book: Arc::clone(book), key: key.to_owned(), id, until, fallback: None, done: false })
     }
@@ -223,6 +234,7 @@ mod tests {
 
     fn sale(huella: &str) -> PaidSale {
         PaidSale {
+            compra: "k".into(),
             huella: huella.into(),
             estudio: "s".into(),
             vista: "completo".into(),
@@ -253,7 +265,10 @@ mod tests {
         assert!(matches!(Book::reserve(&book, "k2", id, "h2", 100, 0), Err(Seen::IdConflict)));
         r.commit(sale("h1"));
         assert!(matches!(Book::reserve(&book, "k1", id, "h1", 100, 0), Err(Seen::Paid(_))));
-        assert!(matches!(Book::reserve(&book, "k2", id, "h2", 100, 0), Err(Seen::IdConflict)));
+        assert!(
+            matches!(Book::reserve(&book, "k2", id, "h2", 100, 0), Err(Seen::IdPaid(s)) if s.huella == "h1"),
+            "a fresh payload under a paid id names the paid purchase"
+        );
         let other = Some("other-id-0123456789");
         drop(Book::reserve(&book, "k3", other, "h3", 100, 0).unwrap());
         assert!(Book::reserve(&book, "k4", other, "h4", 100, 0).is_ok(), "a failed purchase frees its id");

@@ -117,6 +117,7 @@ fn restore(book: &mut Book, ledger: &ledger::Ledger, now: u64) -> usize {
             continue;
         }
         let paid = PaidSale {
+            compra: sale.compra.clone(),
             huella: accepted.huella.clone(),
             estudio: sale.estudio.clone(),
             vista: sale.vista.clone(),

@@ -30,12 +30,6 @@ use crate::mentions::AnswerBrands;
 use crate::model::{Content, Study};
 use crate::problems::Problems;
 
-/// A study with its computed tables.
-pub struct AnalyzedStudy<'a> {
-    pub study: &'a Study,
-    pub tables: Vec<Table>,
-}
-
 /// Loaded, validated content with every analysis table computed and every finding verified.
 pub struct Checked {
     pub content: Content,
@@ -44,16 +38,6 @@ pub struct Checked {
     /// Brands named and cited per answer, per study (same orders), found once for the
     /// metrics and reused by the package.
     pub brands: Vec<Vec<AnswerBrands>>,
-}
-
-impl Checked {
-    pub fn studies(&self) -> impl Iterator<Item = AnalyzedStudy<'_>> {
-        self.content
-            .studies
-            .iter()
-            .zip(&self.tables)
-            .map(|(study, tables)| AnalyzedStudy { study, tables: tables.clone() })
-    }
 }
 
 /// Loads, validates and analyses `root`; every problem found is returned at once.
@@ -68,7 +52,7 @@ pub fn check(root: &Path) -> Result<Checked, Problems> {
         problems.extend(validate::validate_service(root, service, metrics));
     }
     let sizes: Vec<u64> = loaded.studies.iter().map(|study| study.answers.len() as u64).collect();
-    let results: Vec<Result<(Vec<Table>, Vec<AnswerBrands>), Problems>> =
+    let results: Vec<Result<StudyAnalysis, Problems>> =
         parallel::largest_first(&sizes, |i| analyse_study(root, &loaded.studies[i]));
     let mut tables = Vec::with_capacity(results.len());
     let mut brands = Vec::with_capacity(results.len());
@@ -85,9 +69,12 @@ pub fn check(root: &Path) -> Result<Checked, Problems> {
     Ok(Checked { content, tables, brands })
 }
 
+/// One study's tables, and the brands found in each of its answers.
+type StudyAnalysis = (Vec<Table>, Vec<AnswerBrands>);
+
 /// Validates one study, then computes its tables and checks its findings against them.
 /// Returns the tables and the brands found in each answer.
-fn analyse_study(root: &Path, study: &Study) -> Result<(Vec<Table>, Vec<AnswerBrands>), Problems> {
+fn analyse_study(root: &Path, study: &Study) -> Result<StudyAnalysis, Problems> {
     validate::validate_study(root, study).into_result(())?;
     let brands = metrics::answer_brands(study);
     let facts = metrics::extract_facts_with(study, &brands);

@@ -1,6 +1,6 @@
 //! The metrics engine: every number a study publishes comes from these functions.
 //!
-//! Formulas (`reference/generator-notes.md` §5, stated to buyers in `content/metricas.toml`):
+//! Formulas (stated to buyers in `content/metricas.toml`, to publishers in `content/README.md` §5):
 //!
 //! - **Mención**: weighted share of answers that name the brand.
 //! - **Orden**: mean 1-based position of first appearance, over answers naming the brand
@@ -67,17 +67,8 @@ pub struct AnswerFacts {
 }
 
 impl AnswerFacts {
-    /// 1-based position of `brand` in this answer, if named.
-    pub fn position(&self, brand: usize) -> Option<usize> {
-        self.brands.order.iter().position(|&b| b == brand).map(|p| p + 1)
-    }
-
     pub fn names(&self, brand: usize) -> bool {
         self.brands.order.contains(&brand)
-    }
-
-    pub fn cites(&self, brand: usize) -> bool {
-        self.brands.cited.binary_search(&brand).is_ok()
     }
 }
 

@@ -20,9 +20,9 @@ use contract::price::ListedPrice;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::analysis::Table;
 use crate::documents::{self, FileInfo, Files, Site, ZipInfo, to_json};
-use crate::mentions::AnswerBrands;
+use crate::metrics::analysis::Table;
+use crate::metrics::mentions::AnswerBrands;
 use crate::model::Study;
 use crate::offer;
 use crate::openapi;

@@ -12,8 +12,8 @@ use contract::Price;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::analysis::Table;
-use crate::mentions::{AnswerBrands, BrandMatcher};
+use crate::metrics::analysis::Table;
+use crate::metrics::mentions::{AnswerBrands, BrandMatcher};
 use crate::model::{Answer, Brand, Content, MethodSection, MetricDefinition, Question, Source, Study, Tone};
 use crate::offer::{self, HowToBuy};
 

@@ -1,14 +1,12 @@
 //! The build-time generator: `content/` in, `dist/` out.
 //!
-//! A flat pipeline, one module per stage: [`load`] → [`validate`] → [`metrics`] and
-//! [`analysis`] → render → package → manifest. [`check`] runs the stages that need no output
-//! folder and is what `generator check` prints.
+//! A flat pipeline, one module per stage: [`load`] → [`validate`] → [`metrics`] (brand
+//! detection, formulas and analysis tables) → render → package → manifest. [`check`] runs
+//! the stages that need no output folder and is what `generator check` prints.
 
-pub mod analysis;
 pub mod build;
 pub mod documents;
 pub mod load;
-pub mod mentions;
 pub mod metrics;
 pub mod model;
 pub mod offer;
@@ -23,10 +21,15 @@ pub mod synth;
 pub mod templates;
 pub mod validate;
 
+/// The old paths of [`metrics::analysis`] and [`metrics::mentions`], which `synth` still uses
+/// (`crate::analysis::analyze`, `crate::mentions::BrandMatcher`, ...) until it moves to its own
+/// crate; nothing else in the generator goes through them.
+pub use metrics::{analysis, mentions};
+
 use std::path::Path;
 
-use crate::analysis::Table;
-use crate::mentions::AnswerBrands;
+use crate::metrics::analysis::Table;
+use crate::metrics::mentions::AnswerBrands;
 use crate::model::{Content, Study};
 use crate::problems::Problems;
 

@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, System, ZipWriter};
 
-use crate::analysis::{Cell, Table};
+use crate::metrics::analysis::{Cell, Table};
 use crate::model::{Answer, Question, Study, Tone};
 
 /// Deflate level of every ZIP entry. Pinned: another level gives other bytes.

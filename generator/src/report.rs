@@ -11,8 +11,8 @@ pub mod pdf;
 
 use serde::Serialize;
 
-use crate::analysis::{Cell, Table};
 use crate::documents::{Site, run_dates};
+use crate::metrics::analysis::{Cell, Table};
 use crate::model::{Metric, Study, TableKind, TableSpec};
 
 /// Folder of a study (under `content/estudios/<slug>/`) that holds its reports.
@@ -759,7 +759,7 @@ fn model_chart(study: &Study, spec: &TableSpec, table: &Table, metric: Metric, l
     }
 }
 
-/// The Spanish scope note of a table, in `lang` (the phrases [`crate::analysis`] writes).
+/// The Spanish scope note of a table, in `lang` (the phrases [`crate::metrics::analysis`] writes).
 fn translate_note(note: &str, lang: Lang) -> String {
     let mut text = note.to_owned();
     if lang == Lang::En {

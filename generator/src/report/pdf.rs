@@ -20,8 +20,8 @@ use typst_layout::PagedDocument;
 use typst_pdf::PdfOptions;
 
 use super::{LANGUAGES, Lang, report, report_file_name};
-use crate::analysis::Table;
 use crate::documents::Site;
+use crate::metrics::analysis::Table;
 use crate::model::Study;
 
 /// The report template, compiled into the binary.

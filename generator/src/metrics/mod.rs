@@ -25,9 +25,12 @@
 //! Everything is computed serially in a fixed order, and rounded with [`round`] before it is
 //! published, so the numbers are identical on every run and thread count.
 
+pub mod analysis;
+pub mod mentions;
+
 use std::collections::BTreeMap;
 
-use crate::mentions::{AnswerBrands, BrandMatcher};
+use crate::metrics::mentions::{AnswerBrands, BrandMatcher};
 use crate::model::{Study, Tone};
 
 /// Decimals every published non-integer number is rounded to.

@@ -18,19 +18,15 @@ use contract::View;
 use contract::manifest::{self, Download, Manifest, Route, Service, ViewOffer};
 use contract::price::ListedPrice;
 use serde::Serialize;
-use serde_json::Value;
 
-use crate::documents::{self, FileInfo, Files, Site, ZipInfo, to_json};
 use crate::metrics::analysis::Table;
 use crate::metrics::mentions::AnswerBrands;
 use crate::model::Study;
-use crate::offer;
-use crate::openapi;
 use crate::package::{self, ZipEntry, sha256_hex};
-use crate::pages;
 use crate::problems::Problems;
-use crate::search;
-use crate::templates::Templates;
+use crate::render::json::{self as documents, FileInfo, Files, ZipInfo};
+use crate::render::templates::Templates;
+use crate::render::{Site, html as pages, llms, offer, openapi, search, to_json};
 
 /// Settings of one build, already validated by the command line.
 pub struct BuildOptions {
@@ -141,7 +137,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
     let checked = crate::check(&options.content).map_err(BuildError::Content)?;
     clock.done("cargar, validar y calcular");
 
-    let site = Site { content: &checked.content, base_url: &checked.content.service.base_url };
+    let site = Site::new(&checked.content);
     let templates = Templates::new()?;
     let studies: Vec<(&Study, &[Table])> =
         checked.content.studies.iter().zip(checked.tables.iter().map(Vec::as_slice)).collect();
@@ -340,17 +336,7 @@ fn render_service_documents(site: &Site<'_>, templates: &Templates, output: &mut
     output.add("public/openapi.json", to_json(&openapi::openapi(site))?)?;
     output.add("public/.well-known/x402.json", to_json(&openapi::discovery(site))?)?;
 
-    let service = &site.content.service;
-    let mut servicio = serde_json::to_value(service)?;
-    servicio["privacidad_url"] = Value::String(site.url("/privacidad"));
-    let llms = serde_json::json!({
-        "servicio": servicio,
-        "oferta": site.how_to_buy(None),
-        "catalogo": catalog,
-        "endpoints": documents::endpoints(site),
-        "metricas": site.content.metrics,
-    });
-    output.add("public/llms.txt", templates.render("llms.txt.j2", &llms)?)?;
+    output.add("public/llms.txt", llms::llms_txt(site, templates, &catalog)?)?;
     output.add("public/privacidad.html", pages::privacy(site, templates)?)?;
     output.add("public/index.html", pages::home(site, templates, &catalog)?)?;
     output.add(format!("public{}", pages::STYLESHEET_URL), pages::STYLESHEET.to_vec())?;

@@ -5,20 +5,14 @@
 //! the stages that need no output folder and is what `generator check` prints.
 
 pub mod build;
-pub mod documents;
 pub mod load;
 pub mod metrics;
 pub mod model;
-pub mod offer;
-pub mod openapi;
 pub mod package;
-pub mod pages;
 pub mod parallel;
 pub mod problems;
-pub mod report;
-pub mod search;
+pub mod render;
 pub mod synth;
-pub mod templates;
 pub mod validate;
 
 /// The old paths of [`metrics::analysis`] and [`metrics::mentions`], which `synth` still uses

@@ -89,7 +89,7 @@ fn main() -> ExitCode {
 #[cfg(feature = "pdf")]
 fn reports(content: &Path, slugs: &[String], template: Option<&Path>) -> ExitCode {
     let started = Instant::now();
-    match generator::report::pdf::write_reports(content, slugs, template) {
+    match generator::render::report::pdf::write_reports(content, slugs, template) {
         Ok(written) => {
             for study in &written {
                 for r in &study.reports {
@@ -98,7 +98,7 @@ fn reports(content: &Path, slugs: &[String], template: Option<&Path>) -> ExitCod
                         content.display(),
                         generator::load::STUDIES_DIR,
                         study.slug,
-                        format!("{}/{}", generator::report::REPORTS_DIR, r.name),
+                        format!("{}/{}", generator::render::report::REPORTS_DIR, r.name),
                         r.bytes.len(),
                         r.elapsed.as_secs_f64() * 1000.0
                     );

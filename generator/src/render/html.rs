@@ -13,15 +13,16 @@ use anyhow::Result;
 use contract::Price;
 use serde::Serialize;
 
-use crate::documents::{Catalog, Sheet, Site};
-use crate::templates::Templates;
+use crate::render::Site;
+use crate::render::json::{Catalog, Sheet};
+use crate::render::templates::Templates;
 
 /// URL and file of the stylesheet every page links.
 pub const STYLESHEET_URL: &str = "/recursos/estilo.css";
 /// URL and file of the catalog's script.
 pub const SCRIPT_URL: &str = "/recursos/catalogo.js";
-pub const STYLESHEET: &[u8] = include_bytes!("../../templates/recursos/estilo.css");
-pub const SCRIPT: &[u8] = include_bytes!("../../templates/recursos/catalogo.js");
+pub const STYLESHEET: &[u8] = include_bytes!("../../../templates/recursos/estilo.css");
+pub const SCRIPT: &[u8] = include_bytes!("../../../templates/recursos/catalogo.js");
 
 /// The policy every page is sent with (defined with the manifest; the gate sends it too).
 pub use contract::CONTENT_SECURITY_POLICY;

@@ -11,9 +11,9 @@ pub mod pdf;
 
 use serde::Serialize;
 
-use crate::documents::{Site, run_dates};
 use crate::metrics::analysis::{Cell, Table};
 use crate::model::{Metric, Study, TableKind, TableSpec};
+use crate::render::{Site, run_dates};
 
 /// Folder of a study (under `content/estudios/<slug>/`) that holds its reports.
 pub const REPORTS_DIR: &str = crate::load::REPORTS_DIR;
@@ -921,7 +921,7 @@ fn trim_number(value: f64) -> String {
 
 /// Definitions of the metrics the study's tables use, in `lang`.
 fn metric_definitions(site: &Site<'_>, study: &Study, lang: Lang) -> Vec<MetricView> {
-    let used = crate::documents::metrics_used(study);
+    let used = crate::render::metrics_used(study);
     site.content
         .metrics
         .iter()

@@ -20,12 +20,12 @@ use typst_layout::PagedDocument;
 use typst_pdf::PdfOptions;
 
 use super::{LANGUAGES, Lang, report, report_file_name};
-use crate::documents::Site;
 use crate::metrics::analysis::Table;
 use crate::model::Study;
+use crate::render::Site;
 
 /// The report template, compiled into the binary.
-pub const TEMPLATE: &str = include_str!("../../../templates/informe.typ");
+pub const TEMPLATE: &str = include_str!("../../../../templates/informe.typ");
 const TEMPLATE_PATH: &str = "/informe.typ";
 const DATA_PATH: &str = "/datos.json";
 
@@ -187,7 +187,7 @@ pub fn write_reports(
         None => TEMPLATE.to_owned(),
     };
     let checked = crate::check(content).map_err(|problems| anyhow!("{problems}"))?;
-    let site = Site { content: &checked.content, base_url: &checked.content.service.base_url };
+    let site = Site::new(&checked.content);
     let studies: Vec<(&Study, &[Table])> =
         checked.content.studies.iter().zip(checked.tables.iter().map(Vec::as_slice)).collect();
     for slug in slugs {

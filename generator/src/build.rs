@@ -22,7 +22,8 @@ use serde::Serialize;
 use crate::metrics::analysis::Table;
 use crate::metrics::mentions::AnswerBrands;
 use crate::model::Study;
-use crate::package::{self, ZipEntry, sha256_hex};
+use crate::package::zip::{ZipEntry, write_zip};
+use crate::package::{sha256_hex, xlsx};
 use crate::problems::Problems;
 use crate::render::json::{self as documents, FileInfo, Files, ZipInfo};
 use crate::render::templates::Templates;
@@ -252,7 +253,7 @@ fn render_study(
     let date = &study.design.publicado;
     let (package, xlsx) = rayon::join(
         || to_json(&documents::package(site, study, tables, brands)),
-        || package::study_xlsx(study, tables, editor, date),
+        || xlsx::study_xlsx(study, tables, editor, date),
     );
     let package = package.with_context(context)?;
     let xlsx = xlsx.with_context(context)?;
@@ -277,7 +278,7 @@ fn render_study(
         || {
             let mut entries = entries;
             entries.push(ZipEntry { name: package_name, bytes: Cow::Borrowed(&package) });
-            package::write_zip(entries, date)
+            write_zip(entries, date)
         },
     );
     let package_file = package_file?;

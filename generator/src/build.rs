@@ -3,17 +3,16 @@
 //! load and validate → analyse (both in [`crate::check`]) → render documents → package
 //! (ZIP, xlsx) → sheets with sizes and hashes → manifest → write. Studies are rendered and
 //! packaged in parallel with rayon; results are collected into a sorted map, so the bytes
-//! do not depend on the thread count. Everything is written into a temporary folder next to
-//! the output, which replaces the old output only once the whole build succeeded: a failed
-//! build never leaves a half-written `dist/`.
+//! do not depend on the thread count. Everything is written into a staging folder next to
+//! the output (see [`crate::output`]).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use contract::View;
 use contract::manifest::{self, Download, Manifest, Route, Service, ViewOffer};
 use contract::price::ListedPrice;
@@ -22,8 +21,9 @@ use serde::Serialize;
 use crate::metrics::analysis::Table;
 use crate::metrics::mentions::AnswerBrands;
 use crate::model::Study;
+use crate::output::{Output, Staging, WrittenFile};
+use crate::package::xlsx;
 use crate::package::zip::{ZipEntry, write_zip};
-use crate::package::{sha256_hex, xlsx};
 use crate::problems::Problems;
 use crate::render::json::{self as documents, FileInfo, Files, ZipInfo};
 use crate::render::templates::Templates;
@@ -66,58 +66,6 @@ pub struct BuildSummary {
     pub files: usize,
     pub bytes: u64,
     pub stages: Vec<(&'static str, Duration)>,
-}
-
-/// The build output: relative path → size and sha256, sorted, with the bytes of the files not
-/// yet written. Each file is hashed once; the sheets, the manifest and `SHA256SUMS` all read
-/// that hash. The large paid files are written into the staging folder as soon as their study
-/// is packaged (in parallel, and without holding every study in memory); the rest at the end.
-#[derive(Default)]
-pub struct Output {
-    files: BTreeMap<String, OutputFile>,
-}
-
-struct OutputFile {
-    /// `None` once the file is in the staging folder.
-    bytes: Option<Vec<u8>>,
-    len: u64,
-    sha256: String,
-}
-
-impl Output {
-    fn add(&mut self, path: impl Into<String>, bytes: Vec<u8>) -> Result<()> {
-        let sha256 = sha256_hex(&bytes);
-        self.insert(path.into(), OutputFile { len: bytes.len() as u64, bytes: Some(bytes), sha256 })
-    }
-
-    /// Records a file already written into the staging folder.
-    fn add_written(&mut self, path: impl Into<String>, file: &WrittenFile) -> Result<()> {
-        self.insert(path.into(), OutputFile { bytes: None, len: file.len, sha256: file.sha256.clone() })
-    }
-
-    fn insert(&mut self, path: String, file: OutputFile) -> Result<()> {
-        if self.files.contains_key(&path) {
-            bail!("dos salidas con la misma ruta: {path}");
-        }
-        self.files.insert(path, file);
-        Ok(())
-    }
-
-    /// Size and sha256 of a file.
-    fn get(&self, path: &str) -> Option<(u64, &str)> {
-        self.files.get(path).map(|f| (f.len, f.sha256.as_str()))
-    }
-
-    fn total_bytes(&self) -> u64 {
-        self.files.values().map(|f| f.len).sum()
-    }
-}
-
-/// Size and sha256 of a file written into the staging folder.
-#[derive(Debug, Clone)]
-struct WrittenFile {
-    len: u64,
-    sha256: String,
 }
 
 /// Downloadable file names of a study.
@@ -182,18 +130,14 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
     output.add("SHA256SUMS", sums.into_bytes())?;
     clock.done("manifiesto y sumas");
 
-    for (path, file) in &output.files {
-        if let Some(bytes) = &file.bytes {
-            staging.write(path, bytes)?;
-        }
-    }
+    output.write_into(&staging)?;
     staging.replace_output()?;
     clock.done("escribir");
 
     Ok(BuildSummary {
         studies: studies.len(),
         answers: studies.iter().map(|(s, _)| s.answers.len()).sum(),
-        files: output.files.len(),
+        files: output.count(),
         bytes: output.total_bytes(),
         stages: clock.stages,
     })
@@ -492,79 +436,7 @@ fn cdn_redirects(manifest: &Manifest) -> String {
 
 /// `SHA256SUMS` in `sha256sum` format, every file but itself.
 fn sha256_sums(output: &Output) -> String {
-    output.files.iter().map(|(path, file)| format!("{}  {path}\n", file.sha256)).collect()
-}
-
-// ---------------------------------------------------------------------------------------
-// Writing
-
-/// The folder a build writes into, next to the output. It replaces the output only when the
-/// whole build succeeded ([`Staging::replace_output`]); dropped before that (an error, a
-/// panic), it is removed and the previous output stays as it was.
-struct Staging {
-    dir: PathBuf,
-    out: PathBuf,
-    previous: PathBuf,
-    done: bool,
-}
-
-impl Staging {
-    fn create(out: &Path) -> Result<Staging> {
-        let parent = match out.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        std::fs::create_dir_all(&parent).with_context(|| format!("no se pudo crear {}", parent.display()))?;
-        let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "dist".into());
-        let dir = parent.join(format!(".{name}.nuevo-{}", std::process::id()));
-        let previous = parent.join(format!(".{name}.anterior-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
-        Ok(Staging { dir, out: out.to_path_buf(), previous, done: false })
-    }
-
-    /// Writes `bytes` at `path` (relative to the output root), creating its folders.
-    fn write(&self, path: &str, bytes: &[u8]) -> Result<()> {
-        let file = self.dir.join(path);
-        if let Some(dir) = file.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
-        }
-        std::fs::write(&file, bytes).with_context(|| format!("no se pudo escribir {}", file.display()))
-    }
-
-    /// [`Staging::write`], returning the file's size and sha256.
-    fn write_hashed(&self, path: &str, bytes: &[u8]) -> Result<WrittenFile> {
-        self.write(path, bytes)?;
-        Ok(WrittenFile { len: bytes.len() as u64, sha256: sha256_hex(bytes) })
-    }
-
-    /// Renames the staging folder over the output (the old output is removed after).
-    fn replace_output(mut self) -> Result<()> {
-        if self.out.exists() {
-            std::fs::rename(&self.out, &self.previous)
-                .with_context(|| format!("no se pudo apartar {}", self.out.display()))?;
-        }
-        match std::fs::rename(&self.dir, &self.out) {
-            Ok(()) => {
-                self.done = true;
-                let _ = std::fs::remove_dir_all(&self.previous);
-                Ok(())
-            }
-            Err(e) => {
-                // Put the previous output back.
-                let _ = std::fs::rename(&self.previous, &self.out);
-                Err(e).with_context(|| format!("no se pudo reemplazar {}", self.out.display()))
-            }
-        }
-    }
-}
-
-impl Drop for Staging {
-    fn drop(&mut self) {
-        if !self.done {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
+    output.hashes().map(|(path, sha256)| format!("{sha256}  {path}\n")).collect()
 }
 
 /// Stage timing, printed one line a stage as in Zola.

@@ -8,6 +8,7 @@ pub mod build;
 pub mod load;
 pub mod metrics;
 pub mod model;
+pub mod output;
 pub mod package;
 pub mod parallel;
 pub mod problems;

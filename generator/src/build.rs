@@ -8,14 +8,10 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use contract::View;
-use contract::manifest::{self, Download, Manifest, Route, Service, ViewOffer};
-use contract::price::ListedPrice;
 use serde::Serialize;
 
 use crate::metrics::analysis::Table;
@@ -27,7 +23,8 @@ use crate::package::zip::{ZipEntry, write_zip};
 use crate::problems::Problems;
 use crate::render::json::{self as documents, FileInfo, Files, ZipInfo};
 use crate::render::templates::Templates;
-use crate::render::{Site, html as pages, llms, offer, openapi, search, to_json};
+use crate::render::{Site, html as pages, llms, openapi, to_json};
+use crate::{manifest, paths};
 
 /// Settings of one build, already validated by the command line.
 pub struct BuildOptions {
@@ -68,17 +65,6 @@ pub struct BuildSummary {
     pub stages: Vec<(&'static str, Duration)>,
 }
 
-/// Downloadable file names of a study.
-pub fn json_download(slug: &str) -> String {
-    format!("{slug}.json")
-}
-
-pub fn zip_download(slug: &str) -> String {
-    format!("{slug}.zip")
-}
-
-const DOWNLOADS_DIR: &str = "private/descargas";
-
 /// Runs the whole build.
 pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
     let mut clock = Stages::new(options.quiet);
@@ -105,29 +91,21 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
     for (r, (study, tables)) in rendered.into_iter().zip(&studies) {
         let files = r.files();
         let sheet = documents::sheet(&site, study, tables, Some(files));
-        output.add(format!("public/estudio/{}/ficha.json", study.slug), to_json(&sheet)?)?;
+        output.add(paths::sheet(&study.slug), to_json(&sheet)?)?;
+        output
+            .add(paths::study_page(&study.slug), pages::study_page(&site, &templates, &sheet, site.price_of(study))?)?;
         output.add(
-            pages::study_page_file(&study.slug),
-            pages::study_page(&site, &templates, &sheet, site.price_of(study))?,
-        )?;
-        output.add(
-            pages::payment_page_file(&study.slug),
+            paths::payment_page(&study.slug),
             pages::payment_page(&site, &templates, &sheet, site.price_of(study))?,
         )?;
-        output.add_written(package_path(&study.slug), &r.package)?;
-        output.add_written(zip_path(&study.slug), &r.zip)?;
-        output.add(format!("private/estudio/{}/resumen.json", study.slug), r.summary)?;
+        output.add_written(paths::download(&paths::json_download(&study.slug)), &r.package)?;
+        output.add_written(paths::download(&paths::zip_download(&study.slug)), &r.zip)?;
+        output.add(paths::summary(&study.slug), r.summary)?;
     }
     render_service_documents(&site, &templates, &mut output)?;
     clock.done("documentos públicos");
 
-    let manifest = build_manifest(&site, &output)?;
-    output.add(manifest::FILE, to_json(&manifest)?)?;
-    output.add("public/_headers", cdn_headers(&manifest).into_bytes())?;
-    output.add("public/_redirects", cdn_redirects(&manifest).into_bytes())?;
-    output.add("README.md", DIST_README.as_bytes().to_vec())?;
-    let sums = sha256_sums(&output);
-    output.add("SHA256SUMS", sums.into_bytes())?;
+    manifest::add_files(&site, &mut output)?;
     clock.done("manifiesto y sumas");
 
     output.write_into(&staging)?;
@@ -143,17 +121,6 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
     })
 }
 
-fn package_path(slug: &str) -> String {
-    format!("{DOWNLOADS_DIR}/{}", json_download(slug))
-}
-
-fn zip_path(slug: &str) -> String {
-    format!("{DOWNLOADS_DIR}/{}", zip_download(slug))
-}
-
-/// The README that says what `dist/` holds (also committed as `dist/README.md`).
-pub const DIST_README: &str = include_str!("../../templates/dist-README.md");
-
 /// One study's paid outputs: the package and the ZIP are already in the staging folder.
 struct RenderedStudy {
     slug: String,
@@ -167,12 +134,12 @@ impl RenderedStudy {
     fn files(&self) -> Files {
         Files {
             json: FileInfo {
-                nombre: json_download(&self.slug),
+                nombre: paths::json_download(&self.slug),
                 bytes: self.package.len,
                 sha256: self.package.sha256.clone(),
             },
             zip: ZipInfo {
-                nombre: zip_download(&self.slug),
+                nombre: paths::zip_download(&self.slug),
                 bytes: self.zip.len,
                 sha256: self.zip.sha256.clone(),
                 contiene: self.zip_entries.clone(),
@@ -218,7 +185,7 @@ fn render_study(
     entries.push(ZipEntry { name: readme_name, bytes: Cow::Owned(readme) });
 
     let (package_file, zip) = rayon::join(
-        || staging.write_hashed(&package_path(slug), &package),
+        || staging.write_hashed(&paths::download(&paths::json_download(slug)), &package),
         || {
             let mut entries = entries;
             entries.push(ZipEntry { name: package_name, bytes: Cow::Borrowed(&package) });
@@ -227,7 +194,7 @@ fn render_study(
     );
     let package_file = package_file?;
     let zip = zip.with_context(context)?;
-    let zip_file = staging.write_hashed(&zip_path(slug), &zip)?;
+    let zip_file = staging.write_hashed(&paths::download(&paths::zip_download(slug)), &zip)?;
     Ok(RenderedStudy { slug: slug.clone(), package: package_file, summary, zip: zip_file, zip_entries: names })
 }
 
@@ -274,169 +241,19 @@ fn readme_context<'a>(site: &Site<'a>, study: &Study, tables: &[Table], names: &
 
 /// Service index, catalog, metrics, openapi, llms.txt, discovery and privacy page.
 fn render_service_documents(site: &Site<'_>, templates: &Templates, output: &mut Output) -> Result<()> {
-    output.add("public/index.json", to_json(&documents::service_index(site))?)?;
+    output.add(paths::SERVICE_INDEX, to_json(&documents::service_index(site))?)?;
     let catalog = documents::catalog(site);
-    output.add("public/catalogo.json", to_json(&catalog)?)?;
-    output.add("public/metricas.json", to_json(&documents::metrics_document(site))?)?;
-    output.add("public/openapi.json", to_json(&openapi::openapi(site))?)?;
-    output.add("public/.well-known/x402.json", to_json(&openapi::discovery(site))?)?;
+    output.add(paths::CATALOG, to_json(&catalog)?)?;
+    output.add(paths::METRICS, to_json(&documents::metrics_document(site))?)?;
+    output.add(paths::OPENAPI, to_json(&openapi::openapi(site))?)?;
+    output.add(paths::DISCOVERY, to_json(&openapi::discovery(site))?)?;
 
-    output.add("public/llms.txt", llms::llms_txt(site, templates, &catalog)?)?;
-    output.add("public/privacidad.html", pages::privacy(site, templates)?)?;
-    output.add("public/index.html", pages::home(site, templates, &catalog)?)?;
-    output.add(format!("public{}", pages::STYLESHEET_URL), pages::STYLESHEET.to_vec())?;
-    output.add(format!("public{}", pages::SCRIPT_URL), pages::SCRIPT.to_vec())?;
+    output.add(paths::LLMS_TXT, llms::llms_txt(site, templates, &catalog)?)?;
+    output.add(paths::PRIVACY_PAGE, pages::privacy(site, templates)?)?;
+    output.add(paths::HOME_PAGE, pages::home(site, templates, &catalog)?)?;
+    output.add(paths::public_file(paths::STYLESHEET_URL), pages::STYLESHEET.to_vec())?;
+    output.add(paths::public_file(paths::SCRIPT_URL), pages::SCRIPT.to_vec())?;
     Ok(())
-}
-
-// ---------------------------------------------------------------------------------------
-// Manifest: the contract with the gate
-
-/// Public URL → (file, content type).
-fn public_routes(site: &Site<'_>) -> Vec<(String, String, &'static str)> {
-    const JSON: &str = "application/json; charset=utf-8";
-    let mut routes = vec![
-        ("/".to_owned(), "public/index.json".to_owned(), JSON),
-        ("/index.json".to_owned(), "public/index.json".to_owned(), JSON),
-        (HOME_HTML.to_owned(), "public/index.html".to_owned(), HTML),
-        (pages::STYLESHEET_URL.to_owned(), format!("public{}", pages::STYLESHEET_URL), "text/css; charset=utf-8"),
-        (pages::SCRIPT_URL.to_owned(), format!("public{}", pages::SCRIPT_URL), "text/javascript; charset=utf-8"),
-        ("/catalogo".to_owned(), "public/catalogo.json".to_owned(), JSON),
-        ("/metricas".to_owned(), "public/metricas.json".to_owned(), JSON),
-        ("/openapi.json".to_owned(), "public/openapi.json".to_owned(), JSON),
-        ("/.well-known/x402".to_owned(), "public/.well-known/x402.json".to_owned(), JSON),
-        ("/llms.txt".to_owned(), "public/llms.txt".to_owned(), "text/plain; charset=utf-8"),
-        ("/privacidad".to_owned(), "public/privacidad.html".to_owned(), HTML),
-    ];
-    for study in &site.content.studies {
-        routes.push((
-            format!("/estudio/{}/ficha", study.slug),
-            format!("public/estudio/{}/ficha.json", study.slug),
-            JSON,
-        ));
-        routes.push((pages::study_page_url(&study.slug), pages::study_page_file(&study.slug), HTML));
-    }
-    routes
-}
-
-const HTML: &str = "text/html; charset=utf-8";
-/// The home page for people; `/` answers it to browsers and the JSON index to agents.
-const HOME_HTML: &str = "/index.html";
-
-/// A strong ETag from the content hash (lowercase hex sha256).
-fn etag(sha256: &str) -> String {
-    format!("\"{}\"", &sha256[..32])
-}
-
-fn build_manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
-    let mut rutas = BTreeMap::new();
-    for (url, file, tipo) in public_routes(site) {
-        let (bytes, sha256) = output.get(&file).with_context(|| format!("falta {file}"))?;
-        let html = (url == "/").then(|| HOME_HTML.to_owned());
-        rutas.insert(
-            url,
-            Route {
-                archivo: file.clone(),
-                tipo: tipo.to_owned(),
-                etag: etag(sha256),
-                bytes,
-                cache: "public, max-age=300".to_owned(),
-                html,
-            },
-        );
-    }
-    let mut descargas = BTreeMap::new();
-    let mut estudios = BTreeMap::new();
-    for study in &site.content.studies {
-        let names = [json_download(&study.slug), zip_download(&study.slug)];
-        for name in &names {
-            let file = format!("{DOWNLOADS_DIR}/{name}");
-            let (bytes, sha256) = output.get(&file).with_context(|| format!("falta {file}"))?;
-            let tipo = if name.ends_with(".zip") { "application/zip" } else { "application/json; charset=utf-8" };
-            descargas.insert(
-                name.clone(),
-                Download { archivo: file, tipo: tipo.to_owned(), bytes, sha256: sha256.to_owned() },
-            );
-        }
-        let view = |view: View, file: String| {
-            (view, ViewOffer { archivo: file, pago_requerido: openapi::payment_required(site, study, view) })
-        };
-        estudios.insert(
-            study.slug.clone(),
-            manifest::Study {
-                nombre: study.design.nombre.clone(),
-                precio: ListedPrice(site.price_of(study)),
-                vistas: BTreeMap::from([
-                    view(View::Completo, package_path(&study.slug)),
-                    view(View::Resumen, format!("private/estudio/{}/resumen.json", study.slug)),
-                ]),
-                descargas: names.to_vec(),
-                pagina_402: pages::payment_page_file(&study.slug),
-            },
-        );
-        let page = pages::payment_page_file(&study.slug);
-        output.get(&page).with_context(|| format!("falta {page}"))?;
-    }
-    let service = &site.content.service;
-    Ok(Manifest {
-        formato: manifest::FORMAT.to_owned(),
-        servicio: Service {
-            nombre: service.nombre.clone(),
-            base_url: service.base_url.clone(),
-            modo: service.modo,
-            vigencia_enlaces_dias: service.vigencia_enlaces_dias,
-            contacto: service.contacto.clone(),
-            redes: offer::networks(service),
-        },
-        rutas,
-        estudios,
-        descargas,
-        busqueda: search::build_index(&site.content.studies),
-    })
-}
-
-/// `_headers` (Netlify / Cloudflare Pages syntax): content types and CORS for every route,
-/// and the pages' Content-Security-Policy. A static host cannot negotiate, so it serves `/`
-/// as the home page (`index.html`) and the JSON index stays at `/index.json`.
-fn cdn_headers(manifest: &Manifest) -> String {
-    let mut text = String::from("# Encabezados para hosts estáticos (Netlify, Cloudflare Pages). Generado.\n");
-    let mut seen = std::collections::BTreeSet::new();
-    for (url, route) in &manifest.rutas {
-        let route = route.html.as_ref().and_then(|alt| manifest.rutas.get(alt)).unwrap_or(route);
-        let file_url = format!("/{}", route.archivo.trim_start_matches("public/"));
-        for path in [url.as_str(), file_url.as_str()] {
-            if !seen.insert(path.to_owned()) {
-                continue;
-            }
-            let _ = writeln!(
-                text,
-                "{path}\n  Content-Type: {}\n  Cache-Control: {}\n  Access-Control-Allow-Origin: *\n  Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE\n  X-Content-Type-Options: nosniff",
-                route.tipo, route.cache
-            );
-            if route.tipo.starts_with("text/html") {
-                let _ = writeln!(text, "  Content-Security-Policy: {}", pages::CONTENT_SECURITY_POLICY);
-            }
-        }
-    }
-    text
-}
-
-/// `_redirects`: the extensionless URLs rewritten (status 200) to their files.
-fn cdn_redirects(manifest: &Manifest) -> String {
-    let mut text = String::from("# Reescrituras para hosts estáticos: URL sin extensión → archivo. Generado.\n");
-    for (url, route) in &manifest.rutas {
-        let file_url = format!("/{}", route.archivo.trim_start_matches("public/"));
-        // "/" is the home page, `index.html`, which every static host serves by itself.
-        if *url != file_url && url != "/" {
-            let _ = writeln!(text, "{url} {file_url} 200");
-        }
-    }
-    text
-}
-
-/// `SHA256SUMS` in `sha256sum` format, every file but itself.
-fn sha256_sums(output: &Output) -> String {
-    output.hashes().map(|(path, sha256)| format!("{sha256}  {path}\n")).collect()
 }
 
 /// Stage timing, printed one line a stage as in Zola.

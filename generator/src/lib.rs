@@ -6,11 +6,13 @@
 
 pub mod build;
 pub mod load;
+pub mod manifest;
 pub mod metrics;
 pub mod model;
 pub mod output;
 pub mod package;
 pub mod parallel;
+pub mod paths;
 pub mod problems;
 pub mod render;
 pub mod synth;

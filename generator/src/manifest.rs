@@ -112,7 +112,7 @@ fn gate_manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
                 nombre: study.design.nombre.clone(),
                 precio: ListedPrice(site.price_of(study)),
                 vistas: BTreeMap::from([
-                    view(View::Completo, paths::download(&paths::json_download(&study.slug))),
+                    view(View::Completo, paths::package(&study.slug)),
                     view(View::Resumen, paths::summary(&study.slug)),
                 ]),
                 descargas: names.to_vec(),

@@ -69,3 +69,13 @@ pub fn zip_download(slug: &str) -> String {
 pub fn download(name: &str) -> String {
     format!("{DOWNLOADS_DIR}/{name}")
 }
+
+/// File of a study's full package (JSON).
+pub fn package(slug: &str) -> String {
+    download(&json_download(slug))
+}
+
+/// File of a study's ZIP.
+pub fn zip(slug: &str) -> String {
+    download(&zip_download(slug))
+}

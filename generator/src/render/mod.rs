@@ -7,8 +7,8 @@
 //! This module holds what they all share: the [`Site`] of one build, [`to_json`], and the
 //! facts about a study that several documents show.
 //!
-//! Rendering only produces bytes: where they are written, and under which URL they are
-//! served, is decided by the later stages (`package`, `manifest`, `output`).
+//! [`service_files`] and [`study_files`] list what this stage adds to `dist/`, each file with
+//! its path from [`crate::paths`]; writing them is the output stage's job.
 
 pub mod html;
 pub mod json;
@@ -19,11 +19,55 @@ pub mod report;
 pub mod search;
 pub mod templates;
 
+use anyhow::Result;
 use contract::Price;
 use serde::Serialize;
 
+use crate::metrics::analysis::Table;
 use crate::model::{Content, Study, TableKind};
+use crate::paths;
+use crate::render::json::Files;
 use crate::render::offer::HowToBuy;
+use crate::render::templates::Templates;
+
+/// A rendered file: its path in `dist/` and its bytes.
+pub type RenderedFile = (String, Vec<u8>);
+
+/// The service's documents and pages: index, catalog, metrics, openapi, discovery, llms.txt,
+/// privacy page, home page, and the pages' stylesheet and script.
+pub fn service_files(site: &Site<'_>, templates: &Templates) -> Result<Vec<RenderedFile>> {
+    let catalog = json::catalog(site);
+    Ok(vec![
+        (paths::SERVICE_INDEX.to_owned(), to_json(&json::service_index(site))?),
+        (paths::CATALOG.to_owned(), to_json(&catalog)?),
+        (paths::METRICS.to_owned(), to_json(&json::metrics_document(site))?),
+        (paths::OPENAPI.to_owned(), to_json(&openapi::openapi(site))?),
+        (paths::DISCOVERY.to_owned(), to_json(&openapi::discovery(site))?),
+        (paths::LLMS_TXT.to_owned(), llms::llms_txt(site, templates, &catalog)?),
+        (paths::PRIVACY_PAGE.to_owned(), html::privacy(site, templates)?),
+        (paths::HOME_PAGE.to_owned(), html::home(site, templates, &catalog)?),
+        (paths::public_file(paths::STYLESHEET_URL), html::STYLESHEET.to_vec()),
+        (paths::public_file(paths::SCRIPT_URL), html::SCRIPT.to_vec()),
+    ])
+}
+
+/// A study's free sheet, its page and its 402 page; `downloads` are the sizes and hashes of
+/// its paid files, which the sheet publishes.
+pub fn study_files(
+    site: &Site<'_>,
+    templates: &Templates,
+    study: &Study,
+    tables: &[Table],
+    downloads: Files,
+) -> Result<Vec<RenderedFile>> {
+    let sheet = json::sheet(site, study, tables, Some(downloads));
+    let price = site.price_of(study);
+    Ok(vec![
+        (paths::sheet(&study.slug), to_json(&sheet)?),
+        (paths::study_page(&study.slug), html::study_page(site, templates, &sheet, price)?),
+        (paths::payment_page(&study.slug), html::payment_page(site, templates, &sheet, price)?),
+    ])
+}
 
 /// Settings every document of one build shares.
 pub struct Site<'a> {

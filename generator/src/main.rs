@@ -98,7 +98,7 @@ fn reports(content: &Path, slugs: &[String], template: Option<&Path>) -> ExitCod
                         content.display(),
                         generator::load::STUDIES_DIR,
                         study.slug,
-                        format!("{}/{}", generator::render::report::REPORTS_DIR, r.name),
+                        format!("{}/{}", generator::load::REPORTS_DIR, r.name),
                         r.bytes.len(),
                         r.elapsed.as_secs_f64() * 1000.0
                     );

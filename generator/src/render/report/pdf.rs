@@ -206,7 +206,7 @@ pub fn write_reports(
     let mut written = Vec::new();
     for (study, tables) in chosen {
         let reports = render_reports_with(&template, &site, study, tables)?;
-        let dir = content.join(crate::load::STUDIES_DIR).join(&study.slug).join(super::REPORTS_DIR);
+        let dir = content.join(crate::load::STUDIES_DIR).join(&study.slug).join(crate::load::REPORTS_DIR);
         std::fs::create_dir_all(&dir).map_err(|e| anyhow!("no se pudo crear {}: {e}", dir.display()))?;
         for r in &reports {
             let path = dir.join(&r.name);

@@ -1,8 +1,25 @@
 //! The build-time generator: `content/` in, `dist/` out.
 //!
-//! A flat pipeline, one module per stage: [`load`] → [`validate`] → [`metrics`] (brand
-//! detection, formulas and analysis tables) → render → package → manifest. [`check`] runs
-//! the stages that need no output folder and is what `generator check` prints.
+//! The pipeline, one module per stage. A module imports the shared [`model`], [`problems`],
+//! [`parallel`] and [`paths`] and the stages whose results it reads; no import goes the
+//! other way (`validate` reads the metrics' tables for its last checks, so it comes after
+//! `metrics` in the imports, though before it in the run):
+//!
+//! 1. [`load`]: read `content/` into the [`model`], collecting every parse problem.
+//! 2. [`validate`]: the rules that span files (references, ids, dates, URLs, hosts).
+//! 3. [`metrics`]: the brands each answer names and cites, the formulas, the analysis tables;
+//!    then [`validate`] checks every finding's numbers against its table cells.
+//! 4. [`render`]: the documents: JSON, HTML pages, `llms.txt`, OpenAPI and x402 discovery,
+//!    the search index, the PDF reports' model.
+//! 5. [`package`]: each study's paid files: full package, summary, ZIP (with the xlsx).
+//! 6. [`manifest`]: `gate.json` for the gate, `_headers` and `_redirects` for static hosts,
+//!    `SHA256SUMS`.
+//! 7. [`output`]: every file hashed once, written into a staging folder that replaces the
+//!    output only when the whole build succeeded.
+//!
+//! [`check`] runs stages 1 to 3 and is what `generator check` prints; [`build::build`] runs
+//! the whole pipeline as a flat list of named stages. A study is packaged before its free
+//! sheet is rendered, because the sheet publishes the size and sha256 of its downloads.
 
 pub mod build;
 pub mod load;

@@ -1,6 +1,10 @@
-//! The metrics engine: every number a study publishes comes from these functions.
+//! Stage 3, metrics: every number a study publishes comes from these functions.
 //!
-//! Formulas (stated to buyers in `content/metricas.toml`, to publishers in `content/README.md` §5):
+//! [`mentions`] finds the brands each answer names and cites; the formulas below turn those
+//! into weighted rates and scores; [`analysis`] arranges them into the study's tables.
+//!
+//! Formulas (stated to buyers in `content/metricas.toml`, and to publishers in
+//! `content/README.md` §5):
 //!
 //! - **Mención**: weighted share of answers that name the brand.
 //! - **Orden**: mean 1-based position of first appearance, over answers naming the brand

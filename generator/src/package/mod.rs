@@ -4,7 +4,7 @@
 //! holds the package, the spreadsheet ([`xlsx`]), the committed PDF reports and a README. The
 //! ZIP ([`zip`]) and the spreadsheet are reproducible: their sizes and sha256 are published
 //! before anyone buys, so the same content must give the same bytes on every build, and every
-//! timestamp inside them comes from the study's publication date ([`date`]).
+//! timestamp inside them comes from the study's publication date (`date`).
 //!
 //! Packaging runs before the free study sheets are rendered, because each sheet publishes
 //! the size and sha256 of its study's downloads. Nothing here writes files: the build stores

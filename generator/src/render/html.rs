@@ -47,7 +47,7 @@ pub struct BarChart {
 pub struct Bar {
     pub etiqueta: String,
     pub valor: u64,
-    /// Length as a percentage of the chart width (at most [`MAX_BAR_PERCENT`]).
+    /// Length as a percentage of the chart width (at most `MAX_BAR_PERCENT`).
     pub largo: f64,
     /// Baselines and top, in pixels from the chart top.
     pub y_etiqueta: u32,

@@ -8,7 +8,7 @@
 //!
 //! [`report`] assembles the model, one module per part: the [`cover`], the [`tables`] and the
 //! findings backed by their cells, the [`charts`], the [`methodology`] and metric definitions;
-//! [`format`] writes numbers, dates and headings and [`labels`] the fixed words, per language.
+//! [`format`](mod@format) writes numbers, dates and headings and [`labels`] the fixed words, per language.
 
 pub mod charts;
 pub mod cover;

@@ -7,8 +7,9 @@
 //! is always compiled; `pdf` (cargo feature `pdf`) turns the model into PDF bytes with typst.
 //!
 //! [`report`] assembles the model, one module per part: the [`cover`], the [`tables`] and the
-//! findings backed by their cells, the [`charts`], the [`methodology`] and metric definitions;
-//! [`format`](mod@format) writes numbers, dates and headings and [`labels`] the fixed words, per language.
+//! findings backed by their cells, the [`charts`], the [`methodology`] and metric definitions.
+//! Per language, [`format`](mod@format) writes numbers, dates and headings, and [`labels`] the
+//! fixed words.
 
 pub mod charts;
 pub mod cover;

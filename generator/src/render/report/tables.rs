@@ -10,30 +10,22 @@ use super::format::{Unit, column_label, column_unit, format_cell, format_value, 
 use crate::metrics::analysis::{Cell, Table};
 use crate::model::{Metric, Study, TableKind, TableSpec};
 
+/// An analysis table with the spec it was computed from.
+pub(super) type SpecAndTable<'a> = (&'a TableSpec, &'a Table);
+
 /// The analysis tables of a study paired with the specs they were computed from.
-pub(super) fn specs_and_tables<'a>(
-    study: &'a Study,
-    tables: &'a [Table],
-) -> impl Iterator<Item = (&'a TableSpec, &'a Table)> {
+pub(super) fn specs_and_tables<'a>(study: &'a Study, tables: &'a [Table]) -> impl Iterator<Item = SpecAndTable<'a>> {
     study.design.analisis.iter().zip(tables)
 }
 
 /// The whole-study brand table (kind `marcas`, no filter) that has `metric`.
-pub(super) fn brand_table<'a>(
-    study: &'a Study,
-    tables: &'a [Table],
-    metric: Metric,
-) -> Option<(&'a TableSpec, &'a Table)> {
+pub(super) fn brand_table<'a>(study: &'a Study, tables: &'a [Table], metric: Metric) -> Option<SpecAndTable<'a>> {
     specs_and_tables(study, tables)
         .find(|(s, _)| s.tipo == TableKind::Marcas && s.filtro.is_empty() && s.metricas.contains(&metric))
 }
 
 /// The whole-study brand-by-model table of `metric`.
-pub(super) fn by_model_table<'a>(
-    study: &'a Study,
-    tables: &'a [Table],
-    metric: Metric,
-) -> Option<(&'a TableSpec, &'a Table)> {
+pub(super) fn by_model_table<'a>(study: &'a Study, tables: &'a [Table], metric: Metric) -> Option<SpecAndTable<'a>> {
     specs_and_tables(study, tables)
         .find(|(s, _)| s.tipo == TableKind::MarcaPorModelo && s.filtro.is_empty() && s.metricas == [metric])
 }

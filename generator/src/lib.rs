@@ -18,10 +18,13 @@
 //!    output only when the whole build succeeded.
 //!
 //! [`check`] runs stages 1 to 3 and is what `generator check` prints; [`build::build`] runs
-//! the whole pipeline as a flat list of named stages. A study is packaged before its free
+//! the whole pipeline as a flat list of named stages; `informes` (cargo feature `pdf`) writes
+//! the PDF reports into `content/`. A study is packaged before its free
 //! sheet is rendered, because the sheet publishes the size and sha256 of its downloads.
 
 pub mod build;
+#[cfg(feature = "pdf")]
+pub mod informes;
 pub mod load;
 pub mod manifest;
 pub mod metrics;

@@ -18,9 +18,9 @@
 //!    output only when the whole build succeeded.
 //!
 //! [`check`] runs stages 1 to 3 and is what `generator check` prints; [`build::build`] runs
-//! the whole pipeline as a flat list of named stages; `informes` (cargo feature `pdf`) writes
-//! the PDF reports into `content/`. A study is packaged before its free
-//! sheet is rendered, because the sheet publishes the size and sha256 of its downloads.
+//! the whole pipeline as a flat list of named stages, and packages each study before it
+//! renders the study's free sheet, because the sheet publishes the size and sha256 of its
+//! downloads. `informes` (cargo feature `pdf`) writes the PDF reports into `content/`.
 
 pub mod build;
 #[cfg(feature = "pdf")]

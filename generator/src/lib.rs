@@ -1,39 +1,48 @@
 //! The build-time generator: `content/` in, `dist/` out.
 //!
-//! A flat pipeline, one module per stage: [`load`] → [`validate`] → [`metrics`] and
-//! [`analysis`] → render → package → manifest. [`check`] runs the stages that need no output
-//! folder and is what `generator check` prints.
+//! The pipeline, one module per stage. A module imports the shared [`model`], [`problems`],
+//! [`parallel`] and [`paths`] and the stages whose results it reads; no import goes the
+//! other way (`validate` reads the metrics' tables for its last checks, so it comes after
+//! `metrics` in the imports, though before it in the run):
+//!
+//! 1. [`load`]: read `content/` into the [`model`], collecting every parse problem.
+//! 2. [`validate`]: the rules that span files (references, ids, dates, URLs, hosts).
+//! 3. [`metrics`]: the brands each answer names and cites, the formulas, the analysis tables;
+//!    then [`validate`] checks every finding's numbers against its table cells.
+//! 4. [`render`]: the documents: JSON, HTML pages, `llms.txt`, OpenAPI and x402 discovery,
+//!    the search index, the PDF reports' model.
+//! 5. [`package`]: each study's paid files: full package, summary, ZIP (with the xlsx).
+//! 6. [`manifest`]: `gate.json` for the gate, `_headers` and `_redirects` for static hosts,
+//!    `SHA256SUMS`.
+//! 7. [`output`]: every file hashed once, written into a staging folder that replaces the
+//!    output only when the whole build succeeded.
+//!
+//! [`check`] runs stages 1 to 3 and is what `generator check` prints; [`build::build`] runs
+//! the whole pipeline as a flat list of named stages, and packages each study before it
+//! renders the study's free sheet, because the sheet publishes the size and sha256 of its
+//! downloads. `informes` (cargo feature `pdf`) writes the PDF reports into `content/`.
 
-pub mod analysis;
 pub mod build;
-pub mod documents;
+#[cfg(feature = "pdf")]
+pub mod informes;
 pub mod load;
-pub mod mentions;
+pub mod manifest;
 pub mod metrics;
 pub mod model;
-pub mod offer;
-pub mod openapi;
+pub mod output;
 pub mod package;
-pub mod pages;
 pub mod parallel;
+pub mod paths;
 pub mod problems;
-pub mod report;
-pub mod search;
-pub mod templates;
+pub mod render;
 pub mod validate;
 
 use std::path::Path;
 
-use crate::analysis::Table;
-use crate::mentions::AnswerBrands;
+use crate::metrics::analysis::Table;
+use crate::metrics::mentions::AnswerBrands;
 use crate::model::{Content, Study};
 use crate::problems::Problems;
-
-/// A study with its computed tables.
-pub struct AnalyzedStudy<'a> {
-    pub study: &'a Study,
-    pub tables: Vec<Table>,
-}
 
 /// Loaded, validated content with every analysis table computed and every finding verified.
 pub struct Checked {
@@ -43,16 +52,6 @@ pub struct Checked {
     /// Brands named and cited per answer, per study (same orders), found once for the
     /// metrics and reused by the package.
     pub brands: Vec<Vec<AnswerBrands>>,
-}
-
-impl Checked {
-    pub fn studies(&self) -> impl Iterator<Item = AnalyzedStudy<'_>> {
-        self.content
-            .studies
-            .iter()
-            .zip(&self.tables)
-            .map(|(study, tables)| AnalyzedStudy { study, tables: tables.clone() })
-    }
 }
 
 /// Loads, validates and analyses `root`; every problem found is returned at once.
@@ -67,7 +66,7 @@ pub fn check(root: &Path) -> Result<Checked, Problems> {
         problems.extend(validate::validate_service(root, service, metrics));
     }
     let sizes: Vec<u64> = loaded.studies.iter().map(|study| study.answers.len() as u64).collect();
-    let results: Vec<Result<(Vec<Table>, Vec<AnswerBrands>), Problems>> =
+    let results: Vec<Result<StudyAnalysis, Problems>> =
         parallel::largest_first(&sizes, |i| analyse_study(root, &loaded.studies[i]));
     let mut tables = Vec::with_capacity(results.len());
     let mut brands = Vec::with_capacity(results.len());
@@ -84,14 +83,17 @@ pub fn check(root: &Path) -> Result<Checked, Problems> {
     Ok(Checked { content, tables, brands })
 }
 
+/// One study's tables, and the brands found in each of its answers.
+type StudyAnalysis = (Vec<Table>, Vec<AnswerBrands>);
+
 /// Validates one study, then computes its tables and checks its findings against them.
 /// Returns the tables and the brands found in each answer.
-fn analyse_study(root: &Path, study: &Study) -> Result<(Vec<Table>, Vec<AnswerBrands>), Problems> {
+fn analyse_study(root: &Path, study: &Study) -> Result<StudyAnalysis, Problems> {
     validate::validate_study(root, study).into_result(())?;
     let brands = metrics::answer_brands(study);
     let facts = metrics::extract_facts_with(study, &brands);
     validate::check_tone_labels(root, study, &facts).into_result(())?;
-    let tables = analysis::analyze_facts(study, &facts).map_err(|e| {
+    let tables = metrics::analysis::analyze_facts(study, &facts).map_err(|e| {
         let mut problems = Problems::default();
         let file = root.join(load::STUDIES_DIR).join(&study.slug).join(load::STUDY_FILE);
         problems.push(&file, "analisis", format!("{e:#}"));

@@ -72,16 +72,17 @@ fn main() -> ExitCode {
 #[cfg(feature = "pdf")]
 fn reports(content: &Path, slugs: &[String], template: Option<&Path>) -> ExitCode {
     let started = Instant::now();
-    match generator::report::pdf::write_reports(content, slugs, template) {
+    match generator::informes::write_reports(content, slugs, template) {
         Ok(written) => {
             for study in &written {
                 for r in &study.reports {
                     println!(
-                        "  {}/{}/{}/{} {:>8} bytes {:>7.1} ms",
+                        "  {}/{}/{}/{}/{} {:>8} bytes {:>7.1} ms",
                         content.display(),
                         generator::load::STUDIES_DIR,
                         study.slug,
-                        format!("{}/{}", generator::report::REPORTS_DIR, r.name),
+                        generator::load::REPORTS_DIR,
+                        r.name,
                         r.bytes.len(),
                         r.elapsed.as_secs_f64() * 1000.0
                     );

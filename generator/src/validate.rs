@@ -9,10 +9,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::analysis::Table;
 use crate::load::{
     ANSWERS_FILE, BRANDS_FILE, FINDINGS_FILE, METRICS_FILE, QUESTIONS_FILE, SERVICE_FILE, STUDIES_DIR, STUDY_FILE,
 };
+use crate::metrics::analysis::Table;
 use crate::model::{Metric, MetricDefinition, ServiceSettings, Study, TableKind, TableSpec};
 use crate::problems::Problems;
 
@@ -576,7 +576,7 @@ fn unique_ids<'a>(file: &Path, at: &str, ids: impl Iterator<Item = &'a str>, p: 
 fn check_http_url(file: &Path, at: &str, value: &str, p: &mut Problems) {
     // A plain http(s) URL with a plain host is one `url::Url` accepts with that host (test
     // `plain_host_agrees_with_the_url_crate`); only the others need the full parse.
-    if crate::mentions::plain_host(value).is_some() {
+    if crate::metrics::mentions::plain_host(value).is_some() {
         return;
     }
     match url::Url::parse(value) {

@@ -6,17 +6,16 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 
 use common::{content_dir, copy_tree};
-use generator::documents::Site;
-use generator::report::pdf::render_reports;
+use generator::render::Site;
+use generator::render::report::pdf::render_reports;
 
 #[test]
 fn committed_reports_are_reproduced_byte_for_byte() {
     let checked = generator::check(&content_dir()).unwrap_or_else(|p| panic!("content checks: {p}"));
-    let site = Site { content: &checked.content, base_url: &checked.content.service.base_url };
+    let site = Site::new(&checked.content);
     let mut compared = 0;
     for (study, tables) in checked.content.studies.iter().zip(&checked.tables) {
         if study.reports.is_empty() {

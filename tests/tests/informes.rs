@@ -245,7 +245,7 @@ fn reports_print_the_packages_numbers() {
                         Some(how) => shown(computed, how, lang),
                         None => format!("{computed:.0}"),
                     };
-                    let key = generator::report::display_key(study, fila);
+                    let key = generator::render::report::tables::display_key(study, fila);
                     assert!(
                         !lines_with(&text, &[tabla, key.as_str(), value.as_str()]).is_empty(),
                         "{slug} {lang}: finding {} backing {tabla}/{fila}/{columna} = {value}",

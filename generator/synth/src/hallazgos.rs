@@ -6,8 +6,8 @@
 //! that show the fact (the leader named first, the domain cited, the two models that
 //! disagree on the same question).
 
-use generator::analysis::{Cell, Table};
-use generator::mentions::{host_matches, host_of};
+use generator::metrics::analysis::{Cell, Table};
+use generator::metrics::mentions::{host_matches, host_of};
 use generator::model::{Backing, Finding, Metric, Study, TableKind, Tone};
 
 use crate::industria::Industria;

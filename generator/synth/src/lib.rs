@@ -5,7 +5,7 @@
 //! benchmark corpora ten and a hundred times larger. Both come from this program: one data
 //! file per industry (`industrias/*.toml`, read by [`industria`]), one shared answer engine
 //! ([`engine`]), and findings computed from the real analysis tables
-//! ([`generator::analysis`]) so every number they quote is backed.
+//! ([`generator::metrics::analysis`]) so every number they quote is backed.
 //!
 //! Output is a pure function of `(seed, scale)`: ChaCha8 seeded per question, `BTreeMap`s,
 //! no clock, no hash-map iteration. Everything is written through the serde types of
@@ -194,7 +194,8 @@ pub(crate) fn generar(ind: &Industria, modelos: &[Modelo], scale: u32, seed: u64
         answer_lines: Vec::new(),
     };
     if ind.con_hallazgos {
-        let tablas = generator::analysis::analyze(&study).with_context(|| format!("{}: análisis", ind.slug))?;
+        let tablas =
+            generator::metrics::analysis::analyze(&study).with_context(|| format!("{}: análisis", ind.slug))?;
         study.findings = hallazgos::hallazgos(ind, &study, &tablas, &ordenes);
     }
     Ok(Generado { study, ordenes })

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::*;
-use generator::mentions::BrandMatcher;
+use generator::metrics::mentions::BrandMatcher;
 
 fn modelos() -> Vec<Modelo> {
     modelos::modelos().expect("modelos.toml loads")
@@ -131,7 +131,7 @@ fn the_matcher_finds_exactly_the_brands_the_engine_wrote() {
 fn findings_are_backed_by_their_cells() {
     for g in todos(1, DEFAULT_SEED) {
         let s = &g.study;
-        let tablas = generator::analysis::analyze(s).expect("analyze");
+        let tablas = generator::metrics::analysis::analyze(s).expect("analyze");
         assert!((6..=12).contains(&tablas.len()), "{}: tablas", s.slug);
         let problemas = generator::validate::check_findings(Path::new("content"), s, &tablas);
         assert!(problemas.is_empty(), "{}: {:?}", s.slug, problemas.iter().collect::<Vec<_>>());

@@ -184,7 +184,7 @@ pub(crate) fn responder(ind: &Industria, pregunta: &PreguntaBase, modelo: &Model
 
 #[cfg(test)]
 mod tests {
-    use generator::mentions::BrandMatcher;
+    use generator::metrics::mentions::BrandMatcher;
 
     use super::*;
     use crate::engine::prueba::{industria, los_modelos, rng};

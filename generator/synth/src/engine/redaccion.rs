@@ -462,7 +462,7 @@ impl<'a> Escritor<'a> {
 mod tests {
     use std::collections::BTreeMap;
 
-    use generator::mentions::BrandMatcher;
+    use generator::metrics::mentions::BrandMatcher;
 
     use super::*;
     use crate::engine::prueba::{industria, los_modelos, modelo, rng};

@@ -1,6 +1,10 @@
-//! The metrics engine: every number a study publishes comes from these functions.
+//! Stage 3, metrics: every number a study publishes comes from these functions.
 //!
-//! Formulas (`reference/generator-notes.md` §5, stated to buyers in `content/metricas.toml`):
+//! [`mentions`] finds the brands each answer names and cites; the formulas below turn those
+//! into weighted rates and scores; [`analysis`] arranges them into the study's tables.
+//!
+//! Formulas (stated to buyers in `content/metricas.toml`, and to publishers in
+//! `content/README.md` §5):
 //!
 //! - **Mención**: weighted share of answers that name the brand.
 //! - **Orden**: mean 1-based position of first appearance, over answers naming the brand
@@ -25,9 +29,12 @@
 //! Everything is computed serially in a fixed order, and rounded with [`round`] before it is
 //! published, so the numbers are identical on every run and thread count.
 
+pub mod analysis;
+pub mod mentions;
+
 use std::collections::BTreeMap;
 
-use crate::mentions::{AnswerBrands, BrandMatcher};
+use crate::metrics::mentions::{AnswerBrands, BrandMatcher};
 use crate::model::{Study, Tone};
 
 /// Decimals every published non-integer number is rounded to.
@@ -67,17 +74,8 @@ pub struct AnswerFacts {
 }
 
 impl AnswerFacts {
-    /// 1-based position of `brand` in this answer, if named.
-    pub fn position(&self, brand: usize) -> Option<usize> {
-        self.brands.order.iter().position(|&b| b == brand).map(|p| p + 1)
-    }
-
     pub fn names(&self, brand: usize) -> bool {
         self.brands.order.contains(&brand)
-    }
-
-    pub fn cites(&self, brand: usize) -> bool {
-        self.brands.cited.binary_search(&brand).is_ok()
     }
 }
 

@@ -12,15 +12,15 @@ use serde::Serialize;
 
 /// (name, source) of every template.
 const TEMPLATES: &[(&str, &str)] = &[
-    ("llms.txt.j2", include_str!("../../templates/llms.txt.j2")),
-    ("privacidad.html.j2", include_str!("../../templates/privacidad.html.j2")),
-    ("README.md.j2", include_str!("../../templates/README.md.j2")),
-    ("base.html.j2", include_str!("../../templates/base.html.j2")),
-    ("_graficos.html.j2", include_str!("../../templates/_graficos.html.j2")),
-    ("_comprar.html.j2", include_str!("../../templates/_comprar.html.j2")),
-    ("inicio.html.j2", include_str!("../../templates/inicio.html.j2")),
-    ("estudio.html.j2", include_str!("../../templates/estudio.html.j2")),
-    ("pago.html.j2", include_str!("../../templates/pago.html.j2")),
+    ("llms.txt.j2", include_str!("../../../templates/llms.txt.j2")),
+    ("privacidad.html.j2", include_str!("../../../templates/privacidad.html.j2")),
+    ("README.md.j2", include_str!("../../../templates/README.md.j2")),
+    ("base.html.j2", include_str!("../../../templates/base.html.j2")),
+    ("_graficos.html.j2", include_str!("../../../templates/_graficos.html.j2")),
+    ("_comprar.html.j2", include_str!("../../../templates/_comprar.html.j2")),
+    ("inicio.html.j2", include_str!("../../../templates/inicio.html.j2")),
+    ("estudio.html.j2", include_str!("../../../templates/estudio.html.j2")),
+    ("pago.html.j2", include_str!("../../../templates/pago.html.j2")),
 ];
 
 /// The template environment of one build.

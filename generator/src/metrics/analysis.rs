@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use crate::mentions::normalize_host;
+use crate::metrics::mentions::{host_matches, host_of, normalize_host};
 use crate::metrics::{self, AnswerFacts, BrandStats, Scope, agreement, brand_stats, concentration, round};
 use crate::model::{Metric, Study, TableKind, TableSpec};
 
@@ -389,8 +389,8 @@ impl<'a> Context_<'a> {
             let mut domains: Vec<(String, Option<usize>)> = self.study.answers[a.answer]
                 .fuentes
                 .iter()
-                .filter_map(|s| crate::mentions::host_of(&s.url))
-                .map(|host| match brand_domains.iter().find(|(d, _)| crate::mentions::host_matches(&host, d)) {
+                .filter_map(|s| host_of(&s.url))
+                .map(|host| match brand_domains.iter().find(|(d, _)| host_matches(&host, d)) {
                     Some((d, b)) => (d.clone(), Some(*b)),
                     None => (host, None),
                 })

@@ -1,11 +1,12 @@
 //! Finding tracked brands in an answer's text and in its cited sources.
 //!
 //! Every metric starts here: which brands an answer names, in which order, and which brand
-//! domains it cites. Matching follows `reference/generator-notes.md` §5: aliases and text
-//! are folded the same way, an occurrence counts only on word boundaries (the characters
-//! around it are not alphanumeric, so "Movistar+" and "C&A" work where `\b` would not),
-//! overlapping matches resolve longest first, and a brand's matches inside one of its own
-//! exclusion phrases are ignored (an exclusion never hides another brand). The order of brands is the order of their first occurrence.
+//! domains it cites. The rules, as `content/README.md` §3.4 states them to publishers: aliases
+//! and text are folded the same way (case and accents ignored), an occurrence counts only on
+//! word boundaries (the characters around it are not alphanumeric, so "Movistar+" and "C&A"
+//! work where `\b` would not), overlapping matches resolve longest first, and a brand's matches
+//! inside one of its own exclusion phrases are ignored (an exclusion never hides another
+//! brand). The order of brands is the order of their first occurrence.
 
 use std::collections::BTreeMap;
 
@@ -141,7 +142,7 @@ impl BrandMatcher {
 
     /// Alias candidates and (brand, span) exclusion spans in `folded`: per pattern the
     /// occurrences `str::match_indices` would give, on word boundaries.
-    fn occurrences(&self, folded: &str) -> (Vec<Candidate>, Vec<(usize, (usize, usize))>) {
+    fn occurrences(&self, folded: &str) -> (Vec<Candidate>, Vec<ExcludedSpan>) {
         let mut found: Vec<(usize, usize)> =
             self.automaton.find_overlapping_iter(folded).map(|m| (m.pattern().as_usize(), m.start())).collect();
         found.sort_unstable();
@@ -187,6 +188,9 @@ impl BrandMatcher {
         AnswerBrands { order: self.brands_in_text(text), cited: self.brands_cited(urls.iter().copied()) }
     }
 }
+
+/// A brand and the span `(start, end)` of one of its exclusion phrases in the folded text.
+type ExcludedSpan = (usize, (usize, usize));
 
 /// True when no alphanumeric character touches `haystack[start..end]` on either side.
 fn on_word_boundaries(haystack: &str, start: usize, end: usize) -> bool {

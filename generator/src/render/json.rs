@@ -8,40 +8,14 @@
 
 use std::collections::BTreeMap;
 
-use contract::Price;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::analysis::Table;
-use crate::mentions::{AnswerBrands, BrandMatcher};
-use crate::model::{Answer, Brand, Content, MethodSection, MetricDefinition, Question, Source, Study, Tone};
-use crate::offer::{self, HowToBuy};
-
-/// Settings every document of one build shares.
-pub struct Site<'a> {
-    pub content: &'a Content,
-    pub base_url: &'a str,
-}
-
-impl Site<'_> {
-    pub fn url(&self, path: &str) -> String {
-        format!("{}{}", self.base_url, path)
-    }
-
-    /// A study's price: its own, or the service's default.
-    pub fn price_of(&self, study: &Study) -> Price {
-        study.design.precio_usd.unwrap_or(self.content.service.precio_usd)
-    }
-
-    pub fn how_to_buy(&self, study: Option<&Study>) -> HowToBuy {
-        let service = &self.content.service;
-        let (price, url) = match study {
-            Some(s) => (self.price_of(s), self.url(&format!("/estudio/{}", s.slug))),
-            None => (service.precio_usd, self.url("/estudio/{slug}")),
-        };
-        offer::how_to_buy(service, price, &url)
-    }
-}
+use crate::metrics::analysis::Table;
+use crate::metrics::mentions::{AnswerBrands, BrandMatcher};
+use crate::model::{Answer, Brand, MethodSection, MetricDefinition, Question, Source, Study, Tone};
+use crate::render::offer::HowToBuy;
+use crate::render::{RunDates, Site, metrics_used, run_dates};
 
 // ---------------------------------------------------------------------------------------
 // Service index (`/`)
@@ -209,21 +183,6 @@ pub fn metrics_document<'a>(site: &Site<'a>) -> MetricsDocument<'a> {
 // Study sheet (`/estudio/{slug}/ficha`)
 
 #[derive(Debug, Clone, Serialize)]
-pub struct RunDates {
-    pub desde: String,
-    pub hasta: String,
-}
-
-/// First and last answer dates (dates are `YYYY-MM-DD`, so string order is date order).
-pub fn run_dates(study: &Study) -> RunDates {
-    let dates = study.answers.iter().map(|a| a.fecha.as_str());
-    RunDates {
-        desde: dates.clone().min().unwrap_or_default().to_owned(),
-        hasta: dates.max().unwrap_or_default().to_owned(),
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
 pub struct Sheet {
     pub slug: String,
     pub nombre: String,
@@ -377,25 +336,6 @@ fn package_contents(has_findings: bool) -> BTreeMap<&'static str, &'static str> 
         );
     }
     contents
-}
-
-/// Metric ids a study's tables use, sorted.
-pub fn metrics_used(study: &Study) -> Vec<String> {
-    use crate::model::TableKind;
-    let mut used: Vec<String> = Vec::new();
-    for spec in &study.design.analisis {
-        used.extend(spec.metricas.iter().map(|m| m.id().to_owned()));
-        match spec.tipo {
-            TableKind::Concentracion => used.extend(["hhi".to_owned(), "top1".to_owned()]),
-            TableKind::Acuerdo => used.push("acuerdo".to_owned()),
-            TableKind::Tono => used.push("tono_neto".to_owned()),
-            TableKind::Fuentes => used.push("citacion".to_owned()),
-            _ => {}
-        }
-    }
-    used.sort();
-    used.dedup();
-    used
 }
 
 fn universe(study: &Study) -> Vec<Universe> {
@@ -738,11 +678,4 @@ pub fn summary<'a>(site: &Site<'a>, study: &'a Study, tables: &'a [Table]) -> Su
             "note": "Signed links to the full package (JSON and ZIP) arrive in the purchase answer's `acceso` field."
         }),
     }
-}
-
-/// Pretty JSON with a trailing newline.
-pub fn to_json<T: Serialize>(value: &T) -> anyhow::Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec_pretty(value)?;
-    bytes.push(b'\n');
-    Ok(bytes)
 }

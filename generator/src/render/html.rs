@@ -5,7 +5,8 @@
 //! the study sheets), so a page cannot show anything the free JSON does not. Charts are inline
 //! SVG whose geometry is computed here, so they need no JavaScript; the only script is the
 //! catalog's filter and search box. Pages load nothing from other hosts: one stylesheet and
-//! one script, both served from `dist/public`, and a Content-Security-Policy that says so.
+//! one script, both served from `dist/public`, and a Content-Security-Policy that says so
+//! (`contract::CONTENT_SECURITY_POLICY`, which the manifest's `_headers` and the gate send).
 
 use std::collections::BTreeSet;
 
@@ -13,33 +14,15 @@ use anyhow::Result;
 use contract::Price;
 use serde::Serialize;
 
-use crate::documents::{Catalog, Sheet, Site};
-use crate::templates::Templates;
+use crate::paths::{SCRIPT_URL, STYLESHEET_URL, study_page_url};
+use crate::render::Site;
+use crate::render::json::{Catalog, Sheet};
+use crate::render::templates::Templates;
 
-/// URL and file of the stylesheet every page links.
-pub const STYLESHEET_URL: &str = "/recursos/estilo.css";
-/// URL and file of the catalog's script.
-pub const SCRIPT_URL: &str = "/recursos/catalogo.js";
-pub const STYLESHEET: &[u8] = include_bytes!("../../templates/recursos/estilo.css");
-pub const SCRIPT: &[u8] = include_bytes!("../../templates/recursos/catalogo.js");
-
-/// The policy every page is sent with (defined with the manifest; the gate sends it too).
-pub use contract::CONTENT_SECURITY_POLICY;
-
-/// URL of a study's page for people (the sheet stays JSON at `/estudio/{slug}/ficha`).
-pub fn study_page_url(slug: &str) -> String {
-    format!("/estudios/{slug}")
-}
-
-/// File of a study's page in `dist/`.
-pub fn study_page_file(slug: &str) -> String {
-    format!("public/estudios/{slug}.html")
-}
-
-/// File of the HTML the gate sends a browser with the 402 of a study (only the gate serves it).
-pub fn payment_page_file(slug: &str) -> String {
-    format!("private/paginas/pago-{slug}.html")
-}
+/// The stylesheet every page links, served at [`STYLESHEET_URL`].
+pub const STYLESHEET: &[u8] = include_bytes!("../../../templates/recursos/estilo.css");
+/// The catalog's filter and search box, served at [`SCRIPT_URL`].
+pub const SCRIPT: &[u8] = include_bytes!("../../../templates/recursos/catalogo.js");
 
 // ---------------------------------------------------------------------------------------
 // Charts
@@ -64,7 +47,7 @@ pub struct BarChart {
 pub struct Bar {
     pub etiqueta: String,
     pub valor: u64,
-    /// Length as a percentage of the chart width (at most [`MAX_BAR_PERCENT`]).
+    /// Length as a percentage of the chart width (at most `MAX_BAR_PERCENT`).
     pub largo: f64,
     /// Baselines and top, in pixels from the chart top.
     pub y_etiqueta: u32,

@@ -20,12 +20,12 @@ use typst_layout::PagedDocument;
 use typst_pdf::PdfOptions;
 
 use super::{LANGUAGES, Lang, report, report_file_name};
-use crate::analysis::Table;
-use crate::documents::Site;
+use crate::metrics::analysis::Table;
 use crate::model::Study;
+use crate::render::Site;
 
 /// The report template, compiled into the binary.
-pub const TEMPLATE: &str = include_str!("../../../templates/informe.typ");
+pub const TEMPLATE: &str = include_str!("../../../../templates/informe.typ");
 const TEMPLATE_PATH: &str = "/informe.typ";
 const DATA_PATH: &str = "/datos.json";
 
@@ -166,53 +166,4 @@ pub fn render_reports_with(
             Ok(RenderedReport { name: report_file_name(lang), lang, bytes, elapsed: started.elapsed() })
         })
         .collect()
-}
-
-/// What `generator informes` writes: per study, its reports.
-pub struct WrittenReports {
-    pub slug: String,
-    pub reports: Vec<RenderedReport>,
-}
-
-/// Renders the reports of the chosen studies (by default, the studies that already have
-/// reports) and writes them into `content/estudios/<slug>/informes/`.
-/// `template` replaces the built-in layout when given.
-pub fn write_reports(
-    content: &std::path::Path,
-    slugs: &[String],
-    template: Option<&std::path::Path>,
-) -> Result<Vec<WrittenReports>> {
-    let template = match template {
-        Some(path) => std::fs::read_to_string(path).map_err(|e| anyhow!("no se pudo leer {}: {e}", path.display()))?,
-        None => TEMPLATE.to_owned(),
-    };
-    let checked = crate::check(content).map_err(|problems| anyhow!("{problems}"))?;
-    let site = Site { content: &checked.content, base_url: &checked.content.service.base_url };
-    let studies: Vec<(&Study, &[Table])> =
-        checked.content.studies.iter().zip(checked.tables.iter().map(Vec::as_slice)).collect();
-    for slug in slugs {
-        if !studies.iter().any(|(s, _)| s.slug == *slug) {
-            anyhow::bail!("no hay un estudio `{slug}` en {}", content.display());
-        }
-    }
-    let chosen: Vec<&(&Study, &[Table])> = if slugs.is_empty() {
-        studies.iter().filter(|(s, _)| !s.reports.is_empty()).collect()
-    } else {
-        studies.iter().filter(|(s, _)| slugs.contains(&s.slug)).collect()
-    };
-    if chosen.is_empty() {
-        anyhow::bail!("ningún estudio tiene informes todavía: elegí cuáles con --estudio SLUG");
-    }
-    let mut written = Vec::new();
-    for (study, tables) in chosen {
-        let reports = render_reports_with(&template, &site, study, tables)?;
-        let dir = content.join(crate::load::STUDIES_DIR).join(&study.slug).join(super::REPORTS_DIR);
-        std::fs::create_dir_all(&dir).map_err(|e| anyhow!("no se pudo crear {}: {e}", dir.display()))?;
-        for r in &reports {
-            let path = dir.join(&r.name);
-            std::fs::write(&path, &r.bytes).map_err(|e| anyhow!("no se pudo escribir {}: {e}", path.display()))?;
-        }
-        written.push(WrittenReports { slug: study.slug.clone(), reports });
-    }
-    Ok(written)
 }

@@ -2,17 +2,16 @@
 //!
 //! Agents and x402 indexers (x402scan prefers OpenAPI) discover the paid route here, so both
 //! documents carry the same networks, pay-to addresses and prices as the 402 answers: they
-//! are all derived from [`crate::offer`].
+//! are all derived from [`crate::render::offer`].
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::documents::Site;
 use contract::View;
 use contract::x402::{PaymentRequired, ResourceInfo, X402_VERSION};
 
-use crate::offer;
+use crate::render::{Site, offer};
 
 /// The OpenAPI 3.1 description of every public endpoint.
 pub fn openapi(site: &Site<'_>) -> Value {

@@ -1,0 +1,189 @@
+//! Stage 6, manifest: `gate.json`, what the gate needs to serve `dist/`, and the files that
+//! describe the output as a whole.
+//!
+//! `gate.json` (its types are `contract::manifest`, which the gate reads) lists every public
+//! route with its file, content type, size and ETag, every paid view with its 402
+//! requirements, every download with its sha256, and the search index. Static hosts that
+//! cannot run the gate read `_headers` and `_redirects` instead; `SHA256SUMS` lets anyone check
+//! the whole output. Everything here is derived from the [`Output`] already built, so the
+//! sizes and hashes it publishes are those of the bytes written.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use anyhow::{Context, Result};
+use contract::manifest::{self, Download, Manifest, Route, Service, ViewOffer};
+use contract::price::ListedPrice;
+use contract::{CONTENT_SECURITY_POLICY, View};
+
+use crate::output::Output;
+use crate::paths;
+use crate::render::{Site, offer, openapi, search, to_json};
+
+const JSON: &str = "application/json; charset=utf-8";
+const HTML: &str = "text/html; charset=utf-8";
+/// The home page for people; `/` answers it to browsers and the JSON index to agents.
+const HOME_PAGE_URL: &str = "/index.html";
+
+/// The README that says what `dist/` holds (also committed as `dist/README.md`).
+const DIST_README: &str = include_str!("../../templates/dist-README.md");
+
+/// Adds `gate.json`, `_headers`, `_redirects`, `README.md` and, last, `SHA256SUMS` (the
+/// sha256 of every other file) to the output.
+pub fn add_files(site: &Site<'_>, output: &mut Output) -> Result<()> {
+    let manifest = gate_manifest(site, output)?;
+    output.add(manifest::FILE, to_json(&manifest)?)?;
+    output.add("public/_headers", cdn_headers(&manifest).into_bytes())?;
+    output.add("public/_redirects", cdn_redirects(&manifest).into_bytes())?;
+    output.add("README.md", DIST_README.as_bytes().to_vec())?;
+    let sums = sha256_sums(output);
+    output.add("SHA256SUMS", sums.into_bytes())
+}
+
+/// Public URL → (file, content type).
+fn public_routes(site: &Site<'_>) -> Vec<(String, String, &'static str)> {
+    let mut routes = vec![
+        ("/".to_owned(), paths::SERVICE_INDEX.to_owned(), JSON),
+        ("/index.json".to_owned(), paths::SERVICE_INDEX.to_owned(), JSON),
+        (HOME_PAGE_URL.to_owned(), paths::HOME_PAGE.to_owned(), HTML),
+        (paths::STYLESHEET_URL.to_owned(), paths::public_file(paths::STYLESHEET_URL), "text/css; charset=utf-8"),
+        (paths::SCRIPT_URL.to_owned(), paths::public_file(paths::SCRIPT_URL), "text/javascript; charset=utf-8"),
+        ("/catalogo".to_owned(), paths::CATALOG.to_owned(), JSON),
+        ("/metricas".to_owned(), paths::METRICS.to_owned(), JSON),
+        ("/openapi.json".to_owned(), paths::OPENAPI.to_owned(), JSON),
+        ("/.well-known/x402".to_owned(), paths::DISCOVERY.to_owned(), JSON),
+        ("/llms.txt".to_owned(), paths::LLMS_TXT.to_owned(), "text/plain; charset=utf-8"),
+        ("/privacidad".to_owned(), paths::PRIVACY_PAGE.to_owned(), HTML),
+    ];
+    for study in &site.content.studies {
+        routes.push((format!("/estudio/{}/ficha", study.slug), paths::sheet(&study.slug), JSON));
+        routes.push((paths::study_page_url(&study.slug), paths::study_page(&study.slug), HTML));
+    }
+    routes
+}
+
+/// A strong ETag from the content hash (lowercase hex sha256).
+fn etag(sha256: &str) -> String {
+    format!("\"{}\"", &sha256[..32])
+}
+
+/// Size and sha256 of a file the manifest points at; a missing one is a bug of this crate.
+fn file_of<'o>(output: &'o Output, file: &str) -> Result<(u64, &'o str)> {
+    output.get(file).with_context(|| format!("falta {file}"))
+}
+
+/// `gate.json`: the contract with the gate.
+fn gate_manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
+    let mut rutas = BTreeMap::new();
+    for (url, file, tipo) in public_routes(site) {
+        let (bytes, sha256) = file_of(output, &file)?;
+        let html = (url == "/").then(|| HOME_PAGE_URL.to_owned());
+        rutas.insert(
+            url,
+            Route {
+                archivo: file.clone(),
+                tipo: tipo.to_owned(),
+                etag: etag(sha256),
+                bytes,
+                cache: "public, max-age=300".to_owned(),
+                html,
+            },
+        );
+    }
+    let mut descargas = BTreeMap::new();
+    let mut estudios = BTreeMap::new();
+    for study in &site.content.studies {
+        let names = [paths::json_download(&study.slug), paths::zip_download(&study.slug)];
+        for name in &names {
+            let file = paths::download(name);
+            let (bytes, sha256) = file_of(output, &file)?;
+            let tipo = if name.ends_with(".zip") { "application/zip" } else { JSON };
+            descargas.insert(
+                name.clone(),
+                Download { archivo: file, tipo: tipo.to_owned(), bytes, sha256: sha256.to_owned() },
+            );
+        }
+        let view = |view: View, file: String| {
+            (view, ViewOffer { archivo: file, pago_requerido: openapi::payment_required(site, study, view) })
+        };
+        estudios.insert(
+            study.slug.clone(),
+            manifest::Study {
+                nombre: study.design.nombre.clone(),
+                precio: ListedPrice(site.price_of(study)),
+                vistas: BTreeMap::from([
+                    view(View::Completo, paths::package(&study.slug)),
+                    view(View::Resumen, paths::summary(&study.slug)),
+                ]),
+                descargas: names.to_vec(),
+                pagina_402: paths::payment_page(&study.slug),
+            },
+        );
+        file_of(output, &paths::payment_page(&study.slug))?;
+    }
+    let service = &site.content.service;
+    Ok(Manifest {
+        formato: manifest::FORMAT.to_owned(),
+        servicio: Service {
+            nombre: service.nombre.clone(),
+            base_url: service.base_url.clone(),
+            modo: service.modo,
+            vigencia_enlaces_dias: service.vigencia_enlaces_dias,
+            contacto: service.contacto.clone(),
+            redes: offer::networks(service),
+        },
+        rutas,
+        estudios,
+        descargas,
+        busqueda: search::build_index(&site.content.studies),
+    })
+}
+
+/// `_headers` (Netlify / Cloudflare Pages syntax): content types and CORS for every route,
+/// and the pages' Content-Security-Policy. A static host cannot negotiate, so it serves `/`
+/// as the home page (`index.html`) and the JSON index stays at `/index.json`.
+fn cdn_headers(manifest: &Manifest) -> String {
+    let mut text = String::from("# Encabezados para hosts estáticos (Netlify, Cloudflare Pages). Generado.\n");
+    let mut seen = BTreeSet::new();
+    for (url, route) in &manifest.rutas {
+        let route = route.html.as_ref().and_then(|alt| manifest.rutas.get(alt)).unwrap_or(route);
+        let file_url = served_url(route);
+        for path in [url.as_str(), file_url.as_str()] {
+            if !seen.insert(path.to_owned()) {
+                continue;
+            }
+            let _ = writeln!(
+                text,
+                "{path}\n  Content-Type: {}\n  Cache-Control: {}\n  Access-Control-Allow-Origin: *\n  Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE\n  X-Content-Type-Options: nosniff",
+                route.tipo, route.cache
+            );
+            if route.tipo.starts_with("text/html") {
+                let _ = writeln!(text, "  Content-Security-Policy: {CONTENT_SECURITY_POLICY}");
+            }
+        }
+    }
+    text
+}
+
+/// `_redirects`: the extensionless URLs rewritten (status 200) to their files.
+fn cdn_redirects(manifest: &Manifest) -> String {
+    let mut text = String::from("# Reescrituras para hosts estáticos: URL sin extensión → archivo. Generado.\n");
+    for (url, route) in &manifest.rutas {
+        let file_url = served_url(route);
+        // "/" is the home page, `index.html`, which every static host serves by itself.
+        if *url != file_url && url != "/" {
+            let _ = writeln!(text, "{url} {file_url} 200");
+        }
+    }
+    text
+}
+
+/// The URL under which a static host serves a route's file as it is (`public/` is its root).
+fn served_url(route: &Route) -> String {
+    format!("/{}", route.archivo.trim_start_matches("public/"))
+}
+
+/// `SHA256SUMS` in `sha256sum` format, every file but itself.
+fn sha256_sums(output: &Output) -> String {
+    output.hashes().map(|(path, sha256)| format!("{sha256}  {path}\n")).collect()
+}

@@ -1,0 +1,125 @@
+//! Stage 5, package: what a buyer of one study gets, as bytes.
+//!
+//! Per study: the full package JSON, the summary JSON (view `resumen`: no answers), and the
+//! ZIP that holds the package, the spreadsheet ([`xlsx`]), the committed PDF reports and a
+//! README. The ZIP ([`zip`]) and the spreadsheet are reproducible: their sizes and sha256 are
+//! published before anyone buys, so the same content must give the same bytes on every build,
+//! and every timestamp inside them comes from the study's publication date (`date`).
+//!
+//! Packaging runs before the free study sheets are rendered, because each sheet publishes
+//! the size and sha256 of its study's downloads. Nothing here writes files: the build stores
+//! the bytes it gets back.
+
+mod date;
+pub mod xlsx;
+pub mod zip;
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use self::zip::ZipEntry;
+use crate::metrics::analysis::Table;
+use crate::metrics::mentions::AnswerBrands;
+use crate::model::{ServiceSettings, Study};
+use crate::render::json::{self, Sheet};
+use crate::render::templates::Templates;
+use crate::render::{Site, to_json};
+
+/// One study's paid files.
+pub struct PaidFiles {
+    /// The full package JSON (view `completo`), also inside the ZIP.
+    pub package: Vec<u8>,
+    /// The summary JSON (view `resumen`), served only by the gate.
+    pub summary: Vec<u8>,
+    pub zip: Vec<u8>,
+    /// The ZIP's entry names, sorted.
+    pub zip_entries: Vec<String>,
+}
+
+/// Builds the paid files of `study`; `brands[i]` holds what was found in `study.answers[i]`.
+/// The package JSON and the xlsx are built at the same time (rayon `join`), so one large
+/// study keeps both threads busy.
+pub fn study(
+    site: &Site<'_>,
+    templates: &Templates,
+    study: &Study,
+    tables: &[Table],
+    brands: &[AnswerBrands],
+) -> Result<PaidFiles> {
+    let context = || format!("estudio {}", study.slug);
+    let editor = &site.content.service.editor;
+    let date = &study.design.publicado;
+    let (package, xlsx) = rayon::join(
+        || to_json(&json::package(site, study, tables, brands)),
+        || xlsx::study_xlsx(study, tables, editor, date),
+    );
+    let package = package.with_context(context)?;
+    let xlsx = xlsx.with_context(context)?;
+    let summary = to_json(&json::summary(site, study, tables)).with_context(context)?;
+
+    let slug = &study.slug;
+    let package_name = format!("{slug}/{slug}.json");
+    let mut entries = vec![ZipEntry { name: format!("{slug}/{slug}.xlsx"), bytes: Cow::Owned(xlsx) }];
+    for (name, bytes) in &study.reports {
+        entries.push(ZipEntry { name: format!("{slug}/informes/{name}"), bytes: Cow::Borrowed(bytes) });
+    }
+    let readme_name = format!("{slug}/README.md");
+    let mut names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
+    names.push(package_name.clone());
+    names.push(readme_name.clone());
+    names.sort();
+    let readme = templates.render("README.md.j2", &readme_context(site, study, tables, &names))?;
+    entries.push(ZipEntry { name: readme_name, bytes: Cow::Owned(readme) });
+    entries.push(ZipEntry { name: package_name, bytes: Cow::Borrowed(&package) });
+    let zip = zip::write_zip(entries, date).with_context(context)?;
+    Ok(PaidFiles { package, summary, zip, zip_entries: names })
+}
+
+/// What `templates/README.md.j2` gets: the service, the sheet and a line per ZIP entry.
+#[derive(Serialize)]
+struct ReadmeContext<'a> {
+    servicio: &'a ServiceSettings,
+    ficha: Sheet,
+    contiene: &'a [String],
+    descripciones: BTreeMap<&'a str, String>,
+    descriptions: BTreeMap<&'a str, String>,
+}
+
+fn readme_context<'a>(site: &Site<'a>, study: &Study, tables: &[Table], names: &'a [String]) -> ReadmeContext<'a> {
+    let mut es = BTreeMap::new();
+    let mut en = BTreeMap::new();
+    for name in names {
+        let (d_es, d_en) = entry_description(name);
+        es.insert(name.as_str(), d_es.to_owned());
+        en.insert(name.as_str(), d_en.to_owned());
+    }
+    ReadmeContext {
+        servicio: &site.content.service,
+        ficha: json::sheet(site, study, tables, None),
+        contiene: names,
+        descripciones: es,
+        descriptions: en,
+    }
+}
+
+/// What a ZIP entry holds, in Spanish and in English, told by its name.
+fn entry_description(name: &str) -> (&'static str, &'static str) {
+    if name.ends_with(".json") {
+        (
+            "Paquete completo en JSON: ficha, diseño, tablas, hallazgos, métricas y todas las respuestas.",
+            "Full package as JSON: sheet, design, tables, findings, metrics and every answer.",
+        )
+    } else if name.ends_with(".xlsx") {
+        (
+            "Planilla: índice, una hoja por tabla de análisis, preguntas y respuestas.",
+            "Spreadsheet: index, one sheet per analysis table, questions and answers.",
+        )
+    } else if name.ends_with("README.md") {
+        ("Este archivo.", "This file.")
+    } else {
+        ("Informe en PDF.", "PDF report.")
+    }
+}

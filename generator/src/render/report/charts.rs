@@ -1,0 +1,221 @@
+//! The report's bar charts: mention rate and Protagonismo IA by brand and by model.
+//!
+//! The geometry (bar lengths as fractions of the axis, the ticks) is computed here so the
+//! template only draws; every value is read from a whole-study analysis table.
+
+use serde::Serialize;
+
+use super::Lang;
+use super::format::{Unit, column_unit, format_value, metric_unit, translate_note};
+use super::tables::{brand_table, by_model_table};
+use crate::metrics::analysis::{Cell, Table};
+use crate::model::{Metric, ModelSpec, Study, TableSpec};
+
+/// A horizontal bar chart: one group per row label, one bar per series in each group.
+#[derive(Debug, Clone, Serialize)]
+pub struct Chart {
+    pub titulo: String,
+    pub fuente: String,
+    /// Legend entries (empty when there is a single series).
+    pub series: Vec<Series>,
+    /// Axis ticks, from 0 to the scale's maximum.
+    pub eje: Vec<Tick>,
+    pub grupos: Vec<BarGroup>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Series {
+    pub nombre: String,
+    pub color: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Tick {
+    /// Position on the axis, 0 to 1.
+    pub fraccion: f64,
+    pub texto: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BarGroup {
+    pub etiqueta: String,
+    pub barras: Vec<Bar>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Bar {
+    /// Length as a fraction of the axis (0 to 1).
+    pub fraccion: f64,
+    pub texto: String,
+    pub color: &'static str,
+}
+
+/// Colour of each series (Okabe–Ito, colour-blind safe), light and dark of one hue per provider.
+const PALETTE: [&str; 8] = ["#56B4E9", "#0072B2", "#E5B94A", "#B07A00", "#E69A7A", "#C24E1C", "#8FCFB5", "#00785A"];
+const BRAND_COLOUR: &str = "#1F3A5F";
+/// Brands shown in a by-model chart.
+const BRANDS_BY_MODEL: usize = 5;
+
+pub(super) fn charts(study: &Study, tables: &[Table], lang: Lang) -> Vec<Chart> {
+    let mut charts = Vec::new();
+    for metric in [Metric::Mencion, Metric::Protagonismo] {
+        if let Some((spec, table)) = brand_table(study, tables, metric) {
+            charts.push(brand_chart(spec, table, metric, lang));
+        }
+    }
+    for metric in [Metric::Mencion, Metric::Protagonismo] {
+        if let Some((spec, table)) = by_model_table(study, tables, metric) {
+            charts.push(model_chart(study, spec, table, metric, lang));
+        }
+    }
+    charts
+}
+
+/// Axis maximum and ticks (position on the axis from 0 to 1, value): 0–100 % in steps of 10
+/// points, 0–10 in whole points; every other tick when there would be more than six.
+fn axis(metric: Metric, max: f64) -> (f64, Vec<(f64, f64)>) {
+    let (step, cap) = if metric_unit(metric) == Unit::Percent { (0.1, 1.0) } else { (1.0, 10.0) };
+    let mut steps = (max / step - 1e-9).ceil().max(1.0) as usize;
+    let every = if steps > 6 { 2 } else { 1 };
+    steps = steps.div_ceil(every) * every;
+    let top = (steps as f64 * step).min(cap);
+    let ticks = (0..=steps).step_by(every).map(|i| (i as f64 / steps as f64, i as f64 * step)).collect();
+    (top, ticks)
+}
+
+fn metric_title(metric: Metric, lang: Lang) -> &'static str {
+    match metric {
+        Metric::Mencion => lang.pick("Tasa de mención (%)", "Mention rate (%)"),
+        Metric::Protagonismo => lang.pick("Protagonismo IA (0 a 10)", "AI Prominence, Protagonismo IA (0 to 10)"),
+        _ => "",
+    }
+}
+
+fn source_line(table: &Table, lang: Lang) -> String {
+    match lang {
+        Lang::Es => {
+            format!("Fuente: tabla {}, {}", table.id, translate_note(table.nota.as_deref().unwrap_or(""), lang))
+        }
+        Lang::En => {
+            format!("Source: table {}, {}", table.id, translate_note(table.nota.as_deref().unwrap_or(""), lang))
+        }
+    }
+}
+
+fn axis_ticks(ticks: &[(f64, f64)], unit: Unit, lang: Lang) -> Vec<Tick> {
+    ticks
+        .iter()
+        .map(|(position, value)| Tick {
+            fraccion: *position,
+            texto: match unit {
+                Unit::Percent => format!("{:.0}", value * 100.0),
+                _ => format_value(Some(*value), Unit::Whole, lang),
+            },
+        })
+        .collect()
+}
+
+fn brand_chart(spec: &TableSpec, table: &Table, metric: Metric, lang: Lang) -> Chart {
+    let unit = column_unit(spec, metric.id(), false);
+    let mut rows: Vec<(&str, Option<f64>)> =
+        table.row_keys().map(|k| (k, table.cell(k, metric.id()).and_then(Cell::as_f64))).collect();
+    // Best first (the table is sorted by its first metric); ties keep the table order.
+    rows.sort_by(|a, b| b.1.unwrap_or(f64::MIN).total_cmp(&a.1.unwrap_or(f64::MIN)));
+    let max = rows.iter().filter_map(|r| r.1).fold(0.0, f64::max);
+    let (top, ticks) = axis(metric, max);
+    Chart {
+        titulo: match lang {
+            Lang::Es => format!("{} por marca", metric_title(metric, lang)),
+            Lang::En => format!("{} by brand", metric_title(metric, lang)),
+        },
+        fuente: source_line(table, lang),
+        series: Vec::new(),
+        eje: axis_ticks(&ticks, unit, lang),
+        grupos: rows
+            .into_iter()
+            .map(|(brand, value)| BarGroup {
+                etiqueta: brand.to_owned(),
+                barras: vec![Bar {
+                    fraccion: fraction(value, top),
+                    texto: format_value(value, unit, lang),
+                    color: BRAND_COLOUR,
+                }],
+            })
+            .collect(),
+    }
+}
+
+fn fraction(value: Option<f64>, top: f64) -> f64 {
+    match value {
+        Some(v) if top > 0.0 => (v / top).clamp(0.0, 1.0),
+        _ => 0.0,
+    }
+}
+
+fn model_chart(study: &Study, spec: &TableSpec, table: &Table, metric: Metric, lang: Lang) -> Chart {
+    let unit = column_unit(spec, "total", false);
+    let models: Vec<(usize, &ModelSpec)> =
+        study.design.modelos.iter().filter(|m| table.columnas.contains(&m.id)).enumerate().collect();
+    let brands: Vec<&str> = table.row_keys().take(BRANDS_BY_MODEL).collect();
+    let max = brands
+        .iter()
+        .flat_map(|b| models.iter().filter_map(move |(_, m)| table.cell(b, &m.id).and_then(Cell::as_f64)))
+        .fold(0.0, f64::max);
+    let (top, ticks) = axis(metric, max);
+    let colour = |i: usize| PALETTE[i % PALETTE.len()];
+    Chart {
+        titulo: match lang {
+            Lang::Es => format!(
+                "{} por modelo, {} marcas con más {}",
+                metric_title(metric, lang),
+                brands.len(),
+                if metric == Metric::Mencion { "menciones" } else { "Protagonismo IA" }
+            ),
+            Lang::En => format!("{} by model, top {} brands", metric_title(metric, lang), brands.len()),
+        },
+        fuente: source_line(table, lang),
+        series: models.iter().map(|(i, m)| Series { nombre: m.nombre.clone(), color: colour(*i) }).collect(),
+        eje: axis_ticks(&ticks, unit, lang),
+        grupos: brands
+            .iter()
+            .map(|brand| BarGroup {
+                etiqueta: (*brand).to_owned(),
+                barras: models
+                    .iter()
+                    .map(|(i, m)| {
+                        let value = table.cell(brand, &m.id).and_then(Cell::as_f64);
+                        Bar {
+                            fraccion: fraction(value, top),
+                            texto: format_value(value, unit, lang),
+                            color: colour(*i),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axis_rounds_up_to_a_tick() {
+        let (top, ticks) = axis(Metric::Mencion, 0.42);
+        assert!((top - 0.5).abs() < 1e-9);
+        assert_eq!(ticks.len(), 6);
+        let (top, ticks) = axis(Metric::Protagonismo, 3.52);
+        assert!((top - 4.0).abs() < 1e-9);
+        assert_eq!(ticks.iter().map(|t| t.1).collect::<Vec<_>>(), vec![0.0, 1.0, 2.0, 3.0, 4.0]);
+        // Seven steps become eight, labelled every other one, so the last tick is the top.
+        let (top, ticks) = axis(Metric::Protagonismo, 6.2);
+        assert!((top - 8.0).abs() < 1e-9);
+        assert_eq!(ticks.iter().map(|t| t.1).collect::<Vec<_>>(), vec![0.0, 2.0, 4.0, 6.0, 8.0]);
+        assert_eq!(ticks.last().map(|t| t.0), Some(1.0));
+        let (top, _) = axis(Metric::Mencion, 1.0);
+        assert!((top - 1.0).abs() < 1e-9);
+        let (top, _) = axis(Metric::Mencion, 0.4);
+        assert!((top - 0.4).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,138 @@
+//! The report's methodology and metric definitions.
+//!
+//! The Spanish report prints the study's own methodology; its prose exists in Spanish only, so
+//! the English report writes an equivalent from the study's design. Metric definitions come
+//! from `content/metricas.toml`, limited to the metrics the study's tables use.
+
+use serde::Serialize;
+
+use super::Lang;
+use super::format::long_date;
+use crate::model::{Study, Tier};
+use crate::render::{Site, metrics_used, run_dates};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Section {
+    pub titulo: String,
+    pub parrafos: Vec<String>,
+}
+
+pub(super) fn methodology(study: &Study, lang: Lang) -> Vec<Section> {
+    match lang {
+        Lang::Es => study
+            .design
+            .metodologia
+            .iter()
+            .map(|s| Section {
+                titulo: s.titulo.clone(),
+                parrafos: s.texto.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect(),
+            })
+            .collect(),
+        Lang::En => methodology_en(study),
+    }
+}
+
+/// The English methodology, written from the study's design (its prose is Spanish only).
+fn methodology_en(study: &Study) -> Vec<Section> {
+    let d = &study.design;
+    let dates = run_dates(study);
+    let dimensions: Vec<String> = d
+        .dimensiones
+        .iter()
+        .map(|dim| format!("{} ({})", dim.etiqueta_en.to_lowercase(), dim.valores.join(", ")))
+        .collect();
+    let tier = |t: Tier| match t {
+        Tier::Standard => "standard",
+        Tier::Advanced => "advanced",
+    };
+    let models: Vec<String> = d
+        .modelos
+        .iter()
+        .map(|m| {
+            let n = study.answers.iter().filter(|a| a.modelo == m.id).count();
+            format!("{} ({}, {} tier, {n} answers)", m.nombre, m.proveedor, tier(m.nivel))
+        })
+        .collect();
+    let mut sections = vec![
+        Section {
+            titulo: "Design and corpus".to_owned(),
+            parrafos: vec![
+                format!(
+                    "The study gathers {} questions and {} answers, collected between {} and {}.",
+                    study.questions.len(),
+                    study.answers.len(),
+                    long_date(&dates.desde, Lang::En),
+                    long_date(&dates.hasta, Lang::En)
+                ),
+                format!("Each question is classified by {}.", dimensions.join("; ")),
+                format!(
+                    "Each question carries a model tier and is answered by the models of that tier: {}.",
+                    models.join("; ")
+                ),
+                format!("{} brands are tracked, each with its aliases, exclusions and web domains.", study.brands.len()),
+            ],
+        },
+        Section {
+            titulo: "Brand and source detection".to_owned(),
+            parrafos: vec![
+                "A brand is mentioned in an answer when one of its names appears as a whole word, ignoring case and accents; when two aliases overlap the longer one wins, and occurrences inside an exclusion phrase do not count.".to_owned(),
+                "Order of appearance is the position (1, 2, 3...) of the brand's first mention among the distinct brands of the answer; the average order is computed over the answers that mention the brand only, and published with its base (n order).".to_owned(),
+                "Citation as a source: the answer cites a domain of the brand, or a subdomain of it, among its sources. Ghost citation: it cites it without naming the brand in the text.".to_owned(),
+            ],
+        },
+        Section {
+            titulo: "Agreement between models".to_owned(),
+            parrafos: vec![
+                "For each question and each pair of models that answered it, the Jaccard index of the sets of brands mentioned (intersection over union) is computed, together with whether the first brand matches.".to_owned(),
+                "Pairs in which neither model names a brand are skipped and counted apart (column skipped). The mean per pair of models and the overall mean are published.".to_owned(),
+            ],
+        },
+    ];
+    let weighting = match &d.ponderacion {
+        Some(w) => {
+            let shares: Vec<String> = d
+                .modelos
+                .iter()
+                .filter_map(|m| w.pesos.get(&m.id).map(|p| format!("{} {}", m.id, trim_number(*p))))
+                .collect();
+            vec![
+                format!("Totals weight each model by its declared market share: {}.", shares.join("; ")),
+                format!("Source of the shares (in Spanish): {}.", w.fuente),
+                "Within each cell a model's answers share its weight, so each model contributes its weight whatever its number of answers. Agreement between models is not weighted.".to_owned(),
+            ]
+        }
+        None => vec!["Every model weighs the same in every aggregate.".to_owned()],
+    };
+    sections.push(Section { titulo: "Model weighting".to_owned(), parrafos: weighting });
+    sections
+}
+
+/// A weight as written by a person: no trailing zeros.
+fn trim_number(value: f64) -> String {
+    let text = format!("{value:.4}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MetricView {
+    pub nombre: String,
+    pub definicion: String,
+    pub formula: String,
+    pub escala: String,
+}
+
+/// Definitions of the metrics the study's tables use, in `lang`.
+pub(super) fn metric_definitions(site: &Site<'_>, study: &Study, lang: Lang) -> Vec<MetricView> {
+    let used = metrics_used(study);
+    site.content
+        .metrics
+        .iter()
+        .filter(|m| used.contains(&m.id))
+        .map(|m| MetricView {
+            nombre: lang.pick(&m.nombre, &m.nombre_en).to_owned(),
+            definicion: lang.pick(&m.definicion, &m.definicion_en).to_owned(),
+            formula: lang.pick(&m.formula, &m.formula_en).to_owned(),
+            escala: lang.pick(&m.escala, &m.escala_en).to_owned(),
+        })
+        .collect()
+}

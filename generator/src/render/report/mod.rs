@@ -1,0 +1,162 @@
+//! The PDF reports' content: one localized document model per study and language.
+//!
+//! Every number a report prints comes from the analysis tables the build publishes in the
+//! package JSON (the same [`Table`]s, the same findings with their computed backing cells), and
+//! every word and number is chosen and formatted here, in Rust, so the typesetting template
+//! (`templates/informe.typ`) only lays the model out. This half needs no typesetting engine and
+//! is always compiled; `pdf` (cargo feature `pdf`) turns the model into PDF bytes with typst.
+//!
+//! [`report`] assembles the model, one module per part: the [`cover`], the [`tables`] and the
+//! findings backed by their cells, the [`charts`], the [`methodology`] and metric definitions.
+//! Per language, [`format`](mod@format) writes numbers, dates and headings, and [`labels`] the
+//! fixed words.
+
+pub mod charts;
+pub mod cover;
+pub mod format;
+pub mod labels;
+pub mod methodology;
+#[cfg(feature = "pdf")]
+pub mod pdf;
+pub mod tables;
+
+use serde::Serialize;
+
+use self::charts::Chart;
+use self::cover::KeyFigure;
+use self::format::long_date;
+use self::labels::Labels;
+use self::methodology::{MetricView, Section};
+use self::tables::{FindingView, TableView, specs_and_tables};
+use crate::metrics::analysis::Table;
+use crate::model::Study;
+use crate::render::Site;
+
+/// The report languages, in file order.
+pub const LANGUAGES: [Lang; 2] = [Lang::Es, Lang::En];
+
+/// A report language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Es,
+    En,
+}
+
+impl Lang {
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::Es => "es",
+            Lang::En => "en",
+        }
+    }
+
+    /// `es` text or `en` text.
+    fn pick<'a>(self, es: &'a str, en: &'a str) -> &'a str {
+        match self {
+            Lang::Es => es,
+            Lang::En => en,
+        }
+    }
+}
+
+/// File name of a study's report in one language (inside `informes/` and the ZIP).
+pub fn report_file_name(lang: Lang) -> String {
+    format!("informe-{}.pdf", lang.code())
+}
+
+/// Everything one report shows, already in its language.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub lang: Lang,
+    /// Stable document identifier (`<slug>-<lang>`): the PDF's `/ID` is derived from it.
+    pub ident: String,
+    pub etiquetas: Labels,
+    pub servicio: String,
+    pub editor: String,
+    pub web: String,
+    pub titulo: String,
+    pub descripcion: String,
+    /// Publication date, written out.
+    pub publicado: String,
+    /// Label/value pairs of the study's design, for the cover.
+    pub ficha: Vec<[String; 2]>,
+    pub cifras: Vec<KeyFigure>,
+    pub nota: Note,
+    pub hallazgos: Vec<FindingView>,
+    pub graficos: Vec<Chart>,
+    pub tablas: Vec<TableView>,
+    pub metodologia: Vec<Section>,
+    pub metricas: Vec<MetricView>,
+    pub como_citar: Note,
+    pub colofon: String,
+}
+
+/// A text block with a heading (the editor's note, how to cite: written in Spanish only).
+#[derive(Debug, Clone, Serialize)]
+pub struct Note {
+    pub titulo: String,
+    pub texto: String,
+}
+
+/// Builds the report of `study` in `lang` from its computed tables.
+pub fn report(site: &Site<'_>, study: &Study, tables: &[Table], lang: Lang) -> Report {
+    let d = &study.design;
+    let service = &site.content.service;
+    Report {
+        lang,
+        ident: format!("{}-{}", study.slug, lang.code()),
+        etiquetas: labels::labels(lang),
+        servicio: lang.pick(&service.nombre, &service.nombre_en).to_owned(),
+        editor: service.editor.clone(),
+        web: service.web.clone(),
+        titulo: lang.pick(&d.nombre, &d.nombre_en).to_owned(),
+        descripcion: lang.pick(&d.descripcion, &d.descripcion_en).to_owned(),
+        publicado: long_date(&d.publicado, lang),
+        ficha: cover::design_facts(study, lang),
+        cifras: cover::key_figures(study, tables, lang),
+        nota: Note {
+            titulo: lang.pick("Nota del editor", "Publisher's note (original in Spanish)").to_owned(),
+            texto: d.nota.clone(),
+        },
+        hallazgos: tables::findings(study, tables, lang),
+        graficos: charts::charts(study, tables, lang),
+        tablas: specs_and_tables(study, tables)
+            .map(|(spec, table)| tables::table_view(study, spec, table, lang))
+            .collect(),
+        metodologia: methodology::methodology(study, lang),
+        metricas: methodology::metric_definitions(site, study, lang),
+        como_citar: Note {
+            titulo: lang.pick("Cómo citar", "How to cite (as published, in Spanish)").to_owned(),
+            texto: d.como_citar.clone(),
+        },
+        colofon: colophon(site, study, lang),
+    }
+}
+
+fn colophon(site: &Site<'_>, study: &Study, lang: Lang) -> String {
+    let service = &site.content.service;
+    let d = &study.design;
+    match lang {
+        Lang::Es => format!(
+            "{} · {} · {}. Informe generado a partir del paquete de datos {} versión {}, publicado el {}: cada número sale de las mismas tablas que el JSON y la planilla del paquete. Contacto: {}.",
+            service.nombre,
+            service.editor,
+            service.web,
+            study.slug,
+            d.version_paquete,
+            long_date(&d.publicado, lang),
+            service.contacto
+        ),
+        Lang::En => format!(
+            "{} · {} · {}. Report generated from data package {} version {}, published {}: every number comes from the same tables as the package's JSON and spreadsheet. Contact: {}.",
+            service.nombre_en,
+            service.editor,
+            service.web,
+            study.slug,
+            d.version_paquete,
+            long_date(&d.publicado, lang),
+            service.contacto
+        ),
+    }
+}

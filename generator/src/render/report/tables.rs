@@ -1,0 +1,145 @@
+//! The analysis tables and the findings as a report prints them, every cell formatted.
+//!
+//! Tables are the package's own, paired with the specs they were computed from; each finding
+//! shows the table cells that back its numbers, looked up in the same tables.
+
+use serde::Serialize;
+
+use super::Lang;
+use super::format::{Unit, column_label, column_unit, format_cell, format_value, translate_note};
+use crate::metrics::analysis::{Cell, Table};
+use crate::model::{Metric, Study, TableKind, TableSpec};
+
+/// An analysis table with the spec it was computed from.
+pub(super) type SpecAndTable<'a> = (&'a TableSpec, &'a Table);
+
+/// The analysis tables of a study paired with the specs they were computed from.
+pub(super) fn specs_and_tables<'a>(study: &'a Study, tables: &'a [Table]) -> impl Iterator<Item = SpecAndTable<'a>> {
+    study.design.analisis.iter().zip(tables)
+}
+
+/// The whole-study brand table (kind `marcas`, no filter) that has `metric`.
+pub(super) fn brand_table<'a>(study: &'a Study, tables: &'a [Table], metric: Metric) -> Option<SpecAndTable<'a>> {
+    specs_and_tables(study, tables)
+        .find(|(s, _)| s.tipo == TableKind::Marcas && s.filtro.is_empty() && s.metricas.contains(&metric))
+}
+
+/// The whole-study brand-by-model table of `metric`.
+pub(super) fn by_model_table<'a>(study: &'a Study, tables: &'a [Table], metric: Metric) -> Option<SpecAndTable<'a>> {
+    specs_and_tables(study, tables)
+        .find(|(s, _)| s.tipo == TableKind::MarcaPorModelo && s.filtro.is_empty() && s.metricas == [metric])
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TableView {
+    pub id: String,
+    pub titulo: String,
+    pub nota: String,
+    pub columnas: Vec<String>,
+    /// `true` for columns of numbers (right-aligned).
+    pub numericas: Vec<bool>,
+    pub filas: Vec<Vec<String>>,
+    /// Index of the row holding the total, if any (set in bold).
+    pub fila_total: Option<usize>,
+}
+
+pub(super) fn table_view(study: &Study, spec: &TableSpec, table: &Table, lang: Lang) -> TableView {
+    let units: Vec<Unit> = table.columnas.iter().enumerate().map(|(i, c)| column_unit(spec, c, i == 0)).collect();
+    let filas: Vec<Vec<String>> = table
+        .filas
+        .iter()
+        .map(|row| {
+            row.iter()
+                .zip(&units)
+                .enumerate()
+                .map(|(i, (cell, unit))| {
+                    let text = format_cell(cell, *unit, lang);
+                    let is_key = i == 0 || (spec.tipo == TableKind::Acuerdo && (i == 1 || i == 2));
+                    if is_key { display_key(study, &text) } else { text }
+                })
+                .collect()
+        })
+        .collect();
+    let fila_total = table.row_keys().position(|k| k == "total");
+    TableView {
+        id: table.id.clone(),
+        titulo: lang.pick(&table.titulo, &table.titulo_en).to_owned(),
+        nota: translate_note(table.nota.as_deref().unwrap_or(""), lang),
+        columnas: table.columnas.iter().enumerate().map(|(i, c)| column_label(study, spec, c, i == 0, lang)).collect(),
+        numericas: units.iter().map(|u| !matches!(u, Unit::Text)).collect(),
+        filas,
+        fila_total,
+    }
+}
+
+/// A row key as a reader sees it: model ids, and "a vs b" pairs of them, by their names.
+pub fn display_key(study: &Study, key: &str) -> String {
+    let name = |id: &str| study.design.modelos.iter().find(|m| m.id == id).map(|m| m.nombre.clone());
+    if let Some(n) = name(key) {
+        return n;
+    }
+    if let Some((a, b)) = key.split_once(" vs ")
+        && let (Some(a), Some(b)) = (name(a), name(b))
+    {
+        return format!("{a} vs {b}");
+    }
+    key.to_owned()
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FindingView {
+    pub id: String,
+    pub seccion: String,
+    pub texto: String,
+    /// Table, row, column label and the computed value, formatted as in the tables.
+    pub respaldo: Vec<[String; 4]>,
+    pub evidencia: String,
+}
+
+pub(super) fn findings(study: &Study, tables: &[Table], lang: Lang) -> Vec<FindingView> {
+    study
+        .findings
+        .iter()
+        .map(|f| FindingView {
+            id: f.id.clone(),
+            seccion: match lang {
+                Lang::Es => f.seccion.clone(),
+                Lang::En => finding_kind_en(&f.tipo),
+            },
+            texto: lang.pick(&f.texto, &f.texto_en).to_owned(),
+            respaldo: f
+                .respaldo
+                .iter()
+                .map(|b| {
+                    let found = specs_and_tables(study, tables).find(|(_, t)| t.id == b.tabla);
+                    let (column, value) = match found {
+                        Some((spec, table)) => {
+                            let first = table.columnas.first().is_some_and(|c| *c == b.columna);
+                            let unit = column_unit(spec, &b.columna, first);
+                            let value = table.cell(&b.fila, &b.columna).and_then(Cell::as_f64);
+                            (column_label(study, spec, &b.columna, first, lang), format_value(value, unit, lang))
+                        }
+                        None => (b.columna.clone(), "–".to_owned()),
+                    };
+                    [b.tabla.clone(), display_key(study, &b.fila), column, value]
+                })
+                .collect(),
+            evidencia: f.evidencia.join(", "),
+        })
+        .collect()
+}
+
+/// The English name of a kind of finding (sections are written in Spanish only).
+fn finding_kind_en(kind: &str) -> String {
+    let name = match kind {
+        "liderazgo" => "Leadership",
+        "brecha" => "Gap",
+        "concentracion" => "Concentration",
+        "fuentes" => "Sources",
+        "divergencia" => "Divergence between models",
+        "tono" => "Tone",
+        "ausencia" => "Absence",
+        other => other,
+    };
+    name.to_owned()
+}

@@ -2,15 +2,16 @@
 //!
 //! The generator writes `dist/`; the gate serves it and reads nothing else. Everything both
 //! halves must agree on lives here, once: the manifest `dist/gate.json` ([`manifest`]), the
-//! x402 v2 wire objects ([`x402`]), the payment [`mode::Mode`], the sold [`view::View`]s,
-//! prices as integers of atomic units ([`price::Price`]), the search index and its query side
-//! ([`search`], with the accent and case folding of [`fold`]), and the security policy every
-//! HTML page is sent with. It depends on serde and nothing heavy, so the gate links none of
+//! x402 v2 wire objects ([`x402`]), the payment [`mode::Mode`] and the [`networks`] each mode
+//! offers, the sold [`view::View`]s, prices as integers of atomic units ([`price::Price`]), the
+//! search index and its query side ([`search`], with the accent and case folding of [`fold`]),
+//! and the security policy every HTML page is sent with. It depends on serde and nothing heavy, so the gate links none of
 //! the generator's writers (xlsx, zip, templates).
 
 pub mod fold;
 pub mod manifest;
 pub mod mode;
+pub mod networks;
 pub mod price;
 pub mod search;
 pub mod view;

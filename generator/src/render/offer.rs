@@ -26,67 +26,14 @@ fn extra(network: &Network) -> Value {
     }
 }
 
-fn evm(red: &str, nombre: &str, caip2: &str, asset: &str, eip712_name: &str, pagar_a: &str) -> Network {
-    Network {
-        eip712_name: Some(eip712_name.to_owned()),
-        eip712_version: Some("2".to_owned()),
-        ..solana(red, nombre, caip2, asset, pagar_a)
-    }
-}
-
-/// A network without an EIP-712 domain (Solana); [`evm`] adds the domain.
-fn solana(red: &str, nombre: &str, caip2: &str, asset: &str, pagar_a: &str) -> Network {
-    Network {
-        red: red.to_owned(),
-        nombre: nombre.to_owned(),
-        caip2: caip2.to_owned(),
-        asset: asset.to_owned(),
-        eip712_name: None,
-        eip712_version: None,
-        pagar_a: pagar_a.to_owned(),
-    }
-}
-
-/// The networks offered in a mode: Base Sepolia in local and testnet mode, Base in mainnet,
-/// plus Solana devnet (testnet) or Solana mainnet (mainnet) when `pagar_a_solana` is set.
-/// Local mode offers no Solana network: the local facilitator verifies EVM signatures only.
+/// The networks offered in a mode ([`contract::networks`]): Base Sepolia in local and testnet
+/// mode, Base in mainnet, plus Solana devnet (testnet) or Solana mainnet (mainnet) when
+/// `pagar_a_solana` is set. Local mode offers no Solana network: the local facilitator
+/// verifies EVM signatures only.
 pub fn networks(service: &ServiceSettings) -> Vec<Network> {
-    let evm_payee = service.pagar_a_evm.as_str();
-    let solana_payee = service.pagar_a_solana.as_deref();
-    let mut networks = match service.modo {
-        Mode::Local | Mode::Testnet => vec![evm(
-            "base-sepolia",
-            "Base Sepolia",
-            "eip155:84532",
-            "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-            "USDC",
-            evm_payee,
-        )],
-        Mode::Mainnet => vec![evm(
-            "base",
-            "Base",
-            "eip155:8453",
-            "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-            "USD Coin",
-            evm_payee,
-        )],
-    };
-    match (service.modo, solana_payee) {
-        (Mode::Testnet, Some(payee)) => networks.push(solana(
-            "solana-devnet",
-            "Solana devnet",
-            "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
-            "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
-            payee,
-        )),
-        (Mode::Mainnet, Some(payee)) => networks.push(solana(
-            "solana",
-            "Solana",
-            "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
-            "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
-            payee,
-        )),
-        _ => {}
+    let mut networks = vec![contract::networks::evm(service.modo).network(&service.pagar_a_evm)];
+    if let (Some(solana), Some(payee)) = (contract::networks::solana(service.modo), &service.pagar_a_solana) {
+        networks.push(solana.network(payee));
     }
     networks
 }

@@ -14,6 +14,7 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 
 use crate::facilitator::Facilitator;
+use crate::facilitator::cdp::{CDP_FACILITATOR, CdpKey, KEY_ID_ENV, KEY_SECRET_ENV};
 use crate::facilitator::http::HttpFacilitator;
 use crate::facilitator::local::{LocalConfig, LocalFacilitator};
 use crate::links::{LinkSigner, SECRET_ENV, load_secret};
@@ -147,12 +148,13 @@ pub struct Settings {
 #[derive(Debug, Clone, PartialEq)]
 pub enum FacilitatorChoice {
     /// The embedded local facilitator with its ledger file.
-    Local {
-        ledger: PathBuf,
-    },
+    Local { ledger: PathBuf },
     Http {
         url: String,
+        /// A static `Name: value` header ([`FACILITATOR_AUTH_ENV`]).
         auth: Option<(String, String)>,
+        /// A CDP Secret API key: a JWT minted for each request.
+        cdp: Option<CdpKey>,
         timeout: Duration,
     },
 }
@@ -164,6 +166,8 @@ pub struct Env {
     pub facilitator_url: Option<String>,
     pub facilitator_auth: Option<String>,
     pub facilitator_timeout: Option<String>,
+    pub cdp_key_id: Option<String>,
+    pub cdp_key_secret: Option<String>,
     pub mcp_hosts: Option<String>,
 }
 
@@ -174,6 +178,8 @@ impl Env {
             facilitator_url: std::env::var(FACILITATOR_URL_ENV).ok(),
             facilitator_auth: std::env::var(FACILITATOR_AUTH_ENV).ok(),
             facilitator_timeout: std::env::var(FACILITATOR_TIMEOUT_ENV).ok(),
+            cdp_key_id: std::env::var(KEY_ID_ENV).ok(),
+            cdp_key_secret: std::env::var(KEY_SECRET_ENV).ok(),
             mcp_hosts: std::env::var(crate::mcp::HOSTS_ENV).ok(),
         }
     }
@@ -223,28 +229,7 @@ impl Settings {
             ..crate::http::server::Limits::default()
         };
         let mode = manifest.servicio.modo;
-        let url = args.facilitador.or(env.facilitator_url).filter(|u| !u.is_empty());
-        let timeout = match env.facilitator_timeout.as_deref() {
-            None | Some("") => Duration::from_secs(30),
-            Some(t) => Duration::from_secs_f64(
-                t.parse::<f64>()
-                    .ok()
-                    .filter(|s| *s > 0.0 && *s <= 600.0)
-                    .with_context(|| format!("{FACILITATOR_TIMEOUT_ENV}={t:?}: se esperan segundos entre 0 y 600"))?,
-            ),
-        };
-        let auth = env.facilitator_auth.as_deref().filter(|a| !a.is_empty()).map(parse_auth).transpose()?;
-        let facilitator = match (mode, url) {
-            (_, Some(url)) => {
-                url::Url::parse(&url).with_context(|| format!("URL del facilitador inválida: {url:?}"))?;
-                FacilitatorChoice::Http { url, auth, timeout }
-            }
-            (Mode::Local, None) => FacilitatorChoice::Local { ledger: args.data.join(LOCAL_LEDGER_FILE) },
-            (Mode::Testnet, None) => FacilitatorChoice::Http { url: TESTNET_FACILITATOR.to_owned(), auth, timeout },
-            (Mode::Mainnet, None) => bail!(
-                "modo mainnet: indique el facilitador con {FACILITATOR_URL_ENV} (y sus credenciales con {FACILITATOR_AUTH_ENV} si las pide)"
-            ),
-        };
+        let facilitator = choose_facilitator(mode, args.facilitador, &args.data, &env)?;
         let link_secret = load_secret(env.link_secret, &args.data, mode == Mode::Local)?;
         let mcp_hosts =
             args.mcp_hosts.or(env.mcp_hosts).map(|list| AllowedHosts::parse_list(&list)).unwrap_or_default();
@@ -275,11 +260,66 @@ impl Settings {
                 ledger_file: Some(ledger.clone()),
                 ..LocalConfig::default()
             })),
-            FacilitatorChoice::Http { url, auth, timeout } => {
-                Arc::new(HttpFacilitator::new(url, auth.clone(), *timeout)?)
+            FacilitatorChoice::Http { url, auth, cdp, timeout } => {
+                let http = HttpFacilitator::new(url, auth.clone(), *timeout)?;
+                Arc::new(match cdp {
+                    Some(key) => http.with_cdp(key.clone()),
+                    None => http,
+                })
             }
         })
     }
+}
+
+/// The facilitator for a mode, from `--facilitador` (or [`FACILITATOR_URL_ENV`]), the CDP
+/// keys and [`FACILITATOR_AUTH_ENV`]:
+///
+/// - with a URL, that facilitator, authenticated by the CDP keys or the static header if set
+///   (so a stub or a proxy in front of CDP works);
+/// - without one: the embedded local facilitator (local mode); CDP when both CDP keys are set,
+///   else x402.org (testnet); CDP (mainnet), which refuses to start without its keys.
+///
+/// Only one of the two CDP keys, both a CDP key and a static header, or a malformed key is an
+/// error that says what to fix.
+pub fn choose_facilitator(
+    mode: Mode,
+    url_flag: Option<String>,
+    data: &std::path::Path,
+    env: &Env,
+) -> Result<FacilitatorChoice> {
+    let url = url_flag.or_else(|| env.facilitator_url.clone()).filter(|u| !u.is_empty());
+    let timeout = match env.facilitator_timeout.as_deref() {
+        None | Some("") => Duration::from_secs(30),
+        Some(t) => Duration::from_secs_f64(
+            t.parse::<f64>()
+                .ok()
+                .filter(|s| *s > 0.0 && *s <= 600.0)
+                .with_context(|| format!("{FACILITATOR_TIMEOUT_ENV}={t:?}: se esperan segundos entre 0 y 600"))?,
+        ),
+    };
+    let auth = env.facilitator_auth.as_deref().filter(|a| !a.is_empty()).map(parse_auth).transpose()?;
+    let cdp = CdpKey::from_env_values(env.cdp_key_id.as_deref(), env.cdp_key_secret.as_deref())?;
+    if cdp.is_some() && auth.is_some() {
+        bail!(
+            "{FACILITATOR_AUTH_ENV} y las claves de CDP ({KEY_ID_ENV}, {KEY_SECRET_ENV}) no van juntas: las claves de CDP ya firman un Authorization por pedido; quite una de las dos"
+        );
+    }
+    Ok(match (mode, url, cdp) {
+        (_, Some(url), cdp) => {
+            url::Url::parse(&url).with_context(|| format!("URL del facilitador inválida: {url:?}"))?;
+            FacilitatorChoice::Http { url, auth, cdp, timeout }
+        }
+        (Mode::Local, None, _) => FacilitatorChoice::Local { ledger: data.join(LOCAL_LEDGER_FILE) },
+        (Mode::Testnet | Mode::Mainnet, None, Some(key)) => {
+            FacilitatorChoice::Http { url: CDP_FACILITATOR.to_owned(), auth, cdp: Some(key), timeout }
+        }
+        (Mode::Testnet, None, None) => {
+            FacilitatorChoice::Http { url: TESTNET_FACILITATOR.to_owned(), auth, cdp: None, timeout }
+        }
+        (Mode::Mainnet, None, None) => bail!(
+            "modo mainnet sin facilitador: defina {KEY_ID_ENV} y {KEY_SECRET_ENV} (la clave secreta de API de Coinbase CDP) para liquidar con el facilitador de Coinbase ({CDP_FACILITATOR}), o {FACILITATOR_URL_ENV} (y {FACILITATOR_AUTH_ENV} si pide credenciales) para usar otro"
+        ),
+    })
 }
 
 /// `Name: value` → (name, value).
@@ -302,5 +342,64 @@ mod tests {
         assert_eq!(parse_auth("Authorization: Bearer x").unwrap(), ("Authorization".into(), "Bearer x".into()));
         assert!(parse_auth("Bearer").is_err());
         assert!(parse_auth(": x").is_err());
+    }
+
+    /// A throwaway Ed25519 test key (base64 of seed and public key).
+    const ED25519: &str = "JetAxgMcbLDk08BTLAzu6+cpeo1FhDdqLCuvfjQONcL05JeVALtDwq3l+hylUK+FoiMDR25l/AQ6gexC+o4UOw==";
+
+    fn cdp_env() -> Env {
+        Env { cdp_key_id: Some("kid".into()), cdp_key_secret: Some(ED25519.into()), ..Env::default() }
+    }
+
+    fn choose(mode: Mode, url: Option<&str>, env: &Env) -> Result<FacilitatorChoice> {
+        choose_facilitator(mode, url.map(str::to_owned), std::path::Path::new("/datos"), env)
+    }
+
+    fn url_and_key(choice: FacilitatorChoice) -> (String, Option<String>) {
+        match choice {
+            FacilitatorChoice::Http { url, cdp, .. } => (url, cdp.map(|k| k.id().to_owned())),
+            FacilitatorChoice::Local { .. } => ("local".into(), None),
+        }
+    }
+
+    #[test]
+    fn mainnet_defaults_to_cdp_with_its_keys_and_refuses_to_start_without_a_facilitator() {
+        let (url, key) = url_and_key(choose(Mode::Mainnet, None, &cdp_env()).unwrap());
+        assert_eq!((url.as_str(), key.as_deref()), (CDP_FACILITATOR, Some("kid")));
+        let error = choose(Mode::Mainnet, None, &Env::default()).unwrap_err().to_string();
+        for named in [KEY_ID_ENV, KEY_SECRET_ENV, FACILITATOR_URL_ENV] {
+            assert!(error.contains(named), "{error}");
+        }
+        // A URL with the keys: the keys authenticate to it (a stub or a proxy in front of CDP).
+        let (url, key) = url_and_key(choose(Mode::Mainnet, Some("http://127.0.0.1:9/x"), &cdp_env()).unwrap());
+        assert_eq!((url.as_str(), key.as_deref()), ("http://127.0.0.1:9/x", Some("kid")));
+        let (url, key) = url_and_key(choose(Mode::Mainnet, Some("https://f.example"), &Env::default()).unwrap());
+        assert_eq!((url.as_str(), key), ("https://f.example", None));
+    }
+
+    #[test]
+    fn other_modes_keep_their_defaults() {
+        assert_eq!(url_and_key(choose(Mode::Local, None, &cdp_env()).unwrap()).0, "local");
+        assert_eq!(url_and_key(choose(Mode::Testnet, None, &Env::default()).unwrap()).0, TESTNET_FACILITATOR);
+        assert_eq!(url_and_key(choose(Mode::Testnet, None, &cdp_env()).unwrap()).0, CDP_FACILITATOR);
+    }
+
+    #[test]
+    fn half_a_key_a_bad_key_or_two_kinds_of_auth_are_refused() {
+        let only_id = Env { cdp_key_secret: None, ..cdp_env() };
+        let error = choose(Mode::Mainnet, None, &only_id).unwrap_err().to_string();
+        assert!(error.starts_with(&format!("falta {KEY_SECRET_ENV}")), "{error}");
+        let only_secret = Env { cdp_key_id: None, ..cdp_env() };
+        let error = choose(Mode::Mainnet, Some("https://f.example"), &only_secret).unwrap_err().to_string();
+        assert!(error.starts_with(&format!("falta {KEY_ID_ENV}")), "{error}");
+        let bad = Env {
+            cdp_key_secret: Some("-----BEGIN EC PRIVATE KEY-----\\nAAAA\\n-----END EC PRIVATE KEY-----".into()),
+            ..cdp_env()
+        };
+        let error = format!("{:#}", choose(Mode::Mainnet, None, &bad).unwrap_err());
+        assert!(error.contains("EC P-256"), "{error}");
+        let both = Env { facilitator_auth: Some("Authorization: Bearer x".into()), ..cdp_env() };
+        let error = choose(Mode::Mainnet, None, &both).unwrap_err().to_string();
+        assert!(error.contains(FACILITATOR_AUTH_ENV) && error.contains(KEY_ID_ENV), "{error}");
     }
 }

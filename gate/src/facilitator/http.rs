@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::cdp::CdpKey;
 use super::{Facilitator, FacilitatorError};
 use crate::x402::{
     PaymentPayload, PaymentRequirements, SettlementResponse, SupportedResponse, VerifyResponse, X402_VERSION,
@@ -20,6 +21,8 @@ use contract::x402::FacilitatorRequest;
 pub struct HttpFacilitator {
     base: String,
     auth: Option<(String, String)>,
+    /// Signs a fresh `Authorization: Bearer <JWT>` for each request (Coinbase CDP).
+    cdp: Option<CdpKey>,
     client: reqwest::Client,
 }
 
@@ -32,7 +35,13 @@ impl HttpFacilitator {
             .timeout(timeout)
             .pool_max_idle_per_host(32)
             .build()?;
-        Ok(HttpFacilitator { base: base_url.trim_end_matches('/').to_owned(), auth: auth_header, client })
+        Ok(HttpFacilitator { base: base_url.trim_end_matches('/').to_owned(), auth: auth_header, cdp: None, client })
+    }
+
+    /// Authenticates every call with a JWT minted for it from a CDP Secret API key.
+    pub fn with_cdp(mut self, key: CdpKey) -> Self {
+        self.cdp = Some(key);
+        self
     }
 
     async fn call<T: DeserializeOwned>(
@@ -44,7 +53,12 @@ impl HttpFacilitator {
             Some((name, value)) => request.header(name.as_str(), value.as_str()),
             None => request,
         };
-        let response = request.send().await.map_err(classify)?;
+        // A request that cannot be built or signed is never sent: nothing can have moved.
+        let mut request = request.build().map_err(|e| FacilitatorError::NotReached(e.without_url().to_string()))?;
+        if let Some(key) = &self.cdp {
+            key.authorize(&mut request).map_err(|e| FacilitatorError::NotReached(format!("{e:#}")))?;
+        }
+        let response = self.client.execute(request).await.map_err(classify)?;
         let status = response.status().as_u16();
         let bytes = response.bytes().await.map_err(classify)?;
         let parsed: Option<Value> = serde_json::from_slice(&bytes).ok();
@@ -89,7 +103,10 @@ fn classify(e: reqwest::Error) -> FacilitatorError {
 #[async_trait]
 impl Facilitator for HttpFacilitator {
     fn name(&self) -> String {
-        format!("http {}", self.base)
+        match &self.cdp {
+            Some(key) => format!("http {} (JWT de CDP, clave {})", self.base, key.id()),
+            None => format!("http {}", self.base),
+        }
     }
 
     async fn verify(

@@ -4,8 +4,10 @@
 //! testnet, a configured one on mainnet). [`local::LocalFacilitator`] verifies real signatures
 //! and settles against a local ledger with no chain: the default on a fresh machine and in
 //! tests; [`service::FacilitatorService`] serves it over HTTP (the `facilitador-local`
-//! binary). The gate never knows which one it has.
+//! binary). [`cdp`] signs the per-request JWT Coinbase's hosted facilitator wants. The gate
+//! never knows which one it has.
 
+pub mod cdp;
 pub mod http;
 pub mod local;
 pub mod service;

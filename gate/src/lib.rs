@@ -17,6 +17,7 @@
 //! | [`search`], [`downloads`], [`links`] | `/buscar`, `/descarga/…`, the signed links |
 //! | [`x402`] | payment headers and the EVM `exact` scheme (EIP-3009 signatures) |
 //! | [`settings`], [`manifest`], [`clock`], [`buyer`] | command line, `gate.json` loading, time, the buyer client |
+//! | [`preflight`] | `gate verificar`: the go-live checks, without moving money |
 
 pub mod app;
 pub mod buyer;
@@ -28,6 +29,7 @@ pub mod links;
 pub mod manifest;
 pub mod mcp;
 pub mod payment;
+pub mod preflight;
 pub mod router;
 pub mod sales;
 pub mod search;

@@ -10,7 +10,9 @@ use gate::manifest;
 use gate::payment::limits::Limiter;
 use gate::sales::Sales;
 use gate::sales::report::Resolution;
-use gate::settings::{Args, Command, Env, PURCHASES_FILE, Settings, VentasAction, VentasArgs};
+use gate::settings::{
+    Args, Command, Env, PURCHASES_FILE, Settings, TokenCdpArgs, VentasAction, VentasArgs, VerificarArgs,
+};
 
 /// jemalloc instead of the system allocator: every request allocates and frees a few small
 /// buffers on two threads, which glibc's allocator spends noticeably more time on.
@@ -22,13 +24,18 @@ fn main() {
     let result = match args.command.take() {
         Some(Command::Ventas(ventas)) => {
             // stdout carries the report; warnings (a torn journal line) go to stderr.
-            tracing_subscriber::fmt()
-                .with_env_filter(log_filter())
-                .with_writer(std::io::stderr)
-                .with_ansi(false)
-                .init();
+            init_stderr_logging();
             print_sales(&ventas)
         }
+        Some(Command::Verificar(verificar)) => {
+            init_stderr_logging();
+            match preflight(&verificar) {
+                Ok(true) => Ok(()),
+                Ok(false) => std::process::exit(1),
+                Err(e) => Err(e),
+            }
+        }
+        Some(Command::TokenCdp(token)) => print_cdp_token(&token),
         None => {
             init_logging();
             start(args)
@@ -43,6 +50,10 @@ fn main() {
 fn log_filter() -> tracing_subscriber::EnvFilter {
     tracing_subscriber::EnvFilter::try_from_env("GATE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"))
+}
+
+fn init_stderr_logging() {
+    tracing_subscriber::fmt().with_env_filter(log_filter()).with_writer(std::io::stderr).with_ansi(false).init();
 }
 
 fn init_logging() {
@@ -127,5 +138,31 @@ fn print_sales(args: &VentasArgs) -> Result<()> {
     } else {
         print!("{}", gate::sales::report::table(&report));
     }
+    Ok(())
+}
+
+/// `gate verificar`: the go-live checks on stdout; `Ok(false)` when any failed.
+fn preflight(args: &VerificarArgs) -> Result<bool> {
+    let env = Env::from_process();
+    let inputs = gate::preflight::Inputs {
+        dist: &args.dist,
+        data: &args.data,
+        facilitator_url: args.facilitador.clone(),
+        expected_mode: args.mode(),
+        env: &env,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let report = runtime.block_on(gate::preflight::run(inputs));
+    print!("{report}");
+    Ok(report.failures() == 0)
+}
+
+/// `gate token-cdp METHOD URL` (hidden): the JWT the gate would send, for the interop suite.
+fn print_cdp_token(args: &TokenCdpArgs) -> Result<()> {
+    let key = gate::facilitator::cdp::CdpKey::from_process_env()?.with_context(|| {
+        format!("defina {} y {}", gate::facilitator::cdp::KEY_ID_ENV, gate::facilitator::cdp::KEY_SECRET_ENV)
+    })?;
+    let url = url::Url::parse(&args.url).with_context(|| format!("URL inválida: {:?}", args.url))?;
+    println!("{}", key.token(&args.method, &url)?);
     Ok(())
 }

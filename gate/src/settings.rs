@@ -90,6 +90,51 @@ pub struct Args {
 pub enum Command {
     /// Prints the sales in the journal (`--data`/ventas.jsonl) with totals by study, network and day.
     Ventas(VentasArgs),
+    /// Checks, without moving money, everything going live needs: dist/ and its mode, networks,
+    /// payees, link secret, base_url, and the facilitator's /supported with its credentials.
+    #[command(
+        visible_alias = "preflight",
+        about = "Comprueba, sin mover dinero, todo lo que hace falta para vender",
+        long_about = "Comprueba, sin mover dinero, todo lo que hace falta para vender: que dist/ se construyó para el modo pedido con las redes, activos y dominios EIP-712 canónicos, las direcciones de cobro (checksum EIP-55, base58 de Solana), la clave de los enlaces, que base_url es https, y que el facilitador responde /supported con sus credenciales para exact en cada red ofrecida. Una línea por comprobación (ok o FALLA); sale con 1 si alguna falla."
+    )]
+    Verificar(VerificarArgs),
+    /// Prints a CDP JWT for one request, signed with CDP_API_KEY_ID/CDP_API_KEY_SECRET (tests).
+    #[command(name = "token-cdp", hide = true, about = "Imprime un JWT de CDP para un pedido (pruebas).")]
+    TokenCdp(TokenCdpArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct VerificarArgs {
+    #[arg(long, default_value = "./dist", help = "Salida de `generator build`, como al servir.")]
+    pub dist: PathBuf,
+    #[arg(long, default_value = "./var", help = "Carpeta de datos del gate, como al servir.")]
+    pub data: PathBuf,
+    #[arg(long, help = "URL del facilitador (reemplaza a GATE_FACILITATOR_URL), como al servir.")]
+    pub facilitador: Option<String>,
+    #[arg(
+        long,
+        value_parser = ["local", "testnet", "mainnet"],
+        help = "Modo para el que debe estar construido dist/ (mainnet para salir con dinero real)."
+    )]
+    pub modo: Option<String>,
+}
+
+impl VerificarArgs {
+    pub fn mode(&self) -> Option<Mode> {
+        match self.modo.as_deref()? {
+            "local" => Some(Mode::Local),
+            "testnet" => Some(Mode::Testnet),
+            _ => Some(Mode::Mainnet),
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct TokenCdpArgs {
+    #[arg(help = "Método HTTP (GET, POST).")]
+    pub method: String,
+    #[arg(help = "URL completa del pedido.")]
+    pub url: String,
 }
 
 #[derive(Debug, clap::Args)]
@@ -255,20 +300,24 @@ impl Settings {
 
     /// Builds the facilitator the settings chose.
     pub fn build_facilitator(&self) -> Result<Arc<dyn Facilitator>> {
-        Ok(match &self.facilitator {
-            FacilitatorChoice::Local { ledger } => Arc::new(LocalFacilitator::new(LocalConfig {
-                ledger_file: Some(ledger.clone()),
-                ..LocalConfig::default()
-            })),
-            FacilitatorChoice::Http { url, auth, cdp, timeout } => {
-                let http = HttpFacilitator::new(url, auth.clone(), *timeout)?;
-                Arc::new(match cdp {
-                    Some(key) => http.with_cdp(key.clone()),
-                    None => http,
-                })
-            }
-        })
+        build_facilitator(&self.facilitator)
     }
+}
+
+/// Builds a chosen facilitator (reading nothing but the local ledger, if it is the local one).
+pub fn build_facilitator(choice: &FacilitatorChoice) -> Result<Arc<dyn Facilitator>> {
+    Ok(match choice {
+        FacilitatorChoice::Local { ledger } => {
+            Arc::new(LocalFacilitator::new(LocalConfig { ledger_file: Some(ledger.clone()), ..LocalConfig::default() }))
+        }
+        FacilitatorChoice::Http { url, auth, cdp, timeout } => {
+            let http = HttpFacilitator::new(url, auth.clone(), *timeout)?;
+            Arc::new(match cdp {
+                Some(key) => http.with_cdp(key.clone()),
+                None => http,
+            })
+        }
+    })
 }
 
 /// The facilitator for a mode, from `--facilitador` (or [`FACILITATOR_URL_ENV`]), the CDP

@@ -1,0 +1,341 @@
+//! `gate verificar` (`preflight`): everything a go-live needs, checked without moving money.
+//!
+//! It reads the same `dist/`, flags and environment the gate serves with and prints one line
+//! per check, `ok` or `FALLA` with what to fix: the manifest's mode against the one being
+//! checked, its networks, assets and EIP-712 domains against [`contract::networks`], every
+//! payee address, the link secret, `base_url`, which facilitator it would use (never the local
+//! one or x402.org on mainnet), and that facilitator's `/supported` under the configured
+//! authentication, for our scheme on every network the manifest offers.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::Path;
+
+use alloy_primitives::Address;
+
+use crate::facilitator::Facilitator;
+use crate::facilitator::cdp::KEY_ID_ENV;
+use crate::links::SECRET_ENV;
+use crate::manifest::{Manifest, Mode, Network};
+use crate::settings::{
+    Env, FACILITATOR_URL_ENV, FacilitatorChoice, TESTNET_FACILITATOR, build_facilitator, choose_facilitator,
+};
+use crate::x402::SupportedResponse;
+
+/// The link secret's minimum length outside local mode, in bytes.
+const MIN_LINK_SECRET_BYTES: usize = 32;
+
+/// One check's outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub ok: bool,
+    pub what: String,
+    pub detail: String,
+}
+
+/// Every check, in order.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub lines: Vec<Line>,
+}
+
+impl Report {
+    fn ok(&mut self, what: impl Into<String>, detail: impl Into<String>) {
+        self.lines.push(Line { ok: true, what: what.into(), detail: detail.into() });
+    }
+
+    fn fail(&mut self, what: impl Into<String>, detail: impl Into<String>) {
+        self.lines.push(Line { ok: false, what: what.into(), detail: detail.into() });
+    }
+
+    fn check(&mut self, what: impl Into<String>, result: Result<String, String>) {
+        match result {
+            Ok(detail) => self.ok(what, detail),
+            Err(detail) => self.fail(what, detail),
+        }
+    }
+
+    pub fn failures(&self) -> usize {
+        self.lines.iter().filter(|l| !l.ok).count()
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for line in &self.lines {
+            writeln!(f, "{:<5} {}: {}", if line.ok { "ok" } else { "FALLA" }, line.what, line.detail)?;
+        }
+        match self.failures() {
+            0 => writeln!(f, "{} comprobaciones, ninguna falla", self.lines.len()),
+            n => writeln!(f, "{} comprobaciones, {n} con FALLA", self.lines.len()),
+        }
+    }
+}
+
+/// What to check: the serving flags that matter, the mode expected, and the environment.
+#[derive(Debug, Clone)]
+pub struct Inputs<'a> {
+    pub dist: &'a Path,
+    pub data: &'a Path,
+    pub facilitator_url: Option<String>,
+    pub expected_mode: Option<Mode>,
+    pub env: &'a Env,
+}
+
+/// Runs every check (the facilitator's `/supported` is the only one that leaves the machine).
+pub async fn run(inputs: Inputs<'_>) -> Report {
+    let mut report = Report::default();
+    let manifest = match crate::manifest::load(inputs.dist) {
+        Ok(manifest) => {
+            report.ok("manifiesto", format!("{} estudios en {}", manifest.estudios.len(), inputs.dist.display()));
+            manifest
+        }
+        Err(e) => {
+            report.fail("manifiesto", format!("{e:#}"));
+            return report;
+        }
+    };
+    let mode = manifest.servicio.modo;
+    report.check("modo", check_mode(mode, inputs.expected_mode));
+    check_networks(&manifest, &mut report);
+    check_offers(&manifest, &mut report);
+    for payee in payees(&manifest) {
+        report.check(format!("pagar_a {payee}"), check_payee(&payee));
+    }
+    report.check("clave de enlaces", check_link_secret(mode, inputs.env.link_secret.as_deref()));
+    report.check("base_url", check_base_url(mode, &manifest.servicio.base_url));
+    match choose_facilitator(mode, inputs.facilitator_url, inputs.data, inputs.env) {
+        Err(e) => report.fail("facilitador", format!("{e:#}")),
+        Ok(choice) => {
+            let usable = describe_facilitator(mode, &choice);
+            let good = usable.is_ok();
+            report.check("facilitador", usable);
+            if good {
+                report.check("facilitador /supported", check_supported(&manifest, &choice).await);
+            }
+        }
+    }
+    report
+}
+
+fn check_mode(mode: Mode, expected: Option<Mode>) -> Result<String, String> {
+    match expected {
+        None => Ok(format!("{mode} (de gate.json; indique --modo para exigirlo)")),
+        Some(expected) if expected == mode => Ok(format!("{mode}, como se pidió")),
+        Some(expected) => Err(format!(
+            "dist/ se construyó en modo {mode} y se verifica el modo {expected}: ponga modo = \"{expected}\" en servicio.toml y corra `generator build` de nuevo"
+        )),
+    }
+}
+
+/// The manifest's networks against the canonical ones of its mode, one line each.
+fn check_networks(manifest: &Manifest, report: &mut Report) {
+    let mode = manifest.servicio.modo;
+    let evm = contract::networks::evm(mode);
+    let solana = contract::networks::solana(mode);
+    for network in &manifest.servicio.redes {
+        let what = format!("red {}", network.caip2);
+        let canonical = [Some(evm), solana].into_iter().flatten().find(|c| c.caip2 == network.caip2);
+        let result = match canonical {
+            None => Err(format!(
+                "el modo {mode} no ofrece esta red (ofrece {}{})",
+                evm.caip2,
+                match solana {
+                    Some(s) => format!(" y, con pagar_a_solana, {}", s.caip2),
+                    None => String::new(),
+                }
+            )),
+            Some(c) if c.matches(network) => Ok(match c.eip712 {
+                Some((name, version)) => {
+                    format!("{}, USDC {}, dominio EIP-712 \"{name}\" versión {version}", c.nombre, c.asset)
+                }
+                None => format!("{}, USDC {}", c.nombre, c.asset),
+            }),
+            Some(c) => Err(format!(
+                "no es la red canónica del modo {mode}: se esperaba activo {} y dominio {}, y gate.json dice activo {} y dominio {}",
+                c.asset,
+                domain_text(c.eip712.map(|(n, v)| (n.to_owned(), v.to_owned()))),
+                network.asset,
+                domain_text(network.eip712_name.clone().zip(network.eip712_version.clone())),
+            )),
+        };
+        report.check(what, result);
+    }
+    if !manifest.servicio.redes.iter().any(|n| n.caip2 == evm.caip2) {
+        report.fail(
+            format!("red {}", evm.caip2),
+            format!("el modo {mode} vende en {} y gate.json no la ofrece", evm.nombre),
+        );
+    }
+}
+
+fn domain_text(domain: Option<(String, String)>) -> String {
+    match domain {
+        Some((name, version)) => format!("\"{name}\" versión {version}"),
+        None => "ninguno".to_owned(),
+    }
+}
+
+/// Every 402 requirement of every study against the network it names.
+fn check_offers(manifest: &Manifest, report: &mut Report) {
+    let mut problems = Vec::new();
+    let mut count = 0;
+    for (slug, study) in &manifest.estudios {
+        for (view, offer) in &study.vistas {
+            for requirement in &offer.pago_requerido.accepts {
+                count += 1;
+                let at = format!("{slug}/{}", view.as_str());
+                let Some(network) = manifest.servicio.redes.iter().find(|n| n.caip2 == requirement.network) else {
+                    problems.push(format!("{at}: la red {} no está en servicio.redes", requirement.network));
+                    continue;
+                };
+                if requirement.scheme != "exact" {
+                    problems.push(format!("{at}: esquema {:?}, se espera \"exact\"", requirement.scheme));
+                }
+                if requirement.asset != network.asset {
+                    problems.push(format!("{at}: activo {} en {}", requirement.asset, network.caip2));
+                }
+                if requirement.pay_to != network.pagar_a {
+                    problems.push(format!("{at}: payTo {} y la red cobra en {}", requirement.pay_to, network.pagar_a));
+                }
+                let domain = requirement.extra_str("name").zip(requirement.extra_str("version"));
+                if !network.is_solana()
+                    && domain != network.eip712_name.as_deref().zip(network.eip712_version.as_deref())
+                {
+                    problems.push(format!("{at}: dominio EIP-712 {domain:?} distinto del de la red"));
+                }
+            }
+        }
+    }
+    match problems.len() {
+        0 => report.ok(
+            "requisitos de pago",
+            format!("{count} en {} estudios, todos en las redes de arriba", manifest.estudios.len()),
+        ),
+        n => report.fail(
+            "requisitos de pago",
+            format!("{n} no coinciden con su red: {}", problems.iter().take(3).cloned().collect::<Vec<_>>().join("; ")),
+        ),
+    }
+}
+
+/// Every payee the manifest names, in the networks and in the requirements.
+fn payees(manifest: &Manifest) -> BTreeSet<String> {
+    let offered = manifest
+        .estudios
+        .values()
+        .flat_map(|s| s.vistas.values())
+        .flat_map(|o| o.pago_requerido.accepts.iter().map(|r| r.pay_to.clone()));
+    manifest.servicio.redes.iter().map(|n| n.pagar_a.clone()).chain(offered).collect()
+}
+
+/// An EVM address must carry its EIP-55 checksum (a typo then fails instead of paying a
+/// stranger); a Solana one must be base58 of 32 bytes.
+fn check_payee(payee: &str) -> Result<String, String> {
+    if payee.starts_with("0x") {
+        return match Address::parse_checksummed(payee, None) {
+            Ok(_) => Ok("dirección EVM con checksum EIP-55".to_owned()),
+            Err(_) => match payee.parse::<Address>() {
+                Ok(address) => Err(format!(
+                    "la dirección EVM no lleva el checksum EIP-55 (mayúsculas y minúsculas): escriba {} en pagar_a_evm si es la suya",
+                    address.to_checksum(None)
+                )),
+                Err(_) => Err("no es una dirección EVM (0x y 40 dígitos hexadecimales)".to_owned()),
+            },
+        };
+    }
+    match bs58::decode(payee).into_vec() {
+        Ok(bytes) if bytes.len() == 32 => Ok("dirección de Solana (32 bytes en base58)".to_owned()),
+        Ok(bytes) => Err(format!("no es una dirección de Solana: base58 de {} bytes, se esperan 32", bytes.len())),
+        Err(_) => Err("no es una dirección EVM (0x…) ni de Solana (base58)".to_owned()),
+    }
+}
+
+fn check_link_secret(mode: Mode, secret: Option<&str>) -> Result<String, String> {
+    match secret.filter(|s| !s.is_empty()) {
+        Some(s) if s.len() >= MIN_LINK_SECRET_BYTES => Ok(format!("{SECRET_ENV} definida ({} bytes)", s.len())),
+        Some(s) => Err(format!(
+            "{SECRET_ENV} mide {} bytes y debe tener al menos {MIN_LINK_SECRET_BYTES} (por ejemplo: openssl rand -hex 32)",
+            s.len()
+        )),
+        None if mode == Mode::Local => {
+            Ok(format!("modo local: sin {SECRET_ENV}, el gate genera la clave en --data/clave-enlaces"))
+        }
+        None => Err(format!(
+            "falta {SECRET_ENV}: fuera del modo local la clave de los enlaces viene del entorno, al menos {MIN_LINK_SECRET_BYTES} bytes (por ejemplo: openssl rand -hex 32), la misma en cada gate"
+        )),
+    }
+}
+
+fn check_base_url(mode: Mode, base_url: &str) -> Result<String, String> {
+    let parsed = url::Url::parse(base_url).map_err(|_| format!("{base_url:?} no es una URL"))?;
+    match (mode, parsed.scheme()) {
+        (_, "https") | (Mode::Local, _) => Ok(base_url.to_owned()),
+        _ => Err(format!(
+            "{base_url} no es https: fuera del modo local los enlaces de descarga y los documentos deben apuntar a https (base_url en servicio.toml)"
+        )),
+    }
+}
+
+/// Which facilitator serving would use, refused on mainnet when it cannot move real money.
+fn describe_facilitator(mode: Mode, choice: &FacilitatorChoice) -> Result<String, String> {
+    match choice {
+        FacilitatorChoice::Local { .. } => {
+            if mode == Mode::Mainnet {
+                Err("modo mainnet con el facilitador local, que no mueve dinero".to_owned())
+            } else {
+                Ok("local embebido (sin cadena, sin dinero real)".to_owned())
+            }
+        }
+        FacilitatorChoice::Http { url, auth, cdp, .. } => {
+            let host = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
+            if mode == Mode::Mainnet && (host == "x402.org" || host.ends_with(".x402.org")) {
+                return Err(format!(
+                    "{url} liquida solo redes de prueba ({TESTNET_FACILITATOR}); en mainnet use el de Coinbase CDP ({KEY_ID_ENV} y su clave) u otro con {FACILITATOR_URL_ENV}"
+                ));
+            }
+            let how = match (cdp, auth) {
+                (Some(key), _) => format!("JWT de CDP por pedido, clave {} ({})", key.id(), key.kind().as_str()),
+                (None, Some((name, _))) => format!("encabezado {name}"),
+                (None, None) => "sin credenciales".to_owned(),
+            };
+            Ok(format!("{url}, {how}"))
+        }
+    }
+}
+
+/// The facilitator's `/supported`, under the configured authentication, must list `exact`
+/// on every network the manifest offers (with a fee payer on Solana).
+async fn check_supported(manifest: &Manifest, choice: &FacilitatorChoice) -> Result<String, String> {
+    let facilitator: std::sync::Arc<dyn Facilitator> = build_facilitator(choice).map_err(|e| format!("{e:#}"))?;
+    let supported = facilitator.supported().await.map_err(|e| match e {
+        crate::facilitator::FacilitatorError::Status { status, body } => {
+            format!("el facilitador respondió {status}: {}", body.chars().take(200).collect::<String>())
+        }
+        other => other.to_string(),
+    })?;
+    let missing: Vec<String> = manifest.servicio.redes.iter().filter_map(|n| missing_kind(&supported, n)).collect();
+    if missing.is_empty() {
+        let networks: Vec<&str> = manifest.servicio.redes.iter().map(|n| n.caip2.as_str()).collect();
+        Ok(format!("admite exact (x402 v2) en {}", networks.join(", ")))
+    } else {
+        Err(missing.join("; "))
+    }
+}
+
+fn missing_kind(supported: &SupportedResponse, network: &Network) -> Option<String> {
+    let kind = supported
+        .kinds
+        .iter()
+        .find(|k| k.x402_version == crate::x402::X402_VERSION && k.scheme == "exact" && k.network == network.caip2);
+    match kind {
+        None => Some(format!("no admite exact (x402 v2) en {}", network.caip2)),
+        Some(k)
+            if network.is_solana()
+                && k.extra.as_ref().and_then(|e| e.get("feePayer")).and_then(|v| v.as_str()).is_none() =>
+        {
+            Some(format!("admite {} sin feePayer: el gate retiraría esa red", network.caip2))
+        }
+        Some(_) => None,
+    }
+}

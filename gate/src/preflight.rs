@@ -14,12 +14,10 @@ use std::path::Path;
 use alloy_primitives::Address;
 
 use crate::facilitator::Facilitator;
-use crate::facilitator::cdp::KEY_ID_ENV;
+use crate::facilitator::cdp::{KEY_ID_ENV, KEY_SECRET_ENV};
 use crate::links::SECRET_ENV;
 use crate::manifest::{Manifest, Mode, Network};
-use crate::settings::{
-    Env, FACILITATOR_URL_ENV, FacilitatorChoice, TESTNET_FACILITATOR, build_facilitator, choose_facilitator,
-};
+use crate::settings::{Env, FACILITATOR_URL_ENV, FacilitatorChoice, build_facilitator, choose_facilitator};
 use crate::x402::SupportedResponse;
 
 /// The link secret's minimum length outside local mode, in bytes.
@@ -193,7 +191,10 @@ fn check_offers(manifest: &Manifest, report: &mut Report) {
                     problems.push(format!("{at}: esquema {:?}, se espera \"exact\"", requirement.scheme));
                 }
                 if requirement.asset != network.asset {
-                    problems.push(format!("{at}: activo {} en {}", requirement.asset, network.caip2));
+                    problems.push(format!(
+                        "{at}: activo {} y la red {} dice {}",
+                        requirement.asset, network.caip2, network.asset
+                    ));
                 }
                 if requirement.pay_to != network.pagar_a {
                     problems.push(format!("{at}: payTo {} y la red cobra en {}", requirement.pay_to, network.pagar_a));
@@ -291,7 +292,7 @@ fn describe_facilitator(mode: Mode, choice: &FacilitatorChoice) -> Result<String
             let host = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
             if mode == Mode::Mainnet && (host == "x402.org" || host.ends_with(".x402.org")) {
                 return Err(format!(
-                    "{url} liquida solo redes de prueba ({TESTNET_FACILITATOR}); en mainnet use el de Coinbase CDP ({KEY_ID_ENV} y su clave) u otro con {FACILITATOR_URL_ENV}"
+                    "{url}: x402.org liquida solo redes de prueba (Base Sepolia, Solana devnet); en mainnet use el facilitador de Coinbase CDP ({KEY_ID_ENV} y {KEY_SECRET_ENV}) u otro con {FACILITATOR_URL_ENV}"
                 ));
             }
             let how = match (cdp, auth) {
@@ -337,5 +338,41 @@ fn missing_kind(supported: &SupportedResponse, network: &Network) -> Option<Stri
             Some(format!("admite {} sin feePayer: el gate retiraría esa red", network.caip2))
         }
         Some(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payees_evm_with_checksum_solana_as_32_bytes_of_base58() {
+        assert!(check_payee("0x70997970C51812dc3A010C7d01b50e0d17dc79C8").is_ok());
+        let error = check_payee("0x70997970c51812dc3a010c7d01b50e0d17dc79c8").unwrap_err();
+        assert!(error.contains("0x70997970C51812dc3A010C7d01b50e0d17dc79C8"), "{error}");
+        assert!(check_payee("0x70997970C51812dc3A010C7d01b50e0d17dc79c8").is_err(), "one wrong letter case");
+        assert!(check_payee("0x1234").unwrap_err().contains("40 dígitos"));
+        assert!(check_payee("9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM").is_ok());
+        assert!(check_payee("9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGY").unwrap_err().contains("se esperan 32"));
+        assert!(check_payee("0OIl-no-es-base58").is_err());
+    }
+
+    #[test]
+    fn link_secret_and_base_url_are_strict_outside_local_mode() {
+        assert!(check_link_secret(Mode::Local, None).is_ok());
+        assert!(check_link_secret(Mode::Local, Some("corta")).is_err());
+        assert!(check_link_secret(Mode::Testnet, None).is_err());
+        assert!(check_link_secret(Mode::Mainnet, Some(&"x".repeat(32))).is_ok());
+        assert!(check_base_url(Mode::Local, "http://127.0.0.1:8080").is_ok());
+        assert!(check_base_url(Mode::Testnet, "http://estudios.example.com").is_err());
+        assert!(check_base_url(Mode::Mainnet, "https://estudios.example.com").is_ok());
+        assert!(check_base_url(Mode::Mainnet, "estudios.example.com").is_err());
+    }
+
+    #[test]
+    fn the_mode_asked_for_must_be_the_built_one() {
+        assert!(check_mode(Mode::Mainnet, None).is_ok());
+        assert!(check_mode(Mode::Mainnet, Some(Mode::Mainnet)).is_ok());
+        assert!(check_mode(Mode::Testnet, Some(Mode::Mainnet)).unwrap_err().contains("modo = \"mainnet\""));
     }
 }

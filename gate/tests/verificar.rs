@@ -77,12 +77,14 @@ fn edited_dist(dir: &Path, edit: impl FnOnce(&mut Value)) -> PathBuf {
     dist
 }
 
-/// Every `accepts` entry of every study view.
+/// Every `accepts` entry of every study view, over HTTP and MCP alike.
 fn each_requirement(manifest: &mut Value, mut edit: impl FnMut(&mut Value)) {
     for study in manifest["estudios"].as_object_mut().unwrap().values_mut() {
         for view in study["vistas"].as_object_mut().unwrap().values_mut() {
-            for requirement in view["pago_requerido"]["accepts"].as_array_mut().unwrap() {
-                edit(requirement);
+            for binding in ["pago_requerido", "pago_requerido_mcp"] {
+                for requirement in view[binding]["accepts"].as_array_mut().unwrap() {
+                    edit(requirement);
+                }
             }
         }
     }

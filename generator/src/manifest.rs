@@ -104,7 +104,9 @@ fn gate_manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
             );
         }
         let view = |view: View, file: String| {
-            (view, ViewOffer { archivo: file, pago_requerido: openapi::payment_required(site, study, view) })
+            let pago_requerido = openapi::payment_required(site, study, view);
+            let pago_requerido_mcp = openapi::payment_required_mcp(site, study, view);
+            (view, ViewOffer { archivo: file, pago_requerido, pago_requerido_mcp })
         };
         estudios.insert(
             study.slug.clone(),

@@ -89,22 +89,12 @@ pub fn definitions(slugs: &[&str], endpoint: Endpoint) -> Vec<Value> {
             "name": BUY_TOOL,
             "title": title,
             "description": "Compra un estudio con x402 v2 (USDC). Llamado sin pago devuelve isError: true con el PaymentRequired de x402 en structuredContent (y el mismo JSON en content[0].text). Firme una autorización EIP-3009 por el monto exacto de una entrada de accepts y repita la llamada con params._meta[\"x402/payment\"] = PaymentPayload (objeto JSON, no base64) con accepted copiado sin cambios. Al liquidarse devuelve el estudio (vista resumen por defecto) con enlaces firmados al paquete completo (JSON y ZIP) y el recibo en _meta[\"x402/payment-response\"]. Si el pago falla no se cobra nada.\n\nEN: Buys a study with x402 v2 (USDC). Called without payment it returns isError: true with the x402 PaymentRequired in structuredContent (and the same JSON in content[0].text). Sign an EIP-3009 authorization for the exact amount of one accepts entry and call again with params._meta[\"x402/payment\"] = a PaymentPayload (JSON object, not base64) whose accepted is copied unchanged. Once settled it returns the study (summary view by default) with signed links to the full package (JSON and ZIP) and the receipt in _meta[\"x402/payment-response\"]. Nothing is charged if payment fails.",
-            "inputSchema": schema(
-                json!({
-                    "slug": slug("Estudio a comprar (ver listar_estudios). / Study to buy."),
-                    "vista": {"type": "string", "enum": [MCP_DEFAULT_VIEW, other_view()], "default": MCP_DEFAULT_VIEW,
-                              "description": "resumen (por defecto: ficha, diseño, hallazgos, métricas e índice de tablas) o completo (además todas las tablas y respuestas, puede pesar varios MB); mismo precio y mismos enlaces. / resumen (default) or completo (full package inline); same price and links."},
-                }),
-                &["slug"],
-            ),
+            // The same schema the offers' `bazaar` extension declares for this tool.
+            "inputSchema": contract::mcp::buy_tool_input_schema(slugs),
             "annotations": {"title": title, "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": true},
         }));
     }
     tools
-}
-
-fn other_view() -> View {
-    View::ALL.into_iter().find(|v| *v != MCP_DEFAULT_VIEW).unwrap_or(View::ALL[0])
 }
 
 /// An input schema: an object with exactly these properties.

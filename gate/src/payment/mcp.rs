@@ -32,7 +32,7 @@ pub const PAYMENT_META: &str = "x402/payment";
 pub const RECEIPT_META: &str = "x402/payment-response";
 /// The view sold over MCP when none is asked: the summary keeps an agent's context small, and
 /// the links reach the full package anyway.
-pub const MCP_DEFAULT_VIEW: View = View::Resumen;
+pub const MCP_DEFAULT_VIEW: View = contract::mcp::DEFAULT_VIEW;
 const FIRST_ERROR: &str = "Payment required: send a PaymentPayload object in params._meta[\"x402/payment\"]";
 
 /// The MCP PaymentRequired of an offer, with `error`, as JSON.

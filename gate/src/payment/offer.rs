@@ -14,10 +14,10 @@ use contract::View;
 use serde_json::{Value, json};
 
 use crate::manifest::{self, Manifest};
-use crate::x402::{PaymentRequired, ResourceInfo, SupportedResponse};
+use crate::x402::{PaymentRequired, SupportedResponse};
 
 /// The name of the paid MCP tool, which MCP 402s name as their resource.
-pub const BUY_TOOL: &str = "comprar_estudio";
+pub use contract::mcp::BUY_TOOL;
 
 /// What is sold for one (study, view).
 #[derive(Debug, Clone)]
@@ -25,8 +25,10 @@ pub struct Offer {
     pub slug: String,
     pub view: View,
     pub name: String,
-    /// The 402 object the manifest gives this view (HTTP resource, no `error`).
+    /// The 402 object the manifest gives this view over HTTP (no `error`).
     pub required: PaymentRequired,
+    /// The same over MCP: the same `accepts`, the tool as resource, the tool's extensions.
+    pub required_mcp: PaymentRequired,
     /// Each `accepts` entry as JSON, for the deep comparison with a client's `accepted`.
     pub accepts_json: Vec<Value>,
     /// The file the paid answer embeds.
@@ -48,15 +50,11 @@ impl Offer {
     /// The `PaymentRequired` object of this offer on a transport, with `error` set when a
     /// purchase is refused: the one place a 402 object is built.
     pub fn payment_required(&self, binding: Binding, error: Option<&str>) -> PaymentRequired {
-        let mut required = self.required.clone();
+        let mut required = match binding {
+            Binding::Http => self.required.clone(),
+            Binding::Mcp => self.required_mcp.clone(),
+        };
         required.error = error.map(str::to_owned);
-        if binding == Binding::Mcp {
-            required.resource = ResourceInfo {
-                url: format!("mcp://tool/{BUY_TOOL}?slug={}&vista={}", self.slug, self.view),
-                description: Some(format!("{} (vista {}) vía la herramienta MCP {BUY_TOOL}", self.name, self.view)),
-                mime_type: Some("application/json".to_owned()),
-            };
-        }
         required
     }
 
@@ -112,12 +110,14 @@ impl Offers {
                 .collect();
             for (view, spec) in &study.vistas {
                 let required = spec.pago_requerido.clone();
+                let required_mcp = spec.pago_requerido_mcp.clone();
                 let accepts_json = required.accepts.iter().map(serde_json::to_value).collect::<Result<_, _>>()?;
                 let offer = Offer {
                     slug: slug.clone(),
                     view: *view,
                     name: study.nombre.clone(),
                     required,
+                    required_mcp,
                     accepts_json,
                     file: manifest::file_path(dist, &spec.archivo)?,
                     downloads: downloads.clone(),
@@ -177,6 +177,7 @@ impl Offers {
                 kept.push(requirement);
             }
             offer.accepts_json = kept.iter().filter_map(|r| serde_json::to_value(r).ok()).collect();
+            offer.required_mcp.accepts = kept.clone();
             offer.required.accepts = kept;
         }
         withdrawn.into_iter().collect()
@@ -186,7 +187,7 @@ impl Offers {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::x402::PaymentRequirements;
+    use crate::x402::{PaymentRequirements, ResourceInfo};
 
     pub(crate) fn offer() -> Offer {
         let raw = json!({"scheme": "exact", "network": "eip155:84532", "amount": "990000",
@@ -202,10 +203,19 @@ pub(crate) mod tests {
                 error: None,
                 resource: ResourceInfo {
                     url: "http://127.0.0.1:8080/estudio/banca-2026?vista=resumen".into(),
-                    description: None,
-                    mime_type: None,
+                    ..ResourceInfo::default()
                 },
                 accepts: vec![typed],
+                extensions: Some(json!({})),
+            },
+            required_mcp: PaymentRequired {
+                x402_version: 2,
+                error: None,
+                resource: ResourceInfo {
+                    url: contract::mcp::resource_url("banca-2026", View::Resumen),
+                    ..ResourceInfo::default()
+                },
+                accepts: vec![serde_json::from_value(raw.clone()).expect("requirements")],
                 extensions: Some(json!({})),
             },
             accepts_json: vec![raw],

@@ -9,6 +9,6 @@ pub mod evm;
 pub mod header;
 
 pub use contract::x402::{
-    PaymentPayload, PaymentRequired, PaymentRequirements, ResourceInfo, SettlementResponse, SupportedKind,
-    SupportedResponse, VerifyResponse, X402_VERSION,
+    BAZAAR, PAYMENT_IDENTIFIER, PaymentPayload, PaymentRequired, PaymentRequirements, ResourceInfo, SettlementResponse,
+    SupportedKind, SupportedResponse, VerifyResponse, X402_VERSION,
 };

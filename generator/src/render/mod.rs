@@ -10,6 +10,7 @@
 //! [`service_files`] and [`study_files`] list what this stage adds to `dist/`, each file with
 //! its path from [`crate::paths`]; writing them is the output stage's job.
 
+pub mod extensions;
 pub mod html;
 pub mod json;
 pub mod llms;

@@ -76,6 +76,10 @@ pub struct HowToBuy {
     pub pasos: Vec<String>,
     pub vistas: Views,
     pub no_se_cobra_si: String,
+    /// What a buyer does when the answer leaves the payment in doubt (503 `liquidacion_incierta`).
+    pub si_la_liquidacion_es_incierta: String,
+    /// How a retry is recognised as the same purchase (x402 `payment-identifier`).
+    pub reintentos: String,
     pub tope_de_tu_cliente: String,
     pub clientes_oficiales: Vec<String>,
     pub en: HowToBuyEn,
@@ -93,6 +97,8 @@ pub struct HowToBuyEn {
     pub steps: Vec<String>,
     pub views: Views,
     pub not_charged_if: String,
+    pub if_settlement_is_uncertain: String,
+    pub retries: String,
     pub client_cap: String,
 }
 
@@ -142,7 +148,9 @@ pub fn how_to_buy(service: &ServiceSettings, price: Price, study_url: &str) -> H
             completo: "El paquete completo: ficha, diseño con todas las preguntas, todas las tablas de análisis, hallazgos con respaldo, métricas y todas las respuestas originales con sus fuentes.".into(),
             resumen: "Ficha, diseño, hallazgos con su respaldo, métricas e índice de tablas, sin las respuestas; mismos enlaces de descarga del paquete completo.".into(),
         },
-        no_se_cobra_si: "La liquidación se pide recién cuando el estudio ya está armado; si la firma no verifica, el monto no es exacto, la autorización venció o ya se usó, o el facilitador no confirma la liquidación, la respuesta es 402 y no se cobra nada.".into(),
+        no_se_cobra_si: "La liquidación se pide recién cuando el estudio ya está armado; si la firma no verifica, el monto no es exacto, la autorización venció o ya se usó, o el facilitador rechaza la liquidación, la respuesta es 402 y no se cobra nada.".into(),
+        si_la_liquidacion_es_incierta: "Si la respuesta es 503 con error liquidacion_incierta (el facilitador no confirmó a tiempo: el pago pudo haberse movido o no), no se entregó nada: repita exactamente el mismo pedido con el mismo encabezado PAYMENT-SIGNATURE (por MCP, la misma llamada con el mismo _meta[\"x402/payment\"]) antes de que venza la autorización. Si el pago se hizo, recibe el estudio sin un segundo cobro; si no, se cobra una sola vez. No firme un pago nuevo para esa compra; si aun así no se resuelve, escriba al contacto del servicio con el pagador y el nonce.".into(),
+        reintentos: "El 402 declara la extensión x402 payment-identifier: si su cliente envía un id (16 a 128 letras, dígitos, - o _) y reintenta la misma compra con el mismo id, la misma billetera y el mismo estudio, recibe la compra ya pagada y la firma nueva no se cobra.".into(),
         tope_de_tu_cliente: format!("Si su cliente tiene un tope por pago, debe admitir al menos {price_usd} USD ({amount} unidades de USDC con 6 decimales)."),
         clientes_oficiales: vec![
             "@x402/fetch + @x402/evm (TypeScript)".into(),
@@ -160,7 +168,9 @@ pub fn how_to_buy(service: &ServiceSettings, price: Price, study_url: &str) -> H
                 completo: "The full package: sheet, design with every question, every analysis table, findings with backing, metrics and every raw answer with its sources.".into(),
                 resumen: "Sheet, design, findings with backing, metrics and table index, without the answers; same download links to the full package.".into(),
             },
-            not_charged_if: "Settlement is requested only once the study is ready; if the signature does not verify, the amount is not exact, the authorization expired or was used, or the facilitator does not confirm settlement, the answer is 402 and nothing is charged.".into(),
+            not_charged_if: "Settlement is requested only once the study is ready; if the signature does not verify, the amount is not exact, the authorization expired or was used, or the facilitator refuses settlement, the answer is 402 and nothing is charged.".into(),
+            if_settlement_is_uncertain: "On 503 liquidacion_incierta (the facilitator did not confirm in time: the payment may or may not have moved), nothing was delivered: repeat the very same request with the same PAYMENT-SIGNATURE header (over MCP, the same call with the same _meta[\"x402/payment\"]) before the authorization expires. If the payment went through you get the study without a second charge; if not, you are charged once. Do not sign a new payment for that purchase.".into(),
+            retries: "The 402 declares the x402 payment-identifier extension: retry a purchase with the same id, wallet and study and you get the paid purchase again; the new signature is not charged.".into(),
             client_cap: format!("If your client caps each payment, allow at least {price_usd} USD ({amount} USDC units, 6 decimals)."),
         },
     }

@@ -11,7 +11,9 @@ use serde_json::{Value, json};
 use contract::View;
 use contract::x402::{PaymentRequired, ResourceInfo, X402_VERSION};
 
-use crate::render::{Site, offer};
+use crate::model::Study;
+use crate::paths;
+use crate::render::{Site, extensions, offer};
 
 /// The OpenAPI 3.1 description of every public endpoint.
 pub fn openapi(site: &Site<'_>) -> Value {
@@ -81,6 +83,13 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
             "responses": {
                 "200": json_response("Ficha del estudio", "Ficha"),
                 "404": error_response("Estudio desconocido"),
+                "409": error_response("Pago ya usado para otra compra, en curso, o payment-identifier de otro pago (no se cobró nada)"),
+                "429": {
+                    "description": "Demasiados intentos de pago rechazados desde esa dirección, de esa billetera o en el servicio; no se cobró nada.",
+                    "headers": {"Retry-After": {"description": "segundos hasta poder reintentar", "schema": {"type": "integer"}}},
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+                },
+                "503": error_response("Facilitador no disponible (no se cobró nada), o liquidacion_incierta: no se entregó nada y el pago pudo haberse movido; repita el mismo pedido con la misma PAYMENT-SIGNATURE antes de que venza, sin firmar un pago nuevo"),
             },
         }},
         "/buscar": {"get": {
@@ -126,6 +135,13 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
                     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PagoRequerido"}}},
                 },
                 "404": error_response("Estudio desconocido"),
+                "409": error_response("Pago ya usado para otra compra, en curso, o payment-identifier de otro pago (no se cobró nada)"),
+                "429": {
+                    "description": "Demasiados intentos de pago rechazados desde esa dirección, de esa billetera o en el servicio; no se cobró nada.",
+                    "headers": {"Retry-After": {"description": "segundos hasta poder reintentar", "schema": {"type": "integer"}}},
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+                },
+                "503": error_response("Facilitador no disponible (no se cobró nada), o liquidacion_incierta: no se entregó nada y el pago pudo haberse movido; repita el mismo pedido con la misma PAYMENT-SIGNATURE antes de que venza, sin firmar un pago nuevo"),
             },
         }},
         "/descarga/{archivo}": {"get": {
@@ -268,20 +284,101 @@ pub fn resource_url(site: &Site<'_>, slug: &str, view: View) -> String {
     site.url(&format!("/estudio/{slug}?vista={view}"))
 }
 
-/// The `PaymentRequired` object the gate answers a study view with (without `error`): the one
-/// place it is built; the gate derives its HTTP, MCP and HTML 402 answers from it.
-pub fn payment_required(site: &Site<'_>, study: &crate::model::Study, view: View) -> PaymentRequired {
+/// The `PaymentRequired` object the gate answers a study view with over HTTP (without
+/// `error`). With [`payment_required_mcp`], the one place a 402 object is built; the gate
+/// derives its HTTP, HTML and MCP 402 answers from these two.
+pub fn payment_required(site: &Site<'_>, study: &Study, view: View) -> PaymentRequired {
+    let resource = ResourceInfo {
+        url: resource_url(site, &study.slug, view),
+        description: Some(format!("{} ({view})", study.design.nombre)),
+        ..discovery_metadata(site, study)
+    };
+    let extensions = extensions::declared(extensions::bazaar_http(view, &purchase_example(site, study, view)));
+    required_with(site, study, resource, extensions)
+}
+
+/// The `PaymentRequired` object of a study view bought through the MCP tool `comprar_estudio`:
+/// the same requirements, a resource that names the tool, the tool's discovery info.
+pub fn payment_required_mcp(site: &Site<'_>, study: &Study, view: View) -> PaymentRequired {
+    let description =
+        format!("{} (vista {view}) vía la herramienta MCP {}", study.design.nombre, contract::mcp::BUY_TOOL);
+    let resource = ResourceInfo {
+        url: contract::mcp::resource_url(&study.slug, view),
+        description: Some(description.clone()),
+        ..discovery_metadata(site, study)
+    };
+    let slugs: Vec<&str> = site.content.studies.iter().map(|s| s.slug.as_str()).collect();
+    let example = purchase_example(site, study, view);
+    let bazaar = extensions::bazaar_mcp(&slugs, &study.slug, view, &description, &example);
+    required_with(site, study, resource, extensions::declared(bazaar))
+}
+
+fn required_with(site: &Site<'_>, study: &Study, resource: ResourceInfo, extensions: Value) -> PaymentRequired {
     PaymentRequired {
         x402_version: X402_VERSION,
         error: None,
-        resource: ResourceInfo {
-            url: resource_url(site, &study.slug, view),
-            description: Some(format!("{} ({view})", study.design.nombre)),
-            mime_type: Some("application/json".to_owned()),
-        },
+        resource,
         accepts: offer::accepts(&site.content.service, site.price_of(study)),
-        extensions: Some(json!({})),
+        extensions: Some(extensions),
     }
+}
+
+/// What a discovery catalog shows of a resource: the service's short name and the study's tags,
+/// within the bazaar limits (printable ASCII; a name of at most 32 characters, at most 5 tags of
+/// at most 32), everything else folded or left out.
+fn discovery_metadata(site: &Site<'_>, study: &Study) -> ResourceInfo {
+    let ascii = |text: &str| -> String {
+        contract::fold::strip_accents(text)
+            .chars()
+            .filter(|c| (' '..='~').contains(c))
+            .collect::<String>()
+            .trim()
+            .to_owned()
+    };
+    let mut name = String::new();
+    for word in ascii(&site.content.service.nombre_en).split_whitespace() {
+        if name.len() + usize::from(!name.is_empty()) + word.len() > 32 {
+            break;
+        }
+        if !name.is_empty() {
+            name.push(' ');
+        }
+        name.push_str(word);
+    }
+    let mut tags: Vec<String> = Vec::new();
+    for tag in study.design.tags.iter().map(|t| ascii(t)) {
+        let fresh = !tags.iter().any(|t| t.eq_ignore_ascii_case(&tag));
+        if !tag.is_empty() && tag.len() <= 32 && fresh && tags.len() < 5 {
+            tags.push(tag);
+        }
+    }
+    ResourceInfo {
+        mime_type: Some("application/json".to_owned()),
+        service_name: Some(name).filter(|n| !n.is_empty()),
+        tags: Some(tags).filter(|t| !t.is_empty()),
+        ..ResourceInfo::default()
+    }
+}
+
+/// An example of the answer a purchase gets (links and transaction shown as placeholders).
+fn purchase_example(site: &Site<'_>, study: &Study, view: View) -> Value {
+    let link = |name: String| json!({"archivo": name, "url": site.url(&format!("/descarga/{name}?vence=<unix>&firma=<hmac-sha256>"))});
+    let network = offer::networks(&site.content.service).first().map(|n| n.caip2.clone()).unwrap_or_default();
+    let content_key = match view {
+        View::Completo => "paquete",
+        View::Resumen => "resumen",
+    };
+    json!({
+        "estudio": study.slug,
+        "nombre": study.design.nombre,
+        "vista": view,
+        "acceso": {
+            "descargas": {"json": link(paths::json_download(&study.slug)), "zip": link(paths::zip_download(&study.slug))},
+            "vence": "<ISO 8601>",
+        },
+        content_key: {"ficha": {"slug": study.slug}},
+        "liquidacion": {"red": network, "transaccion": "<hash>"},
+    })
 }
 
 /// `/.well-known/x402`: the x402scan convention (version 1, resource list) plus the full

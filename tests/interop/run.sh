@@ -84,6 +84,7 @@ client() {
 
 client "x402 TypeScript (@x402/fetch, every study, both views)" node x402-fetch.mjs "$base"
 client "x402 Python (x402 httpx, three studies, both views)" "$python" x402_httpx.py "$base" 3
+client "x402 extensions (@x402/extensions on the HTTP and MCP 402s; a dropped answer recovered by @x402/fetch under the same payment id)" node x402-extensions.mjs "$base" "$work/var"
 # The README's "Paying from your own agent" snippets, extracted and run exactly as written.
 readme_snippet() {
   awk -v marker="<!-- interop:$1 -->" '$0 == marker { found = 1; next } found && /^```/ { if (inside) exit; inside = 1; next } inside { print }' "$root/README.md"

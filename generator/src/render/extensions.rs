@@ -35,65 +35,55 @@ pub fn payment_identifier() -> Value {
 /// `bazaar` for `GET /estudio/{slug}?vista=`: the query this offer is bought with and an example
 /// of the answer, with the schema of both.
 pub fn bazaar_http(view: View, example: &Value) -> Value {
-    let vista_schema = json!({"type": "string", "enum": View::NAMES});
-    json!({
-        "info": {
-            "input": {"type": "http", "queryParams": {"vista": view}, "method": "GET"},
-            "output": {"type": "json", "example": example},
-        },
-        "schema": {
-            "$schema": SCHEMA_DIALECT,
-            "type": "object",
-            "properties": {
-                "input": {
-                    "type": "object",
-                    "properties": {
-                        "type": {"type": "string", "const": "http"},
-                        "method": {"type": "string", "enum": ["GET"]},
-                        "queryParams": {"type": "object", "properties": {"vista": vista_schema}},
-                    },
-                    "required": ["type", "method"],
-                    "additionalProperties": false,
-                },
-                "output": output_schema(example),
-            },
-            "required": ["input"],
-        },
-    })
+    let input = json!({"type": "http", "queryParams": {"vista": view}, "method": "GET"});
+    let input_schema = json!({
+        "type": {"type": "string", "const": "http"},
+        "method": {"type": "string", "enum": ["GET"]},
+        "queryParams": {"type": "object", "properties": {"vista": {"type": "string", "enum": View::NAMES}}},
+    });
+    bazaar(input, input_schema, &["type", "method"], example)
 }
 
 /// `bazaar` for the MCP tool `comprar_estudio`: its input schema and the call that buys this offer.
 pub fn bazaar_mcp(slugs: &[&str], slug: &str, view: View, description: &str, example: &Value) -> Value {
+    let input = json!({
+        "type": "mcp",
+        "toolName": contract::mcp::BUY_TOOL,
+        "description": description,
+        "transport": "streamable-http",
+        "inputSchema": contract::mcp::buy_tool_input_schema(slugs),
+        "example": {"slug": slug, "vista": view},
+    });
+    let input_schema = json!({
+        "type": {"type": "string", "const": "mcp"},
+        "toolName": {"type": "string"},
+        "description": {"type": "string"},
+        "transport": {"type": "string", "enum": ["streamable-http"]},
+        "inputSchema": {"type": "object"},
+        "example": {"type": "object"},
+    });
+    bazaar(input, input_schema, &["type", "toolName", "inputSchema"], example)
+}
+
+/// A `bazaar` declaration: `info` (how to call, an example answer) and the JSON Schema of `info`.
+fn bazaar(input: Value, input_properties: Value, required: &[&str], example: &Value) -> Value {
     json!({
-        "info": {
-            "input": {
-                "type": "mcp",
-                "toolName": contract::mcp::BUY_TOOL,
-                "description": description,
-                "transport": "streamable-http",
-                "inputSchema": contract::mcp::buy_tool_input_schema(slugs),
-                "example": {"slug": slug, "vista": view},
-            },
-            "output": {"type": "json", "example": example},
-        },
+        "info": {"input": input, "output": {"type": "json", "example": example}},
         "schema": {
             "$schema": SCHEMA_DIALECT,
             "type": "object",
             "properties": {
                 "input": {
                     "type": "object",
-                    "properties": {
-                        "type": {"type": "string", "const": "mcp"},
-                        "toolName": {"type": "string"},
-                        "description": {"type": "string"},
-                        "transport": {"type": "string", "enum": ["streamable-http"]},
-                        "inputSchema": {"type": "object"},
-                        "example": {"type": "object"},
-                    },
-                    "required": ["type", "toolName", "inputSchema"],
+                    "properties": input_properties,
+                    "required": required,
                     "additionalProperties": false,
                 },
-                "output": output_schema(example),
+                "output": {
+                    "type": "object",
+                    "properties": {"type": {"type": "string"}, "example": shape_of(example)},
+                    "required": ["type"],
+                },
             },
             "required": ["input"],
         },
@@ -106,15 +96,6 @@ pub fn declared(bazaar: Value) -> Value {
     extensions.insert(BAZAAR.to_owned(), bazaar);
     extensions.insert(PAYMENT_IDENTIFIER.to_owned(), payment_identifier());
     Value::Object(extensions)
-}
-
-/// The schema of `info.output`: a type and an example shaped as the example given.
-fn output_schema(example: &Value) -> Value {
-    json!({
-        "type": "object",
-        "properties": {"type": {"type": "string"}, "example": shape_of(example)},
-        "required": ["type"],
-    })
 }
 
 /// A JSON Schema that an example satisfies: its types, with every object key required.

@@ -83,13 +83,6 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
             "responses": {
                 "200": json_response("Ficha del estudio", "Ficha"),
                 "404": error_response("Estudio desconocido"),
-                "409": error_response("Pago ya usado para otra compra, en curso, o payment-identifier de otro pago (no se cobró nada)"),
-                "429": {
-                    "description": "Demasiados intentos de pago rechazados desde esa dirección, de esa billetera o en el servicio; no se cobró nada.",
-                    "headers": {"Retry-After": {"description": "segundos hasta poder reintentar", "schema": {"type": "integer"}}},
-                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
-                },
-                "503": error_response("Facilitador no disponible (no se cobró nada), o liquidacion_incierta: no se entregó nada y el pago pudo haberse movido; repita el mismo pedido con la misma PAYMENT-SIGNATURE antes de que venza, sin firmar un pago nuevo"),
             },
         }},
         "/buscar": {"get": {

@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use clap::Parser;
 use gate::app::{Gate, Live, Services};
 use gate::http::server::{RunOptions, run_with_limits};
 use gate::manifest;
@@ -20,7 +19,7 @@ use gate::settings::{
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() {
-    let mut args = Args::parse();
+    let mut args: Args = cli::parse();
     let result = match args.command.take() {
         Some(Command::Ventas(ventas)) => {
             // stdout carries the report; warnings (a torn journal line) go to stderr.
@@ -42,7 +41,7 @@ fn main() {
         }
     };
     if let Err(e) = result {
-        eprintln!("gate: {e:#}");
+        eprintln!("gate: {}", cli::error_line(e.as_ref()));
         std::process::exit(1);
     }
 }
@@ -78,14 +77,14 @@ fn start(args: Args) -> Result<()> {
     let gate = Gate::load_with(&settings.dist, services)?.with_mcp_hosts(&settings.mcp_hosts);
     let gate = fill_fee_payers(gate, facilitator.as_ref())?;
     tracing::info!(
-        "gate: {} estudios, {} rutas libres ({} KB en memoria), modo {}, facilitador {}, escuchando en http://{} con {} hilos",
+        "gate: {} estudios, {} rutas libres ({} KB en memoria), modo {}, facilitador {}, {} hilos; abriendo {}",
         gate.manifest.estudios.len(),
         gate.statics.len(),
         gate.statics.bytes() / 1024,
         settings.mode.as_str(),
         facilitator.name(),
-        settings.listen,
         settings.threads,
+        settings.listen,
     );
     if settings.mode == contract::Mode::Local {
         tracing::info!("modo local: un facilitador local verifica las firmas; no se mueve dinero real");

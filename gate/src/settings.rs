@@ -33,54 +33,62 @@ pub const LOCAL_LEDGER_FILE: &str = "libro-local.json";
 /// Sales journal, in the data folder (see [`crate::journal`]).
 pub const PURCHASES_FILE: &str = crate::sales::journal::JOURNAL_FILE;
 
-/// What the user typed.
+/// What the user typed. The doc comments of the options are their `--help`, in Spanish like
+/// every command line of the workspace (see the `cli` crate).
 #[derive(Debug, Parser)]
 #[command(name = "gate", version, about = "Sirve dist/, vende los estudios con x402 v2 y protege las descargas.")]
 pub struct Args {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Output of `generator build`.
+    /// Salida de `generator build`.
     #[arg(long, default_value = "./dist")]
     pub dist: PathBuf,
-    /// Address to listen on.
+    /// Dirección IP:puerto donde escuchar (p. ej. 0.0.0.0:8080 para toda la red).
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: String,
-    /// Folder for the pid file, upgrade socket, local key, ledger and sales log.
+    /// Carpeta de datos: archivo pid, socket de relevo, clave local de enlaces, libro del facilitador
+    /// local y diario de ventas.
     #[arg(long, default_value = "./var")]
     pub data: PathBuf,
-    /// Worker threads (default: one per core).
+    /// Hilos de trabajo (por defecto, uno por núcleo).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Facilitator URL (overrides GATE_FACILITATOR_URL; in local mode, use it instead of the embedded one).
+    /// URL del facilitador (reemplaza a GATE_FACILITATOR_URL; en modo local, se usa en lugar del
+    /// facilitador incluido).
     #[arg(long)]
     pub facilitador: Option<String>,
-    /// Extra hosts allowed in the MCP endpoints' Host and Origin headers, comma-separated
-    /// (overrides GATE_MCP_HOSTS; localhost forms and the host of base_url are always allowed).
+    /// Hosts adicionales admitidos en los encabezados Host y Origin de los endpoints MCP,
+    /// separados por comas (reemplaza a GATE_MCP_HOSTS; localhost y el host de base_url se
+    /// admiten siempre).
     #[arg(long)]
     pub mcp_hosts: Option<String>,
-    /// Connections served at once; beyond them a request gets 503.
+    /// Conexiones atendidas a la vez; más allá, un pedido recibe 503.
     #[arg(long, default_value_t = 1024)]
     pub max_conexiones: usize,
-    /// Seconds a client has to send a request head, and then its body (slow clients and idle keep-alive end there).
+    /// Segundos que tiene un cliente para enviar el encabezado de un pedido, y luego su cuerpo
+    /// (ahí terminan los clientes lentos y las conexiones inactivas).
     #[arg(long, default_value_t = 15.0)]
     pub limite_lectura: f64,
-    /// Send downloads in chunks through user space instead of with sendfile(2) (as nginx's
-    /// `sendfile off`, for file systems where sendfile misbehaves).
+    /// Enviar las descargas por partes desde el proceso en lugar de con sendfile(2) (como
+    /// `sendfile off` de nginx, para sistemas de archivos donde sendfile falla).
     #[arg(long)]
     pub sin_sendfile: bool,
-    /// Refused payment attempts one client address (IPv6: its /64) may make per window; then 429.
+    /// Intentos de pago rechazados que puede hacer una dirección de cliente (IPv6: su /64) por
+    /// ventana; después, 429.
     #[arg(long, default_value_t = 20)]
     pub fallos_por_cliente: u32,
-    /// Refused settlements one payer may have per window; then 429.
+    /// Liquidaciones rechazadas que puede tener un pagador por ventana; después, 429.
     #[arg(long, default_value_t = 5)]
     pub fallos_por_pagador: u32,
-    /// Refused settlements the whole gate takes per window before refusing new ones with 429.
+    /// Liquidaciones rechazadas que acepta el gate entero por ventana antes de rechazar las
+    /// nuevas con 429.
     #[arg(long, default_value_t = 600)]
     pub fallos_globales: u32,
-    /// The window of the three limits above, in seconds.
+    /// La ventana de los tres límites anteriores, en segundos.
     #[arg(long, default_value_t = 600)]
     pub ventana_fallos: u64,
-    /// Size (MB) past which the sales journal starts a new file (`ventas.NNNNNN.jsonl`).
+    /// Tamaño (MB) a partir del cual el diario de ventas empieza un archivo nuevo
+    /// (`ventas.NNNNNN.jsonl`).
     #[arg(long, default_value_t = 64)]
     pub diario_max_mb: u64,
 }
@@ -88,17 +96,16 @@ pub struct Args {
 /// Subcommands besides serving.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
-    /// Prints the sales in the journal (`--data`/ventas.jsonl) with totals by study, network and day.
+    /// Muestra las ventas del diario (`--data`/ventas.jsonl) con totales por estudio, red y día.
     Ventas(VentasArgs),
-    /// Checks, without moving money, everything going live needs: dist/ and its mode, networks,
-    /// payees, link secret, base_url, and the facilitator's /supported with its credentials.
+    /// Comprueba, sin mover dinero, todo lo que hace falta para vender.
     #[command(
         visible_alias = "preflight",
         about = "Comprueba, sin mover dinero, todo lo que hace falta para vender",
         long_about = "Comprueba, sin mover dinero, todo lo que hace falta para vender: que dist/ se construyó para el modo pedido con las redes, activos y dominios EIP-712 canónicos, las direcciones de cobro (checksum EIP-55, base58 de Solana), la clave de los enlaces, que base_url es https, y que el facilitador responde /supported con sus credenciales para exact en cada red ofrecida. Una línea por comprobación (ok o FALLA); sale con 1 si alguna falla."
     )]
     Verificar(VerificarArgs),
-    /// Prints a CDP JWT for one request, signed with CDP_API_KEY_ID/CDP_API_KEY_SECRET (tests).
+    /// Imprime un JWT de CDP para un pedido, firmado con CDP_API_KEY_ID/CDP_API_KEY_SECRET (pruebas).
     #[command(name = "token-cdp", hide = true, about = "Imprime un JWT de CDP para un pedido (pruebas).")]
     TokenCdp(TokenCdpArgs),
 }
@@ -141,10 +148,10 @@ pub struct TokenCdpArgs {
 pub struct VentasArgs {
     #[command(subcommand)]
     pub action: Option<VentasAction>,
-    /// The gate's data folder.
+    /// Carpeta de datos del gate.
     #[arg(long, default_value = "./var", global = true)]
     pub data: PathBuf,
-    /// JSON instead of a table.
+    /// JSON en lugar de una tabla.
     #[arg(long)]
     pub json: bool,
 }
@@ -152,22 +159,22 @@ pub struct VentasArgs {
 /// What to do with the journal besides printing it.
 #[derive(Debug, clap::Subcommand)]
 pub enum VentasAction {
-    /// Records how a purchase to reconcile was resolved after looking its nonce up on chain.
+    /// Registra cómo se resolvió una compra a conciliar, después de buscar su nonce en la cadena.
     Conciliar(ConciliarArgs),
 }
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("resultado").required(true).args(["liquidada", "sin_pago"])))]
 pub struct ConciliarArgs {
-    /// The purchase key (`compra`, as `gate ventas` lists it).
+    /// La clave de la compra (`compra`, como la lista `gate ventas`).
     pub compra: String,
-    /// The money moved, in this transaction (hash).
+    /// El dinero se movió, en esta transacción (hash).
     #[arg(long, value_name = "TRANSACCION")]
     pub liquidada: Option<String>,
-    /// The nonce is unused or the authorization expired unused: nothing was charged.
+    /// El nonce no se usó o la autorización venció sin usarse: no se cobró nada.
     #[arg(long)]
     pub sin_pago: bool,
-    /// A note kept with the resolution (where it was checked).
+    /// Una nota que se guarda con la resolución (dónde se comprobó).
     #[arg(long, default_value = "")]
     pub nota: String,
 }
@@ -232,9 +239,9 @@ impl Env {
 
 impl Settings {
     pub fn from_args(args: Args, env: Env, manifest: &Manifest) -> Result<Settings> {
-        args.listen
-            .parse::<SocketAddr>()
-            .with_context(|| format!("--listen {:?} no es una dirección IP:puerto", args.listen))?;
+        if args.listen.parse::<SocketAddr>().is_err() {
+            bail!("--listen {:?} no es una dirección IP:puerto (p. ej. 127.0.0.1:8080)", args.listen);
+        }
         let threads = match args.threads {
             Some(0) => bail!("--threads debe ser al menos 1"),
             Some(n) => n,

@@ -408,3 +408,129 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Starts the gate expecting it to refuse: its exit code and what it printed on stderr, within
+/// `limit` (a gate still running then fails the test). `RUST_BACKTRACE=1`, so a panic would
+/// show its backtrace.
+fn refused_start(args: &[String], env: &[(&str, &str)], limit: Duration) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gate"));
+    command
+        .args(args)
+        .env_remove("GATE_LINK_SECRET")
+        .env_remove("GATE_FACILITATOR_URL")
+        .env("RUST_BACKTRACE", "1")
+        .env("GATE_LOG", "info")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let mut child = command.spawn().unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "the gate still ran after {limit:?} with {args:?}: {}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let output = child.wait_with_output().unwrap();
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&output.stdout).into_owned(), String::from_utf8_lossy(&output.stderr).into_owned());
+    (status.code().unwrap_or(-1), stdout, stderr)
+}
+
+/// One line on stderr naming what to fix, no panic, no backtrace, nothing claims to listen.
+fn assert_clean_refusal(what: &str, (code, stdout, stderr): &(i32, String, String), expected: &[&str]) {
+    assert_ne!(*code, 0, "{what}: exit code");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{what}: one line on stderr, got:\n{stderr}");
+    for word in expected {
+        assert!(stderr.contains(word), "{what}: {word:?} missing in {stderr:?}");
+    }
+    for output in [stdout, stderr] {
+        for sign in ["panicked", "backtrace", "RUST_BACKTRACE", "escuchando"] {
+            assert!(!output.contains(sign), "{what}: {sign:?} in the output:\n{output}");
+        }
+    }
+}
+
+#[test]
+fn a_second_gate_on_a_busy_port_exits_at_once_naming_the_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = GateProcess::start(built(), &dir.path().join("primero"), &[]);
+    let address = format!("127.0.0.1:{}", first.port);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !first.log().contains(&format!("escuchando en http://{address}")) {
+        assert!(Instant::now() < deadline, "the first gate never said it listens: {}", first.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let args = [
+        "--dist".to_owned(),
+        built().display().to_string(),
+        "--data".to_owned(),
+        dir.path().join("segundo").display().to_string(),
+        "--listen".to_owned(),
+        address.clone(),
+    ];
+    let refused = refused_start(&args, &[], Duration::from_secs(2));
+    assert_clean_refusal("busy port", &refused, &[&address, "--listen", "en uso"]);
+    // The first gate is untouched.
+    assert!(TcpStream::connect(("127.0.0.1", first.port)).is_ok());
+}
+
+#[test]
+fn start_up_mistakes_end_with_one_line_and_no_backtrace() {
+    let dir = tempfile::tempdir().unwrap();
+    let dist = built().display().to_string();
+    let data = dir.path().join("var").display().to_string();
+    let a_file = dir.path().join("un-archivo");
+    std::fs::write(&a_file, "no es una carpeta").unwrap();
+    let missing = dir.path().join("no-existe").display().to_string();
+    let args = |extra: &[&str], dist: &str, data: &str| -> Vec<String> {
+        let mut args: Vec<String> = ["--dist", dist, "--data", data].map(String::from).to_vec();
+        if !extra.contains(&"--listen") {
+            args.extend(["--listen".to_owned(), "127.0.0.1:0".to_owned()]);
+        }
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let limit = Duration::from_secs(10);
+    type Case<'a> = (&'a str, Vec<String>, Vec<(&'a str, &'a str)>, Vec<&'a str>);
+    let cases: Vec<Case> = vec![
+        ("missing dist", args(&[], &missing, &data), vec![], vec![missing.as_str(), "no existe"]),
+        ("data folder is a file", args(&[], &dist, &a_file.display().to_string()), vec![], vec!["un-archivo"]),
+        (
+            "bad environment variable",
+            args(&[], &dist, &data),
+            vec![("GATE_FACILITATOR_TIMEOUT", "pronto")],
+            vec!["GATE_FACILITATOR_TIMEOUT"],
+        ),
+        ("short link secret", args(&[], &dist, &data), vec![("GATE_LINK_SECRET", "corto")], vec!["GATE_LINK_SECRET"]),
+        ("listen without a port", args(&["--listen", "localhost"], &dist, &data), vec![], vec!["--listen"]),
+        (
+            "an address of another machine",
+            args(&["--listen", "192.0.2.1:8080"], &dist, &data),
+            vec![],
+            vec!["192.0.2.1:8080", "--listen"],
+        ),
+        ("zero threads", args(&["--threads", "0"], &dist, &data), vec![], vec!["--threads"]),
+    ];
+    for (what, args, env, expected) in cases {
+        let refused = refused_start(&args, &env, limit);
+        assert_clean_refusal(what, &refused, &expected);
+    }
+    // A mistyped option: clap's usage error, in Spanish, exit 2.
+    let (code, _, stderr) = refused_start(&args(&["--puerto", "8080"], &dist, &data), &[], limit);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.starts_with("error: argumento inesperado '--puerto'"), "{stderr}");
+    assert!(stderr.contains("pruebe '--help'") && !stderr.contains("panicked"), "{stderr}");
+}

@@ -61,7 +61,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = cli::parse();
     match cli.command {
         Command::Check { content } => check(&content),
         Command::Build { content, out, quiet } => build(BuildOptions { content, out, quiet }),
@@ -93,7 +93,7 @@ fn reports(content: &Path, slugs: &[String], template: Option<&Path>) -> ExitCod
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", cli::error_line(e.as_ref()));
             ExitCode::FAILURE
         }
     }

@@ -2,38 +2,37 @@
 //! through the signed links, verifying each sha256.
 //!
 //! ```sh
-//! comprar http://127.0.0.1:8080/estudio/banca-2026 --key 0xac09…ff80 [--vista resumen] [--out DIR]
+//! comprar http://127.0.0.1:8080/estudio/banca-2026 --key 0xac09…ff80 [--vista resumen] [--out DIR (var/compras)]
 //! ```
 
 use std::path::PathBuf;
 
 use alloy_signer_local::PrivateKeySigner;
 use anyhow::{Context, Result, bail};
-use clap::Parser;
 use gate::buyer::{buy, download_verified};
 
-#[derive(Debug, Parser)]
+#[derive(Debug, clap::Parser)]
 #[command(name = "comprar", about = "Compra un estudio con x402 v2 y descarga sus archivos verificando el sha256.")]
 struct Args {
-    /// URL of the study, e.g. http://127.0.0.1:8080/estudio/banca-2026
+    /// URL del estudio, p. ej. http://127.0.0.1:8080/estudio/banca-2026
     url: String,
-    /// Private key in hex (or env COMPRAR_KEY).
+    /// Clave privada en hexadecimal (o la variable COMPRAR_KEY).
     #[arg(long, conflicts_with = "key_file")]
     key: Option<String>,
-    /// File holding the private key in hex.
+    /// Archivo con la clave privada en hexadecimal.
     #[arg(long)]
     key_file: Option<PathBuf>,
-    /// View to buy: completo (default) or resumen.
+    /// Vista a comprar: completo (por defecto) o resumen.
     #[arg(long)]
     vista: Option<String>,
-    /// Folder where the study and its files are saved.
-    #[arg(long, default_value = ".")]
+    /// Carpeta donde se guardan el estudio y sus archivos (var/ no entra en git).
+    #[arg(long, default_value = "./var/compras")]
     out: PathBuf,
 }
 
 fn main() {
     if let Err(e) = run() {
-        eprintln!("comprar: {e:#}");
+        eprintln!("comprar: {}", cli::error_line(e.as_ref()));
         std::process::exit(1);
     }
 }
@@ -68,7 +67,7 @@ fn study_url(args: &Args) -> Result<(url::Url, String)> {
 }
 
 fn run() -> Result<()> {
-    let args = Args::parse();
+    let args: Args = cli::parse();
     let signer = key(&args)?;
     let (url, slug) = study_url(&args)?;
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -91,9 +90,10 @@ fn run() -> Result<()> {
             settlement.network,
             settlement.payer.unwrap_or_default()
         );
-        std::fs::create_dir_all(&args.out)?;
+        std::fs::create_dir_all(&args.out).with_context(|| format!("no se pudo crear {}", args.out.display()))?;
         let saved = args.out.join(format!("{slug}.{}.json", purchase.body["vista"].as_str().unwrap_or("completo")));
-        std::fs::write(&saved, serde_json::to_vec_pretty(&purchase.body)?)?;
+        std::fs::write(&saved, serde_json::to_vec_pretty(&purchase.body)?)
+            .with_context(|| format!("no se pudo escribir {}", saved.display()))?;
         println!("Guardado {}", saved.display());
         for kind in ["json", "zip"] {
             let link = &purchase.body["acceso"]["descargas"][kind];

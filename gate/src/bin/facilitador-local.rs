@@ -6,31 +6,39 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use alloy_primitives::U256;
-use anyhow::Result;
-use clap::Parser;
+use anyhow::{Context, Result};
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate::facilitator::service::FacilitatorService;
 use gate::http::server::{RunOptions, run};
 
-#[derive(Debug, Parser)]
+#[derive(Debug, clap::Parser)]
 #[command(name = "facilitador-local", about = "Facilitador x402 local (sin cadena, sin dinero real) por HTTP.")]
 struct Args {
+    /// Dirección IP:puerto donde escuchar.
     #[arg(long, default_value = "127.0.0.1:8402")]
     listen: String,
-    /// Folder for the pid file and, unless --sin-libro, the ledger.
+    /// Carpeta del archivo pid y, salvo con --sin-libro, del libro de saldos y nonces.
     #[arg(long, default_value = "./var/facilitador")]
     data: PathBuf,
-    /// Opening balance of each new payer, in atomic USDC units.
+    /// Saldo inicial de cada pagador nuevo, en unidades atómicas de USDC (1 USDC = 1000000).
     #[arg(long, default_value_t = 100_000_000)]
     saldo_inicial: u64,
-    /// Keep balances and used nonces in memory only.
+    /// Guardar saldos y nonces usados solo en memoria.
     #[arg(long)]
     sin_libro: bool,
+    /// Hilos de trabajo.
     #[arg(long, default_value_t = 2)]
     threads: usize,
 }
 
-fn main() -> Result<()> {
+fn main() {
+    if let Err(e) = run_facilitator() {
+        eprintln!("facilitador-local: {}", cli::error_line(e.as_ref()));
+        std::process::exit(1);
+    }
+}
+
+fn run_facilitator() -> Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("GATE_LOG")
@@ -38,14 +46,14 @@ fn main() -> Result<()> {
         )
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
         .init();
-    let args = Args::parse();
-    std::fs::create_dir_all(&args.data)?;
+    let args: Args = cli::parse();
+    std::fs::create_dir_all(&args.data).with_context(|| format!("no se pudo crear {}", args.data.display()))?;
     let config = LocalConfig {
         opening_balance: U256::from(args.saldo_inicial),
         ledger_file: (!args.sin_libro).then(|| args.data.join("libro-local.json")),
         ..LocalConfig::default()
     };
-    tracing::info!("facilitador local (sin dinero real) en http://{}", args.listen);
+    tracing::info!("facilitador local: sin cadena y sin dinero real");
     run(
         Arc::new(FacilitatorService(LocalFacilitator::new(config))),
         RunOptions { name: "facilitador", listen: &args.listen, threads: args.threads, data_dir: &args.data },

@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use bytes::Bytes;
+use http::HeaderValue;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -47,14 +48,21 @@ impl Body {
 #[derive(Debug, Clone)]
 pub struct Reply {
     pub status: u16,
-    /// Headers besides Content-Length and the common CORS ones, which the server adds.
-    pub headers: Vec<(&'static str, String)>,
+    /// Headers besides Content-Length and the common CORS ones, which the server adds. Values
+    /// are shared bytes: a reply built once (a 402, a free file) is cloned per request without
+    /// copying or re-checking its headers.
+    pub headers: Vec<(&'static str, HeaderValue)>,
     pub body: Body,
 }
 
 impl Reply {
     pub fn new(status: u16, content_type: &str, body: Body) -> Reply {
-        Reply { status, headers: vec![("Content-Type", content_type.to_owned())], body }
+        Reply::typed(status, content_type.into_header_value(), body)
+    }
+
+    /// A reply whose `Content-Type` is already a header value.
+    pub fn typed(status: u16, content_type: HeaderValue, body: Body) -> Reply {
+        Reply { status, headers: vec![("Content-Type", content_type)], body }
     }
 
     /// A JSON reply from any serializable value.
@@ -103,9 +111,45 @@ impl Reply {
         }
     }
 
-    pub fn with_header(mut self, name: &'static str, value: impl Into<String>) -> Reply {
-        self.headers.push((name, value.into()));
+    pub fn with_header(mut self, name: &'static str, value: impl IntoHeaderValue) -> Reply {
+        self.headers.push((name, value.into_header_value()));
         self
+    }
+}
+
+/// Text that becomes a header value. The gate's values are its own (codes, numbers, base64,
+/// ETags); should one ever hold a byte no header may carry (a control character), that byte
+/// becomes `?` rather than the whole reply failing.
+pub trait IntoHeaderValue {
+    fn into_header_value(self) -> HeaderValue;
+}
+
+impl IntoHeaderValue for HeaderValue {
+    fn into_header_value(self) -> HeaderValue {
+        self
+    }
+}
+
+impl IntoHeaderValue for String {
+    fn into_header_value(self) -> HeaderValue {
+        header_value(Bytes::from(self))
+    }
+}
+
+impl IntoHeaderValue for &str {
+    fn into_header_value(self) -> HeaderValue {
+        header_value(Bytes::copy_from_slice(self.as_bytes()))
+    }
+}
+
+fn header_value(bytes: Bytes) -> HeaderValue {
+    match HeaderValue::from_maybe_shared(bytes.clone()) {
+        Ok(value) => value,
+        Err(_) => {
+            let cleaned: Vec<u8> =
+                bytes.iter().map(|&b| if b == b'\t' || (b >= 0x20 && b != 0x7f) { b } else { b'?' }).collect();
+            HeaderValue::from_maybe_shared(Bytes::from(cleaned)).unwrap_or(HeaderValue::from_static(""))
+        }
     }
 }
 
@@ -122,6 +166,14 @@ mod tests {
         let Body::Bytes(bytes) = &reply.body else { panic!("bytes") };
         let v: Value = serde_json::from_slice(bytes).unwrap();
         assert_eq!(v, json!({"error": "x", "mensaje": "y", "z": 1}));
-        assert_eq!(reply.headers[0], ("Content-Type", JSON.to_owned()));
+        assert_eq!(reply.headers[0], ("Content-Type", HeaderValue::from_static(JSON)));
+    }
+
+    #[test]
+    fn header_values_keep_text_and_replace_control_characters() {
+        assert_eq!("W/\"a b\"\tñ".into_header_value().as_bytes(), "W/\"a b\"\tñ".as_bytes());
+        assert_eq!(String::from("a\r\nSet-Cookie: x\u{7f}").into_header_value(), "a??Set-Cookie: x?");
+        let shared = "x".repeat(5000).into_header_value();
+        assert_eq!(shared.clone().as_bytes().as_ptr(), shared.as_bytes().as_ptr(), "clones share the bytes");
     }
 }

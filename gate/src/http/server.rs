@@ -6,7 +6,7 @@
 //! Both the gate and the local facilitator binary run through here,
 //! and tests start the same server in-process on an ephemeral port with [`spawn`].
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::os::fd::IntoRawFd;
 use std::path::Path;
 use std::sync::Arc;
@@ -406,9 +406,13 @@ pub fn run<H: Handler>(handler: Arc<H>, options: RunOptions<'_>) -> Result<()> {
 
 /// [`run`] with explicit [`Limits`].
 pub fn run_with_limits<H: Handler>(handler: Arc<H>, options: RunOptions<'_>, limits: Limits) -> Result<()> {
+    let addr = check_address(options.listen)?;
     std::fs::create_dir_all(options.data_dir)
-        .with_context(|| format!("no se pudo crear {}", options.data_dir.display()))?;
-    let data = options.data_dir.canonicalize()?;
+        .with_context(|| format!("no se pudo crear la carpeta de datos {}", options.data_dir.display()))?;
+    let data = options
+        .data_dir
+        .canonicalize()
+        .with_context(|| format!("no se pudo abrir la carpeta de datos {}", options.data_dir.display()))?;
     let conf = ServerConf {
         threads: options.threads.max(1),
         grace_period_seconds: Some(1),
@@ -425,10 +429,91 @@ pub fn run_with_limits<H: Handler>(handler: Arc<H>, options: RunOptions<'_>, lim
     let pid_file = data.join(format!("{}.pid", options.name));
     std::fs::write(&pid_file, format!("{}\n", std::process::id()))
         .with_context(|| format!("no se pudo escribir {}", pid_file.display()))?;
+    announce_when_listening(options.name, addr);
+    exit_if_the_listener_fails(options.name, options.listen);
     server.run(RunArgs { shutdown_signal: Box::new(Signals) });
     let _ = std::fs::remove_file(&pid_file);
     tracing::info!("{}: detenido", options.name);
     Ok(())
+}
+
+/// Binds the address once and lets it go, before Pingora binds it for good. Pingora retries a
+/// busy address for half a minute and then panics in its service thread while the process
+/// stays up; an operator's mistake (a port in use, no permission, an address that is not this
+/// machine's, a typo) must instead end the start at once with one line that names the address
+/// and `--listen`. Like Pingora, the first address the name resolves to is the one served.
+pub fn check_address(listen: &str) -> Result<SocketAddr> {
+    let invalid = || {
+        anyhow::anyhow!("--listen {listen}: no es una dirección válida (se espera host:puerto, p. ej. 127.0.0.1:8080)")
+    };
+    let addr = listen.to_socket_addrs().map_err(|_| invalid())?.next().ok_or_else(invalid)?;
+    match std::net::TcpListener::bind(addr) {
+        Ok(_probe) => Ok(addr),
+        Err(e) => {
+            anyhow::bail!("no se puede escuchar en {listen}: {}; elija otra dirección con --listen", bind_failure(&e))
+        }
+    }
+}
+
+/// Why a bind failed, in the operator's words.
+fn bind_failure(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::AddrInUse => "la dirección ya está en uso (otro proceso escucha en ese puerto)".to_owned(),
+        std::io::ErrorKind::PermissionDenied => {
+            "sin permiso (los puertos menores que 1024 piden privilegios)".to_owned()
+        }
+        std::io::ErrorKind::AddrNotAvailable => "esa dirección no es de esta máquina".to_owned(),
+        _ => error.to_string(),
+    }
+}
+
+/// Pingora panics in its service thread when it cannot bind (another process took the address
+/// between [`check_address`] and Pingora's own bind, after its retries), and the process would
+/// stay up without serving: that panic ends the process with one line instead.
+fn exit_if_the_listener_fails(name: &str, listen: &str) {
+    let (name, listen) = (name.to_owned(), listen.to_owned());
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.starts_with("Failed to build listeners") {
+            eprintln!("{name}: no se puede escuchar en {listen} ({message}); elija otra dirección con --listen");
+            std::process::exit(1);
+        }
+        default(info);
+    }));
+}
+
+/// Logs "escuchando" once the socket takes connections (Pingora binds it on its own thread
+/// after `run` starts), so the line never appears for a server that is not listening.
+fn announce_when_listening(name: &str, addr: SocketAddr) {
+    let owned = name.to_owned();
+    let target = match addr.ip() {
+        std::net::IpAddr::V4(ip) if ip.is_unspecified() => SocketAddr::from(([127, 0, 0, 1], addr.port())),
+        std::net::IpAddr::V6(ip) if ip.is_unspecified() => {
+            SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, addr.port()))
+        }
+        _ => addr,
+    };
+    let spawned = std::thread::Builder::new().name("anuncio".to_owned()).spawn(move || {
+        let name = owned;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if std::net::TcpStream::connect_timeout(&target, Duration::from_millis(200)).is_ok() {
+                tracing::info!("{name}: escuchando en http://{addr}");
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        tracing::warn!("{name}: {addr} no acepta conexiones después de 60 s");
+    });
+    if spawned.is_err() {
+        tracing::info!("{name}: escuchando en http://{addr}");
+    }
 }
 
 /// A TCP endpoint with the gate's write buffer (Pingora's default read buffer).

@@ -11,19 +11,24 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 
-use super::response::{Body, Reply};
+use http::HeaderValue;
+
+use super::response::{Body, IntoHeaderValue, Reply};
 use crate::manifest::{self, Manifest};
 
 /// One free document.
 #[derive(Debug, Clone)]
 pub struct StaticFile {
-    pub content_type: String,
-    pub etag: String,
-    pub cache_control: String,
+    pub content_type: HeaderValue,
+    pub etag: HeaderValue,
+    pub cache_control: HeaderValue,
     pub bytes: Bytes,
     /// The route answered instead to a client that prefers HTML (the home page, on `/`).
     pub html: Option<String>,
 }
+
+/// The pages' policy, checked as a header value when the gate is compiled.
+const CSP: HeaderValue = HeaderValue::from_static(contract::CONTENT_SECURITY_POLICY);
 
 /// Every free route, by URL path.
 #[derive(Debug, Default)]
@@ -44,9 +49,9 @@ impl Statics {
             files.insert(
                 url.clone(),
                 StaticFile {
-                    content_type: route.tipo.clone(),
-                    etag: route.etag.clone(),
-                    cache_control: route.cache.clone(),
+                    content_type: route.tipo.as_str().into_header_value(),
+                    etag: route.etag.as_str().into_header_value(),
+                    cache_control: route.cache.as_str().into_header_value(),
                     bytes: Bytes::from(bytes),
                     html: route.html.clone(),
                 },
@@ -92,13 +97,14 @@ impl Statics {
 impl StaticFile {
     /// The reply for a GET or HEAD, honouring `If-None-Match`.
     pub fn reply(&self, if_none_match: Option<&[u8]>) -> Reply {
-        let status = if if_none_match.is_some_and(|v| etag_matches(v, &self.etag)) { 304 } else { 200 };
+        let etag = self.etag.to_str().unwrap_or_default();
+        let status = if if_none_match.is_some_and(|v| etag_matches(v, etag)) { 304 } else { 200 };
         let body = if status == 304 { Body::Empty } else { Body::Bytes(self.bytes.clone()) };
-        let mut reply = Reply::new(status, &self.content_type, body);
+        let mut reply = Reply::typed(status, self.content_type.clone(), body);
         reply.headers.push(("ETag", self.etag.clone()));
         reply.headers.push(("Cache-Control", self.cache_control.clone()));
-        if self.content_type.starts_with("text/html") {
-            reply.headers.push(("Content-Security-Policy", contract::CONTENT_SECURITY_POLICY.to_owned()));
+        if self.content_type.as_bytes().starts_with(b"text/html") {
+            reply.headers.push(("Content-Security-Policy", CSP));
         }
         reply
     }
@@ -130,9 +136,9 @@ mod tests {
     #[test]
     fn not_modified_has_no_body_but_keeps_the_etag() {
         let f = StaticFile {
-            content_type: "application/json".into(),
-            etag: "\"abc\"".into(),
-            cache_control: "public, max-age=300".into(),
+            content_type: HeaderValue::from_static("application/json"),
+            etag: HeaderValue::from_static("\"abc\""),
+            cache_control: HeaderValue::from_static("public, max-age=300"),
             bytes: Bytes::from_static(b"{}"),
             html: None,
         };

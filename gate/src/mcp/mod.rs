@@ -277,7 +277,11 @@ pub async fn handle(server: &McpServer, store: &Store<'_>, request: &Request<'_>
             if let Err(error) = check_version_header(request) {
                 return error.reply(None);
             }
-            Reply { status: 202, headers: vec![("Cache-Control", "no-store".to_owned())], body: Body::Empty }
+            Reply {
+                status: 202,
+                headers: vec![("Cache-Control", http::HeaderValue::from_static("no-store"))],
+                body: Body::Empty,
+            }
         }
     }
 }

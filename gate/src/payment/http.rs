@@ -32,14 +32,20 @@ const HEADER_REQUIRED: &str = "PAYMENT-SIGNATURE header is required";
 /// The 402 answers of every offer, worked out at load.
 #[derive(Debug, Default)]
 pub struct Storefront {
-    /// The JSON 402 of each offer, by (slug, view).
-    unpaid: BTreeMap<(String, View), Reply>,
-    /// The same 402 for a browser: the study's HTML page with the same `PAYMENT-REQUIRED`.
-    unpaid_html: BTreeMap<(String, View), Reply>,
+    /// The unpaid answers of each offer, by slug then view.
+    unpaid: BTreeMap<String, BTreeMap<View, Unpaid>>,
     /// The HTML 402 page of each study, as the generator rendered it.
     payment_pages: BTreeMap<String, Bytes>,
     /// The service index's "how to buy" block, repeated in every 402 body.
     how_to_buy: Value,
+}
+
+/// One offer's unpaid 402, for agents and for browsers.
+#[derive(Debug)]
+struct Unpaid {
+    json: Reply,
+    /// The same 402 for a browser: the study's HTML page with the same `PAYMENT-REQUIRED`.
+    html: Option<Reply>,
 }
 
 impl Storefront {
@@ -53,27 +59,24 @@ impl Storefront {
 
     /// Builds the unpaid answers again (the offers changed: Solana fee payers were applied).
     pub fn refresh(&mut self, offers: &Offers) {
-        self.unpaid = offers
-            .iter()
-            .map(|offer| {
-                ((offer.slug.clone(), offer.view), self.refusal_reply(offer, None).with_header("Vary", "Accept"))
-            })
-            .collect();
-        self.unpaid_html = self
-            .unpaid
-            .iter()
-            .filter_map(|(key, json)| {
-                let page = self.payment_pages.get(&key.0)?.clone();
-                Some((key.clone(), html_payment_reply(json, page)))
-            })
-            .collect();
+        let mut unpaid: BTreeMap<String, BTreeMap<View, Unpaid>> = BTreeMap::new();
+        for offer in offers.iter() {
+            let json = self.refusal_reply(offer, None).with_header("Vary", "Accept");
+            let html = self.payment_pages.get(&offer.slug).map(|page| html_payment_reply(&json, page.clone()));
+            unpaid.entry(offer.slug.clone()).or_default().insert(offer.view, Unpaid { json, html });
+        }
+        self.unpaid = unpaid;
     }
 
     /// The unpaid 402 of an offer: HTML for a browser, JSON for everyone else.
     fn unpaid_reply(&self, offer: &Offer, accept: Option<&[u8]>) -> Reply {
-        let key = (offer.slug.clone(), offer.view);
-        let html = if prefers_html(accept) { self.unpaid_html.get(&key) } else { None };
-        html.or_else(|| self.unpaid.get(&key)).cloned().unwrap_or_else(|| self.refusal_reply(offer, None))
+        let Some(unpaid) = self.unpaid.get(&offer.slug).and_then(|views| views.get(&offer.view)) else {
+            return self.refusal_reply(offer, None);
+        };
+        match &unpaid.html {
+            Some(html) if prefers_html(accept) => html.clone(),
+            _ => unpaid.json.clone(),
+        }
     }
 
     /// A 402 (or the refusal's status) with `PAYMENT-REQUIRED` and the same object in the body.
@@ -214,7 +217,7 @@ mod tests {
             Reply::new(402, JSON, Body::Empty).with_header("PAYMENT-REQUIRED", "abc").with_header("Vary", "Accept");
         let page = html_payment_reply(&json, Bytes::from_static(b"<!doctype html>"));
         assert_eq!(page.status, 402);
-        let headers: Vec<(&str, &str)> = page.headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        let headers: Vec<(&str, &str)> = page.headers.iter().map(|(n, v)| (*n, v.to_str().unwrap())).collect();
         assert!(headers.contains(&("Content-Type", HTML)));
         assert!(headers.contains(&("PAYMENT-REQUIRED", "abc")));
         assert!(headers.contains(&("Vary", "Accept")));

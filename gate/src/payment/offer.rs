@@ -86,7 +86,8 @@ pub struct DownloadInfo {
 /// Every offer of one `dist/`.
 #[derive(Debug, Clone, Default)]
 pub struct Offers {
-    offers: BTreeMap<(String, View), Offer>,
+    /// By slug, then view: a request's slug is looked up as it came, without a key to build.
+    offers: BTreeMap<String, BTreeMap<View, Offer>>,
 }
 
 impl Offers {
@@ -122,7 +123,7 @@ impl Offers {
                     file: manifest::file_path(dist, &spec.archivo)?,
                     downloads: downloads.clone(),
                 };
-                offers.insert((slug.clone(), *view), offer);
+                offers.entry(slug.clone()).or_insert_with(BTreeMap::new).insert(*view, offer);
             }
         }
         Ok(Offers { offers })
@@ -130,19 +131,17 @@ impl Offers {
 
     /// Every offer, sorted by (slug, view).
     pub fn iter(&self) -> impl Iterator<Item = &Offer> {
-        self.offers.values()
+        self.offers.values().flat_map(BTreeMap::values)
     }
 
     /// The offer for a study and a `vista` value (`None` = the default view).
     pub fn find(&self, slug: &str, view: Option<&str>) -> Result<&Offer, OfferError> {
-        if !self.offers.keys().any(|(s, _)| s == slug) {
-            return Err(OfferError::UnknownStudy);
-        }
+        let views = self.offers.get(slug).ok_or(OfferError::UnknownStudy)?;
         let view = match view {
             None => View::ALL[0],
             Some(name) => View::parse(name).ok_or(OfferError::UnknownView)?,
         };
-        self.offers.get(&(slug.to_owned(), view)).ok_or(OfferError::UnknownView)
+        views.get(&view).ok_or(OfferError::UnknownView)
     }
 
     /// Whether any offer takes a Solana network.
@@ -162,7 +161,7 @@ impl Offers {
                 .and_then(|k| k.extra.as_ref()?.get("feePayer").filter(|v| v.is_string()).cloned())
         };
         let mut withdrawn = BTreeSet::new();
-        for offer in self.offers.values_mut() {
+        for offer in self.offers.values_mut().flat_map(BTreeMap::values_mut) {
             let mut kept = Vec::with_capacity(offer.required.accepts.len());
             for mut requirement in std::mem::take(&mut offer.required.accepts) {
                 if requirement.network.starts_with("solana:") {

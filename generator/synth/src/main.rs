@@ -5,9 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::Parser;
-
-#[derive(Parser)]
+#[derive(clap::Parser)]
 #[command(
     name = "synth",
     version,
@@ -30,7 +28,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let Cli { out, content, escala, semilla } = Cli::parse();
+    let Cli { out, content, escala, semilla } = cli::parse();
     if escala == 0 {
         eprintln!("--escala debe ser al menos 1");
         return ExitCode::FAILURE;
@@ -48,7 +46,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", cli::error_line(e.as_ref()));
             ExitCode::FAILURE
         }
     }

@@ -70,15 +70,21 @@ fn run() -> Result<(), String> {
     Ok(())
 }
 
+/// What the operator typed.
+#[derive(clap::Parser)]
+#[command(
+    name = "bench-build",
+    about = "Mide la construcción (2 hilos y 1) contra zip -r -6 más sha256sum sobre los mismos archivos, en corpus de varias escalas."
+)]
+struct Args {
+    /// Escalas del corpus sintético, separadas por comas (1 es el contenido de muestra).
+    #[arg(long, default_value = "1,10,100", value_delimiter = ',')]
+    escalas: Vec<u32>,
+}
+
 fn parse_scales() -> Result<Vec<u32>, String> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.as_slice() {
-        [] => Ok(vec![1, 10, 100]),
-        [flag, list] if flag == "--escalas" => {
-            list.split(',').map(|s| s.trim().parse::<u32>().map_err(|e| format!("--escalas: {e}"))).collect()
-        }
-        _ => Err("uso: bench-build [--escalas 1,10,100]".into()),
-    }
+    let args: Args = cli::parse();
+    Ok(args.escalas)
 }
 
 /// A release binary of the workspace (`generator`, `synth`) beside this benchmark binary,

@@ -33,7 +33,7 @@ const SCALE: &str = "5";
 
 fn main() {
     if let Err(e) = run() {
-        eprintln!("bench-gate: {e:#}");
+        eprintln!("bench-gate: {}", cli::error_line(e.as_ref()));
         std::process::exit(1);
     }
 }
@@ -458,18 +458,24 @@ fn run_cmd(command: &mut Command) -> Result<()> {
     Ok(())
 }
 
-/// `--segundos N` (each wrk run, default 10) and `--rondas N` (default 3).
+/// What the operator typed.
+#[derive(clap::Parser)]
+#[command(
+    name = "bench-gate",
+    about = "Mide el gate de release contra nginx con wrk (archivo chico, 402, búsquedas, descarga), compras pagadas y memoria."
+)]
+struct Args {
+    /// Segundos de cada corrida de wrk.
+    #[arg(long, default_value_t = 10)]
+    segundos: u64,
+    /// Rondas alternadas (cada caso una vez por ronda); se informa la mediana.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+    rondas: u64,
+}
+
 fn parse_args() -> Result<(u64, usize)> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (mut seconds, mut rounds) = (10, 3);
-    for pair in args.chunks(2) {
-        match pair {
-            [flag, n] if flag == "--segundos" => seconds = n.parse()?,
-            [flag, n] if flag == "--rondas" => rounds = n.parse::<usize>()?.max(1),
-            _ => bail!("uso: bench-gate [--segundos N] [--rondas N]"),
-        }
-    }
-    Ok((seconds, rounds))
+    let args: Args = cli::parse();
+    Ok((args.segundos, usize::try_from(args.rondas)?))
 }
 
 /// The median (the lower middle value for an even count).

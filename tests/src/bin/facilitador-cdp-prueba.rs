@@ -10,13 +10,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use clap::Parser;
 use gate::facilitator::cdp::CdpKey;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate::http::server::{RunOptions, run};
 use tests::cdp_stub::CdpStub;
 
-#[derive(Debug, Parser)]
+#[derive(Debug, clap::Parser)]
 #[command(
     name = "facilitador-cdp-prueba",
     about = "Imita al facilitador de Coinbase CDP (JWT por pedido) sobre el facilitador local, para pruebas. No mueve dinero."
@@ -24,12 +23,19 @@ use tests::cdp_stub::CdpStub;
 struct Args {
     #[arg(long, default_value = "127.0.0.1:8403", help = "Dirección IP:puerto.")]
     listen: String,
-    #[arg(long, default_value = "./var/facilitador-cdp", help = "Carpeta del archivo de pid.")]
+    #[arg(long, default_value = "./var/facilitador-cdp", help = "Carpeta del archivo pid.")]
     data: PathBuf,
 }
 
-fn main() -> Result<()> {
-    let args = Args::parse();
+fn main() {
+    if let Err(e) = serve() {
+        eprintln!("facilitador-cdp-prueba: {}", cli::error_line(e.as_ref()));
+        std::process::exit(1);
+    }
+}
+
+fn serve() -> Result<()> {
+    let args: Args = cli::parse();
     let key = CdpKey::from_process_env()?.context("defina CDP_API_KEY_ID y CDP_API_KEY_SECRET")?;
     std::fs::create_dir_all(&args.data)?;
     eprintln!(

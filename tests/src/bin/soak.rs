@@ -27,7 +27,7 @@ const BUILT_BASE_URL: &str = "http://127.0.0.1:8080";
 
 fn main() {
     if let Err(e) = run() {
-        eprintln!("soak: {e:#}");
+        eprintln!("soak: {}", cli::error_line(e.as_ref()));
         std::process::exit(1);
     }
 }
@@ -40,19 +40,27 @@ struct Options {
     warmup: u64,
 }
 
+/// What the operator typed.
+#[derive(clap::Parser)]
+#[command(
+    name = "soak",
+    about = "Tráfico mixto contra el gate de release durante un rato, con muchas conexiones: estados inesperados, p99 por ruta y memoria."
+)]
+struct Args {
+    /// Segundos de carga medidos, después del calentamiento.
+    #[arg(long, default_value_t = 60)]
+    segundos: u64,
+    /// Conexiones simultáneas.
+    #[arg(long, default_value_t = 100)]
+    conexiones: usize,
+    /// Segundos de calentamiento antes de medir (pools y búferes llegan a su tamaño de trabajo).
+    #[arg(long, default_value_t = 5)]
+    calentamiento: u64,
+}
+
 fn options() -> Result<Options> {
-    let mut options = Options { seconds: 60, connections: 100, warmup: 5 };
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let value = args.next().with_context(|| format!("{arg} necesita un valor"))?;
-        match arg.as_str() {
-            "--segundos" => options.seconds = value.parse().context("--segundos")?,
-            "--conexiones" => options.connections = value.parse().context("--conexiones")?,
-            "--calentamiento" => options.warmup = value.parse().context("--calentamiento")?,
-            _ => bail!("argumento desconocido {arg}; use --segundos N --conexiones N --calentamiento N"),
-        }
-    }
-    Ok(options)
+    let args: Args = cli::parse();
+    Ok(Options { seconds: args.segundos, connections: args.conexiones, warmup: args.calentamiento })
 }
 
 /// Kills the child when dropped.

@@ -48,7 +48,7 @@ fn main() {
 
 fn log_filter() -> tracing_subscriber::EnvFilter {
     tracing_subscriber::EnvFilter::try_from_env("GATE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"))
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(gate::http::server::DEFAULT_LOG))
 }
 
 fn init_stderr_logging() {

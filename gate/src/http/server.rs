@@ -28,6 +28,10 @@ use pingora_http::{RequestHeader, ResponseHeader};
 use super::response::{ALLOW_HEADERS, Body, EXPOSE_HEADERS, JSON, Reply};
 use super::sendfile::{self, Sent};
 
+/// The log filter unless `GATE_LOG` says otherwise: the gate's own lines (Spanish) at info,
+/// Pingora's start-up chatter (English) only when it warns.
+pub const DEFAULT_LOG: &str = "info,pingora_core=warn";
+
 /// Size of each chunk when streaming a file.
 const CHUNK: usize = 256 * 1024;
 /// Bytes each connection buffers before writing to the socket. Every free document (31 KB at

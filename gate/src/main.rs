@@ -93,7 +93,13 @@ fn start(args: Args) -> Result<()> {
     live.reload_on_sighup()?;
     run_with_limits(
         live,
-        RunOptions { name: "gate", listen: &settings.listen, threads: settings.threads, data_dir: &settings.data },
+        RunOptions {
+            name: "gate",
+            listen: &settings.listen,
+            threads: settings.threads,
+            data_dir: &settings.data,
+            take_over: settings.take_over,
+        },
         settings.limits,
     )
 }

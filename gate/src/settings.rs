@@ -91,6 +91,10 @@ pub struct Args {
     /// (`ventas.NNNNNN.jsonl`).
     #[arg(long, default_value_t = 64)]
     pub diario_max_mb: u64,
+    /// Relevar a un gate en marcha con la misma --data sin cortar el servicio: este proceso
+    /// espera su socket, que el anterior entrega al recibir SIGQUIT.
+    #[arg(long)]
+    pub relevo: bool,
 }
 
 /// Subcommands besides serving.
@@ -194,6 +198,8 @@ pub struct Settings {
     pub limits: crate::http::server::Limits,
     pub refusal_limits: RefusalLimits,
     pub journal_segment_bytes: u64,
+    /// Take the socket over from a running gate (`--relevo`).
+    pub take_over: bool,
 }
 
 /// Which facilitator settles payments.
@@ -298,6 +304,7 @@ impl Settings {
             limits,
             refusal_limits,
             journal_segment_bytes: args.diario_max_mb * 1024 * 1024,
+            take_over: args.relevo,
         })
     }
 

@@ -534,3 +534,45 @@ fn start_up_mistakes_end_with_one_line_and_no_backtrace() {
     assert!(stderr.starts_with("error: argumento inesperado '--puerto'"), "{stderr}");
     assert!(stderr.contains("pruebe '--help'") && !stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn a_gate_started_with_relevo_takes_the_socket_over_on_sigquit() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("var");
+    let mut old = GateProcess::start(built(), &data, &[]);
+    let log_path = data.join("relevo.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let mut new = Command::new(env!("CARGO_BIN_EXE_gate"))
+        .args(["--dist", &built().display().to_string(), "--data", &data.display().to_string()])
+        .args(["--listen", &format!("127.0.0.1:{}", old.port), "--threads", "2", "--relevo"])
+        .env_remove("GATE_LINK_SECRET")
+        .env_remove("GATE_FACILITATOR_URL")
+        .env("GATE_LOG", "info")
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let new_log = || std::fs::read_to_string(&log_path).unwrap_or_default();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !new_log().contains("esperando el socket") {
+        assert!(Instant::now() < deadline, "the new gate never waited for the socket: {}", new_log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The new gate listens on the upgrade socket right after that line.
+    std::thread::sleep(Duration::from_millis(300));
+    old.signal("QUIT");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while old.child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the old gate did not exit after SIGQUIT: {}", old.log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    while !new_log().contains("escuchando en") {
+        assert!(Instant::now() < deadline, "the new gate did not take over: {}", new_log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let answer = slow_request(old.port, "/catalogo", || {});
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(new.try_wait().unwrap().is_none(), "the new gate keeps running");
+    let _ = new.kill();
+    let _ = new.wait();
+}

@@ -56,6 +56,12 @@ fn run_facilitator() -> Result<()> {
     tracing::info!("facilitador local: sin cadena y sin dinero real");
     run(
         Arc::new(FacilitatorService(LocalFacilitator::new(config))),
-        RunOptions { name: "facilitador", listen: &args.listen, threads: args.threads, data_dir: &args.data },
+        RunOptions {
+            name: "facilitador",
+            listen: &args.listen,
+            threads: args.threads,
+            data_dir: &args.data,
+            take_over: false,
+        },
     )
 }

@@ -400,6 +400,9 @@ pub struct RunOptions<'a> {
     pub listen: &'a str,
     pub threads: usize,
     pub data_dir: &'a Path,
+    /// Take the listening socket over from a running server with the same `data_dir` (it hands
+    /// it over on SIGQUIT) instead of binding the address.
+    pub take_over: bool,
 }
 
 /// Runs a handler as a Pingora server until SIGTERM or SIGINT (graceful, about 1 s) or SIGQUIT
@@ -410,7 +413,7 @@ pub fn run<H: Handler>(handler: Arc<H>, options: RunOptions<'_>) -> Result<()> {
 
 /// [`run`] with explicit [`Limits`].
 pub fn run_with_limits<H: Handler>(handler: Arc<H>, options: RunOptions<'_>, limits: Limits) -> Result<()> {
-    let addr = check_address(options.listen)?;
+    let addr = if options.take_over { resolve(options.listen)? } else { check_address(options.listen)? };
     std::fs::create_dir_all(options.data_dir)
         .with_context(|| format!("no se pudo crear la carpeta de datos {}", options.data_dir.display()))?;
     let data = options
@@ -425,7 +428,14 @@ pub fn run_with_limits<H: Handler>(handler: Arc<H>, options: RunOptions<'_>, lim
         upgrade_sock: data.join(format!("{}-upgrade.sock", options.name)).display().to_string(),
         ..ServerConf::default()
     };
-    let mut server = Server::new_with_opt_and_conf(None, conf);
+    // With `upgrade`, Pingora's bootstrap waits on the upgrade socket for the running server's
+    // listening descriptors, which that server sends when it gets SIGQUIT.
+    let opt =
+        options.take_over.then(|| pingora_core::server::configuration::Opt { upgrade: true, ..Default::default() });
+    if options.take_over {
+        tracing::info!("{}: esperando el socket del proceso en marcha (envíele SIGQUIT)", options.name);
+    }
+    let mut server = Server::new_with_opt_and_conf(opt, conf);
     server.bootstrap();
     let mut service = Service::new(options.name.to_owned(), App::with_limits(handler, limits));
     service.add_listener(listener_config(options.listen));
@@ -447,16 +457,21 @@ pub fn run_with_limits<H: Handler>(handler: Arc<H>, options: RunOptions<'_>, lim
 /// machine's, a typo) must instead end the start at once with one line that names the address
 /// and `--listen`. Like Pingora, the first address the name resolves to is the one served.
 pub fn check_address(listen: &str) -> Result<SocketAddr> {
-    let invalid = || {
-        anyhow::anyhow!("--listen {listen}: no es una dirección válida (se espera host:puerto, p. ej. 127.0.0.1:8080)")
-    };
-    let addr = listen.to_socket_addrs().map_err(|_| invalid())?.next().ok_or_else(invalid)?;
+    let addr = resolve(listen)?;
     match std::net::TcpListener::bind(addr) {
         Ok(_probe) => Ok(addr),
         Err(e) => {
             anyhow::bail!("no se puede escuchar en {listen}: {}; elija otra dirección con --listen", bind_failure(&e))
         }
     }
+}
+
+/// The address a `--listen` value names (the first one, as Pingora takes).
+fn resolve(listen: &str) -> Result<SocketAddr> {
+    let invalid = || {
+        anyhow::anyhow!("--listen {listen}: no es una dirección válida (se espera host:puerto, p. ej. 127.0.0.1:8080)")
+    };
+    listen.to_socket_addrs().map_err(|_| invalid())?.next().ok_or_else(invalid)
 }
 
 /// Why a bind failed, in the operator's words.

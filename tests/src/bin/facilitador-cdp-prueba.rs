@@ -47,6 +47,12 @@ fn serve() -> Result<()> {
     let stub = CdpStub::new(&key, LocalFacilitator::new(LocalConfig::default()));
     run(
         Arc::new(stub),
-        RunOptions { name: "facilitador-cdp-prueba", listen: &args.listen, threads: 1, data_dir: &args.data },
+        RunOptions {
+            name: "facilitador-cdp-prueba",
+            listen: &args.listen,
+            threads: 1,
+            data_dir: &args.data,
+            take_over: false,
+        },
     )
 }

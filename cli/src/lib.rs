@@ -135,13 +135,11 @@ const PHRASES: &[(&str, &str)] = &[
     ("possible values: ", "valores posibles: "),
     ("[default: ", "[por defecto: "),
     ("[aliases: ", "[alias: "),
-    ("[alias: ", "[alias: "),
     ("[env: ", "[variable: "),
     ("[OPTIONS]", "[OPCIONES]"),
     ("<COMMAND>", "<COMANDO>"),
     ("[COMMAND]", "[COMANDO]"),
     ("Usage:", "Uso:"),
-    ("error:", "error:"),
     ("tip:", "sugerencia:"),
 ];
 

@@ -11,7 +11,9 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use crate::metrics::mentions::{host_matches, host_of, normalize_host};
-use crate::metrics::{self, AnswerFacts, BrandStats, Scope, agreement, brand_stats, concentration, round};
+use crate::metrics::{
+    self, AnswerFacts, Estimate, ModelWeights, Scope, ScopeStats, agreement, brand_stats, concentration,
+};
 use crate::model::{Metric, Study, TableKind, TableSpec};
 
 /// One published table.
@@ -45,21 +47,82 @@ impl Table {
             _ => None,
         })
     }
+
+    /// True for a column that accompanies a rate or mean (`x_n`, `x_n_ef`, `x_ic95`).
+    pub fn is_companion(&self, columna: &str) -> bool {
+        let has = |name: &str| self.columnas.iter().any(|c| c == name);
+        COMPANIONS
+            .iter()
+            .any(|suffix| columna.strip_suffix(suffix).is_some_and(|base| has(base) && has(&format!("{base}_ic95"))))
+    }
+
+    /// The columns that are not companions (the table as it read before intervals).
+    pub fn value_columns(&self) -> impl Iterator<Item = &str> {
+        self.columnas.iter().map(String::as_str).filter(|c| !self.is_companion(c))
+    }
+
+    /// The base `n` and 95% interval published beside the cell (`fila`, `columna`), when
+    /// `columna` is a rate or mean.
+    pub fn uncertainty(&self, fila: &str, columna: &str) -> Option<CellUncertainty> {
+        if !self.columnas.iter().any(|c| *c == format!("{columna}_ic95")) {
+            return None;
+        }
+        let n = match self.cell(fila, &format!("{columna}_n")) {
+            Some(Cell::Int(n)) => Some(*n),
+            _ => None,
+        };
+        let ic95 = match self.cell(fila, &format!("{columna}_ic95")) {
+            Some(Cell::Interval(low, high)) => Some((*low, *high)),
+            _ => None,
+        };
+        Some((n, ic95))
+    }
 }
 
-/// A table cell: text, a count, a rounded number, or null (not defined for this scope).
+/// A cell's base `n` and 95% interval, as published beside it (`None`: null).
+pub type CellUncertainty = (Option<i64>, Option<(f64, f64)>);
+
+/// A table cell: text, a count, a rounded number, a 95% interval `[low, high]`, or null (not
+/// defined for this scope).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Cell {
     Text(String),
     Int(i64),
     Num(f64),
+    Interval(f64, f64),
     Null,
+}
+
+/// Suffixes of the columns published beside every rate or mean column `c`: `c_n` (answers in
+/// its base), `c_n_ef` (effective sample size) and `c_ic95` (`[low, high]`).
+pub const COMPANIONS: [&str; 3] = ["_n", "_n_ef", "_ic95"];
+
+/// Pushes a rate or mean column and its companions.
+fn push_estimate_column(columns: &mut Vec<String>, column: &str) {
+    columns.push(column.to_owned());
+    columns.extend(COMPANIONS.iter().map(|suffix| format!("{column}{suffix}")));
+}
+
+/// The four cells of an estimate: value, `n`, `n_ef`, `ic95` (null when not defined).
+fn estimate_cells(estimate: Option<Estimate>) -> [Cell; 4] {
+    match estimate {
+        None => [Cell::Null, Cell::Int(0), Cell::Null, Cell::Null],
+        Some(e) => {
+            let u = e.uncertainty;
+            [
+                Cell::Num(e.value),
+                Cell::count(u.n),
+                Cell::Num(u.n_ef),
+                u.ic95.map_or(Cell::Null, |(low, high)| Cell::Interval(low, high)),
+            ]
+        }
+    }
 }
 
 impl Cell {
     fn num(value: Option<f64>) -> Cell {
-        value.map_or(Cell::Null, |v| Cell::Num(round(v)))
+        value.map_or(Cell::Null, Cell::Num)
     }
 
     fn count(n: usize) -> Cell {
@@ -71,7 +134,7 @@ impl Cell {
         match self {
             Cell::Int(n) => Some(*n as f64),
             Cell::Num(x) => Some(*x),
-            Cell::Text(_) | Cell::Null => None,
+            Cell::Text(_) | Cell::Interval(..) | Cell::Null => None,
         }
     }
 }
@@ -96,7 +159,7 @@ pub fn analyze_facts(study: &Study, facts: &[AnswerFacts]) -> Result<Vec<Table>>
 struct Context_<'a> {
     study: &'a Study,
     facts: &'a [AnswerFacts],
-    weights: Vec<f64>,
+    weights: ModelWeights,
 }
 
 impl<'a> Context_<'a> {
@@ -146,8 +209,11 @@ impl<'a> Context_<'a> {
         Scope::new(answers, &self.weights)
     }
 
-    fn stats(&self, answers: Vec<&'a AnswerFacts>) -> Vec<BrandStats> {
-        brand_stats(&self.scope(answers), self.study.brands.len())
+    /// Every brand's estimate of `metric` over `answers`, by brand index.
+    fn estimates(&self, answers: Vec<&'a AnswerFacts>, metric: Metric) -> Vec<Option<Estimate>> {
+        let scope = self.scope(answers);
+        let stats = brand_stats(&scope, self.study.brands.len());
+        (0..self.study.brands.len()).map(|b| stats.estimate(b, metric)).collect()
     }
 
     fn dimension_values(&self, id: &str) -> Result<&'a [String]> {
@@ -191,21 +257,23 @@ impl<'a> Context_<'a> {
         };
         let mut columns = vec!["marca".to_owned()];
         for metric in &spec.metricas {
-            columns.push(metric.id().to_owned());
+            push_estimate_column(&mut columns, metric.id());
             match metric {
                 Metric::Orden => columns.push("n_orden".to_owned()),
                 Metric::TonoNeto => columns.push("n_tono".to_owned()),
                 _ => {}
             }
         }
-        let stats = self.stats(base.to_vec());
+        let scope = self.scope(base.to_vec());
+        let stats = brand_stats(&scope, self.study.brands.len());
         let mut rows: Vec<(usize, Vec<Cell>)> = stats
+            .brands
             .iter()
             .enumerate()
             .map(|(b, s)| {
                 let mut row = vec![self.brand_name(b)];
                 for metric in &spec.metricas {
-                    row.push(Cell::num(metric_value(s, *metric)));
+                    row.extend(estimate_cells(stats.estimate(b, *metric)));
                     match metric {
                         Metric::Orden => row.push(Cell::count(s.n_mention)),
                         Metric::TonoNeto => row.push(Cell::count(s.n_tone())),
@@ -215,7 +283,7 @@ impl<'a> Context_<'a> {
                 (b, row)
             })
             .collect();
-        sort_rows(&mut rows, sort_by, |b| metric_value(&stats[*b], sort_by), self);
+        sort_rows(&mut rows, sort_by, |b| value_of(&stats, *b, sort_by), self);
         Ok((columns, rows.into_iter().map(|(_, r)| r).collect()))
     }
 
@@ -228,19 +296,24 @@ impl<'a> Context_<'a> {
         groups: Vec<(String, Vec<&'a AnswerFacts>)>,
     ) -> (Vec<String>, Vec<Vec<Cell>>) {
         let mut columns = vec![first.to_owned()];
-        columns.extend(groups.iter().map(|(name, _)| name.clone()));
-        columns.push("total".to_owned());
-        let per_group: Vec<Vec<BrandStats>> = groups.into_iter().map(|(_, answers)| self.stats(answers)).collect();
-        let total = self.stats(base.to_vec());
+        for (name, _) in &groups {
+            push_estimate_column(&mut columns, name);
+        }
+        push_estimate_column(&mut columns, "total");
+        let per_group: Vec<Vec<Option<Estimate>>> =
+            groups.into_iter().map(|(_, answers)| self.estimates(answers, metric)).collect();
+        let total = self.estimates(base.to_vec(), metric);
         let mut rows: Vec<(usize, Vec<Cell>)> = (0..self.study.brands.len())
             .map(|b| {
                 let mut row = vec![self.brand_name(b)];
-                row.extend(per_group.iter().map(|s| Cell::num(metric_value(&s[b], metric))));
-                row.push(Cell::num(metric_value(&total[b], metric)));
+                for group in &per_group {
+                    row.extend(estimate_cells(group[b]));
+                }
+                row.extend(estimate_cells(total[b]));
                 (b, row)
             })
             .collect();
-        sort_rows(&mut rows, metric, |b| metric_value(&total[*b], metric), self);
+        sort_rows(&mut rows, metric, |b| total[*b].map(|e| e.value), self);
         (columns, rows.into_iter().map(|(_, r)| r).collect())
     }
 
@@ -274,17 +347,24 @@ impl<'a> Context_<'a> {
         let Some(brand) = self.study.brands.iter().position(|b| b.id == brand_id) else {
             bail!("la marca `{brand_id}` no está en marcas.toml")
         };
-        let cell = |answers: Vec<&'a AnswerFacts>| Cell::num(metric_value(&self.stats(answers)[brand], metric));
+        let cells = |answers: Vec<&'a AnswerFacts>| {
+            let scope = self.scope(answers);
+            estimate_cells(brand_stats(&scope, self.study.brands.len()).estimate(brand, metric))
+        };
         let mut columns = vec!["modelo".to_owned()];
-        columns.extend(values.iter().cloned());
-        columns.push("total".to_owned());
+        for value in values {
+            push_estimate_column(&mut columns, value);
+        }
+        push_estimate_column(&mut columns, "total");
         let mut rows = Vec::new();
         let mut groups = self.model_groups(base);
         groups.push(("total".to_owned(), base.to_vec()));
         for (name, answers) in groups {
             let mut row = vec![Cell::Text(name)];
-            row.extend(values.iter().map(|v| cell(self.in_dimension(&answers, dimension, v))));
-            row.push(cell(answers));
+            for v in values {
+                row.extend(cells(self.in_dimension(&answers, dimension, v)));
+            }
+            row.extend(cells(answers));
             rows.push(row);
         }
         Ok((columns, rows))
@@ -300,24 +380,22 @@ impl<'a> Context_<'a> {
             None => self.model_groups(base),
         };
         groups.push(("total".to_owned(), base.to_vec()));
-        let columns =
-            ["grupo", "respuestas", "con_marca", "marcas_distintas", "lider", "top1_lider", "hhi_sov", "hhi_top1"]
-                .map(str::to_owned)
-                .to_vec();
+        let mut columns = vec!["grupo".to_owned(), "respuestas".to_owned()];
+        push_estimate_column(&mut columns, "con_marca");
+        columns.extend(["marcas_distintas", "lider"].map(str::to_owned));
+        push_estimate_column(&mut columns, "top1_lider");
+        columns.extend(["hhi_sov", "hhi_top1"].map(str::to_owned));
         let rows = groups
             .into_iter()
             .map(|(name, answers)| {
                 let c = concentration(&self.scope(answers), self.study.brands.len());
-                vec![
-                    Cell::Text(name),
-                    Cell::count(c.answers),
-                    Cell::num(c.with_brand),
-                    Cell::count(c.distinct_brands),
-                    c.leader.map_or(Cell::Null, |b| self.brand_name(b)),
-                    Cell::num(c.leader_top1),
-                    Cell::num(c.hhi_sov),
-                    Cell::num(c.hhi_top1),
-                ]
+                let mut row = vec![Cell::Text(name), Cell::count(c.answers)];
+                row.extend(estimate_cells(c.with_brand));
+                row.push(Cell::count(c.distinct_brands));
+                row.push(c.leader.map_or(Cell::Null, |b| self.brand_name(b)));
+                row.extend(estimate_cells(c.leader_top1));
+                row.extend([Cell::num(c.hhi_sov), Cell::num(c.hhi_top1)]);
+                row
             })
             .collect();
         Ok((columns, rows))
@@ -325,20 +403,15 @@ impl<'a> Context_<'a> {
 
     fn agreement_table(&self, base: &[&'a AnswerFacts]) -> (Vec<String>, Vec<Vec<Cell>>) {
         let (pairs, total) = agreement(&self.scope(base.to_vec()));
-        let columns = ["par", "modelo_a", "modelo_b", "preguntas", "omitidas", "jaccard", "top1_coincide"]
-            .map(str::to_owned)
-            .to_vec();
+        let mut columns = ["par", "modelo_a", "modelo_b", "preguntas", "omitidas"].map(str::to_owned).to_vec();
+        push_estimate_column(&mut columns, "jaccard");
+        push_estimate_column(&mut columns, "top1_coincide");
         let model = |m: usize| self.study.design.modelos[m].id.clone();
         let row = |key: String, a: Cell, b: Cell, g: &metrics::Agreement| {
-            vec![
-                Cell::Text(key),
-                a,
-                b,
-                Cell::count(g.questions),
-                Cell::count(g.skipped),
-                Cell::num(g.jaccard()),
-                Cell::num(g.top1_match()),
-            ]
+            let mut row = vec![Cell::Text(key), a, b, Cell::count(g.questions), Cell::count(g.skipped)];
+            row.extend(estimate_cells(g.jaccard()));
+            row.extend(estimate_cells(g.top1_match()));
+            row
         };
         let mut rows: Vec<Vec<Cell>> = pairs
             .iter()
@@ -352,25 +425,28 @@ impl<'a> Context_<'a> {
     }
 
     fn tone_table(&self, base: &[&'a AnswerFacts]) -> (Vec<String>, Vec<Vec<Cell>>) {
-        let stats = self.stats(base.to_vec());
-        let columns = ["marca", "pos", "neu", "neg", "n_tono", "tono_neto"].map(str::to_owned).to_vec();
+        let scope = self.scope(base.to_vec());
+        let stats = brand_stats(&scope, self.study.brands.len());
+        let mut columns = ["marca", "pos", "neu", "neg", "n_tono"].map(str::to_owned).to_vec();
+        push_estimate_column(&mut columns, "tono_neto");
         let mut rows: Vec<(usize, Vec<Cell>)> = stats
+            .brands
             .iter()
             .enumerate()
             .filter(|(_, s)| s.n_tone() > 0)
             .map(|(b, s)| {
-                let row = vec![
+                let mut row = vec![
                     self.brand_name(b),
                     Cell::count(s.pos),
                     Cell::count(s.neu),
                     Cell::count(s.neg),
                     Cell::count(s.n_tone()),
-                    Cell::num(s.net_tone),
                 ];
+                row.extend(estimate_cells(stats.estimate(b, Metric::TonoNeto)));
                 (b, row)
             })
             .collect();
-        sort_rows(&mut rows, Metric::TonoNeto, |b| stats[*b].net_tone, self);
+        sort_rows(&mut rows, Metric::TonoNeto, |b| value_of(&stats, *b, Metric::TonoNeto), self);
         (columns, rows.into_iter().map(|(_, r)| r).collect())
     }
 
@@ -402,29 +478,32 @@ impl<'a> Context_<'a> {
                 entry.0.push(a);
             }
         }
-        let total = self.scope(base.to_vec());
-        let total_weight: f64 = total.weights.iter().sum();
-        let weight_of: BTreeMap<usize, f64> =
-            total.answers.iter().zip(&total.weights).map(|(a, w)| (a.answer, *w)).collect();
-        let mut rows: Vec<(f64, String, Vec<Cell>)> = citing
+        let scope = self.scope(base.to_vec());
+        // Rank every domain by its exact rate, then compute intervals for the rows kept.
+        let mut ranked: Vec<(f64, String, Vec<&'a AnswerFacts>, Option<usize>)> = citing
             .into_iter()
             .map(|(domain, (answers, owner))| {
-                let weight: f64 = answers.iter().map(|a| weight_of[&a.answer]).sum();
-                let rate = if total_weight > 0.0 { round(weight / total_weight) } else { 0.0 };
-                let row = vec![
-                    Cell::Text(domain.clone()),
-                    Cell::count(answers.len()),
-                    Cell::Num(rate),
-                    owner.map_or(Cell::Null, |b| self.brand_name(b)),
-                ];
-                (rate, domain, row)
+                let rate = scope.rounded_share(&answers).unwrap_or(0.0);
+                (rate, domain, answers, owner)
             })
             .collect();
         // Highest (weighted) rate first, then by name.
-        rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        rows.truncate(spec.limite.unwrap_or(15));
-        let columns = ["dominio", "respuestas", "tasa", "marca"].map(str::to_owned).to_vec();
-        (columns, rows.into_iter().map(|(_, _, r)| r).collect())
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        ranked.truncate(spec.limite.unwrap_or(15));
+        let mut columns = ["dominio", "respuestas"].map(str::to_owned).to_vec();
+        push_estimate_column(&mut columns, "tasa");
+        columns.push("marca".to_owned());
+        let rows = ranked
+            .into_iter()
+            .map(|(_, domain, answers, owner)| {
+                let cites: std::collections::BTreeSet<usize> = answers.iter().map(|a| a.answer).collect();
+                let mut row = vec![Cell::Text(domain), Cell::count(answers.len())];
+                row.extend(estimate_cells(scope.share(|a| cites.contains(&a.answer))));
+                row.push(owner.map_or(Cell::Null, |b| self.brand_name(b)));
+                row
+            })
+            .collect();
+        (columns, rows)
     }
 
     /// Scope and weighting of a table, in words.
@@ -451,18 +530,9 @@ impl<'a> Context_<'a> {
     }
 }
 
-/// The value of one brand-level metric.
-pub fn metric_value(stats: &BrandStats, metric: Metric) -> Option<f64> {
-    match metric {
-        Metric::Mencion => stats.mention,
-        Metric::Orden => stats.order,
-        Metric::Citacion => stats.citation,
-        Metric::CitacionFantasma => stats.ghost_citation,
-        Metric::Protagonismo => stats.prominence,
-        Metric::Top1 => stats.top1,
-        Metric::Sov => stats.sov,
-        Metric::TonoNeto => stats.net_tone,
-    }
+/// The published (rounded) value of one brand-level metric.
+fn value_of(stats: &ScopeStats<'_, '_>, brand: usize, metric: Metric) -> Option<f64> {
+    stats.estimate(brand, metric).map(|e| e.value)
 }
 
 /// Sorts brand rows best first by `metric` (lowest average order is best), nulls last, then
@@ -473,7 +543,7 @@ fn sort_rows<T>(
     value: impl Fn(&usize) -> Option<f64>,
     context: &Context_<'_>,
 ) {
-    let key = |b: &usize| value(b).map(round);
+    let key = |b: &usize| value(b);
     rows.sort_by(|(a, _), (b, _)| {
         let by_value = match (key(a), key(b)) {
             (Some(x), Some(y)) if metric == Metric::Orden => x.total_cmp(&y),

@@ -29,8 +29,8 @@ pub struct AnswerBrands {
 /// Every distinct folded alias and exclusion phrase is a pattern of one Aho-Corasick
 /// automaton, so an answer is scanned once whatever the number of aliases. The rules are
 /// then applied to the occurrences exactly as a plain alias-by-alias search would:
-/// per pattern, the non-overlapping occurrences left to right (what `str::match_indices`
-/// yields), kept only on word boundaries; then aliases longest first (ties by text, then
+/// per pattern, every occurrence (overlapping ones included), kept only on word
+/// boundaries; then aliases longest first (ties by text, then
 /// brand), each occurrence in text order, taken unless it lies inside one of its brand's
 /// exclusion phrases or overlaps an occurrence already taken.
 #[derive(Debug, Clone)]
@@ -140,25 +140,18 @@ impl BrandMatcher {
         first_seen.into_iter().map(|(_, brand)| brand).collect()
     }
 
-    /// Alias candidates and (brand, span) exclusion spans in `folded`: per pattern the
-    /// occurrences `str::match_indices` would give, on word boundaries.
+    /// Alias candidates and (brand, span) exclusion spans in `folded`: every occurrence of
+    /// every pattern on word boundaries, overlapping ones included (in `xRa-Ra-Ra` the alias
+    /// `Ra-Ra` occurs at 1, not on a boundary, and at 4, on one).
     fn occurrences(&self, folded: &str) -> (Vec<Candidate>, Vec<ExcludedSpan>) {
         let mut found: Vec<(usize, usize)> =
             self.automaton.find_overlapping_iter(folded).map(|m| (m.pattern().as_usize(), m.start())).collect();
         found.sort_unstable();
         let mut candidates = Vec::new();
         let mut excluded = Vec::new();
-        let mut previous: Option<(usize, usize)> = None; // (pattern, end of its last occurrence)
         for (id, start) in found {
             let pattern = &self.patterns[id];
-            if let Some((p, end)) = previous
-                && p == id
-                && start < end
-            {
-                continue; // overlaps the previous occurrence of the same text
-            }
             let end = start + pattern.len;
-            previous = Some((id, end));
             if !on_word_boundaries(folded, start, end) {
                 continue;
             }
@@ -330,12 +323,23 @@ mod tests {
         assert_eq!(m.brands_in_text("Ropa en C&A, series en Movistar+."), vec![3, 4]);
     }
 
+    #[test]
+    fn an_alias_overlapping_its_own_earlier_occurrence_still_counts() {
+        // `Ra-Ra` occurs at 1 (after `x`: not a word) and, overlapping it, at 4 (between `-`
+        // and the end: a word).
+        let m = BrandMatcher::new(&[brand("rara", "Ra-Ra", &[], &[], &[])]);
+        assert_eq!(m.brands_in_text("xRa-Ra-Ra"), vec![0]);
+        assert_eq!(m.brands_in_text("xRa-Ra-Rax"), Vec::<usize>::new());
+    }
+
     /// The plain alias-by-alias search the automaton replaces, kept as the definition.
     fn reference_brands_in_text(brands: &[Brand], text: &str) -> Vec<usize> {
         fn word_occurrences<'a>(haystack: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+            // Every start, overlapping ones included.
             haystack
-                .match_indices(needle)
+                .char_indices()
                 .map(|(i, _)| i)
+                .filter(move |&start| haystack[start..].starts_with(needle))
                 .filter(move |&start| on_word_boundaries(haystack, start, start + needle.len()))
         }
         let mut aliases = Vec::new();
@@ -440,7 +444,7 @@ mod tests {
             }
             assert_eq!(matcher.brands_in_text(&text), reference_brands_in_text(&brands, &text), "{text:?}");
         }
-        for text in ["xab ab ab", "ab ab ab ab", "galicia galicia galicia", "c&a c&a c&a", "++ +"] {
+        for text in ["xab ab ab", "ab ab ab ab", "galicia galicia galicia", "c&a c&a c&a", "++ +", "xc&a c&a c&a"] {
             assert_eq!(matcher.brands_in_text(text), reference_brands_in_text(&brands, text), "{text:?}");
         }
     }

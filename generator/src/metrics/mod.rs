@@ -26,26 +26,29 @@
 //! answers in the scope. So each model contributes its weight whatever its answer count.
 //! Agreement is per question and is not weighted.
 //!
-//! Everything is computed serially in a fixed order, and rounded with [`round`] before it is
-//! published, so the numbers are identical on every run and thread count.
+//! **Exactness.** Every number is a ratio of per-model integer counts under those weights,
+//! computed exactly ([`exact`]) and rounded once, half away from zero, to 4 decimals. Beside
+//! each rate or mean the tables publish its base `n`, the effective `n` and a 95% interval
+//! that treats the answers to one question as a cluster ([`interval`]).
+//!
+//! Everything is computed serially in a fixed order, so the numbers are identical on every
+//! run and thread count.
 
 pub mod analysis;
+pub mod exact;
+pub mod interval;
 pub mod mentions;
 
 use std::collections::BTreeMap;
 
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::Zero;
+
+use crate::metrics::exact::{Exact, Term};
+use crate::metrics::interval::{Spread, Uncertainty};
 use crate::metrics::mentions::{AnswerBrands, BrandMatcher};
-use crate::model::{Study, Tone};
-
-/// Decimals every published non-integer number is rounded to.
-pub const DECIMALS: i32 = 4;
-
-/// Rounds half away from zero to [`DECIMALS`] places; never returns `-0.0`.
-pub fn round(value: f64) -> f64 {
-    let factor = 10f64.powi(DECIMALS);
-    let rounded = (value * factor).round() / factor;
-    if rounded == 0.0 { 0.0 } else { rounded }
-}
+use crate::model::{Metric, Study, Tone};
 
 /// Protagonismo IA points for a 1-based position (`None` = absent).
 pub fn prominence_points(position: Option<usize>) -> f64 {
@@ -126,41 +129,91 @@ pub fn extract_facts_with(study: &Study, brands: &[AnswerBrands]) -> Vec<AnswerF
     facts
 }
 
-/// Per-model weights of a study, normalised to sum 1 (equal unless declared).
-pub fn model_weights(study: &Study) -> Vec<f64> {
-    let models = &study.design.modelos;
-    let raw: Vec<f64> = match &study.design.ponderacion {
-        Some(weighting) => models.iter().map(|m| weighting.pesos.get(&m.id).copied().unwrap_or(0.0).max(0.0)).collect(),
-        None => vec![1.0; models.len()],
-    };
-    let total: f64 = raw.iter().sum();
-    if total > 0.0 { raw.iter().map(|w| w / total).collect() } else { raw }
+/// A study's model weights: as declared (1 each when the study declares none), as floats for
+/// the intervals and as integers on one decimal scale for the exact numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelWeights {
+    raw: Vec<f64>,
+    decimal: Vec<u128>,
 }
 
-/// A set of answers and the weight each one carries in aggregates.
+impl ModelWeights {
+    /// Weights by model index; only their ratios matter (they are renormalised per scope).
+    pub fn new(raw: &[f64]) -> ModelWeights {
+        let raw: Vec<f64> = raw.iter().map(|w| if w.is_finite() { w.max(0.0) } else { 0.0 }).collect();
+        ModelWeights { decimal: exact::decimal_weights(&raw), raw }
+    }
+
+    fn float(&self, model: usize) -> f64 {
+        self.raw.get(model).copied().unwrap_or(0.0)
+    }
+
+    fn decimal(&self, model: usize) -> u128 {
+        self.decimal.get(model).copied().unwrap_or(0)
+    }
+}
+
+/// The weights of a study's models, as declared in `ponderacion` (or equal).
+pub fn model_weights(study: &Study) -> ModelWeights {
+    let raw: Vec<f64> = match &study.design.ponderacion {
+        Some(weighting) => {
+            study.design.modelos.iter().map(|m| weighting.pesos.get(&m.id).copied().unwrap_or(0.0)).collect()
+        }
+        None => vec![1.0; study.design.modelos.len()],
+    };
+    ModelWeights::new(&raw)
+}
+
+/// A set of answers (a table cell's base) and the weight each one carries in aggregates.
 #[derive(Debug, Clone)]
 pub struct Scope<'a> {
+    /// Grouped by question (clusters), in first-appearance order; scope order inside each.
     pub answers: Vec<&'a AnswerFacts>,
+    /// `c_i = w_m / W / n_m` for each answer (floating point, for the intervals).
     pub weights: Vec<f64>,
+    /// Slot (index in `models`) of each answer.
+    slots: Vec<usize>,
+    /// Models present, in model order: (decimal weight, answers in scope), and their indexes.
+    models: Vec<(u128, u64)>,
+    model_slots: Vec<usize>,
+    /// `answers[clusters[k]..clusters[k + 1]]` share a question.
+    clusters: Vec<usize>,
 }
 
 impl<'a> Scope<'a> {
     /// Weighs `answers` so that each model present contributes its (renormalised) weight.
-    pub fn new(answers: Vec<&'a AnswerFacts>, model_weights: &[f64]) -> Scope<'a> {
-        let mut per_model: BTreeMap<usize, usize> = BTreeMap::new();
+    pub fn new(mut answers: Vec<&'a AnswerFacts>, weights: &ModelWeights) -> Scope<'a> {
+        // Group by question, keeping scope order inside a question (a stable sort).
+        let mut first_seen: BTreeMap<usize, usize> = BTreeMap::new();
+        for (i, a) in answers.iter().enumerate() {
+            first_seen.entry(a.question).or_insert(i);
+        }
+        answers.sort_by_key(|a| first_seen[&a.question]);
+        let mut clusters = vec![0];
+        clusters.extend((1..answers.len()).filter(|&i| answers[i].question != answers[i - 1].question));
+        if !answers.is_empty() {
+            clusters.push(answers.len());
+        } else {
+            clusters.clear();
+        }
+
+        let mut per_model: BTreeMap<usize, u64> = BTreeMap::new();
         for a in &answers {
             *per_model.entry(a.model).or_default() += 1;
         }
-        let weight_of = |m: usize| model_weights.get(m).copied().unwrap_or(0.0);
-        let present: f64 = per_model.keys().map(|&m| weight_of(m)).sum();
-        let weights = answers
+        let slot_of: BTreeMap<usize, usize> = per_model.keys().enumerate().map(|(slot, &m)| (m, slot)).collect();
+        let models = per_model.iter().map(|(&m, &n)| (weights.decimal(m), n)).collect();
+        let present: f64 = per_model.keys().map(|&m| weights.float(m)).sum();
+        let floats = answers
             .iter()
             .map(|a| {
                 let n = per_model[&a.model] as f64;
-                if present > 0.0 { weight_of(a.model) / present / n } else { 0.0 }
+                if present > 0.0 { weights.float(a.model) / present / n } else { 0.0 }
             })
             .collect();
-        Scope { answers, weights }
+        let slots = answers.iter().map(|a| slot_of[&a.model]).collect();
+        let model_slots = per_model.keys().copied().collect();
+        Scope { answers, weights: floats, slots, models, model_slots, clusters }
     }
 
     pub fn len(&self) -> usize {
@@ -171,35 +224,127 @@ impl<'a> Scope<'a> {
         self.answers.is_empty()
     }
 
-    fn iter(&self) -> impl Iterator<Item = (&'a AnswerFacts, f64)> + '_ {
-        self.answers.iter().copied().zip(self.weights.iter().copied())
+    /// The answers of each question: ranges of indexes into `answers`.
+    fn cluster_ranges(&self) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        self.clusters.windows(2).map(|w| w[0]..w[1])
     }
 
-    /// Σ weight over answers where `pred` holds, and Σ weight over all answers.
-    fn weighted_share(&self, pred: impl Fn(&AnswerFacts) -> bool) -> Option<f64> {
-        let total: f64 = self.weights.iter().sum();
-        let hits: f64 = self.iter().filter(|(a, _)| pred(a)).map(|(_, w)| w).sum();
-        (total > 0.0).then(|| hits / total)
+    /// Exact ratio of per-model integer sums (`num[slot]`, `den[slot]`), times `factor`.
+    fn ratio(&self, num: impl Fn(usize) -> i64, den: impl Fn(usize) -> i64, factor: i64) -> Option<Exact> {
+        let terms: Vec<Term> = self
+            .models
+            .iter()
+            .enumerate()
+            .map(|(slot, &(weight, answers))| Term { weight, answers, num: num(slot), den: den(slot) })
+            .collect();
+        exact::weighted_ratio(&terms, factor)
+    }
+
+    /// The published (rounded) weighted share of the scope made by `hits`, answers of it.
+    pub fn rounded_share(&self, hits: &[&AnswerFacts]) -> Option<f64> {
+        let mut counts = vec![0_i64; self.models.len()];
+        for a in hits {
+            if let Some(slot) = self.model_slots.iter().position(|&m| m == a.model) {
+                counts[slot] += 1;
+            }
+        }
+        Some(self.ratio(|s| counts[s], |s| self.models[s].1 as i64, 1)?.rounded)
+    }
+
+    /// The weighted share of answers for which `holds` is true, with its interval.
+    pub fn share(&self, holds: impl Fn(&AnswerFacts) -> bool) -> Option<Estimate> {
+        let mut hits = vec![0_i64; self.models.len()];
+        let mut spread = Spread::default();
+        for range in self.cluster_ranges() {
+            let (mut y, mut x) = (0.0, 0.0);
+            for i in range {
+                let c = self.weights[i];
+                x += c;
+                spread.add_answer(c);
+                if holds(self.answers[i]) {
+                    y += c;
+                    hits[self.slots[i]] += 1;
+                }
+            }
+            spread.add_cluster(y, x);
+        }
+        let value = self.ratio(|s| hits[s], |s| self.models[s].1 as i64, 1)?;
+        Some(Estimate::rate(value, &spread))
     }
 }
 
-/// Every brand-level number of one brand in one scope. Rates are unrounded.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// A published rate or mean: exact and rounded once, with its base and 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    /// Rounded half away from zero to 4 decimals.
+    pub value: f64,
+    /// Unrounded (floating point), for the intervals and for comparisons.
+    pub raw: f64,
+    pub uncertainty: Uncertainty,
+}
+
+impl Estimate {
+    fn rate(value: Exact, spread: &Spread) -> Estimate {
+        Estimate { value: value.rounded, raw: value.value, uncertainty: interval::rate(value.value, spread) }
+    }
+
+    fn mean(value: Exact, spread: &Spread, low: f64, high: f64) -> Estimate {
+        Estimate { value: value.rounded, raw: value.value, uncertainty: interval::mean(value.value, spread, low, high) }
+    }
+}
+
+/// Per model, the integer sums of one brand over its answers in a scope.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    named: i64,
+    positions: i64,
+    points: i64,
+    first: i64,
+    cited: i64,
+    ghost: i64,
+    labelled: i64,
+    net: i64,
+}
+
+/// One brand's weighted sums inside the current question (see [`brand_stats`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct ClusterSums {
+    named: f64,
+    positions: f64,
+    points: f64,
+    first: f64,
+    cited: f64,
+    ghost: f64,
+    labelled: f64,
+    net: f64,
+}
+
+/// Every brand-level number of one brand in one scope, from exact per-model counts.
+#[derive(Debug, Clone, Default)]
 pub struct BrandStats {
-    pub mention: Option<f64>,
+    /// By model slot of the scope.
+    counts: Vec<Counts>,
+    spreads: BrandSpreads,
     pub n_mention: usize,
-    pub order: Option<f64>,
-    pub citation: Option<f64>,
     pub n_citation: usize,
-    pub ghost_citation: Option<f64>,
-    pub prominence: Option<f64>,
-    pub top1: Option<f64>,
     pub n_top1: usize,
-    pub sov: Option<f64>,
-    pub net_tone: Option<f64>,
     pub pos: usize,
     pub neu: usize,
     pub neg: usize,
+}
+
+/// The numerators' spreads of one brand (denominators shared by all brands live in
+/// [`ScopeStats`]).
+#[derive(Debug, Clone, Default)]
+struct BrandSpreads {
+    mention: Spread,
+    citation: Spread,
+    ghost: Spread,
+    prominence: Spread,
+    top1: Spread,
+    sov: Spread,
+    order: Spread,
+    tone: Spread,
 }
 
 impl BrandStats {
@@ -208,122 +353,210 @@ impl BrandStats {
     }
 }
 
+/// The brand statistics of a scope and what its brands share.
+#[derive(Debug, Clone)]
+pub struct ScopeStats<'s, 'a> {
+    scope: &'s Scope<'a>,
+    pub brands: Vec<BrandStats>,
+    /// By model slot: answers naming some tracked brand, and mentions (brands named) in all.
+    with_brand: Vec<i64>,
+    mentions: Vec<i64>,
+    /// Denominator spreads: every answer, answers naming a brand, mentions.
+    all: Spread,
+    any: Spread,
+    per_mention: Spread,
+    /// Numerator spread of "names some brand" over all answers.
+    with_brand_spread: Spread,
+}
+
+impl ScopeStats<'_, '_> {
+    /// One brand-level metric of brand `b` (`None`: not defined in this scope).
+    pub fn estimate(&self, b: usize, metric: Metric) -> Option<Estimate> {
+        let s = self.brands.get(b)?;
+        let scope = self.scope;
+        let answers = |slot: usize| scope.models[slot].1 as i64;
+        let count = |f: fn(&Counts) -> i64| move |slot: usize| f(&s.counts[slot]);
+        let sp = &s.spreads;
+        match metric {
+            Metric::Mencion => {
+                Some(Estimate::rate(scope.ratio(count(|c| c.named), answers, 1)?, &sp.mention.with_shared(&self.all)))
+            }
+            Metric::Citacion => {
+                Some(Estimate::rate(scope.ratio(count(|c| c.cited), answers, 1)?, &sp.citation.with_shared(&self.all)))
+            }
+            Metric::CitacionFantasma => {
+                Some(Estimate::rate(scope.ratio(count(|c| c.ghost), answers, 1)?, &sp.ghost.with_shared(&self.all)))
+            }
+            Metric::Protagonismo => Some(Estimate::mean(
+                scope.ratio(count(|c| c.points), answers, 1)?,
+                &sp.prominence.with_shared(&self.all),
+                0.0,
+                10.0,
+            )),
+            Metric::Orden => Some(Estimate::mean(
+                scope.ratio(count(|c| c.positions), count(|c| c.named), 1)?,
+                &sp.order,
+                1.0,
+                f64::INFINITY,
+            )),
+            Metric::Top1 => Some(Estimate::rate(
+                scope.ratio(count(|c| c.first), |slot| self.with_brand[slot], 1)?,
+                &sp.top1.with_shared(&self.any),
+            )),
+            Metric::Sov => Some(Estimate::rate(
+                scope.ratio(count(|c| c.named), |slot| self.mentions[slot], 1)?,
+                &sp.sov.with_shared(&self.per_mention),
+            )),
+            Metric::TonoNeto => {
+                Some(Estimate::mean(scope.ratio(count(|c| c.net), count(|c| c.labelled), 1)?, &sp.tone, -1.0, 1.0))
+            }
+        }
+    }
+
+    /// Weighted share of answers naming at least one tracked brand.
+    pub fn with_brand(&self) -> Option<Estimate> {
+        let value = self.scope.ratio(|slot| self.with_brand[slot], |slot| self.scope.models[slot].1 as i64, 1)?;
+        Some(Estimate::rate(value, &self.with_brand_spread.with_shared(&self.all)))
+    }
+
+    /// Herfindahl–Hirschman index (0–10,000) over the brands' shares of `numerator` within
+    /// the per-model `denominator`, exactly; `None` when every share is 0.
+    fn hhi(&self, numerator: fn(&Counts) -> i64, denominator: &[i64]) -> Option<f64> {
+        let common = self.scope.models.iter().fold(BigInt::from(1), |l, m| l.lcm(&BigInt::from(m.1)));
+        let weights: Vec<BigInt> = self
+            .scope
+            .models
+            .iter()
+            .map(|&(weight, answers)| BigInt::from(weight) * (&common / BigInt::from(answers)))
+            .collect();
+        let weighted =
+            |sums: Vec<i64>| -> BigInt { sums.iter().zip(&weights).map(|(v, w)| w * BigInt::from(*v)).sum() };
+        let den = weighted(denominator.to_vec());
+        let shares: Vec<BigInt> =
+            self.brands.iter().map(|b| weighted(b.counts.iter().map(numerator).collect())).collect();
+        if den.is_zero() || shares.iter().all(Zero::is_zero) {
+            return None;
+        }
+        let squares: BigInt = shares.iter().map(|n| n * n).sum();
+        exact::big_exact(squares * BigInt::from(10_000), &den * &den).map(|e| e.rounded)
+    }
+}
+
 /// Brand statistics for every brand `0..n_brands` over a scope.
 ///
-/// One pass over the answers, touching only the brands each one names, cites or rates: the
-/// cost follows the mentions, not answers × brands. Each brand's sums still add its answers'
-/// weights in scope order, so every figure is the same to the last bit as summing brand by
-/// brand over the whole scope (an answer that does not name a brand added exactly 0 there).
-pub fn brand_stats(scope: &Scope<'_>, n_brands: usize) -> Vec<BrandStats> {
-    // Denominators shared by all brands.
-    let with_brand = scope.weighted_share(|a| !a.brands.order.is_empty());
-    let total_weight: f64 = scope.weights.iter().sum();
-    let all_mentions: f64 = scope.iter().map(|(a, w)| w * a.brands.order.len() as f64).sum();
-
-    let mut sums = vec![BrandSums::default(); n_brands];
-    for (a, w) in scope.iter() {
-        for (index, &b) in a.brands.order.iter().enumerate() {
-            if let Some(s) = sums.get_mut(b) {
-                s.add_mention(index + 1, w);
+/// One pass over the answers, question by question, touching only the brands each answer
+/// names, cites or rates: the cost follows the mentions, not answers × brands. The numbers
+/// come from exact per-model counts; the per-question sums feed the intervals.
+pub fn brand_stats<'s, 'a>(scope: &'s Scope<'a>, n_brands: usize) -> ScopeStats<'s, 'a> {
+    let slots = scope.models.len();
+    let mut brands: Vec<BrandStats> =
+        (0..n_brands).map(|_| BrandStats { counts: vec![Counts::default(); slots], ..Default::default() }).collect();
+    let mut stats = ScopeStats {
+        scope,
+        brands: Vec::new(),
+        with_brand: vec![0; slots],
+        mentions: vec![0; slots],
+        all: Spread::default(),
+        any: Spread::default(),
+        per_mention: Spread::default(),
+        with_brand_spread: Spread::default(),
+    };
+    let mut cluster = vec![ClusterSums::default(); n_brands];
+    let mut touched: Vec<usize> = Vec::new();
+    for range in scope.cluster_ranges() {
+        let (mut x_all, mut x_any, mut x_mentions) = (0.0, 0.0, 0.0);
+        for i in range {
+            let (a, c, slot) = (scope.answers[i], scope.weights[i], scope.slots[i]);
+            let k = a.brands.order.len();
+            x_all += c;
+            stats.all.add_answer(c);
+            if k > 0 {
+                x_any += c;
+                x_mentions += c * k as f64;
+                stats.any.add_answer(c);
+                stats.per_mention.add_answer(c * k as f64);
+                stats.with_brand[slot] += 1;
+                stats.mentions[slot] += k as i64;
+            }
+            for (index, &b) in a.brands.order.iter().enumerate() {
+                let Some(brand) = brands.get_mut(b) else { continue };
+                let position = index + 1;
+                let points = prominence_points(Some(position));
+                let counts = &mut brand.counts[slot];
+                counts.named += 1;
+                counts.positions += position as i64;
+                counts.points += points as i64;
+                brand.n_mention += 1;
+                brand.spreads.order.add_answer(c);
+                let sums = &mut cluster[b];
+                sums.named += c;
+                sums.positions += c * position as f64;
+                sums.points += c * points;
+                if position == 1 {
+                    counts.first += 1;
+                    brand.n_top1 += 1;
+                    sums.first += c;
+                }
+                touched.push(b);
+            }
+            for &b in &a.brands.cited {
+                let Some(brand) = brands.get_mut(b) else { continue };
+                let ghost = !a.names(b);
+                brand.counts[slot].cited += 1;
+                brand.n_citation += 1;
+                cluster[b].cited += c;
+                if ghost {
+                    brand.counts[slot].ghost += 1;
+                    cluster[b].ghost += c;
+                }
+                touched.push(b);
+            }
+            for &(b, tone) in &a.tone {
+                let Some(brand) = brands.get_mut(b) else { continue };
+                let net = match tone {
+                    Tone::Pos => {
+                        brand.pos += 1;
+                        1
+                    }
+                    Tone::Neu => {
+                        brand.neu += 1;
+                        0
+                    }
+                    Tone::Neg => {
+                        brand.neg += 1;
+                        -1
+                    }
+                };
+                brand.counts[slot].labelled += 1;
+                brand.counts[slot].net += net;
+                brand.spreads.tone.add_answer(c);
+                cluster[b].labelled += c;
+                cluster[b].net += c * net as f64;
+                touched.push(b);
             }
         }
-        for &b in &a.brands.cited {
-            if let Some(s) = sums.get_mut(b) {
-                s.add_citation(w, !a.names(b));
-            }
+        stats.all.add_cluster(0.0, x_all);
+        stats.any.add_cluster(0.0, x_any);
+        stats.per_mention.add_cluster(0.0, x_mentions);
+        stats.with_brand_spread.add_numerator(x_any, x_all);
+        touched.sort_unstable();
+        touched.dedup();
+        for &b in &touched {
+            let sums = std::mem::take(&mut cluster[b]);
+            let spreads = &mut brands[b].spreads;
+            spreads.mention.add_numerator(sums.named, x_all);
+            spreads.citation.add_numerator(sums.cited, x_all);
+            spreads.ghost.add_numerator(sums.ghost, x_all);
+            spreads.prominence.add_numerator(sums.points, x_all);
+            spreads.top1.add_numerator(sums.first, x_any);
+            spreads.sov.add_numerator(sums.named, x_mentions);
+            spreads.order.add_cluster(sums.positions, sums.named);
+            spreads.tone.add_cluster(sums.net, sums.labelled);
         }
-        for &(b, tone) in &a.tone {
-            if let Some(s) = sums.get_mut(b) {
-                s.add_tone(tone, w);
-            }
-        }
+        touched.clear();
     }
-    let share = |hits: f64| (total_weight > 0.0).then(|| hits / total_weight);
-    sums.into_iter()
-        .map(|s| BrandStats {
-            mention: share(s.mention_weight),
-            n_mention: s.n_mention,
-            order: (s.n_mention > 0).then(|| s.order_sum / s.mention_weight),
-            citation: share(s.citation_weight),
-            n_citation: s.n_citation,
-            ghost_citation: share(s.ghost_weight),
-            prominence: share(s.points),
-            top1: with_brand.filter(|share| *share > 0.0).map(|share| s.top1_weight / (share * total_weight)),
-            n_top1: s.n_top1,
-            sov: (all_mentions > 0.0).then(|| s.mention_weight / all_mentions),
-            net_tone: (s.tone_weight > 0.0).then(|| s.tone_net / s.tone_weight),
-            pos: s.pos,
-            neu: s.neu,
-            neg: s.neg,
-        })
-        .collect()
-}
-
-/// Running weighted sums and counts of one brand over a scope.
-#[derive(Debug, Clone, Default)]
-struct BrandSums {
-    n_mention: usize,
-    mention_weight: f64,
-    order_sum: f64,
-    points: f64,
-    n_top1: usize,
-    top1_weight: f64,
-    n_citation: usize,
-    citation_weight: f64,
-    ghost_weight: f64,
-    tone_weight: f64,
-    tone_net: f64,
-    pos: usize,
-    neu: usize,
-    neg: usize,
-}
-
-impl BrandSums {
-    /// The brand is named at 1-based `position` in an answer of weight `w`.
-    fn add_mention(&mut self, position: usize, w: f64) {
-        self.n_mention += 1;
-        self.mention_weight += w;
-        self.order_sum += w * position as f64;
-        self.points += w * prominence_points(Some(position));
-        if position == 1 {
-            self.n_top1 += 1;
-            self.top1_weight += w;
-        }
-    }
-
-    /// One of the brand's domains is among the sources; `ghost` when the text does not name it.
-    fn add_citation(&mut self, w: f64, ghost: bool) {
-        self.n_citation += 1;
-        self.citation_weight += w;
-        if ghost {
-            self.ghost_weight += w;
-        }
-    }
-
-    fn add_tone(&mut self, tone: Tone, w: f64) {
-        self.tone_weight += w;
-        match tone {
-            Tone::Pos => {
-                self.pos += 1;
-                self.tone_net += w;
-            }
-            Tone::Neu => self.neu += 1,
-            Tone::Neg => {
-                self.neg += 1;
-                self.tone_net -= w;
-            }
-        }
-    }
-}
-
-/// Herfindahl–Hirschman index on the 0–10,000 scale from shares in [0, 1].
-/// `None` when there are no shares (no brand named in the scope).
-pub fn hhi(shares: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
-    let shares: Vec<f64> = shares.into_iter().flatten().collect();
-    if shares.iter().all(|s| *s == 0.0) {
-        return None;
-    }
-    Some(shares.iter().map(|s| s * s).sum::<f64>() * 10_000.0)
+    stats.brands = brands;
+    stats
 }
 
 /// Concentration of one scope.
@@ -331,83 +564,126 @@ pub fn hhi(shares: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
 pub struct Concentration {
     pub answers: usize,
     /// Weighted share of answers naming at least one tracked brand.
-    pub with_brand: Option<f64>,
+    pub with_brand: Option<Estimate>,
     pub distinct_brands: usize,
     /// Brand index with the highest Top1 share (ties: lowest index).
     pub leader: Option<usize>,
-    pub leader_top1: Option<f64>,
+    pub leader_top1: Option<Estimate>,
     pub hhi_sov: Option<f64>,
     pub hhi_top1: Option<f64>,
 }
 
 pub fn concentration(scope: &Scope<'_>, n_brands: usize) -> Concentration {
     let stats = brand_stats(scope, n_brands);
-    let mut leader: Option<(usize, f64)> = None;
-    for (b, s) in stats.iter().enumerate() {
+    let mut leader: Option<(usize, Estimate)> = None;
+    for b in 0..n_brands {
         // Compare published (rounded) values, so a tie in the table is a tie here: the first
         // brand in `marcas.toml` wins it.
-        if let Some(t) = s.top1.map(round).filter(|t| *t > 0.0)
-            && leader.is_none_or(|(_, best)| t > best)
+        if let Some(t) = stats.estimate(b, Metric::Top1).filter(|t| t.value > 0.0)
+            && leader.is_none_or(|(_, best)| t.value > best.value)
         {
             leader = Some((b, t));
         }
     }
     Concentration {
         answers: scope.len(),
-        with_brand: scope.weighted_share(|a| !a.brands.order.is_empty()),
-        distinct_brands: stats.iter().filter(|s| s.n_mention > 0).count(),
+        with_brand: stats.with_brand(),
+        distinct_brands: stats.brands.iter().filter(|s| s.n_mention > 0).count(),
         leader: leader.map(|(b, _)| b),
-        leader_top1: leader.and_then(|(b, _)| stats[b].top1),
-        hhi_sov: hhi(stats.iter().map(|s| s.sov)),
-        hhi_top1: hhi(stats.iter().map(|s| s.top1)),
+        leader_top1: leader.map(|(_, t)| t),
+        hhi_sov: stats.hhi(|c| c.named, &stats.mentions),
+        hhi_top1: stats.hhi(|c| c.first, &stats.with_brand),
     }
 }
 
-/// Agreement between two models over the questions both answered.
+/// Agreement between two models (or every pair) over the questions both answered.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Agreement {
-    /// Questions both models answered.
+    /// Questions both models answered (pairs of answers, for the pooled total).
     pub questions: usize,
     /// Of those, questions where neither named a brand (left out of the Jaccard mean).
     pub skipped: usize,
-    pub jaccard_sum: f64,
+    /// How many compared questions had each Jaccard fraction (shared, either): summed
+    /// exactly at the end.
+    jaccards: BTreeMap<(u32, u32), i64>,
     /// Questions where both named some brand (the top-1 denominator).
     pub top1_compared: usize,
     pub top1_matches: usize,
+    /// Per question: Σ Jaccard and compared pairs; top-1 matches and comparisons.
+    jaccard_spread: Spread,
+    top1_spread: Spread,
 }
 
 impl Agreement {
-    pub fn jaccard(&self) -> Option<f64> {
+    /// Mean Jaccard over the compared questions, exact, with its interval.
+    pub fn jaccard(&self) -> Option<Estimate> {
         let compared = self.questions - self.skipped;
-        (compared > 0).then(|| self.jaccard_sum / compared as f64)
+        let mut num = BigInt::zero();
+        let mut den = BigInt::from(1);
+        // Σ count · shared / either over distinct fractions, as one fraction num / den.
+        for (&(shared, either), &count) in &self.jaccards {
+            let either = BigInt::from(either);
+            num = num * &either + BigInt::from(count) * BigInt::from(shared) * &den;
+            den *= either;
+        }
+        let value = exact::big_exact(num, den * BigInt::from(compared))?;
+        Some(Estimate::mean(value, &self.jaccard_spread, 0.0, 1.0))
     }
 
-    pub fn top1_match(&self) -> Option<f64> {
-        (self.top1_compared > 0).then(|| self.top1_matches as f64 / self.top1_compared as f64)
+    /// Share of the questions where both named a brand whose first brand is the same.
+    pub fn top1_match(&self) -> Option<Estimate> {
+        let value = exact::ratio(self.top1_matches as i128, self.top1_compared as i128)?;
+        Some(Estimate::rate(value, &self.top1_spread))
     }
 
-    fn add(&mut self, a: &AnswerFacts, b: &AnswerFacts) {
+    /// Adds one question's pair of answers; returns (Jaccard, compared, matched, top-1 compared).
+    fn add(&mut self, a: &AnswerFacts, b: &AnswerFacts) -> (f64, f64, f64, f64) {
         self.questions += 1;
         let (sa, sb) = (&a.brands.order, &b.brands.order);
         if sa.is_empty() && sb.is_empty() {
             self.skipped += 1;
-            return;
+            return (0.0, 0.0, 0.0, 0.0);
         }
-        let inter = sa.iter().filter(|x| sb.contains(x)).count();
-        let union = sa.len() + sb.len() - inter;
-        self.jaccard_sum += inter as f64 / union as f64;
+        let shared = sa.iter().filter(|x| sb.contains(x)).count();
+        let either = sa.len() + sb.len() - shared;
+        let key = (u32::try_from(shared).unwrap_or(u32::MAX), u32::try_from(either).unwrap_or(u32::MAX));
+        *self.jaccards.entry(key).or_default() += 1;
+        let jaccard = shared as f64 / either as f64;
+        let mut top1 = (0.0, 0.0);
         if let (Some(fa), Some(fb)) = (sa.first(), sb.first()) {
             self.top1_compared += 1;
+            top1.1 = 1.0;
             if fa == fb {
                 self.top1_matches += 1;
+                top1.0 = 1.0;
+            }
+        }
+        (jaccard, 1.0, top1.0, top1.1)
+    }
+
+    /// Closes one question of this pair (or of the pooled total) with its sums.
+    fn close_question(&mut self, sums: (f64, f64, f64, f64)) {
+        let (jaccard, compared, matched, top1) = sums;
+        if compared > 0.0 {
+            self.jaccard_spread.add_cluster(jaccard, compared);
+            for _ in 0..compared as usize {
+                self.jaccard_spread.add_answer(1.0);
+            }
+        }
+        if top1 > 0.0 {
+            self.top1_spread.add_cluster(matched, top1);
+            for _ in 0..top1 as usize {
+                self.top1_spread.add_answer(1.0);
             }
         }
     }
 
-    fn merge(&mut self, other: &Agreement) {
+    fn merge_counts(&mut self, other: &Agreement) {
         self.questions += other.questions;
         self.skipped += other.skipped;
-        self.jaccard_sum += other.jaccard_sum;
+        for (key, count) in &other.jaccards {
+            *self.jaccards.entry(*key).or_default() += count;
+        }
         self.top1_compared += other.top1_compared;
         self.top1_matches += other.top1_matches;
     }
@@ -417,7 +693,7 @@ impl Agreement {
 pub type PairAgreements = Vec<((usize, usize), Agreement)>;
 
 /// Agreement for every pair of models (i < j, in design order) that shares a question,
-/// plus the pooled total over all pairs.
+/// plus the pooled total over all pairs (its intervals cluster the pairs by question).
 pub fn agreement(scope: &Scope<'_>) -> (PairAgreements, Agreement) {
     // question → model → answer (the first one, if a model answered twice).
     let mut by_question: BTreeMap<usize, BTreeMap<usize, &AnswerFacts>> = BTreeMap::new();
@@ -425,17 +701,22 @@ pub fn agreement(scope: &Scope<'_>) -> (PairAgreements, Agreement) {
         by_question.entry(a.question).or_default().entry(a.model).or_insert(a);
     }
     let mut pairs: BTreeMap<(usize, usize), Agreement> = BTreeMap::new();
+    let mut total = Agreement::default();
     for answers in by_question.values() {
         let models: Vec<(&usize, &&AnswerFacts)> = answers.iter().collect();
+        let mut question = (0.0, 0.0, 0.0, 0.0);
         for (i, (ma, a)) in models.iter().enumerate() {
             for (mb, b) in &models[i + 1..] {
-                pairs.entry((**ma, **mb)).or_default().add(a, b);
+                let pair = pairs.entry((**ma, **mb)).or_default();
+                let sums = pair.add(a, b);
+                pair.close_question(sums);
+                question = (question.0 + sums.0, question.1 + sums.1, question.2 + sums.2, question.3 + sums.3);
             }
         }
+        total.close_question(question);
     }
-    let mut total = Agreement::default();
     for pair in pairs.values() {
-        total.merge(pair);
+        total.merge_counts(pair);
     }
     (pairs.into_iter().collect(), total)
 }
@@ -455,16 +736,17 @@ mod tests {
         }
     }
 
-    fn close(a: Option<f64>, b: f64) -> bool {
-        a.is_some_and(|a| (a - b).abs() < 1e-12)
+    fn weights(raw: &[f64]) -> ModelWeights {
+        ModelWeights::new(raw)
     }
 
-    #[test]
-    fn rounding_is_fixed_and_never_negative_zero() {
-        assert_eq!(round(0.123_449), 0.1234);
-        assert_eq!(round(0.123_45), 0.1235);
-        assert_eq!(round(2.0 / 3.0), 0.6667);
-        assert!(round(-0.000_01).is_sign_positive());
+    /// The published value of `metric` for brand `b`.
+    fn value(stats: &ScopeStats<'_, '_>, b: usize, metric: Metric) -> Option<f64> {
+        stats.estimate(b, metric).map(|e| e.value)
+    }
+
+    fn rounded(x: f64) -> Option<f64> {
+        Some(exact::round_float(x, 4))
     }
 
     #[test]
@@ -487,88 +769,117 @@ mod tests {
     #[test]
     fn hand_computed_brand_metrics() {
         let data = tiny();
-        let scope = Scope::new(data.iter().collect(), &[1.0]);
+        let scope = Scope::new(data.iter().collect(), &weights(&[1.0]));
         let s = brand_stats(&scope, 4);
         // A: named in 3 of 4; positions 1, 2, 1.
-        assert!(close(s[0].mention, 0.75));
-        assert_eq!(s[0].n_mention, 3);
-        assert!(close(s[0].order, 4.0 / 3.0));
-        assert!(close(s[0].prominence, (10.0 + 8.0 + 0.0 + 10.0) / 4.0));
-        assert!(close(s[0].citation, 0.5));
-        assert!(close(s[0].ghost_citation, 0.25));
+        assert_eq!(value(&s, 0, Metric::Mencion), Some(0.75));
+        assert_eq!(s.brands[0].n_mention, 3);
+        assert_eq!(value(&s, 0, Metric::Orden), rounded(4.0 / 3.0));
+        assert_eq!(value(&s, 0, Metric::Protagonismo), Some(7.0));
+        assert_eq!(value(&s, 0, Metric::Citacion), Some(0.5));
+        assert_eq!(value(&s, 0, Metric::CitacionFantasma), Some(0.25));
         // Top1: 3 answers have a brand; A first in 2 of them.
-        assert!(close(s[0].top1, 2.0 / 3.0));
+        assert_eq!(value(&s, 0, Metric::Top1), Some(0.6667));
         // SoV: 6 mentions in all; A has 3.
-        assert!(close(s[0].sov, 0.5));
+        assert_eq!(value(&s, 0, Metric::Sov), Some(0.5));
         // B: positions 2 and 1.
-        assert!(close(s[1].order, 1.5));
-        assert!(close(s[1].top1, 1.0 / 3.0));
-        assert!(close(s[1].citation, 0.25));
-        assert!(close(s[1].ghost_citation, 0.0));
+        assert_eq!(value(&s, 1, Metric::Orden), Some(1.5));
+        assert_eq!(value(&s, 1, Metric::Top1), Some(0.3333));
+        assert_eq!(value(&s, 1, Metric::Citacion), Some(0.25));
+        assert_eq!(value(&s, 1, Metric::CitacionFantasma), Some(0.0));
         // C: third once.
-        assert!(close(s[2].prominence, 7.0 / 4.0));
-        assert!(close(s[2].top1, 0.0));
+        assert_eq!(value(&s, 2, Metric::Protagonismo), Some(1.75));
+        assert_eq!(value(&s, 2, Metric::Top1), Some(0.0));
+    }
+
+    #[test]
+    fn every_rate_carries_its_base_and_interval() {
+        let data = tiny();
+        let scope = Scope::new(data.iter().collect(), &weights(&[1.0]));
+        let s = brand_stats(&scope, 4);
+        // One model, one answer per question: A's mention rate 3/4 is plain Wilson on n = 4.
+        let mention = s.estimate(0, Metric::Mencion).map(|e| e.uncertainty);
+        let (low, high) = interval::wilson(0.75, 4.0);
+        assert_eq!(
+            mention,
+            Some(Uncertainty {
+                n: 4,
+                n_ef: 4.0,
+                ic95: Some((exact::round_float(low, 4), exact::round_float(high, 4)))
+            })
+        );
+        // Order's base is the answers naming A; Top1's those naming any brand.
+        assert_eq!(s.estimate(0, Metric::Orden).map(|e| e.uncertainty.n), Some(3));
+        assert_eq!(s.estimate(0, Metric::Top1).map(|e| e.uncertainty.n), Some(3));
+        // C is named in one answer (one question): no interval for its order.
+        assert_eq!(s.estimate(2, Metric::Orden).map(|e| e.uncertainty.ic95), Some(None));
     }
 
     #[test]
     fn never_mentioned_brand_has_null_order_not_zero() {
         let data = tiny();
-        let scope = Scope::new(data.iter().collect(), &[1.0]);
-        let d = &brand_stats(&scope, 4)[3];
-        assert_eq!(d.order, None);
-        assert_eq!(d.n_mention, 0);
-        assert!(close(d.mention, 0.0));
-        assert!(close(d.prominence, 0.0));
+        let scope = Scope::new(data.iter().collect(), &weights(&[1.0]));
+        let s = brand_stats(&scope, 4);
+        assert_eq!(value(&s, 3, Metric::Orden), None);
+        assert_eq!(s.brands[3].n_mention, 0);
+        assert_eq!(value(&s, 3, Metric::Mencion), Some(0.0));
+        assert_eq!(value(&s, 3, Metric::Protagonismo), Some(0.0));
     }
 
     #[test]
     fn top1_shares_sum_to_one_and_empty_scope_is_null() {
         let data = tiny();
-        let scope = Scope::new(data.iter().collect(), &[1.0]);
-        let total: f64 = brand_stats(&scope, 4).iter().filter_map(|s| s.top1).sum();
+        let scope = Scope::new(data.iter().collect(), &weights(&[1.0]));
+        let s = brand_stats(&scope, 4);
+        let total: f64 = (0..4).filter_map(|b| s.estimate(b, Metric::Top1)).map(|e| e.raw).sum();
         assert!((total - 1.0).abs() < 1e-12);
 
         let no_brand = [facts(0, 0, &[], &[])];
-        let scope = Scope::new(no_brand.iter().collect(), &[1.0]);
-        let s = &brand_stats(&scope, 2)[0];
-        assert_eq!((s.top1, s.sov, s.order), (None, None, None));
-        assert!(close(s.mention, 0.0));
-        let empty = Scope::new(Vec::new(), &[1.0]);
-        assert_eq!(brand_stats(&empty, 1)[0].mention, None);
+        let scope = Scope::new(no_brand.iter().collect(), &weights(&[1.0]));
+        let s = brand_stats(&scope, 2);
+        assert_eq!(
+            (value(&s, 0, Metric::Top1), value(&s, 0, Metric::Sov), value(&s, 0, Metric::Orden)),
+            (None, None, None)
+        );
+        assert_eq!(value(&s, 0, Metric::Mencion), Some(0.0));
+        let empty = Scope::new(Vec::new(), &weights(&[1.0]));
+        assert_eq!(value(&brand_stats(&empty, 1), 0, Metric::Mencion), None);
     }
 
     #[test]
     fn models_weigh_equally_whatever_their_answer_counts() {
         // Model 0: 1 answer naming A. Model 1: 3 answers, none naming A.
         let data = [facts(0, 0, &[0], &[]), facts(0, 1, &[], &[]), facts(1, 1, &[], &[]), facts(2, 1, &[], &[])];
-        let scope = Scope::new(data.iter().collect(), &[0.5, 0.5]);
-        assert!(close(brand_stats(&scope, 1)[0].mention, 0.5));
+        let scope = Scope::new(data.iter().collect(), &weights(&[1.0, 1.0]));
+        assert_eq!(value(&brand_stats(&scope, 1), 0, Metric::Mencion), Some(0.5));
     }
 
     #[test]
     fn market_share_weights_apply_and_renormalise() {
         let data = [facts(0, 0, &[0], &[]), facts(0, 1, &[], &[]), facts(0, 1, &[0], &[])];
         // Model 0 weighs 0.8, model 1 weighs 0.2: 0.8·1 + 0.2·(1/2) = 0.9.
-        let scope = Scope::new(data.iter().collect(), &[0.8, 0.2, 5.0]);
-        assert!(close(brand_stats(&scope, 1)[0].mention, 0.9));
+        let scope = Scope::new(data.iter().collect(), &weights(&[0.8, 0.2, 5.0]));
+        assert_eq!(value(&brand_stats(&scope, 1), 0, Metric::Mencion), Some(0.9));
         // Only model 1 present: its weight renormalises to 1.
-        let scope = Scope::new(data[1..].iter().collect(), &[0.8, 0.2]);
-        assert!(close(brand_stats(&scope, 1)[0].mention, 0.5));
+        let scope = Scope::new(data[1..].iter().collect(), &weights(&[0.8, 0.2]));
+        assert_eq!(value(&brand_stats(&scope, 1), 0, Metric::Mencion), Some(0.5));
     }
 
     #[test]
     fn hhi_on_the_ten_thousand_scale() {
-        assert!(close(hhi([Some(0.3), Some(0.3), Some(0.2), Some(0.2)]), 2600.0));
-        assert!(close(hhi([Some(1.0), None]), 10_000.0));
-        assert_eq!(hhi([None, Some(0.0)]), None);
         let data = tiny();
-        let scope = Scope::new(data.iter().collect(), &[1.0]);
-        // SoV shares 3/6, 2/6, 1/6 → (9 + 4 + 1) / 36 · 10,000.
+        let scope = Scope::new(data.iter().collect(), &weights(&[1.0]));
+        // SoV shares 3/6, 2/6, 1/6 → (9 + 4 + 1) / 36 · 10,000 = 3888.888…
         let c = concentration(&scope, 4);
-        assert!(close(c.hhi_sov, 14.0 / 36.0 * 10_000.0));
+        assert_eq!(c.hhi_sov, Some(3888.8889));
+        // Top1 shares 2/3, 1/3 → 5/9 · 10,000.
+        assert_eq!(c.hhi_top1, Some(5555.5556));
         assert_eq!(c.leader, Some(0));
         assert_eq!(c.distinct_brands, 3);
-        assert!(close(c.with_brand, 0.75));
+        assert_eq!(c.with_brand.map(|e| e.value), Some(0.75));
+        let none = [facts(0, 0, &[], &[])];
+        let c = concentration(&Scope::new(none.iter().collect(), &weights(&[1.0])), 2);
+        assert_eq!((c.hhi_sov, c.hhi_top1, c.leader), (None, None, None));
     }
 
     #[test]
@@ -589,14 +900,16 @@ mod tests {
             // Question 4: only model 0 answered: no pair.
             facts(4, 0, &[0], &[]),
         ];
-        let scope = Scope::new(data.iter().collect(), &[0.5, 0.5]);
+        let scope = Scope::new(data.iter().collect(), &weights(&[1.0, 1.0]));
         let (pairs, total) = agreement(&scope);
         assert_eq!(pairs.len(), 1);
         let (models, a) = &pairs[0];
         assert_eq!(*models, (0, 1));
         assert_eq!((a.questions, a.skipped, a.top1_compared, a.top1_matches), (4, 1, 2, 1));
-        assert!(close(a.jaccard(), (1.0 / 3.0 + 0.0 + 1.0) / 3.0));
-        assert!(close(a.top1_match(), 0.5));
+        // (1/3 + 0 + 1) / 3 = 4/9.
+        assert_eq!(a.jaccard().map(|e| e.value), Some(0.4444));
+        assert_eq!(a.jaccard().map(|e| e.uncertainty.n), Some(3));
+        assert_eq!(a.top1_match().map(|e| e.value), Some(0.5));
         assert_eq!(total, *a);
     }
 
@@ -606,12 +919,20 @@ mod tests {
         data[0].tone = vec![(0, Tone::Pos), (1, Tone::Neg)];
         data[1].tone = vec![(0, Tone::Neu), (1, Tone::Neg)];
         data[3].tone = vec![(0, Tone::Pos)];
-        let scope = Scope::new(data.iter().collect(), &[1.0]);
+        let scope = Scope::new(data.iter().collect(), &weights(&[1.0]));
         let s = brand_stats(&scope, 4);
-        assert_eq!((s[0].pos, s[0].neu, s[0].neg), (2, 1, 0));
-        assert!(close(s[0].net_tone, 2.0 / 3.0));
-        assert!(close(s[1].net_tone, -1.0));
-        assert_eq!(s[2].net_tone, None);
-        assert_eq!(s[2].n_tone(), 0);
+        assert_eq!((s.brands[0].pos, s.brands[0].neu, s.brands[0].neg), (2, 1, 0));
+        assert_eq!(value(&s, 0, Metric::TonoNeto), Some(0.6667));
+        assert_eq!(value(&s, 1, Metric::TonoNeto), Some(-1.0));
+        assert_eq!(value(&s, 2, Metric::TonoNeto), None);
+        assert_eq!(s.brands[2].n_tone(), 0);
+    }
+
+    #[test]
+    fn a_share_of_answers_is_exact_and_has_an_interval() {
+        let data = tiny();
+        let scope = Scope::new(data.iter().collect(), &weights(&[1.0]));
+        let share = scope.share(|a| !a.brands.cited.is_empty());
+        assert_eq!(share.map(|e| (e.value, e.uncertainty.n)), Some((0.75, 4)));
     }
 }

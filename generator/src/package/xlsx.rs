@@ -125,10 +125,33 @@ fn table_sheet(table: &Table) -> Result<Sheet> {
         titulo: table.titulo.clone(),
         titulo_en: table.titulo_en.clone(),
         nota: table.nota.clone(),
-        columns: table.columnas.clone(),
-        rows: table.filas.clone(),
+        columns: split_interval_columns(&table.columnas),
+        rows: table.filas.iter().map(|row| split_interval_cells(row)).collect(),
         wrapped: Vec::new(),
     })
+}
+
+/// A spreadsheet has no pair cell: each `x_ic95` column becomes `x_ic95_inf`, `x_ic95_sup`.
+fn split_interval_columns(columns: &[String]) -> Vec<String> {
+    columns
+        .iter()
+        .flat_map(|c| match c.ends_with("_ic95") {
+            true => vec![format!("{c}_inf"), format!("{c}_sup")],
+            false => vec![c.clone()],
+        })
+        .collect()
+}
+
+/// The row with each interval cell (or the null in an interval column) as two cells.
+fn split_interval_cells(row: &[Cell]) -> Vec<Cell> {
+    let mut cells = Vec::with_capacity(row.len() + 4);
+    for cell in row {
+        match cell {
+            Cell::Interval(low, high) => cells.extend([Cell::Num(*low), Cell::Num(*high)]),
+            other => cells.push(other.clone()),
+        }
+    }
+    cells
 }
 
 /// `"{id} {nombre}"` with Excel's invalid characters replaced by `-`, cut to 31 UTF-16
@@ -317,6 +340,7 @@ fn write_cell(
             ensure!(x.is_finite(), "número no finito ({x}): una tabla publicada no puede llevarlo");
             sheet.write_number_with_format(row, col, *x, &formats.rate)?;
         }
+        Cell::Interval(..) => bail!("un intervalo se escribe en dos columnas (_inf, _sup)"),
         Cell::Null => {}
     }
     Ok(())
@@ -369,6 +393,7 @@ fn cell_width(cell: &Cell) -> usize {
         }
         Cell::Int(n) => n.to_string().len(),
         Cell::Num(x) => format!("{x:.4}").len(),
+        Cell::Interval(..) => 15,
         Cell::Null => 0,
     }
 }

@@ -136,7 +136,10 @@ fn brands_table_hand_computed() {
             &[Metric::Mencion, Metric::Orden, Metric::Citacion, Metric::Protagonismo, Metric::Top1, Metric::Sov],
         ),
     );
-    assert_eq!(t.columnas, ["marca", "mencion", "orden", "n_orden", "citacion", "protagonismo", "top1", "sov"]);
+    assert_eq!(
+        t.value_columns().collect::<Vec<_>>(),
+        ["marca", "mencion", "orden", "n_orden", "citacion", "protagonismo", "top1", "sov"]
+    );
     // Each model weighs 1/2 and has 3 answers: every answer weighs 1/6.
     // Alfa: named in R1, R3, R5, R6 → 4/6. Positions 1, 2, 1, 1 → 5/4.
     assert_eq!(num(&t, "Alfa", "mencion"), Some(0.6667));
@@ -150,6 +153,16 @@ fn brands_table_hand_computed() {
     assert_eq!(num(&t, "Alfa", "top1"), Some(0.6));
     // Mentions: R1 2, R2 1, R3 3, R5 1, R6 2 = 9; Alfa 4.
     assert_eq!(num(&t, "Alfa", "sov"), Some(0.4444));
+    // Beside the rate: 6 answers; by question (weights 1/6) the sums named/answers are
+    // 1/6 of 2/6, 1/6 of 2/6, 2/6 of 2/6, so V = ((−2)² + (−2)² + 4²)/36² = 24/1296 and
+    // R(1−R)/V = 12 exceeds the 6 answers: n_ef = 6, Wilson on 6.
+    assert_eq!(t.cell("Alfa", "mencion_n"), Some(&Cell::Int(6)));
+    assert_eq!(num(&t, "Alfa", "mencion_n_ef"), Some(6.0));
+    let (low, high) = crate::metrics::interval::wilson(2.0 / 3.0, 6.0);
+    let round = |x: f64| crate::metrics::exact::round_float(x, 4);
+    assert_eq!(t.cell("Alfa", "mencion_ic95"), Some(&Cell::Interval(round(low), round(high))));
+    assert_eq!(t.uncertainty("Alfa", "mencion"), Some((Some(6), Some((round(low), round(high))))));
+    assert!(t.is_companion("mencion_ic95") && !t.is_companion("n_orden") && !t.is_companion("mencion"));
     // Gama never first, named once; rows sorted by mention: Alfa, Beta, Gama.
     assert_eq!(t.row_keys().collect::<Vec<_>>(), ["Alfa", "Beta", "Gama"]);
     assert_eq!(num(&t, "Gama", "orden"), Some(3.0));
@@ -169,7 +182,7 @@ fn brand_never_named_has_null_order() {
 fn weights_change_the_total_but_not_the_per_model_columns() {
     let mut s = fixture();
     let t = table(&mut s, spec("A02", TableKind::MarcaPorModelo, &[Metric::Mencion]));
-    assert_eq!(t.columnas, ["marca", "m1", "m2", "total"]);
+    assert_eq!(t.value_columns().collect::<Vec<_>>(), ["marca", "m1", "m2", "total"]);
     // Beta: m1 2/3, m2 2/3.
     assert_eq!(num(&t, "Beta", "m1"), Some(0.6667));
     assert_eq!(num(&t, "Alfa", "m2"), Some(0.3333));
@@ -189,7 +202,7 @@ fn dimension_tables_and_filters() {
     let mut by_dim = spec("A03", TableKind::MarcaPorDimension, &[Metric::Protagonismo]);
     by_dim.dimension = Some("seccion".into());
     let t = table(&mut s, by_dim);
-    assert_eq!(t.columnas, ["marca", "a", "b", "total"]);
+    assert_eq!(t.value_columns().collect::<Vec<_>>(), ["marca", "a", "b", "total"]);
     // Section b: R5 (Alfa 1st), R6 (Alfa 1st): 10.
     assert_eq!(num(&t, "Alfa", "b"), Some(10.0));
 
@@ -214,8 +227,8 @@ fn concentration_agreement_tone_and_sources() {
     let t = table(&mut s, spec("A06", TableKind::Concentracion, &[]));
     assert_eq!(t.cell("total", "lider"), Some(&Cell::Text("Alfa".into())));
     assert_eq!(num(&t, "total", "respuestas"), Some(6.0));
-    // SoV 4/9, 4/9, 1/9 → (16 + 16 + 1) / 81 · 10,000.
-    assert_eq!(num(&t, "total", "hhi_sov"), Some(round(33.0 / 81.0 * 10_000.0)));
+    // SoV 4/9, 4/9, 1/9 → (16 + 16 + 1) / 81 · 10,000 = 4074.0740…
+    assert_eq!(num(&t, "total", "hhi_sov"), Some(4074.0741));
     assert_eq!(num(&t, "m2", "con_marca"), Some(0.6667));
 
     let t = table(&mut s, spec("A07", TableKind::Acuerdo, &[]));

@@ -55,6 +55,9 @@ pub(super) fn format_cell(cell: &Cell, unit: Unit, lang: Lang) -> String {
         Cell::Int(n) => n.to_string(),
         Cell::Num(x) if unit == Unit::Text || unit == Unit::Count => format_value(Some(*x), Unit::Decimal2, lang),
         Cell::Num(x) => format_value(Some(*x), unit, lang),
+        Cell::Interval(low, high) => {
+            format!("[{} – {}]", format_value(Some(*low), unit, lang), format_value(Some(*high), unit, lang))
+        }
         Cell::Null => "–".to_owned(),
     }
 }

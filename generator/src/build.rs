@@ -55,6 +55,8 @@ pub struct BuildSummary {
     pub files: usize,
     pub bytes: u64,
     pub stages: Vec<(&'static str, Duration)>,
+    /// Warnings of the check (they do not stop the build).
+    pub warnings: Problems,
 }
 
 /// Runs the whole build.
@@ -89,6 +91,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
         files: output.count(),
         bytes: output.total_bytes(),
         stages: clock.stages,
+        warnings: checked.warnings.clone(),
     })
 }
 

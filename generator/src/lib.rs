@@ -52,6 +52,9 @@ pub struct Checked {
     /// Brands named and cited per answer, per study (same orders), found once for the
     /// metrics and reused by the package.
     pub brands: Vec<Vec<AnswerBrands>>,
+    /// What deserves a look but does not stop the build: comparisons in findings whose
+    /// difference does not hold at 95%.
+    pub warnings: Problems,
 }
 
 /// Loads, validates and analyses `root`; every problem found is returned at once.
@@ -70,21 +73,23 @@ pub fn check(root: &Path) -> Result<Checked, Problems> {
         parallel::largest_first(&sizes, |i| analyse_study(root, &loaded.studies[i]));
     let mut tables = Vec::with_capacity(results.len());
     let mut brands = Vec::with_capacity(results.len());
+    let mut warnings = Problems::default();
     for result in results {
         match result {
-            Ok((t, b)) => {
+            Ok((t, b, w)) => {
                 tables.push(t);
                 brands.push(b);
+                warnings.extend(w);
             }
             Err(found) => problems.extend(found),
         }
     }
     let content = loaded.into_content_with(problems)?;
-    Ok(Checked { content, tables, brands })
+    Ok(Checked { content, tables, brands, warnings })
 }
 
-/// One study's tables, and the brands found in each of its answers.
-type StudyAnalysis = (Vec<Table>, Vec<AnswerBrands>);
+/// One study's tables, the brands found in each of its answers, and its warnings.
+type StudyAnalysis = (Vec<Table>, Vec<AnswerBrands>, Problems);
 
 /// Validates one study, then computes its tables and checks its findings against them.
 /// Returns the tables and the brands found in each answer.
@@ -99,5 +104,7 @@ fn analyse_study(root: &Path, study: &Study) -> Result<StudyAnalysis, Problems> 
         problems.push(&file, "analisis", format!("{e:#}"));
         problems
     })?;
-    validate::check_findings(root, study, &tables).into_result((tables, brands))
+    validate::check_findings(root, study, &tables).into_result(())?;
+    let warnings = validate::unsupported_comparisons(root, study, &tables);
+    Ok((tables, brands, warnings))
 }

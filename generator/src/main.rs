@@ -109,6 +109,7 @@ fn check(content: &Path) -> ExitCode {
     let started = Instant::now();
     match generator::check(content) {
         Ok(checked) => {
+            eprint!("{}", checked.warnings.as_warnings());
             let studies = checked.content.studies.len();
             let answers: usize = checked.content.studies.iter().map(|s| s.answers.len()).sum();
             let tables: usize = checked.tables.iter().map(Vec::len).sum();
@@ -134,6 +135,7 @@ fn build(options: BuildOptions) -> ExitCode {
     }
     match generator::build::build(&options) {
         Ok(summary) => {
+            eprint!("{}", summary.warnings.as_warnings());
             if !options.quiet {
                 println!(
                     "Listo: {} estudios, {} respuestas, {} archivos, {:.1} MB en {:.2} s",

@@ -79,6 +79,24 @@ pub struct MetricDefinition {
     /// Scale of the published number ("0 a 1", "0 a 10", "0 a 10.000", "posición 1 o más").
     pub escala: String,
     pub escala_en: String,
+    /// What a buyer needs to reproduce the number: unit of analysis, numerator, denominator,
+    /// weighting, null rules, ties, rounding and interval (each also in English).
+    pub unidad: String,
+    pub unidad_en: String,
+    pub numerador: String,
+    pub numerador_en: String,
+    pub denominador: String,
+    pub denominador_en: String,
+    pub ponderacion: String,
+    pub ponderacion_en: String,
+    pub nulo: String,
+    pub nulo_en: String,
+    pub empates: String,
+    pub empates_en: String,
+    pub redondeo: String,
+    pub redondeo_en: String,
+    pub intervalo: String,
+    pub intervalo_en: String,
 }
 
 /// `content/estudios/<slug>/estudio.toml`: the design of one study.
@@ -409,6 +427,14 @@ pub struct Backing {
     pub valor: f64,
     /// Decimals the value was rounded to; the build accepts a difference up to half a unit there.
     pub decimales: u32,
+    /// A value cited for context only (the total beside a model's figure): it is compared
+    /// with nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub contexto: bool,
+    /// The finding does not claim this value differs from the others it is set against (a
+    /// tie within the margin of error); `generator check` then warns if the difference holds.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub empate: bool,
 }
 
 /// One study after loading: its folder name plus every file, parsed.

@@ -70,3 +70,18 @@ impl fmt::Display for Problems {
 }
 
 impl std::error::Error for Problems {}
+
+impl Problems {
+    /// The list as warnings: one `aviso:` line each and a count (empty when there are none).
+    pub fn as_warnings(&self) -> String {
+        let mut text = String::new();
+        for problem in &self.list {
+            text.push_str(&format!("aviso: {problem}\n"));
+        }
+        if !self.list.is_empty() {
+            let n = self.list.len();
+            text.push_str(&format!("{n} {}\n", if n == 1 { "aviso" } else { "avisos" }));
+        }
+        text
+    }
+}

@@ -13,6 +13,7 @@ use crate::load::{
     ANSWERS_FILE, BRANDS_FILE, FINDINGS_FILE, METRICS_FILE, QUESTIONS_FILE, SERVICE_FILE, STUDIES_DIR, STUDY_FILE,
 };
 use crate::metrics::analysis::Table;
+use crate::metrics::compare;
 use crate::model::{Metric, MetricDefinition, ServiceSettings, Study, TableKind, TableSpec};
 use crate::problems::Problems;
 
@@ -559,6 +560,31 @@ pub fn check_findings(root: &Path, study: &Study, tables: &[Table]) -> Problems 
                 ),
                 Some(_) => {}
             }
+        }
+    }
+    p
+}
+
+/// Warnings, not errors: each comparison a finding makes whose claim the intervals do not
+/// support (a difference that does not hold at 95%, or cannot be judged; a tie that does
+/// not hold), so the text can be revised before it claims too much.
+pub fn unsupported_comparisons(root: &Path, study: &Study, tables: &[Table]) -> Problems {
+    let file = root.join(STUDIES_DIR).join(&study.slug).join(FINDINGS_FILE);
+    let mut p = Problems::default();
+    for (i, f) in study.findings.iter().enumerate() {
+        for c in compare::comparisons(study, f, tables) {
+            if c.claim_is_supported() {
+                continue;
+            }
+            let claim = match c.afirma {
+                compare::Claim::Diferencia => "afirma una diferencia",
+                compare::Claim::Empate => "afirma un empate (empate = true)",
+            };
+            p.push(
+                &file,
+                format!("hallazgos[{i}] ({})", f.id),
+                format!("{claim}: {}; {}", c.describe(), c.veredicto.to_lowercase()),
+            );
         }
     }
     p

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::metrics::analysis::Table;
+use crate::metrics::compare::{self, Comparison};
 use crate::metrics::mentions::{AnswerBrands, BrandMatcher};
 use crate::model::{Answer, Brand, MethodSection, MetricDefinition, Question, Source, Study, Tone};
 use crate::render::offer::HowToBuy;
@@ -539,6 +540,8 @@ pub struct PublishedFinding<'a> {
     pub texto: &'a str,
     pub texto_en: &'a str,
     pub respaldo: Vec<PublishedBacking<'a>>,
+    /// Each comparison the finding makes and whether it holds at 95%.
+    pub comparaciones: Vec<Comparison>,
     pub evidencia: &'a [String],
 }
 
@@ -550,6 +553,11 @@ pub struct PublishedBacking<'a> {
     pub valor: f64,
     pub decimales: u32,
     pub valor_calculado: Option<f64>,
+    /// The cell's base and 95% interval, when it is a rate or a mean.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub n: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ic95: Option<(f64, f64)>,
 }
 
 fn findings<'a>(study: &'a Study, tables: &[Table]) -> Vec<PublishedFinding<'a>> {
@@ -565,19 +573,22 @@ fn findings<'a>(study: &'a Study, tables: &[Table]) -> Vec<PublishedFinding<'a>>
             respaldo: f
                 .respaldo
                 .iter()
-                .map(|b| PublishedBacking {
-                    tabla: &b.tabla,
-                    fila: &b.fila,
-                    columna: &b.columna,
-                    valor: b.valor,
-                    decimales: b.decimales,
-                    valor_calculado: tables
-                        .iter()
-                        .find(|t| t.id == b.tabla)
-                        .and_then(|t| t.cell(&b.fila, &b.columna))
-                        .and_then(|c| c.as_f64()),
+                .map(|b| {
+                    let table = tables.iter().find(|t| t.id == b.tabla);
+                    let (n, ic95) = table.and_then(|t| t.uncertainty(&b.fila, &b.columna)).unwrap_or((None, None));
+                    PublishedBacking {
+                        tabla: &b.tabla,
+                        fila: &b.fila,
+                        columna: &b.columna,
+                        valor: b.valor,
+                        decimales: b.decimales,
+                        valor_calculado: table.and_then(|t| t.cell(&b.fila, &b.columna)).and_then(|c| c.as_f64()),
+                        n,
+                        ic95,
+                    }
                 })
                 .collect(),
+            comparaciones: compare::comparisons(study, f, tables),
             evidencia: &f.evidencia,
         })
         .collect()

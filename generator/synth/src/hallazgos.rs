@@ -105,6 +105,8 @@ impl<'a> Redactor<'a> {
             columna: columna.into(),
             valor,
             decimales: dec,
+            contexto: false,
+            empate: false,
         });
         Some(Dato { valor, dec, pct })
     }

@@ -265,6 +265,8 @@ fn findings_must_match_their_cells() {
             columna: "mencion".into(),
             valor,
             decimales,
+            contexto: false,
+            empate: false,
         }],
         evidencia: vec!["R1".into()],
     };

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::metrics::analysis::Table;
 use crate::metrics::compare::{self, Comparison};
 use crate::metrics::mentions::{AnswerBrands, BrandMatcher};
-use crate::model::{Answer, Brand, MethodSection, MetricDefinition, Question, Source, Study, Tone};
+use crate::model::{Answer, Brand, MetricDefinition, Question, Source, Study, Tone};
 use crate::render::offer::HowToBuy;
 use crate::render::{RunDates, Site, metrics_used, run_dates};
 
@@ -167,15 +167,39 @@ pub struct MetricsDocument<'a> {
     pub ponderacion: &'static str,
     pub ponderacion_en: &'static str,
     pub redondeo: &'static str,
+    pub redondeo_en: &'static str,
+    /// How every rate and mean carries its base and 95% interval, and what a comparison in a
+    /// finding needs to hold.
+    pub incertidumbre: UncertaintyText,
     pub metricas: &'a [MetricDefinition],
 }
+
+/// The uncertainty explanation, in Spanish and English (the sheet's methodology and
+/// `/metricas` both carry it).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct UncertaintyText {
+    pub titulo: &'static str,
+    pub texto: &'static str,
+    pub titulo_en: &'static str,
+    pub texto_en: &'static str,
+}
+
+/// See [`UncertaintyText`].
+pub const UNCERTAINTY: UncertaintyText = UncertaintyText {
+    titulo: "Incertidumbre: base e intervalo de cada número",
+    texto: "Las respuestas de un asistente varían de una corrida a otra y algunas celdas se apoyan en pocas decenas de respuestas, así que cada tasa o promedio de las tablas va con su base y un intervalo de confianza al 95 %: la columna x va seguida de x_n (respuestas de su base), x_n_ef (tamaño efectivo, descontando la ponderación y la dependencia entre respuestas) y x_ic95 [inferior, superior]. Las respuestas de distintos modelos a una misma pregunta no son independientes: el intervalo trata cada pregunta como un conglomerado (varianza linealizada robusta por conglomerados); en las tasas es el intervalo de Wilson con el tamaño efectivo, en los promedios el valor ± 1,96 errores estándar, recortado al rango de la métrica. Con menos de dos preguntas en la base no hay intervalo. Un hallazgo que compara dos valores (marca contra marca, modelo contra modelo) dice si la diferencia se sostiene al 95 %: se sostiene cuando los dos intervalos no se superponen, un criterio conservador. Las fórmulas están en /metricas.",
+    titulo_en: "Uncertainty: the base and interval of every number",
+    texto_en: "An assistant's answers vary from run to run and some cells rest on a few dozen answers, so every rate or mean in the tables comes with its base and a 95% confidence interval: column x is followed by x_n (answers in its base), x_n_ef (effective size, net of the weighting and of the dependence between answers) and x_ic95 [low, high]. Different models' answers to the same question are not independent: the interval treats each question as a cluster (cluster-robust linearised variance); for rates it is Wilson's interval at the effective size, for means the value ± 1.96 standard errors, cut to the metric's range. With fewer than two questions in the base there is no interval. A finding that compares two values (brand against brand, model against model) says whether the difference holds at 95%: it holds when the two intervals do not overlap, a conservative test. The formulas are at /metricas.",
+};
 
 pub fn metrics_document<'a>(site: &Site<'a>) -> MetricsDocument<'a> {
     MetricsDocument {
         servicio: &site.content.service.nombre,
         ponderacion: "Cada modelo pesa lo mismo en todo agregado, salvo que el estudio declare cuotas de mercado; entonces cada respuesta de un modelo pesa su cuota dividida por sus respuestas en el alcance, y la tabla lo dice en su nota.",
         ponderacion_en: "Every model weighs the same in every aggregate unless the study declares market shares; then each answer of a model weighs its share divided by its answers in scope, and the table says so in its note.",
-        redondeo: "Los números no enteros se publican redondeados a 4 decimales.",
+        redondeo: "Cada número se calcula exacto, como fracción de conteos enteros ponderados, y se redondea una sola vez a 4 decimales, la mitad lejos de cero.",
+        redondeo_en: "Every number is computed exactly, as a fraction of weighted integer counts, and rounded once to 4 decimals, half away from zero.",
+        incertidumbre: UNCERTAINTY,
         metricas: &site.content.metrics,
     }
 }
@@ -211,7 +235,9 @@ pub struct Sheet {
     /// Sizes and hashes of the downloads; left out of the copy inside the package.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archivos: Option<Files>,
-    pub metodologia: Vec<MethodSection>,
+    /// The study's own sections, then the generated one on uncertainty (which alone has
+    /// English texts).
+    pub metodologia: Vec<SheetMethodSection>,
     pub universo: Vec<Universe>,
     pub analisis_indice: Vec<TableIndex>,
     pub hallazgos_indice: FindingsIndex,
@@ -267,6 +293,17 @@ pub struct ValueCount {
     pub n_preguntas: usize,
 }
 
+/// One section of a sheet's methodology.
+#[derive(Debug, Clone, Serialize)]
+pub struct SheetMethodSection {
+    pub titulo: String,
+    pub texto: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub titulo_en: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub texto_en: Option<String>,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct TableIndex {
     pub id: String,
@@ -274,6 +311,8 @@ pub struct TableIndex {
     pub titulo: String,
     pub titulo_en: String,
     pub columnas: Vec<String>,
+    /// The columns without the companions of rates and means (`_n`, `_n_ef`, `_ic95`).
+    pub columnas_valor: Vec<String>,
     pub filas: usize,
 }
 
@@ -480,7 +519,22 @@ pub fn sheet(site: &Site<'_>, study: &Study, tables: &[Table], files: Option<Fil
         version_paquete: d.version_paquete.clone(),
         generado: d.publicado.clone(),
         archivos: files,
-        metodologia: d.metodologia.clone(),
+        metodologia: d
+            .metodologia
+            .iter()
+            .map(|m| SheetMethodSection {
+                titulo: m.titulo.clone(),
+                texto: m.texto.clone(),
+                titulo_en: None,
+                texto_en: None,
+            })
+            .chain(std::iter::once(SheetMethodSection {
+                titulo: UNCERTAINTY.titulo.to_owned(),
+                texto: UNCERTAINTY.texto.to_owned(),
+                titulo_en: Some(UNCERTAINTY.titulo_en.to_owned()),
+                texto_en: Some(UNCERTAINTY.texto_en.to_owned()),
+            }))
+            .collect(),
         universo: universe(study),
         analisis_indice: tables
             .iter()
@@ -490,6 +544,7 @@ pub fn sheet(site: &Site<'_>, study: &Study, tables: &[Table], files: Option<Fil
                 titulo: t.titulo.clone(),
                 titulo_en: t.titulo_en.clone(),
                 columnas: t.columnas.clone(),
+                columnas_valor: t.value_columns().map(str::to_owned).collect(),
                 filas: t.filas.len(),
             })
             .collect(),

@@ -1,7 +1,8 @@
 //! The report's bar charts: mention rate and Protagonismo IA by brand and by model.
 //!
-//! The geometry (bar lengths as fractions of the axis, the ticks) is computed here so the
-//! template only draws; every value is read from a whole-study analysis table.
+//! The geometry (bar lengths as fractions of the axis, the ticks, each bar's 95% interval
+//! as a whisker) is computed here so the template only draws; every value is read from a
+//! whole-study analysis table.
 
 use serde::Serialize;
 
@@ -48,6 +49,22 @@ pub struct Bar {
     pub fraccion: f64,
     pub texto: String,
     pub color: &'static str,
+    /// The 95% interval as fractions of the axis (low, high), drawn as a whisker.
+    pub bigote: Option<(f64, f64)>,
+}
+
+/// A cell's value and its 95% interval.
+type ValueAndInterval = (Option<f64>, Option<(f64, f64)>);
+
+/// A cell's value and 95% interval.
+fn value_and_interval(table: &Table, row: &str, column: &str) -> ValueAndInterval {
+    let value = table.cell(row, column).and_then(Cell::as_f64);
+    let interval = table.uncertainty(row, column).and_then(|(_, ic95)| ic95);
+    (value, interval)
+}
+
+fn whisker(interval: Option<(f64, f64)>, top: f64) -> Option<(f64, f64)> {
+    interval.map(|(low, high)| (fraction(Some(low), top), fraction(Some(high), top)))
 }
 
 /// Colour of each series (Okabe–Ito, colour-blind safe), light and dark of one hue per provider.
@@ -93,12 +110,16 @@ fn metric_title(metric: Metric, lang: Lang) -> &'static str {
 
 fn source_line(table: &Table, lang: Lang) -> String {
     match lang {
-        Lang::Es => {
-            format!("Fuente: tabla {}, {}", table.id, translate_note(table.nota.as_deref().unwrap_or(""), lang))
-        }
-        Lang::En => {
-            format!("Source: table {}, {}", table.id, translate_note(table.nota.as_deref().unwrap_or(""), lang))
-        }
+        Lang::Es => format!(
+            "Fuente: tabla {}, {} Las líneas sobre las barras marcan el intervalo de confianza al 95 %.",
+            table.id,
+            translate_note(table.nota.as_deref().unwrap_or(""), lang)
+        ),
+        Lang::En => format!(
+            "Source: table {}, {} The lines over the bars mark the 95% confidence interval.",
+            table.id,
+            translate_note(table.nota.as_deref().unwrap_or(""), lang)
+        ),
     }
 }
 
@@ -117,11 +138,12 @@ fn axis_ticks(ticks: &[(f64, f64)], unit: Unit, lang: Lang) -> Vec<Tick> {
 
 fn brand_chart(spec: &TableSpec, table: &Table, metric: Metric, lang: Lang) -> Chart {
     let unit = column_unit(spec, metric.id(), false);
-    let mut rows: Vec<(&str, Option<f64>)> =
-        table.row_keys().map(|k| (k, table.cell(k, metric.id()).and_then(Cell::as_f64))).collect();
+    let mut rows: Vec<(&str, ValueAndInterval)> =
+        table.row_keys().map(|k| (k, value_and_interval(table, k, metric.id()))).collect();
     // Best first (the table is sorted by its first metric); ties keep the table order.
-    rows.sort_by(|a, b| b.1.unwrap_or(f64::MIN).total_cmp(&a.1.unwrap_or(f64::MIN)));
-    let max = rows.iter().filter_map(|r| r.1).fold(0.0, f64::max);
+    rows.sort_by(|a, b| b.1.0.unwrap_or(f64::MIN).total_cmp(&a.1.0.unwrap_or(f64::MIN)));
+    // The axis reaches the highest whisker, not only the highest bar.
+    let max = rows.iter().flat_map(|r| [r.1.0, r.1.1.map(|i| i.1)]).flatten().fold(0.0, f64::max);
     let (top, ticks) = axis(metric, max);
     Chart {
         titulo: match lang {
@@ -133,12 +155,13 @@ fn brand_chart(spec: &TableSpec, table: &Table, metric: Metric, lang: Lang) -> C
         eje: axis_ticks(&ticks, unit, lang),
         grupos: rows
             .into_iter()
-            .map(|(brand, value)| BarGroup {
+            .map(|(brand, (value, interval))| BarGroup {
                 etiqueta: brand.to_owned(),
                 barras: vec![Bar {
                     fraccion: fraction(value, top),
                     texto: format_value(value, unit, lang),
                     color: BRAND_COLOUR,
+                    bigote: whisker(interval, top),
                 }],
             })
             .collect(),
@@ -159,7 +182,9 @@ fn model_chart(study: &Study, spec: &TableSpec, table: &Table, metric: Metric, l
     let brands: Vec<&str> = table.row_keys().take(BRANDS_BY_MODEL).collect();
     let max = brands
         .iter()
-        .flat_map(|b| models.iter().filter_map(move |(_, m)| table.cell(b, &m.id).and_then(Cell::as_f64)))
+        .flat_map(|b| models.iter().map(move |(_, m)| value_and_interval(table, b, &m.id)))
+        .flat_map(|(value, interval)| [value, interval.map(|i| i.1)])
+        .flatten()
         .fold(0.0, f64::max);
     let (top, ticks) = axis(metric, max);
     let colour = |i: usize| PALETTE[i % PALETTE.len()];
@@ -183,11 +208,12 @@ fn model_chart(study: &Study, spec: &TableSpec, table: &Table, metric: Metric, l
                 barras: models
                     .iter()
                     .map(|(i, m)| {
-                        let value = table.cell(brand, &m.id).and_then(Cell::as_f64);
+                        let (value, interval) = value_and_interval(table, brand, &m.id);
                         Bar {
                             fraccion: fraction(value, top),
                             texto: format_value(value, unit, lang),
                             color: colour(*i),
+                            bigote: whisker(interval, top),
                         }
                     })
                     .collect(),

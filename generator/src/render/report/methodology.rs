@@ -2,7 +2,8 @@
 //!
 //! The Spanish report prints the study's own methodology; its prose exists in Spanish only, so
 //! the English report writes an equivalent from the study's design. Metric definitions come
-//! from `content/metricas.toml`, limited to the metrics the study's tables use.
+//! from `content/metricas.toml`, limited to the metrics the study's tables use. Both end with
+//! the service's section on uncertainty (bases, intervals, comparisons).
 
 use serde::Serialize;
 
@@ -18,6 +19,16 @@ pub struct Section {
 }
 
 pub(super) fn methodology(study: &Study, lang: Lang) -> Vec<Section> {
+    let mut sections = study_methodology(study, lang);
+    let text = &crate::render::json::UNCERTAINTY;
+    sections.push(Section {
+        titulo: lang.pick(text.titulo, text.titulo_en).to_owned(),
+        parrafos: vec![lang.pick(text.texto, text.texto_en).to_owned()],
+    });
+    sections
+}
+
+fn study_methodology(study: &Study, lang: Lang) -> Vec<Section> {
     match lang {
         Lang::Es => study
             .design

@@ -35,27 +35,49 @@ pub struct TableView {
     pub id: String,
     pub titulo: String,
     pub nota: String,
+    /// The table's columns without the companions of rates and means (`_n`, `_n_ef`,
+    /// `_ic95`): the interval is printed under its value instead.
     pub columnas: Vec<String>,
     /// `true` for columns of numbers (right-aligned).
     pub numericas: Vec<bool>,
     pub filas: Vec<Vec<String>>,
+    /// Per cell, the 95% interval printed under the value (`None` for other cells).
+    pub intervalos: Vec<Vec<Option<String>>>,
     /// Index of the row holding the total, if any (set in bold).
     pub fila_total: Option<usize>,
 }
 
 pub(super) fn table_view(study: &Study, spec: &TableSpec, table: &Table, lang: Lang) -> TableView {
-    let units: Vec<Unit> = table.columnas.iter().enumerate().map(|(i, c)| column_unit(spec, c, i == 0)).collect();
+    let shown: Vec<(usize, &String)> =
+        table.columnas.iter().enumerate().filter(|(_, c)| !table.is_companion(c)).collect();
+    let units: Vec<Unit> = shown.iter().map(|(i, c)| column_unit(spec, c, *i == 0)).collect();
+    let interval_columns: Vec<Option<usize>> =
+        shown.iter().map(|(_, c)| table.columnas.iter().position(|other| *other == format!("{c}_ic95"))).collect();
     let filas: Vec<Vec<String>> = table
         .filas
         .iter()
         .map(|row| {
-            row.iter()
+            shown
+                .iter()
                 .zip(&units)
-                .enumerate()
-                .map(|(i, (cell, unit))| {
-                    let text = format_cell(cell, *unit, lang);
-                    let is_key = i == 0 || (spec.tipo == TableKind::Acuerdo && (i == 1 || i == 2));
+                .map(|((i, _), unit)| {
+                    let text = row.get(*i).map_or_else(|| "–".to_owned(), |cell| format_cell(cell, *unit, lang));
+                    let is_key = *i == 0 || (spec.tipo == TableKind::Acuerdo && (*i == 1 || *i == 2));
                     if is_key { display_key(study, &text) } else { text }
+                })
+                .collect()
+        })
+        .collect();
+    let intervalos = table
+        .filas
+        .iter()
+        .map(|row| {
+            interval_columns
+                .iter()
+                .zip(&units)
+                .map(|(column, unit)| match column.and_then(|c| row.get(c)) {
+                    Some(cell @ Cell::Interval(..)) => Some(format_cell(cell, *unit, lang)),
+                    _ => None,
                 })
                 .collect()
         })
@@ -65,9 +87,10 @@ pub(super) fn table_view(study: &Study, spec: &TableSpec, table: &Table, lang: L
         id: table.id.clone(),
         titulo: lang.pick(&table.titulo, &table.titulo_en).to_owned(),
         nota: translate_note(table.nota.as_deref().unwrap_or(""), lang),
-        columnas: table.columnas.iter().enumerate().map(|(i, c)| column_label(study, spec, c, i == 0, lang)).collect(),
+        columnas: shown.iter().map(|(i, c)| column_label(study, spec, c, *i == 0, lang)).collect(),
         numericas: units.iter().map(|u| !matches!(u, Unit::Text)).collect(),
         filas,
+        intervalos,
         fila_total,
     }
 }

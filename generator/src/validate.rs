@@ -127,6 +127,23 @@ fn check_study(dir: &Path, study: &Study, p: &mut Problems) {
 /// these names would be ambiguous in a finding's `fila` or `columna`.
 const RESERVED_NAMES: [&str; 6] = ["total", "marca", "modelo", "grupo", "par", "dominio"];
 
+/// True for a name a table column could not carry unambiguously: the reserved names, and
+/// those ending like the companions of a rate column (`_n`, `_n_ef`, `_ic95`, and the
+/// spreadsheet's `_ic95_inf` / `_ic95_sup`), which a finding's `columna` would confuse with
+/// the companion of another column.
+fn is_reserved_name(name: &str) -> bool {
+    RESERVED_NAMES.contains(&name)
+        || ["_n", "_n_ef", "_ic95", "_ic95_inf", "_ic95_sup"].iter().any(|s| name.ends_with(s))
+}
+
+/// The message for a reserved name.
+fn reserved_message(name: &str) -> String {
+    format!(
+        "`{name}` es un nombre reservado de las tablas ({}, o terminado en _n, _n_ef, _ic95, _ic95_inf o _ic95_sup)",
+        RESERVED_NAMES.join(", ")
+    )
+}
+
 fn check_design(file: &Path, study: &Study, p: &mut Problems) {
     let d = &study.design;
     for (field, value) in [
@@ -178,12 +195,8 @@ fn check_design(file: &Path, study: &Study, p: &mut Problems) {
             p.push(file, format!("dimensiones[{i}].valores"), "se esperaba al menos un valor");
         }
         for (j, value) in dim.valores.iter().enumerate() {
-            if RESERVED_NAMES.contains(&value.as_str()) {
-                p.push(
-                    file,
-                    format!("dimensiones[{i}].valores[{j}]"),
-                    format!("`{value}` es un nombre reservado de las tablas ({})", RESERVED_NAMES.join(", ")),
-                );
+            if is_reserved_name(value) {
+                p.push(file, format!("dimensiones[{i}].valores[{j}]"), reserved_message(value));
             }
             if dim.id == crate::model::LANGUAGE_DIMENSION && !d.idioma.contains(value) {
                 p.push(
@@ -209,8 +222,8 @@ fn check_design(file: &Path, study: &Study, p: &mut Problems) {
                 format!("`{}`: minúsculas ASCII, dígitos, `-`, `.` y `_`", model.id),
             );
         }
-        if RESERVED_NAMES.contains(&model.id.as_str()) {
-            p.push(file, format!("modelos[{i}].id"), format!("`{}` es un nombre reservado de las tablas", model.id));
+        if is_reserved_name(&model.id) {
+            p.push(file, format!("modelos[{i}].id"), reserved_message(&model.id));
         }
     }
     if let Some(w) = &d.ponderacion {

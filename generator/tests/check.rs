@@ -114,3 +114,97 @@ fn missing_files_and_type_errors_are_located() {
     assert!(stderr.contains("farma-2026/marcas.toml: falta el archivo"), "{stderr}");
     assert!(stderr.contains("servicio.toml: línea") && stderr.contains("campo `vigencia_enlaces_dias`"), "{stderr}");
 }
+
+/// Appends a finding comparing two brands' mention rates in `table` (both values as the
+/// table publishes them) to a study's findings; `empate` marks the second backing.
+fn append_comparison(findings: &Path, table: &str, a: (&str, f64), b: (&str, f64), empate: bool) {
+    let mut text = std::fs::read_to_string(findings).expect("read");
+    text.push_str(&format!(
+        "\n[[hallazgos]]\nid = \"H99\"\ntipo = \"brecha\"\nseccion = \"Prueba\"\ntexto = \"t\"\ntexto_en = \"t\"\nevidencia = []\n\n\
+         [[hallazgos.respaldo]]\ntabla = \"{table}\"\nfila = \"{}\"\ncolumna = \"mencion\"\nvalor = {}\ndecimales = 4\n\n\
+         [[hallazgos.respaldo]]\ntabla = \"{table}\"\nfila = \"{}\"\ncolumna = \"mencion\"\nvalor = {}\ndecimales = 4\n{}",
+        a.0,
+        a.1,
+        b.0,
+        b.1,
+        if empate { "empate = true\n" } else { "" }
+    ));
+    std::fs::write(findings, text).expect("write");
+}
+
+#[test]
+fn a_comparison_the_intervals_do_not_support_is_a_warning() {
+    let work = tempfile::tempdir().expect("temp");
+    let content = work.path().join("content");
+    copy_tree(&content_dir(), &content);
+    // The two brands of farma-2026's brand table with the closest mention rates, whose
+    // intervals overlap; and the first and last brands, whose intervals do not.
+    let checked = generator::check(&content).unwrap_or_else(|p| panic!("{p}"));
+    let study = checked.content.studies.iter().position(|s| s.slug == "farma-2026").expect("farma");
+    let table = checked.tables[study].iter().find(|t| t.id == "A01").expect("A01");
+    let rows: Vec<(String, f64, (f64, f64))> = table
+        .row_keys()
+        .filter_map(|k| {
+            let value = table.cell(k, "mencion")?.as_f64()?;
+            let (_, ic95) = table.uncertainty(k, "mencion")?;
+            Some((k.to_owned(), value, ic95?))
+        })
+        .collect();
+    let close = rows
+        .windows(2)
+        .filter(|w| w[0].2.0 <= w[1].2.1 && w[1].2.0 <= w[0].2.1)
+        .min_by(|x, y| (x[0].1 - x[1].1).total_cmp(&(y[0].1 - y[1].1)))
+        .expect("two brands with overlapping intervals");
+    let (first, last) = (rows.first().expect("rows"), rows.last().expect("rows"));
+    assert!(first.2.0 > last.2.1, "the leader and the last brand differ at 95%");
+    let findings = content.join("estudios/farma-2026/hallazgos.toml");
+    let original = std::fs::read_to_string(&findings).expect("read");
+
+    // A claimed difference that does not hold: a warning, and the check still succeeds.
+    append_comparison(&findings, "A01", (&close[0].0, close[0].1), (&close[1].0, close[1].1), false);
+    let output = check(&content);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "warnings do not fail the check:\n{stderr}");
+    let warning = stderr.lines().find(|l| l.contains("(H99)")).unwrap_or_else(|| panic!("no warning:\n{stderr}"));
+    assert!(warning.starts_with("aviso: ") && warning.contains("afirma una diferencia"), "{warning}");
+    assert!(warning.contains("no se sostiene al 95 %"), "{warning}");
+
+    // The same pair declared a tie: supported, no warning.
+    std::fs::write(&findings, &original).expect("write");
+    append_comparison(&findings, "A01", (&close[0].0, close[0].1), (&close[1].0, close[1].1), true);
+    let stderr = String::from_utf8_lossy(&check(&content).stderr).into_owned();
+    assert!(!stderr.contains("(H99)"), "{stderr}");
+
+    // A tie claimed between values that do differ: a warning.
+    std::fs::write(&findings, &original).expect("write");
+    append_comparison(&findings, "A01", (&first.0, first.1), (&last.0, last.1), true);
+    let stderr = String::from_utf8_lossy(&check(&content).stderr).into_owned();
+    let warning = stderr.lines().find(|l| l.contains("(H99)")).unwrap_or_else(|| panic!("no warning:\n{stderr}"));
+    assert!(warning.contains("afirma un empate") && warning.contains("se sostiene al 95 %"), "{warning}");
+}
+
+#[test]
+fn names_ending_like_interval_columns_are_reserved() {
+    let work = tempfile::tempdir().expect("temp");
+    let content = work.path().join("content");
+    copy_tree(&content_dir(), &content);
+    let design = content.join("estudios/farma-2026/estudio.toml");
+    let text = std::fs::read_to_string(&design).expect("read");
+    // The first `id = "…"` after `[[modelos]]` is a model id; rename it everywhere.
+    let modelos = text.find("[[modelos]]").expect("models");
+    let id = text[modelos..]
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("id = \"").and_then(|rest| rest.strip_suffix('"')))
+        .expect("a model id")
+        .to_owned();
+    let renamed = format!("{id}_n");
+    std::fs::write(&design, text.replace(&format!("\"{id}\""), &format!("\"{renamed}\""))).expect("write");
+    let answers = content.join("estudios/farma-2026/respuestas.jsonl");
+    let lines = std::fs::read_to_string(&answers).expect("read");
+    std::fs::write(&answers, lines.replace(&format!("\"modelo\":\"{id}\""), &format!("\"modelo\":\"{renamed}\"")))
+        .expect("write");
+    let output = check(&content);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains(&format!("`{renamed}` es un nombre reservado de las tablas")), "{stderr}");
+}

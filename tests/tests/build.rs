@@ -129,7 +129,9 @@ fn every_zip_and_xlsx_opens_with_real_readers() {
         let tables = package["analisis"].as_array().expect("tables");
         for table in tables {
             let id = table["id"].as_str().expect("id");
-            assert!(sheets.iter().any(|s| s.starts_with(id)), "{slug}: no sheet for {id} in {sheets:?}");
+            let name = sheets.iter().find(|s| s.starts_with(id)).unwrap_or_else(|| panic!("{slug}: no {id} sheet"));
+            let range = book.worksheet_range(name).expect("table sheet");
+            intervals_match_the_package(slug, table, &range);
         }
         let answers = book.worksheet_range("respuestas").expect("answers sheet");
         let n_answers = package["respuestas"].as_array().expect("answers").len();
@@ -141,6 +143,74 @@ fn every_zip_and_xlsx_opens_with_real_readers() {
         assert!(readme.contains(sheet["nombre"].as_str().expect("nombre")));
         assert!(readme.contains("(English)"), "README is bilingual");
     }
+}
+
+/// Columns that are neither rates nor means: labels, counts and the HHI index.
+fn is_rate_or_mean_column(table: &Value, column: usize, name: &str) -> bool {
+    let counts = ["respuestas", "preguntas", "omitidas", "marcas_distintas", "pos", "neu", "neg", "n_orden", "n_tono"];
+    if column == 0 || counts.contains(&name) || name.starts_with("hhi_") {
+        return false;
+    }
+    // A column of text (leader, models of a pair, the brand owning a domain) is not a number.
+    table["filas"].as_array().expect("rows").iter().any(|row| row[column].is_f64())
+}
+
+/// Every rate or mean column of a package table is followed by `_n`, `_n_ef` and `_ic95`
+/// (an interval `[low, high]` around the value, or null), and the spreadsheet holds the same
+/// numbers with the interval split into `_ic95_inf` and `_ic95_sup`.
+fn intervals_match_the_package(slug: &str, table: &Value, sheet: &calamine::Range<calamine::Data>) {
+    let id = table["id"].as_str().expect("id");
+    let columns: Vec<&str> =
+        table["columnas"].as_array().expect("columns").iter().map(|c| c.as_str().expect("name")).collect();
+    let rows = table["filas"].as_array().expect("rows");
+    let header: Vec<String> = sheet.rows().next().expect("header").iter().map(|c| c.to_string()).collect();
+    let mut checked = 0;
+    for (c, name) in columns.iter().enumerate() {
+        if name.ends_with("_n") || name.ends_with("_n_ef") || name.ends_with("_ic95") {
+            continue;
+        }
+        if !is_rate_or_mean_column(table, c, name) {
+            continue;
+        }
+        let at = |suffix: &str| columns.iter().position(|x| *x == format!("{name}{suffix}"));
+        let (Some(n), Some(n_ef), Some(ic)) = (at("_n"), at("_n_ef"), at("_ic95")) else {
+            panic!("{slug} {id}: `{name}` lacks its _n, _n_ef or _ic95 column ({columns:?})");
+        };
+        assert_eq!((n, n_ef, ic), (c + 1, c + 2, c + 3), "{slug} {id}: companions follow `{name}`");
+        let low_col = header.iter().position(|h| *h == format!("{name}_ic95_inf")).expect("xlsx _inf column");
+        assert_eq!(header.get(low_col + 1), Some(&format!("{name}_ic95_sup")), "{slug} {id}");
+        for (r, row) in rows.iter().enumerate() {
+            let value = row[c].as_f64();
+            match (value, &row[ic]) {
+                (None, interval) => {
+                    assert!(interval.is_null() && row[n] == 0, "{slug} {id} {name}: a null value has no base");
+                }
+                (Some(v), Value::Array(bounds)) => {
+                    let (low, high) = (bounds[0].as_f64().expect("low"), bounds[1].as_f64().expect("high"));
+                    assert!(
+                        low <= v + 1e-4 && v <= high + 1e-4,
+                        "{slug} {id} {name} row {r}: {v} outside [{low}, {high}]"
+                    );
+                    assert!(row[n].as_u64().is_some_and(|n| n >= 1), "{slug} {id} {name}: n ≥ 1");
+                    let cells: Vec<f64> = [low_col, low_col + 1]
+                        .iter()
+                        .map(|&col| {
+                            sheet.get((r + 1, col)).and_then(calamine::DataType::as_f64).unwrap_or_else(|| {
+                                panic!(
+                                    "{slug} {id} {name} row {r}: xlsx bound {:?} at {col} in {header:?}",
+                                    sheet.get((r + 1, col))
+                                )
+                            })
+                        })
+                        .collect();
+                    assert_eq!(cells, vec![low, high], "{slug} {id} {name} row {r}: xlsx bounds");
+                    checked += 1;
+                }
+                (Some(_), other) => assert!(other.is_null(), "{slug} {id} {name}: interval {other}"),
+            }
+        }
+    }
+    assert!(checked > 0 || rows.is_empty(), "{slug} {id}: no interval checked");
 }
 
 #[test]

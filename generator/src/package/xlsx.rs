@@ -126,7 +126,7 @@ fn table_sheet(table: &Table) -> Result<Sheet> {
         titulo_en: table.titulo_en.clone(),
         nota: table.nota.clone(),
         columns: split_interval_columns(&table.columnas),
-        rows: table.filas.iter().map(|row| split_interval_cells(row)).collect(),
+        rows: table.filas.iter().map(|row| split_interval_cells(&table.columnas, row)).collect(),
         wrapped: Vec::new(),
     })
 }
@@ -142,12 +142,13 @@ fn split_interval_columns(columns: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The row with each interval cell (or the null in an interval column) as two cells.
-fn split_interval_cells(row: &[Cell]) -> Vec<Cell> {
+/// The row with each cell of an interval column (an interval, or null) as two cells.
+fn split_interval_cells(columns: &[String], row: &[Cell]) -> Vec<Cell> {
     let mut cells = Vec::with_capacity(row.len() + 4);
-    for cell in row {
+    for (column, cell) in columns.iter().zip(row) {
         match cell {
             Cell::Interval(low, high) => cells.extend([Cell::Num(*low), Cell::Num(*high)]),
+            _ if column.ends_with("_ic95") => cells.extend([cell.clone(), cell.clone()]),
             other => cells.push(other.clone()),
         }
     }

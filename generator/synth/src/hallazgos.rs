@@ -5,6 +5,17 @@
 //! declared in `respaldo` with the same value and decimals. Evidence ids point at answers
 //! that show the fact (the leader named first, the domain cited, the two models that
 //! disagree on the same question).
+//!
+//! Findings are also honest about uncertainty. Whenever a finding sets two values against
+//! each other (the comparisons of `generator::metrics::compare`), it first reads both 95%
+//! intervals: when they do not overlap the text may claim the difference and says it is
+//! significant at 95%; when they overlap (or a value has no interval) the text claims no
+//! ordering and no gap, says the two are tied within the margin of error, and marks both
+//! backings `empate`. Where a finding can pick its subject (the model that favours a brand,
+//! the dimension value where leadership changes, the model that leaves a brand out) it
+//! prefers one whose difference holds. A value cited only beside another for context (a
+//! total next to a model's figure) is marked `contexto` and compared with nothing. So
+//! `generator check` has no claim to warn about.
 
 use generator::metrics::analysis::{Cell, Table};
 use generator::metrics::mentions::{host_matches, host_of};
@@ -17,12 +28,26 @@ const MODELOS: &str = "Diferencias entre modelos";
 const FUENTES: &str = "Fuentes";
 const TONO: &str = "Tono";
 
-/// A number as a finding states it: rounded value, decimals, and how to print it.
+/// What a text says after a difference that holds at 95%.
+const SIGNIFICATIVA: (&str, &str) = ("diferencia significativa al 95 %", "significant at 95%");
+
+/// What a text says after two values tied within the margin of error: why (`se_distinguen`
+/// gave `Some(false)`, or `None` when a value has no interval).
+fn superpuestos(veredicto: Option<bool>) -> (&'static str, &'static str) {
+    match veredicto {
+        None => ("sin intervalo al 95 % para separarlos", "no 95% interval to tell them apart"),
+        Some(_) => ("intervalos al 95 % superpuestos", "overlapping 95% intervals"),
+    }
+}
+
+/// A number as a finding states it: rounded value, decimals, how to print it, and its place
+/// in the finding's `respaldo`.
 #[derive(Clone, Copy)]
 struct Dato {
     valor: f64,
     dec: u32,
     pct: bool,
+    idx: usize,
 }
 
 impl Dato {
@@ -99,6 +124,7 @@ impl<'a> Redactor<'a> {
     fn dato(&mut self, t: &Table, fila: &str, columna: &str, dec: u32, pct: bool) -> Option<Dato> {
         let v = t.cell(fila, columna)?.as_f64()?;
         let (valor, dec) = redondear(v, dec);
+        let idx = self.respaldo.len();
         self.respaldo.push(Backing {
             tabla: t.id.clone(),
             fila: fila.into(),
@@ -108,7 +134,35 @@ impl<'a> Redactor<'a> {
             contexto: false,
             empate: false,
         });
-        Some(Dato { valor, dec, pct })
+        Some(Dato { valor, dec, pct, idx })
+    }
+
+    /// Whether the 95% intervals of two cells of `t` are disjoint, so the difference between
+    /// them holds (the rule of `generator::metrics::compare`: intervals that touch overlap).
+    /// `None` when either cell has no interval: no difference can be claimed then either.
+    fn se_distinguen(&self, t: &Table, a: (&str, &str), b: (&str, &str)) -> Option<bool> {
+        let (_, x) = t.uncertainty(a.0, a.1)?;
+        let (_, y) = t.uncertainty(b.0, b.1)?;
+        let (x, y) = (x?, y?);
+        Some(x.1 < y.0 || y.1 < x.0)
+    }
+
+    /// True only when the difference between the two cells holds at 95%.
+    fn difieren(&self, t: &Table, a: (&str, &str), b: (&str, &str)) -> bool {
+        self.se_distinguen(t, a, b) == Some(true)
+    }
+
+    /// Marks the backings of `datos` as tied within the margin of error: the finding does
+    /// not claim they differ.
+    fn empate(&mut self, datos: &[Dato]) {
+        for d in datos {
+            self.respaldo[d.idx].empate = true;
+        }
+    }
+
+    /// Marks the backing of `d` as context only: compared with nothing.
+    fn contexto(&mut self, d: Dato) {
+        self.respaldo[d.idx].contexto = true;
     }
 
     fn cerrar(&mut self, tipo: &str, seccion: &str, texto: String, texto_en: String, evidencia: Vec<String>) {
@@ -174,25 +228,26 @@ fn filas(t: &Table) -> Vec<String> {
 /// Builds 5–10 findings from the computed tables of a study.
 pub(crate) fn hallazgos(_ind: &Industria, study: &Study, tablas: &[Table], ordenes: &[Vec<usize>]) -> Vec<Finding> {
     let mut r = Redactor { study, tablas, ordenes, hallazgos: Vec::new(), respaldo: Vec::new() };
-    liderazgo(&mut r);
-    brecha(&mut r);
-    por_dimension(&mut r);
-    preferencia_de_modelo(&mut r);
-    ausencia(&mut r);
-    concentracion(&mut r);
-    divergencia(&mut r);
-    fuentes(&mut r);
-    fantasma(&mut r);
-    tono(&mut r);
+    let pasos: [fn(&mut Redactor<'_>) -> Option<()>; 10] = [
+        liderazgo,
+        brecha,
+        por_dimension,
+        preferencia_de_modelo,
+        ausencia,
+        concentracion,
+        divergencia,
+        fuentes,
+        fantasma,
+        tono,
+    ];
+    for paso in pasos {
+        // A finding given up half-way leaves no backing behind for the next one.
+        if paso(&mut r).is_none() {
+            r.descartar();
+        }
+    }
     r.hallazgos.truncate(10);
     r.hallazgos
-}
-
-/// How the top-1 gap compares with the mention gap.
-enum PrimerLugar {
-    Amplia,
-    Achica,
-    Invierte,
 }
 
 fn tabla_marcas<'a>(r: &Redactor<'a>) -> Option<&'a Table> {
@@ -206,21 +261,42 @@ fn liderazgo(r: &mut Redactor<'_>) -> Option<()> {
     let m = r.dato(t, &lider, "mencion", 2, true)?;
     let p = r.dato(t, &lider, "protagonismo", 1, false)?;
     let ev = r.evidencia(3, |i| r.ordenes[i].first() == Some(&li));
-    r.cerrar(
-        "liderazgo",
-        VISIBILIDAD,
-        format!(
-            "{lider} es la marca más mencionada por los asistentes: aparece en el {} de las respuestas, con un Protagonismo IA de {} sobre 10.",
-            m.es(),
-            p.es()
+    // The lead is only stated as such when it holds against the second brand (whose
+    // figures the next finding gives).
+    let empatada = filas(t).get(1).cloned().map(|s| {
+        let v = r.se_distinguen(t, (&lider, "mencion"), (&s, "mencion"));
+        (s, v)
+    });
+    let (texto, texto_en) = match empatada {
+        Some((segunda, v)) if v != Some(true) => {
+            let (sup, sup_en) = superpuestos(v);
+            (
+                format!(
+                    "{lider} comparte el primer lugar en menciones con {segunda}, con la que está empatada dentro del margen de error ({sup}): aparece en el {} de las respuestas, con un Protagonismo IA de {} sobre 10.",
+                    m.es(),
+                    p.es()
+                ),
+                format!(
+                    "{lider} shares the top of the assistants' mentions with {segunda}, tied within the margin of error ({sup_en}): it appears in {} of answers, with an AI Prominence score of {} out of 10.",
+                    m.en(),
+                    p.en()
+                ),
+            )
+        }
+        _ => (
+            format!(
+                "{lider} es la marca más mencionada por los asistentes: aparece en el {} de las respuestas, con un Protagonismo IA de {} sobre 10.",
+                m.es(),
+                p.es()
+            ),
+            format!(
+                "{lider} is the brand the assistants mention most: it appears in {} of answers, with an AI Prominence score of {} out of 10.",
+                m.en(),
+                p.en()
+            ),
         ),
-        format!(
-            "{lider} is the brand the assistants mention most: it appears in {} of answers, with an AI Prominence score of {} out of 10.",
-            m.en(),
-            p.en()
-        ),
-        ev,
-    );
+    };
+    r.cerrar("liderazgo", VISIBILIDAD, texto, texto_en, ev);
     Some(())
 }
 
@@ -243,12 +319,92 @@ fn brecha(r: &mut Redactor<'_>) -> Option<()> {
         r.descartar();
         return None;
     };
-    let primer_lugar = if t2.valor > t1.valor {
-        PrimerLugar::Invierte
-    } else if t1.valor - t2.valor > m1.valor - m2.valor {
-        PrimerLugar::Amplia
+    let vm = r.se_distinguen(t, (&l, "mencion"), (&s, "mencion"));
+    let vt = r.se_distinguen(t, (&l, "top1"), (&s, "top1"));
+    let (menciones, primero) = (vm == Some(true), vt == Some(true));
+    if !menciones {
+        r.empate(&[m1, m2]);
+    }
+    if !primero {
+        r.empate(&[t1, t2]);
+    }
+    let invierte = t2.valor > t1.valor;
+    let (sig, sig_en) = SIGNIFICATIVA;
+    let (sm, sm_en) = superpuestos(vm);
+    let (st, st_en) = superpuestos(vt);
+    let (m1, m2, t1, t2) = ((m1.es(), m1.en()), (m2.es(), m2.en()), (t1.es(), t1.en()), (t2.es(), t2.en()));
+    let (frase_m, frase_m_en) = if !menciones && m1 == m2 {
+        (
+            format!(
+                "{l} y {s} están empatadas en menciones: cada una aparece en el {} de las respuestas ({sm}).",
+                m1.0
+            ),
+            format!("{l} and {s} are tied on mentions: each appears in {} of answers ({sm_en}).", m1.1),
+        )
+    } else if menciones {
+        (
+            format!(
+                "{s} es la principal retadora: la mencionan el {} de las respuestas, frente al {} de {l} ({sig}).",
+                m2.0, m1.0
+            ),
+            format!("{s} is the main challenger: {} of answers mention it, against {} for {l} ({sig_en}).", m2.1, m1.1),
+        )
     } else {
-        PrimerLugar::Achica
+        (
+            format!(
+                "{l} y {s} están empatadas en menciones: las nombran el {} y el {} de las respuestas, una diferencia dentro del margen de error ({sm}).",
+                m1.0, m2.0
+            ),
+            format!(
+                "{l} and {s} are tied on mentions: {} and {} of answers name them, a difference within the margin of error ({sm_en}).",
+                m1.1, m2.1
+            ),
+        )
+    };
+    // The order at the top is only stated when it holds.
+    let (frase_t, frase_t_en) = match (primero, menciones) {
+        (true, _) => {
+            // The brand that comes first more often, then the other.
+            let ((a, ta), (b, tb)) = if invierte { ((&s, &t2), (&l, &t1)) } else { ((&l, &t1), (&s, &t2)) };
+            let (es, en) = match (menciones, invierte) {
+                (true, false) => (
+                    format!("En el primer lugar la ventaja se mantiene: {a} abre"),
+                    format!("The lead holds at the top: {a} comes first in"),
+                ),
+                (true, true) => (
+                    format!("Pero en el primer lugar el orden se invierte: {a} abre"),
+                    format!("But the order flips at the top: {a} comes first in"),
+                ),
+                (false, _) => (
+                    format!("En el primer lugar, en cambio, {a} se despega: abre"),
+                    format!("At the top, though, {a} pulls ahead: it comes first in"),
+                ),
+            };
+            (
+                format!("{es} el {} de las respuestas con marca y {b}, el {} ({sig}).", ta.0, tb.0),
+                format!("{en} {} of answers that name a brand, {b} in {} ({sig_en}).", ta.1, tb.1),
+            )
+        }
+        (false, true) => (
+            format!(
+                "En el primer lugar, en cambio, la diferencia no se sostiene: {l} abre el {} de las respuestas con marca y {s}, el {}, un empate dentro del margen de error ({st}).",
+                t1.0, t2.0
+            ),
+            format!(
+                "At the top, though, the difference does not hold: {l} comes first in {} of answers that name a brand, {s} in {}, a tie within the margin of error ({st_en}).",
+                t1.1, t2.1
+            ),
+        ),
+        (false, false) => (
+            format!(
+                "En el primer lugar también empatan dentro del margen de error: {l} abre el {} de las respuestas con marca y {s}, el {} ({st}).",
+                t1.0, t2.0
+            ),
+            format!(
+                "They are also tied at the top, within the margin of error: {l} comes first in {} of answers that name a brand, {s} in {} ({st_en}).",
+                t1.1, t2.1
+            ),
+        ),
     };
     let ev = r.evidencia(2, |i| {
         let o = &r.ordenes[i];
@@ -264,32 +420,49 @@ fn brecha(r: &mut Redactor<'_>) -> Option<()> {
         ev2 = r.evidencia(1, |i| r.ordenes[i].first() == Some(&li));
         ev2.extend(r.evidencia(1, |i| r.ordenes[i].first() == Some(&si)));
     }
-    r.cerrar(
-        "brecha",
-        VISIBILIDAD,
-        format!(
-            "{s} es la principal retadora: la mencionan el {} de las respuestas, frente al {} de {l}. {}",
-            m2.es(),
-            m1.es(),
-            match primer_lugar {
-                PrimerLugar::Amplia => format!("En el primer lugar la distancia crece: {l} abre el {} de las respuestas con marca y {s}, el {}.", t1.es(), t2.es()),
-                PrimerLugar::Achica => format!("En el primer lugar la distancia se achica: {l} abre el {} de las respuestas con marca y {s}, el {}.", t1.es(), t2.es()),
-                PrimerLugar::Invierte => format!("Pero en el primer lugar el orden se invierte: {s} abre el {} de las respuestas con marca y {l}, el {}.", t2.es(), t1.es()),
-            }
-        ),
-        format!(
-            "{s} is the main challenger: {} of answers mention it, against {} for {l}. {}",
-            m2.en(),
-            m1.en(),
-            match primer_lugar {
-                PrimerLugar::Amplia => format!("The gap widens at the top: {l} comes first in {} of answers that name a brand, {s} in {}.", t1.en(), t2.en()),
-                PrimerLugar::Achica => format!("The gap narrows at the top: {l} comes first in {} of answers that name a brand, {s} in {}.", t1.en(), t2.en()),
-                PrimerLugar::Invierte => format!("But the order flips at the top: {s} comes first in {} of answers that name a brand, {l} in {}.", t2.en(), t1.en()),
-            }
-        ),
-        ev2,
-    );
+    r.cerrar("brecha", VISIBILIDAD, format!("{frase_m} {frase_t}"), format!("{frase_m_en} {frase_t_en}"), ev2);
     Some(())
+}
+
+/// Another brand above the overall leader in one column of a cross table.
+struct Adelante {
+    columna: String,
+    marca: String,
+    /// The difference with the leader holds at 95%.
+    sostiene: bool,
+    /// `marca` has the column's highest value.
+    primera: bool,
+}
+
+/// Among `columnas` of the cross table `t`, the (column, brand) where a brand other than
+/// `lider` is furthest above it among those whose difference holds at 95%, or, when none
+/// holds, furthest above it. `None` when no brand is above `lider` in any of the columns.
+fn adelante(r: &Redactor<'_>, t: &Table, lider: &str, columnas: &[String]) -> Option<Adelante> {
+    let mut mejor: Option<(bool, f64, Adelante)> = None;
+    for columna in columnas {
+        let valores: Vec<(String, f64)> =
+            filas(t).into_iter().filter_map(|f| Some((f.clone(), t.cell(&f, columna)?.as_f64()?))).collect();
+        // The column's first brand: the first row with its highest value.
+        let mut top: Option<(f64, &str)> = None;
+        for (fila, v) in &valores {
+            if top.is_none_or(|(x, _)| *v > x) {
+                top = Some((*v, fila));
+            }
+        }
+        let lv = t.cell(lider, columna).and_then(Cell::as_f64).unwrap_or(0.0);
+        for (fila, v) in &valores {
+            if fila == lider || *v <= lv {
+                continue;
+            }
+            let sostiene = r.difieren(t, (fila, columna), (lider, columna));
+            if mejor.as_ref().is_none_or(|(s, m, _)| (sostiene, v - lv) > (*s, *m)) {
+                let primera = top.is_some_and(|(_, f)| f == fila);
+                let a = Adelante { columna: columna.clone(), marca: fila.clone(), sostiene, primera };
+                mejor = Some((sostiene, v - lv, a));
+            }
+        }
+    }
+    mejor.map(|(_, _, a)| a)
 }
 
 fn por_dimension(r: &mut Redactor<'_>) -> Option<()> {
@@ -300,54 +473,78 @@ fn por_dimension(r: &mut Redactor<'_>) -> Option<()> {
     let dim_id = spec.dimension.clone()?;
     let dim = r.study.design.dimensiones.iter().find(|d| d.id == dim_id)?;
     let lider_total = filas(t).first()?.clone();
-    // The dimension value whose leader differs most from the overall leader.
-    let mut mejor: Option<(f64, String, String)> = None;
-    for valor in &dim.valores {
-        let mut top: Option<(f64, String)> = None;
-        for fila in filas(t) {
-            if let Some(v) = t.cell(&fila, valor).and_then(Cell::as_f64)
-                && top.as_ref().is_none_or(|(x, _)| v > *x)
-            {
-                top = Some((v, fila));
-            }
-        }
-        let Some((v, fila)) = top else { continue };
-        let lider_v = t.cell(&lider_total, valor).and_then(Cell::as_f64).unwrap_or(0.0);
-        let margen = if fila == lider_total { -1.0 } else { v - lider_v };
-        if mejor.as_ref().is_none_or(|(m, _, _)| margen > *m) {
-            mejor = Some((margen, valor.clone(), fila));
-        }
-    }
-    let (_, valor, marca) = mejor?;
-    let (pct, dec, nombre, nombre_en, simple) = match metric {
-        Metric::Protagonismo => (false, 1, "el mayor Protagonismo IA", "AI Prominence", "Protagonismo IA"),
-        _ => (true, 2, "la mayor tasa de mención", "mention rate", "tasa de mención"),
+    // The dimension value where another brand is furthest ahead of the overall leader,
+    // preferring one where that difference holds at 95%.
+    let otra = adelante(r, t, &lider_total, &dim.valores);
+    let (valor, marca) = match &otra {
+        Some(a) => (a.columna.clone(), a.marca.clone()),
+        None => (dim.valores.first()?.clone(), lider_total.clone()),
+    };
+    let (pct, dec, nombre, nombre_en, simple, art) = match metric {
+        Metric::Protagonismo => (false, 1, "el mayor Protagonismo IA", "AI Prominence", "Protagonismo IA", "el"),
+        _ => (true, 2, "la mayor tasa de mención", "mention rate", "tasa de mención", "la"),
     };
     let x = r.dato(t, &marca, &valor, dec, pct)?;
     let etiqueta = dim.etiqueta.to_lowercase();
     let etiqueta_en = dim.etiqueta_en.to_lowercase();
-    let (texto, texto_en) = if marca == lider_total {
-        (
+    let (sig, sig_en) = SIGNIFICATIVA;
+    let (texto, texto_en) = match otra {
+        None => (
             format!(
                 "{marca} lidera en todos los valores de {etiqueta}; en «{valor}», por ejemplo, su {simple} es {}.",
                 x.es()
             ),
             format!("{marca} leads in every {etiqueta_en}; in “{valor}”, for instance, its {nombre_en} is {}.", x.en()),
-        )
-    } else {
-        let y = r.dato(t, &lider_total, &valor, dec, pct)?;
-        (
-            format!(
-                "El liderazgo cambia según {etiqueta}: en «{valor}», {marca} tiene {nombre} ({}), por encima de {lider_total} ({}), que lidera el total.",
-                x.es(),
-                y.es()
-            ),
-            format!(
-                "Leadership shifts with {etiqueta_en}: in “{valor}”, {marca} has the highest {nombre_en} ({}), ahead of {lider_total} ({}), the overall leader.",
-                x.en(),
-                y.en()
-            ),
-        )
+        ),
+        Some(Adelante { sostiene: true, primera: true, .. }) => {
+            let y = r.dato(t, &lider_total, &valor, dec, pct)?;
+            (
+                format!(
+                    "El liderazgo cambia según {etiqueta}: en «{valor}», {marca} tiene {nombre} ({}), por encima de {lider_total} ({}), que lidera el total ({sig}).",
+                    x.es(),
+                    y.es()
+                ),
+                format!(
+                    "Leadership shifts with {etiqueta_en}: in “{valor}”, {marca} has the highest {nombre_en} ({}), ahead of {lider_total} ({}), the overall leader ({sig_en}).",
+                    x.en(),
+                    y.en()
+                ),
+            )
+        }
+        Some(Adelante { sostiene: true, primera: false, .. }) => {
+            let y = r.dato(t, &lider_total, &valor, dec, pct)?;
+            (
+                format!(
+                    "El liderazgo cambia según {etiqueta}: en «{valor}», {marca} supera a {lider_total}, que lidera el total, con {art} {simple} de {} frente a {} ({sig}).",
+                    x.es(),
+                    y.es()
+                ),
+                format!(
+                    "Leadership shifts with {etiqueta_en}: in “{valor}”, {marca} is ahead of {lider_total}, the overall leader, with an {nombre_en} of {} against {} ({sig_en}).",
+                    x.en(),
+                    y.en()
+                ),
+            )
+        }
+        Some(Adelante { sostiene: false, .. }) => {
+            // No brand is ahead of the overall leader by a difference that holds: the
+            // largest lead, stated as the tie it is.
+            let y = r.dato(t, &lider_total, &valor, dec, pct)?;
+            r.empate(&[x, y]);
+            let (sup, sup_en) = superpuestos(r.se_distinguen(t, (&marca, &valor), (&lider_total, &valor)));
+            (
+                format!(
+                    "En ningún valor de {etiqueta} otra marca supera a {lider_total} con una diferencia significativa al 95 %. El caso que más se acerca es «{valor}»: {art} {simple} de {marca} es {} y {art} de {lider_total}, {}, un empate dentro del margen de error ({sup}).",
+                    x.es(),
+                    y.es()
+                ),
+                format!(
+                    "No {etiqueta_en} has another brand ahead of {lider_total} by a difference significant at 95%. The closest case is “{valor}”: {marca}'s {nombre_en} is {} and {lider_total}'s {}, a tie within the margin of error ({sup_en}).",
+                    x.en(),
+                    y.en()
+                ),
+            )
+        }
     };
     let mi = r.marca_idx(&marca)?;
     let preguntas: std::collections::BTreeSet<&str> = r
@@ -368,77 +565,87 @@ fn preferencia_de_modelo(r: &mut Redactor<'_>) -> Option<()> {
     let t = r.tabla(|s| s.tipo == TableKind::MarcaPorModelo && s.metricas.first() == Some(&Metric::Protagonismo))?;
     let lider = filas(t).first()?.clone();
     let modelos: Vec<String> = r.study.design.modelos.iter().map(|m| m.id.clone()).collect();
-    let mut mejor: Option<(f64, String, String)> = None;
-    for m in &modelos {
-        let mut top: Option<(f64, String)> = None;
-        for fila in filas(t) {
-            if let Some(v) = t.cell(&fila, m).and_then(Cell::as_f64)
-                && top.as_ref().is_none_or(|(x, _)| v > *x)
-            {
-                top = Some((v, fila));
-            }
-        }
-        let Some((v, fila)) = top else { continue };
-        if fila == lider {
-            continue;
-        }
-        let lv = t.cell(&lider, m).and_then(Cell::as_f64).unwrap_or(0.0);
-        if mejor.as_ref().is_none_or(|(x, _, _)| v - lv > *x) {
-            mejor = Some((v - lv, m.clone(), fila));
-        }
-    }
-    let (_, modelo, marca) = mejor?;
+    // The model where another brand is furthest ahead of the overall leader, preferring a
+    // difference that holds at 95%.
+    let Adelante { columna: modelo, marca, sostiene, .. } = adelante(r, t, &lider, &modelos)?;
     let x = r.dato(t, &marca, &modelo, 1, false)?;
     let y = r.dato(t, &lider, &modelo, 1, false)?;
     let z = r.dato(t, &lider, "total", 1, false)?;
+    // The overall figure only places the leader: it is not set against the model's.
+    r.contexto(z);
     let ponderado = r.study.design.ponderacion.is_some();
+    let (total, total_en) = if ponderado {
+        ("En el total ponderado", "Across the weighted total")
+    } else {
+        ("En el total", "Across the total")
+    };
     let mi = r.marca_idx(&marca)?;
     let ev = r.evidencia(3, |i| r.modelo_de(i) == modelo && r.ordenes[i].first() == Some(&mi));
-    r.cerrar(
-        "divergencia",
-        MODELOS,
-        format!(
-            "{modelo} favorece a {marca}: en ese modelo su Protagonismo IA es {}, por encima de {lider} ({}), que en el total {}de los seis modelos lidera con {}.",
-            x.es(),
-            y.es(),
-            if ponderado { "ponderado " } else { "" },
-            z.es()
-        ),
-        format!(
-            "{modelo} favours {marca}: its AI Prominence there is {}, ahead of {lider} ({}), which leads the {}total of the six models with {}.",
-            x.en(),
-            y.en(),
-            if ponderado { "weighted " } else { "" },
-            z.en()
-        ),
-        ev,
-    );
+    let (texto, texto_en) = if sostiene {
+        let (sig, sig_en) = SIGNIFICATIVA;
+        (
+            format!(
+                "{modelo} favorece a {marca}: en ese modelo su Protagonismo IA es {}, por encima del {} de {lider} ({sig}). {total} de los seis modelos lidera {lider}, con {}.",
+                x.es(),
+                y.es(),
+                z.es()
+            ),
+            format!(
+                "{modelo} favours {marca}: its AI Prominence there is {}, ahead of {lider}'s {} ({sig_en}). {total_en} of the six models, {lider} leads with {}.",
+                x.en(),
+                y.en(),
+                z.en()
+            ),
+        )
+    } else {
+        r.empate(&[x, y]);
+        let (sup, sup_en) = superpuestos(r.se_distinguen(t, (&marca, &modelo), (&lider, &modelo)));
+        (
+            format!(
+                "Ningún modelo pone a otra marca por encima de {lider} con una diferencia significativa al 95 %. El caso que más se acerca es {modelo}: allí el Protagonismo IA de {marca} es {} y el de {lider}, {}, un empate dentro del margen de error ({sup}). {total} de los seis modelos lidera {lider}, con {}.",
+                x.es(),
+                y.es(),
+                z.es()
+            ),
+            format!(
+                "No model puts another brand above {lider} by a difference significant at 95%. The closest case is {modelo}: there {marca}'s AI Prominence is {} and {lider}'s {}, a tie within the margin of error ({sup_en}). {total_en} of the six models, {lider} leads with {}.",
+                x.en(),
+                y.en(),
+                z.en()
+            ),
+        )
+    };
+    r.cerrar("divergencia", MODELOS, texto, texto_en, ev);
     Some(())
 }
 
 fn ausencia(r: &mut Redactor<'_>) -> Option<()> {
     let t = r.tabla(|s| s.tipo == TableKind::MarcaPorModelo && s.metricas.first() == Some(&Metric::Mencion))?;
     let modelos: Vec<String> = r.study.design.modelos.iter().map(|m| m.id.clone()).collect();
-    // The (brand, model) with the lowest mention relative to the brand's total.
-    let mut peor: Option<(f64, String, String)> = None;
+    // The (brand, model) with the lowest mention relative to the brand's total: first among
+    // those below the total by a difference that holds at 95%, brands named in at least 8% of
+    // answers before the rest; when none holds, among those brands.
+    let mut peor: Option<((bool, bool, f64), String, String)> = None;
     for fila in filas(t) {
-        let Some(total) = t.cell(&fila, "total").and_then(Cell::as_f64) else {
+        let Some(total) = t.cell(&fila, "total").and_then(Cell::as_f64).filter(|x| *x > 0.0) else {
             continue;
         };
-        if total < 0.08 {
-            continue;
-        }
+        let frecuente = total >= 0.08;
         for m in &modelos {
             let Some(v) = t.cell(&fila, m).and_then(Cell::as_f64) else {
                 continue;
             };
-            let ratio = v / total;
-            if peor.as_ref().is_none_or(|(x, _, _)| ratio < *x) {
-                peor = Some((ratio, fila.clone(), m.clone()));
+            let sostiene = v < total && r.difieren(t, (&fila, m), (&fila, "total"));
+            if !(sostiene || frecuente) {
+                continue;
+            }
+            let clave = (sostiene, frecuente, -v / total);
+            if peor.as_ref().is_none_or(|(c, _, _)| clave > *c) {
+                peor = Some((clave, fila.clone(), m.clone()));
             }
         }
     }
-    let (_, marca, modelo) = peor?;
+    let ((sostiene, _, _), marca, modelo) = peor?;
     let x = r.dato(t, &marca, &modelo, 2, true)?;
     let tot = r.dato(t, &marca, "total", 2, true)?;
     let mi = r.marca_idx(&marca)?;
@@ -449,32 +656,59 @@ fn ausencia(r: &mut Redactor<'_>) -> Option<()> {
     if ev.is_empty() {
         ev = r.evidencia(2, |i| r.modelo_de(i) == modelo && !r.ordenes[i].contains(&mi));
     }
-    let (texto, texto_en) = if x.valor == 0.0 {
-        (
+    let (sig, sig_en) = SIGNIFICATIVA;
+    let (texto, texto_en) = match (sostiene, x.valor == 0.0) {
+        (true, true) => (
             format!(
-                "{marca} no aparece en ninguna respuesta de {modelo} ({}), aunque el conjunto de los modelos la menciona en el {} de las respuestas.",
+                "{marca} no aparece en ninguna respuesta de {modelo} ({}), aunque el conjunto de los modelos la menciona en el {} de las respuestas ({sig}).",
                 x.es(),
                 tot.es()
             ),
             format!(
-                "{marca} does not appear in any answer from {modelo} ({}), although the models as a whole mention it in {} of answers.",
+                "{marca} does not appear in any answer from {modelo} ({}), although the models as a whole mention it in {} of answers ({sig_en}).",
                 x.en(),
                 tot.en()
             ),
-        )
-    } else {
-        (
+        ),
+        (true, false) => (
             format!(
-                "{modelo} casi no nombra a {marca}: la menciona en el {} de sus respuestas, frente al {} del total de modelos.",
+                "{modelo} casi no nombra a {marca}: la menciona en el {} de sus respuestas, frente al {} del total de modelos ({sig}).",
                 x.es(),
                 tot.es()
             ),
             format!(
-                "{modelo} hardly names {marca}: it mentions it in {} of its answers, against {} across all models.",
+                "{modelo} hardly names {marca}: it mentions it in {} of its answers, against {} across all models ({sig_en}).",
                 x.en(),
                 tot.en()
             ),
-        )
+        ),
+        (false, cero) => {
+            // No model leaves any brand out by a difference that holds: the largest relative
+            // gap, stated as the tie it is.
+            r.empate(&[x, tot]);
+            let (sup, sup_en) = superpuestos(r.se_distinguen(t, (&marca, &modelo), (&marca, "total")));
+            let (cuanto, cuanto_en) = if cero {
+                (
+                    format!("no la nombra en ninguna de sus respuestas ({})", x.es()),
+                    format!("names it in none of its answers ({})", x.en()),
+                )
+            } else {
+                (
+                    format!("la menciona en el {} de sus respuestas", x.es()),
+                    format!("mentions it in {} of its answers", x.en()),
+                )
+            };
+            (
+                format!(
+                    "Ningún modelo deja de lado a una marca con una diferencia significativa al 95 %. El caso que más se acerca es el de {modelo} con {marca}: {cuanto}, frente al {} del total de modelos, un empate dentro del margen de error ({sup}).",
+                    tot.es()
+                ),
+                format!(
+                    "No model leaves a brand out by a difference significant at 95%. The closest case is {modelo} with {marca}: it {cuanto_en}, against {} across all models, a tie within the margin of error ({sup_en}).",
+                    tot.en()
+                ),
+            )
+        }
     };
     r.cerrar("ausencia", MODELOS, texto, texto_en, ev);
     Some(())
@@ -559,23 +793,42 @@ fn divergencia(r: &mut Redactor<'_>) -> Option<()> {
         ev = r.evidencia(1, |i| r.modelo_de(i) == a);
         ev.extend(r.evidencia(1, |i| r.modelo_de(i) == b));
     }
-    r.cerrar(
-        "divergencia",
-        MODELOS,
-        format!(
-            "{a} y {b} son el par de modelos que menos coincide: el índice de Jaccard promedio entre sus marcas es {} (frente a {} en el total) y nombran la misma marca en primer lugar en el {} de las preguntas.",
-            j.es(),
-            jt.es(),
-            c.es()
-        ),
-        format!(
-            "{a} and {b} are the pair of models that agree least: the average Jaccard index of their brand sets is {} (against {} overall) and they put the same brand first in {} of questions.",
-            j.en(),
-            jt.en(),
-            c.en()
-        ),
-        ev,
-    );
+    let veredicto = r.se_distinguen(t, (&par, "jaccard"), ("total", "jaccard"));
+    let (texto, texto_en) = if veredicto == Some(true) {
+        let (sig, sig_en) = SIGNIFICATIVA;
+        (
+            format!(
+                "{a} y {b} son el par de modelos que menos coincide: el índice de Jaccard promedio entre sus marcas es {}, frente a {} en el total ({sig}), y nombran la misma marca en primer lugar en el {} de las preguntas.",
+                j.es(),
+                jt.es(),
+                c.es()
+            ),
+            format!(
+                "{a} and {b} are the pair of models that agree least: the average Jaccard index of their brand sets is {}, against {} overall ({sig_en}), and they put the same brand first in {} of questions.",
+                j.en(),
+                jt.en(),
+                c.en()
+            ),
+        )
+    } else {
+        r.empate(&[j, jt]);
+        let (sup, sup_en) = superpuestos(veredicto);
+        (
+            format!(
+                "{a} y {b} son el par de modelos con el índice de Jaccard promedio más bajo entre sus marcas, {}, aunque no se distingue del {} del total: un empate dentro del margen de error ({sup}). Nombran la misma marca en primer lugar en el {} de las preguntas.",
+                j.es(),
+                jt.es(),
+                c.es()
+            ),
+            format!(
+                "{a} and {b} are the pair of models with the lowest average Jaccard index of their brand sets, {}, though it cannot be told apart from the {} overall: a tie within the margin of error ({sup_en}). They put the same brand first in {} of questions.",
+                j.en(),
+                jt.en(),
+                c.en()
+            ),
+        )
+    };
+    r.cerrar("divergencia", MODELOS, texto, texto_en, ev);
     Some(())
 }
 
@@ -612,11 +865,29 @@ fn fuentes(r: &mut Redactor<'_>) -> Option<()> {
     if let Some(d) = propio.filter(|d| *d != dominio) {
         let marca = texto_celda(t, &d, "marca").unwrap_or_default();
         if let Some(x) = r.dato(t, &d, "tasa", 2, true) {
-            texto.push_str(&format!(
-                " El sitio de marca más citado es {d} ({marca}), en el {} de las respuestas.",
-                x.es()
-            ));
-            texto_en.push_str(&format!(" The most cited brand site is {d} ({marca}), in {} of answers.", x.en()));
+            let veredicto = r.se_distinguen(t, (&dominio, "tasa"), (&d, "tasa"));
+            if veredicto == Some(true) {
+                let (sig, sig_en) = SIGNIFICATIVA;
+                texto.push_str(&format!(
+                    " El sitio de marca más citado es {d} ({marca}), en el {} de las respuestas, por debajo de {dominio} ({sig}).",
+                    x.es()
+                ));
+                texto_en.push_str(&format!(
+                    " The most cited brand site is {d} ({marca}), in {} of answers, below {dominio} ({sig_en}).",
+                    x.en()
+                ));
+            } else {
+                r.empate(&[tasa, x]);
+                let (sup, sup_en) = superpuestos(veredicto);
+                texto.push_str(&format!(
+                    " El sitio de marca más citado es {d} ({marca}), en el {} de las respuestas: una tasa empatada con la de {dominio} dentro del margen de error ({sup}).",
+                    x.es()
+                ));
+                texto_en.push_str(&format!(
+                    " The most cited brand site is {d} ({marca}), in {} of answers: a rate tied with {dominio}'s within the margin of error ({sup_en}).",
+                    x.en()
+                ));
+            }
         }
     }
     r.cerrar("fuentes", FUENTES, texto, texto_en, ev);
@@ -642,6 +913,8 @@ fn fantasma(r: &mut Redactor<'_>) -> Option<()> {
     }
     let g = r.dato(t, &marca, "citacion_fantasma", 3, true)?;
     let c = r.dato(t, &marca, "citacion", 3, true)?;
+    // The overall citation rate sizes the ghost share: it is not set against it.
+    r.contexto(c);
     let mi = r.marca_idx(&marca)?;
     let dominios = r.study.brands[mi].dominios.clone();
     let ev = r.evidencia(2, |i| {
@@ -683,6 +956,30 @@ fn tono(r: &mut Redactor<'_>) -> Option<()> {
     let neg = r.dato(t, &peor, "neg", 0, false)?;
     let n = r.dato(t, &peor, "n_tono", 0, false)?;
     let tm = r.dato(t, &mejor, "tono_neto", 2, false)?;
+    let veredicto = r.se_distinguen(t, (&peor, "tono_neto"), (&mejor, "tono_neto"));
+    let (extremo, extremo_en) = if veredicto == Some(true) {
+        let sig_en = SIGNIFICATIVA.1;
+        (
+            format!(
+                "En el otro extremo, {mejor} tiene el tono más favorable ({}): la distancia entre las dos es significativa al 95 %.",
+                tm.es()
+            ),
+            format!("At the other end, {mejor} has the most favourable tone ({}), a difference {sig_en}.", tm.en()),
+        )
+    } else {
+        r.empate(&[tn, tm]);
+        let (sup, sup_en) = superpuestos(veredicto);
+        (
+            format!(
+                "En el otro extremo, {mejor} tiene el tono más favorable ({}), aunque los dos extremos están empatados dentro del margen de error ({sup}).",
+                tm.es()
+            ),
+            format!(
+                "At the other end, {mejor} has the most favourable tone ({}), though the two ends are tied within the margin of error ({sup_en}).",
+                tm.en()
+            ),
+        )
+    };
     let id = r.study.brands.iter().find(|b| b.nombre == peor)?.id.clone();
     let mut ev = r.evidencia(3, |i| r.study.answers[i].tono.get(&id) == Some(&Tone::Neg));
     if ev.is_empty() {
@@ -692,18 +989,16 @@ fn tono(r: &mut Redactor<'_>) -> Option<()> {
         "tono",
         TONO,
         format!(
-            "{peor} recibe el tono neto más bajo ({}): {} de sus {} menciones etiquetadas son negativas, sobre todo por las advertencias que acompañan la recomendación. En el otro extremo, {mejor} tiene el tono más favorable ({}).",
+            "{peor} recibe el tono neto más bajo ({}): {} de sus {} menciones etiquetadas son negativas, sobre todo por las advertencias que acompañan la recomendación. {extremo}",
             tn.es(),
             neg.es(),
             n.es(),
-            tm.es()
         ),
         format!(
-            "{peor} gets the lowest net tone ({}): {} of its {} labelled mentions are negative, mostly because of caveats attached to the recommendation. At the other end, {mejor} has the most favourable tone ({}).",
+            "{peor} gets the lowest net tone ({}): {} of its {} labelled mentions are negative, mostly because of caveats attached to the recommendation. {extremo_en}",
             tn.en(),
             neg.en(),
             n.en(),
-            tm.en()
         ),
         ev,
     );
@@ -716,13 +1011,13 @@ mod tests {
 
     #[test]
     fn numbers_print_from_the_rounded_value() {
-        let d = Dato { valor: 0.42, dec: 2, pct: true };
+        let d = Dato { valor: 0.42, dec: 2, pct: true, idx: 0 };
         assert_eq!(d.es(), "42 %");
         assert_eq!(d.en(), "42%");
-        let h = Dato { valor: 12345.0, dec: 0, pct: false };
+        let h = Dato { valor: 12345.0, dec: 0, pct: false, idx: 0 };
         assert_eq!(h.es(), "12.345");
         assert_eq!(h.en(), "12,345");
-        let n = Dato { valor: -0.12, dec: 2, pct: false };
+        let n = Dato { valor: -0.12, dec: 2, pct: false, idx: 0 };
         assert_eq!(n.es(), "−0,12");
         assert_eq!(redondear(0.4213, 2), (0.42, 2));
         assert_eq!(redondear(848.5, 0).1, 1);

@@ -152,6 +152,46 @@ fn findings_are_backed_by_their_cells() {
     }
 }
 
+/// Every comparison a finding makes says what the 95% intervals support: a difference only
+/// where they do not overlap (and the text says so), a tie within the margin of error where
+/// they do; so `generator check` has nothing to warn about in the sample content.
+#[test]
+fn findings_claim_only_the_differences_that_hold_at_95() {
+    use generator::metrics::compare::{Claim, comparisons};
+
+    let (mut diferencias, mut empates) = (0, 0);
+    for g in todos(1, DEFAULT_SEED) {
+        let s = &g.study;
+        let tablas = generator::metrics::analysis::analyze(s).expect("analyze");
+        let avisos = generator::validate::unsupported_comparisons(Path::new("content"), s, &tablas);
+        assert!(avisos.is_empty(), "{}: {:?}", s.slug, avisos.iter().collect::<Vec<_>>());
+        for f in &s.findings {
+            for c in comparisons(s, f, &tablas) {
+                let (es, en) = match c.afirma {
+                    Claim::Diferencia => {
+                        diferencias += 1;
+                        ("significativa al 95 %", "significant at 95%")
+                    }
+                    Claim::Empate => {
+                        empates += 1;
+                        ("margen de error", "margin of error")
+                    }
+                };
+                assert!(
+                    f.texto.contains(es) && f.texto_en.contains(en),
+                    "{} {}: {}\n{}",
+                    s.slug,
+                    f.id,
+                    f.texto,
+                    f.texto_en
+                );
+            }
+        }
+    }
+    // The sample has both kinds, so the test is not vacuous.
+    assert!(diferencias > 0 && empates > 0, "{diferencias} diferencias, {empates} empates");
+}
+
 #[test]
 fn written_files_load_back() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::Lang;
 use super::format::{Unit, column_label, column_unit, format_cell, format_value, translate_note};
 use crate::metrics::analysis::{Cell, Table};
+use crate::metrics::compare;
 use crate::model::{Metric, Study, TableKind, TableSpec};
 
 /// An analysis table with the spec it was computed from.
@@ -114,8 +115,11 @@ pub struct FindingView {
     pub id: String,
     pub seccion: String,
     pub texto: String,
-    /// Table, row, column label and the computed value, formatted as in the tables.
-    pub respaldo: Vec<[String; 4]>,
+    /// Table, row, column label, the computed value and its 95% interval ("–" when the
+    /// cell has none), formatted as in the tables.
+    pub respaldo: Vec<[String; 5]>,
+    /// Each comparison the finding makes, with its verdict at 95%.
+    pub comparaciones: Vec<String>,
     pub evidencia: String,
 }
 
@@ -135,16 +139,40 @@ pub(super) fn findings(study: &Study, tables: &[Table], lang: Lang) -> Vec<Findi
                 .iter()
                 .map(|b| {
                     let found = specs_and_tables(study, tables).find(|(_, t)| t.id == b.tabla);
-                    let (column, value) = match found {
+                    let (column, value, interval) = match found {
                         Some((spec, table)) => {
                             let first = table.columnas.first().is_some_and(|c| *c == b.columna);
                             let unit = column_unit(spec, &b.columna, first);
                             let value = table.cell(&b.fila, &b.columna).and_then(Cell::as_f64);
-                            (column_label(study, spec, &b.columna, first, lang), format_value(value, unit, lang))
+                            let interval = match table.uncertainty(&b.fila, &b.columna) {
+                                Some((_, Some((low, high)))) => format_cell(&Cell::Interval(low, high), unit, lang),
+                                _ => "–".to_owned(),
+                            };
+                            (
+                                column_label(study, spec, &b.columna, first, lang),
+                                format_value(value, unit, lang),
+                                interval,
+                            )
                         }
-                        None => (b.columna.clone(), "–".to_owned()),
+                        None => (b.columna.clone(), "–".to_owned(), "–".to_owned()),
                     };
-                    [b.tabla.clone(), display_key(study, &b.fila), column, value]
+                    [b.tabla.clone(), display_key(study, &b.fila), column, value, interval]
+                })
+                .collect(),
+            comparaciones: compare::comparisons(study, f, tables)
+                .iter()
+                .map(|c| {
+                    let side = |s: &compare::Side| {
+                        format!("{} ({})", display_key(study, &s.fila), display_key(study, &s.columna))
+                    };
+                    let claim = match (c.afirma, lang) {
+                        (compare::Claim::Diferencia, Lang::Es) => "se afirma una diferencia",
+                        (compare::Claim::Diferencia, Lang::En) => "a difference is claimed",
+                        (compare::Claim::Empate, Lang::Es) => "se afirma un empate",
+                        (compare::Claim::Empate, Lang::En) => "a tie is claimed",
+                    };
+                    let verdict = lang.pick(&c.veredicto, &c.veredicto_en);
+                    format!("{} {} {}: {claim}. {verdict}", side(&c.a), lang.pick("frente a", "against"), side(&c.b))
                 })
                 .collect(),
             evidencia: f.evidencia.join(", "),

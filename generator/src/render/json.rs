@@ -613,6 +613,11 @@ pub struct PublishedBacking<'a> {
     pub n: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ic95: Option<(f64, f64)>,
+    /// As the finding declares it: cited for context only, or not claimed to differ.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub contexto: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub empate: bool,
 }
 
 fn findings<'a>(study: &'a Study, tables: &[Table]) -> Vec<PublishedFinding<'a>> {
@@ -640,6 +645,8 @@ fn findings<'a>(study: &'a Study, tables: &[Table]) -> Vec<PublishedFinding<'a>>
                         valor_calculado: table.and_then(|t| t.cell(&b.fila, &b.columna)).and_then(|c| c.as_f64()),
                         n,
                         ic95,
+                        contexto: b.contexto,
+                        empate: b.empate,
                     }
                 })
                 .collect(),

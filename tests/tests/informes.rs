@@ -233,7 +233,7 @@ fn reports_print_the_packages_numbers() {
             // Every number a finding rests on, as its backing row prints it.
             let findings = package["hallazgos"].as_array().expect("hallazgos");
             assert!(!findings.is_empty(), "{slug}: reports are made for studies with findings");
-            let mut checked = 0;
+            let (mut checked, mut intervals, mut verdicts) = (0, 0, 0);
             for f in findings {
                 for b in f["respaldo"].as_array().expect("respaldo") {
                     let tabla = b["tabla"].as_str().expect("tabla");
@@ -241,19 +241,36 @@ fn reports_print_the_packages_numbers() {
                     let columna = b["columna"].as_str().expect("columna");
                     let computed = b["valor_calculado"].as_f64().expect("computed");
                     assert_eq!(cell(table(&package, tabla), fila, columna).as_f64(), Some(computed));
-                    let value = match column_shown(spec_of(tabla), columna) {
+                    let how = column_shown(spec_of(tabla), columna);
+                    let value = match how {
                         Some(how) => shown(computed, how, lang),
                         None => format!("{computed:.0}"),
                     };
                     let key = generator::render::report::tables::display_key(study, fila);
+                    // A rate or mean prints its 95% interval on the same row.
+                    let mut parts = vec![tabla.to_owned(), key.clone(), value.clone()];
+                    if let (Some(how), Some(bounds)) = (how, b["ic95"].as_array()) {
+                        let bound = |i: usize| shown(bounds[i].as_f64().expect("bound"), how, lang);
+                        parts.push(format!("[{} – {}]", bound(0), bound(1)));
+                        intervals += 1;
+                    }
+                    let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
                     assert!(
-                        !lines_with(&text, &[tabla, key.as_str(), value.as_str()]).is_empty(),
-                        "{slug} {lang}: finding {} backing {tabla}/{fila}/{columna} = {value}",
+                        !lines_with(&text, &parts).is_empty(),
+                        "{slug} {lang}: finding {} backing {tabla}/{fila}/{columna} printed as {parts:?}",
                         f["id"]
                     );
                     checked += 1;
                 }
+                // Each comparison the finding makes, with its verdict in the report's language.
+                let squashed = squash(&text);
+                for c in f["comparaciones"].as_array().expect("comparaciones") {
+                    let verdict = c[if lang == "es" { "veredicto" } else { "veredicto_en" }].as_str().expect("verdict");
+                    assert!(squashed.contains(&squash(verdict)), "{slug} {lang}: {} verdict {verdict}", f["id"]);
+                    verdicts += 1;
+                }
             }
+            assert!(intervals >= 5 && verdicts >= 1, "{slug} {lang}: {intervals} intervals, {verdicts} verdicts");
             assert!(checked >= 10, "{slug}: {checked} backing values checked");
         }
     }

@@ -227,6 +227,49 @@ mod tests {
     use super::*;
 
     #[test]
+    fn bars_carry_their_interval_as_a_whisker_inside_the_axis() {
+        use crate::model::TableKind;
+        let spec = TableSpec {
+            id: "A01".into(),
+            nombre: "marcas".into(),
+            titulo: "t".into(),
+            titulo_en: "t".into(),
+            tipo: TableKind::Marcas,
+            metricas: vec![Metric::Mencion],
+            dimension: None,
+            marca: None,
+            filtro: Default::default(),
+            limite: None,
+        };
+        let row = |brand: &str, value: f64, interval: Option<(f64, f64)>| {
+            vec![
+                Cell::Text(brand.into()),
+                Cell::Num(value),
+                Cell::Int(40),
+                Cell::Num(40.0),
+                interval.map_or(Cell::Null, |(low, high)| Cell::Interval(low, high)),
+            ]
+        };
+        let table = Table {
+            id: "A01".into(),
+            nombre: "marcas".into(),
+            titulo: "t".into(),
+            titulo_en: "t".into(),
+            columnas: ["marca", "mencion", "mencion_n", "mencion_n_ef", "mencion_ic95"].map(str::to_owned).to_vec(),
+            filas: vec![row("A", 0.42, Some((0.3, 0.56))), row("B", 0.1, None)],
+            nota: None,
+        };
+        let chart = brand_chart(&spec, &table, Metric::Mencion, Lang::Es);
+        // The axis reaches the highest whisker (0.56 → 0.6), not only the highest bar.
+        assert_eq!(chart.eje.last().map(|t| t.texto.as_str()), Some("60"));
+        let a = &chart.grupos[0].barras[0];
+        let (low, high) = a.bigote.unwrap_or_default();
+        assert!((low - 0.5).abs() < 1e-9 && (high - 0.56 / 0.6).abs() < 1e-9 && (a.fraccion - 0.7).abs() < 1e-9);
+        assert_eq!(chart.grupos[1].barras[0].bigote, None);
+        assert!(chart.fuente.contains("intervalo de confianza al 95 %"));
+    }
+
+    #[test]
     fn axis_rounds_up_to_a_tick() {
         let (top, ticks) = axis(Metric::Mencion, 0.42);
         assert!((top - 0.5).abs() < 1e-9);

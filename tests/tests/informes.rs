@@ -42,8 +42,18 @@ fn pdf_info(path: &Path) -> String {
 }
 
 /// Whitespace collapsed to single spaces.
+/// Whitespace collapsed to single spaces; a line broken after a hyphen ("gemini-2.5-" /
+/// "pro") joined again, as the PDF's text breaks a model id at its hyphens.
 fn squash(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut joined = String::with_capacity(text.len());
+    for line in text.lines() {
+        let continues = joined.ends_with('-');
+        if !continues && !joined.is_empty() {
+            joined.push('\n');
+        }
+        joined.push_str(if continues { line.trim_start() } else { line });
+    }
+    joined.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// How a number is printed in the reports: rates as percentages with one decimal, scores with

@@ -130,6 +130,26 @@ pub fn extract_facts_with(study: &Study, brands: &[AnswerBrands]) -> Vec<AnswerF
     facts
 }
 
+/// Puts the answers of each question together, questions in order of first appearance and
+/// scope order inside each (a stable sort); answers already grouped are left as they are.
+fn group_by_question(answers: &mut [&AnswerFacts]) {
+    let size = answers.iter().map(|a| a.question + 1).max().unwrap_or(0);
+    let mut rank = vec![usize::MAX; size];
+    let mut next = 0;
+    let mut grouped = true;
+    for (i, a) in answers.iter().enumerate() {
+        if rank[a.question] == usize::MAX {
+            rank[a.question] = next;
+            next += 1;
+        } else if i > 0 && answers[i - 1].question != a.question {
+            grouped = false; // the question came back after another one
+        }
+    }
+    if !grouped {
+        answers.sort_by_key(|a| rank[a.question]);
+    }
+}
+
 /// A study's model weights: as declared (1 each when the study declares none), as floats for
 /// the intervals and as integers on one decimal scale for the exact numbers.
 #[derive(Debug, Clone, PartialEq)]
@@ -184,12 +204,7 @@ pub struct Scope<'a> {
 impl<'a> Scope<'a> {
     /// Weighs `answers` so that each model present contributes its (renormalised) weight.
     pub fn new(mut answers: Vec<&'a AnswerFacts>, weights: &ModelWeights) -> Scope<'a> {
-        // Group by question, keeping scope order inside a question (a stable sort).
-        let mut first_seen: BTreeMap<usize, usize> = BTreeMap::new();
-        for (i, a) in answers.iter().enumerate() {
-            first_seen.entry(a.question).or_insert(i);
-        }
-        answers.sort_by_key(|a| first_seen[&a.question]);
+        group_by_question(&mut answers);
         let mut clusters = vec![0];
         clusters.extend((1..answers.len()).filter(|&i| answers[i].question != answers[i - 1].question));
         if !answers.is_empty() {
@@ -198,22 +213,29 @@ impl<'a> Scope<'a> {
             clusters.clear();
         }
 
-        let mut per_model: BTreeMap<usize, u64> = BTreeMap::new();
+        // Answers per model index, then the models present in model order (their slots).
+        let mut per_model: Vec<u64> = Vec::new();
         for a in &answers {
-            *per_model.entry(a.model).or_default() += 1;
+            if per_model.len() <= a.model {
+                per_model.resize(a.model + 1, 0);
+            }
+            per_model[a.model] += 1;
         }
-        let slot_of: BTreeMap<usize, usize> = per_model.keys().enumerate().map(|(slot, &m)| (m, slot)).collect();
-        let models = per_model.iter().map(|(&m, &n)| (weights.decimal(m), n)).collect();
-        let present: f64 = per_model.keys().map(|&m| weights.float(m)).sum();
+        let model_slots: Vec<usize> = (0..per_model.len()).filter(|&m| per_model[m] > 0).collect();
+        let mut slot_of = vec![0; per_model.len()];
+        for (slot, &m) in model_slots.iter().enumerate() {
+            slot_of[m] = slot;
+        }
+        let models = model_slots.iter().map(|&m| (weights.decimal(m), per_model[m])).collect();
+        let present: f64 = model_slots.iter().map(|&m| weights.float(m)).sum();
         let floats = answers
             .iter()
             .map(|a| {
-                let n = per_model[&a.model] as f64;
+                let n = per_model[a.model] as f64;
                 if present > 0.0 { weights.float(a.model) / present / n } else { 0.0 }
             })
             .collect();
-        let slots = answers.iter().map(|a| slot_of[&a.model]).collect();
-        let model_slots = per_model.keys().copied().collect();
+        let slots = answers.iter().map(|a| slot_of[a.model]).collect();
         Scope { answers, weights: floats, slots, models, model_slots, clusters }
     }
 
@@ -927,6 +949,21 @@ mod tests {
         assert_eq!(value(&s, 1, Metric::TonoNeto), Some(-1.0));
         assert_eq!(value(&s, 2, Metric::TonoNeto), None);
         assert_eq!(s.brands[2].n_tone(), 0);
+    }
+
+    #[test]
+    fn scopes_group_answers_by_question_in_first_appearance_order() {
+        let data = [facts(2, 0, &[], &[]), facts(0, 1, &[], &[]), facts(2, 1, &[], &[]), facts(0, 0, &[], &[])];
+        let scope = Scope::new(data.iter().collect(), &weights(&[1.0, 1.0]));
+        let order: Vec<(usize, usize)> = scope.answers.iter().map(|a| (a.question, a.model)).collect();
+        assert_eq!(order, [(2, 0), (2, 1), (0, 1), (0, 0)]);
+        assert_eq!(scope.clusters, [0, 2, 4]);
+        assert_eq!(scope.models, [(1, 2), (1, 2)]);
+        let grouped = [facts(1, 1, &[], &[]), facts(1, 0, &[], &[]), facts(0, 0, &[], &[])];
+        let scope = Scope::new(grouped.iter().collect(), &weights(&[1.0, 1.0]));
+        let order: Vec<(usize, usize)> = scope.answers.iter().map(|a| (a.question, a.model)).collect();
+        assert_eq!(order, [(1, 1), (1, 0), (0, 0)]);
+        assert_eq!(scope.slots, [1, 0, 0]);
     }
 
     #[test]

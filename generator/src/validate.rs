@@ -238,6 +238,15 @@ fn check_design(file: &Path, study: &Study, p: &mut Problems) {
             }
             if !weight.is_finite() || *weight <= 0.0 {
                 p.push(file, format!("ponderacion.pesos.{id}"), "se esperaba un peso positivo");
+            } else if !crate::metrics::exact::weight_fits(*weight) {
+                p.push(
+                    file,
+                    format!("ponderacion.pesos.{id}"),
+                    format!(
+                        "`{weight}`: un peso se escribe con a lo sumo {} decimales y es menor que 1.000.000.000",
+                        crate::metrics::exact::MAX_WEIGHT_DECIMALS
+                    ),
+                );
             }
         }
     }

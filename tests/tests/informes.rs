@@ -276,7 +276,22 @@ fn reports_print_the_packages_numbers() {
                 let squashed = squash(&text);
                 for c in f["comparaciones"].as_array().expect("comparaciones") {
                     let verdict = c[if lang == "es" { "veredicto" } else { "veredicto_en" }].as_str().expect("verdict");
-                    assert!(squashed.contains(&squash(verdict)), "{slug} {lang}: {} verdict {verdict}", f["id"]);
+                    let side = |s: &Value| {
+                        let key = |k: &str| {
+                            generator::render::report::tables::display_key(study, s[k].as_str().expect("key"))
+                        };
+                        format!("{} ({})", key("fila"), key("columna"))
+                    };
+                    let claim = match (c["afirma"].as_str(), lang) {
+                        (Some("diferencia"), "es") => "se afirma una diferencia",
+                        (Some("diferencia"), _) => "a difference is claimed",
+                        (_, "es") => "se afirma un empate",
+                        _ => "a tie is claimed",
+                    };
+                    let against = if lang == "es" { "frente a" } else { "against" };
+                    // The whole line: both sides, in order, what is claimed and the verdict.
+                    let line = format!("{} {against} {}: {claim}. {verdict}", side(&c["a"]), side(&c["b"]));
+                    assert!(squashed.contains(&squash(&line)), "{slug} {lang}: {} prints {line}", f["id"]);
                     verdicts += 1;
                 }
             }

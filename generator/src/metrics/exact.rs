@@ -43,6 +43,11 @@ pub struct Exact {
 
 /// `factor · Σ w_m·num_m/n_m ÷ Σ w_m·den_m/n_m`, exactly; `None` when the denominator is 0.
 pub fn weighted_ratio(terms: &[Term], factor: i64) -> Option<Exact> {
+    // Weights and counts are never negative: the denominator is 0 exactly when no model
+    // present has both weight and denominator (a null cell; no need to try big integers).
+    if !terms.iter().any(|t| t.answers > 0 && t.weight > 0 && t.den != 0) {
+        return None;
+    }
     small_ratio(terms, factor).or_else(|| big_ratio(terms, factor))
 }
 
@@ -132,9 +137,21 @@ fn from_units(units: i64) -> f64 {
 /// that writes each `f64` (what the publisher typed in `estudio.toml`: `0.35` is 35/100,
 /// not the binary double nearest to it). Negative or non-finite weights count as 0.
 pub fn decimal_weights(weights: &[f64]) -> Vec<u128> {
+    // Validation keeps weights to at most `MAX_WEIGHT_DECIMALS` decimals and below 10^9, so
+    // the common scale fits a u128 with room for the counts.
     let parts: Vec<(u128, u32)> = weights.iter().map(|w| decimal_parts(*w)).collect();
     let scale = parts.iter().map(|(_, decimals)| *decimals).max().unwrap_or(0);
     parts.iter().map(|(mantissa, decimals)| mantissa.saturating_mul(10_u128.saturating_pow(scale - decimals))).collect()
+}
+
+/// Decimals a model weight may be written with (`0.123456789` at most).
+pub const MAX_WEIGHT_DECIMALS: u32 = 9;
+
+/// True when `weight` is written with at most [`MAX_WEIGHT_DECIMALS`] decimals and is below
+/// 10^9, so every exact computation over weights fits.
+pub fn weight_fits(weight: f64) -> bool {
+    let (_, decimals) = decimal_parts(weight);
+    weight.is_finite() && weight < 1e9 && decimals <= MAX_WEIGHT_DECIMALS
 }
 
 /// `value = mantissa / 10^decimals`, from Rust's shortest round-trip decimal of `value`.
@@ -189,6 +206,8 @@ mod tests {
         assert_eq!(decimal_weights(&[1.0, 0.05]), vec![100, 5]);
         assert_eq!(decimal_weights(&[0.1, 2.0, -1.0]), vec![1, 20, 0]);
         assert_eq!(decimal_weights(&[]), Vec::<u128>::new());
+        assert!(weight_fits(0.123_456_789) && weight_fits(50.0) && weight_fits(999_999_999.0));
+        assert!(!weight_fits(0.123_456_789_1) && !weight_fits(1e-39) && !weight_fits(1e9));
     }
 
     #[test]

@@ -838,6 +838,54 @@ mod tests {
         assert_eq!(s.estimate(2, Metric::Orden).map(|e| e.uncertainty.ic95), Some(None));
     }
 
+    /// Wilson bounds rounded as published.
+    fn wilson_rounded(p: f64, n: f64) -> Option<(f64, f64)> {
+        let (low, high) = interval::wilson(p, n);
+        Some((exact::round_float(low, 4), exact::round_float(high, 4)))
+    }
+
+    #[test]
+    fn each_metric_has_its_own_base_and_spread() {
+        // tiny(): one model, four questions answered once (c = 1/4 each), so V is
+        // Σ (c·(y − R·x))² / (Σ c·x)² over the answers, worked out here by hand.
+        let mut data = tiny();
+        data[0].tone = vec![(0, Tone::Pos)];
+        data[1].tone = vec![(0, Tone::Neu)];
+        data[3].tone = vec![(0, Tone::Pos)];
+        let scope = Scope::new(data.iter().collect(), &weights(&[1.0]));
+        let s = brand_stats(&scope, 4);
+        let u = |metric| s.estimate(0, metric).map(|e| e.uncertainty).unwrap_or_else(|| panic!("{metric:?}"));
+
+        // Top1 of A: y = first, x = names a brand (answers 0, 1, 3): R = 2/3, residuals
+        // 1/12, −1/6, 1/12 → V = (6/144)/(3/4)² = 2/27, R(1−R)/V = 3 = n_kish: Wilson on 3.
+        assert_eq!(u(Metric::Top1), Uncertainty { n: 3, n_ef: 3.0, ic95: wilson_rounded(2.0 / 3.0, 3.0) });
+
+        // SoV of A: y = named, x = brands named (2, 3, 0, 1): R = 1/2, residuals 0, −1/8, 1/8
+        // → V = (2/64)/1.5² ; R(1−R)/V = 18 > n_kish = 1.5²/(0.5² + 0.75² + 0.25²) = 2.571…
+        let kish = 2.25 / 0.875;
+        assert_eq!(u(Metric::Sov), Uncertainty { n: 3, n_ef: 2.6, ic95: wilson_rounded(0.5, kish) });
+
+        // Order of A: positions 1, 2, 1 over the answers naming it: R = 4/3, V = 2/27.
+        let half = interval::Z95 * (2.0_f64 / 27.0).sqrt();
+        let order = u(Metric::Orden);
+        assert_eq!((order.n, order.n_ef), (3, 3.0));
+        assert_eq!(order.ic95, Some((1.0, exact::round_float(4.0 / 3.0 + half, 4))));
+
+        // Net tone of A: labels +1, 0, +1: R = 2/3, V = 2/27, cut at 1.
+        let tone = u(Metric::TonoNeto);
+        assert_eq!(tone.ic95, Some((exact::round_float(2.0 / 3.0 - half, 4), 1.0)));
+
+        // Prominence of A: points 10, 8, 0, 10 over all four answers: R = 7, residuals
+        // (1/4)·(3, 1, −7, 3) → V = 68/16.
+        let prominence = u(Metric::Protagonismo);
+        let half = interval::Z95 * (68.0_f64 / 16.0).sqrt();
+        assert_eq!(prominence.ic95, Some((exact::round_float(7.0 - half, 4), 10.0)));
+
+        // Citation of A (answers 2 and 3) and ghost citation (answer 2): plain Wilson on 4.
+        assert_eq!(u(Metric::Citacion).ic95, wilson_rounded(0.5, 4.0));
+        assert_eq!(u(Metric::CitacionFantasma).ic95, wilson_rounded(0.25, 4.0));
+    }
+
     #[test]
     fn never_mentioned_brand_has_null_order_not_zero() {
         let data = tiny();

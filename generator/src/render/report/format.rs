@@ -78,6 +78,17 @@ pub fn column_unit(spec: &TableSpec, column: &str, first: bool) -> Unit {
     if let Some(metric) = Metric::ALL.iter().find(|m| m.id() == column) {
         return metric_unit(*metric);
     }
+    // The companions of a rate or mean: its base is a count, its effective size a decimal;
+    // its interval (`_ic95`) is in the unit of the value it accompanies.
+    if column.ends_with("_n") {
+        return Unit::Count;
+    }
+    if column.ends_with("_n_ef") {
+        return Unit::Decimal2;
+    }
+    if let Some(value) = column.strip_suffix("_ic95") {
+        return column_unit(spec, value, false);
+    }
     match column {
         "n_orden" | "n_tono" | "respuestas" | "marcas_distintas" | "preguntas" | "omitidas" | "pos" | "neu" | "neg" => {
             Unit::Count

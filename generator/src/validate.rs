@@ -132,8 +132,9 @@ const RESERVED_NAMES: [&str; 6] = ["total", "marca", "modelo", "grupo", "par", "
 /// spreadsheet's `_ic95_inf` / `_ic95_sup`), which a finding's `columna` would confuse with
 /// the companion of another column.
 fn is_reserved_name(name: &str) -> bool {
-    RESERVED_NAMES.contains(&name)
-        || ["_n", "_n_ef", "_ic95", "_ic95_inf", "_ic95_sup"].iter().any(|s| name.ends_with(s))
+    // The companions, and the two columns the spreadsheet splits an interval into.
+    let mut suffixes = crate::metrics::analysis::COMPANIONS.iter().copied().chain(["_ic95_inf", "_ic95_sup"]);
+    RESERVED_NAMES.contains(&name) || suffixes.any(|s| name.ends_with(s))
 }
 
 /// The message for a reserved name.

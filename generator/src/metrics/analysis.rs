@@ -543,7 +543,9 @@ fn sort_rows<T>(
     value: impl Fn(&usize) -> Option<f64>,
     context: &Context_<'_>,
 ) {
-    let key = |b: &usize| value(b);
+    // Each row's key once (an estimate computes its interval too), not once per comparison.
+    let keys: BTreeMap<usize, Option<f64>> = rows.iter().map(|(b, _)| (*b, value(b))).collect();
+    let key = |b: &usize| keys.get(b).copied().flatten();
     rows.sort_by(|(a, _), (b, _)| {
         let by_value = match (key(a), key(b)) {
             (Some(x), Some(y)) if metric == Metric::Orden => x.total_cmp(&y),

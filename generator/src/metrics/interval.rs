@@ -55,6 +55,13 @@ impl Spread {
         }
     }
 
+    /// Adds `count` answers of weight 1 and denominator 1 (agreement: each pair counts once).
+    pub fn add_unit_answers(&mut self, count: usize) {
+        for _ in 0..count {
+            self.add_answer(1.0);
+        }
+    }
+
     /// Adds the cross terms of a cluster whose numerator is `y` against a shared
     /// denominator already accounted in `xx` (see [`Spread::with_shared`]).
     pub fn add_numerator(&mut self, y: f64, x: f64) {

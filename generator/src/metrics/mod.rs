@@ -349,8 +349,6 @@ pub struct BrandStats {
     counts: Vec<Counts>,
     spreads: BrandSpreads,
     pub n_mention: usize,
-    pub n_citation: usize,
-    pub n_top1: usize,
     pub pos: usize,
     pub neu: usize,
     pub neg: usize,
@@ -517,7 +515,6 @@ pub fn brand_stats<'s, 'a>(scope: &'s Scope<'a>, n_brands: usize) -> ScopeStats<
                 sums.points += c * points;
                 if position == 1 {
                     counts.first += 1;
-                    brand.n_top1 += 1;
                     sums.first += c;
                 }
                 touched.push(b);
@@ -526,7 +523,6 @@ pub fn brand_stats<'s, 'a>(scope: &'s Scope<'a>, n_brands: usize) -> ScopeStats<
                 let Some(brand) = brands.get_mut(b) else { continue };
                 let ghost = !a.names(b);
                 brand.counts[slot].cited += 1;
-                brand.n_citation += 1;
                 cluster[b].cited += c;
                 if ghost {
                     brand.counts[slot].ghost += 1;
@@ -689,15 +685,11 @@ impl Agreement {
         let (jaccard, compared, matched, top1) = sums;
         if compared > 0.0 {
             self.jaccard_spread.add_cluster(jaccard, compared);
-            for _ in 0..compared as usize {
-                self.jaccard_spread.add_answer(1.0);
-            }
+            self.jaccard_spread.add_unit_answers(compared as usize);
         }
         if top1 > 0.0 {
             self.top1_spread.add_cluster(matched, top1);
-            for _ in 0..top1 as usize {
-                self.top1_spread.add_answer(1.0);
-            }
+            self.top1_spread.add_unit_answers(top1 as usize);
         }
     }
 
@@ -822,15 +814,7 @@ mod tests {
         let s = brand_stats(&scope, 4);
         // One model, one answer per question: A's mention rate 3/4 is plain Wilson on n = 4.
         let mention = s.estimate(0, Metric::Mencion).map(|e| e.uncertainty);
-        let (low, high) = interval::wilson(0.75, 4.0);
-        assert_eq!(
-            mention,
-            Some(Uncertainty {
-                n: 4,
-                n_ef: 4.0,
-                ic95: Some((exact::round_float(low, 4), exact::round_float(high, 4)))
-            })
-        );
+        assert_eq!(mention, Some(Uncertainty { n: 4, n_ef: 4.0, ic95: wilson_rounded(0.75, 4.0) }));
         // Order's base is the answers naming A; Top1's those naming any brand.
         assert_eq!(s.estimate(0, Metric::Orden).map(|e| e.uncertainty.n), Some(3));
         assert_eq!(s.estimate(0, Metric::Top1).map(|e| e.uncertainty.n), Some(3));

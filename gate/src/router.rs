@@ -53,6 +53,10 @@ impl Handler for Gate {
         }
         Reply::not_found(path)
     }
+
+    fn serves_host(&self, authority: &str) -> bool {
+        self.mcp.allowed.host_allowed(authority)
+    }
 }
 
 impl Gate {
@@ -87,5 +91,9 @@ impl Handler for Live {
 
     fn body_limit(&self) -> usize {
         self.current().body_limit()
+    }
+
+    fn serves_host(&self, authority: &str) -> bool {
+        self.current().serves_host(authority)
     }
 }

@@ -18,13 +18,13 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::time::Duration;
 
 use bytes::{BufMut, BytesMut};
-use pingora_core::protocols::Stream;
 use pingora_core::protocols::http::ServerSession;
 use pingora_http::ResponseHeader;
-use rustix::fs::{FileType, fstat};
 use rustix::net::{SendFlags, send};
 use tokio::io::Interest;
 use tokio::net::TcpStream;
+
+use super::socket::plain_http1_socket;
 
 /// Most bytes one `sendfile` call is asked for; the socket takes what its buffer holds.
 const MAX_PER_CALL: usize = 4 * 1024 * 1024;
@@ -108,26 +108,4 @@ async fn wait_and(
             result => return result,
         }
     }
-}
-
-/// The session's socket, if the session is plain (no TLS) HTTP/1 over a real socket.
-fn plain_http1_socket(session: &ServerSession) -> Option<BorrowedFd<'_>> {
-    session.as_http1()?;
-    let stream: &Stream = session.stream()?;
-    if stream.get_ssl().is_some() || stream.get_ssl_digest().is_some() {
-        return None;
-    }
-    let socket = borrow_socket(stream);
-    matches!(fstat(socket), Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Socket).then_some(socket)
-}
-
-/// The descriptor under a Pingora stream, borrowed for as long as the stream is.
-#[allow(unsafe_code)]
-fn borrow_socket(stream: &Stream) -> BorrowedFd<'_> {
-    // `UniqueID::id` is the stream's descriptor on Unix (Pingora's l4 stream returns
-    // `as_raw_fd()`, and TLS wrappers forward their inner stream's). SAFETY: the descriptor
-    // is open for as long as `stream` lives, it is closed only when the stream is dropped,
-    // which cannot happen while this shared borrow (which the returned value carries) exists.
-    let fd = stream.id();
-    unsafe { BorrowedFd::borrow_raw(fd) }
 }

@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 use async_trait::async_trait;
 use bytes::Bytes;
 use http::Method;
+use pingora_core::ErrorType;
 use pingora_core::apps::{HttpPersistentSettings, HttpServerApp, ReusedHttpStream};
 use pingora_core::listeners::{L4BufferSettings, ListenerConfig};
 use pingora_core::protocols::http::ServerSession;
@@ -27,6 +28,7 @@ use pingora_http::{RequestHeader, ResponseHeader};
 
 use super::response::{ALLOW_HEADERS, Body, EXPOSE_HEADERS, JSON, Reply};
 use super::sendfile::{self, Sent};
+use super::socket;
 
 /// The log filter unless `GATE_LOG` says otherwise: the gate's own lines (Spanish) at info,
 /// Pingora's start-up chatter (English) only when it warns.
@@ -145,6 +147,11 @@ pub trait Handler: Send + Sync + 'static {
     fn body_limit(&self) -> usize {
         64 * 1024
     }
+
+    /// Whether `authority` (`host[:port]` of an absolute-form target) names this server.
+    fn serves_host(&self, _authority: &str) -> bool {
+        true
+    }
 }
 
 /// The Pingora application around a [`Handler`].
@@ -176,11 +183,21 @@ impl<H: Handler> HttpServerApp for App<H> {
         let permit = Arc::clone(&self.connections).try_acquire_owned().ok();
         let limits = &self.limits;
         session.set_read_timeout(Some(limits.read_timeout));
+        // Requests a client sends without waiting for the answers are read one after the
+        // other and answered in order (RFC 9112 §9.3.2), never dropped.
+        session.set_pipelining_enabled(true);
         match tokio::time::timeout(limits.read_timeout, session.read_request()).await {
             Ok(Ok(true)) => {}
+            Ok(Err(error)) if error.etype == ErrorType::InvalidHTTPHeader => {
+                refuse_unreadable_head(&mut session, &error, limits).await;
+                return None;
+            }
             _ => return None,
         }
         let started = Instant::now();
+        // Pingora's reading of the head: `Connection: close`, HTTP/1.0 without keep-alive, or
+        // both `Content-Length` and `Transfer-Encoding` end the connection after this answer.
+        let client_keeps_alive = session.is_http2() || session.get_keepalive().is_some();
         let refused = match permit {
             None => Some(
                 Reply::error(
@@ -190,15 +207,16 @@ impl<H: Handler> HttpServerApp for App<H> {
                 )
                 .with_header("Retry-After", "1".to_owned()),
             ),
-            Some(_) => limits.refuse_head(session.req_header()),
+            Some(_) => limits
+                .refuse_head(session.req_header())
+                .or_else(|| refuse_ambiguous_framing(&session))
+                .or_else(|| self.refuse_foreign_target(&session)),
         };
-        let keepalive = if *shutdown.borrow() || refused.is_some() || closes_after_reply(session.req_header()) {
-            None
-        } else {
-            Some(KEEPALIVE_SECONDS)
-        };
+        let keepalive =
+            if *shutdown.borrow() || refused.is_some() || !client_keeps_alive { None } else { Some(KEEPALIVE_SECONDS) };
         session.set_keepalive(keepalive);
 
+        let unread_body = refused.is_some();
         let reply = match refused {
             Some(reply) => reply,
             None => match tokio::time::timeout(limits.read_timeout, read_body(&mut session, self.handler.body_limit()))
@@ -224,10 +242,10 @@ impl<H: Handler> HttpServerApp for App<H> {
         let status = reply.status;
         let written = write_reply(&mut session, reply, head_only, limits).await;
         log_access(&session, status, *written.as_ref().unwrap_or(&0), started);
-        if status == 413 {
-            // Read what is left of the refused body for a moment (a lingering close), so
-            // closing with unread data does not reset the connection before the client reads the 413.
-            let _ = tokio::time::timeout(Duration::from_secs(1), session.drain_request_body()).await;
+        if unread_body || status == 413 {
+            // The client may still be sending what was refused: close without a reset, so it
+            // reads the answer.
+            socket::linger(&session, LINGER).await;
         }
         written.ok()?;
         let persistent = HttpPersistentSettings::for_session(&session);
@@ -238,22 +256,108 @@ impl<H: Handler> HttpServerApp for App<H> {
     }
 }
 
+impl<H: Handler> App<H> {
+    /// 400 for an absolute-form target (`GET http://host/path`) naming a host this server does
+    /// not answer for: the gate is not a proxy. Its own hosts are served as usual.
+    fn refuse_foreign_target(&self, session: &ServerSession) -> Option<Reply> {
+        let head = session.req_header();
+        if session.is_http2() || head.method == Method::CONNECT {
+            return None;
+        }
+        // Pingora keeps only the path in `uri`; the target as sent is the raw path.
+        let raw = head.raw_path();
+        if raw.first().is_none_or(|b| *b == b'/' || *b == b'*') {
+            return None;
+        }
+        let target = http::Uri::try_from(raw).ok();
+        let authority = target.as_ref().and_then(http::Uri::authority).map_or("?", |a| a.as_str());
+        if self.handler.serves_host(authority) {
+            return None;
+        }
+        Some(Reply::error(
+            400,
+            "destino_ajeno",
+            format!("Este servidor no es un proxy: no atiende {authority}. Pida la ruta sola (p. ej. GET /catalogo)."),
+        ))
+    }
+}
+
+/// How long a refused client gets to finish sending before its connection is closed.
+const LINGER: Duration = Duration::from_secs(1);
+
+/// Answers a head Pingora could not accept (too many header lines, a head over 1 MiB, a
+/// malformed line, contradictory `Host` and target) with JSON, then closes.
+async fn refuse_unreadable_head(session: &mut ServerSession, error: &pingora_core::Error, limits: &Limits) {
+    let reply = unreadable_head_reply(error, limits);
+    let status = reply.status;
+    session.set_keepalive(None);
+    let written = write_reply(session, reply, false, limits).await;
+    tracing::info!(
+        target: "acceso",
+        method = "-",
+        path = "-",
+        status,
+        bytes = *written.as_ref().unwrap_or(&0),
+        ms = "0",
+    );
+    socket::linger(session, LINGER).await;
+}
+
+/// The refusal for a head Pingora rejected: 431 when it is too large, 400 otherwise.
+fn unreadable_head_reply(error: &pingora_core::Error, limits: &Limits) -> Reply {
+    let too_many_lines =
+        error.root_cause().downcast_ref::<httparse::Error>().is_some_and(|e| *e == httparse::Error::TooManyHeaders);
+    let too_large = error.context.as_ref().is_some_and(|c| c.as_str().contains("larger than"));
+    if too_many_lines {
+        Reply::error(
+            431,
+            "encabezados_demasiado_grandes",
+            format!("La solicitud trae más de {MAX_HEADER_LINES} líneas de encabezado."),
+        )
+    } else if too_large {
+        Reply::error(
+            431,
+            "encabezados_demasiado_grandes",
+            format!("Los encabezados superan 1 MiB; el máximo es {} bytes.", limits.max_head_bytes),
+        )
+    } else {
+        Reply::error(
+            400,
+            "solicitud_invalida",
+            "La cabecera de la solicitud no es HTTP/1.1 válido (línea mal formada, Host distinto del destino \
+             o encabezados duplicados que no pueden coincidir).",
+        )
+    }
+}
+
+/// Header lines Pingora parses in one request head; a head with more is refused with 431.
+const MAX_HEADER_LINES: usize = 256;
+
+/// 400 for a request with both `Content-Length` and `Transfer-Encoding` (RFC 9112 §6.3: a
+/// request smuggling attempt or a broken client); the connection closes after the answer.
+/// Pingora has already dropped the `Content-Length`, so the raw head tells.
+fn refuse_ambiguous_framing(session: &ServerSession) -> Option<Reply> {
+    let h1 = session.as_http1()?;
+    if !session.req_header().headers.contains_key(http::header::TRANSFER_ENCODING) {
+        return None;
+    }
+    let raw = h1.get_headers_raw_bytes();
+    let has_length = raw.split(|&b| b == b'\n').any(|line| {
+        line.split(|&b| b == b':').next().is_some_and(|name| name.trim_ascii().eq_ignore_ascii_case(b"content-length"))
+            && line.contains(&b':')
+    });
+    has_length.then(|| {
+        Reply::error(
+            400,
+            "longitud_ambigua",
+            "La solicitud trae Content-Length y Transfer-Encoding a la vez; envíe solo uno de los dos.",
+        )
+    })
+}
+
 enum BodyError {
     TooLarge,
     Io,
-}
-
-/// Whether an HTTP/1.0 client did not ask for keep-alive (its default is to close; Pingora
-/// would otherwise answer it `Connection: keep-alive` and hold the connection open).
-fn closes_after_reply(head: &RequestHeader) -> bool {
-    head.version == http::Version::HTTP_10
-        && !head
-            .headers
-            .get_all(http::header::CONNECTION)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .any(|token| token.trim().eq_ignore_ascii_case("keep-alive"))
 }
 
 /// Reads the request body up to `limit` bytes.

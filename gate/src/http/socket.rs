@@ -1,0 +1,78 @@
+//! The socket under a Pingora session, for the two things Pingora does not do with it: hand a
+//! file to the kernel ([`super::sendfile`]) and close politely after refusing a request.
+//!
+//! A refusal sent while the client is still sending (a head too large to read, a body over the
+//! limit) must not be followed by a plain `close`: with unread bytes in its receive buffer the
+//! kernel answers the close with a reset, and the client may lose the answer it has not read
+//! yet. [`linger`] closes the way nginx does: send the FIN, then read and discard what the
+//! client still sends, for a moment, before the descriptor is closed.
+
+use std::os::fd::BorrowedFd;
+use std::time::{Duration, Instant};
+
+use pingora_core::protocols::Stream;
+use pingora_core::protocols::http::ServerSession;
+use rustix::fs::{FileType, fstat};
+use tokio::io::Interest;
+use tokio::net::TcpStream;
+
+/// The session's socket, if the session is plain (no TLS) HTTP/1 over a real socket.
+pub(crate) fn plain_http1_socket(session: &ServerSession) -> Option<BorrowedFd<'_>> {
+    session.as_http1()?;
+    let stream: &Stream = session.stream()?;
+    if is_tls(stream) {
+        return None;
+    }
+    socket_of(stream)
+}
+
+/// Whether the stream is encrypted.
+fn is_tls(stream: &Stream) -> bool {
+    stream.get_ssl().is_some() || stream.get_ssl_digest().is_some()
+}
+
+/// The descriptor of a stream, if it is a socket.
+fn socket_of(stream: &Stream) -> Option<BorrowedFd<'_>> {
+    let socket = borrow_socket(stream);
+    matches!(fstat(socket), Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Socket).then_some(socket)
+}
+
+/// After a refusal: ends the sending side of an HTTP/1 connection (TLS or not) and reads what
+/// the client still sends, until it closes or `wait` passes. The caller then drops the session,
+/// which closes the descriptor.
+pub(crate) async fn linger(session: &ServerSession, wait: Duration) {
+    if session.as_http1().is_none() {
+        return;
+    }
+    let Some(socket) = session.stream().and_then(socket_of) else { return };
+    let Ok(owned) = socket.try_clone_to_owned() else { return };
+    let Ok(reader) = TcpStream::from_std(std::net::TcpStream::from(owned)) else { return };
+    let _ = rustix::net::shutdown(&reader, rustix::net::Shutdown::Write);
+    let deadline = Instant::now() + wait;
+    let mut sink = vec![0u8; 16 * 1024];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || tokio::time::timeout(left, reader.readable()).await.is_err() {
+            return;
+        }
+        match reader.try_io(Interest::READABLE, || {
+            rustix::io::read(&reader, &mut sink[..]).map_err(std::io::Error::from)
+        }) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// The descriptor under a Pingora stream, borrowed for as long as the stream is.
+#[allow(unsafe_code)]
+fn borrow_socket(stream: &Stream) -> BorrowedFd<'_> {
+    // `UniqueID::id` is the stream's descriptor on Unix (Pingora's l4 stream returns
+    // `as_raw_fd()`, and TLS wrappers forward their inner stream's). SAFETY: the descriptor
+    // is open for as long as `stream` lives, it is closed only when the stream is dropped,
+    // which cannot happen while this shared borrow (which the returned value carries) exists.
+    let fd = stream.id();
+    unsafe { BorrowedFd::borrow_raw(fd) }
+}

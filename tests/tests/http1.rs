@@ -1,0 +1,121 @@
+//! HTTP/1.1 at the edge, over raw sockets against the real gate: every request a strict server
+//! must refuse gets a status and a JSON reason (never a silent close), pipelined requests are
+//! answered in order, and an ambiguous body length closes the connection after its 400.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use common::built;
+use common::gate::*;
+
+/// Sends `bytes` on a new connection and reads until the gate closes it (or 10 s pass).
+fn exchange(gate: &TestGate, bytes: &[u8]) -> String {
+    let mut stream = TcpStream::connect(gate.server.addr).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+    // A refused head may be answered before all of it is written: keep what was read.
+    let _ = stream.write_all(bytes);
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// The statuses of every response in a stream of HTTP/1.1 answers, in order.
+fn statuses(answers: &str) -> Vec<u16> {
+    answers
+        .match_indices("HTTP/1.1 ")
+        .filter(|(at, _)| *at == 0 || answers[..*at].ends_with('\n') || answers[..*at].ends_with('}'))
+        .filter_map(|(at, _)| answers[at + 9..at + 12].parse().ok())
+        .collect()
+}
+
+fn assert_json_error(answer: &str, status: u16, code: &str) {
+    assert!(answer.starts_with(&format!("HTTP/1.1 {status} ")), "expected {status}: {answer:.300}");
+    assert!(answer.to_ascii_lowercase().contains("content-type: application/json"), "{answer:.300}");
+    assert!(answer.contains(&format!("\"error\":\"{code}\"")), "expected {code}: {answer:.600}");
+}
+
+#[test]
+fn too_many_header_lines_get_431_json() {
+    let gate = start_local(built());
+    let mut head = String::from("GET /catalogo HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    for i in 0..300 {
+        head.push_str(&format!("x-l{i}: a\r\n"));
+    }
+    head.push_str("\r\n");
+    let answer = exchange(&gate, head.as_bytes());
+    assert_json_error(&answer, 431, "encabezados_demasiado_grandes");
+    assert!(answer.to_ascii_lowercase().contains("connection: close"), "{answer:.300}");
+}
+
+#[test]
+fn a_one_mebibyte_header_gets_431_json() {
+    let gate = start_local(built());
+    let head = format!("GET /catalogo HTTP/1.1\r\nHost: 127.0.0.1\r\nx-grande: {}\r\n\r\n", "a".repeat(1 << 20));
+    let answer = exchange(&gate, head.as_bytes());
+    assert_json_error(&answer, 431, "encabezados_demasiado_grandes");
+}
+
+#[test]
+fn absolute_form_targets_are_served_for_our_host_and_refused_for_others() {
+    let gate = start_local(built());
+    let own = gate.server.addr;
+    let ours = exchange(
+        &gate,
+        format!("GET http://{own}/catalogo HTTP/1.1\r\nHost: {own}\r\nConnection: close\r\n\r\n").as_bytes(),
+    );
+    assert!(ours.starts_with("HTTP/1.1 200 "), "{ours:.300}");
+    assert!(ours.contains("\"estudios\""), "the catalog itself");
+    // Another host in the target, our host in `Host`: contradictory, refused by the parser.
+    let mixed = exchange(&gate, format!("GET http://other.example/catalogo HTTP/1.1\r\nHost: {own}\r\n\r\n").as_bytes());
+    assert_json_error(&mixed, 400, "solicitud_invalida");
+    // Another host in both: a proxy request, and the gate is not a proxy.
+    let foreign =
+        exchange(&gate, b"GET http://other.example/catalogo HTTP/1.1\r\nHost: other.example\r\n\r\n".as_slice());
+    assert_json_error(&foreign, 400, "destino_ajeno");
+    assert!(foreign.to_ascii_lowercase().contains("connection: close"));
+}
+
+#[test]
+fn pipelined_requests_are_all_answered_in_order() {
+    let gate = start_local(built());
+    let requests = "GET /catalogo HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n\
+                    GET /no-existe HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n\
+                    HEAD /metricas HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n\
+                    GET /metricas HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    let answers = exchange(&gate, requests.as_bytes());
+    assert_eq!(statuses(&answers), vec![200, 404, 200, 200], "{answers:.2000}");
+    let catalog = answers.find("\"estudios\"").expect("catalog body");
+    let missing = answers.find("no_encontrado").expect("404 body");
+    let metrics = answers.rfind("HTTP/1.1 200").expect("last answer");
+    assert!(catalog < missing && missing < metrics, "answers out of order");
+}
+
+#[test]
+fn content_length_with_transfer_encoding_gets_400_and_a_close() {
+    let gate = start_local(built());
+    // Without `Connection: close`: the gate itself must end the connection after the answer.
+    let answer = exchange(
+        &gate,
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 4\r\n\
+          Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\nGET /catalogo HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            .as_slice(),
+    );
+    assert_json_error(&answer, 400, "longitud_ambigua");
+    assert!(answer.to_ascii_lowercase().contains("connection: close"), "{answer:.400}");
+    assert_eq!(statuses(&answer), vec![400], "nothing is answered after the refusal: {answer:.800}");
+}
+
+#[test]
+fn http_1_0_without_keep_alive_is_closed_after_its_answer() {
+    let gate = start_local(built());
+    let mut stream = TcpStream::connect(gate.server.addr).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(5))).expect("timeout");
+    stream.write_all(b"GET /catalogo HTTP/1.0\r\n\r\n").expect("write");
+    let mut answer = Vec::new();
+    // Returns only because the gate closes: the 5 s timeout would be an error.
+    stream.read_to_end(&mut answer).expect("closed by the gate");
+    assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 200"));
+}

@@ -101,28 +101,150 @@ async fn json_body(response: reqwest::Response) -> Value {
     serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
-/// Streams a download to `dest` and checks its sha256; returns the bytes written.
-pub async fn download_verified(client: &reqwest::Client, url: &str, expected_sha256: &str, dest: &Path) -> Result<u64> {
-    let mut response = client.get(url).send().await?;
-    if !response.status().is_success() {
-        let status = response.status();
-        let body = json_body(response).await;
-        bail!("la descarga respondió {status}: {body}");
+/// Attempts per download before giving up on a link that keeps failing mid-way.
+const DOWNLOAD_ATTEMPTS: u32 = 5;
+
+/// A finished download.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Downloaded {
+    /// Size of the file, bytes.
+    pub bytes: u64,
+    /// How many times it was resumed with a `Range` after an interruption.
+    pub resumes: u32,
+}
+
+/// Downloads to `dest` and checks its sha256.
+///
+/// The bytes go to `dest` + `.parcial` first. A connection that breaks mid-way is resumed
+/// from the bytes already on disk with `Range` and `If-Range` (the file's ETag is its sha256,
+/// so the gate sends the rest only of this very file), up to [`DOWNLOAD_ATTEMPTS`] times; a
+/// partial file left by an earlier run is resumed the same way. The sha256 is checked over the
+/// whole file before it is renamed to `dest`. Should a resumed file fail the check (a partial
+/// file damaged on disk), it is downloaded once more from the first byte; a file that fails
+/// it whole is refused and nothing is kept.
+pub async fn download_verified(
+    client: &reqwest::Client,
+    url: &str,
+    expected_sha256: &str,
+    dest: &Path,
+) -> Result<Downloaded> {
+    let partial = partial_path(dest);
+    let etag = format!("\"{}\"", expected_sha256.to_ascii_lowercase());
+    let mut resumes = fetch_resuming(client, url, &etag, &partial).await?;
+    let (mut bytes, mut actual) = sha256_of_file(&partial).await?;
+    if !actual.eq_ignore_ascii_case(expected_sha256) && resumes > 0 {
+        let _ = tokio::fs::remove_file(&partial).await;
+        resumes += fetch_resuming(client, url, &etag, &partial).await?;
+        (bytes, actual) = sha256_of_file(&partial).await?;
     }
-    let mut file =
-        tokio::fs::File::create(dest).await.with_context(|| format!("no se pudo crear {}", dest.display()))?;
-    let mut hasher = Sha256::new();
-    let mut written = 0u64;
-    while let Some(chunk) = response.chunk().await? {
-        hasher.update(&chunk);
-        file.write_all(&chunk).await?;
-        written += chunk.len() as u64;
-    }
-    file.flush().await?;
-    let actual = hex::encode(hasher.finalize());
     if !actual.eq_ignore_ascii_case(expected_sha256) {
-        let _ = tokio::fs::remove_file(dest).await;
+        let _ = tokio::fs::remove_file(&partial).await;
         bail!("sha256 de {} es {actual}, la ficha dice {expected_sha256}", dest.display());
     }
-    Ok(written)
+    tokio::fs::rename(&partial, dest).await.with_context(|| format!("no se pudo escribir {}", dest.display()))?;
+    Ok(Downloaded { bytes, resumes })
+}
+
+/// Fetches the file into `partial` until the server has sent all of it, resuming after each
+/// interruption; returns how many requests resumed from bytes already on disk.
+async fn fetch_resuming(client: &reqwest::Client, url: &str, etag: &str, partial: &Path) -> Result<u32> {
+    let mut resumes = 0;
+    for attempt in 1..=DOWNLOAD_ATTEMPTS {
+        let had = tokio::fs::metadata(partial).await.map(|m| m.len()).unwrap_or(0);
+        if had > 0 {
+            resumes += 1;
+        }
+        match fetch_into(client, url, etag, partial, had).await {
+            Ok(()) => return Ok(resumes),
+            Err(Fetch::Refused(error)) => return Err(error),
+            Err(Fetch::Interrupted(error)) if attempt == DOWNLOAD_ATTEMPTS => {
+                return Err(error.context(format!("la descarga se cortó {attempt} veces; quedó {}", partial.display())));
+            }
+            Err(Fetch::Interrupted(_)) => {
+                tokio::time::sleep(std::time::Duration::from_millis(200 * u64::from(attempt))).await;
+            }
+        }
+    }
+    Ok(resumes)
+}
+
+/// Where a download is written until its sha256 is checked.
+fn partial_path(dest: &Path) -> std::path::PathBuf {
+    let mut name = dest.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".parcial");
+    dest.with_file_name(name)
+}
+
+/// Why one request of a download did not finish it.
+enum Fetch {
+    /// The server refused (a dead link, a missing file): retrying would not help.
+    Refused(anyhow::Error),
+    /// The connection failed or broke mid-way: what arrived is on disk, resume from there.
+    Interrupted(anyhow::Error),
+}
+
+/// One request: the rest of the file after the `had` bytes already in `partial` (or the whole
+/// file when the server answers 200), appended as it arrives.
+async fn fetch_into(client: &reqwest::Client, url: &str, etag: &str, partial: &Path, had: u64) -> Result<(), Fetch> {
+    let mut request = client.get(url);
+    if had > 0 {
+        request = request.header("Range", format!("bytes={had}-")).header("If-Range", etag);
+    }
+    let mut response = request.send().await.map_err(|e| Fetch::Interrupted(e.into()))?;
+    let status = response.status().as_u16();
+    let append = match status {
+        206 if resumes_at(&response) == Some(had) => true,
+        200 => false,
+        // The partial file already holds every byte: the sha256 check decides.
+        416 if had > 0 => return Ok(()),
+        _ => {
+            let body = json_body(response).await;
+            return Err(Fetch::Refused(anyhow::anyhow!("la descarga respondió {status}: {body}")));
+        }
+    };
+    let mut file = tokio::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(partial)
+        .await
+        .with_context(|| format!("no se pudo crear {}", partial.display()))
+        .map_err(Fetch::Refused)?;
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => file.write_all(&chunk).await.map_err(|e| Fetch::Refused(e.into()))?,
+            Ok(None) => break,
+            Err(e) => {
+                let _ = file.flush().await;
+                return Err(Fetch::Interrupted(e.into()));
+            }
+        }
+    }
+    file.flush().await.map_err(|e| Fetch::Refused(e.into()))?;
+    Ok(())
+}
+
+/// The first byte a 206 answer carries (`Content-Range: bytes first-last/total`).
+fn resumes_at(response: &reqwest::Response) -> Option<u64> {
+    let value = response.headers().get("content-range")?.to_str().ok()?;
+    value.strip_prefix("bytes ")?.split('-').next()?.trim().parse().ok()
+}
+
+/// Size and sha256 (hex) of a file, read in chunks.
+async fn sha256_of_file(path: &Path) -> Result<(u64, String)> {
+    use tokio::io::AsyncReadExt;
+    let mut file = tokio::fs::File::open(path).await.with_context(|| format!("no se pudo leer {}", path.display()))?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 256 * 1024];
+    let mut bytes = 0u64;
+    loop {
+        let n = file.read(&mut buffer).await?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+        bytes += n as u64;
+    }
+    Ok((bytes, hex::encode(hasher.finalize())))
 }

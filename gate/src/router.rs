@@ -46,7 +46,12 @@ impl Handler for Gate {
             return self.search.answer(request.query());
         }
         if let Some(name) = path.strip_prefix("/descarga/") {
-            return downloads::answer(&self.dist, &self.manifest, self.shop.links(), name, request.query());
+            let asked = downloads::Asked {
+                query: request.query(),
+                range: request.header("range"),
+                if_range: request.header("if-range"),
+            };
+            return downloads::answer(&self.dist, &self.manifest, self.shop.links(), name, asked);
         }
         if let Some(slug) = path.strip_prefix("/estudio/") {
             return payment::http::answer(&self.storefront, &self.offers, &self.shop, request, slug).await;

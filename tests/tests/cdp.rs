@@ -109,8 +109,8 @@ async fn buys_a_study_through_cdp_auth(secret: &str, kind: KeyKind) {
     let zip = &purchase.body["acceso"]["descargas"]["zip"];
     let dest = data.path().join("estudio.zip");
     let link = gate.local_url(zip["url"].as_str().unwrap());
-    let bytes = gate::buyer::download_verified(&client, &link, zip["sha256"].as_str().unwrap(), &dest).await.unwrap();
-    assert!(bytes > 0);
+    let done = gate::buyer::download_verified(&client, &link, zip["sha256"].as_str().unwrap(), &dest).await.unwrap();
+    assert!(done.bytes > 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -213,3 +213,158 @@ async fn a_file_cut_short_under_the_gate_ends_the_connection_and_nothing_else() 
         assert_eq!(response.status(), 200);
     }
 }
+
+/// Asks `path` with extra header lines on a kept-alive connection and reads the answer.
+fn ask(stream: &mut TcpStream, path: &str, extra: &str) -> Response {
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\n{extra}\r\n").expect("request");
+    read_response(stream)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn single_ranges_are_served_as_206_with_their_bytes() {
+    let dist = built();
+    let (name, bytes, sha256) = largest(dist);
+    let file = std::fs::read(dist.join("private/descargas").join(&name)).expect("file");
+    assert_eq!(file.len() as u64, bytes);
+    let path = signed_path(&name);
+    let etag = format!("\"{sha256}\"");
+    let n = bytes;
+    for limits in both_ways() {
+        let (server, _data) = start(dist, limits);
+        let mut stream = connect(&server);
+        // (Range, first byte, last byte): the first byte, the last byte, a suffix, open-ended,
+        // and a range past the end clipped to it.
+        let cases = [
+            ("bytes=0-0".to_owned(), 0, 0),
+            (format!("bytes={}-{}", n - 1, n - 1), n - 1, n - 1),
+            ("bytes=-100".to_owned(), n - 100, n - 1),
+            (format!("bytes={}-", n / 2), n / 2, n - 1),
+            (format!("bytes=10-{}", n + 1000), 10, n - 1),
+        ];
+        for (range, first, last) in &cases {
+            let response = ask(&mut stream, &path, &format!("Range: {range}\r\n"));
+            let context = format!("{range}, sendfile {}", limits.sendfile);
+            assert_eq!(response.status, "HTTP/1.1 206 Partial Content", "{context}");
+            assert_eq!(
+                response.header("content-range"),
+                Some(format!("bytes {first}-{last}/{n}").as_str()),
+                "{context}"
+            );
+            assert_eq!(response.body, file[*first as usize..=*last as usize], "{context}");
+            assert_eq!(response.header("accept-ranges"), Some("bytes"));
+            assert_eq!(response.header("etag"), Some(etag.as_str()));
+            assert_eq!(response.header("connection"), Some("keep-alive"), "the connection stays usable");
+        }
+        // If-Range with this file's ETag: the range; with another: the whole file, 200.
+        let matching = ask(&mut stream, &path, &format!("Range: bytes=5-9\r\nIf-Range: {etag}\r\n"));
+        assert_eq!(matching.status, "HTTP/1.1 206 Partial Content");
+        assert_eq!(matching.body, file[5..10]);
+        let other = ask(&mut stream, &path, "Range: bytes=5-9\r\nIf-Range: \"otra-version\"\r\n");
+        assert_eq!(other.status, "HTTP/1.1 200 OK");
+        assert_eq!(sha256_hex(&other.body), sha256);
+        // Several ranges at once: the whole file (stated in the README).
+        let several = ask(&mut stream, &path, "Range: bytes=0-0,5-9\r\n");
+        assert_eq!(several.status, "HTTP/1.1 200 OK");
+        assert_eq!(several.body.len() as u64, n);
+        // Past the end: 416 JSON with the size.
+        let beyond = ask(&mut stream, &path, &format!("Range: bytes={n}-\r\n"));
+        assert_eq!(beyond.status, "HTTP/1.1 416 Range Not Satisfiable");
+        assert_eq!(beyond.header("content-range"), Some(format!("bytes */{n}").as_str()));
+        let body: serde_json::Value = serde_json::from_slice(&beyond.body).expect("JSON");
+        assert_eq!(body["error"], "rango_no_satisfacible");
+        // Without Range: the whole file says it takes ranges.
+        let whole = ask(&mut stream, &path, "");
+        assert_eq!(whole.status, "HTTP/1.1 200 OK");
+        assert_eq!(whole.header("accept-ranges"), Some("bytes"));
+        // A tampered link with a range: 403, no byte of the file.
+        let tampered = path.replacen("firma=", "firma=0", 1);
+        let refused = ask(&mut stream, &tampered, "Range: bytes=0-0\r\n");
+        assert_eq!(refused.status, "HTTP/1.1 403 Forbidden");
+        assert!(refused.header("content-range").is_none());
+        let body: serde_json::Value = serde_json::from_slice(&refused.body).expect("JSON");
+        assert_eq!(body["error"], "enlace_invalido");
+    }
+}
+
+/// A TCP relay in front of the gate that cuts its first connection after `cut` bytes of
+/// answer, and records the head of every request it relays.
+struct CuttingRelay {
+    addr: std::net::SocketAddr,
+    heads: Arc<parking_lot::Mutex<Vec<String>>>,
+}
+
+impl CuttingRelay {
+    async fn start(target: std::net::SocketAddr, cut: usize) -> CuttingRelay {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let heads = Arc::new(parking_lot::Mutex::new(Vec::new()));
+        let seen = Arc::clone(&heads);
+        tokio::spawn(async move {
+            let mut first = true;
+            while let Ok((mut client, _)) = listener.accept().await {
+                let limit = if std::mem::take(&mut first) { Some(cut) } else { None };
+                let seen = Arc::clone(&seen);
+                tokio::spawn(async move {
+                    let mut upstream = tokio::net::TcpStream::connect(target).await.expect("gate");
+                    let mut head = vec![0u8; 8192];
+                    let n = client.read(&mut head).await.unwrap_or(0);
+                    seen.lock().push(String::from_utf8_lossy(&head[..n]).into_owned());
+                    upstream.write_all(&head[..n]).await.expect("relay head");
+                    let mut relayed = 0;
+                    let mut buffer = vec![0u8; 16 * 1024];
+                    loop {
+                        let n = upstream.read(&mut buffer).await.unwrap_or(0);
+                        if n == 0 {
+                            break;
+                        }
+                        let n = limit.map_or(n, |limit| n.min(limit - relayed));
+                        if client.write_all(&buffer[..n]).await.is_err() {
+                            break;
+                        }
+                        relayed += n;
+                        if limit.is_some_and(|limit| relayed >= limit) {
+                            // Cut: the buyer sees the connection drop mid-body.
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        CuttingRelay { addr, heads }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupted_download_resumes_with_a_range_and_checks_the_sha256() {
+    let (dist, name) = dist_with_a_large_download(3 << 20);
+    let (server, _data) = start(dist.path(), Limits::default());
+    let (_, bytes, sha256) = largest(dist.path());
+    let relay = CuttingRelay::start(server.addr, 1 << 20).await;
+    let url = format!("http://{}{}", relay.addr, signed_path(&name));
+    let out = tempfile::tempdir().expect("out");
+    let dest = out.path().join(&name);
+    let client = reqwest::Client::builder().pool_max_idle_per_host(0).build().expect("client");
+    let done = gate::buyer::download_verified(&client, &url, &sha256, &dest).await.expect("resumed download");
+    assert_eq!(done, gate::buyer::Downloaded { bytes, resumes: 1 });
+    assert_eq!(sha256_hex(&std::fs::read(&dest).expect("file")), sha256);
+    assert!(!out.path().join(format!("{name}.parcial")).exists());
+    let heads = relay.heads.lock().clone();
+    assert_eq!(heads.len(), 2, "{heads:?}");
+    assert!(!heads[0].to_ascii_lowercase().contains("range:"));
+    let resumed = heads[1].to_ascii_lowercase();
+    let had: u64 =
+        resumed.split("range: bytes=").nth(1).and_then(|r| r.split('-').next()).expect("range").parse().unwrap();
+    assert!(had > 0 && had < bytes, "resumed from byte {had}");
+    assert!(resumed.contains(&format!("if-range: \"{sha256}\"")));
+
+    // A partial file damaged on disk: resumed, the sha256 fails, and it is fetched once more
+    // from the first byte: the buyer still gets the right file.
+    let damaged = out.path().join("otro.zip");
+    std::fs::write(out.path().join("otro.zip.parcial"), vec![0u8; 1000]).expect("damaged partial");
+    let direct = format!("{}{}", server.url(), signed_path(&name));
+    let done = gate::buyer::download_verified(&client, &direct, &sha256, &damaged).await.expect("fetched again");
+    assert_eq!(done, gate::buyer::Downloaded { bytes, resumes: 1 });
+    assert_eq!(sha256_hex(&std::fs::read(&damaged).expect("file")), sha256);
+    assert!(!out.path().join("otro.zip.parcial").exists());
+}

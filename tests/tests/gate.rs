@@ -259,7 +259,7 @@ async fn the_buyer_client_pays_like_an_official_client() {
     assert!(purchase.payment_response.as_ref().is_some_and(|s| s.success));
     let zip = &purchase.body["acceso"]["descargas"]["zip"];
     let out = tempfile::tempdir().expect("out");
-    let bytes = gate::buyer::download_verified(
+    let done = gate::buyer::download_verified(
         &client,
         &gate.local_url(zip["url"].as_str().expect("url")),
         zip["sha256"].as_str().expect("sha"),
@@ -267,7 +267,8 @@ async fn the_buyer_client_pays_like_an_official_client() {
     )
     .await
     .expect("verified download");
-    assert_eq!(bytes, zip["bytes"].as_u64().expect("bytes"));
+    assert_eq!(done.bytes, zip["bytes"].as_u64().expect("bytes"));
+    assert_eq!(done.resumes, 0);
     // A wrong expected hash is caught.
     let wrong = gate::buyer::download_verified(
         &client,
@@ -277,6 +278,7 @@ async fn the_buyer_client_pays_like_an_official_client() {
     )
     .await;
     assert!(wrong.is_err());
+    assert!(!out.path().join("x.zip").exists() && !out.path().join("x.zip.parcial").exists(), "nothing kept");
 }
 
 /// Sends a `PAYMENT-SIGNATURE` value to banca-2026 and returns the response.

@@ -69,7 +69,8 @@ fn absolute_form_targets_are_served_for_our_host_and_refused_for_others() {
     assert!(ours.starts_with("HTTP/1.1 200 "), "{ours:.300}");
     assert!(ours.contains("\"estudios\""), "the catalog itself");
     // Another host in the target, our host in `Host`: contradictory, refused by the parser.
-    let mixed = exchange(&gate, format!("GET http://other.example/catalogo HTTP/1.1\r\nHost: {own}\r\n\r\n").as_bytes());
+    let mixed =
+        exchange(&gate, format!("GET http://other.example/catalogo HTTP/1.1\r\nHost: {own}\r\n\r\n").as_bytes());
     assert_json_error(&mixed, 400, "solicitud_invalida");
     // Another host in both: a proxy request, and the gate is not a proxy.
     let foreign =

@@ -1,5 +1,5 @@
 //! `comprar`: buys a study over x402 v2 with an EVM key, saves it, and downloads its files
-//! through the signed links, verifying each sha256.
+//! through the signed links, verifying each sha256 (an interrupted download resumes with `Range`).
 //!
 //! ```sh
 //! comprar http://127.0.0.1:8080/estudio/banca-2026 --key 0xac09…ff80 [--vista resumen] [--out DIR (var/compras)]
@@ -100,8 +100,13 @@ fn run() -> Result<()> {
             let (Some(link_url), Some(sha)) = (link["url"].as_str(), link["sha256"].as_str()) else { continue };
             let name = link["archivo"].as_str().map(str::to_owned).unwrap_or_else(|| format!("{slug}.{kind}"));
             let dest = args.out.join(&name);
-            let bytes = download_verified(&client, link_url, sha, &dest).await?;
-            println!("Descargado {} ({bytes} bytes), sha256 verificado", dest.display());
+            let done = download_verified(&client, link_url, sha, &dest).await?;
+            let resumed = match done.resumes {
+                0 => String::new(),
+                1 => ", reanudado una vez".to_owned(),
+                n => format!(", reanudado {n} veces"),
+            };
+            println!("Descargado {} ({} bytes{resumed}), sha256 verificado", dest.display(), done.bytes);
         }
         println!("Los enlaces vencen el {}", purchase.body["acceso"]["vence"].as_str().unwrap_or("?"));
         Ok(())

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 pub const EXPOSE_HEADERS: &str = "PAYMENT-REQUIRED, PAYMENT-RESPONSE";
 /// Request headers a browser may send cross-origin.
 pub const ALLOW_HEADERS: &str =
-    "PAYMENT-SIGNATURE, Content-Type, Accept, If-None-Match, MCP-Protocol-Version, Mcp-Session-Id";
+    "PAYMENT-SIGNATURE, Content-Type, Accept, If-None-Match, Range, If-Range, MCP-Protocol-Version, Mcp-Session-Id";
 pub const JSON: &str = "application/json; charset=utf-8";
 
 /// A response body.
@@ -23,9 +23,11 @@ pub const JSON: &str = "application/json; charset=utf-8";
 pub enum Body {
     Empty,
     Bytes(Bytes),
-    /// A file sent from disk (never loaded whole); `len` is its size, known from the manifest.
+    /// Part of a file sent from disk (never loaded whole): `len` bytes from byte `start`
+    /// (the whole file is `start` 0 and its size, known from the manifest).
     File {
         path: PathBuf,
+        start: u64,
         len: u64,
     },
 }

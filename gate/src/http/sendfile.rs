@@ -38,7 +38,7 @@ pub(crate) enum Sent {
     NotApplicable(Box<ResponseHeader>),
 }
 
-/// Writes `head` and the first `len` bytes of `file` on the session's socket.
+/// Writes `head` and `len` bytes of `file` from byte `start` on the session's socket.
 ///
 /// `head` is completed with the `Date` and `Connection` headers Pingora would have added.
 /// Gives up with an error (the caller closes the connection) if the client takes nothing for
@@ -47,6 +47,7 @@ pub(crate) async fn send_file(
     session: &ServerSession,
     mut head: Box<ResponseHeader>,
     file: &std::fs::File,
+    start: u64,
     len: u64,
     stall: Duration,
 ) -> io::Result<Sent> {
@@ -73,15 +74,16 @@ pub(crate) async fn send_file(
         written +=
             wait_and(&waiter, stall, |fd| send(fd, &wire[written..], SendFlags::MORE | SendFlags::NOSIGNAL)).await?;
     }
-    let mut offset = 0u64;
-    while offset < len {
-        let want = usize::try_from(len - offset).unwrap_or(usize::MAX).min(MAX_PER_CALL);
+    let end = start + len;
+    let mut offset = start;
+    while offset < end {
+        let want = usize::try_from(end - offset).unwrap_or(usize::MAX).min(MAX_PER_CALL);
         let sent = wait_and(&waiter, stall, |fd| rustix::fs::sendfile(fd, file, Some(&mut offset), want)).await?;
         if sent == 0 {
             return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "el archivo es más corto de lo anunciado"));
         }
     }
-    Ok(Sent::All(offset))
+    Ok(Sent::All(offset - start))
 }
 
 /// The `Date` and `Connection` headers Pingora adds to every response it writes itself.

@@ -382,8 +382,8 @@ async fn write_reply(session: &mut ServerSession, reply: Reply, head_only: bool,
     let Reply { status, headers, body } = reply;
     // Open a file before the header goes out, so a missing file is still a clean 500.
     let (status, headers, body, file) = match body {
-        Body::File { path, len } => match tokio::fs::File::open(&path).await {
-            Ok(file) => (status, headers, Body::File { path, len }, Some(file)),
+        Body::File { path, start, len } => match tokio::fs::File::open(&path).await {
+            Ok(file) => (status, headers, Body::File { path, start, len }, Some(file)),
             Err(_) => {
                 let fallback = Reply::error(500, "error_interno", "El archivo no está disponible.");
                 (fallback.status, fallback.headers, fallback.body, None)
@@ -405,7 +405,7 @@ async fn write_reply(session: &mut ServerSession, reply: Reply, head_only: bool,
         return Ok(0);
     }
     match (body, file) {
-        (Body::File { .. }, Some(file)) => send_file(session, Box::new(head), file, len, limits).await,
+        (Body::File { start, .. }, Some(file)) => send_file(session, Box::new(head), file, start, len, limits).await,
         (Body::Bytes(bytes), _) => {
             session.write_response_header(Box::new(head)).await?;
             session.write_response_body(bytes, true).await?;
@@ -415,24 +415,29 @@ async fn write_reply(session: &mut ServerSession, reply: Reply, head_only: bool,
     }
 }
 
-/// Sends a file after its head: with `sendfile(2)` where the connection allows it, else in
-/// chunks through Pingora.
+/// Sends `len` bytes of a file from byte `start` after its head: with `sendfile(2)` where the
+/// connection allows it, else in chunks through Pingora.
 async fn send_file(
     session: &mut ServerSession,
     head: Box<ResponseHeader>,
     file: tokio::fs::File,
+    start: u64,
     len: u64,
     limits: &Limits,
 ) -> Result<u64> {
-    let file = file.into_std().await;
+    let mut file = file.into_std().await;
     let head = if limits.sendfile {
-        match sendfile::send_file(session, head, &file, len, limits.write_stall).await? {
+        match sendfile::send_file(session, head, &file, start, len, limits.write_stall).await? {
             Sent::All(sent) => return Ok(sent),
             Sent::NotApplicable(head) => head,
         }
     } else {
         head
     };
+    if start > 0 {
+        use std::io::Seek;
+        file.seek(std::io::SeekFrom::Start(start))?;
+    }
     session.write_response_header(head).await?;
     stream_file(session, file, len, limits.write_stall).await
 }

@@ -55,9 +55,9 @@ pub(crate) async fn linger(session: &ServerSession, wait: Duration) {
         if left.is_zero() || tokio::time::timeout(left, reader.readable()).await.is_err() {
             return;
         }
-        match reader.try_io(Interest::READABLE, || {
-            rustix::io::read(&reader, &mut sink[..]).map_err(std::io::Error::from)
-        }) {
+        match reader
+            .try_io(Interest::READABLE, || rustix::io::read(&reader, &mut sink[..]).map_err(std::io::Error::from))
+        {
             Ok(0) => return,
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}

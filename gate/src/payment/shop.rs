@@ -362,7 +362,7 @@ impl Shop {
     }
 
     async fn journal_handed(&self, key: &str, event: Event) {
-        if let Err(e) = self.sales.write(key, now(), event).await {
+        if let Err(e) = self.sales.write_delivery(key, now(), event).await {
             tracing::error!(compra = key, "diario de ventas: no se pudo registrar la entrega: {e}");
         }
     }

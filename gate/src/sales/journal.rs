@@ -1,6 +1,8 @@
-//! The sales journal: append-only JSON Lines files under `--data`, one fsync'd line per
-//! purchase step, so that after any crash the publisher can say which studies were sold to
-//! whom and settled where, and the gate can rebuild its replay book and recover paid sales.
+//! The sales journal: append-only JSON Lines files under `--data`, one line per purchase step,
+//! each on disk (fsync'd) before the next step runs, so that after any crash the publisher can
+//! say which studies were sold to whom and settled where, and the gate can rebuild its replay
+//! book and recover paid sales. The one step nothing depends on, the delivery, is only waited
+//! for until it is in the file: its fsync follows in the same batch without holding the answer.
 //!
 //! Steps of one purchase (`compra` is its key: network, payer and nonce):
 //! `aceptado` (local checks passed, before settling) → `liquidado` (the facilitator's
@@ -218,6 +220,8 @@ pub struct Journal {
     path: PathBuf,
     segment_bytes: u64,
     file: Mutex<File>,
+    /// fsyncs run so far (group commit makes it fewer than the lines).
+    syncs: std::sync::atomic::AtomicU64,
 }
 
 impl Journal {
@@ -246,7 +250,12 @@ impl Journal {
         contents.records.extend(active.records);
         contents.warnings.extend(active.warnings);
         contents.sound_len = active.sound_len;
-        let journal = Journal { path: path.to_owned(), segment_bytes: segment_bytes.max(1), file: Mutex::new(file) };
+        let journal = Journal {
+            path: path.to_owned(),
+            segment_bytes: segment_bytes.max(1),
+            file: Mutex::new(file),
+            syncs: Default::default(),
+        };
         Ok((journal, contents))
     }
 
@@ -259,23 +268,34 @@ impl Journal {
         self.append_all(std::slice::from_ref(record))
     }
 
-    /// Appends records, one line each, with a single fsync for all of them (group commit).
-    /// A failed write is cut back off so it cannot glue onto the next line. Past the segment
-    /// size, the file is rotated after the write.
+    /// Appends records, one line each, with a single fsync for all of them.
     pub fn append_all(&self, records: &[Record]) -> std::io::Result<()> {
+        let mut file = self.file.lock();
+        self.write_lines(&mut file, records)?;
+        self.sync_and_rotate(&mut file)
+    }
+
+    /// Writes records, one line each, in one `write` (visible to readers at once, not yet
+    /// durable). A failed write is cut back off so it cannot glue onto the next line.
+    fn write_lines(&self, file: &mut File, records: &[Record]) -> std::io::Result<()> {
         let mut lines = Vec::with_capacity(records.len() * 400);
         for record in records {
             serde_json::to_writer(&mut lines, record).map_err(std::io::Error::other)?;
             lines.push(b'\n');
         }
-        let mut file = self.file.lock();
         let before = file.metadata()?.len();
-        let written = file.write_all(&lines).and_then(|()| file.sync_data());
+        let written = file.write_all(&lines);
         if written.is_err() {
             let _ = file.set_len(before);
-            return written;
         }
-        if before + lines.len() as u64 >= self.segment_bytes {
+        written
+    }
+
+    /// Makes every line written so far durable; past the segment size, rotates the file after.
+    fn sync_and_rotate(&self, file: &mut File) -> std::io::Result<()> {
+        file.sync_data()?;
+        self.syncs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if file.metadata()?.len() >= self.segment_bytes {
             // The lines are on disk either way; a failed rotation only leaves a larger file.
             match self.rotate() {
                 Ok(next) => *file = next,
@@ -316,36 +336,82 @@ fn read_segments(active: &Path) -> Result<Contents> {
 
 type Ack = tokio::sync::oneshot::Sender<std::io::Result<()>>;
 
-/// One thread that owns the journal's writes: each wake-up takes every record queued so
-/// far, writes them and fsyncs once, then answers each waiting purchase. Under load many
-/// purchases share one fsync, and no blocking-pool threads pile up behind the disk.
+/// When a queued record's writer answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// Once the line is on disk (fsync'd): for the steps the next step depends on.
+    Durable,
+    /// Once the line is in the file, before its fsync (which the same batch then runs): for a
+    /// delivery, which nothing waits on. Readers of the file see it at once; a crash in the
+    /// next milliseconds may lose it, and the sale then reads as not yet delivered.
+    Written,
+}
+
+/// One thread that owns the journal's writes (group commit): each wake-up takes every record
+/// queued so far, writes them in one `write`, answers those that only wait for the write,
+/// fsyncs once, then answers the rest. Under load many purchases share one fsync, and no
+/// blocking-pool threads pile up behind the disk.
 pub struct Writer {
-    queue: std::sync::mpsc::Sender<(Record, Ack)>,
+    queue: std::sync::mpsc::Sender<(Record, Wait, Ack)>,
+    journal: std::sync::Arc<Journal>,
 }
 
 impl Writer {
     pub fn start(journal: Journal) -> std::io::Result<Writer> {
-        let (queue, pending) = std::sync::mpsc::channel::<(Record, Ack)>();
+        let (queue, pending) = std::sync::mpsc::channel::<(Record, Wait, Ack)>();
+        let journal = std::sync::Arc::new(journal);
+        let owner = std::sync::Arc::clone(&journal);
         std::thread::Builder::new().name("diario-ventas".into()).spawn(move || {
             while let Ok(first) = pending.recv() {
                 let mut batch = vec![first];
                 batch.extend(pending.try_iter());
-                let (records, acks): (Vec<Record>, Vec<Ack>) = batch.into_iter().unzip();
-                let result = journal.append_all(&records);
-                for ack in acks {
-                    let _ =
-                        ack.send(result.as_ref().map(|_| ()).map_err(|e| std::io::Error::new(e.kind(), e.to_string())));
-                }
+                owner.commit(batch);
             }
         })?;
-        Ok(Writer { queue })
+        Ok(Writer { queue, journal })
     }
 
-    /// Queues a record and waits until it is on disk.
-    pub async fn write(&self, record: Record) -> std::io::Result<()> {
+    /// fsyncs run so far.
+    pub fn syncs(&self) -> u64 {
+        self.journal.syncs.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Queues a record and waits until it is on disk (or only written, per `wait`).
+    pub async fn write(&self, record: Record, wait: Wait) -> std::io::Result<()> {
         let (ack, done) = tokio::sync::oneshot::channel();
-        self.queue.send((record, ack)).map_err(|_| std::io::Error::other("el escritor del diario se detuvo"))?;
+        self.queue.send((record, wait, ack)).map_err(|_| std::io::Error::other("el escritor del diario se detuvo"))?;
         done.await.unwrap_or_else(|_| Err(std::io::Error::other("el escritor del diario se detuvo")))
+    }
+}
+
+impl Journal {
+    /// Writes one batch of the [`Writer`] and answers each record when its [`Wait`] is met.
+    fn commit(&self, batch: Vec<(Record, Wait, Ack)>) {
+        let mut records = Vec::with_capacity(batch.len());
+        let mut durable = Vec::new();
+        let mut written = Vec::new();
+        for (record, wait, ack) in batch {
+            records.push(record);
+            match wait {
+                Wait::Durable => durable.push(ack),
+                Wait::Written => written.push(ack),
+            }
+        }
+        let mut file = self.file.lock();
+        let result = self.write_lines(&mut file, &records);
+        answer(written, &result);
+        let result = result.and_then(|()| self.sync_and_rotate(&mut file));
+        if let Err(e) = &result {
+            tracing::error!("diario de ventas: no se pudo escribir en {}: {e}", self.path.display());
+        }
+        answer(durable, &result);
+    }
+}
+
+/// Sends the same outcome to every waiting purchase.
+fn answer(acks: Vec<Ack>, result: &std::io::Result<()>) {
+    for ack in acks {
+        let _ = ack.send(result.as_ref().map(|_| ()).map_err(|e| std::io::Error::new(e.kind(), e.to_string())));
     }
 }
 
@@ -510,5 +576,30 @@ pub(crate) mod tests {
         assert_eq!(reopened.records.len(), 10, "a restart reads every segment");
         journal.append(&accepted("k10", 10)).unwrap();
         assert_eq!(read(&path).unwrap().records.len(), 11);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_purchases_share_fsyncs_and_a_delivery_waits_only_for_its_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(JOURNAL_FILE);
+        let (journal, _) = Journal::open(&path, DEFAULT_SEGMENT_BYTES).unwrap();
+        let writer = std::sync::Arc::new(Writer::start(journal).unwrap());
+        // 200 purchases' steps queued at once: each waits for its own line on disk.
+        let steps: Vec<_> = (0..200u64)
+            .map(|i| {
+                let writer = std::sync::Arc::clone(&writer);
+                tokio::spawn(async move { writer.write(accepted(&format!("k{i}"), i), Wait::Durable).await })
+            })
+            .collect();
+        for step in steps {
+            step.await.unwrap().unwrap();
+        }
+        let keys: std::collections::BTreeSet<String> =
+            read(&path).unwrap().records.into_iter().map(|r| r.compra).collect();
+        assert_eq!(keys.len(), 200, "every line whole, none lost");
+        assert!(writer.syncs() < 100, "group commit: {} fsyncs for 200 lines", writer.syncs());
+        // A delivery: in the file as soon as its write is answered.
+        writer.write(settled("entrega", 300), Wait::Written).await.unwrap();
+        assert!(std::fs::read_to_string(&path).unwrap().contains("\"entrega\""));
     }
 }

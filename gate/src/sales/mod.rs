@@ -19,7 +19,7 @@ use anyhow::Result;
 
 use book::{Book, SharedBook};
 pub use book::{PaidSale, Reservation, Seen, UncertainSale};
-use journal::{Event, Journal, Record, Writer};
+use journal::{Event, Journal, Record, Wait, Writer};
 
 use crate::clock::{iso8601, now};
 use crate::x402::SettlementResponse;
@@ -87,8 +87,19 @@ impl Sales {
 
     /// Appends a step to the journal and waits until it is on disk (no-op in memory).
     pub async fn write(&self, compra: &str, unix: u64, event: Event) -> std::io::Result<()> {
+        self.write_waiting(compra, unix, event, Wait::Durable).await
+    }
+
+    /// Appends a delivery to the journal and waits only until it is in the file; its fsync
+    /// follows in the same batch, and the buyer's answer does not wait for it (see
+    /// [`Wait::Written`]). No-op in memory.
+    pub async fn write_delivery(&self, compra: &str, unix: u64, event: Event) -> std::io::Result<()> {
+        self.write_waiting(compra, unix, event, Wait::Written).await
+    }
+
+    async fn write_waiting(&self, compra: &str, unix: u64, event: Event, wait: Wait) -> std::io::Result<()> {
         let Some(journal) = &self.journal else { return Ok(()) };
-        journal.write(Record { fecha: iso8601(unix), unix, compra: compra.to_owned(), event }).await
+        journal.write(Record { fecha: iso8601(unix), unix, compra: compra.to_owned(), event }, wait).await
     }
 
     pub fn journal_path(&self) -> Option<&Path> {

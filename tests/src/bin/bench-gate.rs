@@ -5,14 +5,14 @@
 //! and `dist/private/descargas`, and the local facilitator over HTTP, then prints:
 //! free small JSON (req/s and p99 against nginx), the 402 answer and `/buscar` against the
 //! gate's own free path, a ~5 MB download through a signed link against nginx (MB/s), paid
-//! purchases per second with the gate's own latency (from its `Server-Timing` header, minus the
-//! facilitator), and the RSS growth while serving 50 concurrent downloads of the largest file.
+//! purchases per second at 8 and 64 concurrent buyers with the gate's own latency (from its
+//! `Server-Timing` header, minus the facilitator), and the RSS growth while serving 50 concurrent downloads of the largest file.
 //! The wrk cases run in alternating rounds and each ratio is the median of its rounds' ratios.
 //!
 //! ```sh
 //! apt-get install -y wrk nginx-light     # once
 //! cargo build --release -p gate -p generator -p synth --bins
-//! cargo run --release -p tests --bin bench-gate [-- --segundos 10 --rondas 3]
+//! cargo run --release -p tests --bin bench-gate [-- --segundos 10 --rondas 3] [--solo-compras]
 //! ```
 
 use std::path::Path;
@@ -46,7 +46,8 @@ struct Wrk {
 }
 
 fn run() -> Result<()> {
-    let (seconds, rounds) = parse_args()?;
+    let Settings { seconds, rounds, purchases_only } = parse_args()?;
+    println!("cpu: {}", cpu_model());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let bin = std::env::current_exe()?.parent().context("bin dir")?.to_path_buf();
     for tool in ["wrk", "nginx"] {
@@ -134,6 +135,14 @@ fn run() -> Result<()> {
     let links = LinkSigner::new(LINK_SECRET.as_bytes().to_vec(), 7 * 86_400)?;
     let link = links.link(big_name, links.expiry(gate::clock::now()));
 
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    if purchases_only {
+        for buyers in [8, 64] {
+            runtime.block_on(purchases(&gate_url, &manifest, seconds, buyers))?;
+        }
+        let _ = std::fs::remove_dir_all(&work);
+        return Ok(());
+    }
     println!(
         "bench-gate: corpus {SCALE}x, wrk -t2 -c50 -d{seconds}s, {rounds} rondas alternadas, loopback, 2 cores shared with wrk"
     );
@@ -200,23 +209,25 @@ fn run() -> Result<()> {
         p99.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(" ")
     );
 
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    runtime.block_on(purchases(&gate_url, &manifest, seconds))?;
+    for buyers in [8, 64] {
+        runtime.block_on(purchases(&gate_url, &manifest, seconds, buyers))?;
+    }
     runtime.block_on(memory(gate_pid, &format!("{gate_url}{link}"), big_bytes))?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
 }
 
-/// Paid purchases with fresh signatures from 8 concurrent buyers (signing is done beforehand).
-async fn purchases(gate_url: &str, manifest: &Value, seconds: u64) -> Result<()> {
+/// Paid purchases with fresh signatures from `buyers` concurrent buyers (signing is done
+/// beforehand).
+async fn purchases(gate_url: &str, manifest: &Value, seconds: u64, buyers: usize) -> Result<()> {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = reqwest::Client::builder().pool_max_idle_per_host(16).build()?;
+    let client = reqwest::Client::builder().pool_max_idle_per_host(buyers * 2).build()?;
     let key: alloy_signer_local::PrivateKeySigner = DEV_KEY.parse()?;
     let accepted =
         manifest["estudios"]["reumatologia-2026"]["vistas"]["resumen"]["pago_requerido"]["accepts"][0].clone();
     let requirements: PaymentRequirements = serde_json::from_value(accepted.clone())?;
     let domain = domain_for(&requirements)?;
-    let n = (seconds as usize * 150).max(200);
+    let n = (seconds as usize * 400).max(400);
     let now = gate::clock::now();
     let headers: Vec<String> = (0..n)
         .map(|_| {
@@ -235,7 +246,7 @@ async fn purchases(gate_url: &str, manifest: &Value, seconds: u64) -> Result<()>
     let queue = Arc::new(parking_lot::Mutex::new(headers));
     let started = Instant::now();
     let mut tasks = Vec::new();
-    for _ in 0..8 {
+    for _ in 0..buyers {
         let (client, url, queue) = (client.clone(), url.clone(), Arc::clone(&queue));
         tasks.push(tokio::spawn(async move {
             let mut samples = Vec::new();
@@ -276,7 +287,7 @@ async fn purchases(gate_url: &str, manifest: &Value, seconds: u64) -> Result<()>
     own.sort_by(f64::total_cmp);
     totals.sort_by(f64::total_cmp);
     println!(
-        "compras pagadas (facilitador local por HTTP, 8 compradores): {} en {:.2} s = {:.0} compras/s; latencia total p50 {:.2} ms p99 {:.2} ms; del gate sin el facilitador p50 {:.2} ms p99 {:.2} ms",
+        "compras pagadas (facilitador local por HTTP, {buyers} compradores): {} en {:.2} s = {:.0} compras/s; latencia total p50 {:.2} ms p99 {:.2} ms; del gate sin el facilitador p50 {:.2} ms p99 {:.2} ms",
         samples.len(),
         elapsed,
         samples.len() as f64 / elapsed,
@@ -471,11 +482,32 @@ struct Args {
     /// Rondas alternadas (cada caso una vez por ronda); se informa la mediana.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
     rondas: u64,
+    /// Solo las compras pagadas (8 y 64 compradores), sin wrk ni nginx.
+    #[arg(long)]
+    solo_compras: bool,
 }
 
-fn parse_args() -> Result<(u64, usize)> {
+/// The run, validated.
+struct Settings {
+    seconds: u64,
+    rounds: usize,
+    purchases_only: bool,
+}
+
+fn parse_args() -> Result<Settings> {
     let args: Args = cli::parse();
-    Ok((args.segundos, usize::try_from(args.rondas)?))
+    Ok(Settings { seconds: args.segundos, rounds: usize::try_from(args.rondas)?, purchases_only: args.solo_compras })
+}
+
+/// The processor's model name, as `/proc/cpuinfo` gives it, and how many the machine has.
+fn cpu_model() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = info
+        .lines()
+        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, m)| m.trim().to_owned()))
+        .unwrap_or_else(|| "desconocido".to_owned());
+    let count = info.lines().filter(|l| l.starts_with("processor")).count();
+    format!("{model} ({count} núcleos)")
 }
 
 /// The median (the lower middle value for an even count).

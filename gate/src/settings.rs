@@ -17,6 +17,7 @@ use crate::facilitator::Facilitator;
 use crate::facilitator::cdp::{CDP_FACILITATOR, CdpKey, KEY_ID_ENV, KEY_SECRET_ENV};
 use crate::facilitator::http::HttpFacilitator;
 use crate::facilitator::local::{LocalConfig, LocalFacilitator};
+use crate::http::client::TrustedProxies;
 use crate::links::{LinkSigner, SECRET_ENV, load_secret};
 use crate::manifest::{Manifest, Mode};
 use crate::mcp::AllowedHosts;
@@ -62,6 +63,11 @@ pub struct Args {
     /// admiten siempre).
     #[arg(long)]
     pub mcp_hosts: Option<String>,
+    /// Proxies de confianza (direcciones o redes CIDR, separadas por comas): solo de ellos se
+    /// creen Forwarded y X-Forwarded-For para la dirección del cliente (límites y registros); de
+    /// cualquier otro se ignoran.
+    #[arg(long)]
+    pub proxies: Option<String>,
     /// Conexiones atendidas a la vez; más allá, un pedido recibe 503.
     #[arg(long, default_value_t = 1024)]
     pub max_conexiones: usize,
@@ -280,10 +286,15 @@ impl Settings {
             global: args.fallos_globales,
             window: Duration::from_secs(args.ventana_fallos),
         };
+        let proxies = match &args.proxies {
+            Some(list) => TrustedProxies::parse(list).map_err(|e| anyhow::anyhow!("--proxies: {e}"))?,
+            None => TrustedProxies::default(),
+        };
         let limits = crate::http::server::Limits {
             read_timeout: Duration::from_secs_f64(args.limite_lectura),
             max_connections: args.max_conexiones,
             sendfile: !args.sin_sendfile,
+            proxies,
             ..crate::http::server::Limits::default()
         };
         let mode = manifest.servicio.modo;

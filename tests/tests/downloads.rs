@@ -105,7 +105,7 @@ async fn downloads_go_out_whole_on_kept_alive_connections() {
     let (name, bytes, sha256) = largest(dist);
     let path = signed_path(&name);
     for limits in both_ways() {
-        let (server, _data) = start(dist, limits);
+        let (server, _data) = start(dist, limits.clone());
         let mut stream = connect(&server);
         // Two downloads and a small answer on one connection: each arrives whole and the
         // connection stays usable after a download.
@@ -172,7 +172,7 @@ async fn a_client_that_stops_reading_a_download_is_cut_off() {
     let path = signed_path(&name);
     for limits in both_ways() {
         let limits = Limits { write_stall: Duration::from_millis(500), ..limits };
-        let (server, _data) = start(copy.path(), limits);
+        let (server, _data) = start(copy.path(), limits.clone());
         let mut stream = connect_with_small_window(&server);
         write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").expect("request");
         std::thread::sleep(Duration::from_secs(2));
@@ -196,7 +196,7 @@ async fn a_file_cut_short_under_the_gate_ends_the_connection_and_nothing_else() 
         copy_tree(built(), copy.path());
         let dist = copy.path();
         let (name, bytes, _) = largest(dist);
-        let (server, _data) = start(dist, limits);
+        let (server, _data) = start(dist, limits.clone());
         let file = dist.join("private/descargas").join(&name);
         let half = std::fs::read(&file).expect("file")[..(bytes / 2) as usize].to_vec();
         std::fs::write(&file, &half).expect("truncate");
@@ -230,7 +230,7 @@ async fn single_ranges_are_served_as_206_with_their_bytes() {
     let etag = format!("\"{sha256}\"");
     let n = bytes;
     for limits in both_ways() {
-        let (server, _data) = start(dist, limits);
+        let (server, _data) = start(dist, limits.clone());
         let mut stream = connect(&server);
         // (Range, first byte, last byte): the first byte, the last byte, a suffix, open-ended,
         // and a range past the end clipped to it.

@@ -120,3 +120,64 @@ fn http_1_0_without_keep_alive_is_closed_after_its_answer() {
     stream.read_to_end(&mut answer).expect("closed by the gate");
     assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 200"));
 }
+
+/// The real gate over the built `dist/` with `proxies` trusted.
+fn start_behind(proxies: &str) -> (gate::http::server::Running, tempfile::TempDir) {
+    use gate::facilitator::local::{LocalConfig, LocalFacilitator};
+    let data = tempfile::tempdir().expect("data");
+    let local: std::sync::Arc<dyn gate::facilitator::Facilitator> =
+        std::sync::Arc::new(LocalFacilitator::new(LocalConfig::default()));
+    let log = data.path().join(gate::sales::journal::JOURNAL_FILE);
+    let gate = gate::app::Gate::load(built(), local, links(), Some(&log)).expect("gate");
+    let limits = gate::http::server::Limits {
+        proxies: gate::http::client::TrustedProxies::parse(proxies).expect("proxies"),
+        ..gate::http::server::Limits::default()
+    };
+    (gate::http::server::spawn_with_limits(std::sync::Arc::new(gate), 2, limits).expect("server"), data)
+}
+
+/// The statuses of `n` malformed payments sent with `X-Forwarded-For: forwarded_for`.
+async fn refused_payments(server: &gate::http::server::Running, forwarded_for: &str, n: usize) -> Vec<u16> {
+    let client = client();
+    let mut statuses = Vec::new();
+    for _ in 0..n {
+        let response = client
+            .get(format!("{}/estudio/banca-2026", server.url()))
+            .header("PAYMENT-SIGNATURE", "no-es-base64")
+            .header("X-Forwarded-For", forwarded_for)
+            .send()
+            .await
+            .expect("request");
+        statuses.push(response.status().as_u16());
+    }
+    statuses
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forwarded_addresses_count_only_from_trusted_proxies() {
+    // The test client connects from 127.0.0.1. Trusted: each forwarded client has its own
+    // budget of 20 refused attempts.
+    let (server, _data) = start_behind("127.0.0.1/32");
+    let first = refused_payments(&server, "198.51.100.1", 21).await;
+    assert!(first[..20].iter().all(|s| *s == 400), "{first:?}");
+    assert_eq!(first[20], 429, "the 21st attempt of one client is limited");
+    assert_eq!(refused_payments(&server, "198.51.100.2", 1).await, [400], "another client is not");
+    // A client that prepends its own X-Forwarded-For is still counted by the address the
+    // proxy saw (the rightmost untrusted one).
+    assert_eq!(refused_payments(&server, "203.0.113.50, 198.51.100.1", 1).await, [429]);
+
+    // Not trusted: the header is ignored and every attempt counts against the peer.
+    let (server, _data) = start_behind("10.0.0.0/8");
+    let spoofing: Vec<u16> = one_payment_each(&server, (0..21).map(|i| format!("198.51.100.{i}")).collect()).await;
+    assert!(spoofing[..20].iter().all(|s| *s == 400), "{spoofing:?}");
+    assert_eq!(spoofing[20], 429, "a new X-Forwarded-For per request does not escape the limit");
+}
+
+/// One malformed payment per forwarded address, in order.
+async fn one_payment_each(server: &gate::http::server::Running, addresses: Vec<String>) -> Vec<u16> {
+    let mut statuses = Vec::new();
+    for address in addresses {
+        statuses.extend(refused_payments(server, &address, 1).await);
+    }
+    statuses
+}

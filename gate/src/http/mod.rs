@@ -1,8 +1,10 @@
-//! HTTP plumbing under the routes: the Pingora server and its limits ([`server`]), what a route
+//! HTTP plumbing under the routes: the Pingora server and its limits ([`server`]), who the client
+//! is behind trusted proxies ([`client`]), what a route
 //! answers ([`response`]), files sent with `sendfile(2)` ([`sendfile`]) on the socket under a
 //! session ([`socket`]), `Range` requests ([`range`]), the free files held in memory ([`statics`])
 //! and the choice between HTML and JSON ([`pages`]).
 
+pub mod client;
 pub mod pages;
 pub mod range;
 pub mod response;

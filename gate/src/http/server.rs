@@ -26,6 +26,7 @@ use pingora_core::services::Service as _;
 use pingora_core::services::listening::Service;
 use pingora_http::{RequestHeader, ResponseHeader};
 
+use super::client::TrustedProxies;
 use super::response::{ALLOW_HEADERS, Body, EXPOSE_HEADERS, JSON, Reply};
 use super::sendfile::{self, Sent};
 use super::socket;
@@ -45,7 +46,7 @@ const WRITE_BUFFER: usize = 32 * 1024;
 const KEEPALIVE_SECONDS: u64 = 60;
 
 /// What one client may send or hold, so a hostile or broken one cannot starve the others.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Limits {
     /// Deadline to receive a whole request head, and then its whole body (slow clients, and
     /// idle keep-alive connections, are closed after it).
@@ -62,6 +63,8 @@ pub struct Limits {
     /// Downloads go out with `sendfile(2)` where the connection allows it; off, they are
     /// streamed in chunks through user space.
     pub sendfile: bool,
+    /// Proxies whose `Forwarded` / `X-Forwarded-For` name the client (`--proxies`).
+    pub proxies: TrustedProxies,
 }
 
 impl Default for Limits {
@@ -73,6 +76,7 @@ impl Default for Limits {
             max_connections: 1024,
             write_stall: Duration::from_secs(60),
             sendfile: true,
+            proxies: TrustedProxies::default(),
         }
     }
 }
@@ -105,7 +109,8 @@ impl Limits {
 pub struct Request<'a> {
     pub head: &'a RequestHeader,
     pub body: Bytes,
-    /// The client's address (the peer of the connection), when known.
+    /// The client's address (the peer of the connection, or what a trusted proxy says), when
+    /// known.
     pub client: Option<std::net::IpAddr>,
 }
 
@@ -217,13 +222,14 @@ impl<H: Handler> HttpServerApp for App<H> {
         session.set_keepalive(keepalive);
 
         let unread_body = refused.is_some();
+        let peer = session.client_addr().and_then(|a| a.as_inet()).map(|a| a.ip());
+        let client = peer.map(|peer| limits.proxies.client(peer, session.req_header()));
         let reply = match refused {
             Some(reply) => reply,
             None => match tokio::time::timeout(limits.read_timeout, read_body(&mut session, self.handler.body_limit()))
                 .await
             {
                 Ok(Ok(body)) => {
-                    let client = session.client_addr().and_then(|a| a.as_inet()).map(|a| a.ip());
                     let request = Request { head: session.req_header(), body, client };
                     self.handler.handle(&request).await
                 }
@@ -241,7 +247,7 @@ impl<H: Handler> HttpServerApp for App<H> {
         let head_only = session.req_header().method == Method::HEAD;
         let status = reply.status;
         let written = write_reply(&mut session, reply, head_only, limits).await;
-        log_access(&session, status, *written.as_ref().unwrap_or(&0), started);
+        log_access(&session, client, status, *written.as_ref().unwrap_or(&0), started);
         if unread_body || status == 413 {
             // The client may still be sending what was refused: close without a reset, so it
             // reads the answer.
@@ -480,12 +486,13 @@ fn read_chunk(file: std::fs::File, want: usize) -> tokio::task::JoinHandle<std::
     })
 }
 
-/// One line per request: method, path (never the query, which may carry link signatures),
-/// status, body bytes and duration.
-fn log_access(session: &ServerSession, status: u16, bytes: u64, started: Instant) {
+/// One line per request: client address, method, path (never the query, which may carry link
+/// signatures), status, body bytes and duration.
+fn log_access(session: &ServerSession, client: Option<std::net::IpAddr>, status: u16, bytes: u64, started: Instant) {
     let head = session.req_header();
     tracing::info!(
         target: "acceso",
+        client = %client.map_or_else(|| "-".to_owned(), |c| c.to_string()),
         method = %head.method,
         path = head.uri.path(),
         status,

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::facilitator::Facilitator;
 use crate::http::statics::Statics;
+use crate::http::tls::Certificate;
 use crate::links::LinkSigner;
 use crate::manifest::{self, Manifest};
 use crate::mcp::McpServer;
@@ -160,9 +161,10 @@ impl Live {
         Ok(())
     }
 
-    /// Reloads on every SIGHUP, on a thread of its own. The handler is installed before this
-    /// returns, so a SIGHUP sent once the server answers never kills the process.
-    pub fn reload_on_sighup(self: &Arc<Self>) -> Result<()> {
+    /// Reloads on every SIGHUP, on a thread of its own: `dist/`, and the TLS certificate when the
+    /// gate serves HTTPS. The handler is installed before this returns, so a SIGHUP sent once the
+    /// server answers never kills the process.
+    pub fn reload_on_sighup(self: &Arc<Self>, certificate: Option<Arc<Certificate>>) -> Result<()> {
         use tokio::signal::unix::{SignalKind, signal};
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         let mut hangups = {
@@ -176,6 +178,13 @@ impl Live {
                     tracing::info!("SIGHUP: recargando dist/");
                     if let Err(e) = live.reload() {
                         tracing::error!("SIGHUP: no se pudo recargar dist/, sigue el anterior: {e:#}");
+                    }
+                    match certificate.as_ref().map(|c| c.reload()) {
+                        Some(Ok(())) => tracing::info!("SIGHUP: certificado TLS recargado"),
+                        Some(Err(e)) => {
+                            tracing::error!("SIGHUP: no se pudo recargar el certificado TLS, sigue el anterior: {e:#}")
+                        }
+                        None => {}
                     }
                 }
             });

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use gate::app::{Gate, Live, Services};
 use gate::http::server::{RunOptions, run_with_limits};
+use gate::http::tls::Certificate;
 use gate::manifest;
 use gate::payment::limits::Limiter;
 use gate::sales::Sales;
@@ -89,8 +90,10 @@ fn start(args: Args) -> Result<()> {
     if settings.mode == contract::Mode::Local {
         tracing::info!("modo local: un facilitador local verifica las firmas; no se mueve dinero real");
     }
+    let certificate = settings.tls.clone().map(Certificate::load).transpose()?;
+    warn_if_https_without_tls(&gate.manifest.servicio.base_url, settings.mode, certificate.is_some());
     let live = Arc::new(Live::new(gate));
-    live.reload_on_sighup()?;
+    live.reload_on_sighup(certificate.clone())?;
     run_with_limits(
         live,
         RunOptions {
@@ -99,9 +102,21 @@ fn start(args: Args) -> Result<()> {
             threads: settings.threads,
             data_dir: &settings.data,
             take_over: settings.take_over,
+            tls: certificate,
         },
         settings.limits,
     )
+}
+
+/// Outside local mode an https `base_url` served over plain HTTP needs a TLS terminator in front:
+/// say so at start, so the publisher does not find out from a buyer.
+fn warn_if_https_without_tls(base_url: &str, mode: contract::Mode, tls: bool) {
+    if !tls && mode != contract::Mode::Local && base_url.starts_with("https://") {
+        tracing::warn!(
+            "base_url es {base_url} pero el gate sirve HTTP sin TLS: ponga delante un terminador TLS \
+             (y nómbrelo con --proxies) o sirva HTTPS con --tls-cert y --tls-key"
+        );
+    }
 }
 
 /// Reads the facilitator's `/supported` once, to fill Solana `feePayer` where offered.

@@ -18,6 +18,7 @@ use crate::facilitator::cdp::{CDP_FACILITATOR, CdpKey, KEY_ID_ENV, KEY_SECRET_EN
 use crate::facilitator::http::HttpFacilitator;
 use crate::facilitator::local::{LocalConfig, LocalFacilitator};
 use crate::http::client::TrustedProxies;
+use crate::http::tls::TlsFiles;
 use crate::links::{LinkSigner, SECRET_ENV, load_secret};
 use crate::manifest::{Manifest, Mode};
 use crate::mcp::AllowedHosts;
@@ -63,6 +64,13 @@ pub struct Args {
     /// admiten siempre).
     #[arg(long)]
     pub mcp_hosts: Option<String>,
+    /// Certificado TLS (cadena PEM): el gate sirve HTTPS con HTTP/2 y HTTP/1.1; se recarga con
+    /// SIGHUP. Va con --tls-key.
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// Clave privada PEM del certificado de --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
     /// Proxies de confianza (direcciones o redes CIDR, separadas por comas): solo de ellos se
     /// creen Forwarded y X-Forwarded-For para la dirección del cliente (límites y registros); de
     /// cualquier otro se ignoran.
@@ -206,6 +214,8 @@ pub struct Settings {
     pub journal_segment_bytes: u64,
     /// Take the socket over from a running gate (`--relevo`).
     pub take_over: bool,
+    /// The certificate and key to serve HTTPS with (`--tls-cert`, `--tls-key`).
+    pub tls: Option<TlsFiles>,
 }
 
 /// Which facilitator settles payments.
@@ -316,6 +326,7 @@ impl Settings {
             refusal_limits,
             journal_segment_bytes: args.diario_max_mb * 1024 * 1024,
             take_over: args.relevo,
+            tls: args.tls_cert.zip(args.tls_key).map(|(cert, key)| TlsFiles { cert, key }),
         })
     }
 

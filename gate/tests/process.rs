@@ -1,7 +1,8 @@
 //! The real `gate` binary as a child process: killed with SIGKILL between settlement and
 //! response and restarted (the sale is in the journal, the buyer recovers it, nothing is
 //! settled twice, the embedded facilitator's ledger survives), a torn journal line, `gate
-//! ventas`, and a new `dist/` picked up on SIGHUP without dropping requests.
+//! ventas`, a new `dist/` picked up on SIGHUP without dropping requests, and HTTPS whose
+//! certificate SIGHUP reloads while open connections keep theirs.
 
 #![allow(clippy::unwrap_used)]
 
@@ -53,6 +54,10 @@ struct GateProcess {
 
 impl GateProcess {
     fn start(dist: &Path, data: &Path, env: &[(&str, &str)]) -> GateProcess {
+        GateProcess::start_with(dist, data, env, &[])
+    }
+
+    fn start_with(dist: &Path, data: &Path, env: &[(&str, &str)], args: &[&str]) -> GateProcess {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let log_path = data.join(format!("gate-{port}.log"));
         std::fs::create_dir_all(data).unwrap();
@@ -70,6 +75,7 @@ impl GateProcess {
         for (name, value) in env {
             command.env(name, value);
         }
+        command.args(args);
         let child = command.spawn().unwrap();
         let gate = GateProcess { child, port, log: log_path };
         gate.wait_ready();
@@ -575,4 +581,48 @@ fn a_gate_started_with_relevo_takes_the_socket_over_on_sigquit() {
     assert!(new.try_wait().unwrap().is_none(), "the new gate keeps running");
     let _ = new.kill();
     let _ = new.wait();
+}
+
+/// A self-signed certificate for localhost written to `dir/name.{crt,key}`; returns its PEM.
+fn write_certificate(dir: &Path, name: &str) -> String {
+    let issued = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    std::fs::write(dir.join(format!("{name}.crt")), issued.cert.pem()).unwrap();
+    std::fs::write(dir.join(format!("{name}.key")), issued.signing_key.serialize_pem()).unwrap();
+    issued.cert.pem()
+}
+
+/// A client that trusts only `pem` (HTTP/2 by ALPN).
+fn trusting(pem: &str) -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let trusted = reqwest::Certificate::from_pem(pem.as_bytes()).unwrap();
+    reqwest::Client::builder().tls_certs_only([trusted]).timeout(Duration::from_secs(20)).build().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn https_serves_and_sighup_swaps_the_certificate_without_dropping_connections() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let data = data_dir.path();
+    let first = write_certificate(data, "tls");
+    let (cert, key) = (data.join("tls.crt").display().to_string(), data.join("tls.key").display().to_string());
+    let gate = GateProcess::start_with(built(), data, &[], &["--tls-cert", &cert, "--tls-key", &key]);
+    let url = format!("https://localhost:{}/catalogo", gate.port);
+    let open = trusting(&first);
+    let response = open.get(&url).send().await.unwrap();
+    assert_eq!((response.status().as_u16(), response.version()), (200, reqwest::Version::HTTP_2));
+    assert!(gate.log().contains(&format!("escuchando en https://127.0.0.1:{}", gate.port)), "{}", gate.log());
+
+    // New files, then SIGHUP.
+    let second = write_certificate(data, "next");
+    std::fs::rename(data.join("next.crt"), &cert).unwrap();
+    std::fs::rename(data.join("next.key"), &key).unwrap();
+    gate.signal("HUP");
+    let started = Instant::now();
+    while !gate.log().contains("certificado TLS recargado") {
+        assert!(started.elapsed() < Duration::from_secs(20), "no reload: {}", gate.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The open connection keeps its session; new handshakes get the new certificate.
+    assert_eq!(open.get(&url).send().await.unwrap().status(), 200, "the open connection still answers");
+    assert!(trusting(&first).get(&url).send().await.is_err(), "a new handshake no longer gets the old certificate");
+    assert_eq!(trusting(&second).get(&url).send().await.unwrap().status(), 200);
 }

@@ -62,6 +62,7 @@ fn run_facilitator() -> Result<()> {
             threads: args.threads,
             data_dir: &args.data,
             take_over: false,
+            tls: None,
         },
     )
 }

@@ -30,6 +30,7 @@ use super::client::TrustedProxies;
 use super::response::{ALLOW_HEADERS, Body, EXPOSE_HEADERS, JSON, Reply};
 use super::sendfile::{self, Sent};
 use super::socket;
+use super::tls::Certificate;
 
 /// The log filter unless `GATE_LOG` says otherwise: the gate's own lines (Spanish) at info,
 /// Pingora's start-up chatter (English) only when it warns.
@@ -519,6 +520,8 @@ pub struct RunOptions<'a> {
     /// Take the listening socket over from a running server with the same `data_dir` (it hands
     /// it over on SIGQUIT) instead of binding the address.
     pub take_over: bool,
+    /// Serve HTTPS (HTTP/2 and HTTP/1.1) with this certificate instead of plain HTTP/1.1.
+    pub tls: Option<Arc<Certificate>>,
 }
 
 /// Runs a handler as a Pingora server until SIGTERM or SIGINT (graceful, about 1 s) or SIGQUIT
@@ -554,12 +557,12 @@ pub fn run_with_limits<H: Handler>(handler: Arc<H>, options: RunOptions<'_>, lim
     let mut server = Server::new_with_opt_and_conf(opt, conf);
     server.bootstrap();
     let mut service = Service::new(options.name.to_owned(), App::with_limits(handler, limits));
-    service.add_listener(listener_config(options.listen));
+    service.add_listener(listener_config(options.listen, options.tls.as_ref())?);
     server.add_service(service);
     let pid_file = data.join(format!("{}.pid", options.name));
     std::fs::write(&pid_file, format!("{}\n", std::process::id()))
         .with_context(|| format!("no se pudo escribir {}", pid_file.display()))?;
-    announce_when_listening(options.name, addr);
+    announce_when_listening(options.name, addr, if options.tls.is_some() { "https" } else { "http" });
     exit_if_the_listener_fails(options.name, options.listen);
     server.run(RunArgs { shutdown_signal: Box::new(Signals) });
     let _ = std::fs::remove_file(&pid_file);
@@ -625,7 +628,7 @@ fn exit_if_the_listener_fails(name: &str, listen: &str) {
 
 /// Logs "escuchando" once the socket takes connections (Pingora binds it on its own thread
 /// after `run` starts), so the line never appears for a server that is not listening.
-fn announce_when_listening(name: &str, addr: SocketAddr) {
+fn announce_when_listening(name: &str, addr: SocketAddr, scheme: &'static str) {
     let owned = name.to_owned();
     let target = match addr.ip() {
         std::net::IpAddr::V4(ip) if ip.is_unspecified() => SocketAddr::from(([127, 0, 0, 1], addr.port())),
@@ -639,7 +642,7 @@ fn announce_when_listening(name: &str, addr: SocketAddr) {
         let deadline = Instant::now() + Duration::from_secs(60);
         while Instant::now() < deadline {
             if std::net::TcpStream::connect_timeout(&target, Duration::from_millis(200)).is_ok() {
-                tracing::info!("{name}: escuchando en http://{addr}");
+                tracing::info!("{name}: escuchando en {scheme}://{addr}");
                 return;
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -647,13 +650,18 @@ fn announce_when_listening(name: &str, addr: SocketAddr) {
         tracing::warn!("{name}: {addr} no acepta conexiones después de 60 s");
     });
     if spawned.is_err() {
-        tracing::info!("{name}: escuchando en http://{addr}");
+        tracing::info!("{name}: escuchando en {scheme}://{addr}");
     }
 }
 
-/// A TCP endpoint with the gate's write buffer (Pingora's default read buffer).
-fn listener_config(addr: &str) -> ListenerConfig {
-    ListenerConfig::tcp(addr).l4_buffer(L4BufferSettings::default().write(WRITE_BUFFER))
+/// A TCP endpoint with the gate's write buffer (Pingora's default read buffer), with TLS when a
+/// certificate is given.
+fn listener_config(addr: &str, tls: Option<&Arc<Certificate>>) -> Result<ListenerConfig> {
+    let config = ListenerConfig::tcp(addr).l4_buffer(L4BufferSettings::default().write(WRITE_BUFFER));
+    Ok(match tls {
+        Some(certificate) => config.tls(certificate.settings()?),
+        None => config,
+    })
 }
 
 /// SIGTERM and SIGINT both end the server gracefully; SIGQUIT hands the socket to a new process.
@@ -679,14 +687,15 @@ impl ShutdownSignalWatch for Signals {
 /// A server running in this process (for tests and benchmarks); stops when dropped.
 pub struct Running {
     pub addr: SocketAddr,
+    scheme: &'static str,
     stop: Option<tokio::sync::watch::Sender<bool>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Running {
-    /// Base URL, e.g. `http://127.0.0.1:41234`.
+    /// Base URL, e.g. `http://127.0.0.1:41234` (`https://` with TLS).
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("{}://{}", self.scheme, self.addr)
     }
 }
 
@@ -711,6 +720,25 @@ pub fn spawn<H: Handler>(handler: Arc<H>, threads: usize) -> Result<Running> {
 
 /// [`spawn`] with explicit [`Limits`].
 pub fn spawn_with_limits<H: Handler>(handler: Arc<H>, threads: usize, limits: Limits) -> Result<Running> {
+    spawn_listening(handler, threads, limits, None)
+}
+
+/// [`spawn`] serving HTTPS (HTTP/2 and HTTP/1.1) with `certificate`.
+pub fn spawn_tls<H: Handler>(
+    handler: Arc<H>,
+    threads: usize,
+    limits: Limits,
+    certificate: Arc<Certificate>,
+) -> Result<Running> {
+    spawn_listening(handler, threads, limits, Some(certificate))
+}
+
+fn spawn_listening<H: Handler>(
+    handler: Arc<H>,
+    threads: usize,
+    limits: Limits,
+    tls: Option<Arc<Certificate>>,
+) -> Result<Running> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
@@ -718,11 +746,13 @@ pub fn spawn_with_limits<H: Handler>(handler: Arc<H>, threads: usize, limits: Li
     fds.add(addr.to_string(), listener.into_raw_fd());
     let (stop, watch) = tokio::sync::watch::channel(false);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(threads.max(1)).enable_all().build()?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let config = listener_config(&addr.to_string(), tls.as_ref())?;
     let thread = std::thread::Builder::new().name(format!("gate-{}", addr.port())).spawn(move || {
         let mut service = Service::new("gate-test".to_owned(), App::with_limits(handler, limits));
-        service.add_listener(listener_config(&addr.to_string()));
+        service.add_listener(config);
         let fds = Arc::new(parking_lot::Mutex::new(fds));
         runtime.block_on(service.start_service(Some(fds), watch, 1));
     })?;
-    Ok(Running { addr, stop: Some(stop), thread: Some(thread) })
+    Ok(Running { addr, scheme, stop: Some(stop), thread: Some(thread) })
 }

@@ -53,6 +53,7 @@ fn serve() -> Result<()> {
             threads: 1,
             data_dir: &args.data,
             take_over: false,
+            tls: None,
         },
     )
 }

@@ -1,0 +1,171 @@
+//! HTTPS on the gate's own listener: every route over HTTP/1.1 and HTTP/2 (reqwest and
+//! `curl --http2`), a purchase and its download over TLS, and a new certificate swapped in
+//! while connections that negotiated the old one keep working.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use common::gate::*;
+use common::{built, sha256_hex};
+use gate::http::server::{Limits, Running, spawn_tls};
+use gate::http::tls::{Certificate, TlsFiles};
+use serde_json::Value;
+
+/// A self-signed certificate for localhost and 127.0.0.1, written as PEM files; returns the
+/// files and the certificate's PEM (what a client trusts).
+fn write_certificate(dir: &Path, name: &str) -> (TlsFiles, String) {
+    let issued =
+        rcgen::generate_simple_self_signed(vec!["localhost".to_owned(), "127.0.0.1".to_owned()]).expect("certificate");
+    let cert_pem = issued.cert.pem();
+    let files = TlsFiles { cert: dir.join(format!("{name}.crt")), key: dir.join(format!("{name}.key")) };
+    std::fs::write(&files.cert, &cert_pem).expect("cert file");
+    std::fs::write(&files.key, issued.signing_key.serialize_pem()).expect("key file");
+    (files, cert_pem)
+}
+
+/// The real gate over the built `dist/`, serving HTTPS with `certificate`.
+fn start_https(certificate: Arc<Certificate>) -> (Running, tempfile::TempDir) {
+    let data = tempfile::tempdir().expect("data");
+    let local: Arc<dyn gate::facilitator::Facilitator> =
+        Arc::new(gate::facilitator::local::LocalFacilitator::new(Default::default()));
+    let log = data.path().join(gate::sales::journal::JOURNAL_FILE);
+    let gate = gate::app::Gate::load(built(), local, links(), Some(&log)).expect("gate");
+    (spawn_tls(Arc::new(gate), 2, Limits::default(), certificate).expect("server"), data)
+}
+
+/// A client that trusts only `cert_pem`, speaking HTTP/2 (ALPN) or only HTTP/1.1.
+fn https_client(cert_pem: &str, http2: bool) -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let trusted = reqwest::Certificate::from_pem(cert_pem.as_bytes()).expect("PEM");
+    let builder = reqwest::Client::builder().tls_certs_only([trusted]);
+    let builder = if http2 { builder } else { builder.http1_only() };
+    builder.build().expect("client")
+}
+
+/// The gate's absolute URLs (built for http://127.0.0.1:8080) pointed at the HTTPS server.
+fn on(server: &Running, issued: &str) -> String {
+    issued.replacen(BUILT_BASE_URL, &format!("https://localhost:{}", server.addr.port()), 1)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_answers_over_http1_and_http2() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (files, cert_pem) = write_certificate(dir.path(), "gate");
+    let (server, _data) = start_https(Certificate::load(files).expect("certificate"));
+    let base = format!("https://localhost:{}", server.addr.port());
+    for (http2, version) in [(false, reqwest::Version::HTTP_11), (true, reqwest::Version::HTTP_2)] {
+        let client = https_client(&cert_pem, http2);
+        for (path, status) in [
+            ("/", 200),
+            ("/catalogo", 200),
+            ("/metricas", 200),
+            ("/llms.txt", 200),
+            ("/buscar?q=bancos", 200),
+            ("/estudio/banca-2026", 402),
+            ("/no-existe", 404),
+        ] {
+            let response = client.get(format!("{base}{path}")).send().await.expect("request");
+            assert_eq!(response.version(), version, "{path}");
+            assert_eq!(response.status().as_u16(), status, "{path} over {version:?}");
+            assert!(!response.bytes().await.expect("body").is_empty(), "{path}");
+        }
+        // MCP over the same connection.
+        let listed: Value = client
+            .post(format!("{base}/mcp"))
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-06-18")
+            .json(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+            .send()
+            .await
+            .expect("mcp")
+            .json()
+            .await
+            .expect("JSON-RPC");
+        assert!(listed["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()), "{listed}");
+
+        // A purchase and both downloads of it, whole and by range.
+        let purchase =
+            gate::buyer::buy(&client, &format!("{base}/estudio/farma-2026?vista=resumen"), &signer(DEV_KEY), now())
+                .await
+                .expect("purchase");
+        assert_eq!(purchase.status, 200, "{}", purchase.body);
+        for kind in ["json", "zip"] {
+            let link = &purchase.body["acceso"]["descargas"][kind];
+            let url = on(&server, link["url"].as_str().expect("url"));
+            let whole = client.get(&url).send().await.expect("download");
+            assert_eq!(whole.version(), version);
+            assert_eq!(whole.status(), 200);
+            let bytes = whole.bytes().await.expect("bytes");
+            assert_eq!(sha256_hex(&bytes), link["sha256"].as_str().expect("sha"), "{kind} over {version:?}");
+            let part = client.get(&url).header("Range", "bytes=1-10").send().await.expect("range");
+            assert_eq!(part.status(), 206);
+            assert_eq!(part.bytes().await.expect("part"), bytes.slice(1..11));
+        }
+    }
+}
+
+#[test]
+fn curl_speaks_http2_to_the_gate() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (files, _) = write_certificate(dir.path(), "gate");
+    let ca = files.cert.clone();
+    let (server, _data) = start_https(Certificate::load(files).expect("certificate"));
+    let url = format!("https://localhost:{}/catalogo", server.addr.port());
+    let out = std::process::Command::new("curl")
+        .args(["--silent", "--show-error", "--http2", "--cacert"])
+        .arg(&ca)
+        .args(["--output", "/dev/null", "--write-out", "%{http_version} %{http_code}"])
+        .arg(&url)
+        .output()
+        .expect("curl runs (apt-get install -y curl)");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "2 200", "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_certificate_is_swapped_in_without_dropping_open_connections() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (files, old_pem) = write_certificate(dir.path(), "gate");
+    let certificate = Certificate::load(files.clone()).expect("certificate");
+    let (server, _data) = start_https(Arc::clone(&certificate));
+    let base = format!("https://localhost:{}", server.addr.port());
+    let old_only = https_client(&old_pem, true);
+    assert_eq!(old_only.get(format!("{base}/catalogo")).send().await.expect("first").status(), 200);
+
+    // Replace the files with another certificate and reload, as SIGHUP does.
+    let (new_files, new_pem) = write_certificate(dir.path(), "next");
+    std::fs::copy(&new_files.cert, &files.cert).expect("swap cert");
+    std::fs::copy(&new_files.key, &files.key).expect("swap key");
+    certificate.reload().expect("reload");
+
+    // The open HTTP/2 connection keeps its session: it still answers.
+    for _ in 0..3 {
+        assert_eq!(old_only.get(format!("{base}/catalogo")).send().await.expect("same connection").status(), 200);
+    }
+    // A new handshake gets the new certificate: a client that trusts only the old one refuses
+    // it, one that trusts the new one is served.
+    let fresh_old = https_client(&old_pem, false);
+    assert!(fresh_old.get(format!("{base}/catalogo")).send().await.is_err(), "the old certificate is gone");
+    let fresh_new = https_client(&new_pem, false);
+    assert_eq!(fresh_new.get(format!("{base}/catalogo")).send().await.expect("new").status(), 200);
+
+    // A broken file is refused and the running certificate stays.
+    std::fs::write(&files.key, "no es una clave").expect("break");
+    assert!(certificate.reload().is_err());
+    let after = https_client(&new_pem, false);
+    assert_eq!(after.get(format!("{base}/catalogo")).send().await.expect("still new").status(), 200);
+}
+
+#[test]
+fn mismatched_or_missing_files_are_refused_at_load() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (a, _) = write_certificate(dir.path(), "a");
+    let (b, _) = write_certificate(dir.path(), "b");
+    let crossed = TlsFiles { cert: a.cert.clone(), key: b.key.clone() };
+    let error = Certificate::load(crossed).expect_err("key of another certificate").to_string();
+    assert!(error.contains("no corresponde"), "{error}");
+    let missing = TlsFiles { cert: PathBuf::from("/no/existe.crt"), key: a.key };
+    let error = format!("{:#}", Certificate::load(missing).expect_err("missing"));
+    assert!(error.contains("--tls-cert") && error.contains("/no/existe.crt"), "{error}");
+}

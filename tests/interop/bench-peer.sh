@@ -151,13 +151,14 @@ echo "carga después de wrk: $(cut -d' ' -f1-3 /proc/loadavg)"
 declare -A buys
 for buyers in 8 64; do
   echo "bench-compras: $buyers compradores, ${seconds}s por vendedor; carga antes: $(cut -d' ' -f1-3 /proc/loadavg)"
+  "$bin_dir/bench-compras" --compradores "$buyers" --segundos "$seconds" --compras $((seconds * 2000)) \
+    --url "$gate" --url "$axum" --url "$express" --url "$axum_study" --url "$express_study" >"$work/compras-$buyers.txt"
+  grep -v '^RESULTADO ' "$work/compras-$buyers.txt"
   i=0
   while read -r rate p50 p99 count bytes; do
     buys[$buyers,$i]="$rate $p50 $p99 $count $bytes"
     i=$((i + 1))
-  done < <("$bin_dir/bench-compras" --compradores "$buyers" --segundos "$seconds" --compras $((seconds * 2000)) \
-             --url "$gate" --url "$axum" --url "$express" --url "$axum_study" --url "$express_study" \
-             | tee /dev/stderr | sed -n 's/^RESULTADO //p')
+  done < <(sed -n 's/^RESULTADO //p' "$work/compras-$buyers.txt")
   [ "$i" = 5 ] || { echo "bench-peer: bench-compras dio $i resultados de 5" >&2; exit 1; }
 done
 echo "carga después de las compras: $(cut -d' ' -f1-3 /proc/loadavg)"

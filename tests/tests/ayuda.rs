@@ -1,5 +1,5 @@
-//! Every option of the test and benchmark programs (`bench-gate`, `bench-build`, `soak`,
-//! `facilitador-cdp-prueba`) has a description in `--help`, in Spanish.
+//! Every option of the test and benchmark programs (`bench-gate`, `bench-build`,
+//! `bench-compras`, `soak`, `facilitador-cdp-prueba`) has a description in `--help`, in Spanish.
 
 use std::path::Path;
 
@@ -8,6 +8,7 @@ fn every_option_is_described_in_spanish() {
     let problems: Vec<String> = [
         env!("CARGO_BIN_EXE_bench-gate"),
         env!("CARGO_BIN_EXE_bench-build"),
+        env!("CARGO_BIN_EXE_bench-compras"),
         env!("CARGO_BIN_EXE_soak"),
         env!("CARGO_BIN_EXE_facilitador-cdp-prueba"),
     ]

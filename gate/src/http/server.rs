@@ -30,7 +30,7 @@ use super::client::TrustedProxies;
 use super::response::{ALLOW_HEADERS, Body, EXPOSE_HEADERS, JSON, Reply};
 use super::sendfile::{self, Sent};
 use super::socket;
-use super::tls::Certificate;
+use super::tls::{Certificate, TlsApp};
 
 /// The log filter unless `GATE_LOG` says otherwise: the gate's own lines (Spanish) at info,
 /// Pingora's start-up chatter (English) only when it warns.
@@ -556,9 +556,19 @@ pub fn run_with_limits<H: Handler>(handler: Arc<H>, options: RunOptions<'_>, lim
     }
     let mut server = Server::new_with_opt_and_conf(opt, conf);
     server.bootstrap();
-    let mut service = Service::new(options.name.to_owned(), App::with_limits(handler, limits));
-    service.add_listener(listener_config(options.listen, options.tls.as_ref())?);
-    server.add_service(service);
+    let app = App::with_limits(handler, limits);
+    match &options.tls {
+        Some(certificate) => {
+            let mut service = Service::new(options.name.to_owned(), TlsApp::new(app, certificate)?);
+            service.add_listener(listener_config(options.listen));
+            server.add_service(service);
+        }
+        None => {
+            let mut service = Service::new(options.name.to_owned(), app);
+            service.add_listener(listener_config(options.listen));
+            server.add_service(service);
+        }
+    }
     let pid_file = data.join(format!("{}.pid", options.name));
     std::fs::write(&pid_file, format!("{}\n", std::process::id()))
         .with_context(|| format!("no se pudo escribir {}", pid_file.display()))?;
@@ -654,14 +664,10 @@ fn announce_when_listening(name: &str, addr: SocketAddr, scheme: &'static str) {
     }
 }
 
-/// A TCP endpoint with the gate's write buffer (Pingora's default read buffer), with TLS when a
-/// certificate is given.
-fn listener_config(addr: &str, tls: Option<&Arc<Certificate>>) -> Result<ListenerConfig> {
-    let config = ListenerConfig::tcp(addr).l4_buffer(L4BufferSettings::default().write(WRITE_BUFFER));
-    Ok(match tls {
-        Some(certificate) => config.tls(certificate.settings()?),
-        None => config,
-    })
+/// A TCP endpoint with the gate's write buffer (Pingora's default read buffer). TLS, when on,
+/// is done by [`TlsApp`] on the accepted connections.
+fn listener_config(addr: &str) -> ListenerConfig {
+    ListenerConfig::tcp(addr).l4_buffer(L4BufferSettings::default().write(WRITE_BUFFER))
 }
 
 /// SIGTERM and SIGINT both end the server gracefully; SIGQUIT hands the socket to a new process.
@@ -747,12 +753,23 @@ fn spawn_listening<H: Handler>(
     let (stop, watch) = tokio::sync::watch::channel(false);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(threads.max(1)).enable_all().build()?;
     let scheme = if tls.is_some() { "https" } else { "http" };
-    let config = listener_config(&addr.to_string(), tls.as_ref())?;
+    let app = App::with_limits(handler, limits);
+    let (plain, encrypted) = match &tls {
+        Some(certificate) => (None, Some(TlsApp::new(app, certificate)?)),
+        None => (Some(app), None),
+    };
     let thread = std::thread::Builder::new().name(format!("gate-{}", addr.port())).spawn(move || {
-        let mut service = Service::new("gate-test".to_owned(), App::with_limits(handler, limits));
-        service.add_listener(config);
         let fds = Arc::new(parking_lot::Mutex::new(fds));
-        runtime.block_on(service.start_service(Some(fds), watch, 1));
+        let listener = listener_config(&addr.to_string());
+        if let Some(app) = encrypted {
+            let mut service = Service::new("gate-test".to_owned(), app);
+            service.add_listener(listener);
+            runtime.block_on(service.start_service(Some(fds), watch, 1));
+        } else if let Some(app) = plain {
+            let mut service = Service::new("gate-test".to_owned(), app);
+            service.add_listener(listener);
+            runtime.block_on(service.start_service(Some(fds), watch, 1));
+        }
     })?;
     Ok(Running { addr, scheme, stop: Some(stop), thread: Some(thread) })
 }

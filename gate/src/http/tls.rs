@@ -11,8 +11,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use async_trait::async_trait;
 use parking_lot::RwLock;
-use pingora_core::listeners::tls::TlsSettings;
+use pingora_core::apps::ServerApp;
+use pingora_core::listeners::tls::Acceptor;
+use pingora_core::protocols::Stream;
+use pingora_core::server::ShutdownWatch;
+use rustls::ServerConfig;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::{ClientHello, ResolvesServerCert};
@@ -46,17 +51,64 @@ impl Certificate {
         Ok(())
     }
 
-    /// Pingora's TLS settings for a listener serving this certificate, HTTP/2 offered first.
-    pub fn settings(self: &Arc<Self>) -> Result<TlsSettings> {
-        // The paths are required by the constructor and ignored once a resolver is set.
-        let mut settings =
-            TlsSettings::intermediate(&self.files.cert.to_string_lossy(), &self.files.key.to_string_lossy())
-                .map_err(|e| anyhow::anyhow!("TLS: {e}"))?;
-        settings.set_cert_resolver(Arc::clone(self) as Arc<dyn ResolvesServerCert>);
-        settings.enable_h2();
-        Ok(settings)
+    /// The rustls configuration the listener serves: TLS 1.3 and 1.2 with ring's suites in the
+    /// server's order (all AEAD with forward secrecy; the server's order wins over the client's,
+    /// as testssl expects), this certificate for every handshake, ALPN `h2` then `http/1.1`.
+    fn server_config(self: &Arc<Self>) -> Result<Arc<ServerConfig>> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = ServerConfig::builder_with_provider(provider)
+            .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
+            .map_err(|e| anyhow::anyhow!("TLS: {e}"))?
+            .with_no_client_auth()
+            .with_cert_resolver(Arc::clone(self) as Arc<dyn ResolvesServerCert>);
+        config.ignore_client_order = true;
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        Ok(Arc::new(config))
     }
 }
+
+/// An HTTP application behind a TLS handshake: Pingora's listener accepts plain TCP, this does
+/// the handshake with [`Certificate::server_config`] (which Pingora's own TLS settings cannot
+/// express: the server's cipher order) and hands the encrypted stream to the application, which
+/// picks HTTP/2 or HTTP/1.1 by ALPN.
+pub struct TlsApp<A> {
+    inner: Arc<A>,
+    acceptor: Acceptor,
+}
+
+impl<A> TlsApp<A> {
+    pub fn new(inner: A, certificate: &Arc<Certificate>) -> Result<TlsApp<A>> {
+        let acceptor = Acceptor::from_server_config(certificate.server_config()?);
+        Ok(TlsApp { inner: Arc::new(inner), acceptor })
+    }
+}
+
+#[async_trait]
+impl<A: ServerApp + Send + Sync + 'static> ServerApp for TlsApp<A> {
+    async fn process_new(self: &Arc<Self>, stream: Stream, shutdown: &ShutdownWatch) -> Option<Stream> {
+        let peer = stream.get_socket_digest().and_then(|d| d.peer_addr().cloned());
+        // Pingora's listener hands over its TCP stream boxed; the handshake wants it unboxed.
+        let Ok(tcp) = stream.into_any().downcast::<pingora_core::protocols::l4::stream::Stream>() else {
+            tracing::error!(target: "tls", "conexión de un tipo inesperado: se cierra");
+            return None;
+        };
+        match tokio::time::timeout(HANDSHAKE_TIMEOUT, self.acceptor.tls_handshake(*tcp)).await {
+            Ok(Ok(encrypted)) => self.inner.process_new(Box::new(encrypted), shutdown).await,
+            // Scanners and clients of other protocols fail here all day: not worth a warning.
+            Ok(Err(e)) => {
+                tracing::debug!(target: "tls", "apretón de manos fallido con {peer:?}: {e}");
+                None
+            }
+            Err(_) => {
+                tracing::debug!(target: "tls", "apretón de manos sin terminar en {HANDSHAKE_TIMEOUT:?} con {peer:?}");
+                None
+            }
+        }
+    }
+}
+
+/// How long a client has to complete the TLS handshake.
+const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl ResolvesServerCert for Certificate {
     fn resolve(&self, _client_hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {

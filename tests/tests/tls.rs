@@ -169,3 +169,48 @@ fn mismatched_or_missing_files_are_refused_at_load() {
     let error = format!("{:#}", Certificate::load(missing).expect_err("missing"));
     assert!(error.contains("--tls-cert") && error.contains("/no/existe.crt"), "{error}");
 }
+
+/// Status and headers (lower-cased, without `date`), sorted.
+async fn head_of(client: &reqwest::Client, url: &str, extra: &[(&str, &str)]) -> (u16, Vec<(String, String)>) {
+    let mut request = client.get(url);
+    for (name, value) in extra {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.expect("request");
+    let mut headers: Vec<(String, String)> = response
+        .headers()
+        .iter()
+        .filter(|(name, _)| name.as_str() != "date")
+        .map(|(name, value)| (name.as_str().to_owned(), value.to_str().expect("ASCII").to_owned()))
+        .collect();
+    headers.sort();
+    (response.status().as_u16(), headers)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prepared_heads_say_what_pingora_would_write() {
+    // Plain HTTP/1.1 takes the heads serialized at load; HTTPS takes Pingora's path from the same
+    // reply. Both must send the same headers for every free document and variant.
+    let dir = tempfile::tempdir().expect("dir");
+    let (files, cert_pem) = write_certificate(dir.path(), "gate");
+    let (tls, _tls_data) = start_https(Certificate::load(files).expect("certificate"));
+    let plain = start_local(built());
+    let https = https_client(&cert_pem, false);
+    let http = client();
+    let etag =
+        head_of(&http, &plain.url("/catalogo"), &[]).await.1.into_iter().find(|(n, _)| n == "etag").expect("etag").1;
+    let cases: Vec<(&str, Vec<(&str, &str)>)> = vec![
+        ("/", vec![]),
+        ("/", vec![("Accept", "text/html")]),
+        ("/catalogo", vec![]),
+        ("/catalogo", vec![("If-None-Match", etag.as_str())]),
+        ("/metricas", vec![]),
+        ("/llms.txt", vec![]),
+    ];
+    for (path, extra) in cases {
+        let over_http = head_of(&http, &plain.url(path), &extra).await;
+        let over_https = head_of(&https, &format!("https://localhost:{}{path}", tls.addr.port()), &extra).await;
+        assert_eq!(over_http, over_https, "{path} {extra:?}");
+        assert!(over_http.1.iter().any(|(n, v)| n == "connection" && v == "keep-alive"), "{path}");
+    }
+}

@@ -23,6 +23,14 @@ pub const JSON: &str = "application/json; charset=utf-8";
 pub enum Body {
     Empty,
     Bytes(Bytes),
+    /// Bytes in memory whose response head was serialized once, at load (a free document):
+    /// `head` is the status line and every header but `Date` and `Connection`, each line
+    /// ending in CRLF. A plain HTTP/1 connection gets `head`, those two and `body` in one write;
+    /// any other gets the reply's `headers` through Pingora as usual.
+    Prepared {
+        head: Bytes,
+        body: Bytes,
+    },
     /// Part of a file sent from disk (never loaded whole): `len` bytes from byte `start`
     /// (the whole file is `start` 0 and its size, known from the manifest).
     File {
@@ -36,7 +44,7 @@ impl Body {
     pub fn len(&self) -> u64 {
         match self {
             Body::Empty => 0,
-            Body::Bytes(b) => b.len() as u64,
+            Body::Bytes(b) | Body::Prepared { body: b, .. } => b.len() as u64,
             Body::File { len, .. } => *len,
         }
     }
@@ -108,7 +116,7 @@ impl Reply {
     /// The body, when it is bytes in memory.
     pub fn bytes(&self) -> Option<&Bytes> {
         match &self.body {
-            Body::Bytes(bytes) => Some(bytes),
+            Body::Bytes(bytes) | Body::Prepared { body: bytes, .. } => Some(bytes),
             _ => None,
         }
     }

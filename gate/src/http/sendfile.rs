@@ -14,17 +14,15 @@
 //! goes back to Pingora, which reuses it for the next request like any other.
 
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd};
 use std::time::Duration;
 
 use bytes::{BufMut, BytesMut};
 use pingora_core::protocols::http::ServerSession;
 use pingora_http::ResponseHeader;
 use rustix::net::{SendFlags, send};
-use tokio::io::Interest;
 use tokio::net::TcpStream;
 
-use super::socket::plain_http1_socket;
+use super::socket::{plain_http1_socket, wait_and};
 
 /// Most bytes one `sendfile` call is asked for; the socket takes what its buffer holds.
 const MAX_PER_CALL: usize = 4 * 1024 * 1024;
@@ -93,21 +91,4 @@ fn add_pingora_headers(head: &mut ResponseHeader, keepalive: bool) -> io::Result
     head.insert_header(http::header::CONNECTION, if keepalive { "keep-alive" } else { "close" })
         .map_err(io::Error::other)?;
     Ok(())
-}
-
-/// Runs a non-blocking socket call once the socket can take data, until it does not block.
-async fn wait_and(
-    waiter: &TcpStream,
-    stall: Duration,
-    mut call: impl FnMut(BorrowedFd<'_>) -> rustix::io::Result<usize>,
-) -> io::Result<usize> {
-    loop {
-        tokio::time::timeout(stall, waiter.writable())
-            .await
-            .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "el cliente dejó de leer"))??;
-        match waiter.try_io(Interest::WRITABLE, || call(waiter.as_fd()).map_err(io::Error::from)) {
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
-            result => return result,
-        }
-    }
 }

@@ -399,6 +399,12 @@ async fn write_reply(session: &mut ServerSession, reply: Reply, head_only: bool,
         other => (status, headers, other, None),
     };
     let len = body.len();
+    if let Body::Prepared { head, body } = &body {
+        let body = if head_only { &[][..] } else { &body[..] };
+        if let Some(sent) = socket::send_prepared(session, head, body, limits.write_stall).await? {
+            return Ok(sent);
+        }
+    }
     let mut head = ResponseHeader::build(status, Some(headers.len() + 4))?;
     for (name, value) in headers {
         head.append_header(name, value)?;
@@ -413,7 +419,7 @@ async fn write_reply(session: &mut ServerSession, reply: Reply, head_only: bool,
     }
     match (body, file) {
         (Body::File { start, .. }, Some(file)) => send_file(session, Box::new(head), file, start, len, limits).await,
-        (Body::Bytes(bytes), _) => {
+        (Body::Bytes(bytes) | Body::Prepared { body: bytes, .. }, _) => {
             session.write_response_header(Box::new(head)).await?;
             session.write_response_body(bytes, true).await?;
             Ok(len)

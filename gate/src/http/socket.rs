@@ -7,7 +7,8 @@
 //! yet. [`linger`] closes the way nginx does: send the FIN, then read and discard what the
 //! client still sends, for a moment, before the descriptor is closed.
 
-use std::os::fd::BorrowedFd;
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::time::{Duration, Instant};
 
 use pingora_core::protocols::Stream;
@@ -64,6 +65,53 @@ pub(crate) async fn linger(session: &ServerSession, wait: Duration) {
             Err(_) => return,
         }
     }
+}
+
+/// Runs a non-blocking socket call once the socket can take data, until it does not block.
+pub(crate) async fn wait_and(
+    waiter: &TcpStream,
+    stall: Duration,
+    mut call: impl FnMut(BorrowedFd<'_>) -> rustix::io::Result<usize>,
+) -> io::Result<usize> {
+    loop {
+        tokio::time::timeout(stall, waiter.writable())
+            .await
+            .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "el cliente dejó de leer"))??;
+        match waiter.try_io(Interest::WRITABLE, || call(waiter.as_fd()).map_err(io::Error::from)) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            result => return result,
+        }
+    }
+}
+
+/// Writes a response whose head was serialized at load (see [`super::response::Body::Prepared`])
+/// on a plain HTTP/1 session's socket: `head`, the `Date` and `Connection` lines Pingora would
+/// add, and `body`, in one buffer. `None` when the session is not plain HTTP/1 (nothing written).
+pub(crate) async fn send_prepared(
+    session: &ServerSession,
+    head: &[u8],
+    body: &[u8],
+    stall: Duration,
+) -> io::Result<Option<u64>> {
+    let Some(socket) = plain_http1_socket(session) else { return Ok(None) };
+    let connection: &[u8] = if session.get_keepalive().is_some() { b"keep-alive" } else { b"close" };
+    let date = pingora_core::protocols::http::date::get_cached_date();
+    let mut wire = Vec::with_capacity(head.len() + body.len() + 80);
+    wire.extend_from_slice(head);
+    wire.extend_from_slice(b"Date: ");
+    wire.extend_from_slice(date.as_bytes());
+    wire.extend_from_slice(b"\r\nConnection: ");
+    wire.extend_from_slice(connection);
+    wire.extend_from_slice(b"\r\n\r\n");
+    wire.extend_from_slice(body);
+    let waiter = TcpStream::from_std(std::net::TcpStream::from(socket.try_clone_to_owned()?))?;
+    let mut written = 0;
+    while written < wire.len() {
+        written +=
+            wait_and(&waiter, stall, |fd| rustix::net::send(fd, &wire[written..], rustix::net::SendFlags::NOSIGNAL))
+                .await?;
+    }
+    Ok(Some(body.len() as u64))
 }
 
 /// The descriptor under a Pingora stream, borrowed for as long as the stream is.

@@ -13,7 +13,7 @@ use bytes::Bytes;
 
 use http::HeaderValue;
 
-use super::response::{Body, IntoHeaderValue, Reply};
+use super::response::{Body, EXPOSE_HEADERS, IntoHeaderValue, Reply};
 use crate::manifest::{self, Manifest};
 
 /// One free document.
@@ -25,6 +25,8 @@ pub struct StaticFile {
     pub bytes: Bytes,
     /// The route answered instead to a client that prefers HTML (the home page, on `/`).
     pub html: Option<String>,
+    /// Its response heads, serialized once: [200, 304] × [without, with `Vary: Accept`].
+    heads: [[Bytes; 2]; 2],
 }
 
 /// The pages' policy, checked as a header value when the gate is compiled.
@@ -46,16 +48,14 @@ impl Statics {
             if bytes.len() as u64 != route.bytes {
                 bail!("{}: {} bytes, gate.json dice {}", route.archivo, bytes.len(), route.bytes);
             }
-            files.insert(
-                url.clone(),
-                StaticFile {
-                    content_type: route.tipo.as_str().into_header_value(),
-                    etag: route.etag.as_str().into_header_value(),
-                    cache_control: route.cache.as_str().into_header_value(),
-                    bytes: Bytes::from(bytes),
-                    html: route.html.clone(),
-                },
+            let file = StaticFile::new(
+                route.tipo.as_str().into_header_value(),
+                route.etag.as_str().into_header_value(),
+                route.cache.as_str().into_header_value(),
+                Bytes::from(bytes),
+                route.html.clone(),
             );
+            files.insert(url.clone(), file);
         }
         Ok(Statics { files })
     }
@@ -72,12 +72,12 @@ impl Statics {
     /// route has both (`Vary: Accept` then).
     pub fn answer(&self, path: &str, accept: Option<&[u8]>, if_none_match: Option<&[u8]>) -> Option<Reply> {
         let file = self.get(path)?;
-        let Some(alternate) = &file.html else { return Some(file.reply(if_none_match)) };
+        let Some(alternate) = &file.html else { return Some(file.answer(if_none_match, false)) };
         let chosen = match self.files.get(alternate) {
             Some(page) if super::pages::prefers_html(accept) => page,
             _ => file,
         };
-        Some(chosen.reply(if_none_match).with_header("Vary", "Accept"))
+        Some(chosen.answer(if_none_match, true))
     }
 
     pub fn len(&self) -> usize {
@@ -95,10 +95,40 @@ impl Statics {
 }
 
 impl StaticFile {
-    /// The reply for a GET or HEAD, honouring `If-None-Match`.
-    pub fn reply(&self, if_none_match: Option<&[u8]>) -> Reply {
+    pub fn new(
+        content_type: HeaderValue,
+        etag: HeaderValue,
+        cache_control: HeaderValue,
+        bytes: Bytes,
+        html: Option<String>,
+    ) -> StaticFile {
+        let mut file = StaticFile { content_type, etag, cache_control, bytes, html, heads: Default::default() };
+        for (s, status) in [200u16, 304].into_iter().enumerate() {
+            for (v, vary) in [false, true].into_iter().enumerate() {
+                let reply = file.reply(status, vary);
+                file.heads[s][v] = serialize_head(&reply);
+            }
+        }
+        file
+    }
+
+    /// The reply for a GET or HEAD, honouring `If-None-Match` (without `Vary`).
+    pub fn reply_to(&self, if_none_match: Option<&[u8]>) -> Reply {
+        self.answer(if_none_match, false)
+    }
+
+    /// The reply for a GET or HEAD, honouring `If-None-Match`, with its prepared head.
+    fn answer(&self, if_none_match: Option<&[u8]>, vary: bool) -> Reply {
         let etag = self.etag.to_str().unwrap_or_default();
-        let status = if if_none_match.is_some_and(|v| etag_matches(v, etag)) { 304 } else { 200 };
+        let not_modified = if_none_match.is_some_and(|v| etag_matches(v, etag));
+        let mut reply = self.reply(if not_modified { 304 } else { 200 }, vary);
+        let head = self.heads[usize::from(not_modified)][usize::from(vary)].clone();
+        reply.body = Body::Prepared { head, body: if not_modified { Bytes::new() } else { self.bytes.clone() } };
+        reply
+    }
+
+    /// The reply as headers, for connections the prepared head cannot go to (HTTP/2, TLS).
+    fn reply(&self, status: u16, vary: bool) -> Reply {
         let body = if status == 304 { Body::Empty } else { Body::Bytes(self.bytes.clone()) };
         let mut reply = Reply::typed(status, self.content_type.clone(), body);
         reply.headers.push(("ETag", self.etag.clone()));
@@ -106,8 +136,37 @@ impl StaticFile {
         if self.content_type.as_bytes().starts_with(b"text/html") {
             reply.headers.push(("Content-Security-Policy", CSP));
         }
+        if vary {
+            reply.headers.push(("Vary", HeaderValue::from_static("Accept")));
+        }
         reply
     }
+}
+
+/// The head the server writes for `reply` (see [`super::server`]'s `write_reply`), without
+/// `Date` and `Connection`: status line, the reply's headers, `Content-Length` and CORS.
+fn serialize_head(reply: &Reply) -> Bytes {
+    let status = http::StatusCode::from_u16(reply.status).unwrap_or(http::StatusCode::OK);
+    let mut head = Vec::with_capacity(512);
+    head.extend_from_slice(b"HTTP/1.1 ");
+    head.extend_from_slice(status.as_str().as_bytes());
+    head.push(b' ');
+    head.extend_from_slice(status.canonical_reason().unwrap_or("").as_bytes());
+    head.extend_from_slice(b"\r\n");
+    let length = reply.body.len().to_string();
+    let common: [(&str, &[u8]); 3] = [
+        ("Content-Length", length.as_bytes()),
+        ("Access-Control-Allow-Origin", b"*"),
+        ("Access-Control-Expose-Headers", EXPOSE_HEADERS.as_bytes()),
+    ];
+    let headers = reply.headers.iter().map(|(name, value)| (*name, value.as_bytes()));
+    for (name, value) in headers.chain(common) {
+        head.extend_from_slice(name.as_bytes());
+        head.extend_from_slice(b": ");
+        head.extend_from_slice(value);
+        head.extend_from_slice(b"\r\n");
+    }
+    Bytes::from(head)
 }
 
 /// Whether an `If-None-Match` value names this ETag (a list, weak forms, or `*`).
@@ -135,17 +194,17 @@ mod tests {
 
     #[test]
     fn not_modified_has_no_body_but_keeps_the_etag() {
-        let f = StaticFile {
-            content_type: HeaderValue::from_static("application/json"),
-            etag: HeaderValue::from_static("\"abc\""),
-            cache_control: HeaderValue::from_static("public, max-age=300"),
-            bytes: Bytes::from_static(b"{}"),
-            html: None,
-        };
-        let r = f.reply(Some(b"\"abc\""));
+        let f = StaticFile::new(
+            HeaderValue::from_static("application/json"),
+            HeaderValue::from_static("\"abc\""),
+            HeaderValue::from_static("public, max-age=300"),
+            Bytes::from_static(b"{}"),
+            None,
+        );
+        let r = f.reply_to(Some(b"\"abc\""));
         assert_eq!(r.status, 304);
         assert!(r.body.is_empty());
         assert!(r.headers.iter().any(|(n, v)| *n == "ETag" && v == "\"abc\""));
-        assert_eq!(f.reply(None).status, 200);
+        assert_eq!(f.reply_to(None).status, 200);
     }
 }

@@ -233,7 +233,7 @@ impl DocumentJson {
 
 /// A 200 search answer around its JSON body.
 fn found(body: Bytes) -> Reply {
-    Reply::new(200, JSON, Body::Bytes(body)).with_header("Cache-Control", CACHE_CONTROL)
+    Reply::new(200, JSON, Body::Bytes(body)).with_header("Cache-Control", CACHE_CONTROL).prepared()
 }
 
 /// Appends `text` as a JSON string. Folded terms and most names need no escaping and are

@@ -189,8 +189,9 @@ async fn head_of(client: &reqwest::Client, url: &str, extra: &[(&str, &str)]) ->
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prepared_heads_say_what_pingora_would_write() {
-    // Plain HTTP/1.1 takes the heads serialized at load; HTTPS takes Pingora's path from the same
-    // reply. Both must send the same headers for every free document and variant.
+    // Plain HTTP/1.1 takes the heads serialized ahead (free documents, search answers, the
+    // unpaid 402s); HTTPS takes Pingora's path from the same reply. Both must send the same
+    // headers for every one of them and each variant.
     let dir = tempfile::tempdir().expect("dir");
     let (files, cert_pem) = write_certificate(dir.path(), "gate");
     let (tls, _tls_data) = start_https(Certificate::load(files).expect("certificate"));
@@ -206,6 +207,10 @@ async fn prepared_heads_say_what_pingora_would_write() {
         ("/catalogo", vec![("If-None-Match", etag.as_str())]),
         ("/metricas", vec![]),
         ("/llms.txt", vec![]),
+        ("/buscar?q=bancos+argentina", vec![]),
+        ("/buscar?q=bancos+argentina", vec![]),
+        ("/estudio/banca-2026", vec![]),
+        ("/estudio/banca-2026?vista=resumen", vec![("Accept", "text/html")]),
     ];
     for (path, extra) in cases {
         let over_http = head_of(&http, &plain.url(path), &extra).await;

@@ -121,9 +121,54 @@ impl Reply {
         }
     }
 
+    /// The same reply with its head serialized now (see [`Body::Prepared`]): for answers built
+    /// once and sent many times (free documents, the unpaid 402s) or whose head is cheaper to
+    /// write as bytes than through Pingora's header map (search answers). Files are left alone.
+    pub fn prepared(mut self) -> Reply {
+        let body = match std::mem::replace(&mut self.body, Body::Empty) {
+            Body::Empty => Bytes::new(),
+            Body::Bytes(bytes) | Body::Prepared { body: bytes, .. } => bytes,
+            file @ Body::File { .. } => {
+                self.body = file;
+                return self;
+            }
+        };
+        let head = self.serialize_head(body.len());
+        self.body = Body::Prepared { head, body };
+        self
+    }
+
+    /// The head the server writes for this reply (see `write_reply` in [`super::server`]),
+    /// without `Date` and `Connection`: status line, the reply's headers, `Content-Length` and
+    /// the CORS headers, each line ending in CRLF.
+    fn serialize_head(&self, length: usize) -> Bytes {
+        let status = http::StatusCode::from_u16(self.status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
+        let mut head = Vec::with_capacity(256 + self.headers.iter().map(|(_, v)| v.len() + 32).sum::<usize>());
+        head.extend_from_slice(b"HTTP/1.1 ");
+        head.extend_from_slice(status.as_str().as_bytes());
+        head.push(b' ');
+        head.extend_from_slice(status.canonical_reason().unwrap_or("").as_bytes());
+        head.extend_from_slice(b"\r\n");
+        let mut length_text = itoa::Buffer::new();
+        let common: [(&str, &[u8]); 3] = [
+            ("Content-Length", length_text.format(length).as_bytes()),
+            ("Access-Control-Allow-Origin", b"*"),
+            ("Access-Control-Expose-Headers", EXPOSE_HEADERS.as_bytes()),
+        ];
+        let headers = self.headers.iter().map(|(name, value)| (*name, value.as_bytes()));
+        for (name, value) in headers.chain(common) {
+            head.extend_from_slice(name.as_bytes());
+            head.extend_from_slice(b": ");
+            head.extend_from_slice(value);
+            head.extend_from_slice(b"\r\n");
+        }
+        Bytes::from(head)
+    }
+
     pub fn with_header(mut self, name: &'static str, value: impl IntoHeaderValue) -> Reply {
         self.headers.push((name, value.into_header_value()));
-        self
+        // A head serialized earlier must say it too.
+        if matches!(self.body, Body::Prepared { .. }) { self.prepared() } else { self }
     }
 }
 

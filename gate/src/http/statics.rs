@@ -13,7 +13,7 @@ use bytes::Bytes;
 
 use http::HeaderValue;
 
-use super::response::{Body, EXPOSE_HEADERS, IntoHeaderValue, Reply};
+use super::response::{Body, IntoHeaderValue, Reply};
 use crate::manifest::{self, Manifest};
 
 /// One free document.
@@ -105,8 +105,9 @@ impl StaticFile {
         let mut file = StaticFile { content_type, etag, cache_control, bytes, html, heads: Default::default() };
         for (s, status) in [200u16, 304].into_iter().enumerate() {
             for (v, vary) in [false, true].into_iter().enumerate() {
-                let reply = file.reply(status, vary);
-                file.heads[s][v] = serialize_head(&reply);
+                if let Body::Prepared { head, .. } = file.reply(status, vary).prepared().body {
+                    file.heads[s][v] = head;
+                }
             }
         }
         file
@@ -141,32 +142,6 @@ impl StaticFile {
         }
         reply
     }
-}
-
-/// The head the server writes for `reply` (see [`super::server`]'s `write_reply`), without
-/// `Date` and `Connection`: status line, the reply's headers, `Content-Length` and CORS.
-fn serialize_head(reply: &Reply) -> Bytes {
-    let status = http::StatusCode::from_u16(reply.status).unwrap_or(http::StatusCode::OK);
-    let mut head = Vec::with_capacity(512);
-    head.extend_from_slice(b"HTTP/1.1 ");
-    head.extend_from_slice(status.as_str().as_bytes());
-    head.push(b' ');
-    head.extend_from_slice(status.canonical_reason().unwrap_or("").as_bytes());
-    head.extend_from_slice(b"\r\n");
-    let length = reply.body.len().to_string();
-    let common: [(&str, &[u8]); 3] = [
-        ("Content-Length", length.as_bytes()),
-        ("Access-Control-Allow-Origin", b"*"),
-        ("Access-Control-Expose-Headers", EXPOSE_HEADERS.as_bytes()),
-    ];
-    let headers = reply.headers.iter().map(|(name, value)| (*name, value.as_bytes()));
-    for (name, value) in headers.chain(common) {
-        head.extend_from_slice(name.as_bytes());
-        head.extend_from_slice(b": ");
-        head.extend_from_slice(value);
-        head.extend_from_slice(b"\r\n");
-    }
-    Bytes::from(head)
 }
 
 /// Whether an `If-None-Match` value names this ETag (a list, weak forms, or `*`).

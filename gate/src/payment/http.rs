@@ -63,6 +63,8 @@ impl Storefront {
         for offer in offers.iter() {
             let json = self.refusal_reply(offer, None).with_header("Vary", "Accept");
             let html = self.payment_pages.get(&offer.slug).map(|page| html_payment_reply(&json, page.clone()));
+            // Sent unchanged to every unpaid request: their heads are written once, here.
+            let (json, html) = (json.prepared(), html.map(Reply::prepared));
             unpaid.entry(offer.slug.clone()).or_default().insert(offer.view, Unpaid { json, html });
         }
         self.unpaid = unpaid;

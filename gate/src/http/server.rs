@@ -33,8 +33,9 @@ use super::socket;
 use super::tls::{Certificate, TlsApp};
 
 /// The log filter unless `GATE_LOG` says otherwise: the gate's own lines (Spanish) at info,
-/// Pingora's start-up chatter (English) only when it warns.
-pub const DEFAULT_LOG: &str = "info,pingora_core=warn";
+/// Pingora's start-up chatter (English) only when it warns, and rustls's remarks on what clients
+/// send (an IP address as SNI, as wrk and curl do) only when they are errors.
+pub const DEFAULT_LOG: &str = "info,pingora_core=warn,rustls=error";
 
 /// Size of each chunk when streaming a file.
 const CHUNK: usize = 256 * 1024;

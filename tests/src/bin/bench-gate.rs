@@ -6,11 +6,13 @@
 //! free small JSON (req/s and p99 against nginx), the 402 answer and `/buscar` against the
 //! gate's own free path, a ~5 MB download through a signed link against nginx (MB/s), paid
 //! purchases per second at 8 and 64 concurrent buyers with the gate's own latency (from its
-//! `Server-Timing` header, minus the facilitator), and the RSS growth while serving 50 concurrent downloads of the largest file.
+//! `Server-Timing` header, minus the facilitator), the free JSON over HTTPS against nginx with TLS
+//! (same certificate; HTTP/1.1 with wrk, HTTP/2 with h2load), and the RSS growth while serving 50
+//! concurrent downloads of the largest file.
 //! The wrk cases run in alternating rounds and each ratio is the median of its rounds' ratios.
 //!
 //! ```sh
-//! apt-get install -y wrk nginx-light     # once
+//! apt-get install -y wrk nginx-light nghttp2-client openssl     # once
 //! cargo build --release -p gate -p generator -p synth --bins
 //! cargo run --release -p tests --bin bench-gate [-- --segundos 10 --rondas 3] [--solo-compras]
 //! ```
@@ -50,11 +52,11 @@ fn run() -> Result<()> {
     println!("cpu: {}", cpu_model());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let bin = std::env::current_exe()?.parent().context("bin dir")?.to_path_buf();
-    for tool in ["wrk", "nginx"] {
+    for tool in ["wrk", "nginx", "h2load", "openssl"] {
         if Command::new("sh").arg("-c").arg(format!("command -v {tool}")).stdout(Stdio::null()).status()?.code()
             != Some(0)
         {
-            bail!("falta {tool}: apt-get install -y wrk nginx-light");
+            bail!("falta {tool}: apt-get install -y wrk nginx-light nghttp2-client openssl");
         }
     }
     let work = std::env::temp_dir().join(format!("bench-gate-{}", std::process::id()));
@@ -82,8 +84,10 @@ fn run() -> Result<()> {
     )?;
 
     let port_nginx = free_port()?;
+    let port_nginx_tls = free_port()?;
     let port_fac = free_port()?;
-    let _nginx = start_nginx(&work, &dist, port_nginx)?;
+    let (cert, key) = self_signed_certificate(&work)?;
+    let _nginx = start_nginx(&work, &dist, port_nginx, (port_nginx_tls, &cert, &key))?;
     let _facilitator = Guard(
         Command::new(bin.join("facilitador-local"))
             .args([
@@ -118,11 +122,31 @@ fn run() -> Result<()> {
         .spawn()?;
     let gate_pid = gate_child.id();
     let _gate = Guard(gate_child);
+    // The same gate with TLS on its own port, for the HTTPS cases.
+    let port_gate_tls = free_port()?;
+    let _gate_tls = Guard(
+        Command::new(bin.join("gate"))
+            .arg("--dist")
+            .arg(&dist)
+            .args(["--listen", &format!("127.0.0.1:{port_gate_tls}"), "--threads", "2", "--tls-cert"])
+            .arg(&cert)
+            .arg("--tls-key")
+            .arg(&key)
+            .arg("--data")
+            .arg(work.join("var-tls"))
+            .env("GATE_LOG", "warn,rustls=error")
+            .env("GATE_LINK_SECRET", LINK_SECRET)
+            .spawn()?,
+    );
     let gate_url = format!("http://127.0.0.1:{port_gate}");
     let nginx_url = format!("http://127.0.0.1:{port_nginx}");
     wait_up(&format!("{gate_url}/catalogo"))?;
     wait_up(&format!("{nginx_url}/catalogo.json"))?;
     wait_up(&format!("http://127.0.0.1:{port_fac}/health"))?;
+    let gate_tls_url = format!("https://127.0.0.1:{port_gate_tls}");
+    let nginx_tls_url = format!("https://127.0.0.1:{port_nginx_tls}");
+    wait_up_tls(&format!("{gate_tls_url}/catalogo"))?;
+    wait_up_tls(&format!("{nginx_tls_url}/catalogo.json"))?;
 
     let manifest: Value = serde_json::from_slice(&std::fs::read(dist.join("gate.json"))?)?;
     let (big_name, big) = manifest["descargas"]
@@ -209,6 +233,7 @@ fn run() -> Result<()> {
         p99.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(" ")
     );
 
+    https(&gate_tls_url, &nginx_tls_url, &d, rounds)?;
     for buyers in [8, 64] {
         runtime.block_on(purchases(&gate_url, &manifest, seconds, buyers))?;
     }
@@ -418,14 +443,87 @@ fn size_mb(text: &str) -> f64 {
     }
 }
 
-fn start_nginx(work: &Path, dist: &Path, port: u16) -> Result<Guard> {
+/// The free 12 KB JSON over HTTPS, the gate with TLS against nginx with TLS (same certificate,
+/// same file): HTTP/1.1 with wrk and HTTP/2 with h2load (50 connections, 10 streams each), in
+/// alternating rounds; each ratio is the median of its rounds'.
+fn https(gate: &str, nginx: &str, seconds: &str, rounds: usize) -> Result<()> {
+    let mut http1 = Vec::new();
+    let mut http2 = Vec::new();
+    for _ in 0..rounds {
+        let n1 = wrk(&format!("{nginx}/catalogo.json"), seconds, 50)?.rps;
+        let g1 = wrk(&format!("{gate}/catalogo"), seconds, 50)?.rps;
+        let n2 = h2load(&format!("{nginx}/catalogo.json"), seconds)?;
+        let g2 = h2load(&format!("{gate}/catalogo"), seconds)?;
+        http1.push((n1, g1));
+        http2.push((n2, g2));
+    }
+    for (name, runs) in [("HTTPS HTTP/1.1 (wrk)", &http1), ("HTTPS HTTP/2 (h2load -m10)", &http2)] {
+        let ratios: Vec<f64> = runs.iter().map(|(n, g)| g / n).collect();
+        println!(
+            "{name:<28} nginx {:>8.0} req/s, gate {:>8.0} req/s: gate/nginx {:.2} (por ronda: {})",
+            median(runs.iter().map(|(n, _)| *n).collect()),
+            median(runs.iter().map(|(_, g)| *g).collect()),
+            median(ratios.clone()),
+            ratios.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(" ")
+        );
+    }
+    Ok(())
+}
+
+/// Requests per second of h2load over HTTP/2 for `seconds`.
+fn h2load(url: &str, seconds: &str) -> Result<f64> {
+    let output = Command::new("h2load").args(["-c50", "-m10", "-t2", "-D", seconds]).arg(url).output()?;
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    let failed = text.lines().find_map(|l| l.strip_prefix("requests: ")).is_some_and(|l| !l.contains(" 0 failed"));
+    if !output.status.success() || failed || !text.contains("h2") {
+        bail!("h2load {url}:\n{text}");
+    }
+    text.lines()
+        .find_map(|l| l.strip_prefix("finished in "))
+        .and_then(|l| l.split(", ").nth(1))
+        .and_then(|r| r.strip_suffix(" req/s"))
+        .and_then(|r| r.parse().ok())
+        .context("h2load no informó req/s")
+}
+
+/// A self-signed certificate for 127.0.0.1 (P-256), for both servers of the HTTPS cases.
+fn self_signed_certificate(work: &Path) -> Result<(std::path::PathBuf, std::path::PathBuf)> {
+    let (cert, key) = (work.join("tls.crt"), work.join("tls.key"));
+    run_cmd(
+        Command::new("openssl")
+            .args(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "30"])
+            .args(["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout"])
+            .arg(&key)
+            .arg("-out")
+            .arg(&cert)
+            .stderr(Stdio::null()),
+    )?;
+    Ok((cert, key))
+}
+
+/// Waits until an HTTPS URL answers (certificate not checked: it is the benchmark's own).
+fn wait_up_tls(url: &str) -> Result<()> {
+    for _ in 0..150 {
+        let ok = Command::new("curl").args(["-ksf", "-o", "/dev/null", url]).status()?.success();
+        if ok {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    bail!("{url} no responde")
+}
+
+fn start_nginx(work: &Path, dist: &Path, port: u16, tls: (u16, &Path, &Path)) -> Result<Guard> {
     let conf = work.join("nginx.conf");
     let public = dist.join("public").canonicalize()?;
     let downloads = dist.join("private/descargas").canonicalize()?;
     std::fs::write(
         &conf,
         format!(
-            "worker_processes 2;\npid {pid};\nerror_log {err} warn;\ndaemon off;\nevents {{ worker_connections 1024; }}\nhttp {{\n  access_log off;\n  sendfile on;\n  tcp_nopush on;\n  keepalive_requests 100000;\n  types {{ application/json json; application/zip zip; }}\n  client_body_temp_path {tmp};\n  proxy_temp_path {tmp};\n  fastcgi_temp_path {tmp};\n  uwsgi_temp_path {tmp};\n  scgi_temp_path {tmp};\n  server {{\n    listen 127.0.0.1:{port};\n    root {public};\n    location /descargas/ {{ alias {downloads}/; }}\n  }}\n}}\n",
+            "worker_processes 2;\npid {pid};\nerror_log {err} warn;\ndaemon off;\nevents {{ worker_connections 1024; }}\nhttp {{\n  access_log off;\n  sendfile on;\n  tcp_nopush on;\n  keepalive_requests 100000;\n  types {{ application/json json; application/zip zip; }}\n  client_body_temp_path {tmp};\n  proxy_temp_path {tmp};\n  fastcgi_temp_path {tmp};\n  uwsgi_temp_path {tmp};\n  scgi_temp_path {tmp};\n  server {{\n    listen 127.0.0.1:{port};\n    root {public};\n    location /descargas/ {{ alias {downloads}/; }}\n  }}\n  server {{\n    listen 127.0.0.1:{tls_port} ssl http2;\n    ssl_certificate {cert};\n    ssl_certificate_key {key};\n    ssl_protocols TLSv1.2 TLSv1.3;\n    ssl_session_cache shared:SSL:1m;\n    http2_max_concurrent_streams 128;\n    root {public};\n  }}\n}}\n",
+            tls_port = tls.0,
+            cert = tls.1.display(),
+            key = tls.2.display(),
             pid = work.join("nginx.pid").display(),
             err = work.join("nginx-error.log").display(),
             tmp = work.display(),

@@ -563,19 +563,10 @@ pub fn run_with_limits<H: Handler>(handler: Arc<H>, options: RunOptions<'_>, lim
     }
     let mut server = Server::new_with_opt_and_conf(opt, conf);
     server.bootstrap();
-    let app = App::with_limits(handler, limits);
-    match &options.tls {
-        Some(certificate) => {
-            let mut service = Service::new(options.name.to_owned(), TlsApp::new(app, certificate)?);
-            service.add_listener(listener_config(options.listen));
-            server.add_service(service);
-        }
-        None => {
-            let mut service = Service::new(options.name.to_owned(), app);
-            service.add_listener(listener_config(options.listen));
-            server.add_service(service);
-        }
-    }
+    let app = TlsApp::new(App::with_limits(handler, limits), options.tls.as_ref())?;
+    let mut service = Service::new(options.name.to_owned(), app);
+    service.add_listener(listener_config(options.listen));
+    server.add_service(service);
     let pid_file = data.join(format!("{}.pid", options.name));
     std::fs::write(&pid_file, format!("{}\n", std::process::id()))
         .with_context(|| format!("no se pudo escribir {}", pid_file.display()))?;
@@ -760,23 +751,12 @@ fn spawn_listening<H: Handler>(
     let (stop, watch) = tokio::sync::watch::channel(false);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(threads.max(1)).enable_all().build()?;
     let scheme = if tls.is_some() { "https" } else { "http" };
-    let app = App::with_limits(handler, limits);
-    let (plain, encrypted) = match &tls {
-        Some(certificate) => (None, Some(TlsApp::new(app, certificate)?)),
-        None => (Some(app), None),
-    };
+    let app = TlsApp::new(App::with_limits(handler, limits), tls.as_ref())?;
     let thread = std::thread::Builder::new().name(format!("gate-{}", addr.port())).spawn(move || {
+        let mut service = Service::new("gate-test".to_owned(), app);
+        service.add_listener(listener_config(&addr.to_string()));
         let fds = Arc::new(parking_lot::Mutex::new(fds));
-        let listener = listener_config(&addr.to_string());
-        if let Some(app) = encrypted {
-            let mut service = Service::new("gate-test".to_owned(), app);
-            service.add_listener(listener);
-            runtime.block_on(service.start_service(Some(fds), watch, 1));
-        } else if let Some(app) = plain {
-            let mut service = Service::new("gate-test".to_owned(), app);
-            service.add_listener(listener);
-            runtime.block_on(service.start_service(Some(fds), watch, 1));
-        }
+        runtime.block_on(service.start_service(Some(fds), watch, 1));
     })?;
     Ok(Running { addr, scheme, stop: Some(stop), thread: Some(thread) })
 }

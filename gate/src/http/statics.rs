@@ -25,8 +25,8 @@ pub struct StaticFile {
     pub bytes: Bytes,
     /// The route answered instead to a client that prefers HTML (the home page, on `/`).
     pub html: Option<String>,
-    /// Its response heads, serialized once: [200, 304] × [without, with `Vary: Accept`].
-    heads: [[Bytes; 2]; 2],
+    /// Its replies, heads serialized once: [200, 304] × [without, with `Vary: Accept`].
+    replies: [[Reply; 2]; 2],
 }
 
 /// The pages' policy, checked as a header value when the gate is compiled.
@@ -102,15 +102,10 @@ impl StaticFile {
         bytes: Bytes,
         html: Option<String>,
     ) -> StaticFile {
-        let mut file = StaticFile { content_type, etag, cache_control, bytes, html, heads: Default::default() };
-        for (s, status) in [200u16, 304].into_iter().enumerate() {
-            for (v, vary) in [false, true].into_iter().enumerate() {
-                if let Body::Prepared { head, .. } = file.reply(status, vary).prepared().body {
-                    file.heads[s][v] = head;
-                }
-            }
-        }
-        file
+        let reply =
+            |status, vary| document_reply(&content_type, &etag, &cache_control, &bytes, status, vary).prepared();
+        let replies = [[reply(200, false), reply(200, true)], [reply(304, false), reply(304, true)]];
+        StaticFile { content_type, etag, cache_control, bytes, html, replies }
     }
 
     /// The reply for a GET or HEAD, honouring `If-None-Match` (without `Vary`).
@@ -118,30 +113,35 @@ impl StaticFile {
         self.answer(if_none_match, false)
     }
 
-    /// The reply for a GET or HEAD, honouring `If-None-Match`, with its prepared head.
+    /// The reply for a GET or HEAD, honouring `If-None-Match`: one made at load.
     fn answer(&self, if_none_match: Option<&[u8]>, vary: bool) -> Reply {
         let etag = self.etag.to_str().unwrap_or_default();
         let not_modified = if_none_match.is_some_and(|v| etag_matches(v, etag));
-        let mut reply = self.reply(if not_modified { 304 } else { 200 }, vary);
-        let head = self.heads[usize::from(not_modified)][usize::from(vary)].clone();
-        reply.body = Body::Prepared { head, body: if not_modified { Bytes::new() } else { self.bytes.clone() } };
-        reply
+        self.replies[usize::from(not_modified)][usize::from(vary)].clone()
     }
+}
 
-    /// The reply as headers, for connections the prepared head cannot go to (HTTP/2, TLS).
-    fn reply(&self, status: u16, vary: bool) -> Reply {
-        let body = if status == 304 { Body::Empty } else { Body::Bytes(self.bytes.clone()) };
-        let mut reply = Reply::typed(status, self.content_type.clone(), body);
-        reply.headers.push(("ETag", self.etag.clone()));
-        reply.headers.push(("Cache-Control", self.cache_control.clone()));
-        if self.content_type.as_bytes().starts_with(b"text/html") {
-            reply.headers.push(("Content-Security-Policy", CSP));
-        }
-        if vary {
-            reply.headers.push(("Vary", HeaderValue::from_static("Accept")));
-        }
-        reply
+/// A free document's reply for `status` (200 or 304), with `Vary: Accept` where the route also
+/// has an HTML page.
+fn document_reply(
+    content_type: &HeaderValue,
+    etag: &HeaderValue,
+    cache_control: &HeaderValue,
+    bytes: &Bytes,
+    status: u16,
+    vary: bool,
+) -> Reply {
+    let body = if status == 304 { Body::Empty } else { Body::Bytes(bytes.clone()) };
+    let mut reply = Reply::typed(status, content_type.clone(), body);
+    reply.headers.push(("ETag", etag.clone()));
+    reply.headers.push(("Cache-Control", cache_control.clone()));
+    if content_type.as_bytes().starts_with(b"text/html") {
+        reply.headers.push(("Content-Security-Policy", CSP));
     }
+    if vary {
+        reply.headers.push(("Vary", HeaderValue::from_static("Accept")));
+    }
+    reply
 }
 
 /// Whether an `If-None-Match` value names this ETag (a list, weak forms, or `*`).

@@ -67,18 +67,19 @@ impl Certificate {
     }
 }
 
-/// An HTTP application behind a TLS handshake: Pingora's listener accepts plain TCP, this does
-/// the handshake with [`Certificate::server_config`] (which Pingora's own TLS settings cannot
-/// express: the server's cipher order) and hands the encrypted stream to the application, which
-/// picks HTTP/2 or HTTP/1.1 by ALPN.
+/// An HTTP application behind the listener, with a TLS handshake first when the gate serves
+/// HTTPS: Pingora's listener accepts plain TCP, this does the handshake with
+/// [`Certificate::server_config`] (which Pingora's own TLS settings cannot express: the server's
+/// cipher order) and hands the encrypted stream to the application, which picks HTTP/2 or
+/// HTTP/1.1 by ALPN. Without a certificate the stream goes to the application as it came.
 pub struct TlsApp<A> {
     inner: Arc<A>,
-    acceptor: Acceptor,
+    acceptor: Option<Acceptor>,
 }
 
 impl<A> TlsApp<A> {
-    pub fn new(inner: A, certificate: &Arc<Certificate>) -> Result<TlsApp<A>> {
-        let acceptor = Acceptor::from_server_config(certificate.server_config()?);
+    pub fn new(inner: A, certificate: Option<&Arc<Certificate>>) -> Result<TlsApp<A>> {
+        let acceptor = certificate.map(|c| c.server_config().map(Acceptor::from_server_config)).transpose()?;
         Ok(TlsApp { inner: Arc::new(inner), acceptor })
     }
 }
@@ -86,13 +87,14 @@ impl<A> TlsApp<A> {
 #[async_trait]
 impl<A: ServerApp + Send + Sync + 'static> ServerApp for TlsApp<A> {
     async fn process_new(self: &Arc<Self>, stream: Stream, shutdown: &ShutdownWatch) -> Option<Stream> {
+        let Some(acceptor) = &self.acceptor else { return self.inner.process_new(stream, shutdown).await };
         let peer = stream.get_socket_digest().and_then(|d| d.peer_addr().cloned());
         // Pingora's listener hands over its TCP stream boxed; the handshake wants it unboxed.
         let Ok(tcp) = stream.into_any().downcast::<pingora_core::protocols::l4::stream::Stream>() else {
             tracing::error!(target: "tls", "conexión de un tipo inesperado: se cierra");
             return None;
         };
-        match tokio::time::timeout(HANDSHAKE_TIMEOUT, self.acceptor.tls_handshake(*tcp)).await {
+        match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.tls_handshake(*tcp)).await {
             Ok(Ok(encrypted)) => self.inner.process_new(Box::new(encrypted), shutdown).await,
             // Scanners and clients of other protocols fail here all day: not worth a warning.
             Ok(Err(e)) => {

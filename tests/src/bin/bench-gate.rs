@@ -13,7 +13,7 @@
 //!
 //! ```sh
 //! apt-get install -y wrk nginx-light nghttp2-client openssl     # once
-//! cargo build --release -p gate -p generator -p synth --bins
+//! cargo build --release -p gate -p generator -p synth -p tests --bins
 //! cargo run --release -p tests --bin bench-gate [-- --segundos 10 --rondas 3] [--solo-compras]
 //! ```
 
@@ -24,13 +24,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use gate::links::LinkSigner;
-use gate::x402::evm::{client_authorization, domain_for, exact_payload_json, sign_authorization};
-use gate::x402::header::{decode_json, encode_json};
-use gate::x402::{PaymentPayload, PaymentRequirements};
 use serde_json::Value;
 
 const LINK_SECRET: &str = "bench-link-secret-0123456789abcdef-0123456789";
-const DEV_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 const SCALE: &str = "5";
 
 fn main() {
@@ -57,6 +53,14 @@ fn run() -> Result<()> {
             != Some(0)
         {
             bail!("falta {tool}: apt-get install -y wrk nginx-light nghttp2-client openssl");
+        }
+    }
+    for program in ["gate", "generator", "synth", "facilitador-local", "bench-compras"] {
+        if !bin.join(program).exists() {
+            bail!(
+                "falta {}: cargo build --release -p gate -p generator -p synth -p tests --bins",
+                bin.join(program).display()
+            );
         }
     }
     let work = std::env::temp_dir().join(format!("bench-gate-{}", std::process::id()));
@@ -162,7 +166,7 @@ fn run() -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     if purchases_only {
         for buyers in [8, 64] {
-            runtime.block_on(purchases(&gate_url, &manifest, seconds, buyers))?;
+            purchases(&bin, &gate_url, seconds, buyers)?;
         }
         let _ = std::fs::remove_dir_all(&work);
         return Ok(());
@@ -235,93 +239,24 @@ fn run() -> Result<()> {
 
     https(&gate_tls_url, &nginx_tls_url, &d, rounds)?;
     for buyers in [8, 64] {
-        runtime.block_on(purchases(&gate_url, &manifest, seconds, buyers))?;
+        purchases(&bin, &gate_url, seconds, buyers)?;
     }
     runtime.block_on(memory(gate_pid, &format!("{gate_url}{link}"), big_bytes))?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
 }
 
-/// Paid purchases with fresh signatures from `buyers` concurrent buyers (signing is done
-/// beforehand).
-async fn purchases(gate_url: &str, manifest: &Value, seconds: u64, buyers: usize) -> Result<()> {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = reqwest::Client::builder().pool_max_idle_per_host(buyers * 2).build()?;
-    let key: alloy_signer_local::PrivateKeySigner = DEV_KEY.parse()?;
-    let accepted =
-        manifest["estudios"]["reumatologia-2026"]["vistas"]["resumen"]["pago_requerido"]["accepts"][0].clone();
-    let requirements: PaymentRequirements = serde_json::from_value(accepted.clone())?;
-    let domain = domain_for(&requirements)?;
-    let n = (seconds as usize * 400).max(400);
-    let now = gate::clock::now();
-    let headers: Vec<String> = (0..n)
-        .map(|_| {
-            let auth = client_authorization(&requirements, key.address(), now, gate::x402::evm::random_nonce())?;
-            let sig = sign_authorization(&key, &domain, &auth)?;
-            Ok(encode_json(&PaymentPayload {
-                x402_version: 2,
-                resource: None,
-                accepted: accepted.clone(),
-                payload: exact_payload_json(&auth, &sig),
-                extensions: None,
-            }))
-        })
-        .collect::<Result<_>>()?;
-    let url = format!("{gate_url}/estudio/reumatologia-2026?vista=resumen");
-    let queue = Arc::new(parking_lot::Mutex::new(headers));
-    let started = Instant::now();
-    let mut tasks = Vec::new();
-    for _ in 0..buyers {
-        let (client, url, queue) = (client.clone(), url.clone(), Arc::clone(&queue));
-        tasks.push(tokio::spawn(async move {
-            let mut samples = Vec::new();
-            loop {
-                let Some(header) = queue.lock().pop() else { break };
-                let t = Instant::now();
-                let response = client.get(&url).header("PAYMENT-SIGNATURE", header).send().await?;
-                let status = response.status().as_u16();
-                let timing = response.headers().get("server-timing").and_then(|v| v.to_str().ok()).map(str::to_owned);
-                let settled =
-                    response.headers().get("payment-response").and_then(|v| v.to_str().ok()).map(str::to_owned);
-                let _ = response.bytes().await?;
-                let total = t.elapsed().as_secs_f64() * 1000.0;
-                if status != 200 {
-                    bail!("compra: estado {status}");
-                }
-                let ok: gate::x402::SettlementResponse = decode_json(&settled.unwrap_or_default())?;
-                if !ok.success {
-                    bail!("liquidación fallida");
-                }
-                let settle = timing
-                    .as_deref()
-                    .and_then(|t| t.split("liquidacion;dur=").nth(1))
-                    .and_then(|v| v.parse::<f64>().ok())
-                    .unwrap_or(0.0);
-                samples.push((total, settle));
-            }
-            Ok::<_, anyhow::Error>(samples)
-        }));
-    }
-    let mut samples = Vec::new();
-    for task in tasks {
-        samples.extend(task.await??);
-    }
-    let elapsed = started.elapsed().as_secs_f64();
-    let mut own: Vec<f64> = samples.iter().map(|(t, s)| t - s).collect();
-    let mut totals: Vec<f64> = samples.iter().map(|(t, _)| *t).collect();
-    own.sort_by(f64::total_cmp);
-    totals.sort_by(f64::total_cmp);
-    println!(
-        "compras pagadas (facilitador local por HTTP, {buyers} compradores): {} en {:.2} s = {:.0} compras/s; latencia total p50 {:.2} ms p99 {:.2} ms; del gate sin el facilitador p50 {:.2} ms p99 {:.2} ms",
-        samples.len(),
-        elapsed,
-        samples.len() as f64 / elapsed,
-        pct(&totals, 0.50),
-        pct(&totals, 0.99),
-        pct(&own, 0.50),
-        pct(&own, 0.99)
-    );
-    Ok(())
+/// Paid purchases with fresh signatures from `buyers` concurrent buyers, measured by the
+/// sibling `bench-compras` (the same program the peer benchmark uses), whose lines are printed
+/// as they come: purchases/s, total latency and, from the gate's `Server-Timing`, the gate's own
+/// time without the facilitator.
+fn purchases(bin: &Path, gate_url: &str, seconds: u64, buyers: usize) -> Result<()> {
+    run_cmd(
+        Command::new(bin.join("bench-compras"))
+            .args(["--url", gate_url, "--ruta", "/estudio/reumatologia-2026?vista=resumen"])
+            .args(["--compradores", &buyers.to_string(), "--segundos", &seconds.to_string()])
+            .args(["--compras", &(seconds * 400).max(400).to_string()]),
+    )
 }
 
 /// RSS growth of the gate while 50 clients download the largest file at once.
@@ -382,13 +317,6 @@ fn rss_kb(pid: u32) -> Result<u64> {
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.split_whitespace().next()?.parse().ok())
         .context("VmRSS")
-}
-
-fn pct(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
 fn wrk(url: &str, seconds: &str, connections: u32) -> Result<Wrk> {

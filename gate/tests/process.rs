@@ -609,7 +609,13 @@ async fn https_serves_and_sighup_swaps_the_certificate_without_dropping_connecti
     let open = trusting(&first);
     let response = open.get(&url).send().await.unwrap();
     assert_eq!((response.status().as_u16(), response.version()), (200, reqwest::Version::HTTP_2));
-    assert!(gate.log().contains(&format!("escuchando en https://127.0.0.1:{}", gate.port)), "{}", gate.log());
+    // The announcement comes from its own thread once the port answers: wait for it.
+    let announced = format!("escuchando en https://127.0.0.1:{}", gate.port);
+    let started = Instant::now();
+    while !gate.log().contains(&announced) {
+        assert!(started.elapsed() < Duration::from_secs(20), "no https announcement: {}", gate.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
 
     // New files, then SIGHUP.
     let second = write_certificate(data, "next");

@@ -254,8 +254,7 @@ fn purchases(bin: &Path, gate_url: &str, seconds: u64, buyers: usize) -> Result<
     run_cmd(
         Command::new(bin.join("bench-compras"))
             .args(["--url", gate_url, "--ruta", "/estudio/reumatologia-2026?vista=resumen"])
-            .args(["--compradores", &buyers.to_string(), "--segundos", &seconds.to_string()])
-            .args(["--compras", &(seconds * 400).max(400).to_string()]),
+            .args(["--compradores", &buyers.to_string(), "--segundos", &seconds.to_string()]),
     )
 }
 

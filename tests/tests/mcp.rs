@@ -1,4 +1,5 @@
-//! End to end over MCP: a JSON-RPC client speaking Streamable HTTP (legacy era, stateless) to
+//! End to end over MCP: a JSON-RPC client speaking Streamable HTTP (legacy era, stateless; the
+//! 2026-07-28 revision has its own file, mcp_2026.rs) to
 //! the real gate on an ephemeral port, on both `/mcp` and `/mcp/catalogo`. It initializes,
 //! lists and calls every tool, buys each of the nine studies through `comprar_estudio` with a
 //! real secp256k1 signature settled by the local facilitator, downloads what it bought, and
@@ -588,12 +589,18 @@ async fn transport_rules_are_enforced() {
         .await;
         expect_rpc_error(mcp.post(r#"{"id":1,"method":"ping"}"#).send().await.expect("send"), 400, -32600).await;
 
-        // Protocol version header.
-        for bad in ["2024-01-01", "2026-07-28", "latest"] {
+        // Protocol version header: a revision this server does not speak is refused with the
+        // list it does speak; 2026-07-28 without its per-request envelope is an incomplete
+        // modern request (tests/mcp_2026.rs walks that era).
+        for bad in ["2024-01-01", "latest"] {
             let response = mcp.post_with(ping, &[("MCP-Protocol-Version", bad)]).send().await.expect("send");
-            let body = expect_rpc_error(response, 400, -32000).await;
+            let body = expect_rpc_error(response, 400, -32022).await;
             assert_eq!(body["error"]["data"]["requested"], bad);
+            assert_eq!(body["error"]["data"]["supported"][0], "2026-07-28");
         }
+        let modern_without_envelope =
+            mcp.post_with(ping, &[("MCP-Protocol-Version", "2026-07-28")]).send().await.expect("send");
+        expect_rpc_error(modern_without_envelope, 400, -32602).await;
         let none = http
             .post(&url)
             .header("Content-Type", "application/json")
@@ -607,18 +614,6 @@ async fn transport_rules_are_enforced() {
             let response = mcp.post_with(ping, &[("MCP-Protocol-Version", version)]).send().await.expect("send");
             assert_eq!(response.status(), 200, "{version}");
         }
-
-        // The modern-era probe gets 404/-32601 so modern clients fall back to initialize.
-        let discover = mcp
-            .post_with(
-                r#"{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{}}"#,
-                &[("MCP-Protocol-Version", "2026-07-28")],
-            )
-            .send()
-            .await
-            .expect("send");
-        let body = expect_rpc_error(discover, 404, -32601).await;
-        assert_eq!(body["id"], 9);
 
         // A session id a client sends anyway is ignored, never echoed.
         let with_session = mcp.post(ping).header("Mcp-Session-Id", "abc").send().await.expect("send");

@@ -28,12 +28,20 @@ fn gate() -> &'static Gate {
 
 /// Runs one POST through the gate's handler and checks the answer's shape.
 fn post(path: &str, body: Vec<u8>, protocol: Option<&str>) -> Result<(), TestCaseError> {
+    post_with(path, body, protocol, &[])
+}
+
+/// The same with more headers (the mirrored `Mcp-Method` and `Mcp-Name` of 2026-07-28).
+fn post_with(path: &str, body: Vec<u8>, protocol: Option<&str>, extra: &[(&str, &str)]) -> Result<(), TestCaseError> {
     let mut head = RequestHeader::build("POST", path.as_bytes(), None).expect("head");
     head.insert_header("Host", "127.0.0.1:8080").expect("host");
     head.insert_header("Content-Type", "application/json").expect("content type");
     head.insert_header("Accept", "application/json, text/event-stream").expect("accept");
     if let Some(version) = protocol {
         head.insert_header("MCP-Protocol-Version", version).expect("version");
+    }
+    for (name, value) in extra {
+        head.insert_header(name.to_string(), *value).expect("header");
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let request = Request { head: &head, body: Bytes::from(body), client: None };
@@ -120,10 +128,33 @@ proptest! {
     fn arbitrary_json_rpc_messages_get_an_answer(
         message in json_rpc_message(),
         catalog in any::<bool>(),
-        protocol in proptest::option::of(prop_oneof![Just("2025-11-25".to_owned()), Just("2025-03-26".to_owned()), "[ -~]{0,12}"]),
+        protocol in proptest::option::of(prop_oneof![Just("2025-11-25".to_owned()), Just("2025-03-26".to_owned()), Just("2026-07-28".to_owned()), "[ -~]{0,12}"]),
     ) {
         let path = if catalog { "/mcp/catalogo" } else { "/mcp" };
         post(path, serde_json::to_vec(&message).expect("json"), protocol.as_deref())?;
+    }
+
+    #[test]
+    fn arbitrary_modern_envelopes_and_mirrored_headers_get_an_answer(
+        mut message in json_rpc_message(),
+        catalog in any::<bool>(),
+        version in prop_oneof![Just("2026-07-28".to_owned()), "[ -~]{0,12}"],
+        capabilities in prop_oneof![Just(json!({})), any_json()],
+        header_method in proptest::option::of(prop_oneof![Just("tools/call".to_owned()), Just("tools/list".to_owned()), "[!-~]{0,16}"]),
+        header_name in proptest::option::of(prop_oneof![Just("ver_ficha".to_owned()), Just("=?base64?dmVyX2ZpY2hh?=".to_owned()), "[!-~]{0,16}"]),
+    ) {
+        // The 2026-07-28 envelope beside the x402 payment, each part possibly wrong or missing.
+        message["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!(version);
+        message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities;
+        let mut headers = Vec::new();
+        if let Some(method) = &header_method {
+            headers.push(("Mcp-Method", method.as_str()));
+        }
+        if let Some(name) = &header_name {
+            headers.push(("Mcp-Name", name.as_str()));
+        }
+        let path = if catalog { "/mcp/catalogo" } else { "/mcp" };
+        post_with(path, serde_json::to_vec(&message).expect("json"), Some("2026-07-28"), &headers)?;
     }
 
     #[test]

@@ -1,18 +1,21 @@
 //! MCP at `POST /mcp` and `POST /mcp/catalogo`: the service's functions as tools for agents.
 //!
 //! Agents that speak MCP rather than plain HTTP reach the same catalog, search, sheets and
-//! purchase through here. The server is stateless and speaks the legacy era of Streamable HTTP
-//! (revisions 2025-03-26 to 2025-11-25 of the MCP specification): every POST carries one
-//! JSON-RPC message and gets one plain JSON answer, no session id is ever issued, and GET and
-//! DELETE get 405. The types are a handful of JSON shapes written by hand with serde_json,
-//! which keeps the transport rules (status codes, Origin and Host checks, version header)
-//! explicit and testable in one place, without an SDK between Pingora and the wire.
+//! purchase through here. The server is stateless and speaks both eras of Streamable HTTP: the
+//! stateless revision 2026-07-28 (per-request `_meta`, `server/discover`, mirrored headers;
+//! see [`modern`]) and the `initialize` era (2025-03-26 to 2025-11-25), told apart by how each
+//! request opens. Every POST carries one JSON-RPC message and gets one plain JSON answer, no
+//! session id is ever issued, and GET and DELETE get 405. The types are a handful of JSON
+//! shapes written by hand with serde_json, which keeps the transport rules (status codes,
+//! Origin and Host checks, version and mirrored headers) explicit and testable in one place,
+//! without an SDK between Pingora and the wire.
 //!
 //! `/mcp/catalogo` is the same server with the free tools only. The paid tool,
 //! `comprar_estudio`, uses the x402 tool-result binding ([`crate::payment::mcp`]) over
 //! [`crate::payment::shop::Shop::purchase`], the one implementation of checks and settlement.
 //! The tools read a [`Store`]: the same free files, search and offers the HTTP routes serve.
 
+pub mod modern;
 pub mod result;
 pub mod tools;
 
@@ -30,10 +33,9 @@ use crate::payment::offer::Offers;
 use crate::payment::shop::Shop;
 use crate::search::Search;
 
-/// Protocol revisions this server speaks, newest first.
-pub const SUPPORTED_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
-/// What a client gets when it asks for a revision we do not speak.
-pub const LATEST_VERSION: &str = SUPPORTED_VERSIONS[0];
+pub use modern::{Era, SUPPORTED_VERSIONS};
+/// What `initialize` offers a client that asks for a revision of that era we do not speak.
+pub const LATEST_LEGACY_VERSION: &str = modern::LEGACY_VERSIONS[0];
 /// Environment variable with extra allowed hosts (comma-separated), beside localhost and the public host.
 pub const HOSTS_ENV: &str = "GATE_MCP_HOSTS";
 const JSON_RPC: &str = "2.0";
@@ -45,8 +47,12 @@ pub mod code {
     pub const INVALID_REQUEST: i64 = -32600;
     pub const METHOD_NOT_FOUND: i64 = -32601;
     pub const INVALID_PARAMS: i64 = -32602;
-    /// Transport-level refusals (Origin, Accept, Content-Type, version header).
+    /// Transport-level refusals (Origin, Accept, Content-Type).
     pub const SERVER_ERROR: i64 = -32000;
+    /// MCP 2026-07-28: a mirrored header is missing or says something else than the body.
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// MCP 2026-07-28: a revision this server does not speak (with the ones it does).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
 
 /// Which of the two MCP servers a request reached.
@@ -177,6 +183,21 @@ impl McpServer {
         }
     }
 
+    /// What the server offers: tools, whose list never changes while it runs (a new `dist/`
+    /// is a reload, and clients cache the list for [`modern::LIST_TTL_MS`]).
+    fn capabilities(&self) -> Value {
+        json!({"tools": {"listChanged": false}})
+    }
+
+    /// Who answers: the same identity in `initialize` and in every modern result's `_meta`.
+    fn server_info(&self, endpoint: Endpoint) -> Value {
+        let (name, title) = match endpoint {
+            Endpoint::Full => ("estudios-ia", self.server_name.clone()),
+            Endpoint::Catalog => ("estudios-ia-catalogo", format!("{} (catálogo)", self.server_name)),
+        };
+        json!({"name": name, "title": title, "version": env!("CARGO_PKG_VERSION"), "websiteUrl": self.base_url})
+    }
+
     fn tool_list(&self, endpoint: Endpoint) -> &Value {
         match endpoint {
             Endpoint::Full => &self.tools_full,
@@ -259,22 +280,21 @@ pub async fn handle(server: &McpServer, store: &Store<'_>, request: &Request<'_>
     };
     match message {
         Message::Request { id, method, params } => {
-            if method == "server/discover" {
-                // Modern-era probe: "not here", so modern clients fall back to `initialize`.
-                return RpcError::new(404, code::METHOD_NOT_FOUND, "Method not found: server/discover (this server speaks MCP 2025-03-26 to 2025-11-25; use initialize)")
-                    .reply(Some(&id));
-            }
-            if let Err(error) = check_version_header(request) {
-                return error.reply(Some(&id));
-            }
-            let outcome = answer(server, store, endpoint, &method, params).await;
+            let era = match modern::era(request, &method, params.as_ref()) {
+                Ok(era) => era,
+                Err(error) => return error.reply(Some(&id)),
+            };
+            let outcome = match era {
+                Era::Legacy => answer(server, store, endpoint, &method, params).await,
+                Era::Modern => answer_modern(server, store, endpoint, &method, params).await,
+            };
             match outcome {
                 Ok(result) => json_reply(200, &json!({"jsonrpc": JSON_RPC, "id": id, "result": result})),
                 Err(error) => error.reply(Some(&id)),
             }
         }
         Message::Notification | Message::Response => {
-            if let Err(error) = check_version_header(request) {
+            if let Err(error) = modern::version_header(request) {
                 return error.reply(None);
             }
             Reply {
@@ -344,24 +364,6 @@ fn accepts(accept: &str, kind: &str, sub: &str) -> bool {
     })
 }
 
-/// `MCP-Protocol-Version`: absent means 2025-03-26; a revision we do not speak is 400.
-fn check_version_header(request: &Request<'_>) -> Result<(), RpcError> {
-    let Some(raw) = request.header("mcp-protocol-version") else { return Ok(()) };
-    let requested = String::from_utf8_lossy(raw).trim().to_owned();
-    if SUPPORTED_VERSIONS.contains(&requested.as_str()) {
-        return Ok(());
-    }
-    Err(RpcError::new(
-        400,
-        code::SERVER_ERROR,
-        format!(
-            "Bad Request: MCP-Protocol-Version {requested:?} no es compatible; versiones admitidas: {}.",
-            SUPPORTED_VERSIONS.join(", ")
-        ),
-    )
-    .with_data(json!({"supported": SUPPORTED_VERSIONS, "requested": requested})))
-}
-
 /// One JSON-RPC message, classified.
 #[derive(Debug, PartialEq)]
 enum Message {
@@ -413,7 +415,7 @@ fn parse_message(body: &[u8]) -> Result<Message, RpcError> {
     Err(invalid_request("el mensaje no es un pedido, una notificación ni una respuesta."))
 }
 
-/// Runs one request.
+/// Runs one request of the `initialize` era.
 async fn answer(
     server: &McpServer,
     store: &Store<'_>,
@@ -425,40 +427,69 @@ async fn answer(
     match method {
         "initialize" => initialize(server, endpoint, &params),
         "ping" => Ok(json!({})),
-        "tools/list" => {
-            if params.get("cursor").is_some_and(|c| !c.is_null()) {
-                return Err(RpcError::invalid_params(
-                    "Invalid cursor: la lista de herramientas tiene una sola página.",
-                ));
-            }
-            Ok(server.tool_list(endpoint).clone())
-        }
+        "tools/list" => list_tools(server, endpoint, &params),
         "tools/call" => tools::call(server, store, endpoint, &params).await,
         other => Err(RpcError::new(200, code::METHOD_NOT_FOUND, format!("Method not found: {other}"))),
     }
 }
 
-/// `initialize`: echo a revision we speak, otherwise offer our latest.
+/// Runs one request of MCP 2026-07-28: no handshake, and only what the revision keeps. Every
+/// result says it is complete and who answered; the lists say how long they may be cached.
+async fn answer_modern(
+    server: &McpServer,
+    store: &Store<'_>,
+    endpoint: Endpoint,
+    method: &str,
+    params: Option<Map<String, Value>>,
+) -> Result<Value, RpcError> {
+    let params = params.unwrap_or_default();
+    let result = match method {
+        "server/discover" => modern::cacheable(discover(server, endpoint)),
+        "tools/list" => modern::cacheable(list_tools(server, endpoint, &params)?),
+        "tools/call" => tools::call(server, store, endpoint, &params).await?,
+        other => {
+            // Removed methods (initialize, ping, logging/setLevel, ...) and unknown ones alike.
+            return Err(RpcError::new(
+                404,
+                code::METHOD_NOT_FOUND,
+                format!(
+                    "Method not found: {other} (MCP 2026-07-28 en este servidor: server/discover, tools/list, tools/call)"
+                ),
+            ));
+        }
+    };
+    Ok(modern::complete(result, &server.server_info(endpoint)))
+}
+
+/// `tools/list`: one page, in a fixed order.
+fn list_tools(server: &McpServer, endpoint: Endpoint, params: &Map<String, Value>) -> Result<Value, RpcError> {
+    if params.get("cursor").is_some_and(|c| !c.is_null()) {
+        return Err(RpcError::invalid_params("Invalid cursor: la lista de herramientas tiene una sola página."));
+    }
+    Ok(server.tool_list(endpoint).clone())
+}
+
+/// `initialize`: echo a revision of that era we speak, otherwise offer our latest.
 fn initialize(server: &McpServer, endpoint: Endpoint, params: &Map<String, Value>) -> Result<Value, RpcError> {
     let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
         return Err(RpcError::invalid_params("initialize: falta params.protocolVersion."));
     };
-    let version = if SUPPORTED_VERSIONS.contains(&requested) { requested } else { LATEST_VERSION };
-    let (name, title) = match endpoint {
-        Endpoint::Full => ("estudios-ia", server.server_name.clone()),
-        Endpoint::Catalog => ("estudios-ia-catalogo", format!("{} (catálogo)", server.server_name)),
-    };
+    let version = if modern::LEGACY_VERSIONS.contains(&requested) { requested } else { LATEST_LEGACY_VERSION };
     Ok(json!({
         "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": false}},
-        "serverInfo": {
-            "name": name,
-            "title": title,
-            "version": env!("CARGO_PKG_VERSION"),
-            "websiteUrl": server.base_url,
-        },
+        "capabilities": server.capabilities(),
+        "serverInfo": server.server_info(endpoint),
         "instructions": server.instructions(endpoint),
     }))
+}
+
+/// `server/discover`: every revision spoken, the capabilities, and how to use the server.
+fn discover(server: &McpServer, endpoint: Endpoint) -> Value {
+    json!({
+        "supportedVersions": SUPPORTED_VERSIONS,
+        "capabilities": server.capabilities(),
+        "instructions": server.instructions(endpoint),
+    })
 }
 
 #[cfg(test)]

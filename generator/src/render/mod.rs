@@ -1,8 +1,9 @@
 //! Stage 4, render: the analysed content turned into the documents `dist/` publishes.
 //!
-//! Each output format has its module: JSON documents ([`json`]), HTML pages ([`html`]),
-//! `llms.txt` ([`llms`]), the OpenAPI and x402 discovery documents ([`openapi`]), the search
-//! index ([`search`]) and the PDF reports' model ([`report`]). What a buyer is offered is
+//! Each output format has its module: JSON documents ([`json`]), HTML pages ([`html`]) with
+//! their schema.org JSON-LD ([`jsonld`]), `llms.txt` ([`llms`]), the OpenAPI and x402
+//! discovery documents ([`openapi`]), the search index ([`search`]) and the PDF reports' model
+//! ([`report`]). What a buyer is offered is
 //! decided once, in [`offer`], and every document that talks about payment derives from it.
 //! This module holds what they all share: the [`Site`] of one build, [`to_json`], and the
 //! facts about a study that several documents show.
@@ -13,6 +14,7 @@
 pub mod extensions;
 pub mod html;
 pub mod json;
+pub mod jsonld;
 pub mod llms;
 pub mod offer;
 pub mod openapi;

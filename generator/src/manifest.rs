@@ -52,6 +52,7 @@ fn public_routes(site: &Site<'_>) -> Vec<(String, String, &'static str)> {
         ("/metricas".to_owned(), paths::METRICS.to_owned(), JSON),
         ("/openapi.json".to_owned(), paths::OPENAPI.to_owned(), JSON),
         ("/.well-known/x402".to_owned(), paths::DISCOVERY.to_owned(), JSON),
+        (paths::MCP_SERVER_URL.to_owned(), paths::MCP_SERVER.to_owned(), JSON),
         ("/llms.txt".to_owned(), paths::LLMS_TXT.to_owned(), "text/plain; charset=utf-8"),
         ("/privacidad".to_owned(), paths::PRIVACY_PAGE.to_owned(), HTML),
     ];

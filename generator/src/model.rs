@@ -42,6 +42,10 @@ pub struct ServiceSettings {
     /// local facilitator verifies EVM signatures only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pagar_a_solana: Option<String>,
+    /// Optional URL of the license or terms of use the studies are sold under; published as
+    /// the schema.org `license` of every study's `Dataset` markup when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub licencia: Option<String>,
     pub privacidad: Privacy,
 }
 

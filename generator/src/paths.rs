@@ -15,6 +15,11 @@ pub const OPENAPI: &str = "public/openapi.json";
 /// The x402 discovery document, served at `/.well-known/x402`.
 pub const DISCOVERY: &str = "public/.well-known/x402.json";
 pub const LLMS_TXT: &str = "public/llms.txt";
+/// The MCP registry's `server.json` (schema 2025-12-11), served at [`MCP_SERVER_URL`].
+pub const MCP_SERVER: &str = "public/server.json";
+/// URL of the MCP registry's `server.json`: where the registry's publisher tool reads it
+/// (`./server.json`), and a name no `.well-known` convention claims with another format.
+pub const MCP_SERVER_URL: &str = "/server.json";
 pub const PRIVACY_PAGE: &str = "public/privacidad.html";
 
 /// URL of the stylesheet every page links.

@@ -53,6 +53,9 @@ fn check_service(file: &Path, s: &ServiceSettings, p: &mut Problems) {
     }
     check_http_url(file, "campo `web`", &s.web, p);
     check_http_url(file, "campo `base_url`", &s.base_url, p);
+    if let Some(license) = &s.licencia {
+        check_http_url(file, "campo `licencia`", license, p);
+    }
     if s.base_url.ends_with('/') {
         p.push(file, "campo `base_url`", "sin barra final (https://ejemplo.com, no https://ejemplo.com/)");
     }

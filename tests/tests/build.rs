@@ -42,6 +42,7 @@ fn dist_has_the_documented_layout() {
         "public/openapi.json",
         "public/llms.txt",
         "public/.well-known/x402.json",
+        "public/server.json",
         "public/privacidad.html",
         "public/_headers",
         "public/_redirects",
@@ -537,6 +538,7 @@ fn manifest_routes_and_downloads_point_at_real_files() {
         "/openapi.json",
         "/llms.txt",
         "/.well-known/x402",
+        "/server.json",
         "/privacidad",
         "/estudio/banca-2026/ficha",
     ] {

@@ -15,9 +15,9 @@ use contract::Price;
 use serde::Serialize;
 
 use crate::paths::{SCRIPT_URL, STYLESHEET_URL, study_page_url};
-use crate::render::Site;
 use crate::render::json::{Catalog, Sheet};
 use crate::render::templates::Templates;
+use crate::render::{Site, jsonld};
 
 /// The stylesheet every page links, served at [`STYLESHEET_URL`].
 pub const STYLESHEET: &[u8] = include_bytes!("../../../templates/recursos/estilo.css");
@@ -190,6 +190,8 @@ struct HomeContext<'a> {
     precio: String,
     precio_varia: bool,
     paginas: Vec<String>,
+    /// The schema.org `DataCatalog` of the service, as the text of a JSON-LD script.
+    datos_estructurados: String,
 }
 
 /// The home page: the catalog, its filters and the search box.
@@ -209,6 +211,7 @@ pub fn home(site: &Site<'_>, templates: &Templates, catalog: &Catalog) -> Result
         precio: lowest.usd(),
         precio_varia: prices.len() > 1,
         paginas: catalog.estudios.iter().map(|e| study_page_url(&e.slug)).collect(),
+        datos_estructurados: jsonld::script_text(&jsonld::catalog(site))?,
     };
     templates.render("inicio.html.j2", &context)
 }
@@ -237,9 +240,22 @@ fn study_context<'a>(site: &Site<'a>, sheet: &'a Sheet, price: Price) -> StudyCo
     }
 }
 
+/// A study page's context: the shared one plus its schema.org `Dataset`.
+#[derive(Serialize)]
+struct StudyPageContext<'a> {
+    #[serde(flatten)]
+    study: StudyContext<'a>,
+    /// The schema.org `Dataset` of the study, as the text of a JSON-LD script.
+    datos_estructurados: String,
+}
+
 /// A study's page, built only from its free sheet (with `archivos`).
 pub fn study_page(site: &Site<'_>, templates: &Templates, sheet: &Sheet, price: Price) -> Result<Vec<u8>> {
-    templates.render("estudio.html.j2", &study_context(site, sheet, price))
+    let context = StudyPageContext {
+        study: study_context(site, sheet, price),
+        datos_estructurados: jsonld::script_text(&jsonld::dataset(site, sheet, price))?,
+    };
+    templates.render("estudio.html.j2", &context)
 }
 
 /// The 402 page a browser gets from `/estudio/{slug}` without payment.

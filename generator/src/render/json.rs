@@ -75,6 +75,7 @@ pub fn endpoints(site: &Site<'_>) -> BTreeMap<&'static str, String> {
         ("descarga", site.url("/descarga/{archivo}?vence={unix}&firma={hmac}")),
         ("mcp", site.url("/mcp")),
         ("mcp_catalogo", site.url("/mcp/catalogo")),
+        ("mcp_server_json", site.url(crate::paths::MCP_SERVER_URL)),
     ])
 }
 

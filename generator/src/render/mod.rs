@@ -1,8 +1,9 @@
 //! Stage 4, render: the analysed content turned into the documents `dist/` publishes.
 //!
-//! Each output format has its module: JSON documents ([`json`]), HTML pages ([`html`]),
-//! `llms.txt` ([`llms`]), the OpenAPI and x402 discovery documents ([`openapi`]), the search
-//! index ([`search`]) and the PDF reports' model ([`report`]). What a buyer is offered is
+//! Each output format has its module: JSON documents ([`json`]), HTML pages ([`html`]) with
+//! their schema.org JSON-LD ([`jsonld`]), `llms.txt` ([`llms`]), the OpenAPI and x402
+//! discovery documents ([`openapi`]), the MCP registry's `server.json` ([`registry`]), the
+//! search index ([`search`]) and the PDF reports' model ([`report`]). What a buyer is offered is
 //! decided once, in [`offer`], and every document that talks about payment derives from it.
 //! This module holds what they all share: the [`Site`] of one build, [`to_json`], and the
 //! facts about a study that several documents show.
@@ -13,9 +14,11 @@
 pub mod extensions;
 pub mod html;
 pub mod json;
+pub mod jsonld;
 pub mod llms;
 pub mod offer;
 pub mod openapi;
+pub mod registry;
 pub mod report;
 pub mod search;
 pub mod templates;
@@ -34,8 +37,9 @@ use crate::render::templates::Templates;
 /// A rendered file: its path in `dist/` and its bytes.
 pub type RenderedFile = (String, Vec<u8>);
 
-/// The service's documents and pages: index, catalog, metrics, openapi, discovery, llms.txt,
-/// privacy page, home page, and the pages' stylesheet and script.
+/// The service's documents and pages: index, catalog, metrics, openapi, discovery, the MCP
+/// registry's server.json, llms.txt, privacy page, home page, and the pages' stylesheet and
+/// script.
 pub fn service_files(site: &Site<'_>, templates: &Templates) -> Result<Vec<RenderedFile>> {
     let catalog = json::catalog(site);
     Ok(vec![
@@ -44,6 +48,7 @@ pub fn service_files(site: &Site<'_>, templates: &Templates) -> Result<Vec<Rende
         (paths::METRICS.to_owned(), to_json(&json::metrics_document(site))?),
         (paths::OPENAPI.to_owned(), to_json(&openapi::openapi(site))?),
         (paths::DISCOVERY.to_owned(), to_json(&openapi::discovery(site))?),
+        (paths::MCP_SERVER.to_owned(), to_json(&registry::server_json(site))?),
         (paths::LLMS_TXT.to_owned(), llms::llms_txt(site, templates, &catalog)?),
         (paths::PRIVACY_PAGE.to_owned(), html::privacy(site, templates)?),
         (paths::HOME_PAGE.to_owned(), html::home(site, templates, &catalog)?),

@@ -4,12 +4,12 @@
 //! documents carry the same networks, pay-to addresses and prices as the 402 answers: they
 //! are all derived from [`crate::render::offer`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use contract::View;
 use contract::x402::{PaymentRequired, ResourceInfo, X402_VERSION};
+use contract::{Price, View};
 
 use crate::model::Study;
 use crate::paths;
@@ -30,7 +30,9 @@ pub fn openapi(site: &Site<'_>) -> Value {
             "version": "1.0.0",
             "description": format!("{}\n\n{}", service.descripcion, service.descripcion_en),
             "contact": {"email": service.contacto, "url": service.web},
+            "x-guidance": guidance(site),
         },
+        "x-discovery": {"llmsTxtUrl": site.url("/llms.txt")},
         "servers": [{"url": site.base_url, "description": format!("modo {}", service.modo.as_str())}],
         "x-x402": {
             "version": X402_VERSION,
@@ -40,9 +42,60 @@ pub fn openapi(site: &Site<'_>) -> Value {
             "payTo": pay_to,
             "prices_usd": prices,
         },
-        "paths": paths(site, &slugs),
+        "paths": free_by_default(paths(site, &slugs)),
         "components": components(),
     })
+}
+
+/// `info.x-guidance`: how an agent buys, in a few lines (Spanish, then English), from the same
+/// steps every other document shows ([`offer::how_to_buy`]).
+fn guidance(site: &Site<'_>) -> String {
+    let how = site.how_to_buy(None);
+    let mcp = site.url("/mcp");
+    let tool = contract::mcp::BUY_TOOL;
+    let mut lines = vec![format!(
+        "Cómo comprar un estudio ({} USD en {}, x402 v2). Gratis y sin pago: /catalogo, /buscar?q=, /estudio/{{slug}}/ficha, /metricas, /llms.txt.",
+        how.precio_usd, how.moneda
+    )];
+    lines.extend(how.pasos.iter().cloned());
+    lines.push(format!(
+        "Alternativa MCP: {mcp} (Streamable HTTP, sin sesión), herramienta {tool}: sin pago devuelve el PaymentRequired en structuredContent; repita la llamada con el PaymentPayload en params._meta[\"x402/payment\"] y recibe el estudio con los mismos enlaces."
+    ));
+    lines.push(String::new());
+    lines.push(format!("How to buy a study ({} USD in {}, x402 v2):", how.precio_usd, how.moneda));
+    lines.extend(how.en.steps.iter().cloned());
+    lines.push(format!(
+        "MCP alternative: {mcp}, tool {tool}, with the PaymentPayload in params._meta[\"x402/payment\"]."
+    ));
+    lines.join("\n")
+}
+
+/// Declares `security: []` (no credentials) on every operation that does not carry
+/// `x-payment-info`: discovery crawlers read it as "free to call".
+fn free_by_default(mut paths: Value) -> Value {
+    for operation in paths
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|p| p.values_mut())
+        .flat_map(|item| item.as_object_mut().into_iter().flat_map(|methods| methods.values_mut()))
+    {
+        if operation.get("x-payment-info").is_none() {
+            operation["security"] = json!([]);
+        }
+    }
+    paths
+}
+
+/// `x-payment-info` of the paid operation, in the shape x402scan reads: a fixed price in USD
+/// when every study costs the same, and the protocol as an object (`[{"x402": {}}]`).
+fn payment_info(site: &Site<'_>) -> Value {
+    let prices: BTreeSet<Price> = site.content.studies.iter().map(|s| site.price_of(s)).collect();
+    let price = match (prices.first(), prices.len()) {
+        (Some(only), 1) => json!({"mode": "fixed", "currency": "USD", "amount": only.usd()}),
+        (None, _) => json!({"mode": "fixed", "currency": "USD", "amount": site.content.service.precio_usd.usd()}),
+        _ => json!({"mode": "dynamic", "currency": "USD"}),
+    };
+    json!({"price": price, "protocols": [{"x402": {}}]})
 }
 
 fn json_response(description: &str, schema: &str) -> Value {
@@ -60,6 +113,7 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
         "schema": {"type": "string", "enum": slugs},
     });
     let price = site.content.service.precio_usd.usd();
+    let payment_info = payment_info(site);
     json!({
         "/": {"get": {
             "operationId": "indiceServicio",
@@ -111,7 +165,7 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
                  "description": "base64 del PaymentPayload x402 v2.",
                  "schema": {"type": "string"}},
             ],
-            "x-payment-info": {"protocols": ["x402"], "price": {"mode": "fixed", "currency": "USD", "amount": price}},
+            "x-payment-info": payment_info,
             "responses": {
                 "200": {
                     "description": "Estudio pagado, con enlaces de descarga firmados.",
@@ -160,7 +214,7 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
         }},
         "/mcp": {"post": mcp_operation(
             "mcp",
-            "Servidor MCP (Streamable HTTP, sin sesión, MCP 2025-03-26 a 2025-11-25): listar_estudios, buscar_estudios, ver_ficha, ver_metricas, como_comprar y comprar_estudio, que cobra con el binding x402 de MCP (PaymentRequired en structuredContent; pago en params._meta[\"x402/payment\"]; recibo en result._meta[\"x402/payment-response\"]).",
+            "Servidor MCP (Streamable HTTP, sin sesión; MCP 2026-07-28 sin initialize y 2025-03-26 a 2025-11-25 con initialize): listar_estudios, buscar_estudios, ver_ficha, ver_metricas, como_comprar y comprar_estudio, que cobra con el binding x402 de MCP (PaymentRequired en structuredContent; pago en params._meta[\"x402/payment\"]; recibo en result._meta[\"x402/payment-response\"]).",
         )},
         "/mcp/catalogo": {"post": mcp_operation(
             "mcpCatalogo",

@@ -2,9 +2,9 @@
 //!
 //! A [`Gate`] holds what requests read (the free files, the search, the offers and their 402
 //! answers, the MCP tool lists) beside what outlives a `dist/` (the shop's facilitator, link
-//! key and sales record). [`Live`] lets SIGHUP load a new `dist/` into a new `Gate` and swap
-//! it in: requests in flight keep the gate they started with (an `Arc`), new ones get the new
-//! one, so nothing is dropped, and the sales record carries over.
+//! key, receipt key and sales record). [`Live`] lets SIGHUP load a new `dist/` into a new
+//! `Gate` and swap it in: requests in flight keep the gate they started with (an `Arc`), new
+//! ones get the new one, so nothing is dropped, and the sales record carries over.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,9 +12,10 @@ use std::sync::Arc;
 use anyhow::Result;
 use parking_lot::RwLock;
 use serde_json::Value;
+use sha2::Digest;
 
 use crate::facilitator::Facilitator;
-use crate::http::statics::Statics;
+use crate::http::statics::{StaticFile, Statics};
 use crate::http::tls::Certificate;
 use crate::links::LinkSigner;
 use crate::manifest::{self, Manifest};
@@ -22,10 +23,12 @@ use crate::mcp::McpServer;
 use crate::payment::http::Storefront;
 use crate::payment::limits::{Limiter, RefusalLimits};
 use crate::payment::offer::Offers;
+use crate::payment::receipt::sign_offers;
 use crate::payment::shop::Shop;
 use crate::sales::Sales;
 use crate::search::Search;
 use crate::x402::SupportedResponse;
+use crate::x402::receipt::{DID_DOCUMENT_PATH, ReceiptKey};
 
 /// Everything a request may need, loaded once from one `dist/`.
 pub struct Gate {
@@ -49,11 +52,16 @@ pub struct Services {
     pub links: LinkSigner,
     pub sales: Arc<Sales>,
     pub limiter: Arc<Limiter>,
+    /// The publisher's key that signs offers and receipts.
+    pub receipts: ReceiptKey,
 }
 
 impl Gate {
     /// Loads `dist/` and wires the shop to a facilitator. `journal` is the sales journal's
-    /// file (see [`crate::sales::journal`]); `None` keeps the sales in memory only.
+    /// file (see [`crate::sales::journal`]); `None` keeps the sales in memory only. Offers and
+    /// receipts are signed with the public development key ([`ReceiptKey::development`]), the
+    /// same for every gate loaded this way (tests); `gate` itself loads its own with
+    /// [`Gate::load_with`].
     pub fn load(
         dist: &Path,
         facilitator: Arc<dyn Facilitator>,
@@ -65,21 +73,24 @@ impl Gate {
             None => Sales::in_memory(),
         };
         let limiter = Arc::new(Limiter::new(RefusalLimits::default()));
-        Gate::load_with(dist, Services { facilitator, links, sales: Arc::new(sales), limiter })
+        let receipts = ReceiptKey::development();
+        Gate::load_with(dist, Services { facilitator, links, sales: Arc::new(sales), limiter, receipts })
     }
 
     /// Loads `dist/` around services that outlive it.
     pub fn load_with(dist: &Path, services: Services) -> Result<Gate> {
-        let Services { facilitator, links, sales, limiter } = services;
+        let Services { facilitator, links, sales, limiter, receipts } = services;
         let manifest = manifest::load(dist)?;
-        let statics = Statics::load(dist, &manifest)?;
-        let offers = Offers::from_manifest(dist, &manifest)?;
+        let mut statics = Statics::load(dist, &manifest)?;
+        statics.insert(DID_DOCUMENT_PATH, did_document(&receipts, &manifest.servicio.base_url));
+        let mut offers = Offers::from_manifest(dist, &manifest)?;
+        sign_offers(&mut offers, &receipts);
         let storefront = Storefront::load(dist, &manifest, &offers, how_to_buy(&statics))?;
         Ok(Gate {
             dist: dist.to_owned(),
             search: Search::new(&manifest.busqueda, &manifest.servicio.base_url),
             mcp: McpServer::new(&manifest, &[]),
-            shop: Shop::new(&manifest.servicio.base_url, facilitator, links, sales, limiter),
+            shop: Shop::new(&manifest.servicio.base_url, facilitator, links, sales, limiter, receipts),
             manifest,
             statics,
             offers,
@@ -89,13 +100,14 @@ impl Gate {
     }
 
     /// Loads `dist/` again (a new build swapped in) into a new gate that keeps this one's
-    /// facilitator, link key, sales record, Solana fee payers and MCP allow-list.
+    /// facilitator, link key, receipt key, sales record, Solana fee payers and MCP allow-list.
     pub fn reload(&self) -> Result<Gate> {
         let services = Services {
             facilitator: Arc::clone(self.shop.facilitator()),
             links: self.shop.links().clone(),
             sales: self.shop.sales(),
             limiter: self.shop.limiter(),
+            receipts: self.shop.receipts().clone(),
         };
         let mut gate = Gate::load_with(&self.dist, services)?;
         if let Some(supported) = &self.supported {
@@ -107,10 +119,11 @@ impl Gate {
     }
 
     /// Applies the facilitator's `/supported` answer: fills Solana `feePayer`s, withdraws the
-    /// Solana requirements it cannot pay for, and rebuilds the 402 answers. Returns the
-    /// networks withdrawn.
+    /// Solana requirements it cannot pay for, signs the offers again and rebuilds the 402
+    /// answers. Returns the networks withdrawn.
     pub fn apply_supported(&mut self, supported: &SupportedResponse) -> Vec<String> {
         let withdrawn = self.offers.apply_fee_payers(supported);
+        sign_offers(&mut self.offers, self.shop.receipts());
         self.supported = Some(supported.clone());
         self.storefront.refresh(&self.offers);
         withdrawn
@@ -126,6 +139,20 @@ impl Gate {
         self.mcp = self.mcp.with_extra_hosts(extra);
         self
     }
+}
+
+/// The receipt key's `did:web` document: served by the gate only, since the key is the gate's
+/// (never in `dist/`). Short-lived in caches, so a new key shows soon.
+fn did_document(receipts: &ReceiptKey, base_url: &str) -> StaticFile {
+    let bytes = serde_json::to_vec_pretty(&receipts.did_document(base_url)).unwrap_or_default();
+    let etag = format!("\"{}\"", hex::encode(sha2::Sha256::digest(&bytes)));
+    StaticFile::new(
+        http::HeaderValue::from_static("application/did+json"),
+        http::HeaderValue::from_str(&etag).unwrap_or_else(|_| http::HeaderValue::from_static("\"did\"")),
+        http::HeaderValue::from_static("public, max-age=300"),
+        bytes::Bytes::from(bytes),
+        None,
+    )
 }
 
 /// The service index's "how to buy" block, which every JSON 402 repeats.

@@ -1,11 +1,12 @@
 //! A buyer: what an agent with a wallet does to buy a study (402 → sign EIP-3009 → pay → save
-//! the study and download the files through the signed links, checking their sha256).
+//! the study and download the files through the signed links, checking their sha256), and
+//! how it checks the publisher's signed receipt afterwards ([`check_receipt`]).
 //!
 //! It behaves like the official x402 clients: it reads `PAYMENT-REQUIRED`, copies the chosen
 //! `accepts` entry verbatim into `accepted`, signs with the requirement's EIP-712 domain and
 //! sends standard base64 in `PAYMENT-SIGNATURE`. Used by the `comprar` binary and the tests.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use alloy_signer_local::PrivateKeySigner;
 use anyhow::{Context, Result, bail};
@@ -15,6 +16,7 @@ use tokio::io::AsyncWriteExt;
 
 use crate::x402::evm::{client_authorization, domain_for, exact_payload_json, sign_authorization};
 use crate::x402::header::{decode_json, encode_json};
+use crate::x402::receipt::{self, PublicKey, ReceiptPayload};
 use crate::x402::{
     PAYMENT_IDENTIFIER, PaymentPayload, PaymentRequired, PaymentRequirements, SettlementResponse, X402_VERSION,
 };
@@ -99,6 +101,77 @@ pub async fn buy(client: &reqwest::Client, url: &str, signer: &PrivateKeySigner,
 async fn json_body(response: reqwest::Response) -> Value {
     let bytes = response.bytes().await.unwrap_or_default();
     serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// The signed receipt a paid answer carries in its `PAYMENT-RESPONSE` (x402 `offer-receipt`).
+pub fn receipt_of(settlement: &SettlementResponse) -> Option<&Value> {
+    settlement.extensions.as_ref()?.get(receipt::OFFER_RECEIPT)?.pointer("/info/receipt")
+}
+
+/// What checking a receipt found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReceiptReport {
+    /// The key that signed it (`did:key:…`).
+    pub signer: String,
+    /// Whether it was compared with a key the buyer gave; without one only the signature
+    /// under the key the receipt names is checked.
+    pub key_checked: bool,
+    pub payload: ReceiptPayload,
+    /// Each file the receipt names, by kind, and what the folder holds of it.
+    pub files: Vec<(String, FileCheck)>,
+}
+
+impl ReceiptReport {
+    /// Whether every file found matches (a missing file is no failure unless required).
+    pub fn files_ok(&self) -> bool {
+        self.files.iter().all(|(_, check)| matches!(check, FileCheck::Matches | FileCheck::Missing(_)))
+    }
+}
+
+/// One delivered file against the receipt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileCheck {
+    /// Same size and sha256 as the receipt says.
+    Matches,
+    /// Not in the folder.
+    Missing(PathBuf),
+    /// In the folder, with other contents: its sha256 (and size).
+    Differs { path: PathBuf, sha256: String, bytes: u64 },
+}
+
+/// Checks a receipt (as `comprar` saved it, or anything that holds one: a decoded
+/// `PAYMENT-RESPONSE`, an MCP result, a paid answer): its signature, the signing key when
+/// `expected` is given, and the files it names that are in `files` (by their names). Any
+/// signature problem is an error; file results are in the report.
+pub fn check_receipt(document: &Value, expected: Option<&PublicKey>, files: Option<&Path>) -> Result<ReceiptReport> {
+    let signed = receipt::find(document)
+        .context("no hay un recibo firmado: se esperaba {\"format\": \"jws\", \"signature\": …} o una respuesta de pago que lo traiga")?;
+    let verified = receipt::verify(signed, expected)?;
+    let mut checks = Vec::new();
+    if let Some(folder) = files {
+        for (kind, file) in &verified.payload.archivos {
+            let path = folder.join(&file.archivo);
+            let check = match std::fs::read(&path) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => FileCheck::Missing(path),
+                Err(e) => return Err(anyhow::Error::new(e).context(format!("no se pudo leer {}", path.display()))),
+                Ok(bytes) => {
+                    let sha256 = hex::encode(Sha256::digest(&bytes));
+                    if sha256.eq_ignore_ascii_case(&file.sha256) && bytes.len() as u64 == file.bytes {
+                        FileCheck::Matches
+                    } else {
+                        FileCheck::Differs { path, sha256, bytes: bytes.len() as u64 }
+                    }
+                }
+            };
+            checks.push((kind.clone(), check));
+        }
+    }
+    Ok(ReceiptReport {
+        signer: verified.signer.did_key(),
+        key_checked: expected.is_some(),
+        payload: verified.payload,
+        files: checks,
+    })
 }
 
 /// Attempts per download before giving up on a link that keeps failing mid-way.

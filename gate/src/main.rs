@@ -13,6 +13,7 @@ use gate::sales::report::Resolution;
 use gate::settings::{
     Args, Command, Env, PURCHASES_FILE, Settings, TokenCdpArgs, VentasAction, VentasArgs, VerificarArgs,
 };
+use gate::x402::receipt;
 
 /// jemalloc instead of the system allocator: every request allocates and frees a few small
 /// buffers on two threads, which glibc's allocator spends noticeably more time on.
@@ -74,6 +75,7 @@ fn start(args: Args) -> Result<()> {
         links: settings.links()?,
         sales: Arc::new(Sales::open(&settings.data.join(PURCHASES_FILE), settings.journal_segment_bytes)?),
         limiter: Arc::new(Limiter::new(settings.refusal_limits)),
+        receipts: settings.receipt_key.clone(),
     };
     let gate = Gate::load_with(&settings.dist, services)?.with_mcp_hosts(&settings.mcp_hosts);
     let gate = fill_fee_payers(gate, facilitator.as_ref())?;
@@ -89,6 +91,26 @@ fn start(args: Args) -> Result<()> {
     );
     if settings.mode == contract::Mode::Local {
         tracing::info!("modo local: un facilitador local verifica las firmas; no se mueve dinero real");
+    }
+    // The public key only: buyers and third parties check receipts against it.
+    let receipt_key = &settings.receipt_key;
+    if settings.mode == contract::Mode::Local
+        && std::env::var(receipt::KEY_ENV).ok().is_none_or(|v| v.trim().is_empty())
+    {
+        tracing::info!(
+            "recibos firmados por {} con la clave de desarrollo de --data/{}, solo para pruebas (defina {} para una propia); publicada en {}",
+            receipt_key.did_key(),
+            receipt::KEY_FILE,
+            receipt::KEY_ENV,
+            receipt::DID_DOCUMENT_PATH
+        );
+    } else {
+        tracing::info!(
+            "recibos firmados por {} ({}); publicada en {}",
+            receipt_key.did_key(),
+            receipt::KEY_ENV,
+            receipt::DID_DOCUMENT_PATH
+        );
     }
     let certificate = settings.tls.clone().map(Certificate::load).transpose()?;
     warn_if_https_without_tls(&gate.manifest.servicio.base_url, settings.mode, certificate.is_some());

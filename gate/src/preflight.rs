@@ -3,9 +3,9 @@
 //! It reads the same `dist/`, flags and environment the gate serves with and prints one line
 //! per check, `ok` or `FALLA` with what to fix: the manifest's mode against the one being
 //! checked, its networks, assets and EIP-712 domains against [`contract::networks`], every
-//! payee address, the link secret, `base_url`, which facilitator it would use (never the local
-//! one or x402.org on mainnet), and that facilitator's `/supported` under the configured
-//! authentication, for our scheme on every network the manifest offers.
+//! payee address, the link secret, the receipt key, `base_url`, which facilitator it would
+//! use (never the local one or x402.org on mainnet), and that facilitator's `/supported` under
+//! the configured authentication, for our scheme on every network the manifest offers.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -19,6 +19,7 @@ use crate::links::SECRET_ENV;
 use crate::manifest::{Manifest, Mode, Network};
 use crate::settings::{Env, FACILITATOR_URL_ENV, FacilitatorChoice, build_facilitator, choose_facilitator};
 use crate::x402::SupportedResponse;
+use crate::x402::receipt::{KEY_ENV as RECEIPT_KEY_ENV, KEY_FILE as RECEIPT_KEY_FILE, ReceiptKey};
 
 /// The link secret's minimum length outside local mode, in bytes.
 const MIN_LINK_SECRET_BYTES: usize = 32;
@@ -101,6 +102,7 @@ pub async fn run(inputs: Inputs<'_>) -> Report {
         report.check(format!("pagar_a {payee}"), check_payee(&payee));
     }
     report.check("clave de enlaces", check_link_secret(mode, inputs.env.link_secret.as_deref()));
+    report.check("clave de recibos", check_receipt_key(mode, inputs.env.receipt_key.as_deref()));
     report.check("base_url", check_base_url(mode, &manifest.servicio.base_url));
     match choose_facilitator(mode, inputs.facilitator_url, inputs.data, inputs.env) {
         Err(e) => report.fail("facilitador", format!("{e:#}")),
@@ -268,6 +270,23 @@ fn check_link_secret(mode: Mode, secret: Option<&str>) -> Result<String, String>
     }
 }
 
+/// The key that signs receipts: required outside local mode; its public `did:key` is what the
+/// publisher publishes (the gate also serves it at `/.well-known/did.json`).
+fn check_receipt_key(mode: Mode, key: Option<&str>) -> Result<String, String> {
+    match key.filter(|k| !k.trim().is_empty()) {
+        Some(text) => match ReceiptKey::parse(text) {
+            Ok(key) => Ok(format!("{RECEIPT_KEY_ENV} definida: firma como {}", key.did_key())),
+            Err(e) => Err(format!("{RECEIPT_KEY_ENV}: {e}")),
+        },
+        None if mode == Mode::Local => Ok(format!(
+            "modo local: sin {RECEIPT_KEY_ENV}, el gate firma con una clave de desarrollo en --data/{RECEIPT_KEY_FILE}"
+        )),
+        None => Err(format!(
+            "falta {RECEIPT_KEY_ENV}: fuera del modo local los recibos se firman con la clave del editor, 32 bytes en hexadecimal (por ejemplo: openssl rand -hex 32), la misma en cada gate"
+        )),
+    }
+}
+
 fn check_base_url(mode: Mode, base_url: &str) -> Result<String, String> {
     let parsed = url::Url::parse(base_url).map_err(|_| format!("{base_url:?} no es una URL"))?;
     match (mode, parsed.scheme()) {
@@ -363,6 +382,11 @@ mod tests {
         assert!(check_link_secret(Mode::Local, Some("corta")).is_err());
         assert!(check_link_secret(Mode::Testnet, None).is_err());
         assert!(check_link_secret(Mode::Mainnet, Some(&"x".repeat(32))).is_ok());
+        assert!(check_receipt_key(Mode::Local, None).is_ok());
+        assert!(check_receipt_key(Mode::Mainnet, None).is_err());
+        assert!(check_receipt_key(Mode::Testnet, Some("corta")).is_err());
+        let good = check_receipt_key(Mode::Mainnet, Some(&"07".repeat(32))).expect("a 32-byte hex key");
+        assert!(good.contains("did:key:z6Mk") && !good.contains(&"07".repeat(32)), "shows the public key only: {good}");
         assert!(check_base_url(Mode::Local, "http://127.0.0.1:8080").is_ok());
         assert!(check_base_url(Mode::Testnet, "http://estudios.example.com").is_err());
         assert!(check_base_url(Mode::Mainnet, "https://estudios.example.com").is_ok());

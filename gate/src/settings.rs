@@ -23,6 +23,7 @@ use crate::links::{LinkSigner, SECRET_ENV, load_secret};
 use crate::manifest::{Manifest, Mode};
 use crate::mcp::AllowedHosts;
 use crate::payment::limits::RefusalLimits;
+use crate::x402::receipt::{KEY_ENV as RECEIPT_KEY_ENV, ReceiptKey, load_key as load_receipt_key};
 
 /// Public facilitator for Base Sepolia and Solana devnet.
 pub const TESTNET_FACILITATOR: &str = "https://x402.org/facilitator";
@@ -207,6 +208,8 @@ pub struct Settings {
     pub facilitator: FacilitatorChoice,
     pub link_secret: Vec<u8>,
     pub link_lifetime_seconds: u64,
+    /// The publisher's key that signs offers and receipts ([`crate::x402::receipt`]).
+    pub receipt_key: ReceiptKey,
     /// Extra hosts for the MCP Host/Origin allow-list.
     pub mcp_hosts: Vec<String>,
     pub limits: crate::http::server::Limits,
@@ -237,6 +240,7 @@ pub enum FacilitatorChoice {
 #[derive(Debug, Default, Clone)]
 pub struct Env {
     pub link_secret: Option<String>,
+    pub receipt_key: Option<String>,
     pub facilitator_url: Option<String>,
     pub facilitator_auth: Option<String>,
     pub facilitator_timeout: Option<String>,
@@ -249,6 +253,7 @@ impl Env {
     pub fn from_process() -> Env {
         Env {
             link_secret: std::env::var(SECRET_ENV).ok(),
+            receipt_key: std::env::var(RECEIPT_KEY_ENV).ok(),
             facilitator_url: std::env::var(FACILITATOR_URL_ENV).ok(),
             facilitator_auth: std::env::var(FACILITATOR_AUTH_ENV).ok(),
             facilitator_timeout: std::env::var(FACILITATOR_TIMEOUT_ENV).ok(),
@@ -310,6 +315,7 @@ impl Settings {
         let mode = manifest.servicio.modo;
         let facilitator = choose_facilitator(mode, args.facilitador, &args.data, &env)?;
         let link_secret = load_secret(env.link_secret, &args.data, mode == Mode::Local)?;
+        let receipt_key = load_receipt_key(env.receipt_key, &args.data, mode == Mode::Local)?;
         let mcp_hosts =
             args.mcp_hosts.or(env.mcp_hosts).map(|list| AllowedHosts::parse_list(&list)).unwrap_or_default();
         Ok(Settings {
@@ -321,6 +327,7 @@ impl Settings {
             facilitator,
             link_secret,
             link_lifetime_seconds: u64::from(manifest.servicio.vigencia_enlaces_dias) * 86_400,
+            receipt_key,
             mcp_hosts,
             limits,
             refusal_limits,

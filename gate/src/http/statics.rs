@@ -60,6 +60,11 @@ impl Statics {
         Ok(Statics { files })
     }
 
+    /// Adds (or replaces) a document the gate makes itself rather than reads from `dist/`.
+    pub fn insert(&mut self, path: &str, file: StaticFile) {
+        self.files.insert(path.to_owned(), file);
+    }
+
     pub fn get(&self, path: &str) -> Option<&StaticFile> {
         self.files.get(path).or_else(|| {
             // "/catalogo/" and "/catalogo" are the same document.

@@ -134,6 +134,11 @@ impl Offers {
         self.offers.values().flat_map(BTreeMap::values)
     }
 
+    /// Every offer, to complete in place (the gate adds the signed offers it alone can sign).
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Offer> {
+        self.offers.values_mut().flat_map(BTreeMap::values_mut)
+    }
+
     /// The offer for a study and a `vista` value (`None` = the default view).
     pub fn find(&self, slug: &str, view: Option<&str>) -> Result<&Offer, OfferError> {
         let views = self.offers.get(slug).ok_or(OfferError::UnknownStudy)?;

@@ -20,6 +20,7 @@ use sha2::{Digest, Sha256};
 
 use super::limits::{Limited, Limiter, Scope};
 use super::offer::Offer;
+use super::receipt;
 use super::settlement::{self, SETTLEMENT_PENDING, Settlement, UNCERTAIN_CODE, uncertain_message};
 use crate::clock::{iso8601, now};
 use crate::facilitator::{Facilitator, FacilitatorError};
@@ -27,6 +28,7 @@ use crate::links::LinkSigner;
 use crate::sales::journal::{Accepted, Event, Failed, Handed, Settled};
 use crate::sales::{PaidSale, Reservation, Sales, Seen, UncertainSale};
 use crate::x402::evm::{check_exact, parse_exact_payload};
+use crate::x402::receipt::ReceiptKey;
 use crate::x402::{PAYMENT_IDENTIFIER, PaymentPayload, PaymentRequirements, SettlementResponse};
 
 /// How long a non-EVM payment stays in the replay set (Solana blockhash life, doubled).
@@ -79,27 +81,36 @@ fn ms_since(start: std::time::Instant) -> f64 {
 
 pub type Outcome = std::result::Result<Delivery, Refusal>;
 
-/// The shop: the facilitator, link signing and the sales record with its replay guard. It
-/// sells any [`Offer`] it is handed; what is for sale lives in [`super::offer::Offers`].
+/// The shop: the facilitator, link signing, the receipt key and the sales record with its
+/// replay guard. It sells any [`Offer`] it is handed; what is for sale lives in
+/// [`super::offer::Offers`].
 pub struct Shop {
     base_url: String,
     facilitator: Arc<dyn Facilitator>,
     links: LinkSigner,
     sales: Arc<Sales>,
     limiter: Arc<Limiter>,
+    receipts: ReceiptKey,
 }
 
 impl Shop {
     /// A shop selling at `base_url` (the host of every signed link) through `facilitator`,
-    /// recording every step in `sales` and turning away repeated failures with `limiter`.
+    /// recording every step in `sales`, turning away repeated failures with `limiter` and
+    /// signing each sale's receipt with `receipts`.
     pub fn new(
         base_url: &str,
         facilitator: Arc<dyn Facilitator>,
         links: LinkSigner,
         sales: Arc<Sales>,
         limiter: Arc<Limiter>,
+        receipts: ReceiptKey,
     ) -> Shop {
-        Shop { base_url: base_url.trim_end_matches('/').to_owned(), facilitator, links, sales, limiter }
+        Shop { base_url: base_url.trim_end_matches('/').to_owned(), facilitator, links, sales, limiter, receipts }
+    }
+
+    /// The publisher's key that signs offers and receipts, kept across reloads.
+    pub fn receipts(&self) -> &ReceiptKey {
+        &self.receipts
     }
 
     /// The counters of refused attempts, shared with a reloaded shop.
@@ -245,7 +256,7 @@ impl Shop {
         };
         let settle_ms = ms_since(started);
         self.sales.crash_point_before_record().await;
-        let settlement = self.record_sale(key, requirements, check, settlement).await;
+        let (settlement, settled_at) = self.record_sale(key, offer, requirements, check, settlement).await;
         self.sales.crash_point_after_settle().await;
         reservation.commit(PaidSale {
             compra: key.to_owned(),
@@ -253,6 +264,7 @@ impl Shop {
             estudio: offer.slug.clone(),
             vista: offer.view.as_str().to_owned(),
             settlement: settlement.clone(),
+            settled_at,
         });
         let body = self.with_payment(body, &settlement);
         self.journal_handed(
@@ -264,21 +276,23 @@ impl Shop {
         Ok(Delivery { body, settlement, timing })
     }
 
-    /// Journals a settled sale and returns the receipt the buyer gets.
+    /// Journals a settled sale and returns the settlement the buyer gets, with its signed
+    /// receipt, and the settlement's time as journaled (what the receipt states).
     async fn record_sale(
         &self,
         key: &str,
+        offer: &Offer,
         requirements: &PaymentRequirements,
         check: &Checked,
         sold: SoldBy,
-    ) -> SettlementResponse {
+    ) -> (SettlementResponse, u64) {
         let (answer, recovered) = match sold {
             SoldBy::Facilitator(answer) => (answer, false),
             SoldBy::Recovery(answer) => (answer, true),
         };
         let network = if answer.network.is_empty() { requirements.network.clone() } else { answer.network.clone() };
         let payer = answer.payer.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| check.payer.clone());
-        let receipt = SettlementResponse {
+        let mut receipt = SettlementResponse {
             success: true,
             error_reason: None,
             error_message: None,
@@ -295,11 +309,13 @@ impl Shop {
         }
         let settled =
             Settled { transaccion: receipt.transaction.clone(), red: network, pagador: payer, recuperado: recovered };
-        if let Err(e) = self.sales.write(key, now(), Event::Liquidado(settled)).await {
+        let settled_at = now();
+        if let Err(e) = self.sales.write(key, settled_at, Event::Liquidado(settled)).await {
             // The money moved: deliver anyway, and say loudly what the journal misses.
             tracing::error!(compra = key, transaccion = %receipt.transaction, "diario de ventas: no se pudo registrar la liquidación: {e}");
         }
-        receipt
+        receipt::attach(&mut receipt, &self.receipts, offer, requirements, settled_at);
+        (receipt, settled_at)
     }
 
     /// A payment the book already knows: delivered again when it is the same payload for the
@@ -335,18 +351,18 @@ impl Shop {
             )
         })?;
         let produce_ms = ms_since(started);
-        let body = self.with_payment(body, &sale.settlement);
-        tracing::info!(target: "compras", estudio = %offer.slug, transaccion = %sale.settlement.transaction, "compra ya pagada entregada de nuevo, sin liquidar otra vez");
+        // The same receipt as the first answer: re-signed from the sale's own fields (a sale
+        // restored from the journal after a restart has none in memory).
+        let mut settlement = sale.settlement.clone();
+        receipt::attach(&mut settlement, &self.receipts, offer, requirements, sale.settled_at);
+        let body = self.with_payment(body, &settlement);
+        tracing::info!(target: "compras", estudio = %offer.slug, transaccion = %settlement.transaction, "compra ya pagada entregada de nuevo, sin liquidar otra vez");
         self.journal_handed(
             &sale.compra,
-            Event::Reentregado(Handed { transaccion: sale.settlement.transaction.clone(), bytes: body.len() as u64 }),
+            Event::Reentregado(Handed { transaccion: settlement.transaction.clone(), bytes: body.len() as u64 }),
         )
         .await;
-        Ok(Delivery {
-            body,
-            settlement: sale.settlement.clone(),
-            timing: Timing { check_ms, produce_ms, settle_ms: 0.0 },
-        })
+        Ok(Delivery { body, settlement, timing: Timing { check_ms, produce_ms, settle_ms: 0.0 } })
     }
 
     async fn journal_failure(&self, key: &str, refusal: &Refusal, uncertain: Option<Option<String>>) {
@@ -488,11 +504,15 @@ impl Shop {
         Ok(out)
     }
 
-    /// Adds the settlement transaction to the produced body (a small tail, no re-parse).
+    /// Adds the settlement transaction and the signed receipt to the produced body (a small
+    /// tail, no re-parse).
     fn with_payment(&self, mut body: Vec<u8>, settlement: &SettlementResponse) -> Bytes {
         if body.last() == Some(&b'}') {
             body.pop();
-            let tail = json!({"transaccion": settlement.transaction, "red": settlement.network});
+            let mut tail = json!({"transaccion": settlement.transaction, "red": settlement.network});
+            if let Some(signed) = receipt::of(settlement) {
+                tail["recibo"] = signed.clone();
+            }
             body.extend_from_slice(b",\"liquidacion\":");
             body.extend_from_slice(tail.to_string().as_bytes());
             body.push(b'}');

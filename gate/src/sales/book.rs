@@ -27,6 +27,8 @@ pub struct PaidSale {
     pub estudio: String,
     pub vista: String,
     pub settlement: SettlementResponse,
+    /// Unix time of its `liquidado` step: when it settled, as its receipt says.
+    pub settled_at: u64,
 }
 
 /// A purchase whose settlement may or may not have moved the money.
@@ -239,6 +241,7 @@ mod tests {
             estudio: "s".into(),
             vista: "completo".into(),
             settlement: SettlementResponse::failure("eip155:84532", "x", None, None),
+            settled_at: 0,
         }
     }
 

@@ -142,6 +142,7 @@ fn restore(book: &mut Book, ledger: &ledger::Ledger, now: u64) -> usize {
                 amount: Some(sale.monto.clone()),
                 extensions: None,
             },
+            settled_at: sale.unix,
         };
         book.restore_paid(&sale.compra, accepted.identificador.as_deref(), accepted.valido_hasta, paid);
         restored += 1;

@@ -318,7 +318,7 @@ mod tests {
 
     use super::*;
     use crate::sales::journal::tests::{accepted, settled};
-    use crate::sales::journal::{Failed, Handed, Reconciled, Settled, parse};
+    use crate::sales::journal::{Failed, Handed, Reaccess, Reconciled, Settled, parse};
 
     fn failed(compra: &str, unix: u64, incierto: bool) -> Record {
         Record {
@@ -419,6 +419,45 @@ mod tests {
         assert!(ledger.sales[0].entregado);
     }
 
+    fn reaccessed_record(compra: &str, unix: u64) -> Record {
+        Record {
+            fecha: String::new(),
+            unix,
+            compra: compra.into(),
+            event: Event::Reacceso(Reaccess {
+                estudio: "banca-2026".into(),
+                vista: "resumen".into(),
+                red: "eip155:84532".into(),
+                pagador: "0xabc".into(),
+                nonce: format!("n{unix}"),
+                valido_hasta: unix + 300,
+                transaccion: format!("0xtx{compra}"),
+                bytes: 9,
+            }),
+        }
+    }
+
+    #[test]
+    fn a_reaccess_counts_on_its_sale_and_moves_no_money() {
+        let records = vec![
+            accepted("a", 10),
+            settled("a", 11),
+            handed("a", 12),
+            reaccessed_record("a", 20),
+            reaccessed_record("a", 30),
+        ];
+        let ledger = fold(&records);
+        assert_eq!(ledger.sales.len(), 1);
+        assert_eq!(ledger.sales[0].reaccesos, 2);
+        assert_eq!(ledger.reaccesses.len(), 2);
+        assert_eq!(ledger.reaccesses[1].nonce, "n30");
+        assert_eq!(ledger.reaccesses[1].valido_hasta, 330);
+        assert!(ledger.pending.is_empty() && ledger.failures.is_empty());
+        let line = serde_json::to_string(&records[3]).unwrap();
+        assert!(line.contains(r#""evento":"reacceso""#), "{line}");
+        assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), records[3]);
+    }
+
     #[test]
     fn the_publisher_reconciles_by_hand_either_way() {
         let base = vec![accepted("k", 1), failed("k", 2, true)];
@@ -438,7 +477,7 @@ mod tests {
 
     /// A random journal: steps of a few purchases in any order, duplicated or missing.
     fn arbitrary_records() -> impl Strategy<Value = Vec<Record>> {
-        let step = (0u8..4, 0u8..8).prop_map(|(key, kind)| {
+        let step = (0u8..4, 0u8..9).prop_map(|(key, kind)| {
             let compra = format!("k{key}");
             match kind {
                 0 | 1 => accepted(&compra, 1),
@@ -447,6 +486,7 @@ mod tests {
                 4 => failed(&compra, 1, true),
                 5 => failed(&compra, 1, false),
                 6 => handed(&compra, 1),
+                7 => reaccessed_record(&compra, 1),
                 _ => reconciled(&compra, 1, false),
             }
         });

@@ -13,6 +13,7 @@ use anyhow::Result;
 use parking_lot::RwLock;
 use serde_json::Value;
 
+use crate::clock::Clock;
 use crate::facilitator::Facilitator;
 use crate::http::statics::Statics;
 use crate::http::tls::Certificate;
@@ -22,6 +23,7 @@ use crate::mcp::McpServer;
 use crate::payment::http::Storefront;
 use crate::payment::limits::{Limiter, RefusalLimits};
 use crate::payment::offer::Offers;
+use crate::payment::reaccess::Challenger;
 use crate::payment::shop::Shop;
 use crate::sales::Sales;
 use crate::search::Search;
@@ -49,6 +51,8 @@ pub struct Services {
     pub links: LinkSigner,
     pub sales: Arc<Sales>,
     pub limiter: Arc<Limiter>,
+    /// The time the gate goes by (the system clock; tests move it).
+    pub clock: Clock,
 }
 
 impl Gate {
@@ -65,21 +69,22 @@ impl Gate {
             None => Sales::in_memory(),
         };
         let limiter = Arc::new(Limiter::new(RefusalLimits::default()));
-        Gate::load_with(dist, Services { facilitator, links, sales: Arc::new(sales), limiter })
+        Gate::load_with(dist, Services { facilitator, links, sales: Arc::new(sales), limiter, clock: Clock::system() })
     }
 
     /// Loads `dist/` around services that outlive it.
     pub fn load_with(dist: &Path, services: Services) -> Result<Gate> {
-        let Services { facilitator, links, sales, limiter } = services;
+        let Services { facilitator, links, sales, limiter, clock } = services;
         let manifest = manifest::load(dist)?;
         let statics = Statics::load(dist, &manifest)?;
-        let offers = Offers::from_manifest(dist, &manifest)?;
+        let challenger = Challenger::new(&links, clock.clone());
+        let offers = Offers::from_manifest(dist, &manifest, &challenger)?;
         let storefront = Storefront::load(dist, &manifest, &offers, how_to_buy(&statics))?;
         Ok(Gate {
             dist: dist.to_owned(),
             search: Search::new(&manifest.busqueda, &manifest.servicio.base_url),
             mcp: McpServer::new(&manifest, &[]),
-            shop: Shop::new(&manifest.servicio.base_url, facilitator, links, sales, limiter),
+            shop: Shop::new(&manifest.servicio.base_url, facilitator, links, sales, limiter, clock),
             manifest,
             statics,
             offers,
@@ -96,6 +101,7 @@ impl Gate {
             links: self.shop.links().clone(),
             sales: self.shop.sales(),
             limiter: self.shop.limiter(),
+            clock: self.shop.clock().clone(),
         };
         let mut gate = Gate::load_with(&self.dist, services)?;
         if let Some(supported) = &self.supported {

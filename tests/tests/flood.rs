@@ -77,6 +77,7 @@ fn start(limits: RefusalLimits, balance: u64) -> Flooded {
         links: links(),
         sales: Arc::new(Sales::open(&journal, gate::sales::journal::DEFAULT_SEGMENT_BYTES).expect("journal")),
         limiter: Arc::new(Limiter::new(limits)),
+        clock: gate::clock::Clock::system(),
     };
     let gate = Gate::load_with(built(), services).expect("gate");
     Flooded { server: spawn(Arc::new(gate), 2).expect("server"), data, facilitator }

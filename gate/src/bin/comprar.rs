@@ -1,15 +1,17 @@
 //! `comprar`: buys a study over x402 v2 with an EVM key, saves it, and downloads its files
 //! through the signed links, verifying each sha256 (an interrupted download resumes with `Range`).
+//! With `--reacceso` the key signs in (x402 `sign-in-with-x`) instead of paying: a wallet that
+//! bought the study gets it again, with fresh links and no charge.
 //!
 //! ```sh
-//! comprar http://127.0.0.1:8080/estudio/banca-2026 --key 0xac09…ff80 [--vista resumen] [--out DIR (var/compras)]
+//! comprar http://127.0.0.1:8080/estudio/banca-2026 --key 0xac09…ff80 [--vista resumen] [--out DIR (var/compras)] [--reacceso]
 //! ```
 
 use std::path::PathBuf;
 
 use alloy_signer_local::PrivateKeySigner;
 use anyhow::{Context, Result, bail};
-use gate::buyer::{buy, download_verified};
+use gate::buyer::{buy, download_verified, reaccess};
 
 #[derive(Debug, clap::Parser)]
 #[command(name = "comprar", about = "Compra un estudio con x402 v2 y descarga sus archivos verificando el sha256.")]
@@ -28,6 +30,10 @@ struct Args {
     /// Carpeta donde se guardan el estudio y sus archivos (var/ no entra en git).
     #[arg(long, default_value = "./var/compras")]
     out: PathBuf,
+    /// Firmar con la billetera en lugar de pagar (sign-in-with-x): si esa billetera ya compró
+    /// el estudio, lo recibe de nuevo con enlaces nuevos y sin cobro.
+    #[arg(long)]
+    reacceso: bool,
 }
 
 fn main() {
@@ -74,22 +80,36 @@ fn run() -> Result<()> {
     let client = reqwest::Client::builder().build()?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
-        println!("Comprando {url} con la cuenta {}", signer.address());
-        let purchase = buy(&client, url.as_str(), &signer, gate::clock::now()).await?;
+        let purchase = if args.reacceso {
+            println!("Pidiendo de nuevo {url} con la cuenta {} (sign-in-with-x, sin pagar)", signer.address());
+            reaccess(&client, url.as_str(), &url.origin().ascii_serialization(), &signer).await?
+        } else {
+            println!("Comprando {url} con la cuenta {}", signer.address());
+            buy(&client, url.as_str(), &signer, gate::clock::now()).await?
+        };
         if purchase.status != 200 {
             let error = purchase.body.get("error").and_then(|v| v.as_str()).unwrap_or("?");
             let message = purchase.body.get("mensaje").and_then(|v| v.as_str()).unwrap_or("");
             bail!("el servicio respondió {}: {error}: {message}", purchase.status);
         }
-        let settlement = purchase.payment_response.context("la respuesta 200 no trae PAYMENT-RESPONSE")?;
-        println!(
-            "Pagado: {} ({}), transacción {} en {}, pagador {}",
-            purchase.body["nombre"].as_str().unwrap_or(&slug),
-            purchase.body["vista"].as_str().unwrap_or(""),
-            settlement.transaction,
-            settlement.network,
-            settlement.payer.unwrap_or_default()
-        );
+        let (name, view) =
+            (purchase.body["nombre"].as_str().unwrap_or(&slug), purchase.body["vista"].as_str().unwrap_or(""));
+        if args.reacceso {
+            let again = &purchase.body["reacceso"];
+            println!(
+                "Recibido de nuevo sin cobro: {name} ({view}); lo compró en la transacción {} (vista {})",
+                again["transaccion"].as_str().unwrap_or("?"),
+                again["vista_comprada"].as_str().unwrap_or("?")
+            );
+        } else {
+            let settlement = purchase.payment_response.context("la respuesta 200 no trae PAYMENT-RESPONSE")?;
+            println!(
+                "Pagado: {name} ({view}), transacción {} en {}, pagador {}",
+                settlement.transaction,
+                settlement.network,
+                settlement.payer.unwrap_or_default()
+            );
+        }
         std::fs::create_dir_all(&args.out).with_context(|| format!("no se pudo crear {}", args.out.display()))?;
         let saved = args.out.join(format!("{slug}.{}.json", purchase.body["vista"].as_str().unwrap_or("completo")));
         std::fs::write(&saved, serde_json::to_vec_pretty(&purchase.body)?)

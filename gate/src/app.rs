@@ -14,6 +14,7 @@ use parking_lot::RwLock;
 use serde_json::Value;
 use sha2::Digest;
 
+use crate::clock::Clock;
 use crate::facilitator::Facilitator;
 use crate::http::statics::{StaticFile, Statics};
 use crate::http::tls::Certificate;
@@ -23,6 +24,7 @@ use crate::mcp::McpServer;
 use crate::payment::http::Storefront;
 use crate::payment::limits::{Limiter, RefusalLimits};
 use crate::payment::offer::Offers;
+use crate::payment::reaccess::Challenger;
 use crate::payment::receipt::sign_offers;
 use crate::payment::shop::Shop;
 use crate::sales::Sales;
@@ -54,6 +56,8 @@ pub struct Services {
     pub limiter: Arc<Limiter>,
     /// The publisher's key that signs offers and receipts.
     pub receipts: ReceiptKey,
+    /// The time the gate goes by (the system clock; tests move it).
+    pub clock: Clock,
 }
 
 impl Gate {
@@ -74,23 +78,27 @@ impl Gate {
         };
         let limiter = Arc::new(Limiter::new(RefusalLimits::default()));
         let receipts = ReceiptKey::development();
-        Gate::load_with(dist, Services { facilitator, links, sales: Arc::new(sales), limiter, receipts })
+        Gate::load_with(
+            dist,
+            Services { facilitator, links, sales: Arc::new(sales), limiter, receipts, clock: Clock::system() },
+        )
     }
 
     /// Loads `dist/` around services that outlive it.
     pub fn load_with(dist: &Path, services: Services) -> Result<Gate> {
-        let Services { facilitator, links, sales, limiter, receipts } = services;
+        let Services { facilitator, links, sales, limiter, receipts, clock } = services;
         let manifest = manifest::load(dist)?;
         let mut statics = Statics::load(dist, &manifest)?;
         statics.insert(DID_DOCUMENT_PATH, did_document(&receipts, &manifest.servicio.base_url));
-        let mut offers = Offers::from_manifest(dist, &manifest)?;
+        let challenger = Challenger::new(&links, clock.clone());
+        let mut offers = Offers::from_manifest(dist, &manifest, &challenger)?;
         sign_offers(&mut offers, &receipts);
         let storefront = Storefront::load(dist, &manifest, &offers, how_to_buy(&statics))?;
         Ok(Gate {
             dist: dist.to_owned(),
             search: Search::new(&manifest.busqueda, &manifest.servicio.base_url),
             mcp: McpServer::new(&manifest, &[]),
-            shop: Shop::new(&manifest.servicio.base_url, facilitator, links, sales, limiter, receipts),
+            shop: Shop::new(&manifest.servicio.base_url, facilitator, links, sales, limiter, receipts, clock),
             manifest,
             statics,
             offers,
@@ -108,6 +116,7 @@ impl Gate {
             sales: self.shop.sales(),
             limiter: self.shop.limiter(),
             receipts: self.shop.receipts().clone(),
+            clock: self.shop.clock().clone(),
         };
         let mut gate = Gate::load_with(&self.dist, services)?;
         if let Some(supported) = &self.supported {

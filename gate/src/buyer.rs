@@ -1,10 +1,13 @@
 //! A buyer: what an agent with a wallet does to buy a study (402 → sign EIP-3009 → pay → save
-//! the study and download the files through the signed links, checking their sha256), and
-//! how it checks the publisher's signed receipt afterwards ([`check_receipt`]).
+//! the study and download the files through the signed links, checking their sha256), how it
+//! gets it again once bought (402 → sign the `sign-in-with-x` challenge → the study, no
+//! charge), and how it checks the publisher's signed receipt afterwards ([`check_receipt`]).
 //!
 //! It behaves like the official x402 clients: it reads `PAYMENT-REQUIRED`, copies the chosen
 //! `accepts` entry verbatim into `accepted`, signs with the requirement's EIP-712 domain and
-//! sends standard base64 in `PAYMENT-SIGNATURE`. Used by the `comprar` binary and the tests.
+//! sends standard base64 in `PAYMENT-SIGNATURE`; a sign-in is signed as `createSIWxPayload`
+//! does, after the same check that the challenge is bound to the origin asked. Used by the
+//! `comprar` binary and the tests.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +20,7 @@ use tokio::io::AsyncWriteExt;
 use crate::x402::evm::{client_authorization, domain_for, exact_payload_json, sign_authorization};
 use crate::x402::header::{decode_json, encode_json};
 use crate::x402::receipt::{self, PublicKey, ReceiptPayload};
+use crate::x402::siwx::{self, SIGN_IN_WITH_X};
 use crate::x402::{
     PAYMENT_IDENTIFIER, PaymentPayload, PaymentRequired, PaymentRequirements, SettlementResponse, X402_VERSION,
 };
@@ -96,6 +100,74 @@ pub async fn buy(client: &reqwest::Client, url: &str, signer: &PrivateKeySigner,
         paid.headers().get("payment-response").and_then(|v| v.to_str().ok()).and_then(|v| decode_json(v).ok());
     let body = json_body(paid).await;
     Ok(Purchase { status, body, payment_response, payment_required: Some(required) })
+}
+
+/// GET → 402 → sign its `sign-in-with-x` challenge → GET with `SIGN-IN-WITH-X`: a wallet that
+/// bought the study gets it again without paying (the answer's `reacceso` names the sale).
+///
+/// Like the official client (`assertSIWxChallengeBoundToOrigin`), it signs only a challenge
+/// whose `domain` is the host of `origin` and whose `uri` is on that origin: a server cannot
+/// have the wallet sign in to another service. `origin` is the public address the study is
+/// sold at (the URL's own origin, unless a proxy or a port mapping stands in between).
+pub async fn reaccess(
+    client: &reqwest::Client,
+    url: &str,
+    origin: &str,
+    signer: &PrivateKeySigner,
+) -> Result<Purchase> {
+    let first = client.get(url).send().await.with_context(|| format!("no se pudo pedir {url}"))?;
+    let status = first.status().as_u16();
+    if status != 402 {
+        let body = json_body(first).await;
+        return Ok(Purchase { status, body, payment_response: None, payment_required: None });
+    }
+    let header = first
+        .headers()
+        .get("payment-required")
+        .and_then(|v| v.to_str().ok())
+        .context("la respuesta 402 no trae el encabezado PAYMENT-REQUIRED")?
+        .to_owned();
+    let raw: Value = decode_json(&header)?;
+    let required: PaymentRequired =
+        serde_json::from_value(raw.clone()).context("PAYMENT-REQUIRED no es un objeto x402 v2")?;
+    let declaration = raw
+        .pointer(&format!("/extensions/{SIGN_IN_WITH_X}"))
+        .context("el 402 no declara sign-in-with-x: este servicio no entrega de nuevo sin pago")?;
+    bound_to_origin(declaration, origin)?;
+    // The chain of the first payment requirement, when the server takes sign-ins on it (as
+    // the official wrapFetchWithSIWx picks it), else its first EVM chain.
+    let paid_on = required.accepts.first().map(|a| a.network.as_str());
+    let listed = |chain: &str| {
+        declaration["supportedChains"].as_array().is_some_and(|c| c.iter().any(|c| c["chainId"] == chain))
+    };
+    let chain = paid_on.filter(|chain| listed(chain));
+    let proof = siwx::sign(declaration, chain, signer)?;
+    let again = client.get(url).header(siwx::HEADER, siwx::encode_header(&proof)).send().await?;
+    let status = again.status().as_u16();
+    let payment_response =
+        again.headers().get("payment-response").and_then(|v| v.to_str().ok()).and_then(|v| decode_json(v).ok());
+    let body = json_body(again).await;
+    Ok(Purchase { status, body, payment_response, payment_required: Some(required) })
+}
+
+/// The challenge's `domain` must be `origin`'s host and its `uri` on `origin`.
+fn bound_to_origin(declaration: &Value, origin: &str) -> Result<()> {
+    let origin = url::Url::parse(origin).with_context(|| format!("origen inválido: {origin}"))?;
+    let info = &declaration["info"];
+    let host = match (origin.host_str(), origin.port()) {
+        (Some(host), Some(port)) => format!("{host}:{port}"),
+        (Some(host), None) => host.to_owned(),
+        (None, _) => bail!("el origen {origin} no tiene host"),
+    };
+    let domain = info["domain"].as_str().unwrap_or_default();
+    if domain != host {
+        bail!("el desafío sign-in-with-x es para {domain:?}, no para {host:?}: no se firma");
+    }
+    let uri = info["uri"].as_str().and_then(|u| url::Url::parse(u).ok());
+    if uri.as_ref().map(url::Url::origin) != Some(origin.origin()) {
+        bail!("la uri del desafío sign-in-with-x no está en {}: no se firma", origin.origin().ascii_serialization());
+    }
+    Ok(())
 }
 
 async fn json_body(response: reqwest::Response) -> Value {

@@ -1,11 +1,41 @@
 //! Wall-clock time for the few things that need it: authorization windows, link expiry and
 //! the dates written into the sales journal. Nothing the generator hashes reads the clock.
+//!
+//! A gate reads the time through its [`Clock`], the system clock moved by an offset that only
+//! the end-to-end tests change: so a test can let a week pass (links expire, a sign-in challenge
+//! goes stale) on one in-process gate without touching any other.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Seconds since the Unix epoch.
 pub fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+/// A gate's clock: the system clock plus an offset shared by every clone (zero unless a test
+/// moved it with [`Clock::advance`]).
+#[derive(Debug, Clone, Default)]
+pub struct Clock {
+    offset: Arc<AtomicI64>,
+}
+
+impl Clock {
+    /// The system clock.
+    pub fn system() -> Clock {
+        Clock::default()
+    }
+
+    /// Seconds since the Unix epoch, as this gate sees them.
+    pub fn now(&self) -> u64 {
+        now().saturating_add_signed(self.offset.load(Ordering::Relaxed))
+    }
+
+    /// Moves this clock (and every clone of it) by `seconds`. Tests only: the server never calls it.
+    pub fn advance(&self, seconds: i64) {
+        self.offset.fetch_add(seconds, Ordering::Relaxed);
+    }
 }
 
 /// `2026-11-29T12:00:00Z` from Unix seconds (UTC, proleptic Gregorian).
@@ -34,5 +64,15 @@ mod tests {
         assert_eq!(iso8601(0), "1970-01-01T00:00:00Z");
         assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20Z");
         assert_eq!(iso8601(1_709_164_800), "2024-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn a_moved_clock_moves_every_clone() {
+        let clock = Clock::system();
+        let twin = clock.clone();
+        let before = clock.now();
+        twin.advance(8 * 86_400);
+        assert!(clock.now() >= before + 8 * 86_400);
+        assert!(Clock::system().now() < before + 86_400, "other clocks stay put");
     }
 }

@@ -8,7 +8,6 @@
 
 use std::path::Path;
 
-use crate::clock::now;
 use crate::http::range::{self, Wanted};
 use crate::http::response::{Body, Reply};
 use crate::http::server::query_param;
@@ -22,7 +21,8 @@ pub struct Asked<'a> {
     pub if_range: Option<&'a [u8]>,
 }
 
-pub fn answer(dist: &Path, manifest: &Manifest, links: &LinkSigner, name: &str, asked: Asked<'_>) -> Reply {
+/// The file behind a link, checked at `now` (the gate's clock).
+pub fn answer(dist: &Path, manifest: &Manifest, links: &LinkSigner, name: &str, asked: Asked<'_>, now: u64) -> Reply {
     let Asked { query, range, if_range } = asked;
     let Some(download) = manifest.descargas.get(name) else {
         return forbidden(
@@ -32,7 +32,7 @@ pub fn answer(dist: &Path, manifest: &Manifest, links: &LinkSigner, name: &str, 
     };
     let vence = query_param(query, "vence");
     let firma = query_param(query, "firma");
-    if let Err(e) = links.verify(name, vence.as_deref(), firma.as_deref(), now()) {
+    if let Err(e) = links.verify(name, vence.as_deref(), firma.as_deref(), now) {
         return forbidden("enlace_invalido", e.to_string());
     }
     let Ok(path) = manifest::file_path(dist, &download.archivo) else {

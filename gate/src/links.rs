@@ -93,6 +93,17 @@ impl LinkSigner {
         format!("/descarga/{file}?vence={expires}&firma={}", self.sign(file, expires))
     }
 
+    /// A key for another use of the gate's secret (HMAC-SHA256 of `label` under the link key):
+    /// every gate that shares the link key derives the same one, and no MAC made with it is ever
+    /// a valid link signature.
+    pub fn derived_key(&self, label: &str) -> [u8; 32] {
+        // new_from_slice accepts any key length for HMAC; the length was checked in new().
+        let mut mac = HmacSha256::new_from_slice(&self.key).unwrap_or_else(|_| unreachable!());
+        mac.update(b"derived-key\n");
+        mac.update(label.as_bytes());
+        mac.finalize().into_bytes().into()
+    }
+
     /// Checks `vence` and `firma` (as they came in the query) for a file name at `now`.
     pub fn verify(&self, file: &str, vence: Option<&str>, firma: Option<&str>, now: u64) -> Result<(), LinkError> {
         let vence = vence.ok_or(LinkError::Malformed("falta vence"))?;
@@ -197,6 +208,14 @@ mod tests {
         // Another key's signature fails.
         let other = LinkSigner::new(vec![8u8; 32], 7 * 86_400).unwrap();
         assert_eq!(s.verify("a.zip", Some(&e), Some(&other.sign("a.zip", exp)), now), Err(LinkError::BadSignature));
+    }
+
+    #[test]
+    fn derived_keys_depend_on_the_secret_and_the_label() {
+        let s = signer();
+        assert_eq!(s.derived_key("a"), signer().derived_key("a"), "every gate with the secret derives it");
+        assert_ne!(s.derived_key("a"), s.derived_key("b"));
+        assert_ne!(s.derived_key("a"), LinkSigner::new(vec![8u8; 32], 1).unwrap().derived_key("a"));
     }
 
     #[test]

@@ -51,7 +51,8 @@ impl Handler for Gate {
                 range: request.header("range"),
                 if_range: request.header("if-range"),
             };
-            return downloads::answer(&self.dist, &self.manifest, self.shop.links(), name, asked);
+            let now = self.shop.clock().now();
+            return downloads::answer(&self.dist, &self.manifest, self.shop.links(), name, asked, now);
         }
         if let Some(slug) = path.strip_prefix("/estudio/") {
             return payment::http::answer(&self.storefront, &self.offers, &self.shop, request, slug).await;

@@ -42,7 +42,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/interop.XXXXXX")"
 gate_pid=""
 cleanup() {
   if [ -n "$gate_pid" ]; then kill "$gate_pid" 2>/dev/null; wait "$gate_pid" 2>/dev/null; fi
-  rm -rf "$work" "$here/.readme-snippet.mjs"
+  rm -rf "$work" "$here/.readme-snippet.mjs" "$here/.readme-siwx.mjs"
 }
 trap cleanup EXIT
 
@@ -88,6 +88,7 @@ client "x402 TypeScript (@x402/fetch, every study, both views)" node x402-fetch.
 client "x402 Python (x402 httpx, three studies, both views)" "$python" x402_httpx.py "$base" 3
 client "x402 extensions (@x402/extensions on the HTTP and MCP 402s; a dropped answer recovered by @x402/fetch under the same payment id)" node x402-extensions.mjs "$base" "$work/var"
 client "x402 offer-receipt (@x402/extensions verifies the signed offers and the receipts of an @x402/fetch, an MCP and a comprar purchase; one byte changed fails)" node offer-receipt.mjs "$base" "$bin_dir"
+client "x402 sign-in-with-x (@x402/extensions challenge validators; a past buyer re-gets a study over HTTP and MCP, unpaid)" node sign-in-with-x.mjs "$base" "$work/var"
 # The README's "Paying from your own agent" snippets, extracted and run exactly as written.
 readme_snippet() {
   awk -v marker="<!-- interop:$1 -->" '$0 == marker { found = 1; next } found && /^```/ { if (inside) exit; inside = 1; next } inside { print }' "$root/README.md"
@@ -100,10 +101,13 @@ run_snippet() {
 }
 readme_snippet ts >"$here/.readme-snippet.mjs"
 readme_snippet py >"$work/readme-snippet.py"
+readme_snippet siwx >"$here/.readme-siwx.mjs"
 mapfile -t slugs < <(curl -fsS "$base/catalogo" | node -e 'let t = ""; process.stdin.on("data", (d) => (t += d)).on("end", () => console.log(JSON.parse(t).estudios.map((e) => e.slug).join("\n")))')
 client "README TypeScript snippet (${slugs[0]})" run_snippet "$here/.readme-snippet.mjs" "${slugs[0]}" node
 client "README Python snippet (${slugs[-1]})" run_snippet "$work/readme-snippet.py" "${slugs[-1]}" "$python"
-rm -f "$here/.readme-snippet.mjs"
+# Runs after the TypeScript snippet, whose key bought ${slugs[0]}: it signs in and is not charged.
+client "README sign-in-with-x snippet (${slugs[0]} again, unpaid)" run_snippet "$here/.readme-siwx.mjs" "${slugs[0]}" node
+rm -f "$here/.readme-snippet.mjs" "$here/.readme-siwx.mjs"
 
 # The official conformance suite against one endpoint, with exactly the scenarios a revision
 # requires (--requirements, frozen at the revision's release), judged against that revision's

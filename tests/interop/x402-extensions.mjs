@@ -55,6 +55,11 @@ const httpRequired = await checks.step("HTTP 402 declarations", async () => {
   checks.equal(response.status, 402, "HTTP: 402 without payment");
   const required = decode(response.headers.get("PAYMENT-REQUIRED"));
   const info = checkDeclarations(required.extensions, "http", "HTTP");
+  checks.ok(
+    isDeepStrictEqual(Object.keys(required.extensions).sort(), ["bazaar", "payment-identifier", "sign-in-with-x"]),
+    "HTTP declares bazaar, payment-identifier and sign-in-with-x (judged in sign-in-with-x.mjs)",
+    Object.keys(required.extensions),
+  );
   checks.equal(info.input.method, "GET", "HTTP bazaar: method");
   checks.equal(info.input.queryParams?.vista, "resumen", "HTTP bazaar: the view");
   checks.equal(info.output?.example?.estudio, slug, "HTTP bazaar: the example answer names the study");

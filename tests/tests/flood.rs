@@ -78,6 +78,7 @@ fn start(limits: RefusalLimits, balance: u64) -> Flooded {
         sales: Arc::new(Sales::open(&journal, gate::sales::journal::DEFAULT_SEGMENT_BYTES).expect("journal")),
         limiter: Arc::new(Limiter::new(limits)),
         receipts: gate::x402::receipt::ReceiptKey::development(),
+        clock: gate::clock::Clock::system(),
     };
     let gate = Gate::load_with(built(), services).expect("gate");
     Flooded { server: spawn(Arc::new(gate), 2).expect("server"), data, facilitator }

@@ -55,6 +55,7 @@ fn start(data: &Path, local: &Arc<LocalFacilitator>) -> Running {
         sales: Arc::new(Sales::open(&journal, gate::sales::journal::DEFAULT_SEGMENT_BYTES).expect("journal")),
         limiter: Arc::new(Limiter::new(RefusalLimits::default())),
         receipts: ReceiptKey::from_seed(SEED),
+        clock: gate::clock::Clock::system(),
     };
     let gate = Gate::load_with(built(), services).expect("gate loads dist/");
     spawn(Arc::new(gate), 2).expect("gate starts")

@@ -170,7 +170,19 @@ fn mismatched_or_missing_files_are_refused_at_load() {
     assert!(error.contains("--tls-cert") && error.contains("/no/existe.crt"), "{error}");
 }
 
-/// Status and headers (lower-cased, without `date`), sorted.
+/// A `PAYMENT-REQUIRED` value decoded, with the `sign-in-with-x` challenge (nonce and times)
+/// blanked out.
+fn without_challenge(encoded: &str) -> String {
+    let mut required: Value = gate::x402::header::decode_json(encoded).expect("PAYMENT-REQUIRED");
+    let info = &mut required["extensions"]["sign-in-with-x"]["info"];
+    assert!(info["nonce"].is_string(), "a challenge: {info}");
+    for field in ["nonce", "issuedAt", "expirationTime"] {
+        info[field] = Value::Null;
+    }
+    required.to_string()
+}
+
+/// Status and headers (lower-cased, without `date`, the 402's challenge blanked), sorted.
 async fn head_of(client: &reqwest::Client, url: &str, extra: &[(&str, &str)]) -> (u16, Vec<(String, String)>) {
     let mut request = client.get(url);
     for (name, value) in extra {
@@ -182,6 +194,11 @@ async fn head_of(client: &reqwest::Client, url: &str, extra: &[(&str, &str)]) ->
         .iter()
         .filter(|(name, _)| name.as_str() != "date")
         .map(|(name, value)| (name.as_str().to_owned(), value.to_str().expect("ASCII").to_owned()))
+        .map(|(name, value)| {
+            // Every 402 carries a sign-in challenge of its own: compare the rest.
+            let value = if name == "payment-required" { without_challenge(&value) } else { value };
+            (name, value)
+        })
         .collect();
     headers.sort();
     (response.status().as_u16(), headers)

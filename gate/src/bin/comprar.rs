@@ -1,10 +1,12 @@
 //! `comprar`: buys a study over x402 v2 with an EVM key, saves it and the publisher's signed
 //! receipt, and downloads its files through the signed links, verifying each sha256 (an
-//! interrupted download resumes with `Range`). `comprar verificar-recibo` checks a saved receipt
-//! (its signature, the publisher's key, and the sha256 of the files beside it).
+//! interrupted download resumes with `Range`). With `--reacceso` the key signs in (x402
+//! `sign-in-with-x`) instead of paying: a wallet that bought the study gets it again, with fresh
+//! links and no charge. `comprar verificar-recibo` checks a saved receipt (its signature, the
+//! publisher's key, and the sha256 of the files beside it).
 //!
 //! ```sh
-//! comprar http://127.0.0.1:8080/estudio/banca-2026 --key 0xac09…ff80 [--vista resumen] [--out DIR (var/compras)]
+//! comprar http://127.0.0.1:8080/estudio/banca-2026 --key 0xac09…ff80 [--vista resumen] [--out DIR (var/compras)] [--reacceso]
 //! comprar verificar-recibo var/compras/banca-2026.resumen.recibo.json [--clave-publica did:key:z6Mk…] [--archivos DIR]
 //! ```
 
@@ -12,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use alloy_signer_local::PrivateKeySigner;
 use anyhow::{Context, Result, bail};
-use gate::buyer::{FileCheck, ReceiptReport, buy, check_receipt, download_verified, receipt_of};
+use gate::buyer::{FileCheck, ReceiptReport, buy, check_receipt, download_verified, reaccess, receipt_of};
 use gate::x402::receipt::{DID_DOCUMENT_PATH, PublicKey};
 
 #[derive(Debug, clap::Parser)]
@@ -40,6 +42,10 @@ struct Args {
     /// Carpeta donde se guardan el estudio, su recibo y sus archivos (var/ no entra en git).
     #[arg(long, default_value = "./var/compras")]
     out: PathBuf,
+    /// Firmar con la billetera en lugar de pagar (sign-in-with-x): si esa billetera ya compró
+    /// el estudio, lo recibe de nuevo con enlaces nuevos y sin cobro.
+    #[arg(long)]
+    reacceso: bool,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -109,35 +115,54 @@ fn run(args: Args) -> Result<()> {
     let client = reqwest::Client::builder().build()?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
-        println!("Comprando {url} con la cuenta {}", signer.address());
-        let purchase = buy(&client, url.as_str(), &signer, gate::clock::now()).await?;
+        let purchase = if args.reacceso {
+            println!("Pidiendo de nuevo {url} con la cuenta {} (sign-in-with-x, sin pagar)", signer.address());
+            reaccess(&client, url.as_str(), &url.origin().ascii_serialization(), &signer).await?
+        } else {
+            println!("Comprando {url} con la cuenta {}", signer.address());
+            buy(&client, url.as_str(), &signer, gate::clock::now()).await?
+        };
         if purchase.status != 200 {
             let error = purchase.body.get("error").and_then(|v| v.as_str()).unwrap_or("?");
             let message = purchase.body.get("mensaje").and_then(|v| v.as_str()).unwrap_or("");
             bail!("el servicio respondió {}: {error}: {message}", purchase.status);
         }
-        let settlement = purchase.payment_response.context("la respuesta 200 no trae PAYMENT-RESPONSE")?;
-        println!(
-            "Pagado: {} ({}), transacción {} en {}, pagador {}",
-            purchase.body["nombre"].as_str().unwrap_or(&slug),
-            purchase.body["vista"].as_str().unwrap_or(""),
-            settlement.transaction,
-            settlement.network,
-            settlement.payer.as_deref().unwrap_or_default()
-        );
+        let (name, view) =
+            (purchase.body["nombre"].as_str().unwrap_or(&slug), purchase.body["vista"].as_str().unwrap_or(""));
+        let settlement = if args.reacceso {
+            let again = &purchase.body["reacceso"];
+            println!(
+                "Recibido de nuevo sin cobro: {name} ({view}); lo compró en la transacción {} (vista {})",
+                again["transaccion"].as_str().unwrap_or("?"),
+                again["vista_comprada"].as_str().unwrap_or("?")
+            );
+            None
+        } else {
+            let settlement = purchase.payment_response.context("la respuesta 200 no trae PAYMENT-RESPONSE")?;
+            println!(
+                "Pagado: {name} ({view}), transacción {} en {}, pagador {}",
+                settlement.transaction,
+                settlement.network,
+                settlement.payer.as_deref().unwrap_or_default()
+            );
+            Some(settlement)
+        };
         std::fs::create_dir_all(&args.out).with_context(|| format!("no se pudo crear {}", args.out.display()))?;
         let stem = format!("{slug}.{}", purchase.body["vista"].as_str().unwrap_or("completo"));
         let saved = args.out.join(format!("{stem}.json"));
         std::fs::write(&saved, serde_json::to_vec_pretty(&purchase.body)?)
             .with_context(|| format!("no se pudo escribir {}", saved.display()))?;
         println!("Guardado {}", saved.display());
-        match receipt_of(&settlement) {
+        match settlement.as_ref().and_then(receipt_of) {
             Some(signed) => {
                 let path = args.out.join(format!("{stem}.recibo.json"));
                 let mut bytes = serde_json::to_vec_pretty(signed)?;
                 bytes.push(b'\n');
                 std::fs::write(&path, bytes).with_context(|| format!("no se pudo escribir {}", path.display()))?;
                 println!("Recibo firmado guardado en {} (compruébelo con comprar verificar-recibo)", path.display());
+            }
+            None if args.reacceso => {
+                println!("Un reacceso no trae recibo nuevo: el recibo firmado es el de la compra original.")
             }
             None => println!("El servicio no entregó un recibo firmado (extensión offer-receipt)."),
         }

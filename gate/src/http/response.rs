@@ -14,8 +14,7 @@ use serde_json::{Value, json};
 /// Headers a browser-based x402 client must be able to read.
 pub const EXPOSE_HEADERS: &str = "PAYMENT-REQUIRED, PAYMENT-RESPONSE";
 /// Request headers a browser may send cross-origin.
-pub const ALLOW_HEADERS: &str =
-    "PAYMENT-SIGNATURE, Content-Type, Accept, If-None-Match, Range, If-Range, MCP-Protocol-Version, Mcp-Session-Id";
+pub const ALLOW_HEADERS: &str = "PAYMENT-SIGNATURE, SIGN-IN-WITH-X, Content-Type, Accept, If-None-Match, Range, If-Range, MCP-Protocol-Version, Mcp-Session-Id";
 pub const JSON: &str = "application/json; charset=utf-8";
 
 /// A response body.

@@ -5,8 +5,12 @@
 //! 402 page with the same header); so does `HEAD`, with or without a payment. With one on a
 //! `GET`, it decodes the header and hands the payment to
 //! [`Shop::purchase`], the same implementation the MCP tool uses, then answers 200 with the
-//! study and `PAYMENT-RESPONSE`, or the refusal with its reason. The unpaid answers never
-//! change while a `dist/` is loaded, so they are built once, at load.
+//! study and `PAYMENT-RESPONSE`, or the refusal with its reason. With `SIGN-IN-WITH-X` (a past
+//! buyer's signed sign-in, x402 `sign-in-with-x`) it hands the proof to [`Shop::reaccess`] and
+//! answers the study again, or the refusal; a proof that fails beside a payment lets the
+//! payment go ahead, as the official server does. The unpaid answers change only in their
+//! sign-in challenge while a `dist/` is loaded, so they are built once, at load, and each is
+//! sent with a challenge of its own ([`super::unpaid`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -18,13 +22,17 @@ use http::Method;
 use serde_json::{Value, json};
 
 use super::offer::{Binding, Offer, OfferError, Offers};
+use super::reaccess::Challenge;
 use super::settlement::UNCERTAIN_CODE;
 use super::shop::{Refusal, Shop};
+use super::unpaid::Fillable;
 use crate::http::pages::{HTML, prefers_html};
 use crate::http::response::{Body, JSON, Reply};
 use crate::http::server::Request;
 use crate::manifest::{self, Manifest};
+use crate::x402::PaymentRequired;
 use crate::x402::header::{decode_payment_signature, encode_json};
+use crate::x402::siwx;
 
 /// The `error` of an unpaid 402, as the x402 reference servers word it.
 const HEADER_REQUIRED: &str = "PAYMENT-SIGNATURE header is required";
@@ -40,12 +48,13 @@ pub struct Storefront {
     how_to_buy: Value,
 }
 
-/// One offer's unpaid 402, for agents and for browsers.
+/// One offer's unpaid 402, for agents and for browsers, each with a fresh challenge per
+/// request (`None`: built whole per request, as a refusal is).
 #[derive(Debug)]
 struct Unpaid {
-    json: Reply,
+    json: Option<Fillable>,
     /// The same 402 for a browser: the study's HTML page with the same `PAYMENT-REQUIRED`.
-    html: Option<Reply>,
+    html: Option<Fillable>,
 }
 
 impl Storefront {
@@ -60,35 +69,59 @@ impl Storefront {
     /// Builds the unpaid answers again (the offers changed: Solana fee payers were applied).
     pub fn refresh(&mut self, offers: &Offers) {
         let mut unpaid: BTreeMap<String, BTreeMap<View, Unpaid>> = BTreeMap::new();
+        let placeholder = Challenge::placeholder();
         for offer in offers.iter() {
-            let json = self.refusal_reply(offer, None).with_header("Vary", "Accept");
+            let required = offer.payment_required_with(Binding::Http, Some(HEADER_REQUIRED), Some(&placeholder));
+            let json = self.reply_with(offer, None, &required).with_header("Vary", "Accept");
             let html = self.payment_pages.get(&offer.slug).map(|page| html_payment_reply(&json, page.clone()));
-            // Sent unchanged to every unpaid request: their heads are written once, here.
-            let (json, html) = (json.prepared(), html.map(Reply::prepared));
+            // Sent to every unpaid request with only the challenge changed: their bytes are
+            // written once, here.
+            let encoded = serde_json::to_vec(&required).unwrap_or_default();
+            let signs_in = offer.sign_in.is_some();
+            let filled = |reply: Reply, in_body: bool| Fillable::new(reply, encoded.clone(), signs_in, in_body);
+            let (json, html) = (filled(json, true), html.and_then(|html| filled(html, false)));
+            if json.is_none() {
+                tracing::warn!(estudio = %offer.slug, "el 402 sin pago se arma entero en cada pedido");
+            }
             unpaid.entry(offer.slug.clone()).or_default().insert(offer.view, Unpaid { json, html });
         }
         self.unpaid = unpaid;
     }
 
-    /// The unpaid 402 of an offer: HTML for a browser, JSON for everyone else.
+    /// The unpaid 402 of an offer, with a fresh challenge: HTML for a browser, JSON for
+    /// everyone else.
     fn unpaid_reply(&self, offer: &Offer, accept: Option<&[u8]>) -> Reply {
-        let Some(unpaid) = self.unpaid.get(&offer.slug).and_then(|views| views.get(&offer.view)) else {
-            return self.refusal_reply(offer, None);
+        let unpaid = self.unpaid.get(&offer.slug).and_then(|views| views.get(&offer.view));
+        let wants_html = prefers_html(accept) && self.payment_pages.contains_key(&offer.slug);
+        let prepared = match unpaid {
+            Some(unpaid) if wants_html => unpaid.html.as_ref(),
+            Some(unpaid) => unpaid.json.as_ref(),
+            None => None,
         };
-        match &unpaid.html {
-            Some(html) if prefers_html(accept) => html.clone(),
-            _ => unpaid.json.clone(),
+        let challenge = offer.sign_in.as_ref().map(|s| s.challenge()).unwrap_or_else(Challenge::placeholder);
+        if let Some(prepared) = prepared {
+            return prepared.fill(&challenge);
+        }
+        let required = offer.payment_required_with(Binding::Http, Some(HEADER_REQUIRED), Some(&challenge));
+        let json = self.reply_with(offer, None, &required).with_header("Vary", "Accept");
+        match self.payment_pages.get(&offer.slug) {
+            Some(page) if wants_html => html_payment_reply(&json, page.clone()),
+            _ => json,
         }
     }
 
     /// A 402 (or the refusal's status) with `PAYMENT-REQUIRED` and the same object in the body.
     fn refusal_reply(&self, offer: &Offer, refusal: Option<&Refusal>) -> Reply {
+        let code = refusal.map_or(HEADER_REQUIRED, |r| r.code.as_str());
+        self.reply_with(offer, refusal, &offer.payment_required(Binding::Http, Some(code)))
+    }
+
+    /// [`Storefront::refusal_reply`] for a given 402 object.
+    fn reply_with(&self, offer: &Offer, refusal: Option<&Refusal>, required: &PaymentRequired) -> Reply {
         let (status, code, message) = match refusal {
             Some(r) => (r.status, r.code.as_str(), r.message.clone()),
             None => (402, "pago_requerido", unpaid_message(offer)),
         };
-        let required =
-            offer.payment_required(Binding::Http, Some(if refusal.is_some() { code } else { HEADER_REQUIRED }));
         let mut body = json!({
             "error": code,
             "mensaje": message,
@@ -104,7 +137,7 @@ impl Storefront {
         }
         let mut reply = Reply::json(status, &body).with_header("Cache-Control", "no-store");
         if status == 402 || status == 400 {
-            reply = reply.with_header("PAYMENT-REQUIRED", encode_json(&required));
+            reply = reply.with_header("PAYMENT-REQUIRED", encode_json(required));
         }
         if let Some(settlement) = refusal.and_then(|r| r.settlement.as_deref()) {
             reply = reply.with_header("PAYMENT-RESPONSE", encode_json(settlement));
@@ -134,14 +167,44 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
         Err(OfferError::UnknownView) => return unknown_view(view.as_deref().unwrap_or_default()),
     };
     // HEAD never buys: it answers the unpaid 402's head, so a payment sent with it is neither
-    // settled nor spent and still buys with a GET.
-    let header = request.header("payment-signature").filter(|_| request.method() != Method::HEAD);
-    let Some(header) = header else {
+    // settled nor spent and still buys with a GET (a sign-in, likewise, is not used).
+    let head = request.method() == Method::HEAD;
+    let header = request.header("payment-signature").filter(|_| !head);
+    let proof = request.header("sign-in-with-x").filter(|_| !head);
+    if header.is_none() && proof.is_none() {
         return front.unpaid_reply(offer, request.header("accept"));
-    };
+    }
     if let Err(refusal) = shop.admit(request.client) {
         return front.refusal_reply(offer, Some(&refusal));
     }
+    if let Some(proof) = proof {
+        let outcome = match siwx::decode_header(proof) {
+            Ok(proof) => shop.reaccess(offer, &proof).await,
+            Err(invalid) => Err(Refusal {
+                status: 402,
+                code: invalid.code.to_owned(),
+                message: invalid.message,
+                settlement: None,
+                retry_after: None,
+            }),
+        };
+        match outcome {
+            Ok(again) => {
+                return Reply::new(200, JSON, Body::Bytes(again.body)).with_header("Cache-Control", "no-store");
+            }
+            // A payment sent beside a failing sign-in goes ahead, as with the official server.
+            Err(refusal) if header.is_some() => {
+                tracing::debug!(estudio = %offer.slug, "sign-in-with-x rechazado ({}); sigue el pago", refusal.code);
+            }
+            Err(refusal) => {
+                shop.count_refused(request.client, &refusal);
+                return front.refusal_reply(offer, Some(&refusal));
+            }
+        }
+    }
+    let Some(header) = header else {
+        return front.unpaid_reply(offer, request.header("accept"));
+    };
     let payload = match decode_payment_signature(header) {
         Ok(payload) => payload,
         Err(e) => {

@@ -12,6 +12,11 @@
 //! carries the receipt in `result._meta["x402/payment-response"]`; any refusal returns the
 //! PaymentRequired again with `error`, and no study content, except an uncertain settlement,
 //! which is a plain tool error telling the buyer to repeat the same call.
+//!
+//! A past buyer re-gets the study by signing the PaymentRequired's `sign-in-with-x` challenge
+//! and sending the proof object in `params._meta["x402/sign-in-with-x"]` (the x402 MCP binding
+//! carries extension payloads as objects under `x402/` keys; the header's base64 is taken too):
+//! the same [`Shop::reaccess`] as the HTTP route's `SIGN-IN-WITH-X` header.
 
 use std::net::IpAddr;
 
@@ -20,6 +25,7 @@ use serde_json::{Value, json};
 
 pub use super::offer::BUY_TOOL;
 use super::offer::{Binding, Offer, Offers};
+use super::reaccess::{PROOF_META, Redelivery, proof_from_meta};
 use super::settlement::UNCERTAIN_CODE;
 use super::shop::{Delivery, Refusal, Shop};
 use crate::mcp::result::{ToolError, success};
@@ -51,7 +57,7 @@ fn payment_required_result(
     let required = payment_required(offer, error);
     let amount = offer.required.accepts.first().map(|a| a.amount.as_str()).unwrap_or_default();
     let hint = format!(
-        "{message} Pago requerido: {amount} unidades de USDC por {} ({}). Firme una autorización EIP-3009 para una entrada de accepts y repita la llamada con params._meta[\"x402/payment\"] = PaymentPayload (objeto JSON) con accepted copiado sin cambios. No se cobró nada.",
+        "{message} Pago requerido: {amount} unidades de USDC por {} ({}). Firme una autorización EIP-3009 para una entrada de accepts y repita la llamada con params._meta[\"x402/payment\"] = PaymentPayload (objeto JSON) con accepted copiado sin cambios. No se cobró nada. Si esta billetera ya lo compró, firme el desafío de extensions[\"sign-in-with-x\"] y repita la llamada con params._meta[\"{PROOF_META}\"] = la prueba (objeto JSON): lo recibe de nuevo sin pagar.",
         offer.name, offer.slug
     );
     let mut result = json!({
@@ -84,12 +90,39 @@ pub async fn buy(
         }
     };
     let payment = meta.and_then(|m| m.get(PAYMENT_META)).filter(|p| !p.is_null());
-    let Some(payment) = payment else {
+    let proof = meta.and_then(|m| m.get(PROOF_META)).filter(|p| !p.is_null());
+    if payment.is_none() && proof.is_none() {
         return payment_required_result(offer, FIRST_ERROR, "", None);
-    };
+    }
     if let Err(refusal) = shop.admit(client) {
         return refusal_result(offer, &refusal);
     }
+    if let Some(proof) = proof {
+        let outcome = match proof_from_meta(proof) {
+            Ok(proof) => shop.reaccess(offer, &proof).await,
+            Err(invalid) => Err(Refusal {
+                status: 402,
+                code: invalid.code.to_owned(),
+                message: format!("_meta[\"{PROOF_META}\"]: {}", invalid.message),
+                settlement: None,
+                retry_after: None,
+            }),
+        };
+        match outcome {
+            Ok(again) => return redelivered(again),
+            // A payment sent beside a failing sign-in goes ahead, as over HTTP.
+            Err(refusal) if payment.is_some() => {
+                tracing::debug!(estudio = %offer.slug, "sign-in-with-x rechazado ({}); sigue el pago", refusal.code);
+            }
+            Err(refusal) => {
+                shop.count_refused(client, &refusal);
+                return refusal_result(offer, &refusal);
+            }
+        }
+    }
+    let Some(payment) = payment else {
+        return payment_required_result(offer, FIRST_ERROR, "", None);
+    };
     let decoded = match payment {
         Value::Object(_) => payload_from_value(payment.clone()).map_err(|e| {
             let message = format!("_meta[\"x402/payment\"]: {e}.");
@@ -163,6 +196,20 @@ fn delivered(delivery: Delivery) -> Value {
     result
 }
 
+/// A study delivered again to a past buyer: the same JSON as a purchase, no receipt (nothing
+/// was paid now; the body's `reacceso` names the sale).
+fn redelivered(again: Redelivery) -> Value {
+    let value: Value = serde_json::from_slice(&again.body).unwrap_or(Value::Null);
+    let text = String::from_utf8_lossy(&again.body).into_owned();
+    let mut result = success(text, value);
+    if result["structuredContent"].is_null()
+        && let Some(map) = result.as_object_mut()
+    {
+        map.remove("structuredContent");
+    }
+    result
+}
+
 /// The MCP purchase steps, for `como_comprar`.
 pub fn mcp_steps(base_url: &str) -> Value {
     json!({
@@ -181,6 +228,8 @@ pub fn mcp_steps(base_url: &str) -> Value {
             format!("4. Once settled you get the study with signed links to the full package; the receipt is in _meta[\"{RECEIPT_META}\"]."),
         ],
         "si_falla": "Si la firma, el monto, la vigencia, el nonce o la liquidación fallan, vuelve el PaymentRequired con error y no se cobra ni se entrega nada.",
+        "si_ya_compro": format!("Quien ya compró el estudio lo recibe de nuevo sin pagar: firme con la misma billetera el desafío de extensions[\"sign-in-with-x\"] del PaymentRequired (mensaje EIP-4361, como createSIWxPayload de @x402/extensions) y repita la llamada con params._meta[\"{PROOF_META}\"] = la prueba como objeto JSON. Cada desafío sirve una vez y vence a los 5 minutos."),
+        "already_bought": format!("A past buyer gets the study again for free: sign the PaymentRequired's extensions[\"sign-in-with-x\"] challenge with the same wallet (EIP-4361, as @x402/extensions createSIWxPayload does) and call again with params._meta[\"{PROOF_META}\"] = the proof object. Each challenge is single-use and expires in 5 minutes."),
         "solo_catalogo": format!("{base_url}/mcp/catalogo tiene solo las herramientas gratuitas."),
     })
 }

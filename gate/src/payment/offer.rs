@@ -4,7 +4,9 @@
 //! The generator wrote each offer's 402 object into `gate.json`; every 402 the gate sends
 //! (the HTTP JSON answer, the browser's HTML page, the MCP tool result) is derived from it by
 //! [`Offer::payment_required`], so the requirements a client signs are the same on every
-//! transport and deep-equal what the purchase compares `accepted` against.
+//! transport and deep-equal what the purchase compares `accepted` against. It adds the one
+//! part no build can write: the `sign-in-with-x` challenge, fresh for every 402 (see
+//! [`super::reaccess`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -13,7 +15,9 @@ use anyhow::Result;
 use contract::View;
 use serde_json::{Value, json};
 
+use super::reaccess::{Challenge, Challenger, SignIn};
 use crate::manifest::{self, Manifest};
+use crate::x402::siwx::SIGN_IN_WITH_X;
 use crate::x402::{PaymentRequired, SupportedResponse};
 
 /// The name of the paid MCP tool, which MCP 402s name as their resource.
@@ -35,6 +39,8 @@ pub struct Offer {
     pub file: PathBuf,
     /// The files a purchase links to.
     pub downloads: Vec<DownloadInfo>,
+    /// How a past buyer signs in to get it again (`None`: no EVM network to sign on).
+    pub sign_in: Option<SignIn>,
 }
 
 /// The transport a 402 travels on: it changes the resource named, never the requirements.
@@ -48,13 +54,29 @@ pub enum Binding {
 
 impl Offer {
     /// The `PaymentRequired` object of this offer on a transport, with `error` set when a
-    /// purchase is refused: the one place a 402 object is built.
+    /// purchase is refused and a fresh sign-in challenge.
     pub fn payment_required(&self, binding: Binding, error: Option<&str>) -> PaymentRequired {
+        let challenge = self.sign_in.as_ref().map(SignIn::challenge);
+        self.payment_required_with(binding, error, challenge.as_ref())
+    }
+
+    /// The same with a given challenge: the one place a 402 object is built.
+    pub fn payment_required_with(
+        &self,
+        binding: Binding,
+        error: Option<&str>,
+        challenge: Option<&Challenge>,
+    ) -> PaymentRequired {
         let mut required = match binding {
             Binding::Http => self.required.clone(),
             Binding::Mcp => self.required_mcp.clone(),
         };
         required.error = error.map(str::to_owned);
+        if let (Some(sign_in), Some(challenge)) = (&self.sign_in, challenge) {
+            let mut extensions = required.extensions.take().filter(Value::is_object).unwrap_or_else(|| json!({}));
+            extensions[SIGN_IN_WITH_X] = sign_in.declaration(challenge);
+            required.extensions = Some(extensions);
+        }
         required
     }
 
@@ -91,8 +113,9 @@ pub struct Offers {
 }
 
 impl Offers {
-    /// Reads the offers of a manifest; `dist` resolves the files they deliver.
-    pub fn from_manifest(dist: &Path, manifest: &Manifest) -> Result<Offers> {
+    /// Reads the offers of a manifest; `dist` resolves the files they deliver, `challenger`
+    /// issues their sign-in challenges.
+    pub fn from_manifest(dist: &Path, manifest: &Manifest, challenger: &Challenger) -> Result<Offers> {
         let mut offers = BTreeMap::new();
         for (slug, study) in &manifest.estudios {
             let downloads: Vec<DownloadInfo> = study
@@ -113,6 +136,9 @@ impl Offers {
                 let required = spec.pago_requerido.clone();
                 let required_mcp = spec.pago_requerido_mcp.clone();
                 let accepts_json = required.accepts.iter().map(serde_json::to_value).collect::<Result<_, _>>()?;
+                let networks: Vec<&str> = required.accepts.iter().map(|a| a.network.as_str()).collect();
+                let sign_in =
+                    SignIn::new(challenger.clone(), &manifest.servicio.base_url, &required.resource.url, &networks);
                 let offer = Offer {
                     slug: slug.clone(),
                     view: *view,
@@ -122,6 +148,7 @@ impl Offers {
                     accepts_json,
                     file: manifest::file_path(dist, &spec.archivo)?,
                     downloads: downloads.clone(),
+                    sign_in,
                 };
                 offers.entry(slug.clone()).or_insert_with(BTreeMap::new).insert(*view, offer);
             }
@@ -225,19 +252,43 @@ pub(crate) mod tests {
             accepts_json: vec![raw],
             file: "x".into(),
             downloads: Vec::new(),
+            sign_in: SignIn::new(
+                challenger(),
+                "http://127.0.0.1:8080",
+                "http://127.0.0.1:8080/estudio/banca-2026?vista=resumen",
+                &["eip155:84532"],
+            ),
         }
+    }
+
+    pub(crate) fn challenger() -> Challenger {
+        let links = crate::links::LinkSigner::new(vec![7u8; 32], 7 * 86_400).expect("links");
+        Challenger::new(&links, crate::clock::Clock::system())
     }
 
     #[test]
     fn every_binding_names_its_resource_and_keeps_the_requirements() {
         let offer = offer();
         let http = offer.payment_required(Binding::Http, None);
-        assert_eq!(http, offer.required);
+        assert_eq!(PaymentRequired { extensions: offer.required.extensions.clone(), ..http.clone() }, offer.required);
         let mcp = offer.payment_required(Binding::Mcp, Some("motivo"));
         assert_eq!(mcp.error.as_deref(), Some("motivo"));
         assert_eq!(mcp.resource.url, "mcp://tool/comprar_estudio?slug=banca-2026&vista=resumen");
         assert_eq!(mcp.accepts, http.accepts);
-        assert_eq!(mcp.extensions, http.extensions);
+        // The same sign-in on both transports (the HTTP URI, signed by MCP clients too), each
+        // 402 with a nonce of its own.
+        let (http_siwx, mcp_siwx) =
+            (&http.extensions.as_ref().unwrap()[SIGN_IN_WITH_X], &mcp.extensions.as_ref().unwrap()[SIGN_IN_WITH_X]);
+        assert_eq!(http_siwx["info"]["uri"], "http://127.0.0.1:8080/estudio/banca-2026?vista=resumen");
+        assert_eq!(mcp_siwx["info"]["uri"], http_siwx["info"]["uri"]);
+        assert_eq!(mcp_siwx["info"]["domain"], "127.0.0.1:8080");
+        assert_eq!(mcp_siwx["supportedChains"], json!([{"chainId": "eip155:84532", "type": "eip191"}]));
+        assert_ne!(mcp_siwx["info"]["nonce"], http_siwx["info"]["nonce"]);
+        let placeholder = Challenge::placeholder();
+        assert_eq!(
+            offer.payment_required_with(Binding::Http, None, Some(&placeholder)).extensions,
+            offer.payment_required_with(Binding::Mcp, None, Some(&placeholder)).extensions
+        );
         assert_eq!(serde_json::to_value(&mcp.accepts).expect("json"), json!(offer.accepts_json));
     }
 }

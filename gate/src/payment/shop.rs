@@ -22,7 +22,7 @@ use super::limits::{Limited, Limiter, Scope};
 use super::offer::Offer;
 use super::receipt;
 use super::settlement::{self, SETTLEMENT_PENDING, Settlement, UNCERTAIN_CODE, uncertain_message};
-use crate::clock::{iso8601, now};
+use crate::clock::{Clock, iso8601};
 use crate::facilitator::{Facilitator, FacilitatorError};
 use crate::links::LinkSigner;
 use crate::sales::journal::{Accepted, Event, Failed, Handed, Settled};
@@ -91,12 +91,13 @@ pub struct Shop {
     sales: Arc<Sales>,
     limiter: Arc<Limiter>,
     receipts: ReceiptKey,
+    clock: Clock,
 }
 
 impl Shop {
     /// A shop selling at `base_url` (the host of every signed link) through `facilitator`,
-    /// recording every step in `sales`, turning away repeated failures with `limiter` and
-    /// signing each sale's receipt with `receipts`.
+    /// recording every step in `sales`, turning away repeated failures with `limiter`,
+    /// signing each sale's receipt with `receipts` and telling the time by `clock`.
     pub fn new(
         base_url: &str,
         facilitator: Arc<dyn Facilitator>,
@@ -104,13 +105,27 @@ impl Shop {
         sales: Arc<Sales>,
         limiter: Arc<Limiter>,
         receipts: ReceiptKey,
+        clock: Clock,
     ) -> Shop {
-        Shop { base_url: base_url.trim_end_matches('/').to_owned(), facilitator, links, sales, limiter, receipts }
+        Shop {
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            facilitator,
+            links,
+            sales,
+            limiter,
+            receipts,
+            clock,
+        }
     }
 
     /// The publisher's key that signs offers and receipts, kept across reloads.
     pub fn receipts(&self) -> &ReceiptKey {
         &self.receipts
+    }
+
+    /// The gate's clock, shared with a reloaded shop.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     /// The counters of refused attempts, shared with a reloaded shop.
@@ -120,7 +135,7 @@ impl Shop {
 
     /// Turns away, before anything is decoded, a client over its limit of refused attempts.
     pub fn admit(&self, client: Option<IpAddr>) -> std::result::Result<(), Refusal> {
-        self.limiter.check_client(client, now()).map_err(too_many)
+        self.limiter.check_client(client, self.clock.now()).map_err(too_many)
     }
 
     /// Counts a refused attempt against its client when the refusal is the buyer's doing (a
@@ -128,7 +143,7 @@ impl Shop {
     pub fn count_refused(&self, client: Option<IpAddr>, refusal: &Refusal) {
         let buyers_doing = matches!(refusal.status, 400 | 402 | 409) && refusal.code != "pago_en_curso";
         if buyers_doing {
-            self.limiter.refused_client(client, now());
+            self.limiter.refused_client(client, self.clock.now());
         }
     }
 
@@ -157,7 +172,7 @@ impl Shop {
     /// same payload for the same study is delivered again with fresh links and no settlement;
     /// one whose settlement was uncertain is settled again, and delivered if the money moved.
     pub async fn purchase(&self, offer: &Offer, payload: &PaymentPayload) -> Outcome {
-        let now = now();
+        let now = self.clock.now();
         let requirements = accepted_requirement(offer, payload)?;
         let id =
             payment_identifier(payload).map_err(|message| Self::refuse(400, "invalid_payment_identifier", message))?;
@@ -309,7 +324,7 @@ impl Shop {
         }
         let settled =
             Settled { transaccion: receipt.transaction.clone(), red: network, pagador: payer, recuperado: recovered };
-        let settled_at = now();
+        let settled_at = self.clock.now();
         if let Err(e) = self.sales.write(key, settled_at, Event::Liquidado(settled)).await {
             // The money moved: deliver anyway, and say loudly what the journal misses.
             tracing::error!(compra = key, transaccion = %receipt.transaction, "diario de ventas: no se pudo registrar la liquidación: {e}");
@@ -372,13 +387,13 @@ impl Shop {
             incierto: uncertain.is_some(),
             transaccion: uncertain.flatten(),
         };
-        if let Err(e) = self.sales.write(key, now(), Event::Fallido(failed)).await {
+        if let Err(e) = self.sales.write(key, self.clock.now(), Event::Fallido(failed)).await {
             tracing::error!(compra = key, "diario de ventas: no se pudo registrar el fallo: {e}");
         }
     }
 
     async fn journal_handed(&self, key: &str, event: Event) {
-        if let Err(e) = self.sales.write_delivery(key, now(), event).await {
+        if let Err(e) = self.sales.write_delivery(key, self.clock.now(), event).await {
             tracing::error!(compra = key, "diario de ventas: no se pudo registrar la entrega: {e}");
         }
     }
@@ -459,7 +474,7 @@ impl Shop {
     }
 
     /// The response JSON, spliced around the view's file so large packages are not re-parsed.
-    async fn produce(
+    pub(super) async fn produce(
         &self,
         offer: &Offer,
         requirements: &PaymentRequirements,
@@ -506,7 +521,7 @@ impl Shop {
 
     /// Adds the settlement transaction and the signed receipt to the produced body (a small
     /// tail, no re-parse).
-    fn with_payment(&self, mut body: Vec<u8>, settlement: &SettlementResponse) -> Bytes {
+    pub(super) fn with_payment(&self, mut body: Vec<u8>, settlement: &SettlementResponse) -> Bytes {
         if body.last() == Some(&b'}') {
             body.pop();
             let mut tail = json!({"transaccion": settlement.transaction, "red": settlement.network});

@@ -6,6 +6,10 @@
 //! ways: committed as paid, marked uncertain (the money may have moved: the same payload may
 //! come back and retry), or dropped (the purchase failed for certain: the buyer may try again,
 //! or, for a resumed uncertain purchase, it goes back to uncertain).
+//!
+//! The book also answers the two questions of a re-access (x402 `sign-in-with-x`): which
+//! settled sales a wallet holds ([`Owned`], every sale, kept for good), and whether a sign-in
+//! proof (wallet and nonce) was already used ([`ProofClaim`], kept until the nonce expires).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -42,6 +46,20 @@ pub struct UncertainSale {
     pub transaccion: Option<String>,
 }
 
+/// A settled sale as re-access needs it: who bought which study and view, on which network.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owned {
+    /// The purchase key (`compra`) it is journaled under.
+    pub compra: String,
+    pub estudio: String,
+    pub vista: String,
+    pub red: String,
+    pub pagador: String,
+    /// Atomic units paid.
+    pub monto: String,
+    pub transaccion: String,
+}
+
 /// Why a payment could not be reserved.
 #[derive(Debug, Clone)]
 pub enum Seen {
@@ -74,11 +92,32 @@ struct IdEntry {
     until: u64,
 }
 
+/// A sign-in proof in use or used.
+#[derive(Debug, Clone, Copy)]
+enum ProofEntry {
+    InFlight,
+    Used { until: u64 },
+}
+
 /// The book itself, shared by the sales record and its open reservations.
 #[derive(Debug, Default)]
 pub struct Book {
     keys: HashMap<String, Entry>,
     ids: HashMap<String, IdEntry>,
+    /// Settled sales by network, payer (lowercase) and study.
+    owners: HashMap<String, Vec<Arc<Owned>>>,
+    /// Sign-in proofs by network, wallet (lowercase) and nonce.
+    proofs: HashMap<String, ProofEntry>,
+}
+
+/// The key of a wallet's sales of one study on one network.
+fn owner_key(red: &str, pagador: &str, estudio: &str) -> String {
+    format!("{red}|{}|{estudio}", pagador.to_ascii_lowercase())
+}
+
+/// The key of a sign-in proof: the wallet and the nonce it signed, on a network.
+fn proof_key(red: &str, wallet: &str, nonce: &str) -> String {
+    format!("{red}|{}|{nonce}", wallet.to_ascii_lowercase())
 }
 
 /// The book behind a lock, shared with the reservations it hands out.
@@ -86,7 +125,7 @@ pub type SharedBook = Arc<Mutex<Book>>;
 
 impl Book {
     fn sweep(&mut self, now: u64) {
-        if self.keys.len() + self.ids.len() <= SWEEP_ABOVE {
+        if self.keys.len() + self.ids.len() + self.proofs.len() <= SWEEP_ABOVE {
             return;
         }
         self.keys.retain(|_, entry| match entry {
@@ -94,6 +133,51 @@ impl Book {
             Entry::Used { until, .. } | Entry::Uncertain { until, .. } => *until >= now,
         });
         self.ids.retain(|_, entry| entry.until >= now);
+        self.proofs.retain(|_, entry| match entry {
+            ProofEntry::InFlight => true,
+            ProofEntry::Used { until } => *until >= now,
+        });
+    }
+
+    /// Records a settled sale by its buyer (once per purchase key).
+    pub fn own(&mut self, owned: Owned) {
+        let sales = self.owners.entry(owner_key(&owned.red, &owned.pagador, &owned.estudio)).or_default();
+        if !sales.iter().any(|known| known.compra == owned.compra) {
+            sales.push(Arc::new(owned));
+        }
+    }
+
+    /// A settled sale of `estudio` to `pagador` on `red`: of `vista` if there is one, else the
+    /// first of another view.
+    pub fn owned(&self, red: &str, pagador: &str, estudio: &str, vista: &str) -> Option<Arc<Owned>> {
+        let sales = self.owners.get(&owner_key(red, pagador, estudio))?;
+        sales.iter().find(|s| s.vista == vista).or_else(|| sales.first()).cloned()
+    }
+
+    /// Records a sign-in proof used before a restart, refused as a replay until `until`.
+    pub fn restore_proof(&mut self, red: &str, wallet: &str, nonce: &str, until: u64) {
+        self.proofs.insert(proof_key(red, wallet, nonce), ProofEntry::Used { until });
+    }
+
+    /// Takes a sign-in proof for one use, or `None` when it is in use or was used.
+    pub fn claim_proof(
+        book: &SharedBook,
+        red: &str,
+        wallet: &str,
+        nonce: &str,
+        until: u64,
+        now: u64,
+    ) -> Option<ProofClaim> {
+        let key = proof_key(red, wallet, nonce);
+        let mut locked = book.lock();
+        locked.sweep(now);
+        match locked.proofs.get(&key) {
+            Some(ProofEntry::InFlight) => return None,
+            Some(ProofEntry::Used { until }) if *until >= now => return None,
+            _ => {}
+        }
+        locked.proofs.insert(key.clone(), ProofEntry::InFlight);
+        Some(ProofClaim { book: Arc::clone(book), key, until, done: false })
     }
 
     /// Records a sale paid before a restart, valid until `until`.
@@ -196,9 +280,21 @@ impl Reservation {
         }
     }
 
-    /// Keeps the payment as paid by `sale`.
+    /// Keeps the payment as paid by `sale`, and the sale as its payer's.
     pub fn commit(mut self, sale: PaidSale) {
-        self.book.lock().keys.insert(self.key.clone(), Entry::Used { until: self.until, sale: Arc::new(sale) });
+        let mut book = self.book.lock();
+        if let Some(pagador) = sale.settlement.payer.as_deref().filter(|p| !p.is_empty()) {
+            book.own(Owned {
+                compra: sale.compra.clone(),
+                estudio: sale.estudio.clone(),
+                vista: sale.vista.clone(),
+                red: sale.settlement.network.clone(),
+                pagador: pagador.to_owned(),
+                monto: sale.settlement.amount.clone().unwrap_or_default(),
+                transaccion: sale.settlement.transaction.clone(),
+            });
+        }
+        book.keys.insert(self.key.clone(), Entry::Used { until: self.until, sale: Arc::new(sale) });
         self.done = true;
     }
 
@@ -226,6 +322,31 @@ impl Drop for Reservation {
                     book.ids.remove(id);
                 }
             }
+        }
+    }
+}
+
+/// A sign-in proof held while its re-access runs: kept as used (until its nonce expires) once
+/// the re-access is journaled, released if it fails, so the proof may be tried again.
+pub struct ProofClaim {
+    book: SharedBook,
+    key: String,
+    until: u64,
+    done: bool,
+}
+
+impl ProofClaim {
+    /// Keeps the proof as used.
+    pub fn commit(mut self) {
+        self.book.lock().proofs.insert(self.key.clone(), ProofEntry::Used { until: self.until });
+        self.done = true;
+    }
+}
+
+impl Drop for ProofClaim {
+    fn drop(&mut self) {
+        if !self.done {
+            self.book.lock().proofs.remove(&self.key);
         }
     }
 }
@@ -275,6 +396,33 @@ mod tests {
         let other = Some("other-id-0123456789");
         drop(Book::reserve(&book, "k3", other, "h3", 100, 0).unwrap());
         assert!(Book::reserve(&book, "k4", other, "h4", 100, 0).is_ok(), "a failed purchase frees its id");
+    }
+
+    #[test]
+    fn a_committed_sale_is_its_payers_and_a_proof_is_used_once() {
+        let book = SharedBook::default();
+        let mut paid = sale("h");
+        paid.settlement = SettlementResponse {
+            success: true,
+            payer: Some("0xABCdef".into()),
+            network: "eip155:84532".into(),
+            transaction: "0xt".into(),
+            ..paid.settlement
+        };
+        Book::reserve(&book, "k", None, "h", 100, 0).unwrap().commit(paid);
+        let owned = book.lock().owned("eip155:84532", "0xabcDEF", "s", "resumen").expect("the payer owns it");
+        assert_eq!((owned.compra.as_str(), owned.vista.as_str()), ("k", "completo"), "another view's sale");
+        assert!(book.lock().owned("eip155:8453", "0xabcdef", "s", "completo").is_none(), "another network");
+        assert!(book.lock().owned("eip155:84532", "0xabcdef", "t", "completo").is_none(), "another study");
+
+        let claim = Book::claim_proof(&book, "eip155:84532", "0xAB", "n1", 50, 10).expect("first use");
+        assert!(Book::claim_proof(&book, "eip155:84532", "0xab", "n1", 50, 10).is_none(), "in use");
+        drop(claim);
+        Book::claim_proof(&book, "eip155:84532", "0xab", "n1", 50, 10).expect("released").commit();
+        assert!(Book::claim_proof(&book, "eip155:84532", "0xAB", "n1", 50, 20).is_none(), "used");
+        assert!(Book::claim_proof(&book, "eip155:84532", "0xcd", "n1", 50, 20).is_some(), "another wallet");
+        book.lock().restore_proof("eip155:84532", "0xEF", "n2", 50);
+        assert!(Book::claim_proof(&book, "eip155:84532", "0xef", "n2", 50, 20).is_none(), "restored as used");
     }
 
     #[test]

@@ -8,9 +8,10 @@
 //! `aceptado` (local checks passed, before settling) → `liquidado` (the facilitator's
 //! transaction; `recuperado` when a repeat found the money had already moved) or `fallido`
 //! (nothing delivered; `incierto` when the money may have moved) → `entregado` (the study was
-//! handed to the transport), `reentregado` when a buyer repeats a paid request, and
+//! handed to the transport), `reentregado` when a buyer repeats a paid request,
 //! `conciliado` when the publisher settles an uncertain purchase by hand after checking the
-//! chain. What the steps add up to is [`super::ledger`]'s to say.
+//! chain, and `reacceso` each time the buyer's wallet signs in (x402 `sign-in-with-x`) and gets
+//! the study again without paying. What the steps add up to is [`super::ledger`]'s to say.
 //!
 //! The active file is `ventas.jsonl`; past `--diario-max-mb` it is renamed to the next
 //! `ventas.NNNNNN.jsonl` and a new one started, and every reader reads all of them in order.
@@ -58,6 +59,9 @@ pub enum Event {
     Reentregado(Handed),
     /// The publisher resolved an uncertain purchase by hand (`gate ventas conciliar`).
     Conciliado(Reconciled),
+    /// The buyer's wallet signed in (x402 `sign-in-with-x`) and got the study again, with fresh
+    /// links and no charge: recorded under the sale it proved, before the answer leaves.
+    Reacceso(Reaccess),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -122,6 +126,27 @@ pub struct Reconciled {
     pub transaccion: Option<String>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub nota: String,
+}
+
+/// A re-access: who signed in, with which one-time nonce, and what was delivered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reaccess {
+    pub estudio: String,
+    /// The view delivered (the one asked, whichever view the sale was).
+    pub vista: String,
+    /// The chain the sign-in was signed for (CAIP-2), the sale's network.
+    pub red: String,
+    /// The wallet that signed in: the sale's payer.
+    pub pagador: String,
+    /// The sign-in nonce the gate issued; with the wallet, what a replay is recognised by.
+    pub nonce: String,
+    /// Unix time the nonce expires: until then a repeat of the proof is refused, after a
+    /// restart too.
+    pub valido_hasta: u64,
+    /// The transaction of the sale that was proved.
+    pub transaccion: String,
+    /// Bytes of the response body.
+    pub bytes: u64,
 }
 
 /// What reading a journal found.

@@ -12,12 +12,15 @@
 //! - only a purchase whose every attempt failed for certain is a plain failure.
 //!
 //! So no sequence of later events can make a settled or uncertain purchase disappear.
+//!
+//! A `reacceso` (a past buyer signed in and got the study again) moves no money: it is counted
+//! on the sale it proved and listed apart.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::journal::{Accepted, Event, Record};
+use super::journal::{Accepted, Event, Reaccess, Record};
 
 /// One settled sale, as the journal tells it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -35,6 +38,8 @@ pub struct Sale {
     /// Whether an `entregado` (or `reentregado`) step followed.
     pub entregado: bool,
     pub reentregas: u32,
+    /// Times the buyer's wallet signed in and got the study again (x402 `sign-in-with-x`).
+    pub reaccesos: u32,
     /// How the sale was established: `liquidada` (the facilitator settled it), `recuperada`
     /// (a repeat after an uncertain outcome found the authorization already used) or
     /// `conciliada` (the publisher found it on chain).
@@ -82,6 +87,23 @@ pub struct Pending {
     pub accepted: Accepted,
 }
 
+/// A re-access: a past buyer signed in and got the study again, without paying.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reaccessed {
+    pub fecha: String,
+    /// The sale it proved.
+    pub compra: String,
+    pub estudio: String,
+    /// The view delivered.
+    pub vista: String,
+    pub red: String,
+    pub pagador: String,
+    pub nonce: String,
+    /// Unix time the sign-in's nonce expires (until then a replay is refused).
+    #[serde(skip)]
+    pub valido_hasta: u64,
+}
+
 /// A purchase the publisher recorded as not paid after checking the chain.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Unsold {
@@ -102,6 +124,8 @@ pub struct Ledger {
     pub failures: BTreeMap<String, u64>,
     /// Purchases reconciled as not paid.
     pub unsold: Vec<Unsold>,
+    /// Re-accesses, in the order they happened.
+    pub reaccesses: Vec<Reaccessed>,
 }
 
 /// The fold's state of one purchase.
@@ -174,6 +198,12 @@ pub fn fold(records: &[Record]) -> Ledger {
                     purchase.unsold_note = Some(reconciled.nota.clone());
                 }
             }
+            Event::Reacceso(reaccess) => {
+                if let Some(sale) = purchase.sale.and_then(|i| ledger.sales.get_mut(i)) {
+                    sale.reaccesos += 1;
+                }
+                ledger.reaccesses.push(reaccessed(record, reaccess));
+            }
             Event::Entregado(_) | Event::Reentregado(_) => {
                 if let Some(sale) = purchase.sale.and_then(|i| ledger.sales.get_mut(i)) {
                     if matches!(record.event, Event::Reentregado(_)) {
@@ -228,6 +258,19 @@ pub fn fold(records: &[Record]) -> Ledger {
     ledger
 }
 
+fn reaccessed(record: &Record, reaccess: &Reaccess) -> Reaccessed {
+    Reaccessed {
+        fecha: record.fecha.clone(),
+        compra: record.compra.clone(),
+        estudio: reaccess.estudio.clone(),
+        vista: reaccess.vista.clone(),
+        red: reaccess.red.clone(),
+        pagador: reaccess.pagador.clone(),
+        nonce: reaccess.nonce.clone(),
+        valido_hasta: reaccess.valido_hasta,
+    }
+}
+
 /// Makes a purchase a sale (once: a second settlement record of the same purchase only fills
 /// a transaction the first did not know).
 fn settle(
@@ -263,6 +306,7 @@ fn settle(
         transaccion: transaction.to_owned(),
         entregado: false,
         reentregas: 0,
+        reaccesos: 0,
         origen: origin,
         accepted,
     });
@@ -274,7 +318,7 @@ mod tests {
 
     use super::*;
     use crate::sales::journal::tests::{accepted, settled};
-    use crate::sales::journal::{Failed, Handed, Reconciled, Settled, parse};
+    use crate::sales::journal::{Failed, Handed, Reaccess, Reconciled, Settled, parse};
 
     fn failed(compra: &str, unix: u64, incierto: bool) -> Record {
         Record {
@@ -375,6 +419,45 @@ mod tests {
         assert!(ledger.sales[0].entregado);
     }
 
+    fn reaccessed_record(compra: &str, unix: u64) -> Record {
+        Record {
+            fecha: String::new(),
+            unix,
+            compra: compra.into(),
+            event: Event::Reacceso(Reaccess {
+                estudio: "banca-2026".into(),
+                vista: "resumen".into(),
+                red: "eip155:84532".into(),
+                pagador: "0xabc".into(),
+                nonce: format!("n{unix}"),
+                valido_hasta: unix + 300,
+                transaccion: format!("0xtx{compra}"),
+                bytes: 9,
+            }),
+        }
+    }
+
+    #[test]
+    fn a_reaccess_counts_on_its_sale_and_moves_no_money() {
+        let records = vec![
+            accepted("a", 10),
+            settled("a", 11),
+            handed("a", 12),
+            reaccessed_record("a", 20),
+            reaccessed_record("a", 30),
+        ];
+        let ledger = fold(&records);
+        assert_eq!(ledger.sales.len(), 1);
+        assert_eq!(ledger.sales[0].reaccesos, 2);
+        assert_eq!(ledger.reaccesses.len(), 2);
+        assert_eq!(ledger.reaccesses[1].nonce, "n30");
+        assert_eq!(ledger.reaccesses[1].valido_hasta, 330);
+        assert!(ledger.pending.is_empty() && ledger.failures.is_empty());
+        let line = serde_json::to_string(&records[3]).unwrap();
+        assert!(line.contains(r#""evento":"reacceso""#), "{line}");
+        assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), records[3]);
+    }
+
     #[test]
     fn the_publisher_reconciles_by_hand_either_way() {
         let base = vec![accepted("k", 1), failed("k", 2, true)];
@@ -394,7 +477,7 @@ mod tests {
 
     /// A random journal: steps of a few purchases in any order, duplicated or missing.
     fn arbitrary_records() -> impl Strategy<Value = Vec<Record>> {
-        let step = (0u8..4, 0u8..8).prop_map(|(key, kind)| {
+        let step = (0u8..4, 0u8..9).prop_map(|(key, kind)| {
             let compra = format!("k{key}");
             match kind {
                 0 | 1 => accepted(&compra, 1),
@@ -403,6 +486,7 @@ mod tests {
                 4 => failed(&compra, 1, true),
                 5 => failed(&compra, 1, false),
                 6 => handed(&compra, 1),
+                7 => reaccessed_record(&compra, 1),
                 _ => reconciled(&compra, 1, false),
             }
         });

@@ -6,6 +6,13 @@
 //! the study again without a second settlement; anything else that reuses the authorization
 //! or the identifier is a conflict. It lives apart from the offers so a reload of `dist/`
 //! keeps it.
+//!
+//! Re-access (x402 `sign-in-with-x`) asks the sales record two questions, both through
+//! [`Sales`]: did this wallet buy this study ([`Sales::purchase_of`], every settled sale the
+//! journal holds) and was this sign-in already used ([`Sales::claim_sign_in`], kept until the
+//! nonce expires and rebuilt from the `reacceso` events at start). A record shared by several
+//! gates answers the same two calls from its tables: a query of the sales, a unique insert of
+//! the proof.
 
 pub mod book;
 pub mod journal;
@@ -18,7 +25,7 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use book::{Book, SharedBook};
-pub use book::{PaidSale, Reservation, Seen, UncertainSale};
+pub use book::{Owned, PaidSale, ProofClaim, Reservation, Seen, UncertainSale};
 use journal::{Event, Journal, Record, Wait, Writer};
 
 use crate::clock::{iso8601, now};
@@ -46,11 +53,12 @@ impl Sales {
         let mut book = Book::default();
         let restored = restore(&mut book, &ledger, now());
         tracing::info!(
-            "diario de ventas {}: {} ventas, {} pendientes de conciliar, {} autorizaciones aún vigentes restauradas",
+            "diario de ventas {}: {} ventas, {} pendientes de conciliar, {} autorizaciones aún vigentes restauradas, {} reaccesos",
             path.display(),
             ledger.sales.len(),
             ledger.pending.len(),
-            restored
+            restored,
+            ledger.reaccesses.len()
         );
         for pending in &ledger.pending {
             tracing::warn!(
@@ -83,6 +91,19 @@ impl Sales {
     /// Takes an uncertain purchase back in flight to retry it.
     pub fn resume(&self, key: &str, until: u64) -> Result<Reservation, Seen> {
         Book::resume(&self.book, key, until)
+    }
+
+    /// Did this wallet buy this study? A settled sale of `estudio` to `pagador` on `red`, the
+    /// one of `vista` if there is one (any view otherwise).
+    pub fn purchase_of(&self, red: &str, pagador: &str, estudio: &str, vista: &str) -> Option<Arc<Owned>> {
+        self.book.lock().owned(red, pagador, estudio, vista)
+    }
+
+    /// Takes a sign-in proof (the wallet and the nonce it signed, on `red`) for one use until
+    /// `until`, or `None` when it is in use or already used: a replay. Journal the re-access,
+    /// then [`ProofClaim::commit`]; dropped uncommitted, the proof is released.
+    pub fn claim_sign_in(&self, red: &str, wallet: &str, nonce: &str, until: u64, now: u64) -> Option<ProofClaim> {
+        Book::claim_proof(&self.book, red, wallet, nonce, until, now)
     }
 
     /// Appends a step to the journal and waits until it is on disk (no-op in memory).
@@ -119,8 +140,23 @@ impl Sales {
 }
 
 /// Puts every sale and every uncertain purchase whose authorization is still valid back in
-/// the book; returns how many.
+/// the book, every sale under its buyer, and every sign-in whose nonce has not expired;
+/// returns how many authorizations.
 fn restore(book: &mut Book, ledger: &ledger::Ledger, now: u64) -> usize {
+    for sale in &ledger.sales {
+        book.own(Owned {
+            compra: sale.compra.clone(),
+            estudio: sale.estudio.clone(),
+            vista: sale.vista.clone(),
+            red: sale.red.clone(),
+            pagador: sale.pagador.clone(),
+            monto: sale.monto.clone(),
+            transaccion: sale.transaccion.clone(),
+        });
+    }
+    for reaccess in ledger.reaccesses.iter().filter(|r| r.valido_hasta >= now) {
+        book.restore_proof(&reaccess.red, &reaccess.pagador, &reaccess.nonce, reaccess.valido_hasta);
+    }
     let mut restored = 0;
     for sale in &ledger.sales {
         let Some(accepted) = &sale.accepted else { continue };

@@ -1,7 +1,8 @@
 //! `gate ventas`: the sales journal as a publisher reads it to reconcile with the chain:
 //! every settled sale (who, what, where, which transaction, delivered or not; those settled
 //! by recovery or by hand shown apart), totals by study, network and day, the purchases to
-//! reconcile, and failures by reason. `gate ventas conciliar` records how the publisher
+//! reconcile, failures by reason, and the re-accesses (past buyers who signed in with their
+//! wallet and got a study again, no charge). `gate ventas conciliar` records how the publisher
 //! resolved one after looking it up on chain.
 
 use std::collections::BTreeMap;
@@ -12,7 +13,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::journal::{self, Event, Reconciled, Record};
-use super::ledger::{self, Origin, Pending, Sale, Unsold};
+use super::ledger::{self, Origin, Pending, Reaccessed, Sale, Unsold};
 use crate::clock::{iso8601, now};
 
 /// The whole report, as `--json` prints it.
@@ -27,6 +28,9 @@ pub struct Report {
     pub conciliadas_sin_pago: Vec<Unsold>,
     /// Failed attempts (nothing charged) by reason.
     pub fallidas: BTreeMap<String, u64>,
+    /// Studies delivered again to a past buyer who signed in (x402 `sign-in-with-x`): no charge,
+    /// not in the totals.
+    pub reaccesos: Vec<Reaccessed>,
     /// Torn or unreadable lines skipped.
     pub avisos: Vec<String>,
 }
@@ -90,6 +94,7 @@ pub fn report(data: &Path) -> Result<Report> {
         pendientes: ledger.pending,
         conciliadas_sin_pago: ledger.unsold,
         fallidas: ledger.failures,
+        reaccesos: ledger.reaccesses,
         avisos: contents.warnings,
     })
 }
@@ -158,6 +163,28 @@ pub fn table(report: &Report) -> String {
             .map(|u| [u.compra.clone(), u.estudio.clone(), u.pagador.clone(), u.nota.clone()])
             .collect();
         write_table(&mut out, &["compra", "estudio", "pagador", "nota"], &rows);
+    }
+    if !report.reaccesos.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nReaccesos (compradores que firmaron con su billetera, sign-in-with-x; sin cobro, fuera de los totales): {}",
+            report.reaccesos.len()
+        );
+        let rows: Vec<[String; 6]> = report
+            .reaccesos
+            .iter()
+            .map(|r| {
+                [
+                    r.fecha.clone(),
+                    r.estudio.clone(),
+                    r.vista.clone(),
+                    r.red.clone(),
+                    r.pagador.clone(),
+                    r.compra.clone(),
+                ]
+            })
+            .collect();
+        write_table(&mut out, &["fecha", "estudio", "vista", "red", "pagador", "compra"], &rows);
     }
     if !report.fallidas.is_empty() {
         let _ = writeln!(out, "\nIntentos fallidos (nada cobrado)");

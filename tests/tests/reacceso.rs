@@ -169,7 +169,8 @@ async fn a_buyer_whose_links_expired_signs_in_and_gets_the_study_again_free() {
     assert_eq!(body["vista"], "resumen");
     assert!(body["resumen"].is_object(), "the same answer as a purchase");
     assert_eq!(body["pago"], bought["pago"]);
-    assert_eq!(body["liquidacion"], bought["liquidacion"], "the sale it proved");
+    assert_eq!(body["liquidacion"], bought["liquidacion"], "the sale it proved, with its very signed receipt");
+    assert!(bought["liquidacion"]["recibo"]["signature"].is_string(), "a purchase carries its receipt");
     assert_eq!(body["reacceso"]["transaccion"], bought["liquidacion"]["transaccion"]);
     assert_eq!(body["reacceso"]["billetera"], "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
     let fresh = &body["acceso"]["descargas"];
@@ -187,6 +188,7 @@ async fn a_buyer_whose_links_expired_signs_in_and_gets_the_study_again_free() {
     assert_eq!(body["vista"], "completo");
     assert!(body["paquete"]["respuestas"].as_array().is_some_and(|a| !a.is_empty()), "the full package");
     assert_eq!(body["reacceso"]["vista_comprada"], "resumen");
+    assert!(body["liquidacion"].get("recibo").is_none(), "the receipt is of the view bought");
 
     assert_eq!(gate.local.settlements(), 1, "no facilitator call, no charge");
     assert_eq!(journal_events(data.path(), "reacceso"), 2);

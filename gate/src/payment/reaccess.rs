@@ -32,6 +32,7 @@ use serde_json::{Value, json};
 use sha2::Sha256;
 
 use super::offer::Offer;
+use super::receipt;
 use super::shop::{Refusal, Shop};
 use crate::clock::{Clock, iso8601};
 use crate::links::LinkSigner;
@@ -355,7 +356,7 @@ impl Shop {
                 ));
             }
         };
-        let settlement = SettlementResponse {
+        let mut settlement = SettlementResponse {
             success: true,
             error_reason: None,
             error_message: None,
@@ -365,6 +366,12 @@ impl Shop {
             amount: Some(sale.monto.clone()),
             extensions: None,
         };
+        if offer.view.as_str() == sale.vista {
+            // The sale's own signed receipt again, byte for byte (same fields, same time): a
+            // buyer who lost it gets it back. A receipt is of the view bought, so asking for the
+            // other view brings none.
+            receipt::attach(&mut settlement, self.receipts(), offer, &requirements, sale.liquidada);
+        }
         let block = json!({
             "compra": sale.compra,
             "vista_comprada": sale.vista,

@@ -58,6 +58,8 @@ pub struct Owned {
     /// Atomic units paid.
     pub monto: String,
     pub transaccion: String,
+    /// Unix time of the `liquidado` step: the `issuedAt` of the sale's signed receipt.
+    pub liquidada: u64,
 }
 
 /// Why a payment could not be reserved.
@@ -292,6 +294,7 @@ impl Reservation {
                 pagador: pagador.to_owned(),
                 monto: sale.settlement.amount.clone().unwrap_or_default(),
                 transaccion: sale.settlement.transaction.clone(),
+                liquidada: sale.settled_at,
             });
         }
         book.keys.insert(self.key.clone(), Entry::Used { until: self.until, sale: Arc::new(sale) });

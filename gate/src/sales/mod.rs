@@ -152,6 +152,7 @@ fn restore(book: &mut Book, ledger: &ledger::Ledger, now: u64) -> usize {
             pagador: sale.pagador.clone(),
             monto: sale.monto.clone(),
             transaccion: sale.transaccion.clone(),
+            liquidada: sale.unix,
         });
     }
     for reaccess in ledger.reaccesses.iter().filter(|r| r.valido_hasta >= now) {

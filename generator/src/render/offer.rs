@@ -80,6 +80,10 @@ pub struct HowToBuy {
     pub si_la_liquidacion_es_incierta: String,
     /// How a retry is recognised as the same purchase (x402 `payment-identifier`).
     pub reintentos: String,
+    /// How a past buyer gets the study again without paying (x402 `sign-in-with-x`).
+    pub si_ya_lo_compro: String,
+    /// What the signed receipt of a sale is and how to check it (x402 `offer-receipt`).
+    pub recibo_firmado: String,
     pub tope_de_tu_cliente: String,
     pub clientes_oficiales: Vec<String>,
     pub en: HowToBuyEn,
@@ -99,6 +103,8 @@ pub struct HowToBuyEn {
     pub not_charged_if: String,
     pub if_settlement_is_uncertain: String,
     pub retries: String,
+    pub already_bought: String,
+    pub signed_receipt: String,
     pub client_cap: String,
 }
 
@@ -151,6 +157,8 @@ pub fn how_to_buy(service: &ServiceSettings, price: Price, study_url: &str) -> H
         no_se_cobra_si: "La liquidación se pide recién cuando el estudio ya está armado; si la firma no verifica, el monto no es exacto, la autorización venció o ya se usó, o el facilitador rechaza la liquidación, la respuesta es 402 y no se cobra nada.".into(),
         si_la_liquidacion_es_incierta: "Si la respuesta es 503 con error liquidacion_incierta (el facilitador no confirmó a tiempo: el pago pudo haberse movido o no), no se entregó nada: repita exactamente el mismo pedido con el mismo encabezado PAYMENT-SIGNATURE (por MCP, la misma llamada con el mismo _meta[\"x402/payment\"]) antes de que venza la autorización. Si el pago se hizo, recibe el estudio sin un segundo cobro; si no, se cobra una sola vez. No firme un pago nuevo para esa compra; si aun así no se resuelve, escriba al contacto del servicio con el pagador y el nonce.".into(),
         reintentos: "El 402 declara la extensión x402 payment-identifier: si su cliente envía un id (16 a 128 letras, dígitos, - o _) y reintenta la misma compra con el mismo id, la misma billetera y el mismo estudio, recibe la compra ya pagada y la firma nueva no se cobra.".into(),
+        si_ya_lo_compro: "Los enlaces vencen, la compra no: la billetera que pagó recibe el estudio de nuevo, con enlaces nuevos y sin cobro, firmando el desafío que el 402 declara en extensions[\"sign-in-with-x\"] (mensaje EIP-4361) y repitiendo el pedido con el encabezado SIGN-IN-WITH-X (por MCP, la prueba como objeto en _meta[\"x402/sign-in-with-x\"]). Cada desafío sirve una vez y vence a los 5 minutos; solo billeteras EOA de redes EVM.".into(),
+        recibo_firmado: "Cada venta trae un recibo firmado por la clave del editor (extensión x402 offer-receipt, JWS EdDSA) en PAYMENT-RESPONSE bajo extensions[\"offer-receipt\"].info.receipt y en el cuerpo como liquidacion.recibo: estudio, vista, monto, red, transacción, pagador, hora y el sha256 del JSON y del ZIP. La clave pública está en el kid (did:key) y en /.well-known/did.json; cualquiera lo verifica sin consultar al servicio.".into(),
         tope_de_tu_cliente: format!("Si su cliente tiene un tope por pago, debe admitir al menos {price_usd} USD ({amount} unidades de USDC con 6 decimales)."),
         clientes_oficiales: vec![
             "@x402/fetch + @x402/evm (TypeScript)".into(),
@@ -171,6 +179,8 @@ pub fn how_to_buy(service: &ServiceSettings, price: Price, study_url: &str) -> H
             not_charged_if: "Settlement is requested only once the study is ready; if the signature does not verify, the amount is not exact, the authorization expired or was used, or the facilitator refuses settlement, the answer is 402 and nothing is charged.".into(),
             if_settlement_is_uncertain: "On 503 liquidacion_incierta (the facilitator did not confirm in time: the payment may or may not have moved), nothing was delivered: repeat the very same request with the same PAYMENT-SIGNATURE header (over MCP, the same call with the same _meta[\"x402/payment\"]) before the authorization expires. If the payment went through you get the study without a second charge; if not, you are charged once. Do not sign a new payment for that purchase.".into(),
             retries: "The 402 declares the x402 payment-identifier extension: retry a purchase with the same id, wallet and study and you get the paid purchase again; the new signature is not charged.".into(),
+            already_bought: "Links expire, purchases do not: the wallet that paid gets the study again, with fresh links and no charge, by signing the 402's extensions[\"sign-in-with-x\"] challenge (EIP-4361) and repeating the request with the SIGN-IN-WITH-X header (MCP: the proof object in _meta[\"x402/sign-in-with-x\"]). Each challenge is single-use and lasts 5 minutes; EOA wallets on EVM networks only.".into(),
+            signed_receipt: "Every sale carries a receipt signed by the publisher's key (x402 offer-receipt, JWS EdDSA) in PAYMENT-RESPONSE under extensions[\"offer-receipt\"].info.receipt and in the body as liquidacion.recibo: study, view, amount, network, transaction, payer, time and the sha256 of the JSON and the ZIP. The public key is the kid (did:key), also at /.well-known/did.json; anyone can verify it without asking the service.".into(),
             client_cap: format!("If your client caps each payment, allow at least {price_usd} USD ({amount} USDC units, 6 decimals)."),
         },
     }

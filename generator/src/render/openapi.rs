@@ -155,7 +155,7 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
         "/estudio/{slug}": {"get": {
             "operationId": "comprarEstudio",
             "summary": format!("Compra un estudio completo por {price} USDC con x402 v2."),
-            "description": "Sin el encabezado PAYMENT-SIGNATURE responde 402 con PAYMENT-REQUIRED (base64 del objeto PaymentRequired, repetido en el campo x402 del cuerpo). Con un pago válido verifica, arma el estudio, liquida y solo entonces responde 200 con PAYMENT-RESPONSE y enlaces de descarga firmados.",
+            "description": "Sin el encabezado PAYMENT-SIGNATURE responde 402 con PAYMENT-REQUIRED (base64 del objeto PaymentRequired, repetido en el campo x402 del cuerpo). Con un pago válido verifica, arma el estudio, liquida y solo entonces responde 200 con PAYMENT-RESPONSE (con el recibo firmado de la extensión offer-receipt) y enlaces de descarga firmados. Quien ya compró el estudio lo recibe de nuevo sin pagar con el encabezado SIGN-IN-WITH-X (extensión sign-in-with-x: firma el desafío que trae cada 402). Además de las extensiones que declara gate.json, el gate agrega a cada 402 las ofertas firmadas (offer-receipt) y un desafío nuevo de sign-in-with-x por pedido.",
             "parameters": [
                 slug_param,
                 {"name": "vista", "in": "query", "required": false,
@@ -163,6 +163,9 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
                  "schema": {"type": "string", "enum": View::NAMES, "default": View::ALL[0]}},
                 {"name": "PAYMENT-SIGNATURE", "in": "header", "required": false,
                  "description": "base64 del PaymentPayload x402 v2.",
+                 "schema": {"type": "string"}},
+                {"name": "SIGN-IN-WITH-X", "in": "header", "required": false,
+                 "description": "base64 de la prueba sign-in-with-x (mensaje EIP-4361 firmado por la billetera que compró): reacceso sin cobro.",
                  "schema": {"type": "string"}},
             ],
             "x-payment-info": payment_info,

@@ -22,6 +22,7 @@
 pub mod app;
 pub mod buyer;
 pub mod clock;
+pub mod dev_secret;
 pub mod downloads;
 pub mod facilitator;
 pub mod http;

@@ -5,13 +5,10 @@
 //! key that never enters `dist/`. It comes from `GATE_LINK_SECRET`, or, in local mode only, is
 //! generated once into the data folder with mode 0600.
 
-use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use hmac::{Hmac, Mac};
-use rand::RngCore;
 use sha2::Sha256;
 
 type HmacSha256 = Hmac<Sha256>;
@@ -140,36 +137,14 @@ pub fn load_secret(env_value: Option<String>, data_dir: &Path, local_mode: bool)
         );
     }
     let path = data_dir.join(SECRET_FILE);
-    if path.exists() {
-        let mode = std::fs::metadata(&path)
-            .with_context(|| format!("no se pudo leer {}", path.display()))?
-            .permissions()
-            .mode()
-            & 0o777;
-        if mode & 0o077 != 0 {
-            bail!("{} tiene permisos {mode:o}; debe ser 600", path.display());
-        }
-        let text = std::fs::read_to_string(&path).with_context(|| format!("no se pudo leer {}", path.display()))?;
-        return hex::decode(text.trim()).with_context(|| format!("{} no es hexadecimal", path.display()));
-    }
-    std::fs::create_dir_all(data_dir)
-        .with_context(|| format!("no se pudo crear la carpeta de datos {}", data_dir.display()))?;
-    let mut key = vec![0u8; MIN_SECRET_BYTES];
-    rand::rng().fill_bytes(&mut key);
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)
-        .with_context(|| format!("no se pudo crear {}", path.display()))?;
-    file.write_all(hex::encode(&key).as_bytes())
-        .and_then(|()| file.sync_all())
-        .with_context(|| format!("no se pudo escribir {}", path.display()))?;
-    Ok(key)
+    let text = crate::dev_secret::read_or_create(data_dir, &path, MIN_SECRET_BYTES)?;
+    hex::decode(&text).with_context(|| format!("{} no es hexadecimal", path.display()))
 }
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
 
     fn signer() -> LinkSigner {

@@ -25,15 +25,12 @@
 //! covered by the signature. The payload is JCS (RFC 8785), as the extension's JWS helpers write it.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
-use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -422,32 +419,8 @@ pub fn load_key(env_value: Option<String>, data_dir: &Path, local_mode: bool) ->
         );
     }
     let path = data_dir.join(KEY_FILE);
-    if path.exists() {
-        let mode = std::fs::metadata(&path)
-            .with_context(|| format!("no se pudo leer {}", path.display()))?
-            .permissions()
-            .mode()
-            & 0o777;
-        if mode & 0o077 != 0 {
-            bail!("{} tiene permisos {mode:o}; debe ser 600", path.display());
-        }
-        let text = std::fs::read_to_string(&path).with_context(|| format!("no se pudo leer {}", path.display()))?;
-        return ReceiptKey::parse(&text).with_context(|| format!("{} no es una clave de recibos", path.display()));
-    }
-    std::fs::create_dir_all(data_dir)
-        .with_context(|| format!("no se pudo crear la carpeta de datos {}", data_dir.display()))?;
-    let mut seed = [0u8; 32];
-    rand::rng().fill_bytes(&mut seed);
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)
-        .with_context(|| format!("no se pudo crear {}", path.display()))?;
-    file.write_all(hex::encode(seed).as_bytes())
-        .and_then(|()| file.sync_all())
-        .with_context(|| format!("no se pudo escribir {}", path.display()))?;
-    Ok(ReceiptKey::from_seed(seed))
+    let text = crate::dev_secret::read_or_create(data_dir, &path, 32)?;
+    ReceiptKey::parse(&text).with_context(|| format!("{} no es una clave de recibos", path.display()))
 }
 
 /// JSON Canonicalization Scheme (RFC 8785) for the values receipts and offers hold: object
@@ -535,6 +508,8 @@ fn receipt_schema() -> Value {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
 
     fn key() -> ReceiptKey {

@@ -76,13 +76,14 @@ pub fn new_payment_id() -> String {
     format!("pay_{}", hex::encode(&crate::x402::evm::random_nonce()[..16]))
 }
 
-/// GET → 402 → sign → GET with `PAYMENT-SIGNATURE`.
-pub async fn buy(client: &reqwest::Client, url: &str, signer: &PrivateKeySigner, now: u64) -> Result<Purchase> {
+/// The first GET of a purchase or a re-access: its 402's `PAYMENT-REQUIRED` as sent and as
+/// read, or (`Err`) any other answer, handed back as it came.
+async fn first_402(client: &reqwest::Client, url: &str) -> Result<Result<(Value, PaymentRequired), Purchase>> {
     let first = client.get(url).send().await.with_context(|| format!("no se pudo pedir {url}"))?;
     let status = first.status().as_u16();
     if status != 402 {
         let body = json_body(first).await;
-        return Ok(Purchase { status, body, payment_response: None, payment_required: None });
+        return Ok(Err(Purchase { status, body, payment_response: None, payment_required: None }));
     }
     let header = first
         .headers()
@@ -93,6 +94,15 @@ pub async fn buy(client: &reqwest::Client, url: &str, signer: &PrivateKeySigner,
     let raw: Value = decode_json(&header)?;
     let required: PaymentRequired =
         serde_json::from_value(raw.clone()).context("PAYMENT-REQUIRED no es un objeto x402 v2")?;
+    Ok(Ok((raw, required)))
+}
+
+/// GET → 402 → sign → GET with `PAYMENT-SIGNATURE`.
+pub async fn buy(client: &reqwest::Client, url: &str, signer: &PrivateKeySigner, now: u64) -> Result<Purchase> {
+    let (raw, required) = match first_402(client, url).await? {
+        Ok(first) => first,
+        Err(answer) => return Ok(answer),
+    };
     let signature = payment_header_from(&raw, signer, now)?;
     let paid = client.get(url).header("PAYMENT-SIGNATURE", signature).send().await?;
     let status = paid.status().as_u16();
@@ -115,21 +125,10 @@ pub async fn reaccess(
     origin: &str,
     signer: &PrivateKeySigner,
 ) -> Result<Purchase> {
-    let first = client.get(url).send().await.with_context(|| format!("no se pudo pedir {url}"))?;
-    let status = first.status().as_u16();
-    if status != 402 {
-        let body = json_body(first).await;
-        return Ok(Purchase { status, body, payment_response: None, payment_required: None });
-    }
-    let header = first
-        .headers()
-        .get("payment-required")
-        .and_then(|v| v.to_str().ok())
-        .context("la respuesta 402 no trae el encabezado PAYMENT-REQUIRED")?
-        .to_owned();
-    let raw: Value = decode_json(&header)?;
-    let required: PaymentRequired =
-        serde_json::from_value(raw.clone()).context("PAYMENT-REQUIRED no es un objeto x402 v2")?;
+    let (raw, required) = match first_402(client, url).await? {
+        Ok(first) => first,
+        Err(answer) => return Ok(answer),
+    };
     let declaration = raw
         .pointer(&format!("/extensions/{SIGN_IN_WITH_X}"))
         .context("el 402 no declara sign-in-with-x: este servicio no entrega de nuevo sin pago")?;

@@ -14,6 +14,9 @@ pub fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
+/// Seconds a test build's gate process moves its clock by (see [`Clock::for_process`]).
+pub const TEST_OFFSET_ENV: &str = "GATE_RELOJ_PRUEBA";
+
 /// A gate's clock: the system clock plus an offset shared by every clone (zero unless a test
 /// moved it with [`Clock::advance`]).
 #[derive(Debug, Clone, Default)]
@@ -25,6 +28,19 @@ impl Clock {
     /// The system clock.
     pub fn system() -> Clock {
         Clock::default()
+    }
+
+    /// The clock a gate process starts with: the system clock, except in builds with the
+    /// `test-faults` feature, where [`TEST_OFFSET_ENV`] moves it by that many seconds (the
+    /// interop suite starts a second gate a week ahead, where a purchase's links are dead).
+    pub fn for_process() -> Clock {
+        let clock = Clock::system();
+        #[cfg(feature = "test-faults")]
+        if let Some(seconds) = std::env::var(TEST_OFFSET_ENV).ok().and_then(|v| v.trim().parse::<i64>().ok()) {
+            tracing::warn!("{TEST_OFFSET_ENV}: el reloj de este gate va {seconds} s adelantado (solo pruebas)");
+            clock.advance(seconds);
+        }
+        clock
     }
 
     /// Seconds since the Unix epoch, as this gate sees them.

@@ -34,7 +34,9 @@ impl std::fmt::Display for LinkError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             LinkError::Malformed(what) => write!(f, "enlace mal formado: {what}"),
-            LinkError::Expired => f.write_str("el enlace venció; compre de nuevo para obtener enlaces nuevos"),
+            LinkError::Expired => f.write_str(
+                "el enlace venció; pida el estudio de nuevo: si ya lo compró, firme el desafío sign-in-with-x del 402 con la billetera que pagó y recibe enlaces nuevos sin cobro",
+            ),
             LinkError::TooFar => f.write_str("el vencimiento del enlace está más lejos de lo que el servicio emite"),
             LinkError::BadSignature => f.write_str("la firma del enlace no corresponde a este archivo y vencimiento"),
         }

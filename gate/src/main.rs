@@ -76,7 +76,7 @@ fn start(args: Args) -> Result<()> {
         sales: Arc::new(Sales::open(&settings.data.join(PURCHASES_FILE), settings.journal_segment_bytes)?),
         limiter: Arc::new(Limiter::new(settings.refusal_limits)),
         receipts: settings.receipt_key.clone(),
-        clock: gate::clock::Clock::system(),
+        clock: gate::clock::Clock::for_process(),
     };
     let gate = Gate::load_with(&settings.dist, services)?.with_mcp_hosts(&settings.mcp_hosts);
     let gate = fill_fee_payers(gate, facilitator.as_ref())?;

@@ -7,12 +7,17 @@
 // same for the other view; a replayed proof is refused; and over MCP a proof built by
 // createSIWxPayload in _meta["x402/sign-in-with-x"] re-gets the study too.
 //
-// The gate binary's clock cannot be moved from here, so the links of the purchase are still
-// valid: what is shown is that re-access needs none of them (fresh links, issued later, whose
-// files download with their sha256). tests/tests/reacceso.rs moves the clock a week ahead.
+// Then the links expire: a second gate over the same dist and a copy of the first one's data,
+// its clock eight days ahead (GATE_RELOJ_PRUEBA, honoured only by test builds), refuses the
+// purchase's links and gives the buyer's signed-in request the study again with links of its
+// own. tests/tests/reacceso.rs moves the clock of an in-process gate the same way.
 //
-//   node sign-in-with-x.mjs http://127.0.0.1:PORT DATA_DIR
-import { readFileSync } from "node:fs";
+//   node sign-in-with-x.mjs http://127.0.0.1:PORT DATA_DIR GATE_BINARY DIST_DIR
+import { spawn } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 
 import {
@@ -35,6 +40,8 @@ import { Checks, baseUrl, sha256Hex } from "./lib.mjs";
 
 const base = baseUrl();
 const dataDir = process.argv[3];
+const gateBinary = process.argv[4];
+const distDir = process.argv[5];
 const checks = new Checks("sign-in-with-x");
 const slug = "cosmetica-2026";
 const url = (view) => `${base}/estudio/${slug}?vista=${view}`;
@@ -167,6 +174,69 @@ await checks.step("over MCP, a createSIWxPayload proof in _meta re-gets the stud
   checks.equal(result._meta?.["x402/payment-response"], undefined, "no receipt: nothing paid");
   await checkLinks(result.structuredContent, "MCP");
   checks.equal(settlements(), before, "nothing charged");
+});
+
+/** A free loopback port. */
+function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The same URL on another gate (the links name the first gate's base_url). */
+const on = (link, other) => {
+  const moved = new URL(link);
+  moved.port = new URL(other).port;
+  return moved.toString();
+};
+
+await checks.step("a week later, on a gate whose clock is 8 days ahead: dead links, the study again by signing in", async () => {
+  const data = mkdtempSync(join(tmpdir(), "siwx-semana-"));
+  cpSync(dataDir, data, { recursive: true });
+  const port = await freePort();
+  const later = `http://127.0.0.1:${port}`;
+  const gate = spawn(gateBinary, ["--dist", distDir, "--listen", `127.0.0.1:${port}`, "--data", data, "--threads", "1"], {
+    env: { ...process.env, GATE_RELOJ_PRUEBA: String(8 * 86_400), GATE_LOG: "warn" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  try {
+    let up = false;
+    for (let i = 0; i < 100 && !up; i += 1) {
+      up = await fetch(`${later}/catalogo`).then((r) => r.ok, () => false);
+      if (!up) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    if (!checks.ok(up, "the second gate answers")) return;
+    const dead = await fetch(on(bought.acceso.descargas.zip.url, later));
+    checks.equal(dead.status, 403, "the purchase's ZIP link has expired");
+    const refusal = await dead.json();
+    checks.ok(/venci/.test(refusal.mensaje ?? "") && /sign-in-with-x/.test(refusal.mensaje ?? ""), "it says so, and how to get the study again", refusal);
+
+    const response = await fetch(`${later}/estudio/${slug}?vista=resumen`);
+    checks.equal(response.status, 402, "a week later: 402 without payment");
+    const extension = decode(response.headers.get("PAYMENT-REQUIRED")).extensions?.[SIGN_IN_WITH_X];
+    const payload = await createSIWxPayload({ ...extension.info, chainId: extension.supportedChains[0].chainId, type: "eip191" }, wallet, url("resumen"));
+    const settledLater = () => JSON.parse(readFileSync(`${data}/libro-local.json`, "utf8")).liquidaciones;
+    const before = settledLater();
+    const again = await fetch(`${later}/estudio/${slug}?vista=resumen`, { headers: { [SIGN_IN_WITH_X]: encodeSIWxHeader(payload) } });
+    checks.equal(again.status, 200, "a week later: signed in, the study again");
+    const study = await again.json();
+    checks.equal(study.reacceso?.transaccion, bought.liquidacion?.transaccion, "a week later: the sale it proved");
+    checks.ok(study.acceso.vence_unix > bought.acceso.vence_unix + 7 * 86_400, "a week later: links valid from the gate's now", [study.acceso.vence_unix, bought.acceso.vence_unix]);
+    checks.equal(JSON.stringify(study.liquidacion?.recibo), JSON.stringify(bought.liquidacion?.recibo), "a week later: the purchase's own signed receipt again");
+    for (const kind of ["json", "zip"]) {
+      const link = study.acceso.descargas[kind];
+      const bytes = Buffer.from(await (await fetch(on(link.url, later))).arrayBuffer());
+      checks.equal(sha256Hex(bytes), link.sha256, `a week later: ${kind} through its new link`);
+    }
+    checks.equal(settledLater(), before, "a week later: nothing charged");
+  } finally {
+    gate.kill("SIGTERM");
+    await new Promise((resolve) => gate.once("exit", resolve));
+    rmSync(data, { recursive: true, force: true });
+  }
 });
 
 checks.done();

@@ -56,8 +56,8 @@ const httpRequired = await checks.step("HTTP 402 declarations", async () => {
   const required = decode(response.headers.get("PAYMENT-REQUIRED"));
   const info = checkDeclarations(required.extensions, "http", "HTTP");
   checks.ok(
-    isDeepStrictEqual(Object.keys(required.extensions).sort(), ["bazaar", "payment-identifier", "sign-in-with-x"]),
-    "HTTP declares bazaar, payment-identifier and sign-in-with-x (judged in sign-in-with-x.mjs)",
+    isDeepStrictEqual(Object.keys(required.extensions).sort(), ["bazaar", "offer-receipt", "payment-identifier", "sign-in-with-x"]),
+    "HTTP declares bazaar, offer-receipt (judged in offer-receipt.mjs), payment-identifier and sign-in-with-x (judged in sign-in-with-x.mjs)",
     Object.keys(required.extensions),
   );
   checks.equal(info.input.method, "GET", "HTTP bazaar: method");

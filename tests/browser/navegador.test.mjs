@@ -289,7 +289,15 @@ test("a browser gets an HTML 402 with the PAYMENT-REQUIRED header; agents keep t
   const agent = await fetch(`${base}/estudio/${STUDY}`, { headers: { Accept: "application/json" } });
   assert.equal(agent.status, 402);
   assert.match(agent.headers.get("content-type"), /^application\/json/);
-  assert.equal(agent.headers.get("payment-required"), response.headers()["payment-required"]);
+  // The same requirements on both, but each 402 carries a sign-in-with-x challenge of its own.
+  const withoutChallenge = (header) => {
+    const decoded = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
+    const info = decoded.extensions?.["sign-in-with-x"]?.info;
+    assert.ok(info?.nonce, "each 402 carries a sign-in-with-x challenge");
+    for (const field of ["nonce", "issuedAt", "expirationTime"]) delete info[field];
+    return decoded;
+  };
+  assert.deepEqual(withoutChallenge(agent.headers.get("payment-required")), withoutChallenge(response.headers()["payment-required"]));
   assert.equal((await agent.json()).x402.x402Version, 2);
 });
 

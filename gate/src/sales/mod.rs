@@ -6,10 +6,15 @@
 //! the study again without a second settlement; anything else that reuses the authorization
 //! or the identifier is a conflict. It lives apart from the offers so a reload of `dist/`
 //! keeps it.
+//!
+//! Several gates share one record in PostgreSQL instead ([`postgres`], `--ventas
+//! postgres://…`): the same events and fold, and the replay memory in the database, so any
+//! gate recognises any sale. The purchase path calls the same [`Sales`] methods either way.
 
 pub mod book;
 pub mod journal;
 pub mod ledger;
+pub mod postgres;
 pub mod report;
 
 use std::path::{Path, PathBuf};
@@ -18,24 +23,65 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use book::{Book, SharedBook};
-pub use book::{PaidSale, Reservation, Seen, UncertainSale};
+pub use book::{PaidSale, Seen, UncertainSale};
 use journal::{Event, Journal, Record, Wait, Writer};
 
 use crate::clock::{iso8601, now};
 use crate::x402::SettlementResponse;
 
-/// The journal and the replay book.
+/// The journal and the replay book, or the shared record that holds both.
 pub struct Sales {
     journal: Option<Writer>,
     journal_path: Option<PathBuf>,
     book: SharedBook,
+    /// The PostgreSQL record; when set, it holds the journal and the replay memory.
+    shared: Option<Arc<postgres::Shared>>,
     faults: faults::Faults,
 }
 
 impl Sales {
     /// Memory only: nothing survives a restart.
     pub fn in_memory() -> Sales {
-        Sales { journal: None, journal_path: None, book: SharedBook::default(), faults: faults::Faults::from_env() }
+        Sales {
+            journal: None,
+            journal_path: None,
+            book: SharedBook::default(),
+            shared: None,
+            faults: faults::Faults::from_env(),
+        }
+    }
+
+    /// The sales record in PostgreSQL, shared with other gates: connects and migrates, or
+    /// says why not (the gate does not start without its record).
+    pub fn open_shared(shared: Arc<postgres::Shared>) -> Result<Sales> {
+        let contents = shared.read()?;
+        let ledger = ledger::fold(&contents.records);
+        tracing::info!(
+            "ventas en la base {}: {} ventas, {} pendientes de conciliar",
+            shared.target(),
+            ledger.sales.len(),
+            ledger.pending.len()
+        );
+        for pending in &ledger.pending {
+            tracing::warn!(
+                compra = %pending.compra,
+                estudio = %pending.estudio,
+                estado = pending.estado,
+                "compra sin resultado cierto de liquidación: una repetición del mismo pago la resuelve; si no, concíliela con la cadena (gate ventas)"
+            );
+        }
+        Ok(Sales {
+            journal: None,
+            journal_path: None,
+            book: SharedBook::default(),
+            shared: Some(shared),
+            faults: faults::Faults::from_env(),
+        })
+    }
+
+    /// The shared record, when the sales live in PostgreSQL.
+    pub fn shared(&self) -> Option<&Arc<postgres::Shared>> {
+        self.shared.as_ref()
     }
 
     /// Opens the journal at `path` and rebuilds the book from the sales it holds whose
@@ -64,12 +110,13 @@ impl Sales {
             journal: Some(Writer::start(journal)?),
             journal_path: Some(path.to_owned()),
             book: Arc::new(parking_lot::Mutex::new(book)),
+            shared: None,
             faults: faults::Faults::from_env(),
         })
     }
 
     /// Reserves a payment (its replay key and, if sent, its identifier), or says why not.
-    pub fn reserve(
+    pub async fn reserve(
         &self,
         key: &str,
         id: Option<&str>,
@@ -77,12 +124,18 @@ impl Sales {
         until: u64,
         now: u64,
     ) -> Result<Reservation, Seen> {
-        Book::reserve(&self.book, key, id, huella, until, now)
+        match &self.shared {
+            Some(shared) => shared.reserve(key, id, huella, until, now).await.map(Reservation::Shared),
+            None => Book::reserve(&self.book, key, id, huella, until, now).map(Reservation::Book),
+        }
     }
 
     /// Takes an uncertain purchase back in flight to retry it.
-    pub fn resume(&self, key: &str, until: u64) -> Result<Reservation, Seen> {
-        Book::resume(&self.book, key, until)
+    pub async fn resume(&self, key: &str, until: u64, now: u64) -> Result<Reservation, Seen> {
+        match &self.shared {
+            Some(shared) => shared.resume(key, now).await.map(Reservation::Shared),
+            None => Book::resume(&self.book, key, until).map(Reservation::Book),
+        }
     }
 
     /// Appends a step to the journal and waits until it is on disk (no-op in memory).
@@ -98,8 +151,13 @@ impl Sales {
     }
 
     async fn write_waiting(&self, compra: &str, unix: u64, event: Event, wait: Wait) -> std::io::Result<()> {
+        let record = Record { fecha: iso8601(unix), unix, compra: compra.to_owned(), event };
+        if let Some(shared) = &self.shared {
+            // A commit is the write and its fsync at once.
+            return shared.write(record).await;
+        }
         let Some(journal) = &self.journal else { return Ok(()) };
-        journal.write(Record { fecha: iso8601(unix), unix, compra: compra.to_owned(), event }, wait).await
+        journal.write(record, wait).await
     }
 
     pub fn journal_path(&self) -> Option<&Path> {
@@ -115,6 +173,47 @@ impl Sales {
     /// The crash point after the facilitator settled and before the settlement is journaled.
     pub async fn crash_point_before_record(&self) {
         self.faults.before_record().await;
+    }
+}
+
+/// A reserved payment, in the replay book of this gate or in the shared record: kept as paid
+/// if it settles, as uncertain if the money may have moved, released otherwise (dropped).
+pub enum Reservation {
+    Book(book::Reservation),
+    Shared(postgres::Reservation),
+}
+
+impl Reservation {
+    /// Whether this reservation resumed a purchase whose earlier settlement was uncertain.
+    pub fn resumed(&self) -> bool {
+        match self {
+            Reservation::Book(r) => r.resumed(),
+            Reservation::Shared(r) => r.resumed(),
+        }
+    }
+
+    /// The transaction an earlier uncertain attempt was told about, if any.
+    pub fn earlier_transaction(&self) -> Option<&str> {
+        match self {
+            Reservation::Book(r) => r.earlier_transaction(),
+            Reservation::Shared(r) => r.earlier_transaction(),
+        }
+    }
+
+    /// Keeps the payment as paid by `sale` (journal its `liquidado` step first).
+    pub fn commit(self, sale: PaidSale) {
+        match self {
+            Reservation::Book(r) => r.commit(sale),
+            Reservation::Shared(r) => r.commit(),
+        }
+    }
+
+    /// Keeps the payment as uncertain (journal its uncertain `fallido` step first).
+    pub fn uncertain(self, sale: UncertainSale) {
+        match self {
+            Reservation::Book(r) => r.uncertain(sale),
+            Reservation::Shared(r) => r.uncertain(),
+        }
     }
 }
 

@@ -262,3 +262,74 @@ async fn a_gate_killed_between_settlement_and_reply_is_recovered_through_the_oth
     assert!(ok, "{stderr}");
     assert!(table.contains(&transaction) && table.contains("farma-2026") && table.contains("1.98"), "{table}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gate_killed_after_the_settle_and_before_the_record_loses_no_sale() {
+    let db = Postgres::start().expect("PostgreSQL starts");
+    let url = db.url();
+    let dir = tempfile::tempdir().unwrap();
+    let facilitator_data = dir.path().join("facilitador");
+    let facilitator = Process::start(
+        env!("CARGO_BIN_EXE_facilitador-local"),
+        &["--data".to_owned(), facilitator_data.display().to_string()],
+        &[],
+        &facilitator_data,
+    );
+    let settlements = || -> u64 {
+        std::fs::read(facilitator_data.join("libro-local.json"))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+            .and_then(|book| book["liquidaciones"].as_u64())
+            .unwrap_or(0)
+    };
+    let facilitator_url = facilitator.url("");
+    // Holds of 3 s instead of minutes, so the stopped gate's purchase counts as uncertain soon.
+    let hold = ("GATE_VENTAS_PLAZO_PRUEBA", "3");
+    let mut a = gate(
+        &dir.path().join("a"),
+        Some(&facilitator_url),
+        &["--ventas", &url],
+        &[("GATE_FALLA_PRUEBA", "pausar-antes-de-registrar"), hold],
+    );
+    let b = gate(&dir.path().join("b"), Some(&facilitator_url), &["--ventas", &url], &[hold]);
+
+    // The facilitator settles (the money moves); gate A is killed before the record knows.
+    let client = client();
+    let header = signed_header("seguros-automotores-2026", "completo");
+    let path = "/estudio/seguros-automotores-2026";
+    let pending = tokio::spawn(client.get(a.url(path)).header("PAYMENT-SIGNATURE", &header).send());
+    let started = Instant::now();
+    while settlements() != 1 {
+        assert!(started.elapsed() < Duration::from_secs(20), "no settlement: {}", a.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    a.child.kill().unwrap();
+    assert!(!a.child.wait().unwrap().success());
+    assert!(pending.await.unwrap().is_err(), "the buyer never got an answer");
+    let report = ventas_json(&url);
+    assert!(report["ventas"].as_array().unwrap().is_empty(), "{report:#}");
+    assert_eq!(report["pendientes"][0]["estado"], "sin_resultado", "listed to reconcile: {report:#}");
+
+    // Within A's hold, gate B takes the repeat for a purchase still in flight: nothing settled.
+    let response = client.get(b.url(path)).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();
+    assert_eq!(response.status(), 409);
+    assert_eq!(response.json::<Value>().await.unwrap()["error"], "pago_en_curso");
+    // Past it, the purchase is uncertain: the repeat settles again, finds the nonce used, and
+    // delivers the recovered sale. Exactly one settlement.
+    std::thread::sleep(Duration::from_millis(4200));
+    let response = client.get(b.url(path)).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();
+    let status = response.status();
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert!(body["paquete"].is_object());
+    assert_eq!(settlements(), 1, "exactly one settlement");
+    let report = ventas_json(&url);
+    assert!(report["pendientes"].as_array().unwrap().is_empty(), "{report:#}");
+    assert_eq!(report["ventas"].as_array().unwrap().len(), 1, "{report:#}");
+    assert_eq!(report["ventas"][0]["origen"], "recuperada");
+    assert_eq!(report["ventas"][0]["entregado"], true);
+    // A further repeat is a plain re-delivery of the now paid purchase.
+    let response = client.get(b.url(path)).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(settlements(), 1);
+}

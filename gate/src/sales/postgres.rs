@@ -143,6 +143,7 @@ impl Shared {
 
     /// [`Shared::connect`] with another hold for purchases in flight (tests).
     pub fn connect_with_hold(url: &str, hold: Duration) -> Result<Arc<Shared>> {
+        let hold = test_hold().unwrap_or(hold);
         let mut config = parse_url(url)?;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(5));
@@ -295,6 +296,19 @@ impl Shared {
         let pool = self.pool.clone();
         self.block(async move { import_in(&pool, &records).await })
     }
+}
+
+/// Tests only, and only in a gate built with the `test-faults` feature: seconds a gate holds
+/// an authorization in flight (`GATE_VENTAS_PLAZO_PRUEBA`), so a kill test need not wait
+/// [`DEFAULT_HOLD`].
+#[cfg(feature = "test-faults")]
+fn test_hold() -> Option<Duration> {
+    std::env::var("GATE_VENTAS_PLAZO_PRUEBA").ok()?.parse().ok().map(Duration::from_secs)
+}
+
+#[cfg(not(feature = "test-faults"))]
+fn test_hold() -> Option<Duration> {
+    None
 }
 
 fn new_token() -> String {

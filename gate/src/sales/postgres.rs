@@ -319,15 +319,19 @@ async fn migrate(pool: Pool) -> Result<(), DbError> {
     let mut client = pool.get().await?;
     let transaction = client.transaction().await?;
     transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).await?;
-    transaction
-        .batch_execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (
-                version INTEGER PRIMARY KEY,
-                nombre TEXT NOT NULL,
-                aplicada TIMESTAMPTZ NOT NULL DEFAULT now()
-            )",
-        )
-        .await?;
+    // Created only when absent (IF NOT EXISTS would log a notice at every start).
+    let exists: bool = transaction.query_one("SELECT to_regclass('schema_migrations') IS NOT NULL", &[]).await?.get(0);
+    if !exists {
+        transaction
+            .batch_execute(
+                "CREATE TABLE schema_migrations (
+                    version INTEGER PRIMARY KEY,
+                    nombre TEXT NOT NULL,
+                    aplicada TIMESTAMPTZ NOT NULL DEFAULT now()
+                )",
+            )
+            .await?;
+    }
     let applied: Vec<i32> =
         transaction.query("SELECT version FROM schema_migrations", &[]).await?.iter().map(|r| r.get(0)).collect();
     for (version, name, sql) in MIGRATIONS {

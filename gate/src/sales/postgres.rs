@@ -505,15 +505,13 @@ async fn write_in(pool: &Pool, record: &Record) -> Result<(), DbError> {
     Ok(())
 }
 
-fn event_name(event: &Event) -> &'static str {
-    match event {
-        Event::Aceptado(_) => "aceptado",
-        Event::Liquidado(_) => "liquidado",
-        Event::Fallido(_) => "fallido",
-        Event::Entregado(_) => "entregado",
-        Event::Reentregado(_) => "reentregado",
-        Event::Conciliado(_) => "conciliado",
-    }
+/// The `evento` tag of a record's JSON, as the file journal writes it (so a new kind of event
+/// needs no change here).
+fn event_name(json: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(json)
+        .ok()
+        .and_then(|v| v.get("evento").and_then(|e| e.as_str()).map(str::to_owned))
+        .unwrap_or_default()
 }
 
 async fn insert_record(
@@ -526,7 +524,7 @@ async fn insert_record(
         .execute(
             "INSERT INTO eventos (compra, evento, unix, registro, importado) VALUES ($1, $2, $3, $4::text::jsonb, $5)
              ON CONFLICT (importado) DO NOTHING",
-            &[&record.compra, &event_name(&record.event), &to_i64(record.unix), &json, &imported],
+            &[&record.compra, &event_name(json), &to_i64(record.unix), &json, &imported],
         )
         .await?)
 }
@@ -579,7 +577,9 @@ async fn apply(transaction: &deadpool_postgres::Transaction<'_>, record: &Record
             transaction.execute("DELETE FROM compras WHERE compra = $1 AND estado <> 'pagada'", &[key]).await?;
             release_identifiers(transaction, key).await?;
         }
-        Event::Fallido(_) | Event::Entregado(_) | Event::Reentregado(_) => {}
+        // Deliveries, certain failures (their reservation releases the row) and any other step
+        // leave the purchase's row as it is.
+        _ => {}
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ use gate::http::tls::Certificate;
 use gate::manifest;
 use gate::payment::limits::Limiter;
 use gate::sales::Sales;
+use gate::sales::postgres::{Shared, URL_ENV as VENTAS_ENV};
 use gate::sales::report::Resolution;
 use gate::settings::{
     Args, Command, Env, PURCHASES_FILE, Settings, TokenCdpArgs, VentasAction, VentasArgs, VerificarArgs,
@@ -73,7 +74,10 @@ fn start(args: Args) -> Result<()> {
     let services = Services {
         facilitator: Arc::clone(&facilitator),
         links: settings.links()?,
-        sales: Arc::new(Sales::open(&settings.data.join(PURCHASES_FILE), settings.journal_segment_bytes)?),
+        sales: Arc::new(match &settings.ventas {
+            Some(url) => Sales::open_shared(Shared::connect(url)?)?,
+            None => Sales::open(&settings.data.join(PURCHASES_FILE), settings.journal_segment_bytes)?,
+        }),
         limiter: Arc::new(Limiter::new(settings.refusal_limits)),
         receipts: settings.receipt_key.clone(),
         clock: gate::clock::Clock::for_process(),
@@ -157,14 +161,39 @@ fn fill_fee_payers(mut gate: Gate, facilitator: &dyn gate::facilitator::Facilita
     Ok(gate)
 }
 
-/// `gate ventas`: the journal as a table or JSON, or `conciliar` to resolve a purchase.
+/// `gate ventas`: the journal (or the shared record) as a table or JSON, `conciliar` to
+/// resolve a purchase, `importar` to load the journal of `--data` into the shared record.
 fn print_sales(args: &VentasArgs) -> Result<()> {
+    let url = args.ventas.clone().or_else(|| std::env::var(VENTAS_ENV).ok()).filter(|url| !url.trim().is_empty());
+    let shared = url.as_deref().map(Shared::connect).transpose()?;
+    if let Some(VentasAction::Importar) = &args.action {
+        let shared = shared
+            .with_context(|| format!("importar necesita la base de destino: --ventas postgres://… (o {VENTAS_ENV})"))?;
+        let path = args.data.join(PURCHASES_FILE);
+        if !path.exists() {
+            anyhow::bail!("no hay diario de ventas en {}", path.display());
+        }
+        let contents = gate::sales::journal::read(&path)?;
+        let added = shared.import(contents.records.clone())?;
+        println!(
+            "importado {} en {}: {} registros nuevos de {} ({} ya estaban)",
+            path.display(),
+            shared.target(),
+            added,
+            contents.records.len(),
+            contents.records.len() as u64 - added
+        );
+        return Ok(());
+    }
     if let Some(VentasAction::Conciliar(c)) = &args.action {
         let resolution = match &c.liquidada {
             Some(transaction) => Resolution::Paid { transaction: transaction.clone() },
             None => Resolution::Unpaid,
         };
-        let pending = gate::sales::report::reconcile(&args.data, &c.compra, resolution, &c.nota)?;
+        let pending = match &shared {
+            Some(shared) => gate::sales::report::reconcile_shared(shared, &c.compra, resolution, &c.nota)?,
+            None => gate::sales::report::reconcile(&args.data, &c.compra, resolution, &c.nota)?,
+        };
         println!(
             "conciliada: {} ({}, {}, pagador {}) como {}",
             pending.compra,
@@ -175,7 +204,10 @@ fn print_sales(args: &VentasArgs) -> Result<()> {
         );
         return Ok(());
     }
-    let report = gate::sales::report::report(&args.data)?;
+    let report = match &shared {
+        Some(shared) => gate::sales::report::report_shared(shared)?,
+        None => gate::sales::report::report(&args.data)?,
+    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

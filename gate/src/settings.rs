@@ -110,12 +110,18 @@ pub struct Args {
     /// espera su socket, que el anterior entrega al recibir SIGQUIT.
     #[arg(long)]
     pub relevo: bool,
+    /// Registro de ventas compartido en PostgreSQL (postgres://usuario:clave@host:puerto/base)
+    /// en lugar del diario en --data: varios gates con la misma base reconocen cualquier venta.
+    /// Mejor en GATE_VENTAS, que no se ve en la lista de procesos (la URL lleva la clave).
+    #[arg(long, value_name = "URL")]
+    pub ventas: Option<String>,
 }
 
 /// Subcommands besides serving.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
-    /// Muestra las ventas del diario (`--data`/ventas.jsonl) con totales por estudio, red y día.
+    /// Muestra las ventas del diario (`--data`/ventas.jsonl, o la base de --ventas) con totales
+    /// por estudio, red y día.
     Ventas(VentasArgs),
     /// Comprueba, sin mover dinero, todo lo que hace falta para vender.
     #[command(
@@ -170,6 +176,10 @@ pub struct VentasArgs {
     /// Carpeta de datos del gate.
     #[arg(long, default_value = "./var", global = true)]
     pub data: PathBuf,
+    /// El registro de ventas compartido en PostgreSQL (o GATE_VENTAS) en lugar del diario de
+    /// --data.
+    #[arg(long, value_name = "URL", global = true)]
+    pub ventas: Option<String>,
     /// JSON en lugar de una tabla.
     #[arg(long)]
     pub json: bool,
@@ -180,6 +190,9 @@ pub struct VentasArgs {
 pub enum VentasAction {
     /// Registra cómo se resolvió una compra a conciliar, después de buscar su nonce en la cadena.
     Conciliar(ConciliarArgs),
+    /// Carga el diario de --data (ventas.jsonl y sus segmentos) en la base de --ventas; lo ya
+    /// cargado no se repite, así que se puede correr otra vez.
+    Importar,
 }
 
 #[derive(Debug, clap::Args)]
@@ -217,6 +230,9 @@ pub struct Settings {
     pub journal_segment_bytes: u64,
     /// Take the socket over from a running gate (`--relevo`).
     pub take_over: bool,
+    /// The shared sales record's URL (`--ventas` or `GATE_VENTAS`); the file journal in
+    /// `data` when `None`.
+    pub ventas: Option<String>,
     /// The certificate and key to serve HTTPS with (`--tls-cert`, `--tls-key`).
     pub tls: Option<TlsFiles>,
 }
@@ -247,6 +263,8 @@ pub struct Env {
     pub cdp_key_id: Option<String>,
     pub cdp_key_secret: Option<String>,
     pub mcp_hosts: Option<String>,
+    /// The shared sales record's URL ([`crate::sales::postgres::URL_ENV`]).
+    pub ventas: Option<String>,
 }
 
 impl Env {
@@ -260,6 +278,7 @@ impl Env {
             cdp_key_id: std::env::var(KEY_ID_ENV).ok(),
             cdp_key_secret: std::env::var(KEY_SECRET_ENV).ok(),
             mcp_hosts: std::env::var(crate::mcp::HOSTS_ENV).ok(),
+            ventas: std::env::var(crate::sales::postgres::URL_ENV).ok(),
         }
     }
 }
@@ -318,6 +337,10 @@ impl Settings {
         let receipt_key = load_receipt_key(env.receipt_key, &args.data, mode == Mode::Local)?;
         let mcp_hosts =
             args.mcp_hosts.or(env.mcp_hosts).map(|list| AllowedHosts::parse_list(&list)).unwrap_or_default();
+        let ventas = args.ventas.or(env.ventas).filter(|url| !url.trim().is_empty());
+        if let Some(url) = &ventas {
+            crate::sales::postgres::parse_url(url)?;
+        }
         Ok(Settings {
             dist: args.dist,
             listen: args.listen,
@@ -333,6 +356,7 @@ impl Settings {
             refusal_limits,
             journal_segment_bytes: args.diario_max_mb * 1024 * 1024,
             take_over: args.relevo,
+            ventas,
             tls: args.tls_cert.zip(args.tls_key).map(|(cert, key)| TlsFiles { cert, key }),
         })
     }

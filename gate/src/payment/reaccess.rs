@@ -324,7 +324,16 @@ impl Shop {
         let verified = sign_in.check(proof, now).map_err(|invalid| refuse(402, invalid.code, invalid.message))?;
         let wallet = verified.address.to_checksum(None);
         let sales = self.sales();
-        let Some(sale) = sales.purchase_of(&verified.chain, &wallet, &offer.slug, offer.view.as_str()) else {
+        let unavailable = |e: std::io::Error| {
+            tracing::error!("registro de ventas: no se pudo consultar el reacceso: {e}");
+            refuse(
+                503,
+                "diario_no_disponible",
+                "No se pudo consultar el registro de ventas; no se entregó nada. Reintente en unos minutos con una firma nueva.",
+            )
+        };
+        let bought = sales.purchase_of(&verified.chain, &wallet, &offer.slug, offer.view.as_str()).await;
+        let Some(sale) = bought.map_err(unavailable)? else {
             return Err(refuse(
                 402,
                 "sin_compra",
@@ -334,7 +343,8 @@ impl Shop {
                 ),
             ));
         };
-        let Some(claim) = sales.claim_sign_in(&verified.chain, &wallet, &verified.nonce, verified.until, now) else {
+        let claimed = sales.claim_sign_in(&verified.chain, &wallet, &verified.nonce, verified.until, now).await;
+        let Some(claim) = claimed.map_err(unavailable)? else {
             return Err(refuse(
                 402,
                 "prueba_ya_usada",

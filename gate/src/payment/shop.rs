@@ -179,7 +179,11 @@ impl Shop {
         let huella = fingerprint(payload);
         let started = std::time::Instant::now();
         let check = self.check(requirements, payload, now).await?;
-        let reservation = match self.sales.reserve(&check.replay_key, id.as_deref(), &huella, check.replay_until, now) {
+        let reservation = match self
+            .sales
+            .reserve(&check.replay_key, id.as_deref(), &huella, check.replay_until, now)
+            .await
+        {
             Ok(reservation) => {
                 // A new settlement is about to cost a facilitator call: not for a payer or a
                 // gate over its budget of refused ones. (Repeats never reach this point.)
@@ -192,7 +196,7 @@ impl Shop {
                 if same_purchase(&doubt.huella, &doubt.estudio, &doubt.vista, &huella, offer) =>
             {
                 tracing::info!(target: "compras", compra = %check.replay_key, "pago con liquidación incierta repetido: se liquida de nuevo");
-                self.sales.resume(&check.replay_key, check.replay_until).map_err(seen_refusal)?
+                self.sales.resume(&check.replay_key, check.replay_until, now).await.map_err(seen_refusal)?
             }
             Err(seen) => return self.repeated(offer, requirements, &check, &huella, seen, started, now).await,
         };
@@ -621,6 +625,11 @@ fn seen_refusal(seen: Seen) -> Refusal {
             409,
             "identificador_en_conflicto",
             "Este payment-identifier ya se usó con otro pago (de otra billetera, para otro estudio, o aún en curso o por conciliar); use un identificador nuevo para un pago nuevo, o repita el pedido original.",
+        ),
+        Seen::Unavailable => Shop::refuse(
+            503,
+            "diario_no_disponible",
+            "No se pudo consultar el registro de ventas antes de cobrar; no se cobró nada. Reintente en unos minutos con la misma firma.",
         ),
         Seen::Paid(_) | Seen::Uncertain(_) => Shop::refuse(
             409,

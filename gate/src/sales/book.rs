@@ -77,6 +77,8 @@ pub enum Seen {
     /// The `payment-identifier` was used with another payload, for a purchase in flight,
     /// uncertain or gone.
     IdConflict,
+    /// The shared sales record could not be reached: nothing was reserved, nothing settled.
+    Unavailable,
 }
 
 #[derive(Debug, Clone)]

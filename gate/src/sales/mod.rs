@@ -13,10 +13,14 @@
 //! nonce expires and rebuilt from the `reacceso` events at start). A record shared by several
 //! gates answers the same two calls from its tables: a query of the sales, a unique insert of
 //! the proof.
+//! Several gates share one record in PostgreSQL instead ([`postgres`], `--ventas
+//! postgres://…`): the same events and fold, and the replay memory in the database, so any
+//! gate recognises any sale. The purchase path calls the same [`Sales`] methods either way.
 
 pub mod book;
 pub mod journal;
 pub mod ledger;
+pub mod postgres;
 pub mod report;
 
 use std::path::{Path, PathBuf};
@@ -25,24 +29,65 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use book::{Book, SharedBook};
-pub use book::{Owned, PaidSale, ProofClaim, Reservation, Seen, UncertainSale};
+pub use book::{Owned, PaidSale, ProofClaim, Seen, UncertainSale};
 use journal::{Event, Journal, Record, Wait, Writer};
 
 use crate::clock::{iso8601, now};
 use crate::x402::SettlementResponse;
 
-/// The journal and the replay book.
+/// The journal and the replay book, or the shared record that holds both.
 pub struct Sales {
     journal: Option<Writer>,
     journal_path: Option<PathBuf>,
     book: SharedBook,
+    /// The PostgreSQL record; when set, it holds the journal and the replay memory.
+    shared: Option<Arc<postgres::Shared>>,
     faults: faults::Faults,
 }
 
 impl Sales {
     /// Memory only: nothing survives a restart.
     pub fn in_memory() -> Sales {
-        Sales { journal: None, journal_path: None, book: SharedBook::default(), faults: faults::Faults::from_env() }
+        Sales {
+            journal: None,
+            journal_path: None,
+            book: SharedBook::default(),
+            shared: None,
+            faults: faults::Faults::from_env(),
+        }
+    }
+
+    /// The sales record in PostgreSQL, shared with other gates: connects and migrates, or
+    /// says why not (the gate does not start without its record).
+    pub fn open_shared(shared: Arc<postgres::Shared>) -> Result<Sales> {
+        let contents = shared.read()?;
+        let ledger = ledger::fold(&contents.records);
+        tracing::info!(
+            "ventas en la base {}: {} ventas, {} pendientes de conciliar",
+            shared.target(),
+            ledger.sales.len(),
+            ledger.pending.len()
+        );
+        for pending in &ledger.pending {
+            tracing::warn!(
+                compra = %pending.compra,
+                estudio = %pending.estudio,
+                estado = pending.estado,
+                "compra sin resultado cierto de liquidación: una repetición del mismo pago la resuelve; si no, concíliela con la cadena (gate ventas)"
+            );
+        }
+        Ok(Sales {
+            journal: None,
+            journal_path: None,
+            book: SharedBook::default(),
+            shared: Some(shared),
+            faults: faults::Faults::from_env(),
+        })
+    }
+
+    /// The shared record, when the sales live in PostgreSQL.
+    pub fn shared(&self) -> Option<&Arc<postgres::Shared>> {
+        self.shared.as_ref()
     }
 
     /// Opens the journal at `path` and rebuilds the book from the sales it holds whose
@@ -72,12 +117,13 @@ impl Sales {
             journal: Some(Writer::start(journal)?),
             journal_path: Some(path.to_owned()),
             book: Arc::new(parking_lot::Mutex::new(book)),
+            shared: None,
             faults: faults::Faults::from_env(),
         })
     }
 
     /// Reserves a payment (its replay key and, if sent, its identifier), or says why not.
-    pub fn reserve(
+    pub async fn reserve(
         &self,
         key: &str,
         id: Option<&str>,
@@ -85,25 +131,60 @@ impl Sales {
         until: u64,
         now: u64,
     ) -> Result<Reservation, Seen> {
-        Book::reserve(&self.book, key, id, huella, until, now)
+        match &self.shared {
+            Some(shared) => shared.reserve(key, id, huella, until, now).await.map(Reservation::Shared),
+            None => Book::reserve(&self.book, key, id, huella, until, now).map(Reservation::Book),
+        }
     }
 
     /// Takes an uncertain purchase back in flight to retry it.
-    pub fn resume(&self, key: &str, until: u64) -> Result<Reservation, Seen> {
-        Book::resume(&self.book, key, until)
+    pub async fn resume(&self, key: &str, until: u64, now: u64) -> Result<Reservation, Seen> {
+        match &self.shared {
+            Some(shared) => shared.resume(key, now).await.map(Reservation::Shared),
+            None => Book::resume(&self.book, key, until).map(Reservation::Book),
+        }
     }
 
     /// Did this wallet buy this study? A settled sale of `estudio` to `pagador` on `red`, the
-    /// one of `vista` if there is one (any view otherwise).
-    pub fn purchase_of(&self, red: &str, pagador: &str, estudio: &str, vista: &str) -> Option<Arc<Owned>> {
-        self.book.lock().owned(red, pagador, estudio, vista)
+    /// one of `vista` if there is one (any view otherwise): from the book, or from the shared
+    /// record whichever gate sold it. An error means the shared record did not answer.
+    pub async fn purchase_of(
+        &self,
+        red: &str,
+        pagador: &str,
+        estudio: &str,
+        vista: &str,
+    ) -> std::io::Result<Option<Arc<Owned>>> {
+        match &self.shared {
+            Some(shared) => shared
+                .purchase_of(red, pagador, estudio, vista)
+                .await
+                .map(|owned| owned.map(Arc::new))
+                .map_err(|e| std::io::Error::other(format!("base de ventas: {e}"))),
+            None => Ok(self.book.lock().owned(red, pagador, estudio, vista)),
+        }
     }
 
     /// Takes a sign-in proof (the wallet and the nonce it signed, on `red`) for one use until
     /// `until`, or `None` when it is in use or already used: a replay. Journal the re-access,
-    /// then [`ProofClaim::commit`]; dropped uncommitted, the proof is released.
-    pub fn claim_sign_in(&self, red: &str, wallet: &str, nonce: &str, until: u64, now: u64) -> Option<ProofClaim> {
-        Book::claim_proof(&self.book, red, wallet, nonce, until, now)
+    /// then [`SignInClaim::commit`]; dropped uncommitted, a proof in the book is released (one
+    /// in the shared record stays taken). An error means the shared record did not answer.
+    pub async fn claim_sign_in(
+        &self,
+        red: &str,
+        wallet: &str,
+        nonce: &str,
+        until: u64,
+        now: u64,
+    ) -> std::io::Result<Option<SignInClaim>> {
+        match &self.shared {
+            Some(shared) => shared
+                .claim_sign_in(red, wallet, nonce, until)
+                .await
+                .map(|taken| taken.then_some(SignInClaim::Shared))
+                .map_err(|e| std::io::Error::other(format!("base de ventas: {e}"))),
+            None => Ok(Book::claim_proof(&self.book, red, wallet, nonce, until, now).map(SignInClaim::Book)),
+        }
     }
 
     /// Appends a step to the journal and waits until it is on disk (no-op in memory).
@@ -119,8 +200,13 @@ impl Sales {
     }
 
     async fn write_waiting(&self, compra: &str, unix: u64, event: Event, wait: Wait) -> std::io::Result<()> {
+        let record = Record { fecha: iso8601(unix), unix, compra: compra.to_owned(), event };
+        if let Some(shared) = &self.shared {
+            // A commit is the write and its fsync at once.
+            return shared.write(record).await;
+        }
         let Some(journal) = &self.journal else { return Ok(()) };
-        journal.write(Record { fecha: iso8601(unix), unix, compra: compra.to_owned(), event }, wait).await
+        journal.write(record, wait).await
     }
 
     pub fn journal_path(&self) -> Option<&Path> {
@@ -136,6 +222,47 @@ impl Sales {
     /// The crash point after the facilitator settled and before the settlement is journaled.
     pub async fn crash_point_before_record(&self) {
         self.faults.before_record().await;
+    }
+}
+
+/// A reserved payment, in the replay book of this gate or in the shared record: kept as paid
+/// if it settles, as uncertain if the money may have moved, released otherwise (dropped).
+pub enum Reservation {
+    Book(book::Reservation),
+    Shared(postgres::Reservation),
+}
+
+impl Reservation {
+    /// Whether this reservation resumed a purchase whose earlier settlement was uncertain.
+    pub fn resumed(&self) -> bool {
+        match self {
+            Reservation::Book(r) => r.resumed(),
+            Reservation::Shared(r) => r.resumed(),
+        }
+    }
+
+    /// The transaction an earlier uncertain attempt was told about, if any.
+    pub fn earlier_transaction(&self) -> Option<&str> {
+        match self {
+            Reservation::Book(r) => r.earlier_transaction(),
+            Reservation::Shared(r) => r.earlier_transaction(),
+        }
+    }
+
+    /// Keeps the payment as paid by `sale` (journal its `liquidado` step first).
+    pub fn commit(self, sale: PaidSale) {
+        match self {
+            Reservation::Book(r) => r.commit(sale),
+            Reservation::Shared(r) => r.commit(),
+        }
+    }
+
+    /// Keeps the payment as uncertain (journal its uncertain `fallido` step first).
+    pub fn uncertain(self, sale: UncertainSale) {
+        match self {
+            Reservation::Book(r) => r.uncertain(sale),
+            Reservation::Shared(r) => r.uncertain(),
+        }
     }
 }
 
@@ -199,6 +326,22 @@ fn restore(book: &mut Book, ledger: &ledger::Ledger, now: u64) -> usize {
         restored += 1;
     }
     restored
+}
+
+/// A sign-in proof taken for one re-access, in the book or in the shared record.
+pub enum SignInClaim {
+    Book(ProofClaim),
+    /// Taken for good by the insert that claimed it.
+    Shared,
+}
+
+impl SignInClaim {
+    /// Keeps the proof as used, now that its re-access is journaled.
+    pub fn commit(self) {
+        if let SignInClaim::Book(claim) = self {
+            claim.commit();
+        }
+    }
 }
 
 /// Test-only faults, compiled in only with the `test-faults` feature (the end-to-end tests

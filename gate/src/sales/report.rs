@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use super::journal::{self, Event, Reconciled, Record};
 use super::ledger::{self, Origin, Pending, Reaccessed, Sale, Unsold};
+use super::postgres::Shared;
 use crate::clock::{iso8601, now};
 
 /// The whole report, as `--json` prints it.
@@ -77,6 +78,16 @@ pub fn usdc(units: u128) -> String {
 pub fn report(data: &Path) -> Result<Report> {
     let path = data.join(journal::JOURNAL_FILE);
     let contents = journal::read(&path)?;
+    Ok(report_of(path.display().to_string(), contents))
+}
+
+/// Reads the shared record (without changing it) into a report.
+pub fn report_shared(shared: &Shared) -> Result<Report> {
+    Ok(report_of(shared.target().to_owned(), shared.read()?))
+}
+
+/// The report of a journal's records, from wherever they were read (`diario` names it).
+pub fn report_of(diario: String, contents: journal::Contents) -> Report {
     let ledger = ledger::fold(&contents.records);
     let mut totales =
         Totals { general: Total { monto: "0".into(), usdc: usdc(0), ..Total::default() }, ..Totals::default() };
@@ -87,8 +98,8 @@ pub fn report(data: &Path) -> Result<Report> {
         let day = sale.fecha.get(..10).unwrap_or(&sale.fecha).to_owned();
         totales.por_dia.entry(day).or_default().add(&sale.monto);
     }
-    Ok(Report {
-        diario: path.display().to_string(),
+    Report {
+        diario,
         ventas: ledger.sales,
         totales,
         pendientes: ledger.pending,
@@ -96,7 +107,7 @@ pub fn report(data: &Path) -> Result<Report> {
         fallidas: ledger.failures,
         reaccesos: ledger.reaccesses,
         avisos: contents.warnings,
-    })
+    }
 }
 
 /// The report as text tables.
@@ -236,6 +247,26 @@ pub enum Resolution {
 pub fn reconcile(data: &Path, compra: &str, resolution: Resolution, nota: &str) -> Result<Pending> {
     let path = data.join(journal::JOURNAL_FILE);
     let contents = journal::read(&path)?;
+    let (pending, record) = resolve(&contents, compra, resolution, nota)?;
+    journal::append_one(&path, &record)?;
+    Ok(pending)
+}
+
+/// `gate ventas conciliar` on the shared record: the same check, one `conciliado` event.
+pub fn reconcile_shared(shared: &Shared, compra: &str, resolution: Resolution, nota: &str) -> Result<Pending> {
+    let contents = shared.read()?;
+    let (pending, record) = resolve(&contents, compra, resolution, nota)?;
+    shared.write_blocking(record)?;
+    Ok(pending)
+}
+
+/// The pending purchase `compra` and the `conciliado` record that resolves it.
+fn resolve(
+    contents: &journal::Contents,
+    compra: &str,
+    resolution: Resolution,
+    nota: &str,
+) -> Result<(Pending, Record)> {
     let pending = ledger::fold(&contents.records)
         .pending
         .into_iter()
@@ -252,8 +283,7 @@ pub fn reconcile(data: &Path, compra: &str, resolution: Resolution, nota: &str) 
         compra: compra.to_owned(),
         event: Event::Conciliado(Reconciled { liquidada, transaccion, nota: nota.to_owned() }),
     };
-    journal::append_one(&path, &record)?;
-    Ok(pending)
+    Ok((pending, record))
 }
 
 fn write_table<const N: usize>(out: &mut String, header: &[&str; N], rows: &[[String; N]]) {

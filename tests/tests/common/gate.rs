@@ -72,6 +72,34 @@ pub fn start_with(dist: &Path, facilitator: Arc<dyn Facilitator>) -> TestGate {
     TestGate { server, data, local: None }
 }
 
+/// The gate over `dist` settling through `facilitator`, with its sales in the shared
+/// PostgreSQL record at `url` (its data folder holds nothing of the sales).
+pub fn start_shared(dist: &Path, facilitator: Arc<dyn Facilitator>, url: &str) -> TestGate {
+    let shared = gate::sales::postgres::Shared::connect(url).expect("the sales database answers");
+    start_on(dist, facilitator, shared)
+}
+
+/// The gate over `dist` with its sales in an already connected shared record.
+pub fn start_on(
+    dist: &Path,
+    facilitator: Arc<dyn Facilitator>,
+    shared: Arc<gate::sales::postgres::Shared>,
+) -> TestGate {
+    let data = tempfile::tempdir().expect("data dir");
+    let sales = gate::sales::Sales::open_shared(shared).expect("the shared record opens");
+    let services = gate::app::Services {
+        facilitator,
+        links: links(),
+        sales: Arc::new(sales),
+        limiter: Arc::new(gate::payment::limits::Limiter::new(gate::payment::limits::RefusalLimits::default())),
+        receipts: gate::x402::receipt::ReceiptKey::development(),
+        clock: gate::clock::Clock::system(),
+    };
+    let gate = Gate::load_with(dist, services).expect("gate loads dist/");
+    let server = spawn(Arc::new(gate), 2).expect("gate starts");
+    TestGate { server, data, local: None }
+}
+
 /// The local facilitator served over HTTP, and an HTTP facilitator client pointed at it.
 pub fn start_facilitator_over_http() -> (Running, Arc<dyn Facilitator>) {
     let service = FacilitatorService(LocalFacilitator::new(LocalConfig::default()));

@@ -1,0 +1,822 @@
+//! The sales record in PostgreSQL, for several gates sharing one (`--ventas postgres://…`).
+//!
+//! The same events as the file journal, stored as the same JSON records (table `eventos`,
+//! folded by [`super::ledger`] exactly like the file), committed before the next step runs as
+//! the file is fsync'd. The replay memory lives beside them in the database, so any gate
+//! recognises any sale: `compras` holds one row per authorization (`network|payer|nonce`, the
+//! primary key) and `identificadores` one per x402 `payment-identifier`.
+//!
+//! A reservation is one transaction that inserts the authorization's row (and its
+//! identifier's): of two gates racing one authorization, the second waits on the primary key
+//! until the first commits, inserts nothing, and reads why (in flight, paid, uncertain). Each
+//! event that changes the state of a purchase changes its row in the same transaction as the
+//! event: `liquidado` makes it paid, an uncertain `fallido` uncertain. A purchase that ends
+//! for certain without a sale releases its row. A row a gate left in flight (it stopped
+//! mid-purchase) counts as uncertain once its hold expires, so the same payment, repeated
+//! through any gate, settles it again or finds it settled: never lost, never charged twice.
+//!
+//! Every query runs on a small runtime of its own with a deadline, so a database that is gone
+//! turns into a refusal within seconds, before anything is settled.
+
+use std::future::Future;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use sha2::Digest;
+use tokio_postgres::NoTls;
+
+use super::book::{Owned, PaidSale, Seen, UncertainSale};
+use super::journal::{Contents, Event, Record};
+use super::ledger;
+use crate::x402::SettlementResponse;
+
+/// The environment variable that may carry the URL instead of `--ventas` (it holds the
+/// database password, so it is kept out of process listings).
+pub const URL_ENV: &str = "GATE_VENTAS";
+
+/// The migrations, in order: (version, name, SQL). Applied at start in one transaction and
+/// recorded in `schema_migrations`.
+const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (1, "diario_de_ventas", include_str!("../../migrations/0001_diario_de_ventas.sql")),
+    (2, "reaccesos", include_str!("../../migrations/0002_reaccesos.sql")),
+];
+
+/// Serialises concurrent starts of several gates on one database while they migrate.
+const MIGRATION_LOCK: i64 = 0x7665_6e74_6173; // "ventas"
+
+/// How long one database operation may take before the purchase is refused.
+const OPERATION_DEADLINE: Duration = Duration::from_secs(10);
+/// How long a gate holds an authorization in flight before others presume it stopped.
+pub const DEFAULT_HOLD: Duration = Duration::from_secs(150);
+/// Connections per gate.
+const POOL_SIZE: usize = 16;
+
+/// A database error, already worded for the log (never with the password).
+#[derive(Debug)]
+pub struct DbError(pub String);
+
+impl std::fmt::Display for DbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DbError {}
+
+impl From<tokio_postgres::Error> for DbError {
+    fn from(e: tokio_postgres::Error) -> DbError {
+        DbError(match e.as_db_error() {
+            Some(db) => format!("{}: {}", db.code().code(), db.message()),
+            None => e.to_string(),
+        })
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for DbError {
+    fn from(e: deadpool_postgres::PoolError) -> DbError {
+        DbError(format!("sin conexión con la base de ventas: {e}"))
+    }
+}
+
+/// The shared sales record: a pool on a runtime of its own.
+pub struct Shared {
+    pool: Pool,
+    runtime: DbRuntime,
+    /// The URL without its password, for messages.
+    target: String,
+    hold: Duration,
+}
+
+/// The database's runtime, shut down in the background when dropped (possibly from async code).
+struct DbRuntime(Option<tokio::runtime::Runtime>);
+
+impl DbRuntime {
+    fn handle(&self) -> Option<&tokio::runtime::Handle> {
+        self.0.as_ref().map(tokio::runtime::Runtime::handle)
+    }
+}
+
+impl Drop for DbRuntime {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.0.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// Parses a `postgres://` URL, with an error that never repeats it (it may hold a password).
+pub fn parse_url(url: &str) -> Result<tokio_postgres::Config> {
+    if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+        anyhow::bail!("--ventas: se espera una URL postgres://usuario:clave@host:puerto/base");
+    }
+    tokio_postgres::Config::from_str(url).map_err(|e| anyhow!("--ventas: la URL de PostgreSQL no es válida ({e})"))
+}
+
+/// `postgres://user@host:port/db`: the URL as messages may show it, without the password.
+pub fn describe(config: &tokio_postgres::Config) -> String {
+    let host = match config.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
+        Some(tokio_postgres::config::Host::Unix(path)) => path.display().to_string(),
+        None => "localhost".to_owned(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let user = config.get_user().map(|u| format!("{u}@")).unwrap_or_default();
+    let db = config.get_dbname().unwrap_or_default();
+    format!("postgres://{user}{host}:{port}/{db}")
+}
+
+fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn to_u64(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+impl Shared {
+    /// Connects, checks the database answers, and applies the pending migrations. Blocks the
+    /// calling thread (it is called once, at start), also from async code.
+    pub fn connect(url: &str) -> Result<Arc<Shared>> {
+        Shared::connect_with_hold(url, DEFAULT_HOLD)
+    }
+
+    /// [`Shared::connect`] with another hold for purchases in flight (tests).
+    pub fn connect_with_hold(url: &str, hold: Duration) -> Result<Arc<Shared>> {
+        let hold = test_hold().unwrap_or(hold);
+        let mut config = parse_url(url)?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(5));
+        }
+        let target = describe(&config);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("ventas-pg")
+            .enable_all()
+            .build()
+            .context("no se pudo crear el hilo de la base de ventas")?;
+        let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let pool = {
+            // The pool's timers belong to the database's runtime.
+            let _entered = runtime.enter();
+            Pool::builder(manager)
+                .max_size(POOL_SIZE)
+                .runtime(Runtime::Tokio1)
+                .wait_timeout(Some(OPERATION_DEADLINE))
+                .create_timeout(Some(Duration::from_secs(5)))
+                .recycle_timeout(Some(Duration::from_secs(5)))
+                .build()
+                .context("no se pudo preparar la conexión con la base de ventas")?
+        };
+        let shared = Arc::new(Shared { pool, runtime: DbRuntime(Some(runtime)), target, hold });
+        let pool = shared.pool.clone();
+        shared.block(migrate(pool)).map_err(|e| {
+            anyhow!(
+                "no se pudo usar la base de ventas {}: {e}; el gate no arranca sin su registro de ventas (revise --ventas o {URL_ENV}, que el servidor PostgreSQL esté en marcha y acepte al usuario)",
+                shared.target
+            )
+        })?;
+        Ok(shared)
+    }
+
+    /// The database as messages show it (no password).
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// Runs `work` on the database's runtime with the operation deadline.
+    async fn run<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = Result<T, DbError>> + Send + 'static,
+    ) -> Result<T, DbError> {
+        let Some(handle) = self.runtime.handle() else { return Err(DbError("la base de ventas se cerró".into())) };
+        let task = handle.spawn(async move {
+            tokio::time::timeout(OPERATION_DEADLINE, work)
+                .await
+                .unwrap_or_else(|_| Err(DbError("la base de ventas no respondió a tiempo".into())))
+        });
+        task.await.unwrap_or_else(|e| Err(DbError(format!("la tarea de la base de ventas falló: {e}"))))
+    }
+
+    /// Runs `work` on the database's runtime and waits for it from plain (or async) code.
+    fn block<T: Send + 'static>(&self, work: impl Future<Output = Result<T, DbError>> + Send + 'static) -> Result<T> {
+        let handle = self.runtime.handle().context("la base de ventas se cerró")?;
+        let (done, result) = std::sync::mpsc::channel();
+        handle.spawn(async move {
+            let outcome = tokio::time::timeout(Duration::from_secs(120), work)
+                .await
+                .unwrap_or_else(|_| Err(DbError("la base de ventas no respondió a tiempo".into())));
+            let _ = done.send(outcome);
+        });
+        let outcome = result.recv().context("la tarea de la base de ventas se detuvo")?;
+        outcome.map_err(|e| anyhow!("{e}"))
+    }
+
+    /// Reserves an authorization (and its identifier) for one purchase, across every gate.
+    pub async fn reserve(
+        self: &Arc<Self>,
+        key: &str,
+        id: Option<&str>,
+        huella: &str,
+        until: u64,
+        now: u64,
+    ) -> Result<Reservation, Seen> {
+        let token = new_token();
+        let hold = now + self.hold.as_secs();
+        let (pool, key_owned, id, huella_owned, token_owned) =
+            (self.pool.clone(), key.to_owned(), id.map(str::to_owned), huella.to_owned(), token.clone());
+        let outcome = self
+            .run(async move {
+                reserve_in(&pool, &key_owned, id.as_deref(), &huella_owned, until, now, &token_owned, hold).await
+            })
+            .await;
+        match outcome {
+            Ok(Ok(())) => Ok(Reservation::new(self, key, &token, false, None)),
+            Ok(Err(seen)) => Err(seen),
+            Err(e) => {
+                tracing::error!("base de ventas {}: no se pudo reservar el pago: {e}", self.target);
+                Err(Seen::Unavailable)
+            }
+        }
+    }
+
+    /// Takes an uncertain purchase (or one whose hold expired) back in flight to retry it.
+    pub async fn resume(self: &Arc<Self>, key: &str, now: u64) -> Result<Reservation, Seen> {
+        let token = new_token();
+        let hold = now + self.hold.as_secs();
+        let (pool, key_owned, token_owned) = (self.pool.clone(), key.to_owned(), token.clone());
+        let outcome = self.run(async move { resume_in(&pool, &key_owned, now, &token_owned, hold).await }).await;
+        match outcome {
+            Ok(Ok(earlier)) => Ok(Reservation::new(self, key, &token, true, earlier)),
+            Ok(Err(seen)) => Err(seen),
+            Err(e) => {
+                tracing::error!("base de ventas {}: no se pudo retomar el pago: {e}", self.target);
+                Err(Seen::Unavailable)
+            }
+        }
+    }
+
+    /// A settled sale of `estudio` to `pagador` on `red`, whichever gate sold it: of `vista` if
+    /// there is one, else the first of another view (what a re-access proves).
+    pub async fn purchase_of(
+        &self,
+        red: &str,
+        pagador: &str,
+        estudio: &str,
+        vista: &str,
+    ) -> Result<Option<Owned>, DbError> {
+        let pool = self.pool.clone();
+        let (red, pagador, estudio, vista) = (red.to_owned(), pagador.to_owned(), estudio.to_owned(), vista.to_owned());
+        self.run(async move {
+            let client = pool.get().await?;
+            let row = client
+                .query_opt(
+                    "SELECT compra, estudio, vista, red, pagador, monto, transaccion, liquidada_unix FROM compras
+                     WHERE estado = 'pagada' AND red = $1 AND lower(pagador) = lower($2) AND estudio = $3
+                     ORDER BY (vista = $4) DESC, liquidada_unix, compra LIMIT 1",
+                    &[&red, &pagador, &estudio, &vista],
+                )
+                .await?;
+            Ok(row.map(|row| Owned {
+                compra: row.get("compra"),
+                estudio: row.get::<_, Option<String>>("estudio").unwrap_or_default(),
+                vista: row.get::<_, Option<String>>("vista").unwrap_or_default(),
+                red: row.get::<_, Option<String>>("red").unwrap_or_default(),
+                pagador: row.get::<_, Option<String>>("pagador").unwrap_or_default(),
+                monto: row.get::<_, Option<String>>("monto").unwrap_or_default(),
+                transaccion: row.get::<_, Option<String>>("transaccion").unwrap_or_default(),
+                liquidada: row.get::<_, Option<i64>>("liquidada_unix").map_or(0, |t| t.max(0) as u64),
+            }))
+        })
+        .await
+    }
+
+    /// Takes a sign-in proof for good, across every gate: `false` when a gate took it already
+    /// (a replay). A proof counts as used from the moment a gate takes it, even if that
+    /// re-access then fails: the buyer signs a new challenge, never the same one twice.
+    pub async fn claim_sign_in(&self, red: &str, wallet: &str, nonce: &str, until: u64) -> Result<bool, DbError> {
+        let pool = self.pool.clone();
+        let (red, wallet, nonce) = (red.to_owned(), wallet.to_ascii_lowercase(), nonce.to_owned());
+        let until = i64::try_from(until).unwrap_or(i64::MAX);
+        self.run(async move {
+            let client = pool.get().await?;
+            let inserted = client
+                .execute(
+                    "INSERT INTO pruebas_usadas (red, pagador, nonce, valido_hasta) VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (red, pagador, nonce) DO NOTHING",
+                    &[&red, &wallet, &nonce, &until],
+                )
+                .await?;
+            Ok(inserted == 1)
+        })
+        .await
+    }
+
+    /// Commits one step, with the change it makes to its purchase's row.
+    pub async fn write(&self, record: Record) -> std::io::Result<()> {
+        let pool = self.pool.clone();
+        self.run(async move { write_in(&pool, &record).await })
+            .await
+            .map_err(|e| std::io::Error::other(format!("base de ventas: {e}")))
+    }
+
+    /// Every record, in the order committed (for `gate ventas`), with any unreadable one
+    /// named in the warnings.
+    pub fn read(&self) -> Result<Contents> {
+        let pool = self.pool.clone();
+        self.block(async move {
+            let client = pool.get().await?;
+            let rows = client.query("SELECT id, registro::text FROM eventos ORDER BY id", &[]).await?;
+            let mut contents = Contents::default();
+            for row in rows {
+                let id: i64 = row.get(0);
+                let text: String = row.get(1);
+                match serde_json::from_str::<Record>(&text) {
+                    Ok(record) => contents.records.push(record),
+                    Err(e) => contents.warnings.push(format!("eventos id {id} ilegible, se omite: {e}")),
+                }
+            }
+            Ok(contents)
+        })
+    }
+
+    /// Records one step from plain code (`gate ventas conciliar`).
+    pub fn write_blocking(&self, record: Record) -> Result<()> {
+        let pool = self.pool.clone();
+        self.block(async move { write_in(&pool, &record).await })
+    }
+
+    /// Loads a journal's records, skipping those already loaded, and puts its sales and its
+    /// purchases to reconcile in the replay memory. Returns how many records were new.
+    pub fn import(&self, records: Vec<Record>) -> Result<u64> {
+        let pool = self.pool.clone();
+        self.block(async move { import_in(&pool, &records).await })
+    }
+}
+
+/// Tests only, and only in a gate built with the `test-faults` feature: seconds a gate holds
+/// an authorization in flight (`GATE_VENTAS_PLAZO_PRUEBA`), so a kill test need not wait
+/// [`DEFAULT_HOLD`].
+#[cfg(feature = "test-faults")]
+fn test_hold() -> Option<Duration> {
+    std::env::var("GATE_VENTAS_PLAZO_PRUEBA").ok()?.parse().ok().map(Duration::from_secs)
+}
+
+#[cfg(not(feature = "test-faults"))]
+fn test_hold() -> Option<Duration> {
+    None
+}
+
+fn new_token() -> String {
+    hex::encode(rand::random::<[u8; 16]>())
+}
+
+async fn migrate(pool: Pool) -> Result<(), DbError> {
+    let mut client = pool.get().await?;
+    let transaction = client.transaction().await?;
+    transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).await?;
+    // Created only when absent (IF NOT EXISTS would log a notice at every start).
+    let exists: bool = transaction.query_one("SELECT to_regclass('schema_migrations') IS NOT NULL", &[]).await?.get(0);
+    if !exists {
+        transaction
+            .batch_execute(
+                "CREATE TABLE schema_migrations (
+                    version INTEGER PRIMARY KEY,
+                    nombre TEXT NOT NULL,
+                    aplicada TIMESTAMPTZ NOT NULL DEFAULT now()
+                )",
+            )
+            .await?;
+    }
+    let applied: Vec<i32> =
+        transaction.query("SELECT version FROM schema_migrations", &[]).await?.iter().map(|r| r.get(0)).collect();
+    for (version, name, sql) in MIGRATIONS {
+        if applied.contains(version) {
+            continue;
+        }
+        transaction.batch_execute(sql).await?;
+        transaction
+            .execute("INSERT INTO schema_migrations (version, nombre) VALUES ($1, $2)", &[version, name])
+            .await?;
+        tracing::info!("base de ventas: migración {version:04}_{name} aplicada");
+    }
+    if let Some(newest) = applied.iter().max().filter(|v| **v > MIGRATIONS.len() as i32) {
+        return Err(DbError(format!(
+            "la base tiene la migración {newest}, más nueva que este gate: actualice el gate"
+        )));
+    }
+    transaction.commit().await?;
+    Ok(())
+}
+
+/// A paid purchase's row as a [`PaidSale`].
+fn paid_from(row: &tokio_postgres::Row) -> PaidSale {
+    let text = |name: &str| row.get::<_, Option<String>>(name).unwrap_or_default();
+    PaidSale {
+        compra: text("compra"),
+        huella: text("huella"),
+        estudio: text("estudio"),
+        vista: text("vista"),
+        settlement: SettlementResponse {
+            success: true,
+            error_reason: None,
+            error_message: None,
+            payer: Some(text("pagador")),
+            transaction: text("transaccion"),
+            network: text("red"),
+            amount: Some(text("monto")),
+            extensions: None,
+        },
+        settled_at: to_u64(row.get::<_, Option<i64>>("liquidada_unix").unwrap_or_default()),
+    }
+}
+
+fn uncertain_from(row: &tokio_postgres::Row) -> UncertainSale {
+    let text = |name: &str| row.get::<_, Option<String>>(name).unwrap_or_default();
+    UncertainSale {
+        huella: text("huella"),
+        estudio: text("estudio"),
+        vista: text("vista"),
+        transaccion: row.get::<_, Option<String>>("transaccion").filter(|t| !t.is_empty()),
+    }
+}
+
+const ROW: &str = "SELECT compra, estado, huella, estudio, vista, red, pagador, monto, transaccion, liquidada_unix, plazo FROM compras WHERE compra = $1";
+
+/// Why a row that exists cannot be reserved.
+fn seen_from(row: &tokio_postgres::Row, now: u64) -> Seen {
+    let estado: String = row.get("estado");
+    match estado.as_str() {
+        "pagada" => Seen::Paid(Arc::new(paid_from(row))),
+        "incierta" => Seen::Uncertain(Arc::new(uncertain_from(row))),
+        _ if to_u64(row.get::<_, Option<i64>>("plazo").unwrap_or_default()) < now => {
+            // The gate that held it stopped mid-purchase: the money may have moved.
+            Seen::Uncertain(Arc::new(uncertain_from(row)))
+        }
+        _ => Seen::InFlight,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn reserve_in(
+    pool: &Pool,
+    key: &str,
+    id: Option<&str>,
+    huella: &str,
+    until: u64,
+    now: u64,
+    token: &str,
+    hold: u64,
+) -> Result<Result<(), Seen>, DbError> {
+    let mut client = pool.get().await?;
+    let transaction = client.transaction().await?;
+    if let Some(id) = id {
+        // An identifier whose authorization expired is free again.
+        let taken = transaction
+            .execute(
+                "INSERT INTO identificadores (id, compra, huella, valido_hasta) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (id) DO UPDATE SET compra = EXCLUDED.compra, huella = EXCLUDED.huella, valido_hasta = EXCLUDED.valido_hasta
+                 WHERE identificadores.valido_hasta < $5",
+                &[&id, &key, &huella, &to_i64(until), &to_i64(now)],
+            )
+            .await?;
+        if taken == 0 {
+            let known =
+                transaction.query_one("SELECT compra, huella FROM identificadores WHERE id = $1", &[&id]).await?;
+            let (compra, known_huella): (String, String) = (known.get(0), known.get(1));
+            if known_huella != huella {
+                let row = transaction.query_opt(ROW, &[&compra]).await?;
+                let seen = match row {
+                    Some(row) if row.get::<_, String>("estado") == "pagada" => Seen::IdPaid(Arc::new(paid_from(&row))),
+                    _ => Seen::IdConflict,
+                };
+                transaction.rollback().await?;
+                return Ok(Err(seen));
+            }
+        }
+    }
+    let inserted = transaction
+        .execute(
+            "INSERT INTO compras (compra, estado, huella, valido_hasta, identificador, ficha, plazo)
+             VALUES ($1, 'en_curso', $2, $3, $4, $5, $6) ON CONFLICT (compra) DO NOTHING",
+            &[&key, &huella, &to_i64(until), &id, &token, &to_i64(hold)],
+        )
+        .await?;
+    if inserted == 0 {
+        let row = transaction.query_one(ROW, &[&key]).await?;
+        let estado: String = row.get("estado");
+        let never_accepted = row.get::<_, Option<String>>("estudio").is_none();
+        let stale = to_u64(row.get::<_, Option<i64>>("plazo").unwrap_or_default()) < now;
+        if estado == "en_curso" && stale && never_accepted {
+            // A gate stopped before it even journaled the acceptance: nothing was settled.
+            transaction
+                .execute(
+                    "UPDATE compras SET huella = $2, valido_hasta = $3, identificador = $4, ficha = $5, plazo = $6 WHERE compra = $1",
+                    &[&key, &huella, &to_i64(until), &id, &token, &to_i64(hold)],
+                )
+                .await?;
+        } else {
+            transaction.rollback().await?;
+            return Ok(Err(seen_from(&row, now)));
+        }
+    }
+    transaction.commit().await?;
+    Ok(Ok(()))
+}
+
+/// Takes an uncertain row back in flight; returns the transaction an earlier attempt named.
+async fn resume_in(
+    pool: &Pool,
+    key: &str,
+    now: u64,
+    token: &str,
+    hold: u64,
+) -> Result<Result<Option<String>, Seen>, DbError> {
+    let client = pool.get().await?;
+    let taken = client
+        .query_opt(
+            "UPDATE compras SET estado = 'en_curso', dudosa = TRUE, ficha = $2, plazo = $3
+             WHERE compra = $1 AND (estado = 'incierta' OR (estado = 'en_curso' AND plazo < $4))
+             RETURNING transaccion",
+            &[&key, &token, &to_i64(hold), &to_i64(now)],
+        )
+        .await?;
+    if let Some(row) = taken {
+        return Ok(Ok(row.get::<_, Option<String>>(0).filter(|t| !t.is_empty())));
+    }
+    Ok(Err(match client.query_opt(ROW, &[&key]).await? {
+        Some(row) if row.get::<_, String>("estado") == "pagada" => Seen::Paid(Arc::new(paid_from(&row))),
+        _ => Seen::InFlight,
+    }))
+}
+
+/// Inserts one record and applies what it means to its purchase's row, in one transaction.
+async fn write_in(pool: &Pool, record: &Record) -> Result<(), DbError> {
+    let json = serde_json::to_string(record).map_err(|e| DbError(e.to_string()))?;
+    let mut client = pool.get().await?;
+    let transaction = client.transaction().await?;
+    insert_record(&transaction, record, &json, None).await?;
+    apply(&transaction, record).await?;
+    transaction.commit().await?;
+    Ok(())
+}
+
+/// The `evento` tag of a record's JSON, as the file journal writes it (so a new kind of event
+/// needs no change here).
+fn event_name(json: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(json)
+        .ok()
+        .and_then(|v| v.get("evento").and_then(|e| e.as_str()).map(str::to_owned))
+        .unwrap_or_default()
+}
+
+async fn insert_record(
+    transaction: &deadpool_postgres::Transaction<'_>,
+    record: &Record,
+    json: &str,
+    imported: Option<&str>,
+) -> Result<u64, DbError> {
+    Ok(transaction
+        .execute(
+            "INSERT INTO eventos (compra, evento, unix, registro, importado) VALUES ($1, $2, $3, $4::text::jsonb, $5)
+             ON CONFLICT (importado) DO NOTHING",
+            &[&record.compra, &event_name(json), &to_i64(record.unix), &json, &imported],
+        )
+        .await?)
+}
+
+/// What a step changes in its purchase's row.
+async fn apply(transaction: &deadpool_postgres::Transaction<'_>, record: &Record) -> Result<(), DbError> {
+    let key = &record.compra;
+    match &record.event {
+        Event::Aceptado(a) => {
+            transaction
+                .execute(
+                    "UPDATE compras SET estudio = $2, vista = $3, red = $4, pagador = $5, monto = $6 WHERE compra = $1",
+                    &[key, &a.estudio, &a.vista, &a.red, &a.pagador, &a.monto],
+                )
+                .await?;
+        }
+        Event::Liquidado(s) => {
+            transaction
+                .execute(
+                    "UPDATE compras SET estado = 'pagada', ficha = NULL, dudosa = FALSE,
+                        transaccion = CASE WHEN $2 = '' THEN COALESCE(transaccion, '') ELSE $2 END,
+                        red = COALESCE(NULLIF($3, ''), red), pagador = COALESCE(NULLIF($4, ''), pagador),
+                        liquidada_unix = COALESCE(liquidada_unix, $5)
+                     WHERE compra = $1",
+                    &[key, &s.transaccion, &s.red, &s.pagador, &to_i64(record.unix)],
+                )
+                .await?;
+        }
+        Event::Fallido(f) if f.incierto => {
+            transaction
+                .execute(
+                    "UPDATE compras SET estado = 'incierta', dudosa = TRUE, ficha = NULL,
+                        transaccion = COALESCE($2, transaccion)
+                     WHERE compra = $1 AND estado <> 'pagada'",
+                    &[key, &f.transaccion],
+                )
+                .await?;
+        }
+        Event::Conciliado(c) if c.liquidada => {
+            transaction
+                .execute(
+                    "UPDATE compras SET estado = 'pagada', ficha = NULL, dudosa = FALSE,
+                        transaccion = COALESCE($2, transaccion), liquidada_unix = $3
+                     WHERE compra = $1 AND estado <> 'pagada'",
+                    &[key, &c.transaccion, &to_i64(record.unix)],
+                )
+                .await?;
+        }
+        Event::Conciliado(_) => {
+            transaction.execute("DELETE FROM compras WHERE compra = $1 AND estado <> 'pagada'", &[key]).await?;
+            release_identifiers(transaction, key).await?;
+        }
+        // Deliveries, certain failures (their reservation releases the row) and any other step
+        // leave the purchase's row as it is.
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Frees the identifiers of a purchase whose row is gone.
+async fn release_identifiers(transaction: &deadpool_postgres::Transaction<'_>, key: &str) -> Result<(), DbError> {
+    transaction
+        .execute(
+            "DELETE FROM identificadores WHERE compra = $1 AND NOT EXISTS (SELECT 1 FROM compras WHERE compra = $1)",
+            &[&key],
+        )
+        .await?;
+    Ok(())
+}
+
+async fn import_in(pool: &Pool, records: &[Record]) -> Result<u64, DbError> {
+    let mut client = pool.get().await?;
+    let transaction = client.transaction().await?;
+    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut added = 0;
+    for record in records {
+        let json = serde_json::to_string(record).map_err(|e| DbError(e.to_string()))?;
+        let digest = hex::encode(sha2::Sha256::digest(json.as_bytes()));
+        let occurrence = seen.entry(digest.clone()).or_default();
+        let imported = format!("{digest}:{occurrence}");
+        *occurrence += 1;
+        added += insert_record(&transaction, record, &json, Some(&imported)).await?;
+    }
+    // The replay memory of what the journal sold or left uncertain.
+    let ledger = ledger::fold(records);
+    for sale in &ledger.sales {
+        let Some(accepted) = &sale.accepted else { continue };
+        transaction
+            .execute(
+                "INSERT INTO compras (compra, estado, huella, valido_hasta, identificador, estudio, vista, red, pagador, monto, transaccion, liquidada_unix)
+                 VALUES ($1, 'pagada', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                 ON CONFLICT (compra) DO UPDATE SET estado = 'pagada', transaccion = EXCLUDED.transaccion,
+                    liquidada_unix = EXCLUDED.liquidada_unix, ficha = NULL
+                 WHERE compras.estado <> 'pagada'",
+                &[
+                    &sale.compra,
+                    &accepted.huella,
+                    &to_i64(accepted.valido_hasta),
+                    &accepted.identificador,
+                    &sale.estudio,
+                    &sale.vista,
+                    &sale.red,
+                    &sale.pagador,
+                    &sale.monto,
+                    &sale.transaccion,
+                    &to_i64(sale.unix),
+                ],
+            )
+            .await?;
+        import_identifier(&transaction, &sale.compra, accepted).await?;
+    }
+    for pending in &ledger.pending {
+        let accepted = &pending.accepted;
+        transaction
+            .execute(
+                "INSERT INTO compras (compra, estado, huella, valido_hasta, identificador, estudio, vista, red, pagador, monto, transaccion, dudosa)
+                 VALUES ($1, 'incierta', $2, $3, $4, $5, $6, $7, $8, $9, $10, TRUE)
+                 ON CONFLICT (compra) DO NOTHING",
+                &[
+                    &pending.compra,
+                    &accepted.huella,
+                    &to_i64(accepted.valido_hasta),
+                    &accepted.identificador,
+                    &accepted.estudio,
+                    &accepted.vista,
+                    &accepted.red,
+                    &accepted.pagador,
+                    &accepted.monto,
+                    &pending.transaccion,
+                ],
+            )
+            .await?;
+        import_identifier(&transaction, &pending.compra, accepted).await?;
+    }
+    transaction.commit().await?;
+    Ok(added)
+}
+
+async fn import_identifier(
+    transaction: &deadpool_postgres::Transaction<'_>,
+    key: &str,
+    accepted: &super::journal::Accepted,
+) -> Result<(), DbError> {
+    if let Some(id) = &accepted.identificador {
+        transaction
+            .execute(
+                "INSERT INTO identificadores (id, compra, huella, valido_hasta) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING",
+                &[id, &key, &accepted.huella, &to_i64(accepted.valido_hasta)],
+            )
+            .await?;
+    }
+    Ok(())
+}
+
+/// An authorization held in the database while its purchase runs. Committed or marked
+/// uncertain, its row already says so (the `liquidado` or uncertain `fallido` step changed it
+/// in the same transaction); dropped otherwise, it is released in the background: deleted,
+/// or put back to uncertain when it was a retry of an uncertain purchase. A release that
+/// cannot reach the database leaves the row in flight until its hold expires, and then it
+/// counts as uncertain: a repeat settles it, once.
+pub struct Reservation {
+    shared: Arc<Shared>,
+    key: String,
+    token: String,
+    resumed: bool,
+    earlier_transaction: Option<String>,
+    done: bool,
+}
+
+impl Reservation {
+    fn new(shared: &Arc<Shared>, key: &str, token: &str, resumed: bool, earlier: Option<String>) -> Reservation {
+        Reservation {
+            shared: Arc::clone(shared),
+            key: key.to_owned(),
+            token: token.to_owned(),
+            resumed,
+            earlier_transaction: earlier,
+            done: false,
+        }
+    }
+
+    pub fn resumed(&self) -> bool {
+        self.resumed
+    }
+
+    pub fn earlier_transaction(&self) -> Option<&str> {
+        self.earlier_transaction.as_deref()
+    }
+
+    /// The sale is in the database already (its `liquidado` step made the row paid).
+    pub fn commit(mut self) {
+        self.done = true;
+    }
+
+    /// The doubt is in the database already (its uncertain `fallido` step).
+    pub fn uncertain(mut self) {
+        self.done = true;
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let Some(handle) = self.shared.runtime.handle() else { return };
+        let (pool, key, token, resumed) =
+            (self.shared.pool.clone(), self.key.clone(), self.token.clone(), self.resumed);
+        let target = self.shared.target.clone();
+        handle.spawn(async move {
+            let released = tokio::time::timeout(OPERATION_DEADLINE, release(&pool, &key, &token, resumed)).await;
+            if !matches!(released, Ok(Ok(()))) {
+                tracing::warn!(compra = %key, "base de ventas {target}: no se pudo liberar la reserva; queda en curso hasta que venza su plazo");
+            }
+        });
+    }
+}
+
+async fn release(pool: &Pool, key: &str, token: &str, resumed: bool) -> Result<(), DbError> {
+    let mut client = pool.get().await?;
+    let transaction = client.transaction().await?;
+    if resumed {
+        transaction
+            .execute(
+                "UPDATE compras SET estado = 'incierta', ficha = NULL WHERE compra = $1 AND ficha = $2 AND estado = 'en_curso'",
+                &[&key, &token],
+            )
+            .await?;
+    } else {
+        transaction
+            .execute("DELETE FROM compras WHERE compra = $1 AND ficha = $2 AND estado = 'en_curso'", &[&key, &token])
+            .await?;
+        release_identifiers(&transaction, key).await?;
+    }
+    transaction.commit().await?;
+    Ok(())
+}

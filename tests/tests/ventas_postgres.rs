@@ -1,0 +1,321 @@
+//! Several gates sharing one sales record in a real PostgreSQL server (a throwaway cluster
+//! made by `tests::postgres`), in process on ephemeral ports, settling through one local
+//! facilitator served over HTTP: a round-robin client, a purchase recovered through the other
+//! gate, one authorization fired at both at once, the database stopped mid-run, and a journal
+//! file imported twice.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::built;
+use common::gate::*;
+use gate::facilitator::Facilitator;
+use gate::facilitator::http::HttpFacilitator;
+use gate::facilitator::local::{LocalConfig, LocalFacilitator};
+use gate::http::response::{Body, JSON, Reply};
+use gate::http::server::{Handler, Request, Running, spawn};
+use gate::sales::postgres::Shared;
+use gate::x402::header::encode_json;
+use serde_json::{Value, json};
+use tests::postgres::Postgres;
+
+/// The local facilitator's HTTP API over a handle the test keeps, to count settlements.
+struct Served(Arc<LocalFacilitator>);
+
+#[async_trait::async_trait]
+impl Handler for Served {
+    async fn handle(&self, request: &Request<'_>) -> Reply {
+        let (status, body) = self.0.handle_http(request.method().as_str(), request.path(), &request.body).await;
+        Reply::new(status, JSON, Body::Bytes(serde_json::to_vec(&body).expect("JSON").into()))
+    }
+}
+
+/// One facilitator the gates share, and its ledger.
+fn facilitator() -> (Running, Arc<LocalFacilitator>) {
+    let local = Arc::new(LocalFacilitator::new(LocalConfig::default()));
+    let server = spawn(Arc::new(Served(Arc::clone(&local))), 2).expect("facilitator");
+    (server, local)
+}
+
+fn client_of(facilitator: &Running) -> Arc<dyn Facilitator> {
+    Arc::new(HttpFacilitator::new(&facilitator.url(), None, Duration::from_secs(10)).expect("client"))
+}
+
+async fn buy(client: &reqwest::Client, url: &str, header: &str) -> (u16, Value) {
+    let response = client.get(url).header("PAYMENT-SIGNATURE", header).send().await.expect("request");
+    let status = response.status().as_u16();
+    let body = response.json::<Value>().await.expect("JSON body");
+    (status, body)
+}
+
+fn report(shared: &Shared) -> gate::sales::report::Report {
+    gate::sales::report::report_shared(shared).expect("report")
+}
+
+#[test]
+fn a_throwaway_server_stops_and_starts_again() {
+    let server = Postgres::start().expect("PostgreSQL starts");
+    assert_eq!(server.psql("SELECT 1").expect("query"), "1");
+    server.stop().expect("stops");
+    assert!(server.psql("SELECT 1").is_err(), "down");
+    server.start_again().expect("starts again");
+    assert_eq!(server.psql("SELECT current_database()").expect("query"), tests::postgres::DATABASE);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn any_gate_recovers_a_sale_made_on_the_other() {
+    let db = Postgres::start().expect("PostgreSQL starts");
+    let (served, local) = facilitator();
+    let dist = built();
+    let gates = [start_shared(dist, client_of(&served), &db.url()), start_shared(dist, client_of(&served), &db.url())];
+    let client = client();
+    let slugs = ["banca-2026", "farma-2026", "cosmetica-2026", "reumatologia-2026"];
+    let mut sold = Vec::new();
+    // A round-robin balancer: purchase i goes to gate i % 2, its lost answer's repeat to the other.
+    for (i, slug) in slugs.iter().enumerate() {
+        let accepted = accepted_of(dist, slug, "completo");
+        let header = signed_header(&accepted, &signer(DEV_KEY), |_, _| {});
+        let path = format!("/estudio/{slug}");
+        let (status, first) = buy(&client, &gates[i % 2].url(&path), &header).await;
+        assert_eq!(status, 200, "{first}");
+        let (status, again) = buy(&client, &gates[(i + 1) % 2].url(&path), &header).await;
+        assert_eq!(status, 200, "the other gate delivers the paid purchase again: {again}");
+        assert_eq!(again["liquidacion"], first["liquidacion"], "same settlement, same receipt");
+        assert_eq!(again["paquete"], first["paquete"]);
+        assert_eq!(local.settlements(), i + 1, "a repeat is never settled");
+        // The same authorization for another study is a conflict on either gate.
+        let (status, other) =
+            buy(&client, &gates[(i + 1) % 2].url("/estudio/turismo-sierras-cordoba-2026"), &header).await;
+        assert_eq!((status, other["error"].as_str()), (409, Some("pago_ya_usado")), "{other}");
+        sold.push(first["liquidacion"]["transaccion"].clone());
+    }
+
+    // A payment-identifier names a sale on gate A; the buyer's fresh signature under it on
+    // gate B gets that sale, and the fresh authorization is never settled.
+    let accepted = accepted_of(dist, "seguros-automotores-2026", "completo");
+    let id = "pedido-compartido-0001";
+    let with_id = || {
+        let mut payload =
+            serde_json::to_value(signed_payload(&accepted, &signer(DEV_KEY), |_, _| {})).expect("payload");
+        payload["extensions"] = json!({"payment-identifier": {"info": {"id": id}}});
+        encode_json(&payload)
+    };
+    let path = "/estudio/seguros-automotores-2026";
+    let (status, first) = buy(&client, &gates[0].url(path), &with_id()).await;
+    assert_eq!(status, 200, "{first}");
+    let (status, retried) = buy(&client, &gates[1].url(path), &with_id()).await;
+    assert_eq!(status, 200, "{retried}");
+    assert_eq!(retried["liquidacion"], first["liquidacion"]);
+    assert_eq!(local.settlements(), slugs.len() + 1);
+    let mut other = serde_json::to_value(signed_payload(&accepted, &signer(OTHER_KEY), |_, _| {})).expect("payload");
+    other["extensions"] = json!({"payment-identifier": {"info": {"id": id}}});
+    let (status, conflict) = buy(&client, &gates[1].url(path), &encode_json(&other)).await;
+    assert_eq!((status, conflict["error"].as_str()), (409, Some("identificador_en_conflicto")), "{conflict}");
+
+    // One record: every sale once, each delivered and delivered again.
+    let shared = Shared::connect(&db.url()).expect("connect");
+    let report = report(&shared);
+    assert_eq!(report.ventas.len(), slugs.len() + 1, "{:?}", report.ventas);
+    for (sale, transaction) in report.ventas.iter().zip(&sold) {
+        assert_eq!(Some(sale.transaccion.as_str()), transaction.as_str());
+        assert_eq!((sale.entregado, sale.reentregas), (true, 1), "{sale:?}");
+    }
+    assert!(report.pendientes.is_empty(), "{:?}", report.pendientes);
+    assert_eq!(db.psql("SELECT count(*) FROM compras WHERE estado = 'pagada'").expect("count"), "5");
+    assert_eq!(db.psql("SELECT count(*) FROM compras WHERE estado <> 'pagada'").expect("count"), "0");
+    assert_eq!(
+        db.psql("SELECT version || ' ' || nombre FROM schema_migrations ORDER BY version").expect("migrations"),
+        "1 diario_de_ventas\n2 reaccesos",
+        "migrated once though three connected"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_authorization_fired_at_both_gates_is_settled_and_sold_once() {
+    let db = Postgres::start().expect("PostgreSQL starts");
+    let (served, local) = facilitator();
+    let dist = built();
+    let (a, b) = (start_shared(dist, client_of(&served), &db.url()), start_shared(dist, client_of(&served), &db.url()));
+    let client = client();
+    let accepted = accepted_of(dist, "banca-2026", "completo");
+    let rounds = 8;
+    for round in 0..rounds {
+        let header = signed_header(&accepted, &signer(DEV_KEY), |_, _| {});
+        let (url_a, url_b) = (a.url("/estudio/banca-2026"), b.url("/estudio/banca-2026"));
+        let (first, second) = tokio::join!(buy(&client, &url_a, &header), buy(&client, &url_b, &header));
+        assert_eq!(local.settlements(), round + 1, "round {round}: one settlement: {first:?} {second:?}");
+        // One gate sells; the other either waits its turn (409 pago_en_curso, nothing settled) or,
+        // if the sale committed first, delivers it again as the repeat it is.
+        let delivered: Vec<&Value> = [&first, &second].into_iter().filter(|r| r.0 == 200).map(|r| &r.1).collect();
+        assert!(!delivered.is_empty(), "round {round}: {first:?} {second:?}");
+        for (status, body) in [&first, &second] {
+            match status {
+                200 => assert_eq!(body["liquidacion"], delivered[0]["liquidacion"]),
+                409 => assert_eq!(body["error"], "pago_en_curso", "{body}"),
+                other => panic!("round {round}: unexpected {other}: {body}"),
+            }
+        }
+    }
+    let shared = Shared::connect(&db.url()).expect("connect");
+    let report = report(&shared);
+    assert_eq!(report.ventas.len(), rounds, "one sale per authorization");
+    assert!(report.fallidas.is_empty(), "{:?}", report.fallidas);
+    assert_eq!(db.psql("SELECT count(*) FROM eventos WHERE evento = 'liquidado'").expect("count"), rounds.to_string());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_database_refuses_purchases_before_settling_and_loses_no_sale() {
+    let db = Postgres::start().expect("PostgreSQL starts");
+    let (served, local) = facilitator();
+    let dist = built();
+    let (a, b) = (start_shared(dist, client_of(&served), &db.url()), start_shared(dist, client_of(&served), &db.url()));
+    let client = client();
+    let accepted = accepted_of(dist, "farma-2026", "resumen");
+    let url = |gate: &TestGate| gate.url("/estudio/farma-2026?vista=resumen");
+
+    let paid = signed_header(&accepted, &signer(DEV_KEY), |_, _| {});
+    let (status, first) = buy(&client, &url(&a), &paid).await;
+    assert_eq!(status, 200, "{first}");
+
+    db.stop().expect("the database stops");
+    let waiting = signed_header(&accepted, &signer(DEV_KEY), |_, _| {});
+    for gate in [&a, &b] {
+        let (status, refused) = buy(&client, &url(gate), &waiting).await;
+        assert_eq!((status, refused["error"].as_str()), (503, Some("diario_no_disponible")), "{refused}");
+        assert!(refused["mensaje"].as_str().is_some_and(|m| m.contains("no se cobró nada")), "{refused}");
+        assert!(refused.get("resumen").is_none());
+        // A repeat of the paid purchase cannot be recognised either: refused, not sold again.
+        let (status, repeat) = buy(&client, &url(gate), &paid).await;
+        assert_eq!(status, 503, "{repeat}");
+    }
+    assert_eq!(local.settlements(), 1, "nothing settled while the record was down");
+
+    db.start_again().expect("the database is back");
+    // The refused authorization sells now, once, and the old sale is still recognised.
+    let (status, later) = buy(&client, &url(&b), &waiting).await;
+    assert_eq!(status, 200, "{later}");
+    let (status, again) = buy(&client, &url(&b), &paid).await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["liquidacion"], first["liquidacion"]);
+    assert_eq!(local.settlements(), 2);
+    let shared = Shared::connect(&db.url()).expect("connect");
+    let report = report(&shared);
+    assert_eq!(report.ventas.len(), 2);
+    assert!(report.pendientes.is_empty(), "{:?}", report.pendientes);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_journal_file_is_imported_once_and_its_sales_are_recognised() {
+    let dist = built();
+    let (served, local) = facilitator();
+    // A gate on the file journal sells three studies.
+    let file_gate = start_with(dist, client_of(&served));
+    let client = client();
+    let mut headers = Vec::new();
+    for slug in ["banca-2026", "farma-2026", "cosmetica-2026"] {
+        let header = signed_header(&accepted_of(dist, slug, "completo"), &signer(DEV_KEY), |_, _| {});
+        let (status, body) = buy(&client, &file_gate.url(&format!("/estudio/{slug}")), &header).await;
+        assert_eq!(status, 200, "{body}");
+        headers.push((slug, header, body));
+    }
+    let journal = file_gate.data.path().join(gate::sales::journal::JOURNAL_FILE);
+    let records = gate::sales::journal::read(&journal).expect("journal").records;
+    let from_file = gate::sales::report::report(file_gate.data.path()).expect("file report");
+
+    let db = Postgres::start().expect("PostgreSQL starts");
+    let shared = Shared::connect(&db.url()).expect("connect");
+    assert_eq!(shared.import(records.clone()).expect("import"), records.len() as u64);
+    assert_eq!(shared.import(records.clone()).expect("import again"), 0, "nothing twice");
+    let imported = report(&shared);
+    assert_eq!(
+        serde_json::to_value(&imported.ventas).expect("json"),
+        serde_json::to_value(&from_file.ventas).expect("json"),
+        "the same sales"
+    );
+    assert_eq!(
+        serde_json::to_value(&imported.totales).expect("json"),
+        serde_json::to_value(&from_file.totales).expect("json")
+    );
+    assert_eq!(
+        gate::sales::report::table(&imported).lines().skip(1).collect::<Vec<_>>(),
+        gate::sales::report::table(&from_file).lines().skip(1).collect::<Vec<_>>(),
+        "the same `gate ventas` below its first line"
+    );
+
+    // A gate on the database recognises the imported sales: a repeat is delivered, not settled.
+    let shared_gate = start_on(dist, client_of(&served), Arc::clone(&shared));
+    for (slug, header, body) in &headers {
+        let (status, again) = buy(&client, &shared_gate.url(&format!("/estudio/{slug}")), header).await;
+        assert_eq!(status, 200, "{again}");
+        assert_eq!(again["liquidacion"]["transaccion"], body["liquidacion"]["transaccion"]);
+    }
+    assert_eq!(local.settlements(), 3);
+    // More sales in the file, imported again: only the new records are added.
+    let header = signed_header(&accepted_of(dist, "farma-2026", "resumen"), &signer(DEV_KEY), |_, _| {});
+    let (status, _) = buy(&client, &file_gate.url("/estudio/farma-2026?vista=resumen"), &header).await;
+    assert_eq!(status, 200);
+    let grown = gate::sales::journal::read(&journal).expect("journal").records;
+    assert_eq!(shared.import(grown.clone()).expect("import grown"), (grown.len() - records.len()) as u64);
+    assert_eq!(report(&shared).ventas.len(), 4);
+}
+
+/// A `sign-in-with-x` proof for a study view, built from a fresh challenge of `gate`.
+async fn sign_in_proof(client: &reqwest::Client, url: &str, key: &str) -> String {
+    let response = client.get(url).send().await.expect("402");
+    assert_eq!(response.status(), 402);
+    let header = response.headers()["payment-required"].to_str().expect("ascii").to_owned();
+    let required: Value = gate::x402::header::decode_json(&header).expect("PAYMENT-REQUIRED");
+    let declaration = &required["extensions"][gate::x402::siwx::SIGN_IN_WITH_X];
+    let proof = gate::x402::siwx::sign(declaration, None, &signer(key)).expect("signed");
+    gate::x402::siwx::encode_header(&proof)
+}
+
+async fn signed_in(client: &reqwest::Client, url: &str, proof: &str) -> (u16, Value) {
+    let response = client.get(url).header(gate::x402::siwx::HEADER, proof).send().await.expect("request");
+    let status = response.status().as_u16();
+    (status, response.json::<Value>().await.expect("JSON body"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_past_buyer_signs_in_through_any_gate_and_a_proof_serves_once_across_them() {
+    let db = Postgres::start().expect("PostgreSQL starts");
+    let (served, local) = facilitator();
+    let dist = built();
+    let gates = [start_shared(dist, client_of(&served), &db.url()), start_shared(dist, client_of(&served), &db.url())];
+    let client = client();
+    let path = "/estudio/banca-2026?vista=resumen";
+    let accepted = accepted_of(dist, "banca-2026", "resumen");
+    let (status, bought) =
+        buy(&client, &gates[0].url(path), &signed_header(&accepted, &signer(DEV_KEY), |_, _| {})).await;
+    assert_eq!(status, 200, "{bought}");
+
+    // Bought on gate A; gate B knows it from the shared record, with a challenge of its own.
+    let proof = sign_in_proof(&client, &gates[1].url(path), DEV_KEY).await;
+    let (status, again) = signed_in(&client, &gates[1].url(path), &proof).await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["reacceso"]["transaccion"], bought["liquidacion"]["transaccion"]);
+    assert_eq!(again["liquidacion"], bought["liquidacion"], "the sale, with its very receipt");
+    assert_eq!(local.settlements(), 1, "no charge");
+
+    // The same proof again, through the gate that did not take it: refused everywhere.
+    let (status, replay) = signed_in(&client, &gates[0].url(path), &proof).await;
+    assert_eq!((status, replay["error"].as_str()), (402, Some("prueba_ya_usada")), "{replay}");
+    // A wallet that never bought, on either gate.
+    let stranger = sign_in_proof(&client, &gates[0].url(path), OTHER_KEY).await;
+    let (status, refused) = signed_in(&client, &gates[0].url(path), &stranger).await;
+    assert_eq!((status, refused["error"].as_str()), (402, Some("sin_compra")), "{refused}");
+    // A challenge from gate A signed and shown to gate B (the key is the shared link secret).
+    let crossed = sign_in_proof(&client, &gates[0].url(path), DEV_KEY).await;
+    let (status, again) = signed_in(&client, &gates[1].url(path), &crossed).await;
+    assert_eq!(status, 200, "{again}");
+
+    let shared = Shared::connect(&db.url()).expect("connect");
+    let report = report(&shared);
+    assert_eq!(report.ventas.len(), 1);
+    assert_eq!(report.ventas[0].reaccesos, 2, "{:?}", report.ventas);
+    assert_eq!(report.reaccesos.len(), 2);
+    assert_eq!(db.psql("SELECT count(*) FROM pruebas_usadas").expect("count"), "2");
+    assert_eq!(local.settlements(), 1);
+}

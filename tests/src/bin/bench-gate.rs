@@ -6,9 +6,10 @@
 //! free small JSON (req/s and p99 against nginx), the 402 answer and `/buscar` against the
 //! gate's own free path, a ~5 MB download through a signed link against nginx (MB/s), paid
 //! purchases per second at 8 and 64 concurrent buyers with the gate's own latency (from its
-//! `Server-Timing` header, minus the facilitator), the free JSON over HTTPS against nginx with TLS
-//! (same certificate; HTTP/1.1 with wrk, HTTP/2 with h2load), and the RSS growth while serving 50
-//! concurrent downloads of the largest file.
+//! `Server-Timing` header, minus the facilitator), first with the sales journal in a file and
+//! then with the shared record in PostgreSQL (a throwaway local cluster), the free JSON over
+//! HTTPS against nginx with TLS (same certificate; HTTP/1.1 with wrk, HTTP/2 with h2load), and
+//! the RSS growth while serving 50 concurrent downloads of the largest file.
 //! The wrk cases run in alternating rounds and each ratio is the median of its rounds' ratios.
 //!
 //! ```sh
@@ -165,9 +166,7 @@ fn run() -> Result<()> {
 
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     if purchases_only {
-        for buyers in [8, 64] {
-            purchases(&bin, &gate_url, seconds, buyers)?;
-        }
+        purchases_file_and_postgres(&bin, &dist, &work, &gate_url, port_fac, seconds)?;
         let _ = std::fs::remove_dir_all(&work);
         return Ok(());
     }
@@ -238,11 +237,47 @@ fn run() -> Result<()> {
     );
 
     https(&gate_tls_url, &nginx_tls_url, &d, rounds)?;
-    for buyers in [8, 64] {
-        purchases(&bin, &gate_url, seconds, buyers)?;
-    }
+    purchases_file_and_postgres(&bin, &dist, &work, &gate_url, port_fac, seconds)?;
     runtime.block_on(memory(gate_pid, &format!("{gate_url}{link}"), big_bytes))?;
     let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+/// Paid purchases at 8 and 64 buyers with the sales in the JSON Lines journal (the gate
+/// already running at `gate_url`), then with them in PostgreSQL: a throwaway local cluster
+/// (`tests::postgres`, the one the tests use) and a second gate on it with `--ventas`.
+fn purchases_file_and_postgres(
+    bin: &Path,
+    dist: &Path,
+    work: &Path,
+    gate_url: &str,
+    port_fac: u16,
+    seconds: u64,
+) -> Result<()> {
+    println!("compras con el diario en archivo (ventas.jsonl bajo --data, fdatasync agrupado):");
+    for buyers in [8, 64] {
+        purchases(bin, gate_url, seconds, buyers)?;
+    }
+    let db = tests::postgres::Postgres::start().context("PostgreSQL para el caso --ventas")?;
+    let port = free_port()?;
+    let _gate = Guard(
+        Command::new(bin.join("gate"))
+            .arg("--dist")
+            .arg(dist)
+            .args(["--listen", &format!("127.0.0.1:{port}"), "--threads", "2"])
+            .args(["--facilitador", &format!("http://127.0.0.1:{port_fac}"), "--data"])
+            .arg(work.join("var-postgres"))
+            .env("GATE_LOG", "warn")
+            .env("GATE_LINK_SECRET", LINK_SECRET)
+            .env("GATE_VENTAS", db.url())
+            .spawn()?,
+    );
+    let url = format!("http://127.0.0.1:{port}");
+    wait_up(&format!("{url}/catalogo"))?;
+    println!("compras con el registro en PostgreSQL (--ventas, servidor local en la misma máquina):");
+    for buyers in [8, 64] {
+        purchases(bin, &url, seconds, buyers)?;
+    }
     Ok(())
 }
 

@@ -820,3 +820,22 @@ async fn release(pool: &Pool, key: &str, token: &str, resumed: bool) -> Result<(
     transaction.commit().await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_is_shown_without_its_password() {
+        let config = parse_url("postgres://ventas:s3creto@db.interna:6432/tienda?connect_timeout=3").unwrap();
+        assert_eq!(describe(&config), "postgres://ventas@db.interna:6432/tienda");
+        let config = parse_url("postgresql://db.interna/tienda").unwrap();
+        assert_eq!(describe(&config), "postgres://db.interna:5432/tienda");
+        for bad in ["mysql://u:p@h/d", "db.interna:5432", ""] {
+            let error = parse_url(bad).unwrap_err().to_string();
+            assert!(error.contains("se espera una URL postgres://"), "{error}");
+        }
+        let error = parse_url("postgres://u:s3creto@h:notaport/d").unwrap_err().to_string();
+        assert!(!error.contains("s3creto"), "{error}");
+    }
+}

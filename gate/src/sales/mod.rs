@@ -68,14 +68,7 @@ impl Sales {
             ledger.sales.len(),
             ledger.pending.len()
         );
-        for pending in &ledger.pending {
-            tracing::warn!(
-                compra = %pending.compra,
-                estudio = %pending.estudio,
-                estado = pending.estado,
-                "compra sin resultado cierto de liquidación: una repetición del mismo pago la resuelve; si no, concíliela con la cadena (gate ventas)"
-            );
-        }
+        warn_pending(&ledger);
         Ok(Sales {
             journal: None,
             journal_path: None,
@@ -105,14 +98,7 @@ impl Sales {
             restored,
             ledger.reaccesses.len()
         );
-        for pending in &ledger.pending {
-            tracing::warn!(
-                compra = %pending.compra,
-                estudio = %pending.estudio,
-                estado = pending.estado,
-                "compra sin resultado cierto de liquidación: una repetición del mismo pago la resuelve; si no, concíliela con la cadena (gate ventas)"
-            );
-        }
+        warn_pending(&ledger);
         Ok(Sales {
             journal: Some(Writer::start(journal)?),
             journal_path: Some(path.to_owned()),
@@ -326,6 +312,18 @@ fn restore(book: &mut Book, ledger: &ledger::Ledger, now: u64) -> usize {
         restored += 1;
     }
     restored
+}
+
+/// Warns at start about each purchase whose settlement has no certain outcome yet.
+fn warn_pending(ledger: &ledger::Ledger) {
+    for pending in &ledger.pending {
+        tracing::warn!(
+            compra = %pending.compra,
+            estudio = %pending.estudio,
+            estado = pending.estado,
+            "compra sin resultado cierto de liquidación: una repetición del mismo pago la resuelve; si no, concíliela con la cadena (gate ventas)"
+        );
+    }
 }
 
 /// A sign-in proof taken for one re-access, in the book or in the shared record.

@@ -128,6 +128,21 @@ pub struct SettlementResponse {
 }
 
 impl SettlementResponse {
+    /// A settlement already recorded (journal, shared record): success, with its payer,
+    /// transaction, network and amount, and no extensions.
+    pub fn recorded(network: String, transaction: String, payer: String, amount: String) -> Self {
+        SettlementResponse {
+            success: true,
+            error_reason: None,
+            error_message: None,
+            payer: Some(payer),
+            transaction,
+            network,
+            amount: Some(amount),
+            extensions: None,
+        }
+    }
+
     /// A failed settlement with a reason code and no transaction.
     pub fn failure(network: &str, reason: &str, message: Option<String>, payer: Option<String>) -> Self {
         SettlementResponse {

@@ -366,16 +366,12 @@ impl Shop {
                 ));
             }
         };
-        let mut settlement = SettlementResponse {
-            success: true,
-            error_reason: None,
-            error_message: None,
-            payer: Some(sale.pagador.clone()),
-            transaction: sale.transaccion.clone(),
-            network: sale.red.clone(),
-            amount: Some(sale.monto.clone()),
-            extensions: None,
-        };
+        let mut settlement = SettlementResponse::recorded(
+            sale.red.clone(),
+            sale.transaccion.clone(),
+            sale.pagador.clone(),
+            sale.monto.clone(),
+        );
         if offer.view.as_str() == sale.vista {
             // The sale's own signed receipt again, byte for byte (same fields, same time): a
             // buyer who lost it gets it back. A receipt is of the view bought, so asking for the

@@ -282,16 +282,12 @@ fn restore(book: &mut Book, ledger: &ledger::Ledger, now: u64) -> usize {
             huella: accepted.huella.clone(),
             estudio: sale.estudio.clone(),
             vista: sale.vista.clone(),
-            settlement: SettlementResponse {
-                success: true,
-                error_reason: None,
-                error_message: None,
-                payer: Some(sale.pagador.clone()),
-                transaction: sale.transaccion.clone(),
-                network: sale.red.clone(),
-                amount: Some(sale.monto.clone()),
-                extensions: None,
-            },
+            settlement: SettlementResponse::recorded(
+                sale.red.clone(),
+                sale.transaccion.clone(),
+                sale.pagador.clone(),
+                sale.monto.clone(),
+            ),
             settled_at: sale.unix,
         };
         book.restore_paid(&sale.compra, accepted.identificador.as_deref(), accepted.valido_hasta, paid);

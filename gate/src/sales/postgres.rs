@@ -419,16 +419,7 @@ fn paid_from(row: &tokio_postgres::Row) -> PaidSale {
         huella: text("huella"),
         estudio: text("estudio"),
         vista: text("vista"),
-        settlement: SettlementResponse {
-            success: true,
-            error_reason: None,
-            error_message: None,
-            payer: Some(text("pagador")),
-            transaction: text("transaccion"),
-            network: text("red"),
-            amount: Some(text("monto")),
-            extensions: None,
-        },
+        settlement: SettlementResponse::recorded(text("red"), text("transaccion"), text("pagador"), text("monto")),
         settled_at: to_u64(row.get::<_, Option<i64>>("liquidada_unix").unwrap_or_default()),
     }
 }

@@ -181,3 +181,65 @@ async fn one_payment_each(server: &gate::http::server::Running, addresses: Vec<S
     }
     statuses
 }
+
+/// A client that reads slowly through a small receive buffer: the gate's answers no longer fit
+/// in the socket at once, so each one goes out in pieces as the client reads. Every answer must
+/// still arrive whole, byte for byte the one a fresh connection gets, and in order.
+#[test]
+fn answers_to_a_slow_reader_arrive_whole_and_in_order() {
+    use rustix::net::{AddressFamily, SocketType, sockopt};
+
+    let gate = start_local(built());
+    let paths = ["/catalogo", "/metricas", "/openapi.json"];
+    let expected: Vec<Vec<u8>> = paths.iter().map(|p| body_of(&exchange(&gate, get(p, true).as_bytes()))).collect();
+    assert!(expected.iter().all(|b| b.len() > 4_000), "free documents larger than the receive buffer");
+
+    let socket = rustix::net::socket(AddressFamily::INET, SocketType::STREAM, None).expect("socket");
+    sockopt::set_socket_recv_buffer_size(&socket, 4096).expect("SO_RCVBUF");
+    rustix::net::connect(&socket, &gate.server.addr).expect("connect");
+    let mut stream = TcpStream::from(socket);
+    stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+    let rounds = 40;
+    let mut requests = String::new();
+    for n in 0..rounds * paths.len() {
+        requests.push_str(&get(paths[n % paths.len()], n + 1 == rounds * paths.len()));
+    }
+    stream.write_all(requests.as_bytes()).expect("write");
+    // Let the gate fill the socket before anything is read.
+    std::thread::sleep(Duration::from_millis(300));
+    let mut answers = Vec::new();
+    stream.read_to_end(&mut answers).expect("read");
+
+    let mut rest = &answers[..];
+    for n in 0..rounds * paths.len() {
+        let (head, body, after) = split_answer(rest).unwrap_or_else(|| panic!("answer {n} incomplete"));
+        assert!(head.starts_with("HTTP/1.1 200 "), "answer {n}: {head}");
+        assert!(body == expected[n % paths.len()], "answer {n} ({}) differs", paths[n % paths.len()]);
+        rest = after;
+    }
+    assert!(rest.is_empty(), "{} bytes after the last answer", rest.len());
+}
+
+fn get(path: &str, close: bool) -> String {
+    let connection = if close { "Connection: close\r\n" } else { "" };
+    format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{connection}\r\n")
+}
+
+/// The body of the only answer in `answer`.
+fn body_of(answer: &str) -> Vec<u8> {
+    let (_, body, _) = split_answer(answer.as_bytes()).expect("one answer");
+    body.to_vec()
+}
+
+/// The first answer of a stream: its head, its body (by `Content-Length`) and what follows.
+fn split_answer(stream: &[u8]) -> Option<(String, &[u8], &[u8])> {
+    let end = stream.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let head = String::from_utf8_lossy(&stream[..end]).into_owned();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_owned()))?
+        .parse()
+        .ok()?;
+    let body = stream.get(end..end + length)?;
+    Some((head, body, &stream[end + length..]))
+}

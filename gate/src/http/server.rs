@@ -165,7 +165,35 @@ pub trait Handler: Send + Sync + 'static {
 pub struct App<H> {
     handler: Arc<H>,
     limits: Limits,
-    connections: Arc<tokio::sync::Semaphore>,
+    connections: Slots,
+}
+
+/// A count of requests in service against a maximum: a slot is taken per request and given
+/// back when it is answered, with one atomic operation each way.
+struct Slots {
+    in_use: std::sync::atomic::AtomicUsize,
+    max: usize,
+}
+
+/// A slot taken; given back on drop.
+struct Slot<'a>(&'a Slots);
+
+impl Slots {
+    fn try_take(&self) -> Option<Slot<'_>> {
+        use std::sync::atomic::Ordering;
+        let taken = self.in_use.fetch_add(1, Ordering::Acquire);
+        if taken >= self.max {
+            self.in_use.fetch_sub(1, Ordering::Release);
+            return None;
+        }
+        Some(Slot(self))
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.in_use.fetch_sub(1, std::sync::atomic::Ordering::Release);
+    }
 }
 
 impl<H: Handler> App<H> {
@@ -174,7 +202,7 @@ impl<H: Handler> App<H> {
     }
 
     pub fn with_limits(handler: Arc<H>, limits: Limits) -> Self {
-        let connections = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+        let connections = Slots { in_use: Default::default(), max: limits.max_connections.max(1) };
         App { handler, limits, connections }
     }
 }
@@ -187,13 +215,13 @@ impl<H: Handler> HttpServerApp for App<H> {
         shutdown: &ShutdownWatch,
     ) -> Option<ReusedHttpStream> {
         // Held while this connection is being served (including waiting for its next request).
-        let permit = Arc::clone(&self.connections).try_acquire_owned().ok();
+        let permit = self.connections.try_take();
         let limits = &self.limits;
         session.set_read_timeout(Some(limits.read_timeout));
         // Requests a client sends without waiting for the answers are read one after the
         // other and answered in order (RFC 9112 §9.3.2), never dropped.
         session.set_pipelining_enabled(true);
-        match tokio::time::timeout(limits.read_timeout, session.read_request()).await {
+        match pingora_timeout::timeout(limits.read_timeout, session.read_request()).await {
             Ok(Ok(true)) => {}
             Ok(Err(error)) if error.etype == ErrorType::InvalidHTTPHeader => {
                 refuse_unreadable_head(&mut session, &error, limits).await;
@@ -228,9 +256,7 @@ impl<H: Handler> HttpServerApp for App<H> {
         let client = peer.map(|peer| limits.proxies.client(peer, session.req_header()));
         let reply = match refused {
             Some(reply) => reply,
-            None => match tokio::time::timeout(limits.read_timeout, read_body(&mut session, self.handler.body_limit()))
-                .await
-            {
+            None => match read_body_in_time(&mut session, &*self.handler, limits.read_timeout).await {
                 Ok(Ok(body)) => {
                     let request = Request { head: session.req_header(), body, client };
                     self.handler.handle(&request).await
@@ -366,6 +392,19 @@ fn refuse_ambiguous_framing(session: &ServerSession) -> Option<Reply> {
 enum BodyError {
     TooLarge,
     Io,
+}
+
+/// Reads the request body within `deadline`: nothing to wait for when the head says there is
+/// no body (every GET), so no timer is set for it.
+async fn read_body_in_time<H: Handler>(
+    session: &mut ServerSession,
+    handler: &H,
+    deadline: Duration,
+) -> Result<Result<Bytes, BodyError>, pingora_timeout::Elapsed> {
+    if session.is_body_empty() {
+        return Ok(Ok(Bytes::new()));
+    }
+    pingora_timeout::timeout(deadline, read_body(session, handler.body_limit())).await
 }
 
 /// Reads the request body up to `limit` bytes.

@@ -7,7 +7,7 @@
 //! yet. [`linger`] closes the way nginx does: send the FIN, then read and discard what the
 //! client still sends, for a moment, before the descriptor is closed.
 
-use std::io;
+use std::io::{self, IoSlice};
 use std::os::fd::{AsFd, BorrowedFd};
 use std::time::{Duration, Instant};
 
@@ -86,32 +86,63 @@ pub(crate) async fn wait_and(
 
 /// Writes a response whose head was serialized at load (see [`super::response::Body::Prepared`])
 /// on a plain HTTP/1 session's socket: `head`, the `Date` and `Connection` lines Pingora would
-/// add, and `body`, in one buffer. `None` when the session is not plain HTTP/1 (nothing written).
+/// add, and `body`. `None` when the session is not plain HTTP/1 (nothing written).
+///
+/// The common case costs one system call: a vectored `sendmsg` straight on the session's
+/// descriptor (non-blocking, as tokio keeps it), with no copy of the body and no second
+/// registration of the socket. Only when the socket buffer cannot take the whole answer at once
+/// does the rest wait for the socket through a registered duplicate, as [`wait_and`] does.
 pub(crate) async fn send_prepared(
     session: &ServerSession,
     head: &[u8],
     body: &[u8],
     stall: Duration,
 ) -> io::Result<Option<u64>> {
-    let Some(socket) = plain_http1_socket(session) else { return Ok(None) };
+    let Some(socket) = plain_http1_descriptor(session) else { return Ok(None) };
     let connection: &[u8] = if session.get_keepalive().is_some() { b"keep-alive" } else { b"close" };
     let date = pingora_core::protocols::http::date::get_cached_date();
-    let mut wire = Vec::with_capacity(head.len() + body.len() + 80);
-    wire.extend_from_slice(head);
-    wire.extend_from_slice(b"Date: ");
-    wire.extend_from_slice(date.as_bytes());
-    wire.extend_from_slice(b"\r\nConnection: ");
-    wire.extend_from_slice(connection);
-    wire.extend_from_slice(b"\r\n\r\n");
-    wire.extend_from_slice(body);
-    let waiter = TcpStream::from_std(std::net::TcpStream::from(socket.try_clone_to_owned()?))?;
-    let mut written = 0;
-    while written < wire.len() {
-        written +=
-            wait_and(&waiter, stall, |fd| rustix::net::send(fd, &wire[written..], rustix::net::SendFlags::NOSIGNAL))
-                .await?;
+    let parts: [&[u8]; 6] = [head, b"Date: ", date.as_bytes(), b"\r\nConnection: ", connection, b"\r\n\r\n"];
+    let wire_len = parts.iter().map(|p| p.len()).sum::<usize>() + body.len();
+    let slices = [
+        IoSlice::new(parts[0]),
+        IoSlice::new(parts[1]),
+        IoSlice::new(parts[2]),
+        IoSlice::new(parts[3]),
+        IoSlice::new(parts[4]),
+        IoSlice::new(parts[5]),
+        IoSlice::new(body),
+    ];
+    let mut ancillary = rustix::net::SendAncillaryBuffer::default();
+    let written = match rustix::net::sendmsg(socket, &slices, &mut ancillary, rustix::net::SendFlags::NOSIGNAL) {
+        Ok(n) => n,
+        Err(rustix::io::Errno::AGAIN) => 0,
+        // Not a socket after all (nothing was written): let Pingora write it.
+        Err(rustix::io::Errno::NOTSOCK) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    if written < wire_len {
+        let mut rest = Vec::with_capacity(wire_len - written);
+        for part in parts.iter().chain(std::iter::once(&body)) {
+            rest.extend_from_slice(part);
+        }
+        rest.drain(..written);
+        let waiter = TcpStream::from_std(std::net::TcpStream::from(socket.try_clone_to_owned()?))?;
+        let mut sent = 0;
+        while sent < rest.len() {
+            sent +=
+                wait_and(&waiter, stall, |fd| rustix::net::send(fd, &rest[sent..], rustix::net::SendFlags::NOSIGNAL))
+                    .await?;
+        }
     }
     Ok(Some(body.len() as u64))
+}
+
+/// The descriptor of a plain (no TLS) HTTP/1 session, without checking that it is a socket:
+/// for callers that find out from the first call on it.
+fn plain_http1_descriptor(session: &ServerSession) -> Option<BorrowedFd<'_>> {
+    session.as_http1()?;
+    let stream: &Stream = session.stream()?;
+    (!is_tls(stream)).then(|| borrow_socket(stream))
 }
 
 /// The descriptor under a Pingora stream, borrowed for as long as the stream is.

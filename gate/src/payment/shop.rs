@@ -485,8 +485,6 @@ impl Shop {
         payer: &str,
         now: u64,
     ) -> Result<Vec<u8>> {
-        let content =
-            tokio::fs::read(&offer.file).await.with_context(|| format!("no se pudo leer {}", offer.file.display()))?;
         let expires = self.links.expiry(now);
         let descargas: BTreeMap<&str, Value> = offer
             .downloads
@@ -518,8 +516,7 @@ impl Shop {
         let mut out = serde_json::to_vec(&head)?;
         out.pop(); // the closing brace
         out.extend_from_slice(format!(",\"{key}\":").as_bytes());
-        out.extend_from_slice(content.trim_ascii());
-        out.push(b'}');
+        let out = append_file(out, &offer.file).await?;
         Ok(out)
     }
 
@@ -706,6 +703,38 @@ pub fn payment_identifier(payload: &PaymentPayload) -> std::result::Result<Optio
 pub fn fingerprint(payload: &PaymentPayload) -> String {
     let bytes = serde_json::to_vec(payload).unwrap_or_default();
     hex::encode(Sha256::digest(&bytes))
+}
+
+/// Room left after a produced body for the closing brace and the settlement tail that
+/// [`Shop::with_payment`] adds (transaction, network and the signed receipt), so adding it
+/// never moves the body.
+const PAYMENT_TAIL_ROOM: usize = 4 * 1024;
+
+/// Appends a study file (without its surrounding whitespace) and the closing brace to `out`.
+/// The file is read on the blocking pool straight into the answer's buffer, sized once: one
+/// copy from the page cache per sale, where reading it into a buffer of its own and then
+/// copying it would be two, plus a third when the payment tail made the buffer grow.
+async fn append_file(mut out: Vec<u8>, file: &std::path::Path) -> Result<Vec<u8>> {
+    let path = file.to_path_buf();
+    tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
+        use std::io::Read;
+        let mut f = std::fs::File::open(&path)?;
+        let size = f.metadata()?.len() as usize;
+        out.reserve_exact(size + 1 + PAYMENT_TAIL_ROOM);
+        let start = out.len();
+        f.read_to_end(&mut out)?;
+        let leading = out[start..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+        if leading > 0 {
+            out.drain(start..start + leading);
+        }
+        while out.len() > start && out.last().is_some_and(u8::is_ascii_whitespace) {
+            out.pop();
+        }
+        out.push(b'}');
+        Ok(out)
+    })
+    .await?
+    .with_context(|| format!("no se pudo leer {}", file.display()))
 }
 
 #[cfg(test)]

@@ -18,7 +18,10 @@ use parking_lot::Mutex;
 
 use crate::x402::SettlementResponse;
 
-/// Most entries before expired ones are swept.
+/// Fewest entries before expired ones are swept. Above it a sweep runs when the entries have
+/// doubled since the last one, so its cost stays a constant share of each insert however many
+/// unexpired entries the book holds (sweeping on every insert above a fixed size made each sale
+/// walk the whole replay memory once a gate held more than that).
 const SWEEP_ABOVE: usize = 10_000;
 
 /// A paid purchase, enough to deliver it again.
@@ -108,10 +111,13 @@ enum ProofEntry {
 pub struct Book {
     keys: HashMap<String, Entry>,
     ids: HashMap<String, IdEntry>,
-    /// Settled sales by network, payer (lowercase) and study.
+    /// Settled sales by network, payer (lowercase) and study: the first sale of each view, in
+    /// the order they were sold (a wallet buying a study again adds nothing here).
     owners: HashMap<String, Vec<Arc<Owned>>>,
     /// Sign-in proofs by network, wallet (lowercase) and nonce.
     proofs: HashMap<String, ProofEntry>,
+    /// Entries above which the next sweep runs (`SWEEP_ABOVE` at least).
+    sweep_at: usize,
 }
 
 /// The key of a wallet's sales of one study on one network.
@@ -128,8 +134,12 @@ fn proof_key(red: &str, wallet: &str, nonce: &str) -> String {
 pub type SharedBook = Arc<Mutex<Book>>;
 
 impl Book {
+    fn entries(&self) -> usize {
+        self.keys.len() + self.ids.len() + self.proofs.len()
+    }
+
     fn sweep(&mut self, now: u64) {
-        if self.keys.len() + self.ids.len() + self.proofs.len() <= SWEEP_ABOVE {
+        if self.entries() <= self.sweep_at.max(SWEEP_ABOVE) {
             return;
         }
         self.keys.retain(|_, entry| match entry {
@@ -141,12 +151,14 @@ impl Book {
             ProofEntry::InFlight => true,
             ProofEntry::Used { until } => *until >= now,
         });
+        self.sweep_at = 2 * self.entries();
     }
 
-    /// Records a settled sale by its buyer (once per purchase key).
+    /// Records a settled sale by its buyer, if it is the buyer's first of its view of the study
+    /// (all [`Book::owned`] answers with).
     pub fn own(&mut self, owned: Owned) {
         let sales = self.owners.entry(owner_key(&owned.red, &owned.pagador, &owned.estudio)).or_default();
-        if !sales.iter().any(|known| known.compra == owned.compra) {
+        if !sales.iter().any(|known| known.vista == owned.vista) {
             sales.push(Arc::new(owned));
         }
     }
@@ -373,6 +385,56 @@ mod tests {
 
     fn doubt(huella: &str) -> UncertainSale {
         UncertainSale { huella: huella.into(), estudio: "s".into(), vista: "completo".into(), transaccion: None }
+    }
+
+    fn owned_sale(compra: &str, vista: &str) -> Owned {
+        Owned {
+            compra: compra.into(),
+            estudio: "s".into(),
+            vista: vista.into(),
+            red: "eip155:84532".into(),
+            pagador: "0xAbC".into(),
+            monto: "990000".into(),
+            transaccion: format!("0x{compra}"),
+            liquidada: 0,
+        }
+    }
+
+    #[test]
+    fn a_wallet_owns_its_first_sale_of_each_view() {
+        let mut book = Book::default();
+        for n in 0..1_000 {
+            book.own(owned_sale(&format!("c{n}"), "completo"));
+        }
+        book.own(owned_sale("r0", "resumen"));
+        book.own(owned_sale("r1", "resumen"));
+        let owned = |vista: &str| book.owned("eip155:84532", "0xabc", "s", vista).map(|o| o.compra.clone());
+        assert_eq!(owned("completo").as_deref(), Some("c0"));
+        assert_eq!(owned("resumen").as_deref(), Some("r0"));
+        assert_eq!(owned("otra").as_deref(), Some("c0"), "another view: the first sale");
+        assert_eq!(book.owners.values().map(Vec::len).sum::<usize>(), 2, "repeat purchases add nothing");
+        assert!(book.owned("eip155:84532", "0xabc", "otro-estudio", "completo").is_none());
+    }
+
+    #[test]
+    fn expired_entries_are_swept_and_live_ones_do_not_make_every_insert_sweep() {
+        let book = SharedBook::default();
+        for n in 0..=SWEEP_ABOVE {
+            book.lock().restore_paid(&format!("viejo{n}"), None, 5, sale("h"));
+        }
+        // Past their time: the next reservation sweeps them all away.
+        drop(Book::reserve(&book, "nuevo", None, "h", 100, 10).unwrap());
+        assert_eq!(book.lock().keys.len(), 0);
+        // Live entries above the threshold: one sweep, then none until they double.
+        for n in 0..=SWEEP_ABOVE {
+            book.lock().restore_paid(&format!("vivo{n}"), None, 1_000, sale("h"));
+        }
+        drop(Book::reserve(&book, "otro", None, "h", 1_000, 10).unwrap());
+        let sweep_at = book.lock().sweep_at;
+        assert_eq!(sweep_at, 2 * (SWEEP_ABOVE + 1));
+        book.lock().restore_paid("expirado", None, 5, sale("h"));
+        drop(Book::reserve(&book, "otro", None, "h", 1_000, 10).unwrap());
+        assert!(book.lock().keys.contains_key("expirado"), "no sweep before the entries double");
     }
 
     #[test]

@@ -19,12 +19,7 @@ use tokio::net::TcpStream;
 
 /// The session's socket, if the session is plain (no TLS) HTTP/1 over a real socket.
 pub(crate) fn plain_http1_socket(session: &ServerSession) -> Option<BorrowedFd<'_>> {
-    session.as_http1()?;
-    let stream: &Stream = session.stream()?;
-    if is_tls(stream) {
-        return None;
-    }
-    socket_of(stream)
+    plain_http1_descriptor(session).filter(|fd| is_socket(*fd))
 }
 
 /// Whether the stream is encrypted.
@@ -34,8 +29,12 @@ fn is_tls(stream: &Stream) -> bool {
 
 /// The descriptor of a stream, if it is a socket.
 fn socket_of(stream: &Stream) -> Option<BorrowedFd<'_>> {
-    let socket = borrow_socket(stream);
-    matches!(fstat(socket), Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Socket).then_some(socket)
+    Some(borrow_socket(stream)).filter(|fd| is_socket(*fd))
+}
+
+/// Whether a descriptor is a socket.
+fn is_socket(fd: BorrowedFd<'_>) -> bool {
+    matches!(fstat(fd), Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Socket)
 }
 
 /// After a refusal: ends the sending side of an HTTP/1 connection (TLS or not) and reads what
@@ -101,31 +100,24 @@ pub(crate) async fn send_prepared(
     let Some(socket) = plain_http1_descriptor(session) else { return Ok(None) };
     let connection: &[u8] = if session.get_keepalive().is_some() { b"keep-alive" } else { b"close" };
     let date = pingora_core::protocols::http::date::get_cached_date();
-    let parts: [&[u8]; 6] = [head, b"Date: ", date.as_bytes(), b"\r\nConnection: ", connection, b"\r\n\r\n"];
-    let wire_len = parts.iter().map(|p| p.len()).sum::<usize>() + body.len();
-    let slices = [
-        IoSlice::new(parts[0]),
-        IoSlice::new(parts[1]),
-        IoSlice::new(parts[2]),
-        IoSlice::new(parts[3]),
-        IoSlice::new(parts[4]),
-        IoSlice::new(parts[5]),
-        IoSlice::new(body),
-    ];
+    let parts: [&[u8]; 7] = [head, b"Date: ", date.as_bytes(), b"\r\nConnection: ", connection, b"\r\n\r\n", body];
     let mut ancillary = rustix::net::SendAncillaryBuffer::default();
-    let written = match rustix::net::sendmsg(socket, &slices, &mut ancillary, rustix::net::SendFlags::NOSIGNAL) {
+    let written = match rustix::net::sendmsg(
+        socket,
+        &parts.map(IoSlice::new),
+        &mut ancillary,
+        rustix::net::SendFlags::NOSIGNAL,
+    ) {
         Ok(n) => n,
         Err(rustix::io::Errno::AGAIN) => 0,
         // Not a socket after all (nothing was written): let Pingora write it.
         Err(rustix::io::Errno::NOTSOCK) => return Ok(None),
         Err(e) => return Err(e.into()),
     };
-    if written < wire_len {
-        let mut rest = Vec::with_capacity(wire_len - written);
-        for part in parts.iter().chain(std::iter::once(&body)) {
-            rest.extend_from_slice(part);
-        }
-        rest.drain(..written);
+    if written < parts.iter().map(|part| part.len()).sum() {
+        // Rare: the socket took only part of it. The rest is copied once and waits its turn.
+        let wire = parts.concat();
+        let rest = &wire[written..];
         let waiter = TcpStream::from_std(std::net::TcpStream::from(socket.try_clone_to_owned()?))?;
         let mut sent = 0;
         while sent < rest.len() {

@@ -516,8 +516,7 @@ impl Shop {
         let mut out = serde_json::to_vec(&head)?;
         out.pop(); // the closing brace
         out.extend_from_slice(format!(",\"{key}\":").as_bytes());
-        let out = append_file(out, &offer.file).await?;
-        Ok(out)
+        append_file(out, &offer.file).await
     }
 
     /// Adds the settlement transaction and the signed receipt to the produced body (a small

@@ -8,13 +8,17 @@
 //! | `GET /descarga/{archivo}?vence=&firma=` | [`crate::downloads`] |
 //! | `POST /mcp`, `POST /mcp/catalogo` (GET/DELETE → 405 `Allow: POST`) | [`crate::mcp`] |
 //! | anything else | 404 JSON; a known path with another method, 405 JSON with `Allow` |
+//!
+//! The free documents, searches and unpaid 402s need no waiting: `Gate::answer_from_memory`
+//! answers them for both [`Handler::handle`] and the fast lane of plain HTTP/1.1
+//! ([`Handler::answer_at_once`]).
 
 use async_trait::async_trait;
 use http::Method;
 
 use crate::app::{Gate, Live};
 use crate::http::response::Reply;
-use crate::http::server::{Handler, Request, preflight};
+use crate::http::server::{Handler, Quick, Request, preflight};
 use crate::{downloads, mcp, payment};
 
 const ALLOW_READ: &str = "GET, HEAD, OPTIONS";
@@ -39,11 +43,10 @@ impl Handler for Gate {
                 None => Reply::not_found(path),
             };
         }
-        if let Some(reply) = self.statics.answer(path, request.header("accept"), request.header("if-none-match")) {
+        let head_only = method == Method::HEAD;
+        let in_memory = self.answer_from_memory(path, request.query(), head_only, |name| request.header(name));
+        if let Some(reply) = in_memory {
             return reply;
-        }
-        if path == "/buscar" {
-            return self.search.answer(request.query());
         }
         if let Some(name) = path.strip_prefix("/descarga/") {
             let asked = downloads::Asked {
@@ -63,9 +66,42 @@ impl Handler for Gate {
     fn serves_host(&self, authority: &str) -> bool {
         self.mcp.allowed.host_allowed(authority)
     }
+
+    fn answer_at_once(&self, request: &Quick<'_>) -> Option<Reply> {
+        if mcp::Endpoint::from_path(request.path()).is_some() {
+            return None;
+        }
+        self.answer_from_memory(request.path(), request.query(), request.is_head(), |name| request.header(name))
+    }
 }
 
 impl Gate {
+    /// A GET or HEAD of a free document, a search or a study without a payment (its 402):
+    /// answered from memory, without waiting, by [`Handler::handle`] and by the fast lane alike.
+    fn answer_from_memory<'a>(
+        &self,
+        path: &str,
+        query: Option<&'a str>,
+        head_only: bool,
+        header: impl Fn(&str) -> Option<&'a [u8]>,
+    ) -> Option<Reply> {
+        if let Some(reply) = self.statics.answer(path, header("accept"), header("if-none-match")) {
+            return Some(reply);
+        }
+        if path == "/buscar" {
+            return Some(self.search.answer(query));
+        }
+        let slug = path.strip_prefix("/estudio/")?;
+        let asked = payment::http::Asked {
+            query,
+            head_only,
+            accept: header("accept"),
+            payment: header("payment-signature"),
+            sign_in: header("sign-in-with-x"),
+        };
+        payment::http::answer_unpaid(&self.storefront, &self.offers, slug, &asked)
+    }
+
     /// The methods a known path answers, for 405 and CORS preflight; `None` for unknown paths.
     fn allowed_methods(&self, path: &str) -> Option<&'static str> {
         let known = self.statics.get(path).is_some()
@@ -101,5 +137,9 @@ impl Handler for Live {
 
     fn serves_host(&self, authority: &str) -> bool {
         self.current().serves_host(authority)
+    }
+
+    fn answer_at_once(&self, request: &Quick<'_>) -> Option<Reply> {
+        self.current().answer_at_once(request)
     }
 }

@@ -94,6 +94,75 @@ fn pipelined_requests_are_all_answered_in_order() {
     assert!(catalog < missing && missing < metrics, "answers out of order");
 }
 
+/// The first answer to `request` on a new connection, without its `Date` line: `request` is
+/// followed by a second GET with `Connection: close` so the gate ends the connection.
+fn first_answer(gate: &TestGate, request: &str) -> (String, Vec<u8>) {
+    let answers = exchange(gate, format!("{request}{}", get("/metricas", true)).as_bytes());
+    let (head, body, _) = split_answer(answers.as_bytes()).unwrap_or_else(|| panic!("no answer: {answers:.300}"));
+    let head: String = head.lines().filter(|l| !l.starts_with("Date: ")).map(|l| format!("{l}\n")).collect();
+    // A HEAD's answer has a length and no body.
+    let body = if request.starts_with("HEAD ") { Vec::new() } else { body.to_vec() };
+    (head, body)
+}
+
+/// Plain GETs and HEADs of what is in memory (free documents, searches, unpaid 402s, their
+/// errors) are answered on the gate's fast lane; any request with a `Connection` header goes
+/// through Pingora's session instead. Both must give the same status, headers and body.
+#[test]
+fn the_fast_lane_answers_exactly_as_pingoras_path() {
+    let gate = start_local(built());
+    for (method, target) in [
+        ("GET", "/catalogo"),
+        ("HEAD", "/catalogo"),
+        ("GET", "/metricas"),
+        ("GET", "/catalogo/"),
+        ("GET", "/buscar?q=bancos+argentina"),
+        ("GET", "/buscar"),
+        ("GET", "/estudio/no-existe"),
+        ("GET", "/estudio/banca-2026?vista=otra"),
+        ("GET", "/no-existe"),
+    ] {
+        let lane = first_answer(&gate, &format!("{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+        let pingora = first_answer(
+            &gate,
+            &format!("{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n"),
+        );
+        assert_eq!(lane, pingora, "{method} {target}");
+    }
+    // An unpaid 402 carries a sign-in challenge of its own per request: the same headers.
+    let names = |head: &str| head.lines().map(|l| l.split(':').next().unwrap_or("").to_owned()).collect::<Vec<_>>();
+    let lane = first_answer(&gate, "GET /estudio/banca-2026 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    let pingora =
+        first_answer(&gate, "GET /estudio/banca-2026 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n");
+    assert!(lane.0.starts_with("HTTP/1.1 402 "), "{}", lane.0);
+    assert_eq!(names(&lane.0), names(&pingora.0));
+    assert_eq!(lane.1.len(), pingora.1.len());
+}
+
+/// One connection whose requests alternate between the fast lane and Pingora's path (a body, a
+/// payment header, `Connection: close`) gets every answer, in order.
+#[test]
+fn requests_alternating_between_the_lane_and_pingora_are_answered_in_order() {
+    let gate = start_local(built());
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let requests = format!(
+        "GET /catalogo HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n\
+         POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}\
+         GET /buscar?q=bancos HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n\
+         GET /estudio/banca-2026 HTTP/1.1\r\nHost: 127.0.0.1\r\nPAYMENT-SIGNATURE: no-es-base64\r\n\r\n\
+         HEAD /estudio/banca-2026 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n\
+         GET /no-existe HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n\
+         GET /metricas HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let answers = exchange(&gate, requests.as_bytes());
+    assert_eq!(statuses(&answers), vec![200, 200, 200, 400, 402, 404, 200], "{answers:.3000}");
+    let order = ["\"estudios\"", "\"tools\"", "\"resultados\"", "\"no_encontrado\""];
+    let found: Vec<usize> = order.iter().map(|m| answers.find(m).unwrap_or_else(|| panic!("{m}"))).collect();
+    assert!(found.windows(2).all(|w| w[0] < w[1]), "answers out of order: {found:?}");
+}
+
 #[test]
 fn content_length_with_transfer_encoding_gets_400_and_a_close() {
     let gate = start_local(built());

@@ -49,12 +49,18 @@ impl TrustedProxies {
 
     /// The client's address for a request that arrived from `peer`.
     pub fn client(&self, peer: IpAddr, head: &RequestHeader) -> IpAddr {
+        self.client_from(peer, |name| head.headers.get_all(name).iter().map(|value| value.as_bytes()).collect())
+    }
+
+    /// [`Self::client`] for a request whose headers are read through `values` (every value of
+    /// a header, in order, by lowercase name): the fast lane has no Pingora head.
+    pub fn client_from<'a>(&self, peer: IpAddr, values: impl Fn(&str) -> Vec<&'a [u8]>) -> IpAddr {
         let peer = canonical(peer);
         if !self.trusts(peer) {
             return peer;
         }
         let mut nearest = peer;
-        for hop in forwarded_chain(head).iter().rev() {
+        for hop in forwarded_chain(values).iter().rev() {
             match hop {
                 Some(address) if self.trusts(*address) => nearest = *address,
                 Some(address) => return *address,
@@ -69,9 +75,13 @@ impl TrustedProxies {
 
 /// The addresses a request passed through, client first: `Forwarded`'s `for=` values when the
 /// request carries `Forwarded`, else `X-Forwarded-For`. `None` for an entry that is no address.
-fn forwarded_chain(head: &RequestHeader) -> Vec<Option<IpAddr>> {
-    let forwarded: Vec<&str> =
-        head.headers.get_all(http::header::FORWARDED).iter().filter_map(|v| v.to_str().ok()).collect();
+fn forwarded_chain<'a>(values: impl Fn(&str) -> Vec<&'a [u8]>) -> Vec<Option<IpAddr>> {
+    // Values of visible ASCII only, as `HeaderValue::to_str` reads them.
+    let visible = |v: &&[u8]| v.iter().all(|&b| b == b'\t' || (32..127).contains(&b));
+    let text = |name| {
+        values(name).into_iter().filter(visible).filter_map(|v| std::str::from_utf8(v).ok()).collect::<Vec<&str>>()
+    };
+    let forwarded = text("forwarded");
     if !forwarded.is_empty() {
         return forwarded
             .iter()
@@ -85,13 +95,7 @@ fn forwarded_chain(head: &RequestHeader) -> Vec<Option<IpAddr>> {
             })
             .collect();
     }
-    head.headers
-        .get_all("x-forwarded-for")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .map(|item| parse_node(item.trim()))
-        .collect()
+    text("x-forwarded-for").iter().flat_map(|value| value.split(',')).map(|item| parse_node(item.trim())).collect()
 }
 
 /// An address as proxies write it: `192.0.2.1`, `192.0.2.1:4711`, `2001:db8::1`,

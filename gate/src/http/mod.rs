@@ -1,4 +1,5 @@
-//! HTTP plumbing under the routes: the Pingora server and its limits ([`server`]), who the client
+//! HTTP plumbing under the routes: the Pingora server and its limits ([`server`]), the fast lane
+//! for simple requests on plain HTTP/1.1 ([`quick`]), who the client
 //! is behind trusted proxies ([`client`]), what a route
 //! answers ([`response`]), files sent with `sendfile(2)` ([`sendfile`]) on the socket under a
 //! session ([`socket`]), `Range` requests ([`range`]), HTTPS on the gate's own listener ([`tls`]),
@@ -6,6 +7,7 @@
 
 pub mod client;
 pub mod pages;
+mod quick;
 pub mod range;
 pub mod response;
 mod sendfile;

@@ -20,6 +20,7 @@ use pingora_core::ErrorType;
 use pingora_core::apps::{HttpPersistentSettings, HttpServerApp, ReusedHttpStream};
 use pingora_core::listeners::{L4BufferSettings, ListenerConfig};
 use pingora_core::protocols::http::ServerSession;
+use pingora_core::protocols::http::server::ReusableHttpStream;
 use pingora_core::server::configuration::ServerConf;
 use pingora_core::server::{Fds, RunArgs, Server, ShutdownSignal, ShutdownSignalWatch, ShutdownWatch};
 use pingora_core::services::Service as _;
@@ -27,6 +28,7 @@ use pingora_core::services::listening::Service;
 use pingora_http::{RequestHeader, ResponseHeader};
 
 use super::client::TrustedProxies;
+pub use super::quick::Quick;
 use super::response::{ALLOW_HEADERS, Body, EXPOSE_HEADERS, JSON, Reply};
 use super::sendfile::{self, Sent};
 use super::socket;
@@ -45,7 +47,7 @@ const CHUNK: usize = 256 * 1024;
 /// largest single cost of serving a file from memory. Larger bodies bypass the buffer.
 const WRITE_BUFFER: usize = 32 * 1024;
 /// Idle keep-alive between requests, in seconds (the head deadline of [`Limits`] also caps it).
-const KEEPALIVE_SECONDS: u64 = 60;
+pub(super) const KEEPALIVE_SECONDS: u64 = 60;
 
 /// What one client may send or hold, so a hostile or broken one cannot starve the others.
 #[derive(Debug, Clone)]
@@ -159,27 +161,35 @@ pub trait Handler: Send + Sync + 'static {
     fn serves_host(&self, _authority: &str) -> bool {
         true
     }
+
+    /// The answer to a simple GET or HEAD when it is in memory and needs no waiting (a free
+    /// document, a search), for the fast lane of plain HTTP/1.1 ([`super::quick`]); `None`
+    /// sends the request the usual way, to [`Handler::handle`]. When both answer, they must
+    /// answer the same.
+    fn answer_at_once(&self, _request: &Quick<'_>) -> Option<Reply> {
+        None
+    }
 }
 
 /// The Pingora application around a [`Handler`].
 pub struct App<H> {
-    handler: Arc<H>,
-    limits: Limits,
-    connections: Slots,
+    pub(super) handler: Arc<H>,
+    pub(super) limits: Limits,
+    pub(super) connections: Slots,
 }
 
 /// A count of requests in service against a maximum: a slot is taken per request and given
 /// back when it is answered, with one atomic operation each way.
-struct Slots {
+pub(super) struct Slots {
     in_use: std::sync::atomic::AtomicUsize,
     max: usize,
 }
 
 /// A slot taken; given back on drop.
-struct Slot<'a>(&'a Slots);
+pub(super) struct Slot<'a>(&'a Slots);
 
 impl Slots {
-    fn try_take(&self) -> Option<Slot<'_>> {
+    pub(super) fn try_take(&self) -> Option<Slot<'_>> {
         use std::sync::atomic::Ordering;
         let taken = self.in_use.fetch_add(1, Ordering::Acquire);
         if taken >= self.max {
@@ -211,9 +221,22 @@ impl<H: Handler> App<H> {
 impl<H: Handler> HttpServerApp for App<H> {
     async fn process_new_http(
         self: &Arc<Self>,
-        mut session: ServerSession,
+        session: ServerSession,
         shutdown: &ShutdownWatch,
     ) -> Option<ReusedHttpStream> {
+        let (reusable, persistent) = self.serve_session(session, shutdown).await?;
+        Some(ReusedHttpStream::from_reusable_stream(reusable, persistent))
+    }
+}
+
+impl<H: Handler> App<H> {
+    /// Reads one request of a session, answers it and logs it; the connection back, with the
+    /// session's settings, when it can carry another request.
+    pub(super) async fn serve_session(
+        &self,
+        mut session: ServerSession,
+        shutdown: &ShutdownWatch,
+    ) -> Option<(ReusableHttpStream, HttpPersistentSettings)> {
         // Held while this connection is being served (including waiting for its next request).
         let permit = self.connections.try_take();
         let limits = &self.limits;
@@ -283,10 +306,7 @@ impl<H: Handler> HttpServerApp for App<H> {
         }
         written.ok()?;
         let persistent = HttpPersistentSettings::for_session(&session);
-        match session.finish().await {
-            Ok(Some(stream)) => Some(ReusedHttpStream::from_reusable_stream(stream, persistent)),
-            _ => None,
-        }
+        Some((session.finish().await.ok().flatten()?, persistent))
     }
 }
 

@@ -98,7 +98,19 @@ pub(crate) async fn send_prepared(
     stall: Duration,
 ) -> io::Result<Option<u64>> {
     let Some(socket) = plain_http1_descriptor(session) else { return Ok(None) };
-    let connection: &[u8] = if session.get_keepalive().is_some() { b"keep-alive" } else { b"close" };
+    send_answer(socket, head, body, session.get_keepalive().is_some(), stall).await
+}
+
+/// Writes a prepared answer on a plain HTTP/1 socket (see [`send_prepared`]); `None` when the
+/// descriptor is not a socket after all (nothing was written).
+pub(crate) async fn send_answer(
+    socket: BorrowedFd<'_>,
+    head: &[u8],
+    body: &[u8],
+    keep_alive: bool,
+    stall: Duration,
+) -> io::Result<Option<u64>> {
+    let connection: &[u8] = if keep_alive { b"keep-alive" } else { b"close" };
     let date = pingora_core::protocols::http::date::get_cached_date();
     let parts: [&[u8]; 7] = [head, b"Date: ", date.as_bytes(), b"\r\nConnection: ", connection, b"\r\n\r\n", body];
     let mut ancillary = rustix::net::SendAncillaryBuffer::default();
@@ -127,6 +139,15 @@ pub(crate) async fn send_prepared(
         }
     }
     Ok(Some(body.len() as u64))
+}
+
+/// The descriptor of a plain stream (no TLS) that is a socket: the one a connection on the
+/// fast lane ([`super::quick`]) is answered on.
+pub(crate) fn plain_socket(stream: &Stream) -> Option<BorrowedFd<'_>> {
+    if is_tls(stream) {
+        return None;
+    }
+    socket_of(stream)
 }
 
 /// The descriptor of a plain (no TLS) HTTP/1 session, without checking that it is a socket:

@@ -84,10 +84,17 @@ impl<A> TlsApp<A> {
     }
 }
 
+/// An application that serves plain (unencrypted) connections its own way: the gate's fast lane
+/// ([`super::quick`]).
 #[async_trait]
-impl<A: ServerApp + Send + Sync + 'static> ServerApp for TlsApp<A> {
+pub trait ServesPlain: ServerApp {
+    async fn serve_plain(self: &Arc<Self>, stream: Stream, shutdown: &ShutdownWatch) -> Option<Stream>;
+}
+
+#[async_trait]
+impl<A: ServesPlain + Send + Sync + 'static> ServerApp for TlsApp<A> {
     async fn process_new(self: &Arc<Self>, stream: Stream, shutdown: &ShutdownWatch) -> Option<Stream> {
-        let Some(acceptor) = &self.acceptor else { return self.inner.process_new(stream, shutdown).await };
+        let Some(acceptor) = &self.acceptor else { return self.inner.serve_plain(stream, shutdown).await };
         let peer = stream.get_socket_digest().and_then(|d| d.peer_addr().cloned());
         // Pingora's listener hands over its TCP stream boxed; the handshake wants it unboxed.
         let Ok(tcp) = stream.into_any().downcast::<pingora_core::protocols::l4::stream::Stream>() else {

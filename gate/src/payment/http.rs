@@ -158,22 +158,53 @@ fn unpaid_message(offer: &Offer) -> String {
     )
 }
 
+/// What `GET /estudio/{slug}?vista=` asks for, from the request line and headers.
+pub struct Asked<'a> {
+    /// The request's query string (`vista=`).
+    pub query: Option<&'a str>,
+    /// A HEAD, which never buys.
+    pub head_only: bool,
+    pub accept: Option<&'a [u8]>,
+    pub payment: Option<&'a [u8]>,
+    pub sign_in: Option<&'a [u8]>,
+}
+
+/// The answer to a request for a study that carries neither a payment nor a sign-in (or is a
+/// HEAD): the unpaid 402, or why the study or view is unknown. `None` when there is a payment
+/// or a proof to check, which [`answer`] does. Needs no waiting, so the fast lane serves it too.
+pub fn answer_unpaid(front: &Storefront, offers: &Offers, slug: &str, asked: &Asked<'_>) -> Option<Reply> {
+    if !asked.head_only && (asked.payment.is_some() || asked.sign_in.is_some()) {
+        return None;
+    }
+    let view = crate::http::server::query_param(asked.query, "vista");
+    Some(match offers.find(slug, view.as_deref()) {
+        Ok(offer) => front.unpaid_reply(offer, asked.accept),
+        Err(OfferError::UnknownStudy) => unknown_study(slug),
+        Err(OfferError::UnknownView) => unknown_view(view.as_deref().unwrap_or_default()),
+    })
+}
+
 /// `GET /estudio/{slug}?vista=`.
 pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &Request<'_>, slug: &str) -> Reply {
+    // HEAD never buys: it answers the unpaid 402's head, so a payment sent with it is neither
+    // settled nor spent and still buys with a GET (a sign-in, likewise, is not used).
+    let asked = Asked {
+        query: request.query(),
+        head_only: request.method() == Method::HEAD,
+        accept: request.header("accept"),
+        payment: request.header("payment-signature"),
+        sign_in: request.header("sign-in-with-x"),
+    };
+    if let Some(reply) = answer_unpaid(front, offers, slug, &asked) {
+        return reply;
+    }
     let view = request.query_param("vista");
     let offer = match offers.find(slug, view.as_deref()) {
         Ok(offer) => offer,
         Err(OfferError::UnknownStudy) => return unknown_study(slug),
         Err(OfferError::UnknownView) => return unknown_view(view.as_deref().unwrap_or_default()),
     };
-    // HEAD never buys: it answers the unpaid 402's head, so a payment sent with it is neither
-    // settled nor spent and still buys with a GET (a sign-in, likewise, is not used).
-    let head = request.method() == Method::HEAD;
-    let header = request.header("payment-signature").filter(|_| !head);
-    let proof = request.header("sign-in-with-x").filter(|_| !head);
-    if header.is_none() && proof.is_none() {
-        return front.unpaid_reply(offer, request.header("accept"));
-    }
+    let (header, proof) = (asked.payment, asked.sign_in);
     if let Err(refusal) = shop.admit(request.client) {
         return front.refusal_reply(offer, Some(&refusal));
     }

@@ -56,8 +56,17 @@ impl Clock {
 
 /// `2026-11-29T12:00:00Z` from Unix seconds (UTC, proleptic Gregorian).
 pub fn iso8601(unix: u64) -> String {
+    let mut out = String::with_capacity(20);
+    push_date_time(&mut out, unix);
+    out.push('Z');
+    out
+}
+
+/// Appends `2026-11-29T12:00:00` (no zone) for Unix seconds. Written digit by digit: the
+/// unpaid 402 writes two of these per request, where `format!` was a tenth of its cost.
+pub fn push_date_time(out: &mut String, unix: u64) {
     let days = (unix / 86_400) as i64;
-    let secs = unix % 86_400;
+    let secs = (unix % 86_400) as i64;
     // Howard Hinnant's civil-from-days.
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
@@ -68,7 +77,25 @@ pub fn iso8601(unix: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", secs / 3600, secs % 3600 / 60, secs % 60)
+    let fields = [(year, 4, '-'), (month, 2, '-'), (day, 2, 'T'), (secs / 3600, 2, ':'), (secs % 3600 / 60, 2, ':')];
+    for (value, width, separator) in fields {
+        push_digits(out, value, width);
+        out.push(separator);
+    }
+    push_digits(out, secs % 60, 2);
+}
+
+/// Appends `value` in decimal, zero-padded to `width` digits (more if it needs them).
+fn push_digits(out: &mut String, value: i64, width: usize) {
+    let mut digits = [b'0'; 20];
+    let mut rest = value.unsigned_abs();
+    let mut n = 0;
+    while rest > 0 || n < width {
+        digits[n] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        n += 1;
+    }
+    out.extend(digits[..n].iter().rev().map(|&d| char::from(d)));
 }
 
 #[cfg(test)]
@@ -80,6 +107,8 @@ mod tests {
         assert_eq!(iso8601(0), "1970-01-01T00:00:00Z");
         assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20Z");
         assert_eq!(iso8601(1_709_164_800), "2024-02-29T00:00:00Z");
+        assert_eq!(iso8601(253_402_300_799), "9999-12-31T23:59:59Z");
+        assert_eq!(iso8601(253_402_300_800), "10000-01-01T00:00:00Z");
     }
 
     #[test]

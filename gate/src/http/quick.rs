@@ -177,7 +177,8 @@ impl<H: Handler> App<H> {
         let reply = if matches!(reply.body, Body::Prepared { .. }) { reply } else { reply.prepared() };
         let Body::Prepared { head, body } = reply.body else { return Turn::ToPingora };
         let body = if request.is_head() { &[][..] } else { &body[..] };
-        let Some(fd) = socket::plain_socket(stream) else { return Turn::ToPingora };
+        // Checked to be a plain socket when the connection came (`serve_plain`).
+        let fd = socket::descriptor(stream);
         let sent = socket::send_answer(fd, &head, body, keep_alive, self.limits.write_stall).await;
         let client = || self.limits.proxies.client_from(peer, |name| request.values(name));
         log_quick(&request, client, status, sent.as_ref().ok().copied().flatten().unwrap_or(0), started);

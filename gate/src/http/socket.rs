@@ -158,6 +158,12 @@ fn plain_http1_descriptor(session: &ServerSession) -> Option<BorrowedFd<'_>> {
     (!is_tls(stream)).then(|| borrow_socket(stream))
 }
 
+/// The descriptor under a stream already known to be a plain socket ([`plain_socket`]), with
+/// no system call.
+pub(crate) fn descriptor(stream: &Stream) -> BorrowedFd<'_> {
+    borrow_socket(stream)
+}
+
 /// The descriptor under a Pingora stream, borrowed for as long as the stream is.
 #[allow(unsafe_code)]
 fn borrow_socket(stream: &Stream) -> BorrowedFd<'_> {

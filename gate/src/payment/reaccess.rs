@@ -34,7 +34,7 @@ use sha2::Sha256;
 use super::offer::Offer;
 use super::receipt;
 use super::shop::{Refusal, Shop};
-use crate::clock::{Clock, iso8601};
+use crate::clock::Clock;
 use crate::links::LinkSigner;
 use crate::sales::journal::{Event, Reaccess};
 use crate::x402::siwx::{self, Info, Invalid, Proof};
@@ -82,14 +82,17 @@ impl Challenge {
 
 /// `2026-01-15T10:30:00.000Z`: a time as `Date.toISOString()` writes it (24 characters).
 fn iso_millis(unix: u64) -> String {
-    let seconds = iso8601(unix);
-    format!("{}.000Z", seconds.trim_end_matches('Z'))
+    let mut out = String::with_capacity(24);
+    crate::clock::push_date_time(&mut out, unix);
+    out.push_str(".000Z");
+    out
 }
 
 /// Issues and checks the gate's sign-in nonces, on the gate's clock.
 #[derive(Clone)]
 pub struct Challenger {
-    key: Arc<[u8; 32]>,
+    /// HMAC-SHA256 already keyed (its inner and outer pads hashed once): each nonce clones it.
+    keyed: Arc<HmacSha256>,
     clock: Clock,
 }
 
@@ -102,7 +105,10 @@ impl std::fmt::Debug for Challenger {
 impl Challenger {
     /// Nonces under a key derived from the link secret (shared by every gate that shares it).
     pub fn new(links: &LinkSigner, clock: Clock) -> Challenger {
-        Challenger { key: Arc::new(links.derived_key(NONCE_KEY_LABEL)), clock }
+        let key = links.derived_key(NONCE_KEY_LABEL);
+        // new_from_slice accepts any key length for HMAC.
+        let keyed = HmacSha256::new_from_slice(&key).unwrap_or_else(|_| unreachable!());
+        Challenger { keyed: Arc::new(keyed), clock }
     }
 
     pub fn clock(&self) -> &Clock {
@@ -131,8 +137,7 @@ impl Challenger {
     }
 
     fn mac(&self, uri: &str, head: &[u8]) -> HmacSha256 {
-        // new_from_slice accepts any key length for HMAC.
-        let mut mac = HmacSha256::new_from_slice(self.key.as_slice()).unwrap_or_else(|_| unreachable!());
+        let mut mac = HmacSha256::clone(&self.keyed);
         mac.update(head);
         mac.update(uri.as_bytes());
         mac

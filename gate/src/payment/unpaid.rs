@@ -138,7 +138,7 @@ impl Fillable {
         }
         let mut head = head.to_vec();
         head[self.head_at..self.head_at + encoded.len()].copy_from_slice(&encoded);
-        let Ok(value) = HeaderValue::from_maybe_shared(Bytes::from(encoded)) else { return self.reply.clone() };
+        let value = base64_header_value(encoded);
         let mut headers = self.reply.headers.clone();
         headers[self.header_index].1 = value;
         Reply {
@@ -147,6 +147,16 @@ impl Fillable {
             body: Body::Prepared { head: Bytes::from(head), body: Bytes::from(body) },
         }
     }
+}
+
+/// A header value from base64 text, without checking it byte by byte as `HeaderValue` would
+/// (3 KB per unpaid 402, a tenth of its cost): the base64 alphabet is all visible ASCII.
+#[allow(unsafe_code)]
+fn base64_header_value(encoded: Vec<u8>) -> HeaderValue {
+    debug_assert!(encoded.iter().all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(b)));
+    // SAFETY: `encoded` is the output of the standard base64 engine (letters, digits, `+`, `/`
+    // and `=`), all of which `HeaderValue` accepts.
+    unsafe { HeaderValue::from_maybe_shared_unchecked(Bytes::from(encoded)) }
 }
 
 #[cfg(test)]

@@ -22,6 +22,9 @@ pub const JSON: &str = "application/json; charset=utf-8";
 pub enum Body {
     Empty,
     Bytes(Bytes),
+    /// Bytes in memory in several pieces, sent one after the other: a paid answer around a
+    /// study file held in memory, which is never copied into one buffer.
+    Parts(Vec<Bytes>),
     /// Bytes in memory whose response head was serialized once, at load (a free document):
     /// `head` is the status line and every header but `Date` and `Connection`, each line
     /// ending in CRLF. A plain HTTP/1 connection gets `head`, those two and `body` in one write;
@@ -44,6 +47,7 @@ impl Body {
         match self {
             Body::Empty => 0,
             Body::Bytes(b) | Body::Prepared { body: b, .. } => b.len() as u64,
+            Body::Parts(parts) => parts.iter().map(|p| p.len() as u64).sum(),
             Body::File { len, .. } => *len,
         }
     }
@@ -122,13 +126,14 @@ impl Reply {
 
     /// The same reply with its head serialized now (see [`Body::Prepared`]): for answers built
     /// once and sent many times (free documents, the unpaid 402s) or whose head is cheaper to
-    /// write as bytes than through Pingora's header map (search answers). Files are left alone.
+    /// write as bytes than through Pingora's header map (search answers). Files and answers in
+    /// parts are left alone.
     pub fn prepared(mut self) -> Reply {
         let body = match std::mem::replace(&mut self.body, Body::Empty) {
             Body::Empty => Bytes::new(),
             Body::Bytes(bytes) | Body::Prepared { body: bytes, .. } => bytes,
-            file @ Body::File { .. } => {
-                self.body = file;
+            unprepared @ (Body::File { .. } | Body::Parts(_)) => {
+                self.body = unprepared;
                 return self;
             }
         };

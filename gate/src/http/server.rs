@@ -484,6 +484,16 @@ async fn write_reply(session: &mut ServerSession, reply: Reply, head_only: bool,
             session.write_response_body(bytes, true).await?;
             Ok(len)
         }
+        (Body::Parts(parts), _) => {
+            session.write_response_header(Box::new(head)).await?;
+            let last = parts.len().saturating_sub(1);
+            for (n, part) in parts.into_iter().enumerate() {
+                tokio::time::timeout(limits.write_stall, session.write_response_body(part, n == last))
+                    .await
+                    .context("el cliente dejó de leer")??;
+            }
+            Ok(len)
+        }
         _ => Ok(0),
     }
 }

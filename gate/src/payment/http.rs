@@ -221,7 +221,8 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
         };
         match outcome {
             Ok(again) => {
-                return Reply::new(200, JSON, Body::Bytes(again.body)).with_header("Cache-Control", "no-store");
+                return Reply::new(200, JSON, Body::Parts(again.body.into_parts()))
+                    .with_header("Cache-Control", "no-store");
             }
             // A payment sent beside a failing sign-in goes ahead, as with the official server.
             Err(refusal) if header.is_some() => {
@@ -251,7 +252,7 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
         }
     };
     match shop.purchase(offer, &payload).await {
-        Ok(delivery) => Reply::new(200, JSON, Body::Bytes(delivery.body))
+        Ok(delivery) => Reply::new(200, JSON, Body::Parts(delivery.body.into_parts()))
             .with_header("Cache-Control", "no-store")
             .with_header("PAYMENT-RESPONSE", encode_json(&delivery.settlement))
             .with_header("Server-Timing", delivery.timing.header()),

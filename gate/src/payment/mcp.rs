@@ -184,6 +184,7 @@ fn refusal_result(offer: &Offer, refusal: &Refusal) -> Value {
 /// The settled purchase: the same JSON the HTTP route answers, and the receipt in `_meta`.
 fn delivered(delivery: Delivery) -> Value {
     let Delivery { body, settlement, .. } = delivery;
+    let body = body.to_bytes();
     let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let text = String::from_utf8_lossy(&body).into_owned();
     let mut result = success(text, value);
@@ -199,8 +200,9 @@ fn delivered(delivery: Delivery) -> Value {
 /// A study delivered again to a past buyer: the same JSON as a purchase, no receipt (nothing
 /// was paid now; the body's `reacceso` names the sale).
 fn redelivered(again: Redelivery) -> Value {
-    let value: Value = serde_json::from_slice(&again.body).unwrap_or(Value::Null);
-    let text = String::from_utf8_lossy(&again.body).into_owned();
+    let body = again.body.to_bytes();
+    let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let text = String::from_utf8_lossy(&body).into_owned();
     let mut result = success(text, value);
     if result["structuredContent"].is_null()
         && let Some(map) = result.as_object_mut()

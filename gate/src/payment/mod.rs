@@ -6,7 +6,8 @@
 //! [`offer::Offer::payment_required`], sell through [`shop::Shop::purchase`] and deliver again
 //! through [`shop::Shop::reaccess`], so the checks, the replay guards and
 //! settle-after-production are the same whichever way a buyer comes. Every 402 carries the
-//! publisher's signed offers and every sale its signed receipt ([`receipt`]).
+//! publisher's signed offers and every sale its signed receipt ([`receipt`]); the study files a
+//! sale embeds are kept in memory after their first sale ([`study`]).
 
 pub mod http;
 pub mod limits;
@@ -16,4 +17,5 @@ pub mod reaccess;
 pub mod receipt;
 pub mod settlement;
 pub mod shop;
+pub mod study;
 pub mod unpaid;

@@ -25,7 +25,6 @@
 use std::sync::Arc;
 
 use alloy_primitives::Address;
-use bytes::Bytes;
 use hmac::{Hmac, Mac};
 use rand::RngCore as _;
 use serde_json::{Value, json};
@@ -34,6 +33,7 @@ use sha2::Sha256;
 use super::offer::Offer;
 use super::receipt;
 use super::shop::{Refusal, Shop};
+use super::study::Spliced;
 use crate::clock::Clock;
 use crate::links::LinkSigner;
 use crate::sales::journal::{Event, Reaccess};
@@ -309,7 +309,7 @@ impl SignIn {
 #[derive(Debug, Clone)]
 pub struct Redelivery {
     /// The same JSON a purchase answers, with a `reacceso` block.
-    pub body: Bytes,
+    pub body: Spliced,
 }
 
 impl Shop {
@@ -394,7 +394,7 @@ impl Shop {
                 self.links().lifetime_seconds() / 86_400
             ),
         });
-        let body = with_field(self.with_payment(body, &settlement), "reacceso", &block);
+        let body = self.with_payment(body, &settlement).with_field("reacceso", block.to_string().as_bytes());
         let record = Reaccess {
             estudio: offer.slug.clone(),
             vista: offer.view.as_str().to_owned(),
@@ -420,17 +420,6 @@ impl Shop {
 }
 
 /// Adds `"key": value` as the last field of a JSON object's bytes (no re-parse).
-fn with_field(body: Bytes, key: &str, value: &Value) -> Bytes {
-    let mut out = body.to_vec();
-    if out.last() == Some(&b'}') {
-        out.pop();
-        out.extend_from_slice(format!(",\"{key}\":").as_bytes());
-        out.extend_from_slice(value.to_string().as_bytes());
-        out.push(b'}');
-    }
-    Bytes::from(out)
-}
-
 fn refuse(status: u16, code: &str, message: impl Into<String>) -> Refusal {
     Refusal { status, code: code.to_owned(), message: message.into(), settlement: None, retry_after: None }
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use bytes::Bytes;
 use contract::View;
 use serde_json::{Value, json};
@@ -22,6 +22,7 @@ use super::limits::{Limited, Limiter, Scope};
 use super::offer::Offer;
 use super::receipt;
 use super::settlement::{self, SETTLEMENT_PENDING, Settlement, UNCERTAIN_CODE, uncertain_message};
+use super::study::{STUDY_MEMORY, Spliced, StudyFiles};
 use crate::clock::{Clock, iso8601};
 use crate::facilitator::{Facilitator, FacilitatorError};
 use crate::links::LinkSigner;
@@ -50,8 +51,8 @@ pub struct Refusal {
 /// A delivered purchase.
 #[derive(Debug, Clone)]
 pub struct Delivery {
-    /// The response JSON: the study (or summary) with its access block.
-    pub body: Bytes,
+    /// The response JSON: the study (or summary) with its access block, the study by reference.
+    pub body: Spliced,
     pub settlement: SettlementResponse,
     /// Where the time went, for the `Server-Timing` header.
     pub timing: Timing,
@@ -92,6 +93,8 @@ pub struct Shop {
     limiter: Arc<Limiter>,
     receipts: ReceiptKey,
     clock: Clock,
+    /// The view files sold, kept in memory after their first sale.
+    studies: StudyFiles,
 }
 
 impl Shop {
@@ -115,6 +118,7 @@ impl Shop {
             limiter,
             receipts,
             clock,
+            studies: StudyFiles::new(STUDY_MEMORY),
         }
     }
 
@@ -484,7 +488,7 @@ impl Shop {
         requirements: &PaymentRequirements,
         payer: &str,
         now: u64,
-    ) -> Result<Vec<u8>> {
+    ) -> Result<Spliced> {
         let expires = self.links.expiry(now);
         let descargas: BTreeMap<&str, Value> = offer
             .downloads
@@ -516,23 +520,18 @@ impl Shop {
         let mut out = serde_json::to_vec(&head)?;
         out.pop(); // the closing brace
         out.extend_from_slice(format!(",\"{key}\":").as_bytes());
-        append_file(out, &offer.file).await
+        let study = self.studies.get(&offer.file).await?;
+        Ok(Spliced { head: Bytes::from(out), study, tail: b"}".to_vec() })
     }
 
-    /// Adds the settlement transaction and the signed receipt to the produced body (a small
+    /// Adds the settlement transaction and the signed receipt to the produced answer (a small
     /// tail, no re-parse).
-    pub(super) fn with_payment(&self, mut body: Vec<u8>, settlement: &SettlementResponse) -> Bytes {
-        if body.last() == Some(&b'}') {
-            body.pop();
-            let mut tail = json!({"transaccion": settlement.transaction, "red": settlement.network});
-            if let Some(signed) = receipt::of(settlement) {
-                tail["recibo"] = signed.clone();
-            }
-            body.extend_from_slice(b",\"liquidacion\":");
-            body.extend_from_slice(tail.to_string().as_bytes());
-            body.push(b'}');
+    pub(super) fn with_payment(&self, body: Spliced, settlement: &SettlementResponse) -> Spliced {
+        let mut tail = json!({"transaccion": settlement.transaction, "red": settlement.network});
+        if let Some(signed) = receipt::of(settlement) {
+            tail["recibo"] = signed.clone();
         }
-        Bytes::from(body)
+        body.with_field("liquidacion", tail.to_string().as_bytes())
     }
 }
 
@@ -702,38 +701,6 @@ pub fn payment_identifier(payload: &PaymentPayload) -> std::result::Result<Optio
 pub fn fingerprint(payload: &PaymentPayload) -> String {
     let bytes = serde_json::to_vec(payload).unwrap_or_default();
     hex::encode(Sha256::digest(&bytes))
-}
-
-/// Room left after a produced body for the closing brace and the settlement tail that
-/// [`Shop::with_payment`] adds (transaction, network and the signed receipt), so adding it
-/// never moves the body.
-const PAYMENT_TAIL_ROOM: usize = 4 * 1024;
-
-/// Appends a study file (without its surrounding whitespace) and the closing brace to `out`.
-/// The file is read on the blocking pool straight into the answer's buffer, sized once: one
-/// copy from the page cache per sale, where reading it into a buffer of its own and then
-/// copying it would be two, plus a third when the payment tail made the buffer grow.
-async fn append_file(mut out: Vec<u8>, file: &std::path::Path) -> Result<Vec<u8>> {
-    let path = file.to_path_buf();
-    tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
-        use std::io::Read;
-        let mut f = std::fs::File::open(&path)?;
-        let size = f.metadata()?.len() as usize;
-        out.reserve_exact(size + 1 + PAYMENT_TAIL_ROOM);
-        let start = out.len();
-        f.read_to_end(&mut out)?;
-        let leading = out[start..].iter().take_while(|b| b.is_ascii_whitespace()).count();
-        if leading > 0 {
-            out.drain(start..start + leading);
-        }
-        while out.len() > start && out.last().is_some_and(u8::is_ascii_whitespace) {
-            out.pop();
-        }
-        out.push(b'}');
-        Ok(out)
-    })
-    .await?
-    .with_context(|| format!("no se pudo leer {}", file.display()))
 }
 
 #[cfg(test)]

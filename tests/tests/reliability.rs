@@ -170,6 +170,21 @@ async fn oversized_heads_targets_and_bodies_get_json_errors() {
     assert_eq!(client.get(url("/catalogo")).send().await.expect("request").status(), 200);
 }
 
+/// Limits set below the fast lane's own (8 KiB heads) still hold for the simple GETs the lane
+/// serves: such a request goes to Pingora's path, which refuses it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tight_limits_hold_for_requests_the_fast_lane_would_serve() {
+    let limits = gate::http::server::Limits { max_head_bytes: 512, max_uri_bytes: 64, ..Default::default() };
+    let (server, _data) = start_limited(limits);
+    let client = client();
+    let url = |path: &str| format!("{}{path}", server.url());
+    let long = format!("/buscar?q={}", "a".repeat(80));
+    assert_eq!(error_code(client.get(url(&long)).send().await.expect("request"), 414).await, "uri_demasiado_larga");
+    let request = client.get(url("/catalogo")).header("x-relleno", "a".repeat(600));
+    assert_eq!(error_code(request.send().await.expect("request"), 431).await, "encabezados_demasiado_grandes");
+    assert_eq!(client.get(url("/catalogo")).send().await.expect("request").status(), 200);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_beyond_the_limit_get_503_and_a_freed_slot_serves_again() {
     use std::io::{Read, Write};

@@ -171,6 +171,11 @@ impl<H: Handler> App<H> {
         let keep_alive = !*shutdown.borrow();
         let mut headers = [httparse::EMPTY_HEADER; LANE_HEADERS];
         let Some((head_len, request)) = parse(pending, &mut headers) else { return Turn::ToPingora };
+        // Over the limits (when they are set below the lane's own): Pingora's path refuses it.
+        let target_len = request.path.len() + request.query.map_or(0, |q| q.len() + 1);
+        if head_len > self.limits.max_head_bytes || target_len > self.limits.max_uri_bytes {
+            return Turn::ToPingora;
+        }
         let Some(reply) = self.handler.answer_at_once(&request) else { return Turn::ToPingora };
         let status = reply.status;
         // Built answers get their head here; a file stays a file, for Pingora to send.

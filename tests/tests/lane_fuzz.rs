@@ -22,7 +22,7 @@ fn gate() -> &'static TestGate {
 const MCP_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
 
 /// Requests and the status each gets alone: the first five take the lane, the rest go to Pingora
-/// (a `Connection` header, a body, a chunked body, a payment header, another method).
+/// (a `Connection` header, a body, a chunked body, another method).
 fn templates() -> Vec<(String, u16)> {
     let host = "Host: 127.0.0.1\r\n";
     vec![
@@ -39,7 +39,9 @@ fn templates() -> Vec<(String, u16)> {
             ),
             200,
         ),
-        (format!("GET /estudio/banca-2026 HTTP/1.1\r\n{host}PAYMENT-SIGNATURE: no-es-base64\r\n\r\n"), 400),
+        // (A refused payment would count against the client's address and turn into 429 after
+        // twenty: the 402 through Pingora instead.)
+        (format!("GET /estudio/banca-2026?vista=resumen HTTP/1.1\r\n{host}Connection: keep-alive\r\n\r\n"), 402),
         (format!("GET /buscar?q=bancos HTTP/1.1\r\n{host}Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"), 200),
         (format!("DELETE /catalogo HTTP/1.1\r\n{host}\r\n"), 405),
     ]

@@ -103,14 +103,8 @@ impl<H: Handler> ServesPlain for App<H> {
                 Turn::ToPingora => {
                     // Pingora's path takes a slot of its own for the request.
                     drop(slot.take());
-                    let mut session = ServerSession::new_http1(stream);
-                    session.set_keepalive(if *shutdown.borrow() { None } else { Some(KEEPALIVE_SECONDS) });
-                    if !pending.is_empty() {
-                        session.set_pipelined_prefix(std::mem::take(&mut pending));
-                    }
-                    let (back, prefix) = self.serve_session(session, shutdown).await?.0.into_parts();
-                    stream = back;
-                    pending = prefix.unwrap_or_default();
+                    (stream, pending) =
+                        self.one_through_pingora(stream, std::mem::take(&mut pending), shutdown).await?;
                     slot = self.connections.try_take();
                 }
             }
@@ -127,15 +121,26 @@ impl<H: Handler> App<H> {
         shutdown: &ShutdownWatch,
     ) -> Option<Stream> {
         loop {
-            let mut session = ServerSession::new_http1(stream);
-            session.set_keepalive(if *shutdown.borrow() { None } else { Some(KEEPALIVE_SECONDS) });
-            if !pending.is_empty() {
-                session.set_pipelined_prefix(pending);
-            }
-            let (back, prefix) = self.serve_session(session, shutdown).await?.0.into_parts();
-            stream = back;
-            pending = prefix.unwrap_or_default();
+            (stream, pending) = self.one_through_pingora(stream, pending, shutdown).await?;
         }
+    }
+
+    /// One request through a Pingora session, read from the bytes already buffered (`pending`)
+    /// and then the stream; the connection and what was read past the request back, when it
+    /// can carry another.
+    async fn one_through_pingora(
+        &self,
+        stream: Stream,
+        pending: BytesMut,
+        shutdown: &ShutdownWatch,
+    ) -> Option<(Stream, BytesMut)> {
+        let mut session = ServerSession::new_http1(stream);
+        session.set_keepalive(if *shutdown.borrow() { None } else { Some(KEEPALIVE_SECONDS) });
+        if !pending.is_empty() {
+            session.set_pipelined_prefix(pending);
+        }
+        let (stream, prefix) = self.serve_session(session, shutdown).await?.0.into_parts();
+        Some((stream, prefix.unwrap_or_default()))
     }
 
     /// Reads the next request head (within the head deadline) and answers it on the lane if

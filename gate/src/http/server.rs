@@ -178,8 +178,9 @@ pub struct App<H> {
     pub(super) connections: Slots,
 }
 
-/// A count of requests in service against a maximum: a slot is taken per request and given
-/// back when it is answered, with one atomic operation each way.
+/// A count of connections in service against a maximum, with one atomic operation each way:
+/// Pingora's path holds a slot while it reads and answers a request, the fast lane for as long
+/// as the connection is on it.
 pub(super) struct Slots {
     in_use: std::sync::atomic::AtomicUsize,
     max: usize,

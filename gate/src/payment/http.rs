@@ -176,11 +176,18 @@ pub fn answer_unpaid(front: &Storefront, offers: &Offers, slug: &str, asked: &As
     if !asked.head_only && (asked.payment.is_some() || asked.sign_in.is_some()) {
         return None;
     }
-    let view = crate::http::server::query_param(asked.query, "vista");
-    Some(match offers.find(slug, view.as_deref()) {
+    Some(match find_offer(offers, slug, asked.query) {
         Ok(offer) => front.unpaid_reply(offer, asked.accept),
-        Err(OfferError::UnknownStudy) => unknown_study(slug),
-        Err(OfferError::UnknownView) => unknown_view(view.as_deref().unwrap_or_default()),
+        Err(unknown) => unknown,
+    })
+}
+
+/// The offer a request names by slug and `vista=`, or the 404/400 that says which is unknown.
+fn find_offer<'o>(offers: &'o Offers, slug: &str, query: Option<&str>) -> Result<&'o Offer, Reply> {
+    let view = crate::http::server::query_param(query, "vista");
+    offers.find(slug, view.as_deref()).map_err(|error| match error {
+        OfferError::UnknownStudy => unknown_study(slug),
+        OfferError::UnknownView => unknown_view(view.as_deref().unwrap_or_default()),
     })
 }
 
@@ -198,11 +205,9 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
     if let Some(reply) = answer_unpaid(front, offers, slug, &asked) {
         return reply;
     }
-    let view = request.query_param("vista");
-    let offer = match offers.find(slug, view.as_deref()) {
+    let offer = match find_offer(offers, slug, asked.query) {
         Ok(offer) => offer,
-        Err(OfferError::UnknownStudy) => return unknown_study(slug),
-        Err(OfferError::UnknownView) => return unknown_view(view.as_deref().unwrap_or_default()),
+        Err(unknown) => return unknown,
     };
     let (header, proof) = (asked.payment, asked.sign_in);
     if let Err(refusal) = shop.admit(request.client) {

@@ -419,7 +419,6 @@ impl Shop {
     }
 }
 
-/// Adds `"key": value` as the last field of a JSON object's bytes (no re-parse).
 fn refuse(status: u16, code: &str, message: impl Into<String>) -> Refusal {
     Refusal { status, code: code.to_owned(), message: message.into(), settlement: None, retry_after: None }
 }

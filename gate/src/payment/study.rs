@@ -105,7 +105,8 @@ impl StudyFiles {
     }
 
     /// Bytes held in memory.
-    pub fn held(&self) -> usize {
+    #[cfg(test)]
+    fn held(&self) -> usize {
         self.kept.lock().values().map(Bytes::len).sum()
     }
 }

@@ -3,11 +3,12 @@
 //! Nine studies are a tiny corpus: a folded inverted index (term → postings) is enough and
 //! deterministic, so the generator builds it ahead of time into `gate.json` like every other
 //! output. The gate folds queries with the same [`crate::fold`] rules the index was built
-//! with, ranks by field weight × term frequency ([`SearchIndex::query`]) and says why a study
+//! with, ranks by field weight × term frequency ([`SearchIndex::query`] is the definition,
+//! [`PreparedIndex`] the same ranking with the per-index work done once) and says why a study
 //! matched. Both halves read this one definition, so the words a study was indexed under and
 //! the words a buyer types cannot be folded differently.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -146,6 +147,269 @@ impl SearchIndex {
     }
 }
 
+/// The index arranged for answering, built once when the gate loads.
+///
+/// [`SearchIndex::query`] defines a search; this gives the same ranking with the work that
+/// does not depend on the query done ahead of time. Every word that can match (each indexed
+/// term, and each prefix of one long enough to match by prefix) is one hash lookup away from
+/// the terms it matches; each term's postings are grouped by document with their weights, its
+/// reasons already in display order and the brands it names. What is left per query is
+/// folding, a few lookups, one add per posting and a sort of the studies found. A property
+/// test holds it equal to `query`: the same hits in the same order, scores bit for bit.
+#[derive(Debug, Clone)]
+pub struct PreparedIndex {
+    /// Indexed terms, sorted.
+    terms: Vec<PreparedTerm>,
+    /// A query word → the range of `terms` it matches.
+    lookup: HashMap<Box<str>, (u32, u32)>,
+    /// (indexed term, field name) of each reason id.
+    reasons: Vec<(u32, u32)>,
+    /// Field names, then `"?"` for a field the index does not name.
+    field_names: Vec<String>,
+    /// Each document's rank by slug, for the final tie-break.
+    slug_ranks: Vec<u32>,
+}
+
+#[derive(Debug, Clone)]
+struct PreparedTerm {
+    text: String,
+    /// The documents this term is indexed in, in document order.
+    documents: Vec<TermInDocument>,
+}
+
+#[derive(Debug, Clone)]
+struct TermInDocument {
+    document: u32,
+    /// (field weight, 1 + ln tf) of each posting, in postings order.
+    weights: Box<[(f64, f64)]>,
+    /// Reason ids in field name order, each once.
+    reasons: Box<[u32]>,
+    /// Brands (positions in the document's `marcas`) whose name has this term, when the term
+    /// was indexed in the brands field.
+    brands: Box<[u32]>,
+}
+
+/// The studies a query found, best first, with why; reasons and brands of every hit in two
+/// shared lists.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    /// The query's folded terms, each once, in order of appearance.
+    pub terms: Vec<String>,
+    pub hits: Vec<RankedHit>,
+    /// (position in `terms`, reason id) of every hit, in display order.
+    pub reasons: Vec<(u32, u32)>,
+    /// Brand positions of every hit, in document order.
+    pub brands: Vec<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankedHit {
+    /// Position of the study in the index's `documentos`.
+    pub position: usize,
+    /// Distinct query terms the study matched.
+    pub matched_terms: usize,
+    pub score: f64,
+    /// This hit's part of [`Ranked::reasons`].
+    pub reasons: std::ops::Range<usize>,
+    /// This hit's part of [`Ranked::brands`].
+    pub brands: std::ops::Range<usize>,
+}
+
+/// One (query term, indexed term, document) found while ranking.
+struct Found<'a> {
+    document: u32,
+    term_rank: u32,
+    query_term: u32,
+    indexed: u32,
+    postings: &'a TermInDocument,
+}
+
+impl PreparedIndex {
+    /// Arranges `index` for answering.
+    pub fn new(index: &SearchIndex) -> PreparedIndex {
+        let field_ranks = string_ranks(index.campos.iter().map(|f| f.campo.as_str()));
+        let mut field_names: Vec<String> = index.campos.iter().map(|f| f.campo.clone()).collect();
+        let unknown_field = field_names.len() as u32;
+        field_names.push("?".to_owned());
+        let mut reason_ids: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+        let mut reasons = Vec::new();
+        let mut terms = Vec::with_capacity(index.terminos.len());
+        for (position, (text, postings)) in index.terminos.iter().enumerate() {
+            let mut by_document: BTreeMap<u32, Vec<[u32; 3]>> = BTreeMap::new();
+            for posting in postings.iter().filter(|p| (p[0] as usize) < index.documentos.len()) {
+                by_document.entry(posting[0]).or_default().push(*posting);
+            }
+            let documents = by_document
+                .into_iter()
+                .map(|(document, postings)| {
+                    let weights = postings
+                        .iter()
+                        .map(|[_, field, tf]| {
+                            let weight = index.campos.get(*field as usize).map_or(1.0, |f| f.peso);
+                            (weight, 1.0 + f64::from(*tf).ln())
+                        })
+                        .collect();
+                    // (field name rank, field slot), sorted and each rank once, as `query` dedups.
+                    let mut fields: Vec<(u32, u32)> = postings
+                        .iter()
+                        .map(|[_, field, _]| match field_ranks.get(*field as usize) {
+                            Some(rank) => (*rank, *field),
+                            None => (u32::MAX, unknown_field),
+                        })
+                        .collect();
+                    fields.sort_unstable();
+                    fields.dedup_by_key(|f| f.0);
+                    let in_brands = fields.iter().any(|(_, slot)| field_names[*slot as usize] == "marcas");
+                    let reasons = fields
+                        .iter()
+                        .map(|(_, slot)| {
+                            *reason_ids.entry((position as u32, *slot)).or_insert_with(|| {
+                                reasons.push((position as u32, *slot));
+                                reasons.len() as u32 - 1
+                            })
+                        })
+                        .collect();
+                    let brands = if in_brands {
+                        brands_named_by(&index.documentos[document as usize], text)
+                    } else {
+                        Box::default()
+                    };
+                    TermInDocument { document, weights, reasons, brands }
+                })
+                .collect();
+            terms.push(PreparedTerm { text: text.clone(), documents });
+        }
+        let lookup = lookup_table(&terms);
+        let slug_ranks = string_ranks(index.documentos.iter().map(|d| d.slug.as_str()));
+        PreparedIndex { terms, lookup, reasons, field_names, slug_ranks }
+    }
+
+    /// The (indexed term, field name) a reason id stands for.
+    pub fn reason(&self, id: u32) -> Option<(&str, &str)> {
+        let (term, field) = *self.reasons.get(id as usize)?;
+        Some((self.terms.get(term as usize)?.text.as_str(), self.field_names.get(field as usize)?.as_str()))
+    }
+
+    /// How many reason ids there are (they run from 0).
+    pub fn reason_count(&self) -> usize {
+        self.reasons.len()
+    }
+
+    /// Ranks the studies for a free-text query exactly as [`SearchIndex::query`] does.
+    pub fn query(&self, text: &str) -> Result<Ranked, QueryError> {
+        if text.len() > MAX_QUERY_BYTES {
+            return Err(QueryError::TooLong(text.len()));
+        }
+        let terms = distinct(search_terms(text));
+        if terms.is_empty() {
+            return Err(QueryError::Empty);
+        }
+        let term_ranks = string_ranks(terms.iter().map(String::as_str));
+        let mut scores = vec![0.0f64; self.slug_ranks.len()];
+        let mut found: Vec<Found<'_>> = Vec::with_capacity(32);
+        for (query_term, (term, term_rank)) in terms.iter().zip(&term_ranks).enumerate() {
+            let Some(&(start, end)) = self.lookup.get(term.as_str()) else { continue };
+            for (indexed, prepared) in self.terms[start as usize..end as usize].iter().enumerate() {
+                let factor = if prepared.text == *term { 1.0 } else { PREFIX_FACTOR };
+                for postings in &prepared.documents {
+                    let score = &mut scores[postings.document as usize];
+                    for (weight, frequency) in &postings.weights {
+                        *score += weight * factor * frequency;
+                    }
+                    found.push(Found {
+                        document: postings.document,
+                        term_rank: *term_rank,
+                        query_term: query_term as u32,
+                        indexed: start + indexed as u32,
+                        postings,
+                    });
+                }
+            }
+        }
+        found.sort_unstable_by_key(|f| (f.document, f.term_rank, f.indexed));
+        let mut ranked =
+            Ranked { terms, hits: Vec::new(), reasons: Vec::with_capacity(found.len() * 2), brands: Vec::new() };
+        for group in found.chunk_by(|a, b| a.document == b.document) {
+            let position = group[0].document as usize;
+            let reasons_start = ranked.reasons.len();
+            for f in group {
+                ranked.reasons.extend(f.postings.reasons.iter().map(|id| (f.query_term, *id)));
+            }
+            let brands_start = ranked.brands.len();
+            for f in group {
+                ranked.brands.extend_from_slice(&f.postings.brands);
+            }
+            ranked.brands[brands_start..].sort_unstable();
+            let unique = dedup_tail(&mut ranked.brands, brands_start);
+            ranked.brands.truncate(brands_start + unique);
+            ranked.hits.push(RankedHit {
+                position,
+                matched_terms: group.chunk_by(|a, b| a.term_rank == b.term_rank).count(),
+                score: scores[position],
+                reasons: reasons_start..ranked.reasons.len(),
+                brands: brands_start..ranked.brands.len(),
+            });
+        }
+        ranked.hits.sort_by(|a, b| {
+            b.matched_terms
+                .cmp(&a.matched_terms)
+                .then(b.score.total_cmp(&a.score))
+                .then(self.slug_ranks[a.position].cmp(&self.slug_ranks[b.position]))
+        });
+        Ok(ranked)
+    }
+}
+
+/// Removes repeats from the sorted tail of `values` starting at `start`; returns how many
+/// distinct values the tail keeps.
+fn dedup_tail(values: &mut [u32], start: usize) -> usize {
+    let tail = &mut values[start..];
+    let mut kept = 0;
+    for i in 0..tail.len() {
+        if kept == 0 || tail[i] != tail[kept - 1] {
+            tail[kept] = tail[i];
+            kept += 1;
+        }
+    }
+    kept
+}
+
+/// Positions of the brands of `document` whose folded name has `term`.
+fn brands_named_by(document: &SearchDocument, term: &str) -> Box<[u32]> {
+    document
+        .marcas
+        .iter()
+        .zip(&document.marcas_terminos)
+        .enumerate()
+        .filter(|(_, (_, terms))| terms.iter().any(|t| t == term))
+        .map(|(position, _)| position as u32)
+        .collect()
+}
+
+/// Every word that matches at least one of `terms` (sorted), with the range it matches: an
+/// indexed term matches itself and, when at least [`MIN_PREFIX`] bytes long, every term it
+/// begins; a shorter word matches only itself.
+fn lookup_table(terms: &[PreparedTerm]) -> HashMap<Box<str>, (u32, u32)> {
+    let mut lookup = HashMap::new();
+    let range_of = |word: &str| {
+        let start = terms.partition_point(|t| t.text.as_str() < word);
+        let end = start + terms[start..].partition_point(|t| t.text.starts_with(word));
+        (start as u32, end as u32)
+    };
+    for (position, term) in terms.iter().enumerate() {
+        let text = term.text.as_str();
+        let own = if text.len() >= MIN_PREFIX { range_of(text) } else { (position as u32, position as u32 + 1) };
+        lookup.insert(Box::from(text), own);
+        for (end, _) in text.char_indices().skip(1).filter(|(end, _)| *end >= MIN_PREFIX) {
+            let prefix = &text[..end];
+            if !lookup.contains_key(prefix) {
+                lookup.insert(Box::from(prefix), range_of(prefix));
+            }
+        }
+    }
+    lookup
+}
+
 /// (query term rank, indexed term sequence, field name rank).
 type MatchOrder = (u32, u32, u32);
 /// (query term, indexed term, field name).
@@ -248,7 +512,108 @@ mod tests {
         assert_eq!(index.query(&"a".repeat(600)).unwrap_err(), QueryError::TooLong(600));
     }
 
+    /// A hand-written index with every oddity `query` tolerates: duplicate field names, a field
+    /// called "marcas" twice, postings naming a missing field or study, repeated postings,
+    /// short terms, prefixes that are terms, accents, duplicate slugs.
+    fn odd_index() -> impl proptest::strategy::Strategy<Value = SearchIndex> {
+        use proptest::prelude::*;
+        let words = [
+            "ab", "abc", "abcd", "abcde", "ho", "hot", "hotel", "hoteles", "hotelero", "nandu", "ñandú", "ñan",
+            "banco", "bancos", "x",
+        ];
+        let fields = prop::collection::vec(
+            (
+                prop::sample::select(vec!["titulo", "marcas", "industria", "?", "marcas", "marcas"]),
+                prop::sample::select(vec![3.0, 2.0, 1.5, 1.0, 0.5]),
+            ),
+            0..5,
+        );
+        let documents = prop::collection::vec(
+            (
+                prop::sample::select(vec!["a-2026", "b-2026", "c-2026", "a-2026"]),
+                prop::collection::vec(prop::collection::vec(prop::sample::select(words.to_vec()), 1..3), 0..6),
+            ),
+            1..5,
+        );
+        let postings = prop::collection::btree_map(
+            prop::sample::select(words.to_vec()),
+            prop::collection::vec((0u32..5, 0u32..6, 1u32..5), 1..6),
+            0..12,
+        );
+        (fields, documents, postings).prop_map(|(fields, documents, postings)| SearchIndex {
+            campos: fields.into_iter().map(|(c, p)| FieldWeight { campo: c.to_owned(), peso: p }).collect(),
+            documentos: documents
+                .into_iter()
+                .map(|(slug, brands)| SearchDocument {
+                    slug: slug.to_owned(),
+                    nombre: slug.to_owned(),
+                    nombre_en: slug.to_owned(),
+                    industria: String::new(),
+                    pais: Vec::new(),
+                    marcas: brands.iter().map(|terms| terms.join(" ")).collect(),
+                    marcas_terminos: brands.iter().map(|terms| terms.iter().map(|t| fold(t)).collect()).collect(),
+                })
+                .collect(),
+            terminos: postings
+                .into_iter()
+                .map(|(t, p)| (fold(t), p.into_iter().map(|(d, f, tf)| [d, f, tf]).collect()))
+                .collect(),
+        })
+    }
+
+    /// `PreparedIndex::query`'s answer in the shape `SearchIndex::query` gives.
+    fn as_hits<'a>(index: &'a SearchIndex, prepared: &'a PreparedIndex, ranked: &'a Ranked) -> Vec<Hit<'a>> {
+        ranked
+            .hits
+            .iter()
+            .map(|hit| {
+                let document = &index.documentos[hit.position];
+                Hit {
+                    document,
+                    position: hit.position,
+                    matched_terms: hit.matched_terms,
+                    score: hit.score,
+                    matches: ranked.reasons[hit.reasons.clone()]
+                        .iter()
+                        .map(|(term, id)| {
+                            let (indexed, field) = prepared.reason(*id).unwrap();
+                            (ranked.terms[*term as usize].as_str(), indexed, field)
+                        })
+                        .collect(),
+                    brands: ranked.brands[hit.brands.clone()]
+                        .iter()
+                        .map(|b| document.marcas[*b as usize].as_str())
+                        .collect(),
+                }
+            })
+            .collect()
+    }
+
     proptest::proptest! {
+        /// The prepared index answers every query exactly as the definition does: same hits,
+        /// same order, same reasons and brands, scores equal bit for bit.
+        #[test]
+        fn prepared_equals_the_definition(
+            index in odd_index(),
+            words in proptest::collection::vec("(ab|abc|abcd|ho|hot|hote|hotel|hoteles|hotelerox|nan|ñan|ÑANDÚ|banc|BANCOS|x|de|zz)", 1..6),
+        ) {
+            let prepared = PreparedIndex::new(&index);
+            let text = words.join(" ");
+            match (index.query(&text), prepared.query(&text)) {
+                (Ok((terms, hits)), Ok(ranked)) => {
+                    proptest::prop_assert_eq!(&terms, &ranked.terms);
+                    let prepared_hits = as_hits(&index, &prepared, &ranked);
+                    proptest::prop_assert_eq!(hits.len(), prepared_hits.len());
+                    for (expected, got) in hits.iter().zip(&prepared_hits) {
+                        proptest::prop_assert_eq!(expected.score.to_bits(), got.score.to_bits());
+                        proptest::prop_assert_eq!(expected, got);
+                    }
+                }
+                (Err(expected), Err(got)) => proptest::prop_assert_eq!(expected, got),
+                (expected, got) => proptest::prop_assert!(false, "{:?} against {:?}", expected.map(|_| ()), got.map(|_| ())),
+            }
+        }
+
         /// Whatever the query, each hit's reasons are sorted by (query term, indexed term,
         /// field name) as strings, each once, and it matched as many terms as it names.
         #[test]

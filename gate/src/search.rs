@@ -4,17 +4,19 @@
 //! study was indexed under and the words a buyer types are folded by the same code. This
 //! module turns hits into the JSON a buyer reads: why each study matched and where to go next.
 //!
-//! A search answer is mostly fixed text: each study's names, countries and links are the same
-//! in every answer that lists it. They are written as JSON once, when the gate loads, and an
-//! answer is assembled from those pieces and the few values that depend on the query, so a
-//! search that misses the cache costs little more than a file served from memory.
+//! A search answer is mostly fixed text: each study's names, countries, brands and links, and
+//! each reason's indexed term and field, are the same in every answer that names them. They
+//! are written as JSON once, when the gate loads, and ranking runs on the index arranged for
+//! answering ([`PreparedIndex`]); an answer is those pieces around the few values that depend
+//! on the query (the query terms, scores, counts), so a search that misses the cache costs
+//! little more than a file served from memory.
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
-use contract::search::{Hit, MAX_QUERY_BYTES, QueryError, SearchDocument, SearchIndex};
+use contract::search::{MAX_QUERY_BYTES, PreparedIndex, QueryError, Ranked, SearchDocument, SearchIndex};
 use serde_json::json;
 
 use crate::http::response::{Body, JSON, Reply};
@@ -35,14 +37,17 @@ pub struct Refused {
     pub message: String,
 }
 
-/// The gate's search: the manifest's index, each study's fixed JSON, and the answers given.
+/// The gate's search: the manifest's index arranged for answering, the fixed JSON of each
+/// study and of each reason, and the answers given.
 pub struct Search {
-    index: SearchIndex,
+    index: PreparedIndex,
     base_url: String,
     /// `,"catalogo":"…/catalogo"}`, the answer's last field.
     closing: Vec<u8>,
     /// Each study's fixed JSON, in index order.
     documents: Vec<DocumentJson>,
+    /// `,"coincide_con":…,"campo":…}` of each reason id: all of a reason but the query term.
+    reasons: Vec<Box<[u8]>>,
     cache: AnswerCache,
 }
 
@@ -104,6 +109,8 @@ struct DocumentJson {
     head: Box<[u8]>,
     /// `"urls":{"ficha":…,"comprar":…}}`
     tail: Box<[u8]>,
+    /// Each brand's name as a JSON string, in `marcas` order.
+    brands: Vec<Box<[u8]>>,
 }
 
 impl Search {
@@ -114,7 +121,9 @@ impl Search {
         let mut closing = b",\"catalogo\":".to_vec();
         push_json(&mut closing, &format!("{base_url}/catalogo"));
         closing.push(b'}');
-        Search { index: index.clone(), base_url, closing, documents, cache: Default::default() }
+        let index = PreparedIndex::new(index);
+        let reasons = (0..index.reason_count() as u32).map(|id| reason_json(index.reason(id))).collect();
+        Search { index, base_url, closing, documents, reasons, cache: Default::default() }
     }
 
     /// Answers `GET /buscar` with the raw query string of the request, through the cache.
@@ -149,7 +158,7 @@ impl Search {
     /// `buscar_estudios`), or why it is refused.
     pub fn results(&self, q: &str) -> Result<Bytes, Refused> {
         match self.index.query(q) {
-            Ok((terms, hits)) => Ok(Bytes::from(self.write_answer(q, &terms, &hits))),
+            Ok(ranked) => Ok(Bytes::from(self.write_answer(q, &ranked))),
             Err(QueryError::Empty) => Err(Refused {
                 code: "q_sin_terminos",
                 message: "La búsqueda no tiene palabras útiles (solo signos o palabras muy comunes).".to_owned(),
@@ -164,49 +173,78 @@ impl Search {
     /// `{"q", "terminos", "total", "resultados": [...], "catalogo"}`, each result
     /// `{"slug", "nombre", "nombre_en", "industria", "pais", "puntaje", "terminos_encontrados",
     /// "por_que": [{"termino", "coincide_con", "campo"}], "marcas_coincidentes", "urls"}`.
-    fn write_answer(&self, q: &str, terms: &[String], hits: &[Hit<'_>]) -> Vec<u8> {
-        let shown = &hits[..hits.len().min(MAX_RESULTS)];
+    fn write_answer(&self, q: &str, ranked: &Ranked) -> Vec<u8> {
+        let shown = &ranked.hits[..ranked.hits.len().min(MAX_RESULTS)];
+        // `{"termino":"…"` of each query term, written once for all the reasons that name it.
+        let mut openings = Vec::with_capacity(ranked.terms.iter().map(|t| t.len() + 16).sum());
+        let mut opening_ends = Vec::with_capacity(ranked.terms.len());
+        for term in &ranked.terms {
+            openings.extend_from_slice(b"{\"termino\":");
+            push_json(&mut openings, term);
+            opening_ends.push(openings.len());
+        }
+        let opening = |term: u32| {
+            let term = term as usize;
+            let start = if term == 0 { 0 } else { opening_ends.get(term - 1).copied().unwrap_or(0) };
+            openings.get(start..opening_ends.get(term).copied().unwrap_or(start))
+        };
         let fixed: usize =
             shown.iter().filter_map(|h| self.documents.get(h.position)).map(|d| d.head.len() + d.tail.len()).sum();
-        let mut out = Vec::with_capacity(256 + q.len() + fixed + shown.len() * 512);
+        let mut out = Vec::with_capacity(256 + q.len() + fixed + shown.len() * 64 + ranked.reasons.len() * 96);
         out.extend_from_slice(b"{\"q\":");
         push_json(&mut out, q);
         out.extend_from_slice(b",\"terminos\":");
-        push_json_list(&mut out, terms.iter().map(String::as_str));
+        push_json_list(&mut out, ranked.terms.iter().map(String::as_str));
         out.extend_from_slice(b",\"total\":");
-        out.extend_from_slice(itoa::Buffer::new().format(hits.len()).as_bytes());
+        out.extend_from_slice(itoa::Buffer::new().format(ranked.hits.len()).as_bytes());
         out.extend_from_slice(b",\"resultados\":[");
-        for (n, hit) in shown.iter().enumerate() {
+        let mut first = true;
+        for hit in shown {
             let Some(document) = self.documents.get(hit.position) else { continue };
-            if n > 0 {
+            if !first {
                 out.push(b',');
             }
+            first = false;
             out.extend_from_slice(&document.head);
             push_score(&mut out, hit.score);
             out.extend_from_slice(b",\"terminos_encontrados\":");
             out.extend_from_slice(itoa::Buffer::new().format(hit.matched_terms).as_bytes());
             out.extend_from_slice(b",\"por_que\":[");
-            for (i, (termino, coincide_con, campo)) in hit.matches.iter().enumerate() {
+            for (i, (term, reason)) in ranked.reasons[hit.reasons.clone()].iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
-                out.extend_from_slice(b"{\"termino\":");
-                push_json(&mut out, termino);
-                out.extend_from_slice(b",\"coincide_con\":");
-                push_json(&mut out, coincide_con);
-                out.extend_from_slice(b",\"campo\":");
-                push_json(&mut out, campo);
-                out.push(b'}');
+                if let (Some(opening), Some(rest)) = (opening(*term), self.reasons.get(*reason as usize)) {
+                    out.extend_from_slice(opening);
+                    out.extend_from_slice(rest);
+                }
             }
-            out.extend_from_slice(b"],\"marcas_coincidentes\":");
-            push_json_list(&mut out, hit.brands.iter().copied());
-            out.push(b',');
+            out.extend_from_slice(b"],\"marcas_coincidentes\":[");
+            let brands = ranked.brands[hit.brands.clone()].iter().filter_map(|b| document.brands.get(*b as usize));
+            for (i, brand) in brands.enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(brand);
+            }
+            out.extend_from_slice(b"],");
             out.extend_from_slice(&document.tail);
         }
         out.push(b']');
         out.extend_from_slice(&self.closing);
         out
     }
+}
+
+/// `,"coincide_con":…,"campo":…}` for a reason (an id the index gave always has one).
+fn reason_json(reason: Option<(&str, &str)>) -> Box<[u8]> {
+    let (indexed, field) = reason.unwrap_or(("", "?"));
+    let mut json = b",\"coincide_con\":".to_vec();
+    push_json(&mut json, indexed);
+    json.extend_from_slice(b",\"campo\":");
+    push_json(&mut json, field);
+    json.push(b'}');
+    json.into()
 }
 
 impl DocumentJson {
@@ -227,7 +265,16 @@ impl DocumentJson {
         tail.extend_from_slice(b",\"comprar\":");
         push_json(&mut tail, &format!("{base_url}/estudio/{}", d.slug));
         tail.extend_from_slice(b"}}");
-        DocumentJson { head: head.into(), tail: tail.into() }
+        let brands = d
+            .marcas
+            .iter()
+            .map(|brand| {
+                let mut json = Vec::new();
+                push_json(&mut json, brand);
+                json.into()
+            })
+            .collect();
+        DocumentJson { head: head.into(), tail: tail.into(), brands }
     }
 }
 
@@ -239,7 +286,8 @@ fn found(body: Bytes) -> Reply {
 /// Appends `text` as a JSON string. Folded terms and most names need no escaping and are
 /// copied as they are; anything else goes through `serde_json`.
 fn push_json(out: &mut Vec<u8>, text: &str) {
-    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+    // Without an early exit the check compiles to a few vector instructions.
+    if text.bytes().fold(true, |plain, b| plain & (b >= 0x20) & (b != b'"') & (b != b'\\')) {
         out.push(b'"');
         out.extend_from_slice(text.as_bytes());
         out.push(b'"');
@@ -261,9 +309,37 @@ fn push_json_list<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str>) {
     out.push(b']');
 }
 
-/// Appends a score rounded to three decimals, written as `serde_json` writes an `f64`.
+/// Appends a score rounded to three decimals, written as `serde_json` writes that `f64`.
+///
+/// A score is a whole number of thousandths `k`; below 2^43 (where one unit in the last place
+/// is under 0.001) the shortest decimal that reads back as `k / 1000` is `k / 1000` itself, so
+/// it is written from the integer. Anything else (negative, huge, not finite) goes through
+/// `serde_json`.
 fn push_score(out: &mut Vec<u8>, score: f64) {
-    let rounded = (score * 1000.0).round() / 1000.0;
+    let thousandths = (score * 1000.0).round();
+    if thousandths.is_sign_positive() && thousandths < 1e12 {
+        let k = thousandths as u64;
+        let mut digits = itoa::Buffer::new();
+        out.extend_from_slice(digits.format(k / 1000).as_bytes());
+        out.push(b'.');
+        let fraction = k % 1000;
+        if fraction == 0 {
+            out.push(b'0');
+        } else {
+            let written =
+                [b'0' + (fraction / 100) as u8, b'0' + (fraction / 10 % 10) as u8, b'0' + (fraction % 10) as u8];
+            let significant = if fraction.is_multiple_of(100) {
+                1
+            } else if fraction.is_multiple_of(10) {
+                2
+            } else {
+                3
+            };
+            out.extend_from_slice(&written[..significant]);
+        }
+        return;
+    }
+    let rounded = thousandths / 1000.0;
     // Writing into a `Vec` cannot fail; a non-finite score (impossible) is written `null`.
     let _ = serde_json::to_writer(&mut *out, &rounded);
 }
@@ -434,6 +510,40 @@ mod tests {
         }
     }
 
+    /// The score as `serde_json` writes the rounded `f64`.
+    fn score_by_serde(score: f64) -> String {
+        serde_json::to_string(&((score * 1000.0).round() / 1000.0)).unwrap()
+    }
+
+    #[test]
+    fn scores_are_written_as_serde_json_writes_them() {
+        for score in [
+            0.0,
+            -0.0,
+            0.0004,
+            0.0005,
+            0.001,
+            0.01,
+            0.1,
+            1.0,
+            5.0,
+            12.16,
+            33.614,
+            3.6935,
+            1e9 + 0.5,
+            8.79e9,
+            1e12,
+            1e15,
+            -1.0,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            let mut out = Vec::new();
+            push_score(&mut out, score);
+            assert_eq!(String::from_utf8(out).unwrap(), score_by_serde(score), "{score}");
+        }
+    }
+
     proptest::proptest! {
         /// Any raw query string: 200 with results from the index, or 400 JSON; never a panic.
         #[test]
@@ -450,6 +560,16 @@ mod tests {
                 } else {
                     proptest::prop_assert!(body["error"].is_string());
                 }
+            }
+        }
+
+        /// Any score, small or large, is written as `serde_json` writes it.
+        #[test]
+        fn any_score_is_written_as_serde_json_writes_it(thousandths in 0u64..2_000_000_000_000, noise in -0.49f64..0.49, raw in proptest::num::f64::ANY) {
+            for score in [(thousandths as f64 + noise) / 1000.0, raw] {
+                let mut out = Vec::new();
+                push_score(&mut out, score);
+                proptest::prop_assert_eq!(String::from_utf8(out).unwrap(), score_by_serde(score));
             }
         }
 

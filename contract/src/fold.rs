@@ -46,10 +46,17 @@ pub const STOPWORDS: &[&str] = &[
     "por", "que", "the", "to", "u", "un", "una", "unas", "unos", "y",
 ];
 
+/// The longest word in [`STOPWORDS`]: most search terms are longer and skip the lookup.
+const LONGEST_STOPWORD: usize = 4;
+
+fn is_stopword(term: &str) -> bool {
+    term.len() <= LONGEST_STOPWORD && STOPWORDS.binary_search(&term).is_ok()
+}
+
 /// Folded search terms of a text, stopwords removed, in order of appearance.
 pub fn search_terms(text: &str) -> Vec<String> {
     let folded = fold(text);
-    terms(&folded).filter(|t| STOPWORDS.binary_search(t).is_err()).map(str::to_owned).collect()
+    terms(&folded).filter(|t| !is_stopword(t)).map(str::to_owned).collect()
 }
 
 #[cfg(test)]
@@ -90,6 +97,11 @@ mod tests {
         let mut sorted = STOPWORDS.to_vec();
         sorted.sort_unstable();
         assert_eq!(sorted, STOPWORDS);
+    }
+
+    #[test]
+    fn no_stopword_is_longer_than_the_longest() {
+        assert_eq!(STOPWORDS.iter().map(|w| w.len()).max(), Some(LONGEST_STOPWORD));
     }
 
     #[test]

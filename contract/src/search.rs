@@ -8,7 +8,8 @@
 //! matched. Both halves read this one definition, so the words a study was indexed under and
 //! the words a buyer types cannot be folded differently.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 
 use serde::{Deserialize, Serialize};
 
@@ -161,7 +162,7 @@ pub struct PreparedIndex {
     /// Indexed terms, sorted.
     terms: Vec<PreparedTerm>,
     /// A query word → the range of `terms` it matches.
-    lookup: HashMap<Box<str>, (u32, u32)>,
+    words: WordTable,
     /// (indexed term, field name) of each reason id.
     reasons: Vec<(u32, u32)>,
     /// Field names, then `"?"` for a field the index does not name.
@@ -279,9 +280,9 @@ impl PreparedIndex {
                 .collect();
             terms.push(PreparedTerm { text: text.clone(), documents });
         }
-        let lookup = lookup_table(&terms);
+        let words = WordTable::new(&terms);
         let slug_ranks = string_ranks(index.documentos.iter().map(|d| d.slug.as_str()));
-        PreparedIndex { terms, lookup, reasons, field_names, slug_ranks }
+        PreparedIndex { terms, words, reasons, field_names, slug_ranks }
     }
 
     /// The (indexed term, field name) a reason id stands for.
@@ -308,7 +309,7 @@ impl PreparedIndex {
         let mut scores = vec![0.0f64; self.slug_ranks.len()];
         let mut found: Vec<Found<'_>> = Vec::with_capacity(32);
         for (query_term, (term, term_rank)) in terms.iter().zip(&term_ranks).enumerate() {
-            let Some(&(start, end)) = self.lookup.get(term.as_str()) else { continue };
+            let Some((start, end)) = self.words.find(&self.terms, term) else { continue };
             for (indexed, prepared) in self.terms[start as usize..end as usize].iter().enumerate() {
                 let factor = if prepared.text == *term { 1.0 } else { PREFIX_FACTOR };
                 for postings in &prepared.documents {
@@ -386,28 +387,63 @@ fn brands_named_by(document: &SearchDocument, term: &str) -> Box<[u32]> {
         .collect()
 }
 
-/// Every word that matches at least one of `terms` (sorted), with the range it matches: an
+/// Every word that matches at least one indexed term, with the range of terms it matches: an
 /// indexed term matches itself and, when at least [`MIN_PREFIX`] bytes long, every term it
-/// begins; a shorter word matches only itself.
-fn lookup_table(terms: &[PreparedTerm]) -> HashMap<Box<str>, (u32, u32)> {
-    let mut lookup = HashMap::new();
-    let range_of = |word: &str| {
-        let start = terms.partition_point(|t| t.text.as_str() < word);
-        let end = start + terms[start..].partition_point(|t| t.text.starts_with(word));
-        (start as u32, end as u32)
-    };
-    for (position, term) in terms.iter().enumerate() {
-        let text = term.text.as_str();
-        let own = if text.len() >= MIN_PREFIX { range_of(text) } else { (position as u32, position as u32 + 1) };
-        lookup.insert(Box::from(text), own);
-        for (end, _) in text.char_indices().skip(1).filter(|(end, _)| *end >= MIN_PREFIX) {
-            let prefix = &text[..end];
-            if !lookup.contains_key(prefix) {
-                lookup.insert(Box::from(prefix), range_of(prefix));
+/// begins; a shorter word matches only itself. A word is held as a prefix of a term (which
+/// term, how many bytes), so the table costs 16 bytes a word however long the terms are; words
+/// longer than a query can be are left out.
+#[derive(Debug, Clone)]
+struct WordTable {
+    hasher: hashbrown::DefaultHashBuilder,
+    words: hashbrown::HashTable<Word>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Word {
+    /// The term this word begins, and its length in bytes.
+    term: u32,
+    len: u32,
+    /// The range of terms it matches.
+    start: u32,
+    end: u32,
+}
+
+impl WordTable {
+    /// The table for `terms` (sorted).
+    fn new(terms: &[PreparedTerm]) -> WordTable {
+        let mut table = WordTable { hasher: Default::default(), words: hashbrown::HashTable::new() };
+        let range_of = |word: &str| {
+            let start = terms.partition_point(|t| t.text.as_str() < word);
+            let end = start + terms[start..].partition_point(|t| t.text.starts_with(word));
+            (start as u32, end as u32)
+        };
+        for (position, term) in terms.iter().enumerate() {
+            let text = term.text.as_str();
+            let prefixes = text.char_indices().map(|(end, _)| end).skip(1).filter(|end| *end >= MIN_PREFIX);
+            for end in prefixes.chain([text.len()]).filter(|end| *end <= MAX_QUERY_BYTES) {
+                let word = &text[..end];
+                if table.find(terms, word).is_some() {
+                    continue;
+                }
+                let (start, stop) =
+                    if end < MIN_PREFIX { (position as u32, position as u32 + 1) } else { range_of(word) };
+                let entry = Word { term: position as u32, len: end as u32, start, end: stop };
+                let hasher = &table.hasher;
+                table.words.insert_unique(hasher.hash_one(word), entry, |w| hasher.hash_one(word_of(terms, w)));
             }
         }
+        table
     }
-    lookup
+
+    /// The range of `terms` that `word` matches, if any.
+    fn find(&self, terms: &[PreparedTerm], word: &str) -> Option<(u32, u32)> {
+        self.words.find(self.hasher.hash_one(word), |w| word_of(terms, w) == word).map(|w| (w.start, w.end))
+    }
+}
+
+/// The text of a word of the table.
+fn word_of<'t>(terms: &'t [PreparedTerm], word: &Word) -> &'t str {
+    terms.get(word.term as usize).and_then(|t| t.text.get(..word.len as usize)).unwrap_or_default()
 }
 
 /// (query term rank, indexed term sequence, field name rank).
@@ -507,6 +543,20 @@ mod tests {
         assert!((hits[0].score - 1.5 * (1.0 + 2f64.ln())).abs() < 1e-9);
         assert!((hits[1].score - 1.0).abs() < 1e-9);
         assert!(index.query("ho").unwrap().1.is_empty(), "two letters match only exactly");
+    }
+
+    #[test]
+    fn a_term_longer_than_any_query_is_found_by_its_prefixes() {
+        let mut index = index();
+        index.terminos.insert("x".repeat(2000), vec![[0, 4, 1]]);
+        let prepared = PreparedIndex::new(&index);
+        assert!(prepared.words.words.len() < 600, "words past the longest query are not kept");
+        for query in ["xxx".to_owned(), "x".repeat(MAX_QUERY_BYTES)] {
+            let ranked = prepared.query(&query).unwrap();
+            assert_eq!(ranked.hits.len(), 1);
+            assert_eq!(ranked.hits[0].position, 0);
+            assert_eq!(index.query(&query).unwrap().1.len(), 1);
+        }
     }
 
     #[test]

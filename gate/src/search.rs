@@ -133,9 +133,8 @@ impl Search {
         if cacheable && let Some(body) = self.cache.get(key) {
             return found(body);
         }
-        let q = query.and_then(|query| {
-            url::form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "q").map(|(_, v)| v.into_owned())
-        });
+        let q = query
+            .and_then(|query| url::form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "q").map(|(_, v)| v));
         let Some(q) = q.filter(|q| !q.trim().is_empty()) else {
             return Reply::error_with(
                 400,

@@ -190,6 +190,82 @@ struct TermInDocument {
     brands: Box<[u32]>,
 }
 
+/// What preparing an index carries from term to term: the fields' names and ranks, and the
+/// reasons given an id so far.
+struct Preparing<'i> {
+    index: &'i SearchIndex,
+    /// Each field's rank by name, as `query` sorts reasons.
+    field_ranks: Vec<u32>,
+    /// Field names, then `"?"` for a field the index does not name.
+    field_names: Vec<String>,
+    /// (term, field slot) → reason id.
+    reason_ids: BTreeMap<(u32, u32), u32>,
+    reasons: Vec<(u32, u32)>,
+}
+
+impl<'i> Preparing<'i> {
+    fn new(index: &'i SearchIndex) -> Preparing<'i> {
+        let mut field_names: Vec<String> = index.campos.iter().map(|f| f.campo.clone()).collect();
+        field_names.push("?".to_owned());
+        Preparing {
+            index,
+            field_ranks: string_ranks(index.campos.iter().map(|f| f.campo.as_str())),
+            field_names,
+            reason_ids: BTreeMap::new(),
+            reasons: Vec::new(),
+        }
+    }
+
+    /// The term at `position` with its postings grouped by document (postings naming a
+    /// document the index does not have count for nothing, as in `query`).
+    fn term(&mut self, position: u32, text: &str, postings: &[[u32; 3]]) -> PreparedTerm {
+        let mut by_document: BTreeMap<u32, Vec<[u32; 3]>> = BTreeMap::new();
+        for posting in postings.iter().filter(|p| (p[0] as usize) < self.index.documentos.len()) {
+            by_document.entry(posting[0]).or_default().push(*posting);
+        }
+        let documents = by_document
+            .into_iter()
+            .map(|(document, postings)| self.term_in_document(position, text, document, &postings))
+            .collect();
+        PreparedTerm { text: text.to_owned(), documents }
+    }
+
+    /// One term's postings in one document: their weights in order, the reasons they give
+    /// sorted by field name and each once (as `query` dedups them), the brands they name.
+    fn term_in_document(&mut self, term: u32, text: &str, document: u32, postings: &[[u32; 3]]) -> TermInDocument {
+        let campos = &self.index.campos;
+        let weights = postings
+            .iter()
+            .map(|[_, field, tf]| (campos.get(*field as usize).map_or(1.0, |f| f.peso), 1.0 + f64::from(*tf).ln()))
+            .collect();
+        let unknown_field = campos.len() as u32;
+        let mut fields: Vec<(u32, u32)> = postings
+            .iter()
+            .map(|[_, field, _]| match self.field_ranks.get(*field as usize) {
+                Some(rank) => (*rank, *field),
+                None => (u32::MAX, unknown_field),
+            })
+            .collect();
+        fields.sort_unstable();
+        fields.dedup_by_key(|(rank, _)| *rank);
+        let in_brands = fields.iter().any(|(_, slot)| self.field_names[*slot as usize] == "marcas");
+        let reasons = fields.iter().map(|(_, slot)| self.reason_id(term, *slot)).collect();
+        let brands = match self.index.documentos.get(document as usize) {
+            Some(study) if in_brands => brands_named_by(study, text),
+            _ => Box::default(),
+        };
+        TermInDocument { document, weights, reasons, brands }
+    }
+
+    fn reason_id(&mut self, term: u32, field_slot: u32) -> u32 {
+        let reasons = &mut self.reasons;
+        *self.reason_ids.entry((term, field_slot)).or_insert_with(|| {
+            reasons.push((term, field_slot));
+            reasons.len() as u32 - 1
+        })
+    }
+}
+
 /// The studies a query found, best first, with why; reasons and brands of every hit in two
 /// shared lists.
 #[derive(Debug, Clone, PartialEq)]
@@ -228,60 +304,16 @@ struct Found<'a> {
 impl PreparedIndex {
     /// Arranges `index` for answering.
     pub fn new(index: &SearchIndex) -> PreparedIndex {
-        let field_ranks = string_ranks(index.campos.iter().map(|f| f.campo.as_str()));
-        let mut field_names: Vec<String> = index.campos.iter().map(|f| f.campo.clone()).collect();
-        let unknown_field = field_names.len() as u32;
-        field_names.push("?".to_owned());
-        let mut reason_ids: BTreeMap<(u32, u32), u32> = BTreeMap::new();
-        let mut reasons = Vec::new();
-        let mut terms = Vec::with_capacity(index.terminos.len());
-        for (position, (text, postings)) in index.terminos.iter().enumerate() {
-            let mut by_document: BTreeMap<u32, Vec<[u32; 3]>> = BTreeMap::new();
-            for posting in postings.iter().filter(|p| (p[0] as usize) < index.documentos.len()) {
-                by_document.entry(posting[0]).or_default().push(*posting);
-            }
-            let documents = by_document
-                .into_iter()
-                .map(|(document, postings)| {
-                    let weights = postings
-                        .iter()
-                        .map(|[_, field, tf]| {
-                            let weight = index.campos.get(*field as usize).map_or(1.0, |f| f.peso);
-                            (weight, 1.0 + f64::from(*tf).ln())
-                        })
-                        .collect();
-                    // (field name rank, field slot), sorted and each rank once, as `query` dedups.
-                    let mut fields: Vec<(u32, u32)> = postings
-                        .iter()
-                        .map(|[_, field, _]| match field_ranks.get(*field as usize) {
-                            Some(rank) => (*rank, *field),
-                            None => (u32::MAX, unknown_field),
-                        })
-                        .collect();
-                    fields.sort_unstable();
-                    fields.dedup_by_key(|f| f.0);
-                    let in_brands = fields.iter().any(|(_, slot)| field_names[*slot as usize] == "marcas");
-                    let reasons = fields
-                        .iter()
-                        .map(|(_, slot)| {
-                            *reason_ids.entry((position as u32, *slot)).or_insert_with(|| {
-                                reasons.push((position as u32, *slot));
-                                reasons.len() as u32 - 1
-                            })
-                        })
-                        .collect();
-                    let brands = if in_brands {
-                        brands_named_by(&index.documentos[document as usize], text)
-                    } else {
-                        Box::default()
-                    };
-                    TermInDocument { document, weights, reasons, brands }
-                })
-                .collect();
-            terms.push(PreparedTerm { text: text.clone(), documents });
-        }
+        let mut preparing = Preparing::new(index);
+        let terms: Vec<PreparedTerm> = index
+            .terminos
+            .iter()
+            .enumerate()
+            .map(|(position, (text, postings))| preparing.term(position as u32, text, postings))
+            .collect();
         let words = WordTable::new(&terms);
         let slug_ranks = string_ranks(index.documentos.iter().map(|d| d.slug.as_str()));
+        let Preparing { reasons, field_names, .. } = preparing;
         PreparedIndex { terms, words, reasons, field_names, slug_ranks }
     }
 

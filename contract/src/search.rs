@@ -82,13 +82,7 @@ impl SearchIndex {
     /// Ranks the studies for a free-text query: studies matching more of the query's terms
     /// first, then by score (field weight × (1 + ln tf), prefix matches at half weight), then slug.
     pub fn query<'a>(&'a self, text: &str) -> Result<(Vec<String>, Vec<Hit<'a>>), QueryError> {
-        if text.len() > MAX_QUERY_BYTES {
-            return Err(QueryError::TooLong(text.len()));
-        }
-        let terms = distinct(search_terms(text));
-        if terms.is_empty() {
-            return Err(QueryError::Empty);
-        }
+        let terms = query_terms(text)?;
         // Matches are sorted by (query term, indexed term, field name) for display. Ranking
         // the query terms and field names once lets that sort compare numbers, not strings:
         // the indexed terms of one query term arrive in order already (a range of the index).
@@ -330,13 +324,7 @@ impl PreparedIndex {
 
     /// Ranks the studies for a free-text query exactly as [`SearchIndex::query`] does.
     pub fn query(&self, text: &str) -> Result<Ranked, QueryError> {
-        if text.len() > MAX_QUERY_BYTES {
-            return Err(QueryError::TooLong(text.len()));
-        }
-        let terms = distinct(search_terms(text));
-        if terms.is_empty() {
-            return Err(QueryError::Empty);
-        }
+        let terms = query_terms(text)?;
         let term_ranks = string_ranks(terms.iter().map(String::as_str));
         let mut scores = vec![0.0f64; self.slug_ranks.len()];
         let mut found: Vec<Found<'_>> = Vec::with_capacity(32);
@@ -493,6 +481,18 @@ fn string_ranks<'s>(strings: impl Iterator<Item = &'s str>) -> Vec<u32> {
     let mut sorted = strings.clone();
     sorted.sort_unstable();
     strings.iter().map(|s| sorted.partition_point(|other| other < s) as u32).collect()
+}
+
+/// A query's folded terms, each once, in order of appearance; or why it is refused.
+fn query_terms(text: &str) -> Result<Vec<String>, QueryError> {
+    if text.len() > MAX_QUERY_BYTES {
+        return Err(QueryError::TooLong(text.len()));
+    }
+    let terms = distinct(search_terms(text));
+    if terms.is_empty() {
+        return Err(QueryError::Empty);
+    }
+    Ok(terms)
 }
 
 /// The terms in order of first appearance, each once (a query has a few dozen at most).

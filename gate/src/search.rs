@@ -16,7 +16,7 @@ use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
-use contract::search::{MAX_QUERY_BYTES, PreparedIndex, QueryError, Ranked, SearchDocument, SearchIndex};
+use contract::search::{MAX_QUERY_BYTES, PreparedIndex, QueryError, Ranked, RankedHit, SearchDocument, SearchIndex};
 use serde_json::json;
 
 use crate::http::response::{Body, JSON, Reply};
@@ -174,19 +174,7 @@ impl Search {
     /// "por_que": [{"termino", "coincide_con", "campo"}], "marcas_coincidentes", "urls"}`.
     fn write_answer(&self, q: &str, ranked: &Ranked) -> Vec<u8> {
         let shown = &ranked.hits[..ranked.hits.len().min(MAX_RESULTS)];
-        // `{"termino":"…"` of each query term, written once for all the reasons that name it.
-        let mut openings = Vec::with_capacity(ranked.terms.iter().map(|t| t.len() + 16).sum());
-        let mut opening_ends = Vec::with_capacity(ranked.terms.len());
-        for term in &ranked.terms {
-            openings.extend_from_slice(b"{\"termino\":");
-            push_json(&mut openings, term);
-            opening_ends.push(openings.len());
-        }
-        let opening = |term: u32| {
-            let term = term as usize;
-            let start = if term == 0 { 0 } else { opening_ends.get(term - 1).copied().unwrap_or(0) };
-            openings.get(start..opening_ends.get(term).copied().unwrap_or(start))
-        };
+        let openings = TermOpenings::new(&ranked.terms);
         let fixed: usize =
             shown.iter().filter_map(|h| self.documents.get(h.position)).map(|d| d.head.len() + d.tail.len()).sum();
         let mut out = Vec::with_capacity(256 + q.len() + fixed + shown.len() * 64 + ranked.reasons.len() * 96);
@@ -197,41 +185,78 @@ impl Search {
         out.extend_from_slice(b",\"total\":");
         out.extend_from_slice(itoa::Buffer::new().format(ranked.hits.len()).as_bytes());
         out.extend_from_slice(b",\"resultados\":[");
-        let mut first = true;
-        for hit in shown {
-            let Some(document) = self.documents.get(hit.position) else { continue };
-            if !first {
+        let documents = shown.iter().filter_map(|hit| Some((hit, self.documents.get(hit.position)?)));
+        for (n, (hit, document)) in documents.enumerate() {
+            if n > 0 {
                 out.push(b',');
             }
-            first = false;
-            out.extend_from_slice(&document.head);
-            push_score(&mut out, hit.score);
-            out.extend_from_slice(b",\"terminos_encontrados\":");
-            out.extend_from_slice(itoa::Buffer::new().format(hit.matched_terms).as_bytes());
-            out.extend_from_slice(b",\"por_que\":[");
-            for (i, (term, reason)) in ranked.reasons[hit.reasons.clone()].iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                if let (Some(opening), Some(rest)) = (opening(*term), self.reasons.get(*reason as usize)) {
-                    out.extend_from_slice(opening);
-                    out.extend_from_slice(rest);
-                }
-            }
-            out.extend_from_slice(b"],\"marcas_coincidentes\":[");
-            let brands = ranked.brands[hit.brands.clone()].iter().filter_map(|b| document.brands.get(*b as usize));
-            for (i, brand) in brands.enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                out.extend_from_slice(brand);
-            }
-            out.extend_from_slice(b"],");
-            out.extend_from_slice(&document.tail);
+            self.write_hit(&mut out, hit, document, ranked, &openings);
         }
         out.push(b']');
         out.extend_from_slice(&self.closing);
         out
+    }
+
+    /// One result object: the study's fixed JSON around its score, count, reasons and brands.
+    fn write_hit(
+        &self,
+        out: &mut Vec<u8>,
+        hit: &RankedHit,
+        document: &DocumentJson,
+        ranked: &Ranked,
+        openings: &TermOpenings,
+    ) {
+        out.extend_from_slice(&document.head);
+        push_score(out, hit.score);
+        out.extend_from_slice(b",\"terminos_encontrados\":");
+        out.extend_from_slice(itoa::Buffer::new().format(hit.matched_terms).as_bytes());
+        out.extend_from_slice(b",\"por_que\":[");
+        let reasons = ranked.reasons[hit.reasons.clone()]
+            .iter()
+            .filter_map(|(term, reason)| Some((openings.get(*term)?, self.reasons.get(*reason as usize)?)));
+        for (i, (opening, rest)) in reasons.enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(opening);
+            out.extend_from_slice(rest);
+        }
+        out.extend_from_slice(b"],\"marcas_coincidentes\":[");
+        let brands = ranked.brands[hit.brands.clone()].iter().filter_map(|b| document.brands.get(*b as usize));
+        for (i, brand) in brands.enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(brand);
+        }
+        out.extend_from_slice(b"],");
+        out.extend_from_slice(&document.tail);
+    }
+}
+
+/// `{"termino":"…"` of each query term, written once for all the reasons that name it.
+struct TermOpenings {
+    bytes: Vec<u8>,
+    /// Where each term's opening ends in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl TermOpenings {
+    fn new(terms: &[String]) -> TermOpenings {
+        let mut bytes = Vec::with_capacity(terms.iter().map(|t| t.len() + 16).sum());
+        let mut ends = Vec::with_capacity(terms.len());
+        for term in terms {
+            bytes.extend_from_slice(b"{\"termino\":");
+            push_json(&mut bytes, term);
+            ends.push(bytes.len());
+        }
+        TermOpenings { bytes, ends }
+    }
+
+    fn get(&self, term: u32) -> Option<&[u8]> {
+        let term = term as usize;
+        let start = if term == 0 { 0 } else { *self.ends.get(term - 1)? };
+        self.bytes.get(start..*self.ends.get(term)?)
     }
 }
 

@@ -311,15 +311,11 @@ impl PreparedIndex {
         PreparedIndex { terms, words, reasons, field_names, slug_ranks }
     }
 
-    /// The (indexed term, field name) a reason id stands for.
-    pub fn reason(&self, id: u32) -> Option<(&str, &str)> {
-        let (term, field) = *self.reasons.get(id as usize)?;
-        Some((self.terms.get(term as usize)?.text.as_str(), self.field_names.get(field as usize)?.as_str()))
-    }
-
-    /// How many reason ids there are (they run from 0).
-    pub fn reason_count(&self) -> usize {
-        self.reasons.len()
+    /// The (indexed term, field name) of every reason, in id order (ids run from 0).
+    pub fn reasons(&self) -> impl ExactSizeIterator<Item = (&str, &str)> {
+        self.reasons
+            .iter()
+            .map(|(term, field)| (self.terms[*term as usize].text.as_str(), self.field_names[*field as usize].as_str()))
     }
 
     /// Ranks the studies for a free-text query exactly as [`SearchIndex::query`] does.
@@ -357,12 +353,12 @@ impl PreparedIndex {
                 ranked.reasons.extend(f.postings.reasons.iter().map(|id| (f.query_term, *id)));
             }
             let brands_start = ranked.brands.len();
-            for f in group {
-                ranked.brands.extend_from_slice(&f.postings.brands);
+            for brand in group.iter().flat_map(|f| f.postings.brands.iter()) {
+                if !ranked.brands[brands_start..].contains(brand) {
+                    ranked.brands.push(*brand);
+                }
             }
             ranked.brands[brands_start..].sort_unstable();
-            let unique = dedup_tail(&mut ranked.brands, brands_start);
-            ranked.brands.truncate(brands_start + unique);
             ranked.hits.push(RankedHit {
                 position,
                 matched_terms: group.chunk_by(|a, b| a.term_rank == b.term_rank).count(),
@@ -379,20 +375,6 @@ impl PreparedIndex {
         });
         Ok(ranked)
     }
-}
-
-/// Removes repeats from the sorted tail of `values` starting at `start`; returns how many
-/// distinct values the tail keeps.
-fn dedup_tail(values: &mut [u32], start: usize) -> usize {
-    let tail = &mut values[start..];
-    let mut kept = 0;
-    for i in 0..tail.len() {
-        if kept == 0 || tail[i] != tail[kept - 1] {
-            tail[kept] = tail[i];
-            kept += 1;
-        }
-    }
-    kept
 }
 
 /// Positions of the brands of `document` whose folded name has `term`.
@@ -662,7 +644,7 @@ mod tests {
                     matches: ranked.reasons[hit.reasons.clone()]
                         .iter()
                         .map(|(term, id)| {
-                            let (indexed, field) = prepared.reason(*id).unwrap();
+                            let (indexed, field) = prepared.reasons().nth(*id as usize).unwrap();
                             (ranked.terms[*term as usize].as_str(), indexed, field)
                         })
                         .collect(),

@@ -122,7 +122,7 @@ impl Search {
         push_json(&mut closing, &format!("{base_url}/catalogo"));
         closing.push(b'}');
         let index = PreparedIndex::new(index);
-        let reasons = (0..index.reason_count() as u32).map(|id| reason_json(index.reason(id))).collect();
+        let reasons = index.reasons().map(|(indexed, field)| reason_json(indexed, field)).collect();
         Search { index, base_url, closing, documents, reasons, cache: Default::default() }
     }
 
@@ -260,9 +260,8 @@ impl TermOpenings {
     }
 }
 
-/// `,"coincide_con":…,"campo":…}` for a reason (an id the index gave always has one).
-fn reason_json(reason: Option<(&str, &str)>) -> Box<[u8]> {
-    let (indexed, field) = reason.unwrap_or(("", "?"));
+/// `,"coincide_con":…,"campo":…}`: a reason but its query term.
+fn reason_json(indexed: &str, field: &str) -> Box<[u8]> {
     let mut json = b",\"coincide_con\":".to_vec();
     push_json(&mut json, indexed);
     json.extend_from_slice(b",\"campo\":");

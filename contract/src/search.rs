@@ -344,8 +344,13 @@ impl PreparedIndex {
             }
         }
         found.sort_unstable_by_key(|f| (f.document, f.term_rank, f.indexed));
-        let mut ranked =
-            Ranked { terms, hits: Vec::new(), reasons: Vec::with_capacity(found.len() * 2), brands: Vec::new() };
+        let documents_found = found.chunk_by(|a, b| a.document == b.document).count();
+        let mut ranked = Ranked {
+            terms,
+            hits: Vec::with_capacity(documents_found),
+            reasons: Vec::with_capacity(found.iter().map(|f| f.postings.reasons.len()).sum()),
+            brands: Vec::with_capacity(found.iter().map(|f| f.postings.brands.len()).sum()),
+        };
         for group in found.chunk_by(|a, b| a.document == b.document) {
             let position = group[0].document as usize;
             let reasons_start = ranked.reasons.len();

@@ -13,13 +13,15 @@
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
+
+use hashbrown::DefaultHashBuilder;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use contract::search::{MAX_QUERY_BYTES, PreparedIndex, QueryError, Ranked, RankedHit, SearchDocument, SearchIndex};
 use serde_json::json;
 
-use crate::http::response::{Body, JSON, Reply};
+use crate::http::response::{Body, JSON, PreparedHead, Reply};
 
 /// Most results returned.
 const MAX_RESULTS: usize = 20;
@@ -46,20 +48,24 @@ pub struct Search {
     closing: Vec<u8>,
     /// Each study's fixed JSON, in index order.
     documents: Vec<DocumentJson>,
-    /// `,"coincide_con":…,"campo":…}` of each reason id: all of a reason but the query term.
-    reasons: Vec<Box<[u8]>>,
+    /// Each reason id's JSON, for either way a query term can match it.
+    reasons: Vec<ReasonJson>,
     cache: AnswerCache,
+    /// The head of a 200 answer, prepared once.
+    found: PreparedHead,
 }
 
 /// Answers already given, by raw query string. The index is immutable while the gate runs, so
 /// an answer is a pure function of `q`, and a repeated search (agents repeat them) costs a
 /// lookup. An answer is kept from the second time its query is asked: a stream of one-off
-/// queries then costs a fingerprint each instead of churning kilobytes through the cache.
+/// queries then costs a fingerprint each instead of churning kilobytes through the cache, and
+/// a query whose fingerprint is not in its slot skips the lock.
 struct AnswerCache {
-    hasher: std::hash::RandomState,
+    /// Seeded at random per gate, so the slots a query falls in cannot be planned.
+    hasher: DefaultHashBuilder,
     /// The fingerprint of the last query that fell in each slot.
     seen: Box<[AtomicU64]>,
-    answers: parking_lot::Mutex<HashMap<String, Bytes>>,
+    answers: parking_lot::Mutex<HashMap<String, Bytes, DefaultHashBuilder>>,
 }
 
 /// Slots of the table of queries seen once.
@@ -76,20 +82,32 @@ impl Default for AnswerCache {
 }
 
 impl AnswerCache {
-    fn get(&self, key: &str) -> Option<Bytes> {
+    fn fingerprint(&self, key: &str) -> u64 {
+        self.hasher.hash_one(key)
+    }
+
+    fn slot(&self, fingerprint: u64) -> &AtomicU64 {
+        &self.seen[(fingerprint % SEEN_SLOTS as u64) as usize]
+    }
+
+    /// The answer kept for `key`. A key is only kept once its fingerprint was in its slot, and
+    /// one that was pushed out of its slot since is answered anew (and finds its slot again).
+    fn get(&self, key: &str, fingerprint: u64) -> Option<Bytes> {
+        if self.slot(fingerprint).load(Ordering::Relaxed) != fingerprint {
+            return None;
+        }
         self.answers.lock().get(key).cloned()
     }
 
     /// Keeps `body` as the answer to `key` if `key` was asked before.
-    fn offer(&self, key: &str, body: &Bytes) {
-        let fingerprint = self.hasher.hash_one(key);
-        let slot = &self.seen[(fingerprint % SEEN_SLOTS as u64) as usize];
-        if slot.swap(fingerprint, Ordering::Relaxed) != fingerprint {
+    fn offer(&self, key: &str, fingerprint: u64, body: &Bytes) {
+        if self.slot(fingerprint).swap(fingerprint, Ordering::Relaxed) != fingerprint {
             return;
         }
         let evicted = {
             let mut answers = self.answers.lock();
-            let evicted = if answers.len() >= CACHE_ENTRIES { std::mem::take(&mut *answers) } else { HashMap::new() };
+            let evicted =
+                if answers.len() >= CACHE_ENTRIES { std::mem::take(&mut *answers) } else { HashMap::default() };
             answers.insert(key.to_owned(), body.clone());
             evicted
         };
@@ -122,16 +140,18 @@ impl Search {
         push_json(&mut closing, &format!("{base_url}/catalogo"));
         closing.push(b'}');
         let index = PreparedIndex::new(index);
-        let reasons = index.reasons().map(|(indexed, field)| reason_json(indexed, field)).collect();
-        Search { index, base_url, closing, documents, reasons, cache: Default::default() }
+        let reasons = index.reasons().map(|(indexed, field)| ReasonJson::new(indexed, field)).collect();
+        Search { index, base_url, closing, documents, reasons, cache: Default::default(), found: found_head() }
     }
 
     /// Answers `GET /buscar` with the raw query string of the request, through the cache.
     pub fn answer(&self, query: Option<&str>) -> Reply {
         let key = query.unwrap_or_default();
-        let cacheable = key.len() <= CACHE_KEY_BYTES;
-        if cacheable && let Some(body) = self.cache.get(key) {
-            return found(body);
+        let fingerprint = (key.len() <= CACHE_KEY_BYTES).then(|| self.cache.fingerprint(key));
+        if let Some(fingerprint) = fingerprint
+            && let Some(body) = self.cache.get(key, fingerprint)
+        {
+            return self.found.reply(body);
         }
         let q = query
             .and_then(|query| url::form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "q").map(|(_, v)| v));
@@ -147,10 +167,10 @@ impl Search {
             Ok(body) => body,
             Err(refused) => return Reply::error(400, refused.code, refused.message),
         };
-        if cacheable {
-            self.cache.offer(key, &body);
+        if let Some(fingerprint) = fingerprint {
+            self.cache.offer(key, fingerprint, &body);
         }
-        found(body)
+        self.found.reply(body)
     }
 
     /// The JSON answer to an already extracted, non-blank `q` (for `/buscar` and the MCP tool
@@ -175,9 +195,7 @@ impl Search {
     fn write_answer(&self, q: &str, ranked: &Ranked) -> Vec<u8> {
         let shown = &ranked.hits[..ranked.hits.len().min(MAX_RESULTS)];
         let openings = TermOpenings::new(&ranked.terms);
-        let fixed: usize =
-            shown.iter().filter_map(|h| self.documents.get(h.position)).map(|d| d.head.len() + d.tail.len()).sum();
-        let mut out = Vec::with_capacity(256 + q.len() + fixed + shown.len() * 64 + ranked.reasons.len() * 96);
+        let mut out = Vec::with_capacity(self.answer_capacity(q, ranked, shown));
         out.extend_from_slice(b"{\"q\":");
         push_json(&mut out, q);
         out.extend_from_slice(b",\"terminos\":");
@@ -197,6 +215,39 @@ impl Search {
         out
     }
 
+    /// Room for the whole answer as it is usually written, so that writing it does not move
+    /// it, and no more (a larger buffer costs the allocator more than it saves): every reason
+    /// counted as `whole`, the query and its terms as needing no escapes (when they do, the
+    /// buffer grows).
+    fn answer_capacity(&self, q: &str, ranked: &Ranked, shown: &[RankedHit]) -> usize {
+        // `,"terminos_encontrados":`, `,"por_que":[`, `],"marcas_coincidentes":[`, `],`, a
+        // score and a count.
+        const HIT_FRAME: usize = 112;
+        let terms: usize = ranked.terms.iter().map(|t| t.len() + 3).sum();
+        let hits: usize = shown
+            .iter()
+            .filter_map(|hit| {
+                let document = self.documents.get(hit.position)?;
+                let reasons = ranked.reasons[hit.reasons.clone()]
+                    .iter()
+                    .filter_map(|(_, reason)| self.reasons.get(*reason as usize))
+                    .map(|json| json.whole.len() + 1);
+                let brands = ranked.brands[hit.brands.clone()]
+                    .iter()
+                    .filter_map(|brand| document.brands.get(*brand as usize))
+                    .map(|json| json.len() + 1);
+                Some(
+                    document.head.len()
+                        + document.tail.len()
+                        + HIT_FRAME
+                        + reasons.sum::<usize>()
+                        + brands.sum::<usize>(),
+                )
+            })
+            .sum();
+        64 + q.len() + terms + hits + self.closing.len()
+    }
+
     /// One result object: the study's fixed JSON around its score, count, reasons and brands.
     fn write_hit(
         &self,
@@ -211,15 +262,21 @@ impl Search {
         out.extend_from_slice(b",\"terminos_encontrados\":");
         out.extend_from_slice(itoa::Buffer::new().format(hit.matched_terms).as_bytes());
         out.extend_from_slice(b",\"por_que\":[");
-        let reasons = ranked.reasons[hit.reasons.clone()]
-            .iter()
-            .filter_map(|(term, reason)| Some((openings.get(*term)?, self.reasons.get(*reason as usize)?)));
-        for (i, (opening, rest)) in reasons.enumerate() {
+        let reasons = ranked.reasons[hit.reasons.clone()].iter().filter_map(|(term, reason)| {
+            let json = self.reasons.get(*reason as usize)?;
+            let exact = ranked.terms.get(*term as usize)?.len() == json.indexed_len;
+            Some((openings.get(*term)?, json, exact))
+        });
+        for (i, (opening, json, exact)) in reasons.enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            out.extend_from_slice(opening);
-            out.extend_from_slice(rest);
+            if exact {
+                out.extend_from_slice(&json.whole);
+            } else {
+                out.extend_from_slice(opening);
+                out.extend_from_slice(&json.rest);
+            }
         }
         out.extend_from_slice(b"],\"marcas_coincidentes\":[");
         let brands = ranked.brands[hit.brands.clone()].iter().filter_map(|b| document.brands.get(*b as usize));
@@ -260,14 +317,29 @@ impl TermOpenings {
     }
 }
 
-/// `,"coincide_con":…,"campo":…}`: a reason but its query term.
-fn reason_json(indexed: &str, field: &str) -> Box<[u8]> {
-    let mut json = b",\"coincide_con\":".to_vec();
-    push_json(&mut json, indexed);
-    json.extend_from_slice(b",\"campo\":");
-    push_json(&mut json, field);
-    json.push(b'}');
-    json.into()
+/// A reason's JSON. A query term matches the indexed term either whole, and then the reason
+/// is the same in every answer (`whole`), or as a prefix, and then the query term opens it.
+struct ReasonJson {
+    /// `{"termino":…,"coincide_con":…,"campo":…}` with the indexed term as `termino`.
+    whole: Box<[u8]>,
+    /// `,"coincide_con":…,"campo":…}`: all of it but the query term.
+    rest: Box<[u8]>,
+    /// Bytes of the indexed term: a query term of this length that matched it is the term.
+    indexed_len: usize,
+}
+
+impl ReasonJson {
+    fn new(indexed: &str, field: &str) -> ReasonJson {
+        let mut rest = b",\"coincide_con\":".to_vec();
+        push_json(&mut rest, indexed);
+        rest.extend_from_slice(b",\"campo\":");
+        push_json(&mut rest, field);
+        rest.push(b'}');
+        let mut whole = b"{\"termino\":".to_vec();
+        push_json(&mut whole, indexed);
+        whole.extend_from_slice(&rest);
+        ReasonJson { whole: whole.into(), rest: rest.into(), indexed_len: indexed.len() }
+    }
 }
 
 impl DocumentJson {
@@ -301,9 +373,9 @@ impl DocumentJson {
     }
 }
 
-/// A 200 search answer around its JSON body.
-fn found(body: Bytes) -> Reply {
-    Reply::new(200, JSON, Body::Bytes(body)).with_header("Cache-Control", CACHE_CONTROL).prepared()
+/// The head of every 200 search answer.
+fn found_head() -> PreparedHead {
+    PreparedHead::new(&Reply::new(200, JSON, Body::Empty).with_header("Cache-Control", CACHE_CONTROL))
 }
 
 /// Appends `text` as a JSON string. Folded terms and most names need no escaping and are

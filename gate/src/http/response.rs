@@ -11,11 +11,58 @@ use http::HeaderValue;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-/// Headers a browser-based x402 client must be able to read.
-pub const EXPOSE_HEADERS: &str = "PAYMENT-REQUIRED, PAYMENT-RESPONSE";
+/// Headers a browser-based x402 client must be able to read (a macro, so that the prepared
+/// head lines below are one literal).
+macro_rules! expose_headers {
+    () => {
+        "PAYMENT-REQUIRED, PAYMENT-RESPONSE"
+    };
+}
+pub const EXPOSE_HEADERS: &str = expose_headers!();
 /// Request headers a browser may send cross-origin.
 pub const ALLOW_HEADERS: &str = "PAYMENT-SIGNATURE, SIGN-IN-WITH-X, Content-Type, Accept, If-None-Match, Range, If-Range, MCP-Protocol-Version, Mcp-Session-Id";
 pub const JSON: &str = "application/json; charset=utf-8";
+
+/// The CORS lines every answer ends its head with, after `Content-Length`.
+const COMMON_HEAD_LINES: &str =
+    concat!("Access-Control-Allow-Origin: *\r\nAccess-Control-Expose-Headers: ", expose_headers!(), "\r\n");
+
+/// Appends the `Content-Length` line and the common CORS lines.
+fn push_length_and_common(head: &mut Vec<u8>, length: usize) {
+    head.extend_from_slice(b"Content-Length: ");
+    head.extend_from_slice(itoa::Buffer::new().format(length).as_bytes());
+    head.extend_from_slice(b"\r\n");
+    head.extend_from_slice(COMMON_HEAD_LINES.as_bytes());
+}
+
+/// The status and headers of answers that differ only in their body (search answers),
+/// serialized once: each answer's head is this with its `Content-Length` added, and the
+/// reply is what [`Reply::prepared`] would have made of it.
+#[derive(Debug, Clone)]
+pub struct PreparedHead {
+    status: u16,
+    headers: Vec<(&'static str, HeaderValue)>,
+    opening: Vec<u8>,
+}
+
+impl PreparedHead {
+    /// `reply`'s status and headers (its body is ignored).
+    pub fn new(reply: &Reply) -> PreparedHead {
+        PreparedHead { status: reply.status, headers: reply.headers.clone(), opening: reply.head_opening() }
+    }
+
+    /// The reply with `body`.
+    pub fn reply(&self, body: Bytes) -> Reply {
+        let mut head = Vec::with_capacity(self.opening.len() + 32 + COMMON_HEAD_LINES.len());
+        head.extend_from_slice(&self.opening);
+        push_length_and_common(&mut head, body.len());
+        Reply {
+            status: self.status,
+            headers: self.headers.clone(),
+            body: Body::Prepared { head: Bytes::from(head), body },
+        }
+    }
+}
 
 /// A response body.
 #[derive(Debug, Clone)]
@@ -146,6 +193,13 @@ impl Reply {
     /// without `Date` and `Connection`: status line, the reply's headers, `Content-Length` and
     /// the CORS headers, each line ending in CRLF.
     fn serialize_head(&self, length: usize) -> Bytes {
+        let mut head = self.head_opening();
+        push_length_and_common(&mut head, length);
+        Bytes::from(head)
+    }
+
+    /// The head up to `Content-Length`: the status line and the reply's own headers.
+    fn head_opening(&self) -> Vec<u8> {
         let status = http::StatusCode::from_u16(self.status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
         let mut head = Vec::with_capacity(256 + self.headers.iter().map(|(_, v)| v.len() + 32).sum::<usize>());
         head.extend_from_slice(b"HTTP/1.1 ");
@@ -153,20 +207,13 @@ impl Reply {
         head.push(b' ');
         head.extend_from_slice(status.canonical_reason().unwrap_or("").as_bytes());
         head.extend_from_slice(b"\r\n");
-        let mut length_text = itoa::Buffer::new();
-        let common: [(&str, &[u8]); 3] = [
-            ("Content-Length", length_text.format(length).as_bytes()),
-            ("Access-Control-Allow-Origin", b"*"),
-            ("Access-Control-Expose-Headers", EXPOSE_HEADERS.as_bytes()),
-        ];
-        let headers = self.headers.iter().map(|(name, value)| (*name, value.as_bytes()));
-        for (name, value) in headers.chain(common) {
+        for (name, value) in &self.headers {
             head.extend_from_slice(name.as_bytes());
             head.extend_from_slice(b": ");
-            head.extend_from_slice(value);
+            head.extend_from_slice(value.as_bytes());
             head.extend_from_slice(b"\r\n");
         }
-        Bytes::from(head)
+        head
     }
 
     pub fn with_header(mut self, name: &'static str, value: impl IntoHeaderValue) -> Reply {
@@ -234,5 +281,30 @@ mod tests {
         assert_eq!(String::from("a\r\nSet-Cookie: x\u{7f}").into_header_value(), "a??Set-Cookie: x?");
         let shared = "x".repeat(5000).into_header_value();
         assert_eq!(shared.clone().as_bytes().as_ptr(), shared.as_bytes().as_ptr(), "clones share the bytes");
+    }
+
+    fn prepared_parts(reply: &Reply) -> (&Bytes, &Bytes) {
+        let Body::Prepared { head, body } = &reply.body else { panic!("prepared") };
+        (head, body)
+    }
+
+    #[test]
+    fn a_prepared_head_gives_what_preparing_the_reply_gives() {
+        let template = Reply::new(200, JSON, Body::Empty).with_header("Cache-Control", "public, max-age=60");
+        let head = PreparedHead::new(&template);
+        for body in [Bytes::new(), Bytes::from_static(b"{\"a\":1}"), Bytes::from(vec![b'x'; 123_456])] {
+            let mut plain = template.clone();
+            plain.body = Body::Bytes(body.clone());
+            let (expected, reply) = (plain.prepared(), head.reply(body.clone()));
+            assert_eq!(reply.status, expected.status);
+            assert_eq!(reply.headers, expected.headers);
+            assert_eq!(prepared_parts(&reply), prepared_parts(&expected));
+        }
+        let five = head.reply(Bytes::from_static(b"12345"));
+        let (head_bytes, _) = prepared_parts(&five);
+        let text = std::str::from_utf8(head_bytes).unwrap();
+        assert!(text.starts_with("HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\n"), "{text}");
+        assert!(text.contains("\r\nContent-Length: 5\r\n"), "{text}");
+        assert!(text.ends_with(&format!("Access-Control-Expose-Headers: {EXPOSE_HEADERS}\r\n")), "{text}");
     }
 }

@@ -13,6 +13,11 @@
 # delivers the study (1.2 MB for banca-2026) and journals the sale; so the peers' purchases are
 # measured twice: with the stub, and serving the study's package file (STUDIES=…).
 #
+# When nginx is installed, the run ends with the ceiling a seller of the study faces on this
+# machine: nginx sending the same 1.2 MB file with sendfile to wrk at 8 and 64 connections, no
+# payment at all. No sale can be faster than that delivery alone, so it is printed beside the
+# 1.5 × axum target.
+#
 #   apt-get install -y wrk && (cd tests/interop && npm ci)
 #   cargo build --release -p gate -p generator --bins && cargo build --release -p tests --bin bench-compras
 #   tests/interop/bench-peer.sh [--segundos 10] [--conexiones 50] [--bin-dir DIR]
@@ -183,6 +188,33 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 rate() { echo "${buys[$1,$2]%% *}"; }
 echo "402: gate/express req/s $(ratio "$gate_402" "$express_402") (objetivo >= 5), gate/axum req/s $(ratio "$gate_402" "$axum_402") (objetivo >= 1.5); p99 express/gate $(ratio "$express_402_p99" "$gate_402_p99"), axum/gate $(ratio "$axum_402_p99" "$gate_402_p99")"
 echo "JSON libre: gate/express req/s $(ratio "$gate_free" "$express_free"), gate/axum req/s $(ratio "$gate_free" "$axum_free")"
+# The delivery ceiling: nginx (if installed) sending the study's file, nothing else.
+if command -v nginx >/dev/null; then
+  port_nginx="$(free_port)"
+  cat >"$work/nginx.conf" <<NGINX
+worker_processes 2;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log warn;
+daemon off;
+events { worker_connections 1024; }
+http {
+  access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
+  types { application/json json; }
+  client_body_temp_path $work; proxy_temp_path $work; fastcgi_temp_path $work; uwsgi_temp_path $work; scgi_temp_path $work;
+  server { listen 127.0.0.1:$port_nginx; root $studies; }
+}
+NGINX
+  nginx -c "$work/nginx.conf" -p "$work" &
+  pids+=($!)
+  wait_up "http://127.0.0.1:$port_nginx/banca-2026.json"
+  for buyers in 8 64; do
+    read -r ceiling _ <<<"$(connections="$buyers" measure "http://127.0.0.1:$port_nginx/banca-2026.json")"
+    target="$(awk -v a="$(rate "$buyers" 3)" 'BEGIN { printf "%.0f", 1.5 * a }')"
+    printf 'techo con %s conexiones: nginx envía banca-2026.json (%s bytes, sin pago) %.0f/s; 1.5 × axum con el estudio = %s compras/s; gate %.0f compras/s = %.2f del techo\n' \
+      "$buyers" "$(stat -c %s "$studies/banca-2026.json")" "$ceiling" "$target" "$(rate "$buyers" 0)" \
+      "$(awk -v a="$(rate "$buyers" 0)" -v b="$ceiling" 'BEGIN { print a / b }')"
+  done
+fi
 for buyers in 8 64; do
   echo "compras/s con $buyers compradores: gate/axum $(ratio "$(rate "$buyers" 0)" "$(rate "$buyers" 1)") (objetivo >= 1.5), gate/express $(ratio "$(rate "$buyers" 0)" "$(rate "$buyers" 2)"); con el estudio en la respuesta de los pares: gate/axum $(ratio "$(rate "$buyers" 0)" "$(rate "$buyers" 3)"), gate/express $(ratio "$(rate "$buyers" 0)" "$(rate "$buyers" 4)")"
 done

@@ -115,7 +115,7 @@ impl Drop for GateProcess {
 }
 
 fn client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap()
 }
 
@@ -593,7 +593,7 @@ fn write_certificate(dir: &Path, name: &str) -> String {
 
 /// A client that trusts only `pem` (HTTP/2 by ALPN).
 fn trusting(pem: &str) -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let trusted = reqwest::Certificate::from_pem(pem.as_bytes()).unwrap();
     reqwest::Client::builder().tls_certs_only([trusted]).timeout(Duration::from_secs(20)).build().unwrap()
 }

@@ -109,7 +109,7 @@ fn gate(data: &Path, facilitator: Option<&str>, args: &[&str], env: &[(&str, &st
 }
 
 fn client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap()
 }
 

@@ -86,7 +86,7 @@ fn start(limits: RefusalLimits, balance: u64) -> Flooded {
 
 /// A client whose requests come from `address` (any 127.0.0.0/8 address reaches loopback).
 fn client_from(address: &str) -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let address: IpAddr = address.parse().expect("address");
     reqwest::Client::builder().local_address(address).timeout(Duration::from_secs(30)).build().expect("client")
 }

@@ -37,7 +37,7 @@ fn start_https(certificate: Arc<Certificate>) -> (Running, tempfile::TempDir) {
 
 /// A client that trusts only `cert_pem`, speaking HTTP/2 (ALPN) or only HTTP/1.1.
 fn https_client(cert_pem: &str, http2: bool) -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let trusted = reqwest::Certificate::from_pem(cert_pem.as_bytes()).expect("PEM");
     let builder = reqwest::Client::builder().tls_certs_only([trusted]);
     let builder = if http2 { builder } else { builder.http1_only() };

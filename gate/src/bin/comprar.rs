@@ -111,7 +111,7 @@ fn study_url(args: &Args) -> Result<(url::Url, String)> {
 fn run(args: Args) -> Result<()> {
     let signer = key(&args)?;
     let (url, slug) = study_url(&args)?;
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let client = reqwest::Client::builder().build()?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {

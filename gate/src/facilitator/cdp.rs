@@ -414,7 +414,7 @@ mod tests {
     #[test]
     fn authorize_adds_a_sensitive_bearer_header() {
         let key = CdpKey::parse("kid", &test_keys::ed25519_base64()).unwrap();
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
         let client = reqwest::Client::new();
         let mut request = client.get("http://127.0.0.1:9/platform/v2/x402/supported").build().unwrap();
         key.authorize(&mut request).unwrap();

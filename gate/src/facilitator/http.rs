@@ -29,7 +29,7 @@ pub struct HttpFacilitator {
 impl HttpFacilitator {
     pub fn new(base_url: &str, auth_header: Option<(String, String)>, timeout: Duration) -> Result<Self> {
         // reqwest is built without its own crypto provider: one stack (ring) for the whole process.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
         let client = reqwest::Client::builder()
             .connect_timeout(timeout.min(Duration::from_secs(5)))
             .timeout(timeout)

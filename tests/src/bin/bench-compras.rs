@@ -65,7 +65,7 @@ fn main() {
 
 fn run() -> Result<()> {
     let args: Args = cli::parse();
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     // Two workers, as the machines the benchmarks run on have two cores shared with the servers.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

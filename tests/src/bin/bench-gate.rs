@@ -32,7 +32,7 @@ const SCALE: &str = "5";
 
 fn main() {
     // reqwest is built without a default crypto provider; the memory case needs one.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     if let Err(e) = run() {
         eprintln!("bench-gate: {}", cli::error_line(e.as_ref()));
         std::process::exit(1);

@@ -139,7 +139,7 @@ fn run() -> Result<()> {
 }
 
 async fn soak(base: &str, dist: &Path, pid: u32, options: &Options) -> Result<()> {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(options.connections)
         .timeout(Duration::from_secs(30))

@@ -136,7 +136,7 @@ impl Facilitator for SharedLocal {
 }
 
 pub fn client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client")
 }
 

@@ -13,12 +13,11 @@
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
-
-use hashbrown::DefaultHashBuilder;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use contract::search::{MAX_QUERY_BYTES, PreparedIndex, QueryError, Ranked, RankedHit, SearchDocument, SearchIndex};
+use hashbrown::DefaultHashBuilder;
 use serde_json::json;
 
 use crate::http::response::{Body, JSON, PreparedHead, Reply};

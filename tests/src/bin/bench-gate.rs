@@ -243,7 +243,7 @@ fn run() -> Result<()> {
             figure(|w| w.p99_ms),
             figure(|w| w.mb_s),
             if per_round.is_empty() { String::new() } else { format!("{:.2}", median(per_round.clone())) },
-            per_round.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(" "),
+            rounds_text(&per_round),
         );
     }
     print_per_round("p99 gate/nginx (archivo chico)", runs.iter().map(|r| r[1].p99_ms / r[0].p99_ms).collect());
@@ -268,8 +268,12 @@ fn run() -> Result<()> {
 
 /// Prints a ratio taken in each round: its median, then each round's.
 fn print_per_round(label: &str, per_round: Vec<f64>) {
-    let rounds = per_round.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(" ");
-    println!("{label}: {:.2} (por ronda: {rounds})", median(per_round));
+    println!("{label}: {:.2} (por ronda: {})", median(per_round.clone()), rounds_text(&per_round));
+}
+
+/// Each round's ratio, two decimals, in round order.
+fn rounds_text(per_round: &[f64]) -> String {
+    per_round.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(" ")
 }
 
 /// Paid purchases at 8 and 64 buyers with the sales in the JSON Lines journal (the gate
@@ -455,7 +459,7 @@ fn https(gate: &str, nginx: &str, seconds: &str, rounds: usize) -> Result<()> {
             median(runs.iter().map(|(n, _)| *n).collect()),
             median(runs.iter().map(|(_, g)| *g).collect()),
             median(ratios.clone()),
-            ratios.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(" ")
+            rounds_text(&ratios)
         );
     }
     Ok(())

@@ -14,6 +14,7 @@ use parking_lot::RwLock;
 use serde_json::Value;
 use sha2::Digest;
 
+use crate::chain::Chains;
 use crate::clock::Clock;
 use crate::facilitator::Facilitator;
 use crate::http::statics::{StaticFile, Statics};
@@ -58,6 +59,8 @@ pub struct Services {
     pub receipts: ReceiptKey,
     /// The time the gate goes by (the system clock; tests move it).
     pub clock: Clock,
+    /// Where payments are proven when a facilitator's word is not enough.
+    pub chains: Chains,
 }
 
 impl Gate {
@@ -80,13 +83,21 @@ impl Gate {
         let receipts = ReceiptKey::development();
         Gate::load_with(
             dist,
-            Services { facilitator, links, sales: Arc::new(sales), limiter, receipts, clock: Clock::system() },
+            Services {
+                facilitator,
+                links,
+                sales: Arc::new(sales),
+                limiter,
+                receipts,
+                clock: Clock::system(),
+                chains: Chains::new(),
+            },
         )
     }
 
     /// Loads `dist/` around services that outlive it.
     pub fn load_with(dist: &Path, services: Services) -> Result<Gate> {
-        let Services { facilitator, links, sales, limiter, receipts, clock } = services;
+        let Services { facilitator, links, sales, limiter, receipts, clock, chains } = services;
         let manifest = manifest::load(dist)?;
         let mut statics = Statics::load(dist, &manifest)?;
         statics.insert(DID_DOCUMENT_PATH, did_document(&receipts, &manifest.servicio.base_url));
@@ -98,7 +109,7 @@ impl Gate {
             dist: dist.to_owned(),
             search: Search::new(&manifest.busqueda, &manifest.servicio.base_url),
             mcp: McpServer::new(&manifest, &[]),
-            shop: Shop::new(&manifest.servicio.base_url, facilitator, links, sales, limiter, receipts, clock),
+            shop: Shop::new(&manifest.servicio.base_url, facilitator, links, sales, limiter, receipts, clock, chains),
             manifest,
             statics,
             offers,
@@ -117,6 +128,7 @@ impl Gate {
             limiter: self.shop.limiter(),
             receipts: self.shop.receipts().clone(),
             clock: self.shop.clock().clone(),
+            chains: self.shop.chains().clone(),
         };
         let mut gate = Gate::load_with(&self.dist, services)?;
         if let Some(supported) = &self.supported {

@@ -13,6 +13,7 @@
 //! | [`payment`] | what is for sale, the one purchase implementation, its HTTP and MCP bindings |
 //! | [`sales`] | the journal of every purchase step, the replay book, the `gate ventas` report |
 //! | [`facilitator`] | who verifies and settles: any HTTP facilitator, or the local one |
+//! | [`chain`] | what the chain says about a payment: the proof a sale needs beyond a facilitator's word |
 //! | [`mcp`] | MCP over Streamable HTTP: transport rules, tools, tool results |
 //! | [`search`], [`downloads`], [`links`] | `/buscar`, `/descarga/…`, the signed links |
 //! | [`x402`] | payment headers and the EVM `exact` scheme (EIP-3009 signatures) |
@@ -21,6 +22,7 @@
 
 pub mod app;
 pub mod buyer;
+pub mod chain;
 pub mod clock;
 pub mod dev_secret;
 pub mod downloads;

@@ -70,17 +70,30 @@ fn start(args: Args) -> Result<()> {
     let manifest = manifest::load(&args.dist)?;
     let settings = Settings::from_args(args, Env::from_process(), &manifest)?;
     std::fs::create_dir_all(&settings.data).with_context(|| format!("no se pudo crear {}", settings.data.display()))?;
-    let facilitator = settings.build_facilitator()?;
+    let (facilitator, chains) = settings.build_payment()?;
+    let sales = Arc::new(match &settings.ventas {
+        Some(url) => Sales::open_shared(Shared::connect(url)?)?,
+        None => Sales::open(&settings.data.join(PURCHASES_FILE), settings.journal_segment_bytes)?,
+    });
+    let clock = gate::clock::Clock::for_process();
+    for network in chains.networks() {
+        let name = chains.get(network).map(|c| c.name()).unwrap_or_default();
+        tracing::info!("pagos en {network}: la prueba de lo que no sea un éxito con transacción se busca en {name}");
+    }
+    gate::payment::proof::reconcile_in_background(
+        Arc::clone(&sales),
+        chains.clone(),
+        clock.clone(),
+        settings.reconcile_every,
+    );
     let services = Services {
         facilitator: Arc::clone(&facilitator),
         links: settings.links()?,
-        sales: Arc::new(match &settings.ventas {
-            Some(url) => Sales::open_shared(Shared::connect(url)?)?,
-            None => Sales::open(&settings.data.join(PURCHASES_FILE), settings.journal_segment_bytes)?,
-        }),
+        sales,
         limiter: Arc::new(Limiter::new(settings.refusal_limits)),
         receipts: settings.receipt_key.clone(),
-        clock: gate::clock::Clock::for_process(),
+        clock,
+        chains,
     };
     let gate = Gate::load_with(&settings.dist, services)?.with_mcp_hosts(&settings.mcp_hosts);
     let gate = fill_fee_payers(gate, facilitator.as_ref())?;
@@ -186,13 +199,16 @@ fn print_sales(args: &VentasArgs) -> Result<()> {
         return Ok(());
     }
     if let Some(VentasAction::Conciliar(c)) = &args.action {
+        let Some(compra) = &c.compra else {
+            return reconcile_from_chain(args, c, shared.as_deref());
+        };
         let resolution = match &c.liquidada {
             Some(transaction) => Resolution::Paid { transaction: transaction.clone() },
             None => Resolution::Unpaid,
         };
         let pending = match &shared {
-            Some(shared) => gate::sales::report::reconcile_shared(shared, &c.compra, resolution, &c.nota)?,
-            None => gate::sales::report::reconcile(&args.data, &c.compra, resolution, &c.nota)?,
+            Some(shared) => gate::sales::report::reconcile_shared(shared, compra, resolution, &c.nota)?,
+            None => gate::sales::report::reconcile(&args.data, compra, resolution, &c.nota)?,
         };
         println!(
             "conciliada: {} ({}, {}, pagador {}) como {}",
@@ -216,6 +232,65 @@ fn print_sales(args: &VentasArgs) -> Result<()> {
     Ok(())
 }
 
+/// `gate ventas conciliar` with no purchase named: each uncertain purchase looked up on the
+/// chain of its network and resolved when the chain decides (paid, canceled, expired unused).
+fn reconcile_from_chain(args: &VentasArgs, c: &gate::settings::ConciliarArgs, shared: Option<&Shared>) -> Result<()> {
+    use gate::chain::{Chains, evm::RpcChain, rpc_urls_from_env, rpc_urls_from_flags};
+    use gate::payment::proof::{Resolved, resolve};
+    let mut urls = rpc_urls_from_env(Env::from_process().rpc.into_iter()).map_err(|e| anyhow::anyhow!(e))?;
+    urls.extend(rpc_urls_from_flags(&c.rpc).map_err(|e| anyhow::anyhow!(e))?);
+    if urls.is_empty() {
+        anyhow::bail!(
+            "conciliar sin nombrar una compra lo hace con la cadena: defina GATE_RPC_EIP155_<id> (o --rpc RED=URL), o nombre la compra con --liquidada o --sin-pago"
+        );
+    }
+    let mut chains = Chains::new();
+    for (network, url) in &urls {
+        let chain = RpcChain::new(network, url, std::time::Duration::from_secs(10))
+            .map_err(|e| anyhow::anyhow!("{network}: {e}"))?;
+        chains = chains.with(network, Arc::new(chain));
+    }
+    let contents = match shared {
+        Some(shared) => shared.read()?,
+        None => gate::sales::journal::read(&args.data.join(PURCHASES_FILE))?,
+    };
+    let pending = gate::sales::ledger::fold(&contents.records).pending;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let (mut paid, mut void, mut open) = (0, 0, 0);
+    for purchase in &pending {
+        let (record, resolved) = runtime.block_on(resolve(&chains, purchase));
+        if let Some(reconciled) = record {
+            let resolution = match &reconciled.transaccion {
+                Some(transaction) if reconciled.liquidada => Resolution::Paid { transaction: transaction.clone() },
+                _ => Resolution::Unpaid,
+            };
+            match shared {
+                Some(shared) => {
+                    gate::sales::report::reconcile_shared(shared, &purchase.compra, resolution, &reconciled.nota)?
+                }
+                None => gate::sales::report::reconcile(&args.data, &purchase.compra, resolution, &reconciled.nota)?,
+            };
+        }
+        let line = match &resolved {
+            Resolved::Paid(transaction) => {
+                paid += 1;
+                format!("venta (pagada en {transaction})")
+            }
+            Resolved::Void(why) => {
+                void += 1;
+                format!("anulada ({why})")
+            }
+            Resolved::Open(why) => {
+                open += 1;
+                format!("sigue por conciliar ({why})")
+            }
+        };
+        println!("{} ({}, {}, pagador {}): {line}", purchase.compra, purchase.estudio, purchase.red, purchase.pagador);
+    }
+    println!("conciliación con la cadena: {paid} pagadas, {void} anuladas, {open} siguen por conciliar");
+    Ok(())
+}
+
 /// `gate verificar`: the go-live checks on stdout; `Ok(false)` when any failed.
 fn preflight(args: &VerificarArgs) -> Result<bool> {
     let env = Env::from_process();
@@ -225,6 +300,7 @@ fn preflight(args: &VerificarArgs) -> Result<bool> {
         facilitator_url: args.facilitador.clone(),
         expected_mode: args.mode(),
         env: &env,
+        rpc_flags: args.rpc.clone(),
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let report = runtime.block_on(gate::preflight::run(inputs));

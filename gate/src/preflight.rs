@@ -4,8 +4,11 @@
 //! per check, `ok` or `FALLA` with what to fix: the manifest's mode against the one being
 //! checked, its networks, assets and EIP-712 domains against [`contract::networks`], every
 //! payee address, the link secret, the receipt key, `base_url`, which facilitator it would
-//! use (never the local one or x402.org on mainnet), and that facilitator's `/supported` under
-//! the configured authentication, for our scheme on every network the manifest offers.
+//! use (never the local one or x402.org on mainnet), that facilitator's `/supported` under
+//! the configured authentication, for our scheme on every network the manifest offers, and,
+//! for each EVM network with an RPC, the chain itself: its id, that the node is current, that
+//! the asset's `name()` and `version()` are the EIP-712 domain the 402 advertises, and what
+//! payTo is there.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -13,6 +16,9 @@ use std::path::Path;
 
 use alloy_primitives::Address;
 
+use crate::chain::evm::RpcChain;
+use crate::chain::{RPC_ENV_PREFIX, rpc_urls_from_env, rpc_urls_from_flags};
+use crate::clock::now;
 use crate::facilitator::Facilitator;
 use crate::facilitator::cdp::{KEY_ID_ENV, KEY_SECRET_ENV};
 use crate::links::SECRET_ENV;
@@ -79,6 +85,8 @@ pub struct Inputs<'a> {
     pub facilitator_url: Option<String>,
     pub expected_mode: Option<Mode>,
     pub env: &'a Env,
+    /// `--rpc RED=URL` values (beside the environment's `GATE_RPC_EIP155_<id>`).
+    pub rpc_flags: Vec<String>,
 }
 
 /// Runs every check (the facilitator's `/supported` is the only one that leaves the machine).
@@ -115,7 +123,111 @@ pub async fn run(inputs: Inputs<'_>) -> Report {
             }
         }
     }
+    check_chains(&manifest, inputs.env, &inputs.rpc_flags, &mut report).await;
     report
+}
+
+/// Seconds the RPC's newest block may lag the clock.
+const MAX_RPC_LAG_SECONDS: u64 = 120;
+
+/// Each EVM network's chain, read through its RPC when one is configured.
+async fn check_chains(manifest: &Manifest, env: &Env, flags: &[String], report: &mut Report) {
+    let mut urls = match rpc_urls_from_env(env.rpc.iter().cloned()) {
+        Ok(urls) => urls,
+        Err(e) => {
+            report.fail("RPC", e);
+            return;
+        }
+    };
+    match rpc_urls_from_flags(flags) {
+        Ok(more) => urls.extend(more),
+        Err(e) => report.fail("RPC", e),
+    }
+    for network in manifest.servicio.redes.iter().filter(|n| !n.is_solana()) {
+        let what = format!("cadena {}", network.caip2);
+        let Some(url) = urls.get(&network.caip2) else {
+            let id = network.caip2.trim_start_matches("eip155:");
+            report.ok(
+                what,
+                format!(
+                    "sin RPC ({RPC_ENV_PREFIX}{id}): solo un éxito del facilitador con transacción entrega un estudio; lo incierto espera a `gate ventas conciliar`"
+                ),
+            );
+            continue;
+        };
+        match RpcChain::new(&network.caip2, url, std::time::Duration::from_secs(10)) {
+            Ok(chain) => check_chain(&chain, network, report).await,
+            Err(e) => report.fail(what, e.to_string()),
+        }
+    }
+}
+
+async fn check_chain(chain: &RpcChain, network: &Network, report: &mut Report) {
+    let at = chain.rpc().describe();
+    let expected_id = network.caip2.trim_start_matches("eip155:").parse::<u64>().unwrap_or(0);
+    match chain.rpc().chain_id().await {
+        Ok(id) if id == expected_id => report.ok(format!("cadena {}", network.caip2), format!("{at} sirve la cadena {id}")),
+        Ok(id) => {
+            report.fail(
+                format!("cadena {}", network.caip2),
+                format!("{at} sirve la cadena {id}, y la red ofrecida es {}: revise GATE_RPC_EIP155_{expected_id}", network.caip2),
+            );
+            return;
+        }
+        Err(e) => {
+            report.fail(format!("cadena {}", network.caip2), e.to_string());
+            return;
+        }
+    }
+    report.check(
+        format!("cadena {} al día", network.caip2),
+        match chain.rpc().latest().await {
+            Ok(block) if block.timestamp + MAX_RPC_LAG_SECONDS >= now() => {
+                Ok(format!("bloque {} de hace {} s", block.number, now().saturating_sub(block.timestamp)))
+            }
+            Ok(block) => Err(format!(
+                "el bloque más nuevo ({}) es de hace {} s: el nodo está atrasado o detenido",
+                block.number,
+                now().saturating_sub(block.timestamp)
+            )),
+            Err(e) => Err(e.to_string()),
+        },
+    );
+    let Ok(asset) = network.asset.parse::<Address>() else {
+        report.fail(format!("activo {}", network.asset), "no es una dirección EVM");
+        return;
+    };
+    let advertised = network.eip712_name.clone().zip(network.eip712_version.clone());
+    report.check(
+        format!("dominio EIP-712 de {}", network.asset),
+        match chain.token_domain(asset).await {
+            Ok(domain) if Some(&domain) == advertised.as_ref() => {
+                Ok(format!("name() \"{}\" y version() \"{}\", los del 402", domain.0, domain.1))
+            }
+            Ok(domain) => Err(format!(
+                "el contrato dice name() \"{}\" y version() \"{}\", y el 402 anuncia {}: las firmas de los compradores no valdrían",
+                domain.0,
+                domain.1,
+                domain_text(advertised)
+            )),
+            Err(e) => Err(format!("no se pudo leer el contrato del activo: {e}")),
+        },
+    );
+    if let Ok(pay_to) = network.pagar_a.parse::<Address>() {
+        let code = chain.rpc().code(pay_to).await.map(|c| c.is_empty());
+        let balance = chain.balance_of(asset, pay_to).await;
+        report.check(
+            format!("payTo {}", network.pagar_a),
+            match (code, balance) {
+                (Ok(plain), Ok(balance)) => Ok(format!(
+                    "{}, saldo {} USDC: confirme que es la cuenta del editor",
+                    if plain { "cuenta externa (sin código)" } else { "contrato (billetera inteligente)" },
+                    crate::sales::report::usdc(u128::try_from(balance).unwrap_or(u128::MAX))
+                )),
+                (Err(e), _) | (_, Err(e)) => Err(e.to_string()),
+            },
+        );
+    }
 }
 
 fn check_mode(mode: Mode, expected: Option<Mode>) -> Result<String, String> {

@@ -13,6 +13,9 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 
+use crate::chain::evm::RpcChain;
+use crate::chain::settler::Settler;
+use crate::chain::{Chain, Chains, rpc_urls_from_env, rpc_urls_from_flags};
 use crate::facilitator::Facilitator;
 use crate::facilitator::cdp::{CDP_FACILITATOR, CdpKey, KEY_ID_ENV, KEY_SECRET_ENV};
 use crate::facilitator::http::HttpFacilitator;
@@ -31,6 +34,11 @@ pub const FACILITATOR_URL_ENV: &str = "GATE_FACILITATOR_URL";
 /// `Name: value` header sent to the facilitator (e.g. `Authorization: Bearer …`).
 pub const FACILITATOR_AUTH_ENV: &str = "GATE_FACILITATOR_AUTH";
 pub const FACILITATOR_TIMEOUT_ENV: &str = "GATE_FACILITATOR_TIMEOUT";
+/// The key of the account that submits `transferWithAuthorization` when the embedded local
+/// facilitator settles on a chain (local mode with an RPC for its network).
+pub const SETTLER_KEY_ENV: &str = "GATE_SETTLER_KEY";
+/// Seconds an RPC call may take.
+const RPC_TIMEOUT: Duration = Duration::from_secs(10);
 /// Ledger of the embedded local facilitator, in the data folder.
 pub const LOCAL_LEDGER_FILE: &str = "libro-local.json";
 /// Sales journal, in the data folder (see [`crate::journal`]).
@@ -115,6 +123,15 @@ pub struct Args {
     /// Mejor en GATE_VENTAS, que no se ve en la lista de procesos (la URL lleva la clave).
     #[arg(long, value_name = "URL")]
     pub ventas: Option<String>,
+    /// RPC de una red EVM, como RED=URL (p. ej. eip155:8453=https://…), repetible: con él, el
+    /// gate no entrega un estudio por la palabra de un facilitador salvo un éxito con
+    /// transacción, y busca en la cadena la prueba de todo lo demás. Mejor en
+    /// GATE_RPC_EIP155_<id>, que no se ve en la lista de procesos (la URL suele llevar una clave).
+    #[arg(long, value_name = "RED=URL")]
+    pub rpc: Vec<String>,
+    /// Segundos entre dos conciliaciones con la cadena de las compras inciertas (con un RPC).
+    #[arg(long, default_value_t = 30)]
+    pub conciliar_cada: u64,
 }
 
 /// Subcommands besides serving.
@@ -149,6 +166,12 @@ pub struct VerificarArgs {
         help = "Modo para el que debe estar construido dist/ (mainnet para salir con dinero real)."
     )]
     pub modo: Option<String>,
+    #[arg(
+        long,
+        value_name = "RED=URL",
+        help = "RPC de una red EVM (repetible; o GATE_RPC_EIP155_<id>): se comprueba la cadena, el dominio del activo y payTo."
+    )]
+    pub rpc: Vec<String>,
 }
 
 impl VerificarArgs {
@@ -195,11 +218,16 @@ pub enum VentasAction {
     Importar,
 }
 
+/// `gate ventas conciliar`: by hand (a purchase and how it ended) or, with no purchase named,
+/// every uncertain purchase from the chain through its network's RPC.
 #[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("resultado").required(true).args(["liquidada", "sin_pago"])))]
+#[command(group(clap::ArgGroup::new("resultado").args(["liquidada", "sin_pago"]).requires("compra")))]
 pub struct ConciliarArgs {
-    /// La clave de la compra (`compra`, como la lista `gate ventas`).
-    pub compra: String,
+    /// La clave de la compra (`compra`, como la lista `gate ventas`), con --liquidada o
+    /// --sin-pago. Sin ella, se concilia cada compra incierta con la cadena (GATE_RPC_EIP155_<id>
+    /// o --rpc): pagada, cancelada, o vencida sin usarse.
+    #[arg(requires = "resultado")]
+    pub compra: Option<String>,
     /// El dinero se movió, en esta transacción (hash).
     #[arg(long, value_name = "TRANSACCION")]
     pub liquidada: Option<String>,
@@ -209,6 +237,9 @@ pub struct ConciliarArgs {
     /// Una nota que se guarda con la resolución (dónde se comprobó).
     #[arg(long, default_value = "")]
     pub nota: String,
+    /// RPC de una red EVM como RED=URL (repetible), para conciliar con la cadena.
+    #[arg(long, value_name = "RED=URL")]
+    pub rpc: Vec<String>,
 }
 
 /// Validated settings.
@@ -235,6 +266,13 @@ pub struct Settings {
     pub ventas: Option<String>,
     /// The certificate and key to serve HTTPS with (`--tls-cert`, `--tls-key`).
     pub tls: Option<TlsFiles>,
+    /// RPC URLs by CAIP-2 network (`--rpc`, `GATE_RPC_EIP155_<id>`): where payments are proven.
+    pub rpc_urls: std::collections::BTreeMap<String, String>,
+    /// The embedded local facilitator's settler key ([`SETTLER_KEY_ENV`]): with an RPC for its
+    /// network, it settles on that chain.
+    pub settler_key: Option<String>,
+    /// How often uncertain purchases are reconciled with the chain.
+    pub reconcile_every: Duration,
 }
 
 /// Which facilitator settles payments.
@@ -265,6 +303,9 @@ pub struct Env {
     pub mcp_hosts: Option<String>,
     /// The shared sales record's URL ([`crate::sales::postgres::URL_ENV`]).
     pub ventas: Option<String>,
+    /// The `GATE_RPC_EIP155_<id>` variables as found (name, value).
+    pub rpc: Vec<(String, String)>,
+    pub settler_key: Option<String>,
 }
 
 impl Env {
@@ -279,6 +320,8 @@ impl Env {
             cdp_key_secret: std::env::var(KEY_SECRET_ENV).ok(),
             mcp_hosts: std::env::var(crate::mcp::HOSTS_ENV).ok(),
             ventas: std::env::var(crate::sales::postgres::URL_ENV).ok(),
+            rpc: std::env::vars().filter(|(name, _)| name.starts_with(crate::chain::RPC_ENV_PREFIX)).collect(),
+            settler_key: std::env::var(SETTLER_KEY_ENV).ok().filter(|k| !k.trim().is_empty()),
         }
     }
 }
@@ -337,6 +380,11 @@ impl Settings {
         let receipt_key = load_receipt_key(env.receipt_key, &args.data, mode == Mode::Local)?;
         let mcp_hosts =
             args.mcp_hosts.or(env.mcp_hosts).map(|list| AllowedHosts::parse_list(&list)).unwrap_or_default();
+        let mut rpc_urls = rpc_urls_from_env(env.rpc.iter().cloned()).map_err(|e| anyhow::anyhow!(e))?;
+        rpc_urls.extend(rpc_urls_from_flags(&args.rpc).map_err(|e| anyhow::anyhow!(e))?);
+        if !(1..=86_400).contains(&args.conciliar_cada) {
+            bail!("--conciliar-cada: se esperan segundos entre 1 y 86400");
+        }
         let ventas = args.ventas.or(env.ventas).filter(|url| !url.trim().is_empty());
         if let Some(url) = &ventas {
             crate::sales::postgres::parse_url(url)?;
@@ -358,6 +406,9 @@ impl Settings {
             take_over: args.relevo,
             ventas,
             tls: args.tls_cert.zip(args.tls_key).map(|(cert, key)| TlsFiles { cert, key }),
+            rpc_urls,
+            settler_key: env.settler_key,
+            reconcile_every: Duration::from_secs(args.conciliar_cada),
         })
     }
 
@@ -368,6 +419,42 @@ impl Settings {
     /// Builds the facilitator the settings chose.
     pub fn build_facilitator(&self) -> Result<Arc<dyn Facilitator>> {
         build_facilitator(&self.facilitator)
+    }
+
+    /// The facilitator and the chains payments are proven on: one [`RpcChain`] per configured
+    /// RPC; in local mode without an RPC, the embedded facilitator's ledger (the chain of local
+    /// mode); in local mode with an RPC and [`SETTLER_KEY_ENV`], the embedded facilitator
+    /// settles on that chain. Connects to the settler's RPC (blocking).
+    pub fn build_payment(&self) -> Result<(Arc<dyn Facilitator>, Chains)> {
+        let mut chains = Chains::new();
+        for (network, url) in &self.rpc_urls {
+            let chain = RpcChain::new(network, url, RPC_TIMEOUT).map_err(|e| anyhow::anyhow!("{network}: {e}"))?;
+            chains = chains.with(network, Arc::new(chain));
+        }
+        let FacilitatorChoice::Local { ledger } = &self.facilitator else {
+            return Ok((self.build_facilitator()?, chains));
+        };
+        if let Some(key) = &self.settler_key {
+            let (network, url) = self.rpc_urls.iter().next().with_context(|| {
+                format!("{SETTLER_KEY_ENV} necesita el RPC de la red donde liquidar (GATE_RPC_EIP155_<id> o --rpc)")
+            })?;
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let settler = runtime
+                .block_on(Settler::connect(url, key, RPC_TIMEOUT))
+                .map_err(|e| anyhow::anyhow!("{network}: {e}"))?;
+            let local = LocalFacilitator::new(LocalConfig::on_chain(Arc::new(settler)));
+            return Ok((Arc::new(local), chains));
+        }
+        let local = Arc::new(LocalFacilitator::new(LocalConfig {
+            ledger_file: Some(ledger.clone()),
+            ..LocalConfig::default()
+        }));
+        for network in LocalConfig::default().networks {
+            if chains.get(&network).is_none() {
+                chains = chains.with(&network, Arc::clone(&local) as Arc<dyn Chain>);
+            }
+        }
+        Ok((local, chains))
     }
 }
 

@@ -79,6 +79,7 @@ fn start(limits: RefusalLimits, balance: u64) -> Flooded {
         limiter: Arc::new(Limiter::new(limits)),
         receipts: gate::x402::receipt::ReceiptKey::development(),
         clock: gate::clock::Clock::system(),
+        chains: gate::chain::Chains::new(),
     };
     let gate = Gate::load_with(built(), services).expect("gate");
     Flooded { server: spawn(Arc::new(gate), 2).expect("server"), data, facilitator }

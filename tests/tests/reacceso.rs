@@ -43,6 +43,7 @@ fn start_at(data: &Path, clock: &Clock, local: Arc<LocalFacilitator>) -> Running
         limiter: Arc::new(Limiter::new(RefusalLimits::default())),
         receipts: gate::x402::receipt::ReceiptKey::development(),
         clock: clock.clone(),
+        chains: gate::chain::Chains::new(),
     };
     let gate = Gate::load_with(built(), services).expect("gate loads dist/");
     Running402 { server: spawn(Arc::new(gate), 2).expect("gate starts"), local }

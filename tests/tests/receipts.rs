@@ -56,6 +56,7 @@ fn start(data: &Path, local: &Arc<LocalFacilitator>) -> Running {
         limiter: Arc::new(Limiter::new(RefusalLimits::default())),
         receipts: ReceiptKey::from_seed(SEED),
         clock: gate::clock::Clock::system(),
+        chains: gate::chain::Chains::new(),
     };
     let gate = Gate::load_with(built(), services).expect("gate loads dist/");
     spawn(Arc::new(gate), 2).expect("gate starts")

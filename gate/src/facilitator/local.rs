@@ -1,14 +1,22 @@
-//! A facilitator with no chain: real EIP-712 signature checks, exact amounts, time windows,
-//! single-use nonces and balances from a local ledger.
+//! The project's own facilitator: real EIP-712 signature checks, exact amounts, time windows and
+//! single-use nonces, settling either against a local ledger or on a real EVM chain.
 //!
-//! It lets a fresh machine sell and buy with nothing but this repository: the gate offers Base
-//! Sepolia's USDC requirements exactly as on testnet, official clients sign them unchanged, and
-//! this settles them against a ledger where each new payer starts with an opening balance.
-//! No real money moves. The ledger can live in a file so balances and used nonces survive a
-//! restart.
+//! With no chain (the default) it lets a fresh machine sell and buy with nothing but this
+//! repository: the gate offers Base Sepolia's USDC requirements exactly as on testnet, official
+//! clients sign them unchanged, and this settles them against a ledger where each new payer
+//! starts with an opening balance. No real money moves. The ledger can live in a file so
+//! balances and used nonces survive a restart; in that mode the ledger is the chain, and it
+//! answers the gate's questions about a payment ([`Chain`]) the way a node would.
+//!
+//! With a chain backend ([`LocalConfig::chain`], a [`Settler`]) it submits each authorization
+//! as a `transferWithAuthorization` transaction, reads balances and nonces from the token
+//! contract, and answers from the transaction's receipt: `success` once it is mined,
+//! `settlement_pending` with the transaction if it is not mined in time.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
 use alloy_primitives::{Address, U256, keccak256};
 use async_trait::async_trait;
@@ -17,8 +25,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{Facilitator, FacilitatorError};
+use crate::chain::evm::RpcChain;
+use crate::chain::settler::Settler;
+use crate::chain::{Audit, Chain, ChainError, Expected, Verdict};
 use crate::clock::now;
-use crate::x402::evm::{check_exact, parse_exact_payload};
+use crate::x402::evm::{ExactEvmPayload, check_exact, parse_exact_payload};
 use crate::x402::{
     PaymentPayload, PaymentRequirements, SettlementResponse, SupportedKind, SupportedResponse, VerifyResponse,
     X402_VERSION,
@@ -34,6 +45,11 @@ pub struct LocalConfig {
     pub networks: Vec<String>,
     /// Where the ledger is kept between runs (none: memory only).
     pub ledger_file: Option<PathBuf>,
+    /// Settle on this chain instead of the ledger (then `networks` is the chain's network).
+    pub chain: Option<Arc<Settler>>,
+    /// How long a settlement waits for its transaction to be mined before answering
+    /// `settlement_pending`.
+    pub settle_wait: Duration,
 }
 
 impl Default for LocalConfig {
@@ -42,6 +58,19 @@ impl Default for LocalConfig {
             opening_balance: U256::from(100_000_000u64),
             networks: vec!["eip155:84532".into(), "eip155:8453".into()],
             ledger_file: None,
+            chain: None,
+            settle_wait: Duration::from_secs(20),
+        }
+    }
+}
+
+impl LocalConfig {
+    /// Settling on the chain that `settler` submits to (its network only).
+    pub fn on_chain(settler: Arc<Settler>) -> LocalConfig {
+        LocalConfig {
+            networks: vec![format!("eip155:{}", settler.chain_id())],
+            chain: Some(settler),
+            ..LocalConfig::default()
         }
     }
 }
@@ -52,12 +81,27 @@ struct Ledger {
     saldos: BTreeMap<String, String>,
     /// "network|from|nonce" of every settled authorization.
     nonces_usados: BTreeSet<String>,
+    /// "network|from|nonce" → what it paid, for the gate's questions ([`Chain`]).
+    #[serde(default)]
+    pagos: BTreeMap<String, LedgerPayment>,
     liquidaciones: usize,
+}
+
+/// One settled authorization in the ledger.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct LedgerPayment {
+    a: String,
+    valor: String,
+    transaccion: String,
 }
 
 pub struct LocalFacilitator {
     config: LocalConfig,
     ledger: Mutex<Ledger>,
+    /// The chain backend's reader (the same RPC as its settler).
+    reader: Option<RpcChain>,
+    /// Authorizations being submitted on chain right now ("network|from|nonce").
+    in_flight: Mutex<BTreeSet<String>>,
 }
 
 impl LocalFacilitator {
@@ -68,7 +112,11 @@ impl LocalFacilitator {
             .and_then(|path| std::fs::read(path).ok())
             .and_then(|bytes| serde_json::from_slice(&bytes).ok())
             .unwrap_or_default();
-        LocalFacilitator { config, ledger: Mutex::new(ledger) }
+        let reader = config.chain.as_ref().and_then(|settler| {
+            let network = format!("eip155:{}", settler.chain_id());
+            RpcChain::from_rpc(&network, settler.rpc()).ok()
+        });
+        LocalFacilitator { config, ledger: Mutex::new(ledger), reader, in_flight: Mutex::new(BTreeSet::new()) }
     }
 
     /// A balance (new addresses have the opening balance).
@@ -156,6 +204,10 @@ impl LocalFacilitator {
         let payee_balance = self.balance_in(&ledger, &req.network, pay_to) + value;
         ledger.saldos.insert(account(&req.network, pay_to), payee_balance.to_string());
         let transaction = format!("{:#x}", keccak256(key.as_bytes()));
+        ledger.pagos.insert(
+            key.clone(),
+            LedgerPayment { a: format!("{pay_to:#x}"), valor: value.to_string(), transaccion: transaction.clone() },
+        );
         ledger.nonces_usados.insert(key);
         ledger.liquidaciones += 1;
         self.save(&ledger);
@@ -194,14 +246,14 @@ impl LocalFacilitator {
     pub async fn handle_http(&self, method: &str, path: &str, body: &[u8]) -> (u16, Value) {
         match (method, path) {
             ("POST", "/verify") => match serde_json::from_slice::<FacilitatorRequest>(body) {
-                Ok(r) => (200, to_json(&self.verify_now(&r.payment_payload, &r.payment_requirements))),
+                Ok(r) => (200, to_json(&self.verify_any(&r.payment_payload, &r.payment_requirements).await)),
                 Err(e) => (
                     400,
                     json!({"isValid": false, "invalidReason": "invalid_payload", "invalidMessage": e.to_string(), "payer": ""}),
                 ),
             },
             ("POST", "/settle") => match serde_json::from_slice::<FacilitatorRequest>(body) {
-                Ok(r) => (200, to_json(&self.settle_now(&r.payment_payload, &r.payment_requirements))),
+                Ok(r) => (200, to_json(&self.settle_any(&r.payment_payload, &r.payment_requirements).await)),
                 Err(e) => (
                     400,
                     json!({"success": false, "errorReason": "invalid_payload", "errorMessage": e.to_string(), "transaction": "", "network": "", "payer": ""}),
@@ -216,6 +268,138 @@ impl LocalFacilitator {
                 404,
                 json!({"error": "no_encontrado", "mensaje": format!("{path} no existe; rutas: /verify, /settle, /supported, /health")}),
             ),
+        }
+    }
+
+    /// `/verify` against the ledger, or against the chain when settling on one.
+    async fn verify_any(&self, payload: &PaymentPayload, req: &PaymentRequirements) -> VerifyResponse {
+        if self.config.chain.is_none() {
+            return self.verify_now(payload, req);
+        }
+        match self.check_on_chain(payload, req).await {
+            Ok((payer, _)) => VerifyResponse {
+                is_valid: true,
+                invalid_reason: None,
+                invalid_message: None,
+                payer: Some(payer.to_checksum(None)),
+            },
+            Err((reason, payer)) => VerifyResponse {
+                is_valid: false,
+                invalid_reason: Some(reason),
+                invalid_message: None,
+                payer: payer.map(|p| p.to_checksum(None)),
+            },
+        }
+    }
+
+    /// `/settle` against the ledger, or on the chain when settling on one.
+    async fn settle_any(&self, payload: &PaymentPayload, req: &PaymentRequirements) -> SettlementResponse {
+        match &self.config.chain {
+            None => self.settle_now(payload, req),
+            Some(settler) => self.settle_on_chain(settler, payload, req).await,
+        }
+    }
+
+    /// The checks of `/verify` (signature, recipient, amount, time window) plus the token's own
+    /// state: the nonce unused and the payer's balance enough. Returns the payer and the payload.
+    async fn check_on_chain(
+        &self,
+        payload: &PaymentPayload,
+        req: &PaymentRequirements,
+    ) -> Result<(Address, ExactEvmPayload), (String, Option<Address>)> {
+        if payload.x402_version != X402_VERSION {
+            return Err(("invalid_x402_version".into(), None));
+        }
+        if !self.config.networks.contains(&req.network) {
+            return Err(("invalid_network".into(), None));
+        }
+        let accepted: Option<PaymentRequirements> = serde_json::from_value(payload.accepted.clone()).ok();
+        if accepted.as_ref() != Some(req) {
+            return Err(("invalid_payment_requirements".into(), None));
+        }
+        let exact = parse_exact_payload(&payload.payload).map_err(|_| ("invalid_payload".to_owned(), None))?;
+        let from = exact.authorization.from;
+        let payer = check_exact(req, &exact, now()).map_err(|e| (e.code().to_owned(), Some(from)))?;
+        let (Some(reader), Ok(asset)) = (&self.reader, req.asset.parse::<Address>()) else {
+            return Err(("invalid_payment_requirements".into(), Some(payer)));
+        };
+        let unreadable = |e: ChainError| {
+            tracing::warn!("facilitador local: {e}");
+            ("unexpected_verify_error".to_owned(), Some(payer))
+        };
+        if reader.authorization_used(asset, payer, exact.authorization.nonce).await.map_err(unreadable)? {
+            return Err(("invalid_exact_evm_nonce_already_used".into(), Some(payer)));
+        }
+        if reader.balance_of(asset, payer).await.map_err(unreadable)? < exact.authorization.value {
+            return Err(("insufficient_funds".into(), Some(payer)));
+        }
+        Ok((payer, exact))
+    }
+
+    /// Submits the authorization and answers from its receipt: success once mined,
+    /// `settlement_pending` (with the transaction) if not mined within `settle_wait`.
+    async fn settle_on_chain(
+        &self,
+        settler: &Settler,
+        payload: &PaymentPayload,
+        req: &PaymentRequirements,
+    ) -> SettlementResponse {
+        let (payer, exact) = match self.check_on_chain(payload, req).await {
+            Ok(checked) => checked,
+            Err((reason, payer)) => {
+                return SettlementResponse::failure(&req.network, &reason, None, payer.map(|p| p.to_checksum(None)));
+            }
+        };
+        let payer_text = payer.to_checksum(None);
+        let key = format!("{}|{:#x}|{:#x}", req.network, payer, exact.authorization.nonce);
+        if !self.in_flight.lock().insert(key.clone()) {
+            return SettlementResponse::failure(
+                &req.network,
+                "invalid_exact_evm_nonce_already_used",
+                None,
+                Some(payer_text),
+            );
+        }
+        let _release = InFlight { set: &self.in_flight, key };
+        let asset = match req.asset.parse::<Address>() {
+            Ok(asset) => asset,
+            Err(_) => return SettlementResponse::failure(&req.network, "invalid_payment_requirements", None, None),
+        };
+        let transaction = match settler.submit(asset, &exact).await {
+            Ok(transaction) => transaction,
+            Err(e) => {
+                tracing::warn!("facilitador local: no se pudo enviar la transacción: {e}");
+                return SettlementResponse::failure(&req.network, "unexpected_settle_error", None, Some(payer_text));
+            }
+        };
+        let hash = format!("{transaction:#x}");
+        match settler.wait(transaction, self.config.settle_wait).await {
+            Ok(Some(receipt)) if receipt.success => {
+                self.ledger.lock().liquidaciones += 1;
+                SettlementResponse {
+                    success: true,
+                    error_reason: None,
+                    error_message: None,
+                    payer: Some(payer_text),
+                    transaction: hash,
+                    network: req.network.clone(),
+                    amount: Some(exact.authorization.value.to_string()),
+                    extensions: None,
+                }
+            }
+            Ok(Some(_reverted)) => SettlementResponse {
+                transaction: hash,
+                ..SettlementResponse::failure(
+                    &req.network,
+                    "invalid_exact_evm_transaction_failed",
+                    None,
+                    Some(payer_text),
+                )
+            },
+            Ok(None) | Err(_) => SettlementResponse {
+                transaction: hash,
+                ..SettlementResponse::failure(&req.network, "settlement_pending", None, Some(payer_text))
+            },
         }
     }
 
@@ -240,6 +424,65 @@ impl LocalFacilitator {
     }
 }
 
+/// Takes an authorization out of the in-flight set when its settlement ends.
+struct InFlight<'a> {
+    set: &'a Mutex<BTreeSet<String>>,
+    key: String,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.set.lock().remove(&self.key);
+    }
+}
+
+/// In local mode the ledger is the chain: it answers what a node would about a payment it
+/// settled (it has no cancellations; an unused authorization past `validBefore` is expired).
+/// With a chain backend it asks the chain.
+#[async_trait]
+impl Chain for LocalFacilitator {
+    fn name(&self) -> String {
+        match &self.reader {
+            Some(reader) => reader.name(),
+            None => "libro del facilitador local".into(),
+        }
+    }
+
+    async fn find(&self, expected: &Expected, hint: Option<&str>) -> Result<Verdict, ChainError> {
+        if let Some(reader) = &self.reader {
+            return reader.find(expected, hint).await;
+        }
+        let key = format!("{}|{:#x}|{:#x}", expected.network, expected.payer, expected.nonce);
+        let ledger = self.ledger.lock();
+        Ok(match ledger.pagos.get(&key) {
+            Some(payment) if pays(payment, expected) => Verdict::Paid { transaction: payment.transaccion.clone() },
+            Some(payment) => Verdict::UsedElsewhere { transaction: payment.transaccion.clone() },
+            None if ledger.nonces_usados.contains(&key) => Verdict::Unexplained,
+            None if now() >= expected.valid_before => Verdict::Expired,
+            None => Verdict::Unused,
+        })
+    }
+
+    async fn audit(&self, expected: &Expected, transaction: &str) -> Result<Audit, ChainError> {
+        if let Some(reader) = &self.reader {
+            return reader.audit(expected, transaction).await;
+        }
+        let key = format!("{}|{:#x}|{:#x}", expected.network, expected.payer, expected.nonce);
+        Ok(match self.ledger.lock().pagos.get(&key) {
+            Some(payment) if payment.transaccion == transaction && pays(payment, expected) => Audit::Confirmed,
+            Some(_) => Audit::Wrong(format!("el libro local no registra que {transaction} pagara esta compra")),
+            None => Audit::NotFound,
+        })
+    }
+}
+
+/// Whether a ledger payment paid payTo at least the price.
+fn pays(payment: &LedgerPayment, expected: &Expected) -> bool {
+    let to = payment.a.parse::<Address>().ok();
+    let value = U256::from_str_radix(&payment.valor, 10).ok();
+    to == Some(expected.pay_to) && value.is_some_and(|v| v >= expected.amount)
+}
+
 fn account(network: &str, address: Address) -> String {
     format!("{network}|{address:#x}")
 }
@@ -251,7 +494,10 @@ fn to_json<T: Serialize>(value: &T) -> Value {
 #[async_trait]
 impl Facilitator for LocalFacilitator {
     fn name(&self) -> String {
-        "local (sin cadena, sin dinero real)".into()
+        match &self.config.chain {
+            Some(settler) => format!("local en la cadena {} ({})", settler.chain_id(), settler.rpc().describe()),
+            None => "local (sin cadena, sin dinero real)".into(),
+        }
     }
 
     async fn verify(
@@ -259,7 +505,7 @@ impl Facilitator for LocalFacilitator {
         payload: &PaymentPayload,
         requirements: &PaymentRequirements,
     ) -> Result<VerifyResponse, FacilitatorError> {
-        Ok(self.verify_now(payload, requirements))
+        Ok(self.verify_any(payload, requirements).await)
     }
 
     async fn settle(
@@ -267,7 +513,7 @@ impl Facilitator for LocalFacilitator {
         payload: &PaymentPayload,
         requirements: &PaymentRequirements,
     ) -> Result<SettlementResponse, FacilitatorError> {
-        Ok(self.settle_now(payload, requirements))
+        Ok(self.settle_any(payload, requirements).await)
     }
 
     async fn supported(&self) -> Result<SupportedResponse, FacilitatorError> {

@@ -5,7 +5,8 @@
 //! MCP ([`mcp`]: the tool `comprar_estudio`). Both bindings build their 402 from
 //! [`offer::Offer::payment_required`], sell through [`shop::Shop::purchase`] and deliver again
 //! through [`shop::Shop::reaccess`], so the checks, the replay guards and
-//! settle-after-production are the same whichever way a buyer comes. Every 402 carries the
+//! settle-after-production are the same whichever way a buyer comes. What a settlement that is
+//! not a plain success means is decided by the chain ([`proof`]), never by a facilitator's word. Every 402 carries the
 //! publisher's signed offers and every sale its signed receipt ([`receipt`]); the study files a
 //! sale embeds are kept in memory after their first sale ([`study`]).
 
@@ -13,6 +14,7 @@ pub mod http;
 pub mod limits;
 pub mod mcp;
 pub mod offer;
+pub mod proof;
 pub mod reaccess;
 pub mod receipt;
 pub mod settlement;

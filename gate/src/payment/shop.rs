@@ -4,9 +4,13 @@
 //! the `accepted` requirement must deep-equal one we offer; local checks (EVM: signature, recipient, exact amount, time window) run before
 //! anything else; the nonce is reserved so the same authorization cannot be spent twice, even
 //! concurrently; the whole response is produced in memory; only then is the facilitator asked
-//! to settle, and only a `success: true` for our network releases the study. Every other path
-//! answers with the reason and delivers nothing, so nothing is charged without delivery and
-//! nothing is delivered without settlement.
+//! to settle, and only a `success: true` for our network naming a transaction releases the
+//! study by itself. Anything else that might mean the money moved (a timeout, a pending
+//! settlement, "nonce already used", a repeat of an uncertain purchase) releases it only with
+//! proof from the chain ([`crate::chain`]): without it the purchase stays uncertain, and a
+//! chain that proves the authorization can never pay (canceled, expired, used for another
+//! payment) voids it. Every other path answers with the reason and delivers nothing, so nothing
+//! is charged without delivery and nothing is delivered without settlement.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -20,15 +24,17 @@ use sha2::{Digest, Sha256};
 
 use super::limits::{Limited, Limiter, Scope};
 use super::offer::Offer;
+use super::proof::{self, Proof};
 use super::receipt;
 use super::settlement::{self, SETTLEMENT_PENDING, Settlement, UNCERTAIN_CODE, uncertain_message};
 use super::study::{STUDY_MEMORY, Spliced, StudyFiles};
+use crate::chain::{Chains, Verdict};
 use crate::clock::{Clock, iso8601};
 use crate::facilitator::{Facilitator, FacilitatorError};
 use crate::links::LinkSigner;
-use crate::sales::journal::{Accepted, Event, Failed, Handed, Settled};
+use crate::sales::journal::{Accepted, Event, Failed, Handed, Reconciled, Settled};
 use crate::sales::{PaidSale, Reservation, Sales, Seen, UncertainSale};
-use crate::x402::evm::{check_exact, parse_exact_payload};
+use crate::x402::evm::{Authorization, check_exact, parse_exact_payload};
 use crate::x402::receipt::ReceiptKey;
 use crate::x402::{PAYMENT_IDENTIFIER, PaymentPayload, PaymentRequirements, SettlementResponse};
 
@@ -93,6 +99,8 @@ pub struct Shop {
     limiter: Arc<Limiter>,
     receipts: ReceiptKey,
     clock: Clock,
+    /// Where a payment is proven when a facilitator's word is not enough.
+    chains: Chains,
     /// The view files sold, kept in memory after their first sale.
     studies: StudyFiles,
 }
@@ -100,7 +108,9 @@ pub struct Shop {
 impl Shop {
     /// A shop selling at `base_url` (the host of every signed link) through `facilitator`,
     /// recording every step in `sales`, turning away repeated failures with `limiter`,
-    /// signing each sale's receipt with `receipts` and telling the time by `clock`.
+    /// signing each sale's receipt with `receipts`, telling the time by `clock` and asking
+    /// `chains` for proof when a settlement's outcome is not a plain success.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         base_url: &str,
         facilitator: Arc<dyn Facilitator>,
@@ -109,6 +119,7 @@ impl Shop {
         limiter: Arc<Limiter>,
         receipts: ReceiptKey,
         clock: Clock,
+        chains: Chains,
     ) -> Shop {
         Shop {
             base_url: base_url.trim_end_matches('/').to_owned(),
@@ -118,8 +129,14 @@ impl Shop {
             limiter,
             receipts,
             clock,
+            chains,
             studies: StudyFiles::new(STUDY_MEMORY),
         }
+    }
+
+    /// The chains payments are proven on, shared with a reloaded shop.
+    pub fn chains(&self) -> &Chains {
+        &self.chains
     }
 
     /// The publisher's key that signs offers and receipts, kept across reloads.
@@ -237,33 +254,27 @@ impl Shop {
         };
         let produce_ms = ms_since(started);
         let started = std::time::Instant::now();
-        let settlement = match self.settle(requirements, payload).await {
-            Settlement::Settled(answer) => SoldBy::Facilitator(answer),
-            Settlement::NonceUsed(mut answer) if reservation.resumed() => {
-                if answer.transaction.is_empty() {
-                    answer.transaction = reservation.earlier_transaction().unwrap_or_default().to_owned();
+        let outcome = self.settle(requirements, payload).await;
+        let settlement = match self.judge(outcome, &reservation, check, requirements).await {
+            Judged::Sold(sold) => sold,
+            Judged::Refused(refusal) => {
+                self.limiter.refused_settlement(&check.payer, now);
+                self.journal_failure(key, &refusal, None).await;
+                return Err(refusal);
+            }
+            Judged::Void(verdict) => {
+                let refusal = void_refusal(&verdict);
+                tracing::warn!(target: "compras", compra = key, "compra anulada: {}", verdict.void_reason());
+                self.limiter.refused_settlement(&check.payer, now);
+                self.journal_failure(key, &refusal, None).await;
+                let reconciled = Reconciled { liquidada: false, transaccion: None, nota: verdict.void_reason() };
+                if let Err(e) = self.sales.write(key, self.clock.now(), Event::Conciliado(reconciled)).await {
+                    tracing::error!(compra = key, "diario de ventas: no se pudo registrar la anulación: {e}");
                 }
-                SoldBy::Recovery(answer)
-            }
-            Settlement::NonceUsed(answer) => {
-                let code = answer.error_reason.clone().unwrap_or_default();
-                let mut refusal = Self::refuse(
-                    402,
-                    &code,
-                    "Esta autorización ya se usó en la cadena; no se cobró nada en esta compra y no se entrega el estudio. Firme un pago nuevo.",
-                );
-                refusal.settlement = Some(Box::new(answer));
-                self.limiter.refused_settlement(&check.payer, now);
-                self.journal_failure(key, &refusal, None).await;
+                reservation.void();
                 return Err(refusal);
             }
-            Settlement::Refused { status, code, message, answer } => {
-                let refusal = Refusal { status, code, message, settlement: answer.map(Box::new), retry_after: None };
-                self.limiter.refused_settlement(&check.payer, now);
-                self.journal_failure(key, &refusal, None).await;
-                return Err(refusal);
-            }
-            Settlement::Uncertain { detail, transaction } => {
+            Judged::Uncertain { detail, transaction } => {
                 tracing::warn!(target: "compras", compra = key, "liquidación incierta: {detail}");
                 let refusal = Self::refuse(503, UNCERTAIN_CODE, uncertain_message(&detail));
                 let transaction = transaction.or_else(|| reservation.earlier_transaction().map(str::to_owned));
@@ -274,13 +285,18 @@ impl Shop {
                     vista: offer.view.as_str().to_owned(),
                     transaccion: transaction,
                 });
+                self.sales.note_doubt();
                 return Err(refusal);
             }
         };
         let settle_ms = ms_since(started);
         self.sales.crash_point_before_record().await;
+        let by_facilitator = matches!(settlement, SoldBy::Facilitator(_));
         let (settlement, settled_at) = self.record_sale(key, offer, requirements, check, settlement).await;
         self.sales.crash_point_after_settle().await;
+        if let (true, Some(authorization)) = (by_facilitator, &check.authorization) {
+            self.audit_later(key, requirements, authorization, &settlement.transaction);
+        }
         reservation.commit(PaidSale {
             compra: key.to_owned(),
             huella: attempt.huella.clone(),
@@ -326,7 +342,7 @@ impl Shop {
             extensions: answer.extensions.clone(),
         };
         if recovered {
-            tracing::info!(target: "compras", compra = key, "venta recuperada: el nonce ya estaba usado tras una liquidación incierta");
+            tracing::info!(target: "compras", compra = key, transaccion = %answer.transaction, "venta probada en la cadena: la autorización pagó el precio a payTo");
         } else {
             tracing::info!(target: "compras", compra = key, red = %network, transaccion = %receipt.transaction, "venta liquidada");
         }
@@ -424,6 +440,7 @@ impl Shop {
                 replay_key: format!("{}|{:#x}|{:#x}", requirements.network, auth.from, auth.nonce),
                 nonce: format!("{:#x}", auth.nonce),
                 replay_until: auth.valid_before,
+                authorization: Some(auth.clone()),
             });
         }
         let verified = self.facilitator.verify(payload, requirements).await.map_err(|e| facilitator_refusal(&e))?;
@@ -439,14 +456,15 @@ impl Shop {
             replay_key: format!("{}|{}", requirements.network, hex::encode(digest)),
             nonce: hex::encode(digest),
             replay_until: now + NON_EVM_REPLAY_SECONDS,
+            authorization: None,
         })
     }
 
     /// Settles with the facilitator and says what the outcome means for the money. A
     /// `settlement_pending` answer naming a transaction is asked once more with the same
-    /// payload (as the x402 reference servers do), so the facilitator can reconcile it; if the
-    /// second answer is "nonce used", that is our own broadcast confirmed, and it comes back as
-    /// settled with the pending transaction.
+    /// payload (as the x402 reference servers do), so the facilitator can reconcile it; a
+    /// second answer that is not a plain success keeps the pending transaction, for the chain
+    /// to prove ("nonce used" then is likely our own broadcast, but only the chain can say).
     async fn settle(&self, requirements: &PaymentRequirements, payload: &PaymentPayload) -> Settlement {
         let mut answer = self.facilitator.settle(payload, requirements).await;
         let pending_transaction = answer
@@ -466,19 +484,112 @@ impl Shop {
             }
         };
         match (outcome, pending_transaction) {
-            (Settlement::NonceUsed(answer), Some(transaction)) => Settlement::Settled(SettlementResponse {
-                success: true,
-                error_reason: None,
-                error_message: None,
-                transaction,
-                network: requirements.network.clone(),
-                ..answer
-            }),
+            (Settlement::NonceUsed(answer), Some(pending)) if answer.transaction.is_empty() => {
+                Settlement::NonceUsed(SettlementResponse { transaction: pending, ..answer })
+            }
             (Settlement::Uncertain { detail, transaction: None }, Some(pending)) => {
                 Settlement::Uncertain { detail, transaction: Some(pending) }
             }
             (outcome, _) => outcome,
         }
+    }
+
+    /// What a settlement outcome means for this purchase, asking the chain when the
+    /// facilitator's word is not a plain success naming a transaction.
+    async fn judge(
+        &self,
+        outcome: Settlement,
+        reservation: &Reservation,
+        check: &Checked,
+        requirements: &PaymentRequirements,
+    ) -> Judged {
+        let (hint, detail, fresh_nonce_used) = match outcome {
+            Settlement::Settled(answer) if !answer.transaction.is_empty() => {
+                return Judged::Sold(SoldBy::Facilitator(answer));
+            }
+            Settlement::Settled(_) => {
+                (None, "el facilitador informó éxito sin nombrar la transacción".to_owned(), None)
+            }
+            Settlement::Refused { status, code, message, answer } => {
+                return Judged::Refused(Refusal {
+                    status,
+                    code,
+                    message,
+                    settlement: answer.map(Box::new),
+                    retry_after: None,
+                });
+            }
+            Settlement::NonceUsed(answer) => {
+                let hint = Some(answer.transaction.clone()).filter(|t| !t.is_empty());
+                let fresh = !reservation.resumed() && hint.is_none();
+                let reason = answer.error_reason.clone().unwrap_or_default();
+                (hint, format!("el facilitador respondió {reason}"), fresh.then_some(answer))
+            }
+            Settlement::Uncertain { detail, transaction } => (transaction, detail, None),
+        };
+        let hint = hint.or_else(|| reservation.earlier_transaction().map(str::to_owned));
+        let proof = match (self.chains.get(&requirements.network), &check.authorization) {
+            (Some(chain), Some(authorization)) => {
+                let expected = proof::expected(requirements, authorization);
+                match expected {
+                    Some(expected) => proof::look(chain.as_ref(), &expected, hint.as_deref()).await,
+                    None => Proof::Unknown("requisito ilegible para la cadena".to_owned()),
+                }
+            }
+            _ => Proof::NoChain,
+        };
+        match (proof, fresh_nonce_used) {
+            (Proof::Verdict(Verdict::Paid { transaction }), _) => Judged::Sold(SoldBy::Recovery(SettlementResponse {
+                success: true,
+                error_reason: None,
+                error_message: None,
+                payer: Some(check.payer.clone()),
+                transaction,
+                network: requirements.network.clone(),
+                amount: Some(requirements.amount.clone()),
+                extensions: None,
+            })),
+            (Proof::Verdict(verdict), _) if verdict.proves_unpaid() => Judged::Void(verdict),
+            // A new authorization the facilitator calls used, and no chain to ask: refused for
+            // this attempt (nothing of ours moved), as before.
+            (Proof::NoChain, Some(answer)) => {
+                let code = answer.error_reason.clone().unwrap_or_default();
+                let mut refusal = Self::refuse(
+                    402,
+                    &code,
+                    "Esta autorización ya se usó en la cadena; no se cobró nada en esta compra y no se entrega el estudio. Firme un pago nuevo.",
+                );
+                refusal.settlement = Some(Box::new(answer));
+                Judged::Refused(refusal)
+            }
+            (Proof::NoChain, None) => Judged::Uncertain { detail, transaction: hint },
+            (Proof::Verdict(verdict), _) => {
+                Judged::Uncertain { detail: format!("{detail}; {}", verdict.void_reason()), transaction: hint }
+            }
+            (Proof::Unknown(error), _) => Judged::Uncertain {
+                detail: format!("{detail}; no se pudo leer la cadena: {error}"),
+                transaction: hint,
+            },
+        }
+    }
+
+    /// Checks a settled sale's transaction on chain after the answer left: a facilitator's
+    /// success that did not pay payTo the price is journaled as disputed and logged as an error.
+    fn audit_later(&self, key: &str, requirements: &PaymentRequirements, authorization: &Authorization, transaction: &str) {
+        let Some(chain) = self.chains.get(&requirements.network) else { return };
+        let Some(expected) = proof::expected(requirements, authorization) else { return };
+        let handle = match tokio::runtime::Handle::try_current() {
+            Ok(handle) => handle,
+            Err(_) => return,
+        };
+        handle.spawn(proof::audit(
+            Arc::clone(chain),
+            Arc::clone(&self.sales),
+            self.clock.clone(),
+            key.to_owned(),
+            expected,
+            transaction.to_owned(),
+        ));
     }
 
     /// The response JSON, spliced around the view's file so large packages are not re-parsed.
@@ -541,6 +652,8 @@ struct Checked {
     /// The authorization's nonce (non-EVM: the payload digest).
     nonce: String,
     replay_until: u64,
+    /// The EIP-3009 authorization (EVM only): what the chain is asked about.
+    authorization: Option<Authorization>,
 }
 
 /// A facilitator that failed to answer `/verify` (nothing is settled at that point).
@@ -637,8 +750,36 @@ fn seen_refusal(seen: Seen) -> Refusal {
 /// Who established that the money moved.
 enum SoldBy {
     Facilitator(SettlementResponse),
-    /// A repeat after an uncertain outcome: the nonce was already used.
+    /// The chain: the facilitator's answer left it open, and the authorization's transaction
+    /// paid payTo the price.
     Recovery(SettlementResponse),
+}
+
+/// What a settlement outcome means once the chain had its say.
+enum Judged {
+    Sold(SoldBy),
+    /// Refused for certain by the facilitator: nothing moved.
+    Refused(Refusal),
+    /// The chain proves this authorization never paid and never will.
+    Void(Verdict),
+    /// The money may have moved: no study, kept to reconcile.
+    Uncertain { detail: String, transaction: Option<String> },
+}
+
+/// The refusal of a purchase the chain voided.
+fn void_refusal(verdict: &Verdict) -> Refusal {
+    let (code, why) = match verdict {
+        Verdict::Canceled { .. } => ("autorizacion_cancelada", "el pagador la canceló en la cadena (cancelAuthorization)"),
+        Verdict::Expired => ("autorizacion_vencida", "venció sin usarse"),
+        _ => ("autorizacion_usada_en_otro_pago", "su nonce se usó en otra transferencia, que no pagó este estudio"),
+    };
+    Shop::refuse(
+        402,
+        code,
+        format!(
+            "La cadena muestra que esta autorización de pago no pagó el estudio: {why}. No se cobró nada y no se entrega el estudio; para comprarlo firme un pago nuevo. / The chain shows this payment authorization did not pay: nothing was charged or delivered; sign a new payment to buy."
+        ),
+    )
 }
 
 /// One attempt to sell, with everything its steps need.
@@ -665,6 +806,7 @@ impl Attempt<'_> {
             activo: self.requirements.asset.clone(),
             pagar_a: self.requirements.pay_to.clone(),
             valido_hasta: self.check.replay_until,
+            valido_desde: self.check.authorization.as_ref().map_or(0, |a| a.valid_after),
             huella: self.huella.clone(),
             identificador: self.id.clone(),
         }

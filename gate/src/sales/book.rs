@@ -208,6 +208,16 @@ impl Book {
         self.keys.insert(key.to_owned(), Entry::Uncertain { until, sale: Arc::new(sale) });
     }
 
+    /// Forgets an uncertain purchase the chain voided (nothing if it is no longer uncertain).
+    pub fn forget_uncertain(&mut self, key: &str, id: Option<&str>) {
+        if matches!(self.keys.get(key), Some(Entry::Uncertain { .. })) {
+            self.keys.remove(key);
+            if let Some(id) = id {
+                self.ids.remove(id);
+            }
+        }
+    }
+
     fn restore_id(&mut self, id: Option<&str>, key: &str, huella: &str, until: u64) {
         if let Some(id) = id {
             self.ids.insert(id.to_owned(), IdEntry { huella: huella.to_owned(), key: key.to_owned(), until });
@@ -313,6 +323,12 @@ impl Reservation {
         }
         book.keys.insert(self.key.clone(), Entry::Used { until: self.until, sale: Arc::new(sale) });
         self.done = true;
+    }
+
+    /// Forgets the payment, an earlier doubt included (the chain proved it void).
+    pub fn void(mut self) {
+        self.fallback = None;
+        // Dropped with no fallback: the key and its identifier are removed.
     }
 
     /// Keeps the payment as uncertain: a repeat of the same payload will retry it, anything

@@ -62,6 +62,9 @@ pub enum Event {
     /// The buyer's wallet signed in (x402 `sign-in-with-x`) and got the study again, with fresh
     /// links and no charge: recorded under the sale it proved, before the answer leaves.
     Reacceso(Reaccess),
+    /// The chain does not confirm a settlement the facilitator reported as a success (its
+    /// transaction did not pay payTo the price, or never appeared): the sale is disputed.
+    Impugnado(Disputed),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -77,6 +80,10 @@ pub struct Accepted {
     pub pagar_a: String,
     /// Unix time after which the authorization is void.
     pub valido_hasta: u64,
+    /// Unix time after which the authorization is valid (0 in journals written before it was
+    /// recorded): with `valido_hasta`, where on chain its use can be.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub valido_desde: u64,
     /// sha256 of the payment payload, to tell a repeated request from a different one.
     pub huella: String,
     /// The buyer's `payment-identifier`, when sent.
@@ -115,6 +122,19 @@ pub struct Handed {
     pub transaccion: String,
     /// Bytes of the response body.
     pub bytes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// A settlement the chain does not confirm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Disputed {
+    /// The transaction the facilitator named.
+    pub transaccion: String,
+    /// What the chain shows instead.
+    pub motivo: String,
 }
 
 /// How the publisher resolved an uncertain purchase after looking it up on chain.
@@ -496,6 +516,7 @@ pub(crate) mod tests {
                 activo: "0xusdc".into(),
                 pagar_a: "0xpay".into(),
                 valido_hasta: unix + 300,
+                valido_desde: 0,
                 huella: "h".into(),
                 identificador: None,
             }),

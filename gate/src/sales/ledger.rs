@@ -41,9 +41,13 @@ pub struct Sale {
     /// Times the buyer's wallet signed in and got the study again (x402 `sign-in-with-x`).
     pub reaccesos: u32,
     /// How the sale was established: `liquidada` (the facilitator settled it), `recuperada`
-    /// (a repeat after an uncertain outcome found the authorization already used) or
+    /// (the facilitator's answer left it open and the chain proved the payment) or
     /// `conciliada` (the publisher found it on chain).
     pub origen: Origin,
+    /// Why the chain does not confirm this sale, when it does not (a facilitator's success
+    /// that did not pay payTo): such a sale is listed apart and left out of the totals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub impugnada: Option<String>,
     /// Kept for recovery, not shown.
     #[serde(skip)]
     pub accepted: Option<Accepted>,
@@ -204,6 +208,11 @@ pub fn fold(records: &[Record]) -> Ledger {
                 }
                 ledger.reaccesses.push(reaccessed(record, reaccess));
             }
+            Event::Impugnado(disputed) => {
+                if let Some(sale) = purchase.sale.and_then(|i| ledger.sales.get_mut(i)) {
+                    sale.impugnada = Some(format!("{} ({})", disputed.motivo, disputed.transaccion));
+                }
+            }
             Event::Entregado(_) | Event::Reentregado(_) => {
                 if let Some(sale) = purchase.sale.and_then(|i| ledger.sales.get_mut(i)) {
                     if matches!(record.event, Event::Reentregado(_)) {
@@ -308,6 +317,7 @@ fn settle(
         reentregas: 0,
         reaccesos: 0,
         origen: origin,
+        impugnada: None,
         accepted,
     });
 }

@@ -25,12 +25,14 @@ pub mod report;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Result;
 
 use book::{Book, SharedBook};
 pub use book::{Owned, PaidSale, ProofClaim, Seen, UncertainSale};
-use journal::{Event, Journal, Record, Wait, Writer};
+use journal::{Event, Journal, Reconciled, Record, Wait, Writer};
+use ledger::Pending;
 
 use crate::clock::{iso8601, now};
 use crate::x402::SettlementResponse;
@@ -43,6 +45,8 @@ pub struct Sales {
     /// The PostgreSQL record; when set, it holds the journal and the replay memory.
     shared: Option<Arc<postgres::Shared>>,
     faults: faults::Faults,
+    /// A purchase ended uncertain since the last reconciliation looked.
+    doubt: AtomicBool,
 }
 
 impl Sales {
@@ -54,6 +58,7 @@ impl Sales {
             book: SharedBook::default(),
             shared: None,
             faults: faults::Faults::from_env(),
+            doubt: AtomicBool::new(false),
         }
     }
 
@@ -75,6 +80,7 @@ impl Sales {
             book: SharedBook::default(),
             shared: Some(shared),
             faults: faults::Faults::from_env(),
+            doubt: AtomicBool::new(!ledger.pending.is_empty()),
         })
     }
 
@@ -105,6 +111,7 @@ impl Sales {
             book: Arc::new(parking_lot::Mutex::new(book)),
             shared: None,
             faults: faults::Faults::from_env(),
+            doubt: AtomicBool::new(false),
         })
     }
 
@@ -199,6 +206,69 @@ impl Sales {
         self.journal_path.as_deref()
     }
 
+    /// Notes that a purchase ended uncertain (the reconciliation looks again).
+    pub fn note_doubt(&self) {
+        self.doubt.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a purchase ended uncertain since the last call.
+    pub fn take_doubt(&self) -> bool {
+        self.doubt.swap(false, Ordering::Relaxed)
+    }
+
+    /// The purchases to reconcile, read from the journal or the shared record now (blocks the
+    /// calling thread while it reads; an in-memory record has none it can tell).
+    pub fn pending(&self) -> Result<Vec<Pending>> {
+        let contents = match (&self.shared, &self.journal_path) {
+            (Some(shared), _) => shared.read()?,
+            (None, Some(path)) => journal::read(path)?,
+            (None, None) => return Ok(Vec::new()),
+        };
+        Ok(ledger::fold(&contents.records).pending)
+    }
+
+    /// Journals how the chain resolved a pending purchase and makes the replay book agree: a
+    /// paid one is a sale its buyer gets again by repeating the request; a void one is gone.
+    pub async fn reconciled(&self, pending: &Pending, reconciled: Reconciled, unix: u64) -> std::io::Result<()> {
+        let paid = reconciled.liquidada.then(|| reconciled.transaccion.clone().unwrap_or_default());
+        self.write(&pending.compra, unix, Event::Conciliado(reconciled)).await?;
+        if self.shared.is_some() {
+            return Ok(()); // the record's own rows changed with the event
+        }
+        let accepted = &pending.accepted;
+        let mut book = self.book.lock();
+        match paid {
+            Some(transaction) => {
+                book.own(Owned {
+                    compra: pending.compra.clone(),
+                    estudio: pending.estudio.clone(),
+                    vista: pending.vista.clone(),
+                    red: pending.red.clone(),
+                    pagador: pending.pagador.clone(),
+                    monto: pending.monto.clone(),
+                    transaccion: transaction.clone(),
+                    liquidada: unix,
+                });
+                let sale = PaidSale {
+                    compra: pending.compra.clone(),
+                    huella: accepted.huella.clone(),
+                    estudio: pending.estudio.clone(),
+                    vista: pending.vista.clone(),
+                    settlement: SettlementResponse::recorded(
+                        pending.red.clone(),
+                        transaction,
+                        pending.pagador.clone(),
+                        pending.monto.clone(),
+                    ),
+                    settled_at: unix,
+                };
+                book.restore_paid(&pending.compra, accepted.identificador.as_deref(), accepted.valido_hasta, sale);
+            }
+            None => book.forget_uncertain(&pending.compra, accepted.identificador.as_deref()),
+        }
+        Ok(())
+    }
+
     /// The crash point right after a settlement is journaled (a no-op unless the gate was built
     /// with the `test-faults` feature and asked for a fault).
     pub async fn crash_point_after_settle(&self) {
@@ -248,6 +318,15 @@ impl Reservation {
         match self {
             Reservation::Book(r) => r.uncertain(sale),
             Reservation::Shared(r) => r.uncertain(),
+        }
+    }
+
+    /// Forgets the payment for good, an earlier doubt included: the chain proved it can never
+    /// pay (journal its `conciliado` step first).
+    pub fn void(self) {
+        match self {
+            Reservation::Book(r) => r.void(),
+            Reservation::Shared(r) => r.void(),
         }
     }
 }

@@ -772,6 +772,11 @@ impl Reservation {
     pub fn uncertain(mut self) {
         self.done = true;
     }
+
+    /// The row is gone already (its `conciliado` step deleted it).
+    pub fn void(mut self) {
+        self.done = true;
+    }
 }
 
 impl Drop for Reservation {

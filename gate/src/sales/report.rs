@@ -91,7 +91,7 @@ pub fn report_of(diario: String, contents: journal::Contents) -> Report {
     let ledger = ledger::fold(&contents.records);
     let mut totales =
         Totals { general: Total { monto: "0".into(), usdc: usdc(0), ..Total::default() }, ..Totals::default() };
-    for sale in &ledger.sales {
+    for sale in ledger.sales.iter().filter(|s| s.impugnada.is_none()) {
         totales.general.add(&sale.monto);
         totales.por_estudio.entry(sale.estudio.clone()).or_default().add(&sale.monto);
         totales.por_red.entry(sale.red.clone()).or_default().add(&sale.monto);
@@ -118,12 +118,14 @@ pub fn table(report: &Report) -> String {
         let _ = writeln!(out, "aviso: {warning}");
     }
     let _ = writeln!(out, "\nVentas liquidadas: {}", report.ventas.len());
-    let by = |origin: Origin| report.ventas.iter().filter(move |s| s.origen == origin);
+    let by = |origin: Origin| {
+        report.ventas.iter().filter(move |s| s.origen == origin && s.impugnada.is_none())
+    };
     write_sales(&mut out, by(Origin::Liquidada));
     for (origin, title) in [
         (
             Origin::Recuperada,
-            "Ventas recuperadas (liquidación incierta; al repetirse el pago, su nonce ya estaba usado)",
+            "Ventas recuperadas (liquidación incierta; la cadena probó el pago a payTo)",
         ),
         (Origin::Conciliada, "Ventas conciliadas a mano (encontradas en la cadena)"),
     ] {
@@ -132,6 +134,19 @@ pub fn table(report: &Report) -> String {
             let _ = writeln!(out, "\n{title}: {count}");
             write_sales(&mut out, by(origin));
         }
+    }
+    let disputed: Vec<&Sale> = report.ventas.iter().filter(|s| s.impugnada.is_some()).collect();
+    if !disputed.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nVentas impugnadas por la cadena (el facilitador informó un éxito que no pagó a payTo; entregadas, fuera de los totales): {}",
+            disputed.len()
+        );
+        let rows: Vec<[String; 4]> = disputed
+            .iter()
+            .map(|s| [s.compra.clone(), s.estudio.clone(), s.pagador.clone(), s.impugnada.clone().unwrap_or_default()])
+            .collect();
+        write_table(&mut out, &["compra", "estudio", "pagador", "motivo"], &rows);
     }
     for (title, totals) in
         [("estudio", &report.totales.por_estudio), ("red", &report.totales.por_red), ("día", &report.totales.por_dia)]
@@ -167,7 +182,11 @@ pub fn table(report: &Report) -> String {
         write_table(&mut out, &["fecha", "estudio", "red", "pagador", "nonce", "estado", "detalle", "compra"], &rows);
     }
     if !report.conciliadas_sin_pago.is_empty() {
-        let _ = writeln!(out, "\nConciliadas sin pago: {}", report.conciliadas_sin_pago.len());
+        let _ = writeln!(
+            out,
+            "\nAnuladas o conciliadas sin pago (no se cobró nada, no se entregó nada): {}",
+            report.conciliadas_sin_pago.len()
+        );
         let rows: Vec<[String; 4]> = report
             .conciliadas_sin_pago
             .iter()

@@ -94,6 +94,7 @@ pub fn start_on(
         limiter: Arc::new(gate::payment::limits::Limiter::new(gate::payment::limits::RefusalLimits::default())),
         receipts: gate::x402::receipt::ReceiptKey::development(),
         clock: gate::clock::Clock::system(),
+        chains: gate::chain::Chains::new(),
     };
     let gate = Gate::load_with(dist, services).expect("gate loads dist/");
     let server = spawn(Arc::new(gate), 2).expect("gate starts");

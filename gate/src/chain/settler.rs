@@ -1,0 +1,161 @@
+//! Submitting `transferWithAuthorization` to an EVM node: the local facilitator's chain
+//! backend. It signs an EIP-1559 transaction with the settler's key (it pays the gas; the
+//! payer signed only the authorization), sends it, and waits for its receipt.
+//!
+//! Transactions of one settler are numbered from a counter held under a lock, so concurrent
+//! settlements never reuse an account nonce; a failed send re-reads the count from the node.
+
+use std::time::Duration;
+
+use alloy_consensus::{SignableTransaction, TxEip1559};
+use alloy_eips::eip2718::Encodable2718;
+use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
+use alloy_signer::SignerSync;
+use alloy_signer_local::PrivateKeySigner;
+use alloy_sol_types::{SolCall, sol};
+
+use super::ChainError;
+use super::rpc::{Receipt, Rpc};
+use crate::x402::evm::ExactEvmPayload;
+
+sol! {
+    function transferWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external;
+}
+
+/// Gas a `transferWithAuthorization` may use (FiatToken v2.2 uses about 80,000).
+const GAS_LIMIT: u64 = 200_000;
+/// How often a receipt is asked for while waiting.
+const POLL: Duration = Duration::from_millis(100);
+
+/// One account that submits authorizations on one chain.
+pub struct Settler {
+    rpc: Rpc,
+    signer: PrivateKeySigner,
+    chain_id: u64,
+    next_nonce: tokio::sync::Mutex<Option<u64>>,
+}
+
+impl std::fmt::Debug for Settler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settler")
+            .field("rpc", &self.rpc)
+            .field("address", &self.signer.address())
+            .field("chain_id", &self.chain_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Settler {
+    /// A settler signing with `key` (hex) on the chain the RPC at `url` serves.
+    pub async fn connect(url: &str, key: &str, timeout: Duration) -> Result<Settler, ChainError> {
+        let signer: PrivateKeySigner = key
+            .trim()
+            .parse()
+            .map_err(|_| ChainError("la clave del liquidador no es una clave privada secp256k1 en hex".into()))?;
+        let rpc = Rpc::new(url, timeout)?;
+        let chain_id = rpc.chain_id().await?;
+        Ok(Settler { rpc, signer, chain_id, next_nonce: tokio::sync::Mutex::new(None) })
+    }
+
+    pub fn rpc(&self) -> &Rpc {
+        &self.rpc
+    }
+
+    pub fn chain_id(&self) -> u64 {
+        self.chain_id
+    }
+
+    /// The account that pays the gas.
+    pub fn address(&self) -> Address {
+        self.signer.address()
+    }
+
+    /// Signs and sends `transferWithAuthorization` for `payment` on `asset`; returns the
+    /// transaction's hash as soon as the node accepted it.
+    pub async fn submit(&self, asset: Address, payment: &ExactEvmPayload) -> Result<B256, ChainError> {
+        let call = transfer_call(payment)?;
+        let gas_price = self.rpc.gas_price().await?;
+        let tip = (gas_price / 10).max(1);
+        let mut next = self.next_nonce.lock().await;
+        let nonce = match *next {
+            Some(nonce) => nonce,
+            None => self.rpc.pending_nonce(self.signer.address()).await?,
+        };
+        let transaction = TxEip1559 {
+            chain_id: self.chain_id,
+            nonce,
+            gas_limit: GAS_LIMIT,
+            max_fee_per_gas: gas_price.saturating_mul(2).saturating_add(tip),
+            max_priority_fee_per_gas: tip,
+            to: TxKind::Call(asset),
+            value: U256::ZERO,
+            access_list: Default::default(),
+            input: Bytes::from(call),
+        };
+        let signature = self
+            .signer
+            .sign_hash_sync(&transaction.signature_hash())
+            .map_err(|e| ChainError(format!("no se pudo firmar la transacción: {e}")))?;
+        let raw = transaction.into_signed(signature).encoded_2718();
+        match self.rpc.send_raw(&raw).await {
+            Ok(hash) => {
+                *next = Some(nonce + 1);
+                Ok(hash)
+            }
+            Err(e) => {
+                *next = None;
+                Err(e)
+            }
+        }
+    }
+
+    /// Waits up to `wait` for `transaction`'s receipt; `None` if it is not mined by then.
+    pub async fn wait(&self, transaction: B256, wait: Duration) -> Result<Option<Receipt>, ChainError> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Some(receipt) = self.rpc.receipt(transaction).await? {
+                return Ok(Some(receipt));
+            }
+            if tokio::time::Instant::now() + POLL > deadline {
+                return Ok(None);
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+}
+
+/// The calldata of `transferWithAuthorization` for a signed authorization.
+fn transfer_call(payment: &ExactEvmPayload) -> Result<Vec<u8>, ChainError> {
+    let signature = &payment.signature;
+    if signature.len() != 65 {
+        return Err(ChainError(format!("firma de {} bytes; se esperan 65", signature.len())));
+    }
+    let auth = &payment.authorization;
+    let v = match signature[64] {
+        v @ (27 | 28) => v,
+        v @ (0 | 1) => v + 27,
+        v => return Err(ChainError(format!("firma con v = {v}"))),
+    };
+    Ok(transferWithAuthorizationCall {
+        from: auth.from,
+        to: auth.to,
+        value: auth.value,
+        validAfter: U256::from(auth.valid_after),
+        validBefore: U256::from(auth.valid_before),
+        nonce: auth.nonce,
+        v,
+        r: B256::from_slice(&signature[..32]),
+        s: B256::from_slice(&signature[32..64]),
+    }
+    .abi_encode())
+}

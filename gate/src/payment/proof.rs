@@ -1,0 +1,199 @@
+//! What a purchase asks the chain ([`crate::chain`]): the payment a sale expects, whether an
+//! uncertain outcome was paid, and, after a settled sale's answer left, whether its transaction
+//! really paid payTo the price. Also the reconciliation of every uncertain purchase from the
+//! chain, which the gate runs at start and while any purchase is uncertain, and `gate ventas
+//! conciliar` runs on demand.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use alloy_primitives::{Address, B256, U256};
+
+use crate::chain::{Audit, Chain, Chains, Expected, Verdict};
+use crate::clock::Clock;
+use crate::sales::Sales;
+use crate::sales::journal::{Accepted, Disputed, Event, Reconciled};
+use crate::sales::ledger::Pending;
+use crate::x402::PaymentRequirements;
+use crate::x402::evm::Authorization;
+
+/// How long a settled sale's transaction is looked for before it is disputed as not found.
+const AUDIT_PATIENCE: Duration = Duration::from_secs(120);
+
+/// What the chain could say about an uncertain outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Proof {
+    /// No chain is configured for the network.
+    NoChain,
+    /// The chain could not be read.
+    Unknown(String),
+    Verdict(Verdict),
+}
+
+/// The payment a purchase under `requirements` with `authorization` expects on chain.
+pub fn expected(requirements: &PaymentRequirements, authorization: &Authorization) -> Option<Expected> {
+    Some(Expected {
+        network: requirements.network.clone(),
+        asset: requirements.asset.parse().ok()?,
+        payer: authorization.from,
+        nonce: authorization.nonce,
+        pay_to: requirements.pay_to.parse().ok()?,
+        amount: U256::from_str_radix(&requirements.amount, 10).ok()?,
+        valid_after: authorization.valid_after,
+        valid_before: authorization.valid_before,
+    })
+}
+
+/// The payment a journaled purchase expects on chain. Purchases journaled before the window's
+/// start was recorded are searched from a day before their end.
+pub fn expected_of(accepted: &Accepted) -> Option<Expected> {
+    let valid_after = match accepted.valido_desde {
+        0 => accepted.valido_hasta.saturating_sub(86_400),
+        start => start,
+    };
+    Some(Expected {
+        network: accepted.red.clone(),
+        asset: accepted.activo.parse::<Address>().ok()?,
+        payer: accepted.pagador.parse::<Address>().ok()?,
+        nonce: accepted.nonce.parse::<B256>().ok()?,
+        pay_to: accepted.pagar_a.parse::<Address>().ok()?,
+        amount: U256::from_str_radix(&accepted.monto, 10).ok()?,
+        valid_after,
+        valid_before: accepted.valido_hasta,
+    })
+}
+
+/// Asks `chain` about `expected`.
+pub async fn look(chain: &dyn Chain, expected: &Expected, hint: Option<&str>) -> Proof {
+    match chain.find(expected, hint).await {
+        Ok(verdict) => Proof::Verdict(verdict),
+        Err(error) => {
+            tracing::warn!(cadena = %chain.name(), "no se pudo leer la cadena: {error}");
+            Proof::Unknown(error.to_string())
+        }
+    }
+}
+
+/// Checks a settled sale's `transaction` until it is found or the patience runs out; a
+/// transaction that does not pay (or is never found) is journaled as disputed.
+pub async fn audit(
+    chain: Arc<dyn Chain>,
+    sales: Arc<Sales>,
+    clock: Clock,
+    key: String,
+    expected: Expected,
+    transaction: String,
+) {
+    let started = tokio::time::Instant::now();
+    let mut wait = Duration::from_millis(250);
+    let reason = loop {
+        match chain.audit(&expected, &transaction).await {
+            Ok(Audit::Confirmed) => {
+                tracing::debug!(target: "compras", compra = %key, transaccion = %transaction, "la cadena confirma la venta");
+                return;
+            }
+            Ok(Audit::Wrong(reason)) => break reason,
+            Ok(Audit::NotFound) | Err(_) if started.elapsed() < AUDIT_PATIENCE => {}
+            Ok(Audit::NotFound) => {
+                break format!("la transacción {transaction} no aparece en la cadena tras {} s", AUDIT_PATIENCE.as_secs());
+            }
+            Err(error) => {
+                tracing::warn!(compra = %key, "no se pudo comprobar la venta en la cadena: {error}");
+                return;
+            }
+        }
+        tokio::time::sleep(wait).await;
+        wait = (wait * 2).min(Duration::from_secs(10));
+    };
+    tracing::error!(
+        target: "compras",
+        compra = %key,
+        transaccion = %transaction,
+        "el facilitador informó una liquidación que la cadena no confirma: {reason}"
+    );
+    let disputed = Disputed { transaccion: transaction, motivo: reason };
+    if let Err(e) = sales.write(&key, clock.now(), Event::Impugnado(disputed)).await {
+        tracing::error!(compra = %key, "diario de ventas: no se pudo registrar la venta impugnada: {e}");
+    }
+}
+
+/// What reconciling one purchase from the chain did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolved {
+    /// Paid, in this transaction: now a sale.
+    Paid(String),
+    /// Voided: why.
+    Void(String),
+    /// Still open: why.
+    Open(String),
+}
+
+/// Resolves one pending purchase from `chains`: the `conciliado` record to journal (if the
+/// chain decided) and what happened.
+pub async fn resolve(chains: &Chains, pending: &Pending) -> (Option<Reconciled>, Resolved) {
+    let Some(chain) = chains.get(&pending.red) else {
+        return (None, Resolved::Open(format!("sin RPC para {}", pending.red)));
+    };
+    let Some(expected) = expected_of(&pending.accepted) else {
+        return (None, Resolved::Open("compra sin los datos de la autorización".into()));
+    };
+    match look(chain.as_ref(), &expected, pending.transaccion.as_deref()).await {
+        Proof::Verdict(Verdict::Paid { transaction }) => (
+            Some(Reconciled {
+                liquidada: true,
+                transaccion: Some(transaction.clone()),
+                nota: format!("cadena: pagada en la transacción {transaction}"),
+            }),
+            Resolved::Paid(transaction),
+        ),
+        Proof::Verdict(verdict) if verdict.proves_unpaid() => {
+            let note = verdict.void_reason();
+            (Some(Reconciled { liquidada: false, transaccion: None, nota: note.clone() }), Resolved::Void(note))
+        }
+        Proof::Verdict(verdict) => (None, Resolved::Open(verdict.void_reason())),
+        Proof::Unknown(error) => (None, Resolved::Open(error)),
+        Proof::NoChain => (None, Resolved::Open("sin cadena".into())),
+    }
+}
+
+/// Reconciles every uncertain purchase of `sales` that `chains` can decide, journaling each
+/// resolution and updating the replay book. Returns (compra, what happened) for each pending.
+pub async fn reconcile(sales: &Sales, chains: &Chains, clock: &Clock) -> anyhow::Result<Vec<(String, Resolved)>> {
+    let mut done = Vec::new();
+    for pending in sales.pending()? {
+        let (record, resolved) = resolve(chains, &pending).await;
+        if let Some(reconciled) = record {
+            sales.reconciled(&pending, reconciled, clock.now()).await?;
+            tracing::info!(target: "compras", compra = %pending.compra, "conciliada con la cadena: {resolved:?}");
+        }
+        done.push((pending.compra.clone(), resolved));
+    }
+    Ok(done)
+}
+
+/// Runs [`reconcile`] now and then every `every` while some purchase is uncertain (or a new
+/// doubt is noted), on its own thread, until the process ends.
+pub fn reconcile_in_background(sales: Arc<Sales>, chains: Chains, clock: Clock, every: Duration) {
+    if chains.is_empty() {
+        return;
+    }
+    let spawned = std::thread::Builder::new().name("conciliacion".into()).spawn(move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+            tracing::error!("conciliación: no se pudo crear su runtime");
+            return;
+        };
+        let mut open = true;
+        loop {
+            if open || sales.take_doubt() {
+                match runtime.block_on(reconcile(&sales, &chains, &clock)) {
+                    Ok(done) => open = done.iter().any(|(_, r)| matches!(r, Resolved::Open(_))),
+                    Err(e) => tracing::warn!("conciliación con la cadena: {e:#}"),
+                }
+            }
+            std::thread::sleep(every);
+        }
+    });
+    if let Err(e) = spawned {
+        tracing::error!("conciliación: no se pudo arrancar su hilo: {e}");
+    }
+}

@@ -1,8 +1,11 @@
 //! Faults around settlement, with real money semantics: a facilitator that settles and then
 //! answers too late, with 502 or 504, or with `settlement_pending`; and one that refuses a
-//! repeat for another reason. Each ends with the buyer holding the study after repeating the
-//! same request, exactly one settlement in the facilitator's ledger, and `gate ventas`
-//! showing the sale; at no point does the purchase disappear from the books.
+//! repeat for another reason. With no chain to ask, the purchase stays uncertain whatever the
+//! facilitator says on a repeat ("nonce already used" is no proof: the payer can cancel an
+//! authorization), and the publisher reconciles it. With the chain (here the local
+//! facilitator's ledger, local mode's chain) the gate finds the payment at once and the buyer
+//! gets the study from the first request, exactly one settlement in the ledger, and `gate
+//! ventas` showing the sale; at no point does the purchase disappear from the books.
 
 mod common;
 
@@ -102,6 +105,11 @@ struct Setup {
 }
 
 fn start(faults: &[Fault]) -> Setup {
+    start_proving(faults, false)
+}
+
+/// With `chain`, the gate proves uncertain outcomes on the local facilitator's ledger.
+fn start_proving(faults: &[Fault], chain: bool) -> Setup {
     let local = Arc::new(LocalFacilitator::new(LocalConfig::default()));
     let stub = Arc::new(FaultyFacilitator {
         local,
@@ -111,7 +119,12 @@ fn start(faults: &[Fault]) -> Setup {
     });
     let server = spawn(Arc::clone(&stub), 2).expect("stub starts");
     let facilitator = HttpFacilitator::new(&server.url(), None, Duration::from_millis(700)).expect("client");
-    let gate = start_with(built(), Arc::new(facilitator));
+    let gate = if chain {
+        let ledger: Arc<dyn gate::chain::Chain> = Arc::clone(&stub.local) as Arc<dyn gate::chain::Chain>;
+        start_with_chains(built(), Arc::new(facilitator), gate::chain::Chains::new().with("eip155:84532", ledger))
+    } else {
+        start_with(built(), Arc::new(facilitator))
+    };
     Setup { gate, stub, _server: server }
 }
 
@@ -136,7 +149,7 @@ fn assert_pending(setup: &Setup, case: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_fault_after_settling_ends_with_the_study_delivered_once_and_the_sale_on_the_books() {
+async fn without_a_chain_every_fault_after_settling_stays_uncertain_and_on_the_books() {
     let cases: [(&str, &[Fault]); 5] = [
         ("facilitator slower than the timeout", &[Fault::SlowAnswer(Duration::from_millis(2_000))]),
         ("502 after settling", &[Fault::StatusAfterSettling(502)]),
@@ -172,8 +185,30 @@ async fn every_fault_after_settling_ends_with_the_study_delivered_once_and_the_s
             assert_pending(&setup, case);
         }
 
-        // The buyer repeats the same request: the facilitator says the nonce is used, so the
-        // money moved for this very authorization. The study is delivered, not charged again.
+        // The buyer repeats the same request: the facilitator says the nonce is used. With no
+        // chain to prove it, that is no payment (the payer could have canceled the
+        // authorization): still uncertain, nothing delivered, nothing settled again.
+        let (status, body, receipt) = pay(&setup, &client, "/estudio/banca-2026", &header).await;
+        assert_eq!((status, body["error"].as_str()), (503, Some("liquidacion_incierta")), "{case}: {body}");
+        assert!(receipt.is_none() && body.get("paquete").is_none(), "{case}: nothing delivered");
+        assert_eq!(setup.stub.local.settlements(), 1, "{case}: exactly one settlement");
+        assert_pending(&setup, case);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_chain_every_fault_after_settling_is_a_sale_proven_at_once() {
+    let cases: [(&str, &[Fault]); 4] = [
+        ("facilitator slower than the timeout", &[Fault::SlowAnswer(Duration::from_millis(2_000))]),
+        ("502 after settling", &[Fault::StatusAfterSettling(502)]),
+        ("504 after settling", &[Fault::StatusAfterSettling(504)]),
+        ("settlement_pending", &[Fault::Pending, Fault::Pending]),
+    ];
+    let client = client();
+    let accepted = accepted_of(built(), "banca-2026", "completo");
+    for (case, faults) in cases {
+        let setup = start_proving(faults, true);
+        let header = signed_header(&accepted, &signer(DEV_KEY), |_, _| {});
         let (status, body, receipt) = pay(&setup, &client, "/estudio/banca-2026", &header).await;
         assert_eq!(status, 200, "{case}: {body}");
         assert!(body["paquete"].is_object(), "{case}");
@@ -189,11 +224,8 @@ async fn every_fault_after_settling_ends_with_the_study_delivered_once_and_the_s
             ("banca-2026", "completo", "990000")
         );
         assert!(sale.entregado, "{case}");
-        if case == "settlement_pending" {
-            assert_eq!(sale.transaccion, setup.stub.pending_transaction(), "{case}: the pending transaction is kept");
-        }
-
-        // And again: delivered again from the book, no settlement.
+        assert_eq!(sale.transaccion, setup.stub.pending_transaction(), "{case}: the ledger's transaction");
+        // Again: delivered from the book, no settlement.
         let (status, _, _) = pay(&setup, &client, "/estudio/banca-2026", &header).await;
         assert_eq!(status, 200, "{case}");
         assert_eq!(setup.stub.local.settlements(), 1, "{case}");
@@ -204,10 +236,17 @@ async fn every_fault_after_settling_ends_with_the_study_delivered_once_and_the_s
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pending_settlement_confirmed_on_the_retry_is_a_sale_at_once() {
-    // One pending answer: the gate asks once more, the facilitator says the nonce is used
-    // (its own broadcast confirmed), and the buyer gets the study without repeating.
+    // One pending answer: the gate asks once more, the facilitator says the nonce is used,
+    // and the chain shows the pending transaction paid: the buyer gets the study without
+    // repeating. Without the chain, the same answers leave it uncertain.
     let setup = start(&[Fault::Pending]);
     let client = client();
+    let header = signed_header(&accepted_of(built(), "farma-2026", "resumen"), &signer(DEV_KEY), |_, _| {});
+    let (status, body, _) = pay(&setup, &client, "/estudio/farma-2026?vista=resumen", &header).await;
+    assert_eq!((status, body["error"].as_str()), (503, Some("liquidacion_incierta")), "{body}");
+    assert_pending(&setup, "pending, then nonce used, no chain");
+
+    let setup = start_proving(&[Fault::Pending], true);
     let header = signed_header(&accepted_of(built(), "farma-2026", "resumen"), &signer(DEV_KEY), |_, _| {});
     let (status, body, _) = pay(&setup, &client, "/estudio/farma-2026?vista=resumen", &header).await;
     assert_eq!(status, 200, "{body}");

@@ -511,13 +511,14 @@ impl Shop {
                 (None, "el facilitador informó éxito sin nombrar la transacción".to_owned(), None)
             }
             Settlement::Refused { status, code, message, answer } => {
-                return Judged::Refused(Refusal {
-                    status,
-                    code,
-                    message,
-                    settlement: answer.map(Box::new),
-                    retry_after: None,
-                });
+                let refusal = Refusal { status, code, message, settlement: answer.map(Box::new), retry_after: None };
+                // A repeat refused for certain says nothing of the earlier, uncertain attempt;
+                // the chain may.
+                return match self.earlier_attempt_proof(reservation, check, requirements).await {
+                    Some(Verdict::Paid { transaction }) => Judged::Sold(SoldBy::Recovery(proven(check, requirements, transaction))),
+                    Some(verdict) if verdict.proves_unpaid() => Judged::Void(verdict),
+                    _ => Judged::Refused(refusal),
+                };
             }
             Settlement::NonceUsed(answer) => {
                 let hint = Some(answer.transaction.clone()).filter(|t| !t.is_empty());
@@ -539,16 +540,9 @@ impl Shop {
             _ => Proof::NoChain,
         };
         match (proof, fresh_nonce_used) {
-            (Proof::Verdict(Verdict::Paid { transaction }), _) => Judged::Sold(SoldBy::Recovery(SettlementResponse {
-                success: true,
-                error_reason: None,
-                error_message: None,
-                payer: Some(check.payer.clone()),
-                transaction,
-                network: requirements.network.clone(),
-                amount: Some(requirements.amount.clone()),
-                extensions: None,
-            })),
+            (Proof::Verdict(Verdict::Paid { transaction }), _) => {
+                Judged::Sold(SoldBy::Recovery(proven(check, requirements, transaction)))
+            }
             (Proof::Verdict(verdict), _) if verdict.proves_unpaid() => Judged::Void(verdict),
             // A new authorization the facilitator calls used, and no chain to ask: refused for
             // this attempt (nothing of ours moved), as before.
@@ -570,6 +564,25 @@ impl Shop {
                 detail: format!("{detail}; no se pudo leer la cadena: {error}"),
                 transaction: hint,
             },
+        }
+    }
+
+    /// What the chain says of a resumed purchase's earlier attempt (`None`: not resumed, no
+    /// chain, or no answer).
+    async fn earlier_attempt_proof(
+        &self,
+        reservation: &Reservation,
+        check: &Checked,
+        requirements: &PaymentRequirements,
+    ) -> Option<Verdict> {
+        if !reservation.resumed() {
+            return None;
+        }
+        let chain = self.chains.get(&requirements.network)?;
+        let expected = proof::expected(requirements, check.authorization.as_ref()?)?;
+        match proof::look(chain.as_ref(), &expected, reservation.earlier_transaction()).await {
+            Proof::Verdict(verdict) => Some(verdict),
+            _ => None,
         }
     }
 
@@ -753,6 +766,20 @@ enum SoldBy {
     /// The chain: the facilitator's answer left it open, and the authorization's transaction
     /// paid payTo the price.
     Recovery(SettlementResponse),
+}
+
+/// The settlement of a payment the chain proved, as the buyer's receipt states it.
+fn proven(check: &Checked, requirements: &PaymentRequirements, transaction: String) -> SettlementResponse {
+    SettlementResponse {
+        success: true,
+        error_reason: None,
+        error_message: None,
+        payer: Some(check.payer.clone()),
+        transaction,
+        network: requirements.network.clone(),
+        amount: Some(requirements.amount.clone()),
+        extensions: None,
+    }
 }
 
 /// What a settlement outcome means once the chain had its say.

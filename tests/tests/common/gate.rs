@@ -72,6 +72,26 @@ pub fn start_with(dist: &Path, facilitator: Arc<dyn Facilitator>) -> TestGate {
     TestGate { server, data, local: None }
 }
 
+/// The gate over `dist` settling through `facilitator` and proving uncertain outcomes on
+/// `chains`, with its journal in a temporary data folder.
+pub fn start_with_chains(dist: &Path, facilitator: Arc<dyn Facilitator>, chains: gate::chain::Chains) -> TestGate {
+    let data = tempfile::tempdir().expect("data dir");
+    let log = data.path().join(gate::sales::journal::JOURNAL_FILE);
+    let sales = gate::sales::Sales::open(&log, gate::sales::journal::DEFAULT_SEGMENT_BYTES).expect("journal opens");
+    let services = gate::app::Services {
+        facilitator,
+        links: links(),
+        sales: Arc::new(sales),
+        limiter: Arc::new(gate::payment::limits::Limiter::new(gate::payment::limits::RefusalLimits::default())),
+        receipts: gate::x402::receipt::ReceiptKey::development(),
+        clock: gate::clock::Clock::system(),
+        chains,
+    };
+    let gate = Gate::load_with(dist, services).expect("gate loads dist/");
+    let server = spawn(Arc::new(gate), 2).expect("gate starts");
+    TestGate { server, data, local: None }
+}
+
 /// The gate over `dist` settling through `facilitator`, with its sales in the shared
 /// PostgreSQL record at `url` (its data folder holds nothing of the sales).
 pub fn start_shared(dist: &Path, facilitator: Arc<dyn Facilitator>, url: &str) -> TestGate {

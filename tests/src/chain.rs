@@ -591,7 +591,13 @@ impl Rpc {
     }
 
     /// Logs of an address between two blocks, filtered by topics (`None`: any).
-    pub async fn logs(&self, address: Address, topics: &[Option<B256>], from_block: u64, to_block: u64) -> Result<Vec<Log>> {
+    pub async fn logs(
+        &self,
+        address: Address,
+        topics: &[Option<B256>],
+        from_block: u64,
+        to_block: u64,
+    ) -> Result<Vec<Log>> {
         let filter = json!({
             "address": address,
             "topics": topics,
@@ -645,7 +651,11 @@ pub fn sign_cancel(chain: &LocalChain, authorizer: &PrivateKeySigner, nonce: B25
 /// Signs and submits `cancelAuthorization(authorizer, nonce, v, r, s)` for the payer, sent by
 /// the chain's `sender` account (anyone may submit it); returns the transaction's hash without
 /// waiting for it to be mined.
-pub async fn submit_cancel_authorization(chain: &LocalChain, authorizer: &PrivateKeySigner, nonce: B256) -> Result<B256> {
+pub async fn submit_cancel_authorization(
+    chain: &LocalChain,
+    authorizer: &PrivateKeySigner,
+    nonce: B256,
+) -> Result<B256> {
     let (v, r, s) = sign_cancel(chain, authorizer, nonce)?;
     let call = cancelAuthorizationCall { authorizer: authorizer.address(), nonce, v, r, s };
     chain.rpc().send_transaction(chain.account("sender").address, chain.asset(), &call.abi_encode()).await

@@ -51,7 +51,12 @@ fn payment_required(requirement: &PaymentRequirements) -> Value {
 }
 
 /// What the gate sends a facilitator: the payload and its own requirement.
-async fn post(facilitator: &IndependentFacilitator, path: &str, payload: &PaymentPayload, requirement: &PaymentRequirements) -> Value {
+async fn post(
+    facilitator: &IndependentFacilitator,
+    path: &str,
+    payload: &PaymentPayload,
+    requirement: &PaymentRequirements,
+) -> Value {
     let body = json!({"x402Version": X402_VERSION, "paymentPayload": payload, "paymentRequirements": requirement});
     let response = reqwest::Client::new()
         .post(format!("{}/{path}", facilitator.url()))
@@ -125,12 +130,8 @@ async fn a_payment_signed_like_the_buyer_client_settles_once_through_the_officia
     let pay_to: Address = requirement.pay_to.parse().expect("payTo");
     let buyer = chain.buyers()[0].signer();
 
-    let supported: Value = reqwest::get(format!("{}/supported", facilitator.url()))
-        .await
-        .expect("supported")
-        .json()
-        .await
-        .expect("JSON");
+    let supported: Value =
+        reqwest::get(format!("{}/supported", facilitator.url())).await.expect("supported").json().await.expect("JSON");
     assert!(
         supported["kinds"].as_array().expect("kinds").iter().any(|k| k["network"] == "eip155:84532"),
         "{supported}"
@@ -232,7 +233,8 @@ async fn without_automine_a_transaction_waits_for_a_block_or_is_dropped() {
 
 #[tokio::test]
 async fn with_a_block_time_transactions_wait_for_the_next_block() {
-    let chain = LocalChain::start(ChainOptions { mining: Mining::Interval(1), ..ChainOptions::default() }).expect("starts");
+    let chain =
+        LocalChain::start(ChainOptions { mining: Mining::Interval(1), ..ChainOptions::default() }).expect("starts");
     let buyer = chain.buyers()[0].signer();
     let first = chain.rpc().block_number().await.expect("block");
     let nonce = random_nonce();

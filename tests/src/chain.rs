@@ -181,19 +181,19 @@ impl Script {
                 let _ = tx.send(line);
             }
         });
-        let mut script = Script { child, stdin };
+        let mut started = Script { child, stdin };
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
             match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(line) if line.starts_with(ready) => return Ok((script, line)),
+                Ok(line) if line.starts_with(ready) => return Ok((started, line)),
                 Ok(_) => {}
                 Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < deadline => {
-                    if let Some(status) = script.child.try_wait()? {
+                    if let Some(status) = started.child.try_wait()? {
                         bail!("{script} terminó al arrancar ({status}): {}", read_tail(stderr_file));
                     }
                 }
                 Err(_) => {
-                    let _ = script.child.kill();
+                    let _ = started.child.kill();
                     bail!("{script} no estuvo listo en {START_TIMEOUT:?}: {}", read_tail(stderr_file));
                 }
             }
@@ -464,6 +464,12 @@ pub fn event_topic(event: &str) -> B256 {
     }
 }
 
+/// A reqwest client (with the TLS provider reqwest's `rustls-no-provider` asks for installed).
+pub fn http_client() -> reqwest::Client {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 /// A JSON-RPC client over HTTP.
 #[derive(Debug, Clone)]
 pub struct Rpc {
@@ -473,7 +479,7 @@ pub struct Rpc {
 
 impl Rpc {
     pub fn new(url: &str) -> Rpc {
-        Rpc { url: url.to_owned(), client: reqwest::Client::new() }
+        Rpc { url: url.to_owned(), client: http_client() }
     }
 
     pub fn url(&self) -> &str {

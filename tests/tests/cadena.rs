@@ -16,7 +16,7 @@ use gate::x402::{PaymentPayload, PaymentRequirements, X402_VERSION};
 use serde_json::{Value, json};
 use tests::chain::{
     BASE_SEPOLIA_DOMAIN_SEPARATOR, ChainOptions, IndependentFacilitator, LocalChain, Mining, cancel_authorization,
-    submit_cancel_authorization,
+    http_client, submit_cancel_authorization,
 };
 
 /// Base Sepolia USDC.
@@ -58,7 +58,7 @@ async fn post(
     requirement: &PaymentRequirements,
 ) -> Value {
     let body = json!({"x402Version": X402_VERSION, "paymentPayload": payload, "paymentRequirements": requirement});
-    let response = reqwest::Client::new()
+    let response = http_client()
         .post(format!("{}/{path}", facilitator.url()))
         .json(&body)
         .send()

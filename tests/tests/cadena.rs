@@ -118,7 +118,9 @@ async fn the_chain_is_base_sepolia_with_circles_usdc() {
 
     // Dropped: anvil is gone.
     let anvil = chain.info().anvil_pid;
+    let stopping = std::time::Instant::now();
     drop(chain);
+    eprintln!("cadena parada en {:?}", stopping.elapsed());
     assert!(!Path::new(&format!("/proc/{anvil}")).exists(), "anvil {anvil} still runs");
 }
 

@@ -454,6 +454,11 @@ impl Receipt {
     }
 }
 
+/// An address as a log topic (left-padded to 32 bytes), for [`Rpc::logs`] filters.
+pub fn address_topic(address: Address) -> B256 {
+    address.into_word()
+}
+
 /// The topic-0 of the three FiatToken events, for [`Rpc::logs`] filters.
 pub fn event_topic(event: &str) -> B256 {
     match event {
@@ -636,6 +641,22 @@ impl Rpc {
     /// Moves the chain's clock forward.
     pub async fn increase_time(&self, seconds: u64) -> Result<()> {
         self.call("evm_increaseTime", json!([seconds])).await.map(drop)
+    }
+
+    /// Saves the chain's state; [`Self::revert`] goes back to it (once).
+    pub async fn snapshot(&self) -> Result<String> {
+        let id = self.call("evm_snapshot", json!([])).await?;
+        Ok(id.as_str().context("evm_snapshot sin id")?.to_owned())
+    }
+
+    /// Goes back to a [`Self::snapshot`]; false when the id is unknown.
+    pub async fn revert(&self, id: &str) -> Result<bool> {
+        Ok(self.call("evm_revert", json!([id])).await?.as_bool().unwrap_or(false))
+    }
+
+    /// Sets an account's ETH balance (wei).
+    pub async fn set_eth_balance(&self, who: Address, wei: U256) -> Result<()> {
+        self.call("anvil_setBalance", json!([who, wei])).await.map(drop)
     }
 
     /// Removes a pending transaction from the pool: it will never be mined.

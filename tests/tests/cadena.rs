@@ -3,7 +3,9 @@
 //! client signs it, for the requirement the gate's 402 offers, settles through the official
 //! `@x402/evm` facilitator and moves exactly the price from buyer to `payTo`, once; and the
 //! payer's `cancelAuthorization` marks a nonce used while moving nothing (why "nonce used" is
-//! never proof of payment). Needs `npm ci` in `tests/chain` (see `tests/chain/README.md`).
+//! never proof of payment); with automine off a settlement comes back `settlement_pending` and
+//! its receipt proves it once mined, and a dropped transaction never is. Needs `npm ci` in
+//! `tests/chain` (see `tests/chain/README.md`).
 
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -15,8 +17,8 @@ use gate::x402::header::decode_json;
 use gate::x402::{PaymentPayload, PaymentRequirements, X402_VERSION};
 use serde_json::{Value, json};
 use tests::chain::{
-    BASE_SEPOLIA_DOMAIN_SEPARATOR, ChainOptions, IndependentFacilitator, LocalChain, Mining, cancel_authorization,
-    http_client, submit_cancel_authorization,
+    BASE_SEPOLIA_DOMAIN_SEPARATOR, ChainOptions, FacilitatorOptions, IndependentFacilitator, LocalChain, Mining,
+    address_topic, cancel_authorization, event_topic, http_client, submit_cancel_authorization,
 };
 
 /// Base Sepolia USDC.
@@ -164,6 +166,14 @@ async fn a_payment_signed_like_the_buyer_client_settles_once_through_the_officia
     assert_eq!(receipt.authorizations_used(USDC), vec![(buyer.address(), nonce)]);
     assert_eq!(receipt.transfers(USDC), vec![(buyer.address(), pay_to, U256::from(PRICE))]);
     assert!(receipt.authorizations_canceled(USDC).is_empty());
+    assert_eq!(receipt.to, Some(USDC));
+
+    // The same proof found by its topics alone, as a gate would look for an unknown transaction.
+    let latest = chain.rpc().block_number().await.expect("block");
+    let topics = [Some(event_topic("AuthorizationUsed")), Some(address_topic(buyer.address())), Some(nonce)];
+    let logs = chain.rpc().logs(USDC, &topics, 0, latest).await.expect("eth_getLogs");
+    assert_eq!(logs.len(), 1);
+    assert_eq!(logs[0].transaction_hash, Some(hash));
 
     // Again: refused on chain, nothing moves.
     let again = post(&facilitator, "settle", &payload, &requirement).await;
@@ -244,4 +254,36 @@ async fn with_a_block_time_transactions_wait_for_the_next_block() {
     let receipt = chain.rpc().wait_receipt(hash, Duration::from_secs(10)).await.expect("mined within a few blocks");
     assert!(receipt.block_number > first);
     assert!(chain.authorization_state(buyer.address(), nonce).await.expect("state"));
+}
+
+#[tokio::test]
+async fn a_settlement_left_pending_by_the_facilitator_is_proven_once_mined() {
+    let chain = LocalChain::start(ChainOptions { mining: Mining::Manual, ..ChainOptions::default() }).expect("starts");
+    let options =
+        FacilitatorOptions { confirmation_timeout: Duration::from_millis(500), ..FacilitatorOptions::default() };
+    let facilitator = IndependentFacilitator::start_with(&chain, options).expect("the facilitator starts");
+    let requirement = requirement();
+    let buyer = chain.buyers()[0].signer();
+    let pay_to = chain.pay_to();
+    let before = chain.usdc_balance(buyer.address()).await.expect("balance");
+    let nonce = random_nonce();
+    let payload = payload_with_nonce(&requirement, &buyer, nonce);
+
+    // Nothing is mined: the facilitator broadcasts, waits 0.5 s and answers pending with the hash.
+    let settled = post(&facilitator, "settle", &payload, &requirement).await;
+    assert_eq!(settled["success"], false, "{settled}");
+    assert_eq!(settled["errorReason"], "settlement_pending", "{settled}");
+    let hash: B256 = settled["transaction"].as_str().expect("transaction").parse().expect("hash");
+    assert!(chain.rpc().receipt(hash).await.expect("receipt").is_none());
+    assert!(!chain.authorization_state(buyer.address(), nonce).await.expect("state"));
+    assert_eq!(chain.usdc_balance(pay_to).await.expect("balance"), U256::ZERO);
+
+    // Mined: the receipt is the proof.
+    chain.rpc().mine().await.expect("evm_mine");
+    let receipt = chain.rpc().wait_receipt(hash, Duration::from_secs(5)).await.expect("mined");
+    assert!(receipt.succeeded());
+    assert_eq!(receipt.authorizations_used(USDC), vec![(buyer.address(), nonce)]);
+    assert_eq!(receipt.transfers(USDC), vec![(buyer.address(), pay_to, U256::from(PRICE))]);
+    assert_eq!(chain.usdc_balance(buyer.address()).await.expect("balance"), before - U256::from(PRICE));
+    assert_eq!(chain.usdc_balance(pay_to).await.expect("balance"), U256::from(PRICE));
 }

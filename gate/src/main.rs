@@ -236,7 +236,7 @@ fn print_sales(args: &VentasArgs) -> Result<()> {
 /// chain of its network and resolved when the chain decides (paid, canceled, expired unused).
 fn reconcile_from_chain(args: &VentasArgs, c: &gate::settings::ConciliarArgs, shared: Option<&Shared>) -> Result<()> {
     use gate::chain::{Chains, evm::RpcChain, rpc_urls_from_env, rpc_urls_from_flags};
-    use gate::payment::proof::{Resolved, resolve};
+    use gate::payment::proof::Resolved;
     let mut urls = rpc_urls_from_env(Env::from_process().rpc.into_iter()).map_err(|e| anyhow::anyhow!(e))?;
     urls.extend(rpc_urls_from_flags(&c.rpc).map_err(|e| anyhow::anyhow!(e))?);
     if urls.is_empty() {
@@ -250,27 +250,10 @@ fn reconcile_from_chain(args: &VentasArgs, c: &gate::settings::ConciliarArgs, sh
             .map_err(|e| anyhow::anyhow!("{network}: {e}"))?;
         chains = chains.with(network, Arc::new(chain));
     }
-    let contents = match shared {
-        Some(shared) => shared.read()?,
-        None => gate::sales::journal::read(&args.data.join(PURCHASES_FILE))?,
-    };
-    let pending = gate::sales::ledger::fold(&contents.records).pending;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let done = runtime.block_on(gate::payment::proof::reconcile_record(&args.data, shared, &chains))?;
     let (mut paid, mut void, mut open) = (0, 0, 0);
-    for purchase in &pending {
-        let (record, resolved) = runtime.block_on(resolve(&chains, purchase));
-        if let Some(reconciled) = record {
-            let resolution = match &reconciled.transaccion {
-                Some(transaction) if reconciled.liquidada => Resolution::Paid { transaction: transaction.clone() },
-                _ => Resolution::Unpaid,
-            };
-            match shared {
-                Some(shared) => {
-                    gate::sales::report::reconcile_shared(shared, &purchase.compra, resolution, &reconciled.nota)?
-                }
-                None => gate::sales::report::reconcile(&args.data, &purchase.compra, resolution, &reconciled.nota)?,
-            };
-        }
+    for (purchase, resolved) in &done {
         let line = match &resolved {
             Resolved::Paid(transaction) => {
                 paid += 1;

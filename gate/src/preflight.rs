@@ -166,11 +166,16 @@ async fn check_chain(chain: &RpcChain, network: &Network, report: &mut Report) {
     let at = chain.rpc().describe();
     let expected_id = network.caip2.trim_start_matches("eip155:").parse::<u64>().unwrap_or(0);
     match chain.rpc().chain_id().await {
-        Ok(id) if id == expected_id => report.ok(format!("cadena {}", network.caip2), format!("{at} sirve la cadena {id}")),
+        Ok(id) if id == expected_id => {
+            report.ok(format!("cadena {}", network.caip2), format!("{at} sirve la cadena {id}"))
+        }
         Ok(id) => {
             report.fail(
                 format!("cadena {}", network.caip2),
-                format!("{at} sirve la cadena {id}, y la red ofrecida es {}: revise GATE_RPC_EIP155_{expected_id}", network.caip2),
+                format!(
+                    "{at} sirve la cadena {id}, y la red ofrecida es {}: revise GATE_RPC_EIP155_{expected_id}",
+                    network.caip2
+                ),
             );
             return;
         }

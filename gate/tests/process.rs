@@ -314,8 +314,10 @@ async fn a_kill_after_the_settle_and_before_the_journal_loses_no_sale() {
     assert_eq!(report["pendientes"].as_array().unwrap().len(), 1, "listed to reconcile: {report:#}");
     assert_eq!(report["pendientes"][0]["estado"], "sin_resultado");
 
-    // 2. Restart; the buyer repeats the same request: the nonce is used, so the money moved
-    //    for this authorization. The study is delivered, nothing is settled twice.
+    // 2. Restart; the buyer repeats the same request. The money moved for this authorization,
+    //    and the chain says so (in local mode the ledger is the chain): the study is delivered,
+    //    nothing is settled twice. The gate's own reconciliation at start may find the payment
+    //    before the repeat does (`conciliada`), or the repeat first (`recuperada`).
     let gate = GateProcess::start(dist, data, &[]);
     let response = client
         .get(gate.url("/estudio/seguros-automotores-2026"))
@@ -330,7 +332,8 @@ async fn a_kill_after_the_settle_and_before_the_journal_loses_no_sale() {
     let report = ventas(data);
     assert!(report["pendientes"].as_array().unwrap().is_empty(), "{report:#}");
     assert_eq!(report["ventas"].as_array().unwrap().len(), 1, "{report:#}");
-    assert_eq!(report["ventas"][0]["origen"], "recuperada");
+    let origin = report["ventas"][0]["origen"].as_str().unwrap_or_default();
+    assert!(["recuperada", "conciliada"].contains(&origin), "{report:#}");
     assert_eq!(report["ventas"][0]["entregado"], true);
 }
 

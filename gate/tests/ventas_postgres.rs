@@ -314,19 +314,37 @@ async fn a_gate_killed_after_the_settle_and_before_the_record_loses_no_sale() {
     let response = client.get(b.url(path)).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();
     assert_eq!(response.status(), 409);
     assert_eq!(response.json::<Value>().await.unwrap()["error"], "pago_en_curso");
-    // Past it, the purchase is uncertain: the repeat settles again, finds the nonce used, and
-    // delivers the recovered sale. Exactly one settlement.
+    // Past it, the purchase is uncertain: the repeat settles again and the facilitator says the
+    // nonce is used. With no chain to read (these gates have no RPC), that is no proof of
+    // payment (the payer could have canceled the authorization): still uncertain, nothing
+    // delivered, nothing settled twice.
     std::thread::sleep(Duration::from_millis(4200));
+    let response = client.get(b.url(path)).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();
+    let status = response.status();
+    let body: Value = response.json().await.unwrap();
+    assert_eq!((status.as_u16(), body["error"].as_str()), (503, Some("liquidacion_incierta")), "{body}");
+    assert_eq!(settlements(), 1, "exactly one settlement");
+    let report = ventas_json(&url);
+    assert_eq!(report["pendientes"].as_array().unwrap().len(), 1, "{report:#}");
+    // The publisher finds the transaction (here in the facilitator's ledger, in production on a
+    // block explorer) and reconciles it: then any gate delivers the sale to the same repeat.
+    let ledger: Value =
+        serde_json::from_slice(&std::fs::read(facilitator_data.join("libro-local.json")).unwrap()).unwrap();
+    let transaction = ledger["pagos"].as_object().unwrap().values().next().unwrap()["transaccion"].as_str().unwrap();
+    let compra = report["pendientes"][0]["compra"].as_str().unwrap();
+    let (ok, _, stderr) = ventas(&["conciliar", compra, "--liquidada", transaction, "--ventas", &url], &[]);
+    assert!(ok, "{stderr}");
     let response = client.get(b.url(path)).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();
     let status = response.status();
     let body: Value = response.json().await.unwrap();
     assert_eq!(status, 200, "{body}");
     assert!(body["paquete"].is_object());
+    assert_eq!(body["liquidacion"]["transaccion"], transaction);
     assert_eq!(settlements(), 1, "exactly one settlement");
     let report = ventas_json(&url);
     assert!(report["pendientes"].as_array().unwrap().is_empty(), "{report:#}");
     assert_eq!(report["ventas"].as_array().unwrap().len(), 1, "{report:#}");
-    assert_eq!(report["ventas"][0]["origen"], "recuperada");
+    assert_eq!(report["ventas"][0]["origen"], "conciliada");
     assert_eq!(report["ventas"][0]["entregado"], true);
     // A further repeat is a plain re-delivery of the now paid purchase.
     let response = client.get(b.url(path)).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();

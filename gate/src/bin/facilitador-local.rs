@@ -1,15 +1,19 @@
 //! `facilitador-local`: the local facilitator served over the x402 facilitator HTTP API
 //! (`POST /verify`, `POST /settle`, `GET /supported`, `GET /health`), so the gate and the
-//! tests can exercise the HTTP facilitator path with no chain. It moves no real money.
+//! tests can exercise the HTTP facilitator path. With no chain it settles on its ledger and
+//! moves no real money; with `--rpc` and `GATE_SETTLER_KEY` it submits each authorization to
+//! that chain as a `transferWithAuthorization` transaction.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use alloy_primitives::U256;
 use anyhow::{Context, Result};
+use gate::chain::settler::Settler;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate::facilitator::service::FacilitatorService;
 use gate::http::server::{RunOptions, run};
+use gate::settings::SETTLER_KEY_ENV;
 
 #[derive(Debug, clap::Parser)]
 #[command(name = "facilitador-local", about = "Facilitador x402 local (sin cadena, sin dinero real) por HTTP.")]
@@ -29,6 +33,15 @@ struct Args {
     /// Hilos de trabajo.
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// RPC de la cadena donde liquidar (con la clave del liquidador en GATE_SETTLER_KEY, una
+    /// cuenta con gas): cada autorización se envía como transferWithAuthorization y se responde
+    /// con su recibo. Sin --rpc, el libro local.
+    #[arg(long, value_name = "URL")]
+    rpc: Option<String>,
+    /// Segundos que una liquidación espera a que su transacción entre en un bloque antes de
+    /// responder settlement_pending (con --rpc).
+    #[arg(long, default_value_t = 20.0)]
+    espera: f64,
 }
 
 fn main() {
@@ -48,12 +61,39 @@ fn run_facilitator() -> Result<()> {
         .init();
     let args: Args = cli::parse();
     std::fs::create_dir_all(&args.data).with_context(|| format!("no se pudo crear {}", args.data.display()))?;
-    let config = LocalConfig {
-        opening_balance: U256::from(args.saldo_inicial),
-        ledger_file: (!args.sin_libro).then(|| args.data.join("libro-local.json")),
-        ..LocalConfig::default()
+    let config = match &args.rpc {
+        Some(url) => {
+            let key = std::env::var(SETTLER_KEY_ENV)
+                .ok()
+                .filter(|k| !k.trim().is_empty())
+                .with_context(|| format!("--rpc necesita la clave del liquidador en {SETTLER_KEY_ENV}"))?;
+            if !(0.0..=600.0).contains(&args.espera) {
+                anyhow::bail!("--espera: se esperan segundos entre 0 y 600");
+            }
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let settler = runtime
+                .block_on(Settler::connect(url, &key, std::time::Duration::from_secs(10)))
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            tracing::info!(
+                "facilitador local en la cadena {} ({}), liquidador {}",
+                settler.chain_id(),
+                settler.rpc().describe(),
+                settler.address()
+            );
+            LocalConfig {
+                settle_wait: std::time::Duration::from_secs_f64(args.espera),
+                ..LocalConfig::on_chain(Arc::new(settler))
+            }
+        }
+        None => {
+            tracing::info!("facilitador local: sin cadena y sin dinero real");
+            LocalConfig {
+                opening_balance: U256::from(args.saldo_inicial),
+                ledger_file: (!args.sin_libro).then(|| args.data.join("libro-local.json")),
+                ..LocalConfig::default()
+            }
+        }
     };
-    tracing::info!("facilitador local: sin cadena y sin dinero real");
     run(
         Arc::new(FacilitatorService(LocalFacilitator::new(config))),
         RunOptions {

@@ -81,7 +81,12 @@ impl RpcChain {
     }
 
     /// Whether `authorizer`'s `nonce` is marked used (by a transfer or a cancellation).
-    pub async fn authorization_used(&self, asset: Address, authorizer: Address, nonce: B256) -> Result<bool, ChainError> {
+    pub async fn authorization_used(
+        &self,
+        asset: Address,
+        authorizer: Address,
+        nonce: B256,
+    ) -> Result<bool, ChainError> {
         let answer = self.rpc.view(asset, authorizationStateCall { authorizer, nonce }.abi_encode()).await?;
         authorizationStateCall::abi_decode_returns(&answer)
             .map_err(|e| ChainError(format!("authorizationState() ilegible: {e}")))
@@ -217,7 +222,8 @@ impl Chain for RpcChain {
         }
         // Used: by a transfer (only inside its validity window) or by a cancellation.
         let from = self.first_block_after(expected.valid_after, latest).await?;
-        for log in self.authorization_logs(expected, AuthorizationUsed::SIGNATURE_HASH, from, latest.number).await? {
+        let used = self.authorization_logs(expected, AuthorizationUsed::SIGNATURE_HASH, from, latest.number).await?;
+        if let Some(log) = used.first() {
             return Ok(match self.receipt_says(expected, log.transaction).await? {
                 Some(ReceiptSays::Pays) => Verdict::Paid { transaction: hex_of(log.transaction) },
                 _ => Verdict::UsedElsewhere { transaction: hex_of(log.transaction) },
@@ -239,9 +245,9 @@ impl Chain for RpcChain {
         Ok(match judge(&receipt, expected) {
             ReceiptSays::Pays => Audit::Confirmed,
             _ if !receipt.success => Audit::Wrong(format!("la transacción {transaction} revirtió")),
-            ReceiptSays::UsesWithoutPaying => Audit::Wrong(format!(
-                "la transacción {transaction} usó la autorización sin pagar el precio a payTo"
-            )),
+            ReceiptSays::UsesWithoutPaying => {
+                Audit::Wrong(format!("la transacción {transaction} usó la autorización sin pagar el precio a payTo"))
+            }
             ReceiptSays::Cancels => Audit::Wrong(format!("la transacción {transaction} canceló la autorización")),
             ReceiptSays::Unrelated => Audit::Wrong(format!(
                 "la transacción {transaction} no usó esta autorización (ni AuthorizationUsed ni Transfer a payTo)"
@@ -293,10 +299,7 @@ mod tests {
 
     #[test]
     fn the_events_are_usdcs() {
-        assert_eq!(
-            Transfer::SIGNATURE_HASH,
-            b256!("ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
-        );
+        assert_eq!(Transfer::SIGNATURE_HASH, b256!("ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"));
         assert_eq!(
             AuthorizationUsed::SIGNATURE_HASH,
             b256!("98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5")

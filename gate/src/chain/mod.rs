@@ -76,9 +76,9 @@ impl Verdict {
             Verdict::Canceled { transaction: None } => {
                 "cadena: el pagador canceló la autorización (cancelAuthorization)".to_owned()
             }
-            Verdict::UsedElsewhere { transaction } => format!(
-                "cadena: el nonce se usó en la transacción {transaction}, que no pagó el precio a payTo"
-            ),
+            Verdict::UsedElsewhere { transaction } => {
+                format!("cadena: el nonce se usó en la transacción {transaction}, que no pagó el precio a payTo")
+            }
             Verdict::Expired => "cadena: la autorización venció sin usarse (validBefore pasado)".to_owned(),
             Verdict::Paid { transaction } => format!("cadena: pagada en la transacción {transaction}"),
             Verdict::Unused => "cadena: autorización aún sin usar y vigente".to_owned(),
@@ -162,9 +162,7 @@ impl Chains {
 
 /// The RPC URLs configured by `GATE_RPC_EIP155_<chain id>` variables (among `vars`), by CAIP-2
 /// network. A variable whose suffix is not a chain id is an error that names it.
-pub fn rpc_urls_from_env(
-    vars: impl Iterator<Item = (String, String)>,
-) -> Result<BTreeMap<String, String>, String> {
+pub fn rpc_urls_from_env(vars: impl Iterator<Item = (String, String)>) -> Result<BTreeMap<String, String>, String> {
     let mut urls = BTreeMap::new();
     for (name, value) in vars {
         let Some(id) = name.strip_prefix(RPC_ENV_PREFIX) else { continue };
@@ -183,9 +181,9 @@ pub fn rpc_urls_from_env(
 pub fn rpc_urls_from_flags(values: &[String]) -> Result<BTreeMap<String, String>, String> {
     let mut urls = BTreeMap::new();
     for value in values {
-        let (network, url) = value
-            .split_once('=')
-            .ok_or_else(|| format!("--rpc {:?}: se espera RED=URL (p. ej. eip155:8453=https://…)", rpc::redact(value)))?;
+        let (network, url) = value.split_once('=').ok_or_else(|| {
+            format!("--rpc {:?}: se espera RED=URL (p. ej. eip155:8453=https://…)", rpc::redact(value))
+        })?;
         let id = network.strip_prefix("eip155:").unwrap_or_default();
         if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
             return Err(format!("--rpc: la red {network:?} no es una red EVM eip155:<id>"));

@@ -95,13 +95,8 @@ impl Rpc {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let fail = |what: String| ChainError(format!("RPC {} ({method}): {what}", redact(&self.url)));
-        let response = self
-            .client
-            .post(&self.url)
-            .json(&body)
-            .send()
-            .await
-            .map_err(|e| fail(e.without_url().to_string()))?;
+        let response =
+            self.client.post(&self.url).json(&body).send().await.map_err(|e| fail(e.without_url().to_string()))?;
         let status = response.status();
         let answer: Value = response.json().await.map_err(|e| fail(format!("{status}: {}", e.without_url())))?;
         if let Some(error) = answer.get("error").filter(|e| !e.is_null()) {
@@ -168,7 +163,9 @@ impl Rpc {
 
     /// `eth_call` of `data` on `to` at the latest block.
     pub async fn view(&self, to: Address, data: Vec<u8>) -> Result<Bytes, ChainError> {
-        let answer = self.call("eth_call", json!([{"to": format!("{to:#x}"), "data": format!("0x{}", hex::encode(data))}, "latest"])).await?;
+        let answer = self
+            .call("eth_call", json!([{"to": format!("{to:#x}"), "data": format!("0x{}", hex::encode(data))}, "latest"]))
+            .await?;
         bytes(&answer)
     }
 
@@ -182,8 +179,8 @@ impl Rpc {
     }
 
     pub async fn gas_price(&self) -> Result<u128, ChainError> {
-        Ok(u128::try_from(big_quantity(&self.call("eth_gasPrice", json!([])).await?)?)
-            .map_err(|_| ChainError("precio del gas fuera de rango".into()))?)
+        u128::try_from(big_quantity(&self.call("eth_gasPrice", json!([])).await?)?)
+            .map_err(|_| ChainError("precio del gas fuera de rango".into()))
     }
 
     /// Sends a signed transaction; returns its hash.

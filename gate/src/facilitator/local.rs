@@ -102,6 +102,9 @@ pub struct LocalFacilitator {
     reader: Option<RpcChain>,
     /// Authorizations being submitted on chain right now ("network|from|nonce").
     in_flight: Mutex<BTreeSet<String>>,
+    /// Transactions sent and not yet mined, by authorization: asked again, a settlement waits
+    /// for the same transaction instead of sending another.
+    submitted: Mutex<BTreeMap<String, alloy_primitives::B256>>,
 }
 
 impl LocalFacilitator {
@@ -116,7 +119,13 @@ impl LocalFacilitator {
             let network = format!("eip155:{}", settler.chain_id());
             RpcChain::from_rpc(&network, settler.rpc()).ok()
         });
-        LocalFacilitator { config, ledger: Mutex::new(ledger), reader, in_flight: Mutex::new(BTreeSet::new()) }
+        LocalFacilitator {
+            config,
+            ledger: Mutex::new(ledger),
+            reader,
+            in_flight: Mutex::new(BTreeSet::new()),
+            submitted: Mutex::new(BTreeMap::new()),
+        }
     }
 
     /// A balance (new addresses have the opening balance).
@@ -344,6 +353,14 @@ impl LocalFacilitator {
         payload: &PaymentPayload,
         req: &PaymentRequirements,
     ) -> SettlementResponse {
+        let earlier = parse_exact_payload(&payload.payload).ok().and_then(|exact| {
+            let key = format!("{}|{:#x}|{:#x}", req.network, exact.authorization.from, exact.authorization.nonce);
+            self.submitted.lock().get(&key).map(|tx| (key, *tx, exact))
+        });
+        if let Some((key, transaction, exact)) = earlier {
+            let payer = exact.authorization.from.to_checksum(None);
+            return self.answer_from_chain(settler, req, key, transaction, payer, exact.authorization.value).await;
+        }
         let (payer, exact) = match self.check_on_chain(payload, req).await {
             Ok(checked) => checked,
             Err((reason, payer)) => {
@@ -372,8 +389,27 @@ impl LocalFacilitator {
                 return SettlementResponse::failure(&req.network, "unexpected_settle_error", None, Some(payer_text));
             }
         };
+        self.submitted.lock().insert(_release.key.clone(), transaction);
+        let key = _release.key.clone();
+        self.answer_from_chain(settler, req, key, transaction, payer_text, exact.authorization.value).await
+    }
+
+    /// Waits for `transaction` and answers from its receipt (pending if it is not mined in time).
+    async fn answer_from_chain(
+        &self,
+        settler: &Settler,
+        req: &PaymentRequirements,
+        key: String,
+        transaction: alloy_primitives::B256,
+        payer_text: String,
+        value: U256,
+    ) -> SettlementResponse {
         let hash = format!("{transaction:#x}");
-        match settler.wait(transaction, self.config.settle_wait).await {
+        let mined = settler.wait(transaction, self.config.settle_wait).await;
+        if matches!(mined, Ok(Some(_))) {
+            self.submitted.lock().remove(&key);
+        }
+        match mined {
             Ok(Some(receipt)) if receipt.success => {
                 self.ledger.lock().liquidaciones += 1;
                 SettlementResponse {
@@ -383,7 +419,7 @@ impl LocalFacilitator {
                     payer: Some(payer_text),
                     transaction: hash,
                     network: req.network.clone(),
-                    amount: Some(exact.authorization.value.to_string()),
+                    amount: Some(value.to_string()),
                     extensions: None,
                 }
             }

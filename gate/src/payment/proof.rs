@@ -95,7 +95,10 @@ pub async fn audit(
             Ok(Audit::Wrong(reason)) => break reason,
             Ok(Audit::NotFound) | Err(_) if started.elapsed() < AUDIT_PATIENCE => {}
             Ok(Audit::NotFound) => {
-                break format!("la transacción {transaction} no aparece en la cadena tras {} s", AUDIT_PATIENCE.as_secs());
+                break format!(
+                    "la transacción {transaction} no aparece en la cadena tras {} s",
+                    AUDIT_PATIENCE.as_secs()
+                );
             }
             Err(error) => {
                 tracing::warn!(compra = %key, "no se pudo comprobar la venta en la cadena: {error}");
@@ -154,6 +157,37 @@ pub async fn resolve(chains: &Chains, pending: &Pending) -> (Option<Reconciled>,
         Proof::Unknown(error) => (None, Resolved::Open(error)),
         Proof::NoChain => (None, Resolved::Open("sin cadena".into())),
     }
+}
+
+/// `gate ventas conciliar` with no purchase named: every uncertain purchase of the journal in
+/// `data` (or of the shared record) looked up on `chains`, and each one the chain decides
+/// journaled as reconciled (safe while a gate runs: one appended `conciliado` line each).
+pub async fn reconcile_record(
+    data: &std::path::Path,
+    shared: Option<&crate::sales::postgres::Shared>,
+    chains: &Chains,
+) -> anyhow::Result<Vec<(Pending, Resolved)>> {
+    use crate::sales::report::{Resolution, reconcile as by_hand, reconcile_shared};
+    let contents = match shared {
+        Some(shared) => shared.read()?,
+        None => crate::sales::journal::read(&data.join(crate::sales::journal::JOURNAL_FILE))?,
+    };
+    let mut done = Vec::new();
+    for pending in crate::sales::ledger::fold(&contents.records).pending {
+        let (record, resolved) = resolve(chains, &pending).await;
+        if let Some(reconciled) = record {
+            let resolution = match reconciled.transaccion {
+                Some(transaction) if reconciled.liquidada => Resolution::Paid { transaction },
+                _ => Resolution::Unpaid,
+            };
+            match shared {
+                Some(shared) => reconcile_shared(shared, &pending.compra, resolution, &reconciled.nota)?,
+                None => by_hand(data, &pending.compra, resolution, &reconciled.nota)?,
+            };
+        }
+        done.push((pending, resolved));
+    }
+    Ok(done)
 }
 
 /// Reconciles every uncertain purchase of `sales` that `chains` can decide, journaling each

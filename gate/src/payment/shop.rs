@@ -503,30 +503,35 @@ impl Shop {
         check: &Checked,
         requirements: &PaymentRequirements,
     ) -> Judged {
-        let (hint, detail, fresh_nonce_used) = match outcome {
+        let (hint, detail) = match outcome {
             Settlement::Settled(answer) if !answer.transaction.is_empty() => {
                 return Judged::Sold(SoldBy::Facilitator(answer));
             }
-            Settlement::Settled(_) => {
-                (None, "el facilitador informó éxito sin nombrar la transacción".to_owned(), None)
-            }
+            Settlement::Settled(_) => (None, "el facilitador informó éxito sin nombrar la transacción".to_owned()),
             Settlement::Refused { status, code, message, answer } => {
                 let refusal = Refusal { status, code, message, settlement: answer.map(Box::new), retry_after: None };
                 // A repeat refused for certain says nothing of the earlier, uncertain attempt;
                 // the chain may.
                 return match self.earlier_attempt_proof(reservation, check, requirements).await {
-                    Some(Verdict::Paid { transaction }) => Judged::Sold(SoldBy::Recovery(proven(check, requirements, transaction))),
+                    Some(Verdict::Paid { transaction }) => {
+                        Judged::Sold(SoldBy::Recovery(proven(check, requirements, transaction)))
+                    }
                     Some(verdict) if verdict.proves_unpaid() => Judged::Void(verdict),
                     _ => Judged::Refused(refusal),
                 };
             }
             Settlement::NonceUsed(answer) => {
                 let hint = Some(answer.transaction.clone()).filter(|t| !t.is_empty());
-                let fresh = !reservation.resumed() && hint.is_none();
+                if !reservation.resumed() && hint.is_none() {
+                    // A new authorization the facilitator calls used: nothing of this purchase
+                    // moved. Even a payment the chain shows is not proof here: that use paid for
+                    // something else (another study, another gate), never for this one.
+                    return Judged::Refused(nonce_used_refusal(answer));
+                }
                 let reason = answer.error_reason.clone().unwrap_or_default();
-                (hint, format!("el facilitador respondió {reason}"), fresh.then_some(answer))
+                (hint, format!("el facilitador respondió {reason}"))
             }
-            Settlement::Uncertain { detail, transaction } => (transaction, detail, None),
+            Settlement::Uncertain { detail, transaction } => (transaction, detail),
         };
         let hint = hint.or_else(|| reservation.earlier_transaction().map(str::to_owned));
         let proof = match (self.chains.get(&requirements.network), &check.authorization) {
@@ -539,31 +544,18 @@ impl Shop {
             }
             _ => Proof::NoChain,
         };
-        match (proof, fresh_nonce_used) {
-            (Proof::Verdict(Verdict::Paid { transaction }), _) => {
+        match proof {
+            Proof::Verdict(Verdict::Paid { transaction }) => {
                 Judged::Sold(SoldBy::Recovery(proven(check, requirements, transaction)))
             }
-            (Proof::Verdict(verdict), _) if verdict.proves_unpaid() => Judged::Void(verdict),
-            // A new authorization the facilitator calls used, and no chain to ask: refused for
-            // this attempt (nothing of ours moved), as before.
-            (Proof::NoChain, Some(answer)) => {
-                let code = answer.error_reason.clone().unwrap_or_default();
-                let mut refusal = Self::refuse(
-                    402,
-                    &code,
-                    "Esta autorización ya se usó en la cadena; no se cobró nada en esta compra y no se entrega el estudio. Firme un pago nuevo.",
-                );
-                refusal.settlement = Some(Box::new(answer));
-                Judged::Refused(refusal)
-            }
-            (Proof::NoChain, None) => Judged::Uncertain { detail, transaction: hint },
-            (Proof::Verdict(verdict), _) => {
+            Proof::Verdict(verdict) if verdict.proves_unpaid() => Judged::Void(verdict),
+            Proof::NoChain => Judged::Uncertain { detail, transaction: hint },
+            Proof::Verdict(verdict) => {
                 Judged::Uncertain { detail: format!("{detail}; {}", verdict.void_reason()), transaction: hint }
             }
-            (Proof::Unknown(error), _) => Judged::Uncertain {
-                detail: format!("{detail}; no se pudo leer la cadena: {error}"),
-                transaction: hint,
-            },
+            Proof::Unknown(error) => {
+                Judged::Uncertain { detail: format!("{detail}; no se pudo leer la cadena: {error}"), transaction: hint }
+            }
         }
     }
 
@@ -588,7 +580,13 @@ impl Shop {
 
     /// Checks a settled sale's transaction on chain after the answer left: a facilitator's
     /// success that did not pay payTo the price is journaled as disputed and logged as an error.
-    fn audit_later(&self, key: &str, requirements: &PaymentRequirements, authorization: &Authorization, transaction: &str) {
+    fn audit_later(
+        &self,
+        key: &str,
+        requirements: &PaymentRequirements,
+        authorization: &Authorization,
+        transaction: &str,
+    ) {
         let Some(chain) = self.chains.get(&requirements.network) else { return };
         let Some(expected) = proof::expected(requirements, authorization) else { return };
         let handle = match tokio::runtime::Handle::try_current() {
@@ -768,6 +766,18 @@ enum SoldBy {
     Recovery(SettlementResponse),
 }
 
+/// The refusal of a new authorization whose nonce the facilitator says is used.
+fn nonce_used_refusal(answer: SettlementResponse) -> Refusal {
+    let code = answer.error_reason.clone().unwrap_or_default();
+    let mut refusal = Shop::refuse(
+        402,
+        &code,
+        "Esta autorización ya se usó en la cadena; no se cobró nada en esta compra y no se entrega el estudio. Firme un pago nuevo.",
+    );
+    refusal.settlement = Some(Box::new(answer));
+    refusal
+}
+
 /// The settlement of a payment the chain proved, as the buyer's receipt states it.
 fn proven(check: &Checked, requirements: &PaymentRequirements, transaction: String) -> SettlementResponse {
     SettlementResponse {
@@ -790,13 +800,18 @@ enum Judged {
     /// The chain proves this authorization never paid and never will.
     Void(Verdict),
     /// The money may have moved: no study, kept to reconcile.
-    Uncertain { detail: String, transaction: Option<String> },
+    Uncertain {
+        detail: String,
+        transaction: Option<String>,
+    },
 }
 
 /// The refusal of a purchase the chain voided.
 fn void_refusal(verdict: &Verdict) -> Refusal {
     let (code, why) = match verdict {
-        Verdict::Canceled { .. } => ("autorizacion_cancelada", "el pagador la canceló en la cadena (cancelAuthorization)"),
+        Verdict::Canceled { .. } => {
+            ("autorizacion_cancelada", "el pagador la canceló en la cadena (cancelAuthorization)")
+        }
         Verdict::Expired => ("autorizacion_vencida", "venció sin usarse"),
         _ => ("autorizacion_usada_en_otro_pago", "su nonce se usó en otra transferencia, que no pagó este estudio"),
     };

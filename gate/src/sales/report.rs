@@ -118,15 +118,10 @@ pub fn table(report: &Report) -> String {
         let _ = writeln!(out, "aviso: {warning}");
     }
     let _ = writeln!(out, "\nVentas liquidadas: {}", report.ventas.len());
-    let by = |origin: Origin| {
-        report.ventas.iter().filter(move |s| s.origen == origin && s.impugnada.is_none())
-    };
+    let by = |origin: Origin| report.ventas.iter().filter(move |s| s.origen == origin && s.impugnada.is_none());
     write_sales(&mut out, by(Origin::Liquidada));
     for (origin, title) in [
-        (
-            Origin::Recuperada,
-            "Ventas recuperadas (liquidación incierta; la cadena probó el pago a payTo)",
-        ),
+        (Origin::Recuperada, "Ventas recuperadas (liquidación incierta; la cadena probó el pago a payTo)"),
         (Origin::Conciliada, "Ventas conciliadas a mano (encontradas en la cadena)"),
     ] {
         let count = by(origin).count();

@@ -236,7 +236,7 @@ fn has_empty_line(buffer: &[u8]) -> bool {
 }
 
 /// The request at the start of `buffer` and the length of its head, if it is one for the lane:
-/// GET or HEAD over HTTP/1.1, an origin-form target of plain characters, at most one `Host`
+/// GET or HEAD over HTTP/1.1, an origin-form target of plain characters, exactly one `Host`
 /// (without userinfo), and no header that changes how the request is framed or the connection
 /// kept (`Content-Length`, `Transfer-Encoding`, `Connection`, `Expect`, `Upgrade`).
 fn parse<'b>(buffer: &'b [u8], headers: &'b mut [httparse::Header<'b>]) -> Option<(usize, Quick<'b>)> {
@@ -270,7 +270,8 @@ fn parse<'b>(buffer: &'b [u8], headers: &'b mut [httparse::Header<'b>]) -> Optio
             return None;
         }
     }
-    if hosts > 1 {
+    // No `Host` on HTTP/1.1 is a 400 (RFC 9112 §3.2), which Pingora's path answers.
+    if hosts != 1 {
         return None;
     }
     let (path, query) = match target.split_once('?') {
@@ -314,7 +315,7 @@ mod tests {
         let raw = "GET /buscar?q=bancos HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\nGET /";
         let head_len = raw.rfind("GET /").expect("second request");
         assert_eq!(lane(raw), Some((head_len, "/buscar".into(), Some("q=bancos".into()), false)));
-        assert_eq!(lane("HEAD /catalogo HTTP/1.1\r\n\r\n"), Some((27, "/catalogo".into(), None, true)));
+        assert_eq!(lane("HEAD /catalogo HTTP/1.1\r\nHost: x\r\n\r\n"), Some((36, "/catalogo".into(), None, true)));
     }
 
     #[test]
@@ -333,6 +334,7 @@ mod tests {
             "GET /catalogo HTTP/1.1\r\nUpgrade: h2c\r\n\r\n",
             "GET /cat\"logo HTTP/1.1\r\n\r\n",
             "GET /catalogo HTTP/1.1\r\nHost: x\r\n",
+            "GET /catalogo HTTP/1.1\r\nAccept: */*\r\n\r\n",
         ] {
             assert_eq!(lane(raw), None, "{raw:?}");
         }

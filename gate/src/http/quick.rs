@@ -177,8 +177,11 @@ impl<H: Handler> App<H> {
         let mut headers = [httparse::EMPTY_HEADER; LANE_HEADERS];
         let Some((head_len, request)) = parse(pending, &mut headers) else { return Turn::ToPingora };
         // Over the limits (when they are set below the lane's own): Pingora's path refuses it.
+        // The head is measured both as sent and as Pingora's path measures it (target plus each
+        // name and value plus 4), which is larger when lines are short of `: ` or end in a bare LF.
         let target_len = request.path.len() + request.query.map_or(0, |q| q.len() + 1);
-        if head_len > self.limits.max_head_bytes || target_len > self.limits.max_uri_bytes {
+        let measured = target_len + request.headers.iter().map(|h| h.name.len() + h.value.len() + 4).sum::<usize>();
+        if head_len.max(measured) > self.limits.max_head_bytes || target_len > self.limits.max_uri_bytes {
             return Turn::ToPingora;
         }
         let Some(reply) = self.handler.answer_at_once(&request) else { return Turn::ToPingora };

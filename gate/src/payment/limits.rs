@@ -9,6 +9,7 @@
 //! [`MAX_TRACKED`] keys each, so a flood cannot grow memory either. Successful purchases and
 //! repeats of a paid or uncertain purchase are never counted or blocked.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::time::Duration;
@@ -80,21 +81,22 @@ impl<K: std::hash::Hash + Eq + Clone> Windows<K> {
 
     fn add(&mut self, key: K, now: u64) {
         self.evict_ended(now);
-        match self.entries.get_mut(&key) {
-            Some(entry) => {
+        let full = self.entries.len() >= MAX_TRACKED;
+        match self.entries.entry(key) {
+            Entry::Occupied(mut occupied) => {
+                let entry = occupied.get_mut();
                 if now >= entry.0.saturating_add(self.window) {
                     *entry = (now, 0);
-                    self.starts.push_back((now, key));
+                    self.starts.push_back((now, occupied.key().clone()));
                 }
+                let entry = occupied.into_mut();
                 entry.1 = entry.1.saturating_add(1);
             }
-            None => {
-                if self.entries.len() >= MAX_TRACKED {
-                    // Full of live keys: the global budget is what holds the line now.
-                    return;
-                }
-                self.starts.push_back((now, key.clone()));
-                self.entries.insert(key, (now, 1));
+            // Full of live keys: the global budget is what holds the line now.
+            Entry::Vacant(_) if full => return,
+            Entry::Vacant(vacant) => {
+                self.starts.push_back((now, vacant.key().clone()));
+                vacant.insert((now, 1));
             }
         }
         if self.starts.len() > 2 * MAX_TRACKED {

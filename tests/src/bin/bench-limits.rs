@@ -51,7 +51,7 @@ fn main() {
         "escenario", "limitador", "total ms", "media ns", "p50 ns", "p99 ns", "p99.9 ns", "máx µs", "claves"
     );
     for (scenario, seconds_every) in [("una ventana", 0), ("reloj que avanza", (refusals / 1200).max(1))] {
-        let clock = |n: usize| if seconds_every == 0 { 1_000 } else { 1_000 + (n / seconds_every) as u64 };
+        let clock = |n: usize| 1_000 + n.checked_div(seconds_every).unwrap_or(0) as u64;
         let new = best_of(args.rondas, || {
             let limiter = Limiter::new(limits);
             let run = measure(refusals, clock, |client, now| {

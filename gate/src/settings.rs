@@ -45,8 +45,9 @@ pub const LOCAL_LEDGER_FILE: &str = "libro-local.json";
 pub const PURCHASES_FILE: &str = crate::sales::journal::JOURNAL_FILE;
 
 /// What the user typed. The doc comments of the options are their `--help`, in Spanish like
-/// every command line of the workspace (see the `cli` crate).
-#[derive(Debug, Parser)]
+/// every command line of the workspace (see the `cli` crate). Its `Debug` hides what a URL may
+/// carry (the database password, a key in a facilitator's URL).
+#[derive(Parser)]
 #[command(name = "gate", version, about = "Sirve dist/, vende los estudios con x402 v2 y protege las descargas.")]
 pub struct Args {
     #[command(subcommand)]
@@ -152,7 +153,7 @@ pub enum Command {
     TokenCdp(TokenCdpArgs),
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(clap::Args)]
 pub struct VerificarArgs {
     #[arg(long, default_value = "./dist", help = "Salida de `generator build`, como al servir.")]
     pub dist: PathBuf,
@@ -192,7 +193,7 @@ pub struct TokenCdpArgs {
     pub url: String,
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(clap::Args)]
 pub struct VentasArgs {
     #[command(subcommand)]
     pub action: Option<VentasAction>,
@@ -275,8 +276,8 @@ pub struct Settings {
     pub reconcile_every: Duration,
 }
 
-/// Which facilitator settles payments.
-#[derive(Debug, Clone, PartialEq)]
+/// Which facilitator settles payments. Its `Debug` hides the credentials (see [`redacted_url`]).
+#[derive(Clone, PartialEq)]
 pub enum FacilitatorChoice {
     /// The embedded local facilitator with its ledger file.
     Local { ledger: PathBuf },
@@ -291,7 +292,8 @@ pub enum FacilitatorChoice {
 }
 
 /// Environment values the gate reads, gathered so settings can be tested without the process env.
-#[derive(Debug, Default, Clone)]
+/// Its `Debug` hides every secret among them (see [`redacted_url`]).
+#[derive(Default, Clone)]
 pub struct Env {
     pub link_secret: Option<String>,
     pub receipt_key: Option<String>,
@@ -323,6 +325,153 @@ impl Env {
             rpc: std::env::vars().filter(|(name, _)| name.starts_with(crate::chain::RPC_ENV_PREFIX)).collect(),
             settler_key: std::env::var(SETTLER_KEY_ENV).ok().filter(|k| !k.trim().is_empty()),
         }
+    }
+}
+
+/// What a `Debug` shows of a secret: that it is set, never its value.
+const HIDDEN: &str = "[oculto]";
+
+/// A URL as `Debug` and logs may show it: scheme, host and port only. The user and password
+/// (a database URL), the path and the query (where RPC providers and some facilitators put
+/// the API key) are replaced by [`HIDDEN`].
+pub fn redacted_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return HIDDEN.to_owned() };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    let tail = if tail.is_empty() || tail == "/" { tail } else { "/[oculto]" };
+    format!("{scheme}://{host}{tail}")
+}
+
+fn hidden(secret: &Option<String>) -> Option<&'static str> {
+    secret.as_ref().map(|_| HIDDEN)
+}
+
+fn url_shown(url: &Option<String>) -> Option<String> {
+    url.as_deref().map(redacted_url)
+}
+
+/// `Name: value` with the value hidden.
+fn auth_shown(auth: &Option<String>) -> Option<String> {
+    auth.as_deref().map(|a| format!("{}: {HIDDEN}", a.split_once(':').map_or("", |(name, _)| name.trim())))
+}
+
+// The `Debug` impls below destructure without `..`: a field added later does not compile until
+// someone decides whether it is a secret.
+
+impl std::fmt::Debug for Args {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Args {
+            command,
+            dist,
+            listen,
+            data,
+            threads,
+            facilitador,
+            mcp_hosts,
+            tls_cert,
+            tls_key,
+            proxies,
+            max_conexiones,
+            limite_lectura,
+            sin_sendfile,
+            fallos_por_cliente,
+            fallos_por_pagador,
+            fallos_globales,
+            ventana_fallos,
+            diario_max_mb,
+            relevo,
+            ventas,
+        } = self;
+        f.debug_struct("Args")
+            .field("command", command)
+            .field("dist", dist)
+            .field("listen", listen)
+            .field("data", data)
+            .field("threads", threads)
+            .field("facilitador", &url_shown(facilitador))
+            .field("mcp_hosts", mcp_hosts)
+            .field("tls_cert", tls_cert)
+            .field("tls_key", tls_key)
+            .field("proxies", proxies)
+            .field("max_conexiones", max_conexiones)
+            .field("limite_lectura", limite_lectura)
+            .field("sin_sendfile", sin_sendfile)
+            .field("fallos_por_cliente", fallos_por_cliente)
+            .field("fallos_por_pagador", fallos_por_pagador)
+            .field("fallos_globales", fallos_globales)
+            .field("ventana_fallos", ventana_fallos)
+            .field("diario_max_mb", diario_max_mb)
+            .field("relevo", relevo)
+            .field("ventas", &url_shown(ventas))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for VerificarArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let VerificarArgs { dist, data, facilitador, modo } = self;
+        f.debug_struct("VerificarArgs")
+            .field("dist", dist)
+            .field("data", data)
+            .field("facilitador", &url_shown(facilitador))
+            .field("modo", modo)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for VentasArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let VentasArgs { action, data, ventas, json } = self;
+        f.debug_struct("VentasArgs")
+            .field("action", action)
+            .field("data", data)
+            .field("ventas", &url_shown(ventas))
+            .field("json", json)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for FacilitatorChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FacilitatorChoice::Local { ledger } => f.debug_struct("Local").field("ledger", ledger).finish(),
+            FacilitatorChoice::Http { url, auth, cdp, timeout } => f
+                .debug_struct("Http")
+                .field("url", &redacted_url(url))
+                .field("auth", &auth.as_ref().map(|(name, _)| (name, HIDDEN)))
+                // `CdpKey`'s own `Debug` shows its id and algorithm, never the secret.
+                .field("cdp", cdp)
+                .field("timeout", timeout)
+                .finish(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Env {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Env {
+            link_secret,
+            receipt_key,
+            facilitator_url,
+            facilitator_auth,
+            facilitator_timeout,
+            cdp_key_id,
+            cdp_key_secret,
+            mcp_hosts,
+            ventas,
+        } = self;
+        f.debug_struct("Env")
+            .field("link_secret", &hidden(link_secret))
+            .field("receipt_key", &hidden(receipt_key))
+            .field("facilitator_url", &url_shown(facilitator_url))
+            .field("facilitator_auth", &auth_shown(facilitator_auth))
+            .field("facilitator_timeout", facilitator_timeout)
+            .field("cdp_key_id", cdp_key_id)
+            .field("cdp_key_secret", &hidden(cdp_key_secret))
+            .field("mcp_hosts", mcp_hosts)
+            .field("ventas", &url_shown(ventas))
+            .finish()
     }
 }
 
@@ -604,5 +753,86 @@ mod tests {
         let both = Env { facilitator_auth: Some("Authorization: Bearer x".into()), ..cdp_env() };
         let error = choose(Mode::Mainnet, None, &both).unwrap_err().to_string();
         assert!(error.contains(FACILITATOR_AUTH_ENV) && error.contains(KEY_ID_ENV), "{error}");
+    }
+    #[test]
+    fn debug_output_never_shows_a_secret() {
+        let secrets = [
+            "enlace-secreto-0123456789abcdef",
+            "recibo-secreto-0123456789abcdef",
+            "token-secreto-del-facilitador",
+            "clave-pg-secreta",
+            "usuario-pg",
+            "clave-rpc-secreta",
+            "clave-url-secreta",
+            &ED25519[..24],
+        ];
+        let env = Env {
+            link_secret: Some(secrets[0].into()),
+            receipt_key: Some(secrets[1].into()),
+            facilitator_url: Some("https://f.example/v2/clave-url-secreta?token=clave-url-secreta".into()),
+            facilitator_auth: Some("Authorization: Bearer token-secreto-del-facilitador".into()),
+            facilitator_timeout: Some("5".into()),
+            cdp_key_id: Some("kid".into()),
+            cdp_key_secret: Some(ED25519.into()),
+            mcp_hosts: Some("tienda.example".into()),
+            ventas: Some("postgres://usuario-pg:clave-pg-secreta@db.example:5432/ventas".into()),
+        };
+        let with_auth = FacilitatorChoice::Http {
+            url: "https://rpc.example/v2/clave-rpc-secreta".into(),
+            auth: Some(("Authorization".into(), "Bearer token-secreto-del-facilitador".into())),
+            cdp: None,
+            timeout: Duration::from_secs(5),
+        };
+        let with_cdp = choose(Mode::Mainnet, Some("https://usuario-pg:clave-url-secreta@f.example/x"), &cdp_env())
+            .expect("choice");
+        let serve = Args::try_parse_from([
+            "gate",
+            "--ventas",
+            "postgres://usuario-pg:clave-pg-secreta@db.example/ventas",
+            "--facilitador",
+            "https://f.example/clave-url-secreta",
+        ])
+        .expect("args");
+        let ventas =
+            Args::try_parse_from(["gate", "ventas", "--ventas", "postgres://usuario-pg:clave-pg-secreta@db.example/v"])
+                .expect("args");
+        let verificar =
+            Args::try_parse_from(["gate", "verificar", "--facilitador", "https://f.example/?key=clave-url-secreta"])
+                .expect("args");
+        let shown = [
+            format!("{env:?}"),
+            format!("{env:#?}"),
+            format!("{with_auth:?}"),
+            format!("{with_auth:#?}"),
+            format!("{with_cdp:?}"),
+            format!("{with_cdp:#?}"),
+            format!("{serve:?}"),
+            format!("{serve:#?}"),
+            format!("{ventas:?}"),
+            format!("{ventas:#?}"),
+            format!("{verificar:?}"),
+            format!("{verificar:#?}"),
+        ];
+        for text in &shown {
+            for secret in secrets {
+                assert!(!text.contains(secret), "{secret} in {text}");
+            }
+            assert!(text.contains(HIDDEN), "{text}");
+        }
+        // What is not secret still shows: where things are, that they are set.
+        assert!(shown[0].contains("db.example:5432") && shown[0].contains("Authorization: [oculto]"), "{}", shown[0]);
+        assert!(shown[2].contains("https://rpc.example/[oculto]"), "{}", shown[2]);
+        assert!(shown[4].contains("kid") && shown[4].contains("f.example"), "{}", shown[4]);
+        assert!(shown[6].contains("db.example"), "{}", shown[6]);
+    }
+
+    #[test]
+    fn urls_keep_only_scheme_host_and_port() {
+        assert_eq!(redacted_url("postgres://u:p@db:5432/ventas?sslmode=require"), "postgres://db:5432/[oculto]");
+        assert_eq!(redacted_url("https://x402.org/facilitator"), "https://x402.org/[oculto]");
+        assert_eq!(redacted_url("http://127.0.0.1:8545"), "http://127.0.0.1:8545");
+        assert_eq!(redacted_url("http://127.0.0.1:8545/"), "http://127.0.0.1:8545/");
+        assert_eq!(redacted_url("https://h.example?apikey=k"), "https://h.example/[oculto]");
+        assert_eq!(redacted_url("no es una URL:clave"), HIDDEN);
     }
 }

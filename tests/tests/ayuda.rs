@@ -1,5 +1,6 @@
 //! Every option of the test and benchmark programs (`bench-gate`, `bench-build`,
-//! `bench-compras`, `soak`, `facilitador-cdp-prueba`) has a description in `--help`, in Spanish.
+//! `bench-compras`, `bench-limits`, `soak`, `facilitador-cdp-prueba`) has a description in
+//! `--help`, in Spanish.
 
 use std::path::Path;
 
@@ -9,6 +10,7 @@ fn every_option_is_described_in_spanish() {
         env!("CARGO_BIN_EXE_bench-gate"),
         env!("CARGO_BIN_EXE_bench-build"),
         env!("CARGO_BIN_EXE_bench-compras"),
+        env!("CARGO_BIN_EXE_bench-limits"),
         env!("CARGO_BIN_EXE_soak"),
         env!("CARGO_BIN_EXE_facilitador-cdp-prueba"),
     ]

@@ -178,6 +178,47 @@ fn content_length_with_transfer_encoding_gets_400_and_a_close() {
     assert_eq!(statuses(&answer), vec![400], "nothing is answered after the refusal: {answer:.800}");
 }
 
+/// RFC 9112 §3.2: an HTTP/1.1 request without `Host` gets 400 with a JSON reason, whether it is
+/// the kind the fast lane answers (a plain GET or HEAD, which the lane hands to Pingora's path)
+/// or one only Pingora's path takes (a `Connection` header, a body, an absolute-form target);
+/// HTTP/1.0, which predates `Host`, is still served without it.
+#[test]
+fn http_1_1_without_host_gets_400_on_both_paths() {
+    let gate = start_local(built());
+    for request in [
+        "GET /catalogo HTTP/1.1\r\n\r\n",
+        "GET /buscar?q=bancos HTTP/1.1\r\nAccept: */*\r\n\r\n",
+        "GET /estudio/banca-2026 HTTP/1.1\nAccept: application/json\n\n",
+        "GET /catalogo HTTP/1.1\r\nConnection: keep-alive\r\n\r\n",
+        "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: 2\r\n\r\n{}",
+        "GET http://127.0.0.1/catalogo HTTP/1.1\r\n\r\n",
+    ] {
+        let answer = exchange(&gate, request.as_bytes());
+        assert_json_error(&answer, 400, "host_requerido");
+        assert!(answer.contains("Host"), "the reason names the header: {answer:.600}");
+        assert!(answer.to_ascii_lowercase().contains("connection: close"), "{answer:.400}");
+    }
+    let head = exchange(&gate, b"HEAD /catalogo HTTP/1.1\r\n\r\n");
+    assert!(head.starts_with("HTTP/1.1 400 "), "{head:.300}");
+    // On a kept-alive connection, after answers from the lane: the one without `Host` is refused
+    // and ends the connection.
+    let answers = exchange(
+        &gate,
+        b"GET /catalogo HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /metricas HTTP/1.1\r\n\r\n\
+          GET /catalogo HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            .as_slice(),
+    );
+    assert_eq!(statuses(&answers), vec![200, 400], "{answers:.600}");
+    // HTTP/1.0 without `Host` stays allowed, on its own and with keep-alive.
+    assert!(exchange(&gate, b"GET /catalogo HTTP/1.0\r\n\r\n").starts_with("HTTP/1.1 200 "));
+    let kept = exchange(
+        &gate,
+        b"GET /metricas HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /catalogo HTTP/1.0\r\n\r\n".as_slice(),
+    );
+    assert_eq!(statuses(&kept), vec![200, 200], "{kept:.300}");
+}
+
 #[test]
 fn http_1_0_without_keep_alive_is_closed_after_its_answer() {
     let gate = start_local(built());

@@ -57,6 +57,8 @@ fn build_testnet_with_solana(dir: &Path) -> std::path::PathBuf {
 struct SolanaCapable {
     evm: LocalFacilitator,
     valid: bool,
+    /// What `/verify` says of the payer of a valid payment (`None`: the field left out).
+    payer: Option<&'static str>,
     verifies: AtomicUsize,
     settles: AtomicUsize,
 }
@@ -66,6 +68,7 @@ impl SolanaCapable {
         SolanaCapable {
             evm: LocalFacilitator::new(LocalConfig::default()),
             valid,
+            payer: Some(SOLANA_PAYEE),
             verifies: AtomicUsize::new(0),
             settles: AtomicUsize::new(0),
         }
@@ -89,7 +92,7 @@ impl Facilitator for SolanaCapable {
                 is_valid: true,
                 invalid_reason: None,
                 invalid_message: None,
-                payer: Some(SOLANA_PAYEE.into()),
+                payer: self.payer.map(str::to_owned),
             }
         } else {
             VerifyResponse {
@@ -318,4 +321,47 @@ async fn a_facilitator_without_solana_withdraws_the_network_from_the_402() {
     let networks: Vec<&str> =
         header["accepts"].as_array().expect("accepts").iter().filter_map(|a| a["network"].as_str()).collect();
     assert_eq!(networks, ["eip155:84532"]);
+}
+
+/// A facilitator that approves a payment without naming its payer (or naming `""`): the gate
+/// cannot tell that buyer from another (a payment-identifier's re-delivery compares payers), so
+/// it settles nothing and delivers nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_verified_solana_payment_without_a_payer_is_never_settled() {
+    let dir = tempfile::tempdir().expect("temp");
+    let dist = build_testnet_with_solana(dir.path());
+    for payer in [None, Some(""), Some("  ")] {
+        let facilitator = Arc::new(SolanaCapable { payer, ..SolanaCapable::new(true) });
+        let (gate, _) = gate_after_supported(&dist, Arc::clone(&facilitator) as Arc<dyn Facilitator>).await;
+        let server = spawn(Arc::new(gate), 2).expect("gate starts");
+        let http = client();
+        let url = format!("{}/estudio/banca-2026", server.url());
+        let header = decode_header(
+            http.get(&url).send().await.expect("402").headers()["payment-required"].to_str().expect("ascii"),
+        );
+        let solana = header["accepts"][1].clone();
+        assert_eq!(solana["network"], DEVNET);
+        let id = "pay_0123456789abcdef0123456789abcdef";
+        let payment = |transaction: &str| PaymentPayload {
+            x402_version: 2,
+            resource: None,
+            accepted: solana.clone(),
+            payload: json!({"transaction": transaction}),
+            extensions: Some(json!({"payment-identifier": {"info": {"required": false, "id": id}}})),
+        };
+        for transaction in ["AQID", "BAUG"] {
+            let refused = http
+                .get(&url)
+                .header("PAYMENT-SIGNATURE", encode_json(&payment(transaction)))
+                .send()
+                .await
+                .expect("sent");
+            assert_eq!(refused.status(), 502, "{payer:?}");
+            let body: Value = refused.json().await.expect("json");
+            assert_eq!(body["error"], "facilitador_con_error", "{payer:?}");
+            assert!(body.get("paquete").is_none() && body.get("acceso").is_none(), "nothing delivered");
+        }
+        assert_eq!(facilitator.verifies.load(Ordering::SeqCst), 2);
+        assert_eq!(facilitator.settles.load(Ordering::SeqCst), 0, "{payer:?}: nothing settled");
+    }
 }

@@ -269,6 +269,7 @@ impl<H: Handler> App<H> {
             Some(_) => limits
                 .refuse_head(session.req_header())
                 .or_else(|| refuse_ambiguous_framing(&session))
+                .or_else(|| refuse_missing_host(&session))
                 .or_else(|| self.refuse_foreign_target(&session)),
         };
         let keepalive =
@@ -408,6 +409,21 @@ fn refuse_ambiguous_framing(session: &ServerSession) -> Option<Reply> {
             "La solicitud trae Content-Length y Transfer-Encoding a la vez; envíe solo uno de los dos.",
         )
     })
+}
+
+/// 400 for an HTTP/1.1 request without `Host` (RFC 9112 §3.2: a server MUST answer 400 to any
+/// HTTP/1.1 request that lacks it, whatever its target form); HTTP/1.0 predates the header and
+/// HTTP/2 carries `:authority` instead. The fast lane hands such a request here.
+fn refuse_missing_host(session: &ServerSession) -> Option<Reply> {
+    let head = session.req_header();
+    if session.is_http2() || head.version != http::Version::HTTP_11 || head.headers.contains_key(http::header::HOST) {
+        return None;
+    }
+    Some(Reply::error(
+        400,
+        "host_requerido",
+        "Una solicitud HTTP/1.1 debe llevar el encabezado Host (RFC 9112 §3.2); agréguelo, p. ej. Host: tienda.example.",
+    ))
 }
 
 enum BodyError {

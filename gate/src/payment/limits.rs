@@ -9,7 +9,8 @@
 //! [`MAX_TRACKED`] keys each, so a flood cannot grow memory either. Successful purchases and
 //! repeats of a paid or uncertain purchase are never counted or blocked.
 
-use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::time::Duration;
 
@@ -50,40 +51,74 @@ pub enum Scope {
     Global,
 }
 
-/// One fixed-window counter per key.
+/// One fixed-window counter per key, and the keys in the order their windows started.
+///
+/// Every insertion or window restart appends `(started, key)` to `starts`; `add` first pops the
+/// front records whose windows have ended (removing their keys when the record is still the
+/// key's current one), so each record is pushed and popped once: eviction costs amortized O(1)
+/// per refused attempt and never scans the table under the lock. A record left behind by a
+/// restart is stale (its `started` differs from the key's) and is dropped when it reaches the
+/// front.
 #[derive(Debug)]
 struct Windows<K> {
     limit: u32,
     window: u64,
     entries: HashMap<K, (u64, u32)>,
+    starts: VecDeque<(u64, K)>,
 }
 
-impl<K: std::hash::Hash + Eq> Windows<K> {
+impl<K: std::hash::Hash + Eq + Clone> Windows<K> {
     fn new(limit: u32, window: u64) -> Self {
-        Windows { limit, window, entries: HashMap::new() }
+        Windows { limit, window, entries: HashMap::new(), starts: VecDeque::new() }
     }
 
     /// Seconds until `key` may try again, if it is over its limit now.
     fn over(&self, key: &K, now: u64) -> Option<u64> {
         let (started, count) = self.entries.get(key)?;
-        let ends = started + self.window;
+        let ends = started.saturating_add(self.window);
         (now < ends && *count >= self.limit).then(|| ends - now)
     }
 
     fn add(&mut self, key: K, now: u64) {
-        if self.entries.len() >= MAX_TRACKED && !self.entries.contains_key(&key) {
-            let window = self.window;
-            self.entries.retain(|_, (started, _)| now < *started + window);
-            if self.entries.len() >= MAX_TRACKED {
-                // Full of live keys: the global budget is what holds the line now.
-                return;
+        self.evict_ended(now);
+        let full = self.entries.len() >= MAX_TRACKED;
+        match self.entries.entry(key) {
+            Entry::Occupied(mut occupied) => {
+                let entry = occupied.get_mut();
+                if now >= entry.0.saturating_add(self.window) {
+                    *entry = (now, 0);
+                    self.starts.push_back((now, occupied.key().clone()));
+                }
+                let entry = occupied.into_mut();
+                entry.1 = entry.1.saturating_add(1);
+            }
+            // Full of live keys: the global budget is what holds the line now.
+            Entry::Vacant(_) if full => return,
+            Entry::Vacant(vacant) => {
+                self.starts.push_back((now, vacant.key().clone()));
+                vacant.insert((now, 1));
             }
         }
-        let entry = self.entries.entry(key).or_insert((now, 0));
-        if now >= entry.0 + self.window {
-            *entry = (now, 0);
+        if self.starts.len() > 2 * MAX_TRACKED {
+            // Only a clock that went back can leave stale records behind a live front; dropping
+            // them costs O(n) once per MAX_TRACKED pushes at most.
+            let entries = &self.entries;
+            self.starts.retain(|(started, key)| entries.get(key).is_some_and(|(s, _)| s == started));
         }
-        entry.1 = entry.1.saturating_add(1);
+    }
+
+    /// Forgets the keys whose windows ended by `now`, oldest first, stopping at the first window
+    /// still running: O(keys forgotten).
+    fn evict_ended(&mut self, now: u64) {
+        while let Some((started, _)) = self.starts.front() {
+            if now < started.saturating_add(self.window) {
+                break;
+            }
+            let Some((started, key)) = self.starts.pop_front() else { break };
+            if self.entries.get(&key).is_some_and(|(current, _)| *current == started) {
+                self.entries.remove(&key);
+            }
+        }
     }
 }
 
@@ -223,5 +258,49 @@ mod tests {
         // Once their windows end, old keys make room.
         l.refused_client(Some("192.0.2.1".parse().unwrap()), 10_000);
         assert_eq!(l.tracked().0, 1);
+    }
+
+    #[test]
+    fn ended_windows_are_forgotten_oldest_first_without_waiting_for_a_full_table() {
+        let l = limiter();
+        // Two new keys a second for 50 s (window 60 s): none has ended yet.
+        for n in 0..100u32 {
+            l.refused_client(Some(IpAddr::V4(n.into())), u64::from(n / 2));
+        }
+        assert_eq!(l.tracked().0, 100);
+        // At 100 the windows started at 40 or before have ended: the 18 newest keys remain.
+        l.refused_client(Some("192.0.2.1".parse().unwrap()), 100);
+        assert_eq!(l.tracked().0, 19);
+        assert_eq!(l.clients.lock().starts.len(), 19, "one record per live key");
+        assert!(l.check_client(Some(IpAddr::V4(99.into())), 100).is_ok());
+    }
+
+    #[test]
+    fn a_restarted_window_survives_the_record_of_its_previous_one() {
+        let mut w: Windows<&str> = Windows::new(1, 60);
+        w.add("b", 150);
+        // A clock that went back: "a" starts behind a live front, then restarts.
+        w.add("a", 100);
+        w.add("a", 200);
+        assert_eq!(w.entries.get("a"), Some(&(200, 1)));
+        // At 215 "b" and the stale record of "a" go; "a"'s current window stays.
+        w.add("c", 215);
+        assert!(!w.entries.contains_key("b"));
+        assert_eq!(w.over(&"a", 215), Some(45));
+        assert_eq!(w.starts.len(), 2);
+    }
+
+    #[test]
+    fn the_order_of_windows_stays_bounded_when_the_clock_goes_back_and_forth() {
+        let mut w: Windows<u32> = Windows::new(1, 10);
+        // A live front at 1,000 holds everything behind it; each key restarts many times.
+        w.add(u32::MAX, 1_000);
+        for round in 0..40u64 {
+            for key in 0..10_000u32 {
+                w.add(key, round * 10);
+            }
+        }
+        assert!(w.starts.len() <= 2 * MAX_TRACKED + 1, "{}", w.starts.len());
+        assert!(w.entries.len() <= MAX_TRACKED);
     }
 }

@@ -450,9 +450,19 @@ impl Shop {
                 verified.invalid_message.unwrap_or_else(|| format!("El facilitador rechazó el pago: {code}."));
             return Err(Self::refuse(402, &code, message));
         }
+        // The payer is who a payment-identifier's re-delivery must match: a facilitator that
+        // approves without naming one is not trusted with the sale (nothing is settled yet).
+        let Some(payer) = verified.payer.filter(|p| !p.trim().is_empty()) else {
+            tracing::warn!("facilitador: /verify aprobó un pago en {} sin nombrar al pagador", requirements.network);
+            return Err(Self::refuse(
+                502,
+                "facilitador_con_error",
+                "El facilitador aprobó el pago sin decir quién paga (payer); no se cobró nada y no se entrega el estudio. Reintente más tarde.",
+            ));
+        };
         let digest = Sha256::digest(payload.payload.to_string().as_bytes());
         Ok(Checked {
-            payer: verified.payer.unwrap_or_default(),
+            payer,
             replay_key: format!("{}|{}", requirements.network, hex::encode(digest)),
             nonce: hex::encode(digest),
             replay_until: now + NON_EVM_REPLAY_SECONDS,
@@ -728,8 +738,15 @@ fn same_purchase(known_huella: &str, estudio: &str, vista: &str, huella: &str, o
 
 /// Whether a paid purchase was made by this payer for this offer.
 fn same_buyer(sale: &PaidSale, payer: &str, offer: &Offer) -> bool {
-    let paid_by = sale.settlement.payer.as_deref().unwrap_or_default();
-    paid_by.eq_ignore_ascii_case(payer) && sale.estudio == offer.slug && sale.vista == offer.view.as_str()
+    same_payer(sale.settlement.payer.as_deref(), payer)
+        && sale.estudio == offer.slug
+        && sale.vista == offer.view.as_str()
+}
+
+/// Whether two payers are one: an unknown or empty payer matches no one, itself included.
+fn same_payer(paid_by: Option<&str>, payer: &str) -> bool {
+    let payer = payer.trim();
+    paid_by.map(str::trim).is_some_and(|paid_by| !paid_by.is_empty() && paid_by.eq_ignore_ascii_case(payer))
 }
 
 /// The refusal for a payment the book already holds in another state.
@@ -913,6 +930,16 @@ mod tests {
         for bad in [json!("corto"), json!(42), json!("con espacios 0123456789")] {
             let payload = with_extensions(json!({"payment-identifier": {"info": {"id": bad}}}));
             assert!(payment_identifier(&payload).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_empty_or_unknown_payer_is_never_the_same_buyer() {
+        let payer = "0x857b06519E91e3A54538791bDbb0E22373e36b66";
+        assert!(same_payer(Some(payer), &payer.to_ascii_lowercase()), "EVM addresses in any case");
+        assert!(!same_payer(Some(payer), "0x0000000000000000000000000000000000000001"));
+        for (paid_by, asking) in [(Some(""), ""), (None, ""), (Some(" "), " "), (Some(""), payer), (None, payer)] {
+            assert!(!same_payer(paid_by, asking), "{paid_by:?} against {asking:?}");
         }
     }
 }

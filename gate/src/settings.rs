@@ -221,7 +221,7 @@ pub enum VentasAction {
 
 /// `gate ventas conciliar`: by hand (a purchase and how it ended) or, with no purchase named,
 /// every uncertain purchase from the chain through its network's RPC.
-#[derive(Debug, clap::Args)]
+#[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("resultado").args(["liquidada", "sin_pago"]).requires("compra")))]
 pub struct ConciliarArgs {
     /// La clave de la compra (`compra`, como la lista `gate ventas`), con --liquidada o
@@ -351,6 +351,17 @@ fn url_shown(url: &Option<String>) -> Option<String> {
     url.as_deref().map(redacted_url)
 }
 
+/// `--rpc RED=URL` values with each URL shown as scheme, host and port only.
+fn rpc_flags_shown(values: &[String]) -> Vec<String> {
+    values
+        .iter()
+        .map(|value| match value.split_once('=') {
+            Some((network, url)) => format!("{network}={}", redacted_url(url)),
+            None => HIDDEN.to_owned(),
+        })
+        .collect()
+}
+
 /// `Name: value` with the value hidden.
 fn auth_shown(auth: &Option<String>) -> Option<String> {
     auth.as_deref().map(|a| format!("{}: {HIDDEN}", a.split_once(':').map_or("", |(name, _)| name.trim())))
@@ -382,6 +393,8 @@ impl std::fmt::Debug for Args {
             diario_max_mb,
             relevo,
             ventas,
+            rpc,
+            conciliar_cada,
         } = self;
         f.debug_struct("Args")
             .field("command", command)
@@ -404,18 +417,21 @@ impl std::fmt::Debug for Args {
             .field("diario_max_mb", diario_max_mb)
             .field("relevo", relevo)
             .field("ventas", &url_shown(ventas))
+            .field("rpc", &rpc_flags_shown(rpc))
+            .field("conciliar_cada", conciliar_cada)
             .finish()
     }
 }
 
 impl std::fmt::Debug for VerificarArgs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let VerificarArgs { dist, data, facilitador, modo } = self;
+        let VerificarArgs { dist, data, facilitador, modo, rpc } = self;
         f.debug_struct("VerificarArgs")
             .field("dist", dist)
             .field("data", data)
             .field("facilitador", &url_shown(facilitador))
             .field("modo", modo)
+            .field("rpc", &rpc_flags_shown(rpc))
             .finish()
     }
 }
@@ -428,6 +444,19 @@ impl std::fmt::Debug for VentasArgs {
             .field("data", data)
             .field("ventas", &url_shown(ventas))
             .field("json", json)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for ConciliarArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ConciliarArgs { compra, liquidada, sin_pago, nota, rpc } = self;
+        f.debug_struct("ConciliarArgs")
+            .field("compra", compra)
+            .field("liquidada", liquidada)
+            .field("sin_pago", sin_pago)
+            .field("nota", nota)
+            .field("rpc", &rpc_flags_shown(rpc))
             .finish()
     }
 }
@@ -460,7 +489,10 @@ impl std::fmt::Debug for Env {
             cdp_key_secret,
             mcp_hosts,
             ventas,
+            rpc,
+            settler_key,
         } = self;
+        let rpc: Vec<(&str, String)> = rpc.iter().map(|(name, url)| (name.as_str(), redacted_url(url))).collect();
         f.debug_struct("Env")
             .field("link_secret", &hidden(link_secret))
             .field("receipt_key", &hidden(receipt_key))
@@ -471,6 +503,8 @@ impl std::fmt::Debug for Env {
             .field("cdp_key_secret", &hidden(cdp_key_secret))
             .field("mcp_hosts", mcp_hosts)
             .field("ventas", &url_shown(ventas))
+            .field("rpc", &rpc)
+            .field("settler_key", &hidden(settler_key))
             .finish()
     }
 }
@@ -764,6 +798,7 @@ mod tests {
             "usuario-pg",
             "clave-rpc-secreta",
             "clave-url-secreta",
+            "clave-liquidador-secreta",
             &ED25519[..24],
         ];
         let env = Env {
@@ -776,6 +811,8 @@ mod tests {
             cdp_key_secret: Some(ED25519.into()),
             mcp_hosts: Some("tienda.example".into()),
             ventas: Some("postgres://usuario-pg:clave-pg-secreta@db.example:5432/ventas".into()),
+            rpc: vec![("GATE_RPC_EIP155_8453".into(), "https://base.example/v2/clave-rpc-secreta".into())],
+            settler_key: Some("clave-liquidador-secreta".into()),
         };
         let with_auth = FacilitatorChoice::Http {
             url: "https://rpc.example/v2/clave-rpc-secreta".into(),
@@ -791,14 +828,30 @@ mod tests {
             "postgres://usuario-pg:clave-pg-secreta@db.example/ventas",
             "--facilitador",
             "https://f.example/clave-url-secreta",
+            "--rpc",
+            "eip155:8453=https://base.example/v2/clave-rpc-secreta",
         ])
         .expect("args");
         let ventas =
             Args::try_parse_from(["gate", "ventas", "--ventas", "postgres://usuario-pg:clave-pg-secreta@db.example/v"])
                 .expect("args");
-        let verificar =
-            Args::try_parse_from(["gate", "verificar", "--facilitador", "https://f.example/?key=clave-url-secreta"])
-                .expect("args");
+        let verificar = Args::try_parse_from([
+            "gate",
+            "verificar",
+            "--facilitador",
+            "https://f.example/?key=clave-url-secreta",
+            "--rpc",
+            "eip155:8453=https://base.example/?key=clave-rpc-secreta",
+        ])
+        .expect("args");
+        let conciliar = Args::try_parse_from([
+            "gate",
+            "ventas",
+            "conciliar",
+            "--rpc",
+            "eip155:8453=https://base.example/v2/clave-rpc-secreta",
+        ])
+        .expect("args");
         let shown = [
             format!("{env:?}"),
             format!("{env:#?}"),
@@ -812,6 +865,8 @@ mod tests {
             format!("{ventas:#?}"),
             format!("{verificar:?}"),
             format!("{verificar:#?}"),
+            format!("{conciliar:?}"),
+            format!("{conciliar:#?}"),
         ];
         for text in &shown {
             for secret in secrets {

@@ -519,3 +519,53 @@ async fn verificar_reads_the_chain_and_catches_a_wrong_chain_and_a_wrong_domain(
     let domain = line(&wrong_domain, "dominio EIP-712");
     assert!(!domain.ok && domain.detail.contains("USD Coin"), "{wrong_domain}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_the_shared_record_the_chain_voids_a_canceled_purchase_by_reconciliation() {
+    let db = tests::postgres::Postgres::start().expect("PostgreSQL starts");
+    let chain = LocalChain::start(ChainOptions { mining: Mining::Manual, ..ChainOptions::default() }).expect("chain");
+    let facilitator_server = our_facilitator(&chain, Duration::from_millis(500)).await;
+    let facilitator = HttpFacilitator::new(&facilitator_server.url(), None, Duration::from_secs(3)).expect("client");
+    let shared = gate::sales::postgres::Shared::connect(&db.url()).expect("the record opens");
+    let sales = gate::sales::Sales::open_shared(Arc::clone(&shared)).expect("sales");
+    let services = gate::app::Services {
+        facilitator: Arc::new(facilitator),
+        links: common::gate::links(),
+        sales: Arc::new(sales),
+        limiter: Arc::new(gate::payment::limits::Limiter::new(gate::payment::limits::RefusalLimits::default())),
+        receipts: gate::x402::receipt::ReceiptKey::development(),
+        clock: gate::clock::Clock::system(),
+        chains: chains(&chain),
+    };
+    let loaded = gate::app::Gate::load_with(built(), services).expect("gate loads");
+    let server = spawn(Arc::new(loaded), 2).expect("gate starts");
+    let buyer = chain.buyers()[0].signer();
+    let offer = accepted("banca-2026", "resumen");
+    let payment = signed_payload(&offer, &buyer, |_, _| {});
+    let header = encode_json(&payment);
+    let url = format!("{}/estudio/banca-2026?vista=resumen", server.url());
+    let send = || client().get(&url).header("PAYMENT-SIGNATURE", &header).send();
+
+    // Pending (nothing is mined), then the transaction vanishes and the payer cancels.
+    let response = send().await.expect("request");
+    assert_eq!(response.status(), 503);
+    let report = gate::sales::report::report_shared(&shared).expect("report");
+    let transaction: B256 = report.pendientes[0].transaccion.clone().expect("pending").parse().expect("hash");
+    chain.rpc().drop_transaction(transaction).await.expect("drop");
+    let canceled = tests::chain::submit_cancel_authorization(&chain, &buyer, nonce_of(&payment)).await.expect("cancel");
+    chain.rpc().mine().await.expect("mine");
+    chain.rpc().wait_receipt(canceled, Duration::from_secs(10)).await.expect("the cancel is mined");
+
+    let done =
+        gate::payment::proof::reconcile_record(std::path::Path::new("/nonexistent"), Some(&shared), &chains(&chain))
+            .await
+            .expect("reconciled");
+    assert!(matches!(&done[0].1, gate::payment::proof::Resolved::Void(why) if why.contains("canceló")), "{done:?}");
+    let report = gate::sales::report::report_shared(&shared).expect("report");
+    assert!(report.pendientes.is_empty() && report.ventas.is_empty(), "{report:?}");
+    assert!(report.conciliadas_sin_pago[0].nota.contains("cancelAuthorization"));
+    // The repeat finds a used nonce on a new attempt: refused, nothing delivered.
+    let response = send().await.expect("request");
+    assert_eq!(response.status(), 402);
+    assert_eq!(chain.usdc_balance(chain.pay_to()).await.expect("balance"), U256::ZERO);
+}

@@ -34,8 +34,10 @@ sol! {
 
 /// Gas a `transferWithAuthorization` may use (FiatToken v2.2 uses about 80,000).
 const GAS_LIMIT: u64 = 200_000;
-/// How often a receipt is asked for while waiting.
-const POLL: Duration = Duration::from_millis(100);
+/// The first pause between two asks for a receipt; it doubles up to [`POLL_MAX`] (a local
+/// node mines at once, a real chain every second or two).
+const POLL_FIRST: Duration = Duration::from_millis(10);
+const POLL_MAX: Duration = Duration::from_millis(250);
 
 /// One account that submits authorizations on one chain.
 pub struct Settler {
@@ -122,14 +124,16 @@ impl Settler {
     /// Waits up to `wait` for `transaction`'s receipt; `None` if it is not mined by then.
     pub async fn wait(&self, transaction: B256, wait: Duration) -> Result<Option<Receipt>, ChainError> {
         let deadline = tokio::time::Instant::now() + wait;
+        let mut pause = POLL_FIRST;
         loop {
             if let Some(receipt) = self.rpc.receipt(transaction).await? {
                 return Ok(Some(receipt));
             }
-            if tokio::time::Instant::now() + POLL > deadline {
+            if tokio::time::Instant::now() + pause > deadline {
                 return Ok(None);
             }
-            tokio::time::sleep(POLL).await;
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(POLL_MAX);
         }
     }
 }

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Purchases that move USDC on a real local chain: the gate against x402-axum (tests/peer-axum),
+# both settling through the same facilitator (the project's, `facilitador-local --rpc`, which
+# submits each authorization as a transferWithAuthorization and answers from its receipt) on
+# anvil running Circle's USDC (tests/chain/cadena.mjs). Three chains, measured in one run:
+#   - automine: a block per transaction;
+#   - 2 s blocks, like Base;
+#   - automine with a proxy adding 50 ms to every facilitator call, as a remote facilitator
+#     would (the gate needs one round trip per sale, /settle; x402-axum two, /verify and /settle).
+# For each, bench-compras at 8 and 64 buyers against both sellers, each purchase checked (200
+# and a successful PAYMENT-RESPONSE); prints purchases/s, p50, p99 and the gate ÷ axum ratios.
+# Target with the 50 ms proxy: the gate's p50 ≤ 0.6 × x402-axum's.
+#
+#   (cd tests/chain && npm ci)
+#   cargo build --release -p gate -p generator --bins && cargo build --release -p tests --bin bench-compras
+#   tests/chain/bench-cadena.sh [--segundos 10] [--bin-dir DIR]
+# x402-axum is compiled into PEER_AXUM_TARGET_DIR (default ~/.cache/peer-axum-target).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+seconds=10
+bin_dir="${BIN_DIR:-${CARGO_TARGET_DIR:-$root/target}/release}"
+peer_axum_target="${PEER_AXUM_TARGET_DIR:-$HOME/.cache/peer-axum-target}"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --segundos) seconds="$2"; shift 2 ;;
+    --bin-dir) bin_dir="$2"; shift 2 ;;
+    *) echo "bench-cadena: argumento desconocido $1" >&2; exit 2 ;;
+  esac
+done
+for bin in gate generator facilitador-local bench-compras; do
+  [ -x "$bin_dir/$bin" ] || { echo "bench-cadena: falta $bin_dir/$bin (vea el encabezado de este script)" >&2; exit 2; }
+done
+[ -d "$here/node_modules/@foundry-rs/anvil" ] || { echo "bench-cadena: falta node_modules (cd tests/chain && npm ci)" >&2; exit 2; }
+
+echo "bench-cadena: compilando tests/peer-axum (x402-axum) en $peer_axum_target" >&2
+CARGO_TARGET_DIR="$peer_axum_target" cargo build --release --locked --quiet --manifest-path "$root/tests/peer-axum/Cargo.toml"
+peer_axum="$peer_axum_target/release/peer-axum"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/bench-cadena.XXXXXX")"
+pids=()
+stop_all() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  pids=()
+}
+trap 'stop_all; rm -rf "$work"' EXIT
+
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+wait_up() {
+  for _ in $(seq 1 300); do
+    curl -s -o /dev/null "$1" && return 0
+    sleep 0.1
+  done
+  echo "bench-cadena: $1 no respondió" >&2; exit 1
+}
+json_field() { node -e 'const d=JSON.parse(require("fs").readFileSync(process.argv[1]));console.log(process.argv[2].split(".").reduce((o,k)=>o[k],d))' "$1" "$2"; }
+account_key() { node -e 'const d=JSON.parse(require("fs").readFileSync(process.argv[1]));console.log(d.accounts.find(a=>a.role===process.argv[2]).privateKey)' "$1" "$2"; }
+
+port_gate="$(free_port)"
+cp -r "$root/content" "$work/content"
+sed -i "s|^base_url *=.*|base_url = \"http://127.0.0.1:$port_gate\"|" "$work/content/servicio.toml"
+"$bin_dir/generator" build --quiet --content "$work/content" --out "$work/dist"
+pay_to="$(sed -n 's/^pagar_a_evm *= *"\(0x[0-9a-fA-F]*\)".*/\1/p' "$work/content/servicio.toml")"
+
+# A proxy that holds every request DELAY ms before forwarding it (a remote facilitator).
+cat >"$work/proxy.mjs" <<'JS'
+import http from 'node:http'
+const [port, upstream, delay] = process.argv.slice(2)
+const target = new URL(upstream)
+http.createServer((req, res) => {
+  const chunks = []
+  req.on('data', (c) => chunks.push(c))
+  req.on('end', () => setTimeout(() => {
+    const forward = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode, answer.headers)
+      answer.pipe(res)
+    })
+    forward.on('error', () => { res.writeHead(502); res.end() })
+    forward.end(Buffer.concat(chunks))
+  }, Number(delay)))
+}).listen(Number(port), '127.0.0.1', () => console.log('listo'))
+JS
+
+# run_case NAME CHAIN_OPTIONS DELAY_MS: a fresh chain, facilitator, gate and peer; both measured.
+declare -A results
+run_case() {
+  local name="$1" chain_options="$2" delay="$3"
+  local port_fac port_axum facilitator
+  node "$here/cadena.mjs" --json "$work/cadena.json" --buyers 1 --usdc 1000000 $chain_options >"$work/cadena.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 600); do grep -q '^listo' "$work/cadena.log" 2>/dev/null && break; sleep 0.1; done
+  grep -q '^listo' "$work/cadena.log" || { cat "$work/cadena.log" >&2; echo "bench-cadena: la cadena no arrancó" >&2; exit 1; }
+  local rpc; rpc="$(json_field "$work/cadena.json" rpc)"
+  port_fac="$(free_port)"
+  GATE_LOG=warn GATE_SETTLER_KEY="$(account_key "$work/cadena.json" settler)" "$bin_dir/facilitador-local" \
+    --listen "127.0.0.1:$port_fac" --rpc "$rpc" --threads 2 --data "$work/fac-$name" &
+  pids+=($!)
+  wait_up "http://127.0.0.1:$port_fac/supported"
+  facilitator="http://127.0.0.1:$port_fac"
+  if [ "$delay" != 0 ]; then
+    local port_proxy; port_proxy="$(free_port)"
+    node "$work/proxy.mjs" "$port_proxy" "$facilitator" "$delay" >"$work/proxy.log" 2>&1 &
+    pids+=($!)
+    facilitator="http://127.0.0.1:$port_proxy"
+    wait_up "$facilitator/supported"
+  fi
+  GATE_LOG=warn GATE_RPC_EIP155_84532="$rpc" "$bin_dir/gate" --dist "$work/dist" --listen "127.0.0.1:$port_gate" \
+    --threads 2 --facilitador "$facilitator" --data "$work/var-$name" &
+  pids+=($!)
+  port_axum="$(free_port)"
+  PORT="$port_axum" FACILITATOR_URL="$facilitator" PAY_TO="$pay_to" CATALOG="$work/dist/public/catalogo.json" \
+    "$peer_axum" >"$work/axum-$name.log" 2>&1 &
+  pids+=($!)
+  wait_up "http://127.0.0.1:$port_gate/catalogo"
+  wait_up "http://127.0.0.1:$port_axum/catalogo"
+  for buyers in 8 64; do
+    "$bin_dir/bench-compras" --compradores "$buyers" --segundos "$seconds" --compras 20000 \
+      --url "http://127.0.0.1:$port_gate" --url "http://127.0.0.1:$port_axum" >"$work/$name-$buyers.txt"
+    grep -v '^RESULTADO ' "$work/$name-$buyers.txt"
+    local i=0
+    while read -r rate p50 p99 count bytes; do
+      results[$name,$buyers,$i]="$rate $p50 $p99 $count"
+      i=$((i + 1))
+    done < <(sed -n 's/^RESULTADO //p' "$work/$name-$buyers.txt")
+    [ "$i" = 2 ] || { echo "bench-cadena: bench-compras dio $i resultados de 2" >&2; exit 1; }
+  done
+  stop_all
+}
+
+echo "bench-cadena: ${seconds}s por vendedor; CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) × $(nproc); gate $(git -C "$root" rev-parse --short HEAD)"
+run_case automine "" 0
+run_case bloques-2s "--block-time 2" 0
+run_case proxy-50ms "" 50
+
+printf '%-34s %10s %9s %9s %8s\n' "compras en la cadena" "compras/s" "p50 ms" "p99 ms" "compras"
+for name in automine bloques-2s proxy-50ms; do
+  for buyers in 8 64; do
+    for i in 0 1; do
+      seller=("gate" "x402-axum")
+      read -r rate p50 p99 count <<<"${results[$name,$buyers,$i]}"
+      printf '%-34s %10.1f %9.1f %9.1f %8d\n' "$name, $buyers, ${seller[$i]}" "$rate" "$p50" "$p99" "$count"
+    done
+  done
+done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+field() { echo "${results[$1]}" | cut -d' ' -f"$2"; }
+for name in automine bloques-2s proxy-50ms; do
+  for buyers in 8 64; do
+    echo "$name, $buyers compradores: compras/s gate/axum $(ratio "$(field "$name,$buyers,0" 1)" "$(field "$name,$buyers,1" 1)"), p50 gate/axum $(ratio "$(field "$name,$buyers,0" 2)" "$(field "$name,$buyers,1" 2)")$([ "$name" = proxy-50ms ] && echo ' (objetivo <= 0.6)')"
+  done
+done

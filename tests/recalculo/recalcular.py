@@ -182,6 +182,7 @@ class Answer:
     source_keys: set[tuple[str, str | None]]  # (domain, owner) rows of `fuentes`
     tone: dict[str, str]        # brand id -> pos / neu / neg
     dims: dict[str, str]        # dimension id -> value (question's values)
+    repetition: int = 1         # `repeticion` (1 when the line does not say)
 
     @property
     def position(self) -> dict[str, int]:
@@ -243,7 +244,8 @@ def load_study(folder: Path) -> Study:
         cited = {b.id for b in brands for h in hosts if host_in_brand(h, b)}
         keys = {source_key(h, brands) for h in hosts}
         study.answers.append(Answer(r["id"], r["pregunta"], r["modelo"], named, cited,
-                                    keys, dict(r.get("tono", {})), questions[r["pregunta"]]))
+                                    keys, dict(r.get("tono", {})), questions[r["pregunta"]],
+                                    r.get("repeticion", 1)))
     return study
 
 
@@ -686,15 +688,18 @@ def agreement_obs(pairs_by_question):
 def table_acuerdo(study, spec, scope):
     cols = ["par", "modelo_a", "modelo_b", "preguntas", "omitidas",
             *estimate_columns("jaccard"), *estimate_columns("top1_coincide")]
-    by_q: dict[str, dict[str, Answer]] = {}
+    # question -> repetition -> model -> answer: with repetitions, each model's answer of a
+    # repetition is compared with the other model's answer of the same repetition.
+    by_q: dict[str, dict[int, dict[str, Answer]]] = {}
     for a in scope:
-        by_q.setdefault(a.question, {})[a.model] = a  # one answer per (question, model)
+        by_q.setdefault(a.question, {}).setdefault(a.repetition, {}).setdefault(a.model, a)
     q_order = list(dict.fromkeys(a.question for a in scope))
     rows, all_pairs = [], []
     for i, ma in enumerate(study.models):
         for mb in study.models[i + 1:]:
-            pairs = [(q, by_q[q][ma], by_q[q][mb]) for q in q_order
-                     if ma in by_q[q] and mb in by_q[q]]
+            pairs = [(q, reps[r][ma], reps[r][mb]) for q in q_order
+                     for reps in [by_q[q]] for r in sorted(reps)
+                     if ma in reps[r] and mb in reps[r]]
             if not pairs:
                 continue
             all_pairs += pairs

@@ -281,8 +281,8 @@ impl CollectionFile {
         let shown = path.display();
         let text = std::fs::read_to_string(path).map_err(|e| vec![format!("{shown}: no se pudo leer: {e}")])?;
         let file: CollectionFile = toml::from_str(&text).map_err(|e| {
-            let place = e.span().map(|s| format!("línea {}, ", text[..s.start].lines().count().max(1))).unwrap_or_default();
-            vec![format!("{shown}: {place}{}", e.message())]
+            let line = line_of_error(&text, e.message(), e.span().map_or(0, |s| s.start));
+            vec![format!("{shown}: línea {line}, {}", e.message())]
         })?;
         let problems = file.problems();
         if problems.is_empty() { Ok(file) } else { Err(problems.into_iter().map(|p| format!("{shown}: {p}")).collect()) }
@@ -376,6 +376,21 @@ impl CollectionFile {
         let e = self.estimate(model);
         model.precio.cost(e.tokens_entrada, e.tokens_salida, e.busquedas)
     }
+}
+
+/// The line an error is about: the key an "unknown field" names, where it is written; otherwise
+/// where the reader's span starts.
+fn line_of_error(text: &str, message: &str, start: usize) -> usize {
+    if let Some(name) = message.strip_prefix("unknown field `").and_then(|m| m.split('`').next()) {
+        let found = text.lines().position(|l| {
+            let l = l.trim_start();
+            l.strip_prefix(name).is_some_and(|rest| rest.trim_start().starts_with('='))
+        });
+        if let Some(index) = found {
+            return index + 1;
+        }
+    }
+    text[..start.min(text.len())].matches('\n').count() + 1
 }
 
 fn price_problems(price: &Price, path: &str, problems: &mut Vec<String>) {

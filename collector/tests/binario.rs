@@ -258,3 +258,76 @@ async fn ctrl_c_finishes_the_calls_in_flight_writes_them_and_stops() {
     assert!(status.success());
     assert_eq!(lines(&answers).len(), 360);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tone_by_the_judge_then_peoples_labels_and_the_generator_accepts_both() {
+    let sim = Simulator::start("127.0.0.1:0", Behaviour::default(), true).await.unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let study = content(&root.path().join("content"), &sim.url());
+    let file = study.join("recoleccion.toml");
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text = text.replace("repeticiones = 3", "repeticiones = 1");
+    text.push_str("[juez]\nproveedor = \"openai\"\nmodelo = \"gpt-5-mini\"\nprecio = { entrada = 0.25, salida = 2.0 }\n");
+    std::fs::write(&file, text).unwrap();
+    let study_arg = study.to_str().unwrap();
+    assert!(recolector(&["recolectar", study_arg], logs.path()).status().unwrap().success());
+    let collected = sim.requests().len();
+
+    assert!(recolector(&["tono", study_arg, "--plan"], logs.path()).status().unwrap().success());
+    assert_eq!(sim.requests().len(), collected, "--plan asks nothing");
+    let status = recolector(&["tono", study_arg], logs.path()).status().unwrap();
+    let stdout = std::fs::read_to_string(logs.path().join("stdout.txt")).unwrap();
+    assert!(status.success(), "{stdout}");
+    let judged = &sim.requests()[collected..];
+    assert_eq!(judged.len(), 120, "one judge call per answer naming a brand");
+    for request in judged {
+        let body = request.json();
+        assert_eq!(request.path, "/v1/responses");
+        assert!(body.get("tools").is_none(), "the judge does not search");
+        assert!(body["instructions"].as_str().unwrap().contains("anotador de tono"));
+        assert!(body["input"].as_str().unwrap().starts_with("MARCAS: "));
+    }
+    let answers = lines(&study.join("respuestas.jsonl"));
+    assert_eq!(answers.len(), 120);
+    for answer in &answers {
+        let labels = answer["tono"].as_object().unwrap();
+        assert!(!labels.is_empty());
+        for brand in labels.keys() {
+            let name = match brand.as_str() {
+                "movistar" => "Movistar",
+                "claro" => "Claro",
+                _ => "Personal",
+            };
+            assert!(answer["respuesta"].as_str().unwrap().contains(name), "a label only on a brand named");
+        }
+        let origin = &answer["recoleccion"]["tono"];
+        assert_eq!(origin["origen"], "juez");
+        assert_eq!(origin["modelo"], "gpt-5-mini");
+        assert_eq!(origin["version"], "gpt-5-mini-2025-08-07");
+    }
+    // A rerun has nothing left to label.
+    assert!(recolector(&["tono", study_arg], logs.path()).status().unwrap().success());
+    assert_eq!(sim.requests().len(), collected + 120);
+
+    // People's labels replace the judge's for those answers; a wrong one is refused whole.
+    let first = answers[0]["id"].as_str().unwrap();
+    let named = answers[0]["tono"].as_object().unwrap().keys().next().unwrap().clone();
+    let labels = logs.path().join("etiquetas.jsonl");
+    std::fs::write(&labels, format!("{{\"id\": \"{first}\", \"tono\": {{\"{named}\": \"neg\"}}}}\n{{\"id\": \"nadie\", \"tono\": {{}}}}\n")).unwrap();
+    let refused = Command::new(EXE).args(["importar-tono", study_arg, labels.to_str().unwrap()]).output().unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("`nadie` no está en respuestas.jsonl"));
+    std::fs::write(&labels, format!("{{\"id\": \"{first}\", \"tono\": {{\"{named}\": \"neg\"}}}}\n")).unwrap();
+    let imported = Command::new(EXE).args(["importar-tono", study_arg, labels.to_str().unwrap()]).output().unwrap();
+    assert!(imported.status.success(), "{}", String::from_utf8_lossy(&imported.stderr));
+    let answers = lines(&study.join("respuestas.jsonl"));
+    assert_eq!(answers[0]["tono"], serde_json::json!({ named.clone(): "neg" }));
+    assert_eq!(answers[0]["recoleccion"]["tono"]["origen"], "humano");
+    assert_eq!(answers[0]["recoleccion"]["tono"]["archivo"], "etiquetas.jsonl");
+
+    match generator::check(&root.path().join("content")) {
+        Ok(_) => {}
+        Err(problems) => panic!("generator check:\n{problems}"),
+    }
+}

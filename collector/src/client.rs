@@ -167,7 +167,8 @@ pub fn backoff(retries: &Retries, retry: u32) -> Duration {
 
 /// The provider's own hint: `retry-after-ms`, or `Retry-After` as seconds or an HTTP date.
 pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    if let Some(ms) = headers.get("retry-after-ms").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<f64>().ok())
+    if let Some(ms) =
+        headers.get("retry-after-ms").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<f64>().ok())
     {
         return Some(Duration::from_millis(ms.max(0.0) as u64));
     }
@@ -208,10 +209,8 @@ pub async fn send(
             return Err(Failure::Stopped);
         }
         attempts.count += 1;
-        let mut builder = client
-            .post(&url)
-            .timeout(Duration::from_secs(retries.tiempo_limite_s))
-            .body(request.body.clone());
+        let mut builder =
+            client.post(&url).timeout(Duration::from_secs(retries.tiempo_limite_s)).body(request.body.clone());
         for (name, value) in &request.headers {
             builder = builder.header(*name, value);
         }

@@ -285,7 +285,11 @@ impl CollectionFile {
             vec![format!("{shown}: línea {line}, {}", e.message())]
         })?;
         let problems = file.problems();
-        if problems.is_empty() { Ok(file) } else { Err(problems.into_iter().map(|p| format!("{shown}: {p}")).collect()) }
+        if problems.is_empty() {
+            Ok(file)
+        } else {
+            Err(problems.into_iter().map(|p| format!("{shown}: {p}")).collect())
+        }
     }
 
     /// What is wrong with a parsed file.
@@ -345,7 +349,8 @@ impl CollectionFile {
                 ));
             }
             if !TIERS.contains(&model.nivel.as_str()) {
-                problems.push(format!("modelos[{i}].nivel: `{}`: se esperaba \"estándar\" o \"avanzado\"", model.nivel));
+                problems
+                    .push(format!("modelos[{i}].nivel: `{}`: se esperaba \"estándar\" o \"avanzado\"", model.nivel));
             }
             price_problems(&model.precio, &format!("modelos[{i}].precio"), &mut problems);
         }

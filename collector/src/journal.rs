@@ -159,10 +159,10 @@ pub fn done(study: &Path) -> io::Result<BTreeSet<Triple>> {
         }
     }
     for line in whole_lines(&study.join(INCIDENTS))? {
-        if let Ok(key) = serde_json::from_str::<KeyOfIncident>(&line) {
-            if key.definitiva {
-                done.insert((key.pregunta, key.modelo, key.repeticion));
-            }
+        if let Ok(key) = serde_json::from_str::<KeyOfIncident>(&line)
+            && key.definitiva
+        {
+            done.insert((key.pregunta, key.modelo, key.repeticion));
         }
     }
     Ok(done)

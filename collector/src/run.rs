@@ -128,10 +128,8 @@ pub fn render_plan(plan: &Plan, file: &CollectionFile) -> String {
     );
     let _ = writeln!(out, "\nPresupuesto: {:.2} USD (tope duro).", file.presupuesto_usd);
     if plan.cost() > file.presupuesto_usd {
-        let _ = writeln!(
-            out,
-            "Aviso: el costo esperado supera el presupuesto; la corrida se detendrá al llegar al tope."
-        );
+        let _ =
+            writeln!(out, "Aviso: el costo esperado supera el presupuesto; la corrida se detendrá al llegar al tope.");
     }
     for (provider, calls) in by_provider {
         if let Some(settings) = file.proveedores.get(provider) {
@@ -173,11 +171,11 @@ impl Summary {
         let mut out = String::new();
         let _ = writeln!(out, "Resumen de la recolección");
         let _ = writeln!(out, "  llamadas planeadas:    {} ({} ya estaban hechas)", self.planned, self.already_done);
-        let _ = writeln!(out, "  respuestas escritas:   {} (de ellas {} rechazos con texto)", self.answers, self.refusals);
+        let _ =
+            writeln!(out, "  respuestas escritas:   {} (de ellas {} rechazos con texto)", self.answers, self.refusals);
         let _ = writeln!(out, "  respuestas vacías:     {}", self.empty);
         let failed: u64 = self.failures.values().sum();
-        let causes =
-            self.failures.iter().map(|(cause, n)| format!("{cause}: {n}")).collect::<Vec<_>>().join(", ");
+        let causes = self.failures.iter().map(|(cause, n)| format!("{cause}: {n}")).collect::<Vec<_>>().join(", ");
         let _ = writeln!(
             out,
             "  fallas:                {failed}{}",
@@ -276,8 +274,7 @@ pub fn endpoints(
     let mut endpoints = BTreeMap::new();
     for (name, key) in keys {
         let provider = file.proveedores.get(name).ok_or_else(|| format!("proveedor `{name}` desconocido"))?;
-        let base_url =
-            config::base_url(name, provider).ok_or_else(|| format!("proveedores.{name}: falta url_base"))?;
+        let base_url = config::base_url(name, provider).ok_or_else(|| format!("proveedores.{name}: falta url_base"))?;
         endpoints.insert(
             name.clone(),
             Arc::new(Endpoint {
@@ -331,7 +328,8 @@ impl Progress {
             return;
         }
         let now = Instant::now();
-        if self.finished < self.total && self.drawn.is_some_and(|d| now.duration_since(d) < Duration::from_millis(200)) {
+        if self.finished < self.total && self.drawn.is_some_and(|d| now.duration_since(d) < Duration::from_millis(200))
+        {
             return;
         }
         self.drawn = Some(now);

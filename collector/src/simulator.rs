@@ -221,7 +221,8 @@ async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> 
         if state.record {
             lock(&state.requests).push(recorded);
         }
-        let mut out = format!("HTTP/1.1 {} {}\r\ncontent-length: {}\r\n", reply.status, reason(reply.status), reply.body.len());
+        let mut out =
+            format!("HTTP/1.1 {} {}\r\ncontent-length: {}\r\n", reply.status, reason(reply.status), reply.body.len());
         for (name, value) in &reply.headers {
             out.push_str(&format!("{name}: {value}\r\n"));
         }
@@ -269,24 +270,24 @@ async fn answer(state: &State, request: &Recorded) -> Reply {
     let fault = lock(&state.faults).get_mut(route_of(kind)).and_then(VecDeque::pop_front);
     let body = request.json();
     let model = match kind {
-        Kind::Google => path
-            .trim_start_matches("/v1beta/models/")
-            .trim_end_matches(":generateContent")
-            .to_owned(),
+        Kind::Google => path.trim_start_matches("/v1beta/models/").trim_end_matches(":generateContent").to_owned(),
         _ => body["model"].as_str().unwrap_or("").to_owned(),
     };
     let prompt = match kind {
         Kind::Openai => body["input"].as_str().unwrap_or(""),
         Kind::Anthropic => body["messages"][0]["content"].as_str().unwrap_or(""),
         Kind::Google => body["contents"][0]["parts"][0]["text"].as_str().unwrap_or(""),
-        Kind::Compatible => body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or(""),
+        Kind::Compatible => {
+            body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or("")
+        }
     }
     .to_owned();
     let mut delay = state.behaviour.latency;
     let mut mode = Mode::Normal;
     match fault {
         Some(Fault::Status(status, retry_after)) => {
-            let mut reply = json_reply(status, &json!({"error": {"type": "simulated", "message": format!("simulated {status}")}}));
+            let mut reply =
+                json_reply(status, &json!({"error": {"type": "simulated", "message": format!("simulated {status}")}}));
             if let Some(seconds) = retry_after {
                 reply.headers.push(("retry-after", seconds.to_string()));
             }
@@ -355,8 +356,10 @@ fn compose(behaviour: &Behaviour, prompt: &str, model: &str, n: u64) -> (String,
         names.join(", "),
         names[0]
     );
-    let mut sources: Vec<(String, String)> =
-        chosen.iter().map(|(name, domain)| (format!("https://www.{domain}/planes"), format!("{name}: planes"))).collect();
+    let mut sources: Vec<(String, String)> = chosen
+        .iter()
+        .map(|(name, domain)| (format!("https://www.{domain}/planes"), format!("{name}: planes")))
+        .collect();
     sources.push(("https://www.infobae.com/economia/comparativa-2026/".to_owned(), "Comparativa 2026".to_owned()));
     (text, sources)
 }
@@ -377,7 +380,16 @@ fn judge(prompt: &str) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn openai(model: &str, prompt: &str, text: &str, sources: &[(String, String)], refusal: bool, input: u64, output: u64, n: u64) -> Value {
+fn openai(
+    model: &str,
+    prompt: &str,
+    text: &str,
+    sources: &[(String, String)],
+    refusal: bool,
+    input: u64,
+    output: u64,
+    n: u64,
+) -> Value {
     let content = if refusal {
         json!([{"type": "refusal", "refusal": ""}])
     } else {
@@ -402,7 +414,16 @@ fn openai(model: &str, prompt: &str, text: &str, sources: &[(String, String)], r
 }
 
 #[allow(clippy::too_many_arguments)]
-fn anthropic(model: &str, prompt: &str, text: &str, sources: &[(String, String)], refusal: bool, input: u64, output: u64, n: u64) -> Value {
+fn anthropic(
+    model: &str,
+    prompt: &str,
+    text: &str,
+    sources: &[(String, String)],
+    refusal: bool,
+    input: u64,
+    output: u64,
+    n: u64,
+) -> Value {
     let results: Vec<Value> = sources
         .iter()
         .map(|(url, title)| json!({"type": "web_search_result", "url": url, "title": title, "encrypted_content": "EqgfCioIARgB", "page_age": "April 30, 2025"}))
@@ -430,7 +451,15 @@ fn anthropic(model: &str, prompt: &str, text: &str, sources: &[(String, String)]
     })
 }
 
-fn google(model: &str, text: &str, sources: &[(String, String)], refusal: bool, input: u64, output: u64, host: &str) -> Value {
+fn google(
+    model: &str,
+    text: &str,
+    sources: &[(String, String)],
+    refusal: bool,
+    input: u64,
+    output: u64,
+    host: &str,
+) -> Value {
     let chunks: Vec<Value> = sources
         .iter()
         .map(|(url, _)| {
@@ -458,9 +487,18 @@ fn google(model: &str, text: &str, sources: &[(String, String)], refusal: bool, 
     })
 }
 
-fn compatible(model: &str, text: &str, sources: &[(String, String)], refusal: bool, input: u64, output: u64, n: u64) -> Value {
+fn compatible(
+    model: &str,
+    text: &str,
+    sources: &[(String, String)],
+    refusal: bool,
+    input: u64,
+    output: u64,
+    n: u64,
+) -> Value {
     let citations: Vec<&str> = sources.iter().map(|(url, _)| url.as_str()).collect();
-    let results: Vec<Value> = sources.iter().map(|(url, title)| json!({"title": title, "url": url, "date": "2026-03-01"})).collect();
+    let results: Vec<Value> =
+        sources.iter().map(|(url, title)| json!({"title": title, "url": url, "date": "2026-03-01"})).collect();
     json!({
         "id": format!("sim-{n}"),
         "model": model,
@@ -478,7 +516,7 @@ fn hex(text: &str) -> String {
 }
 
 fn unhex(text: &str) -> Option<String> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     let bytes: Option<Vec<u8>> =

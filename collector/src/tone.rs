@@ -67,10 +67,8 @@ pub fn brands_named(brands: &[Brand], text: &str) -> Vec<usize> {
     }
     // Longest alias first; at equal length, by folded text.
     aliases.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
-    let exclusions: Vec<Vec<(usize, usize)>> = brands
-        .iter()
-        .map(|b| b.excluir.iter().flat_map(|e| occurrences(&folded, &fold(e.trim()))).collect())
-        .collect();
+    let exclusions: Vec<Vec<(usize, usize)>> =
+        brands.iter().map(|b| b.excluir.iter().flat_map(|e| occurrences(&folded, &fold(e.trim()))).collect()).collect();
     let mut taken: Vec<(usize, usize, usize)> = Vec::new();
     for (alias, brand) in &aliases {
         for (begin, end) in occurrences(&folded, alias) {
@@ -136,7 +134,10 @@ pub struct ToneSummary {
 }
 
 /// The answers that name a tracked brand and have no labels yet (from the file or the journal).
-fn pending(study: &Path, brands: &[Brand]) -> Result<(Vec<AnswerLine>, Vec<(usize, Vec<usize>)>), String> {
+/// The answers, and the index of each one to label with the brands it names.
+type Pending = (Vec<AnswerLine>, Vec<(usize, Vec<usize>)>);
+
+fn pending(study: &Path, brands: &[Brand]) -> Result<Pending, String> {
     let answers = journal::answers(study)?;
     let journaled: BTreeSet<String> = journal::whole_lines(&study.join(TONE_JOURNAL))
         .map_err(|e| e.to_string())?
@@ -377,7 +378,8 @@ mod tests {
             brand("claro", "Claro", &["Claro Argentina"], &["claro que", "más claro"]),
             brand("movistar", "Movistar", &[], &[]),
         ];
-        let names = |text: &str| brands_named(&brands, text).into_iter().map(|b| brands[b].nombre.clone()).collect::<Vec<_>>();
+        let names =
+            |text: &str| brands_named(&brands, text).into_iter().map(|b| brands[b].nombre.clone()).collect::<Vec<_>>();
         // The table of content/README.md §3.4.
         assert_eq!(names("Claro que sí: Claro y Movistar."), ["Claro", "Movistar"]);
         assert_eq!(names("CLARO, que es la más grande"), ["Claro"]);
@@ -393,7 +395,8 @@ mod tests {
     #[test]
     fn the_judges_reply_is_read_strictly() {
         let ids: BTreeSet<&str> = ["claro", "movistar"].into_iter().collect();
-        let labels = read_labels("Claro:\n```json\n{\"claro\": \"POS\", \"movistar\": \"malo\", \"otra\": \"neg\"}\n```", &ids);
+        let labels =
+            read_labels("Claro:\n```json\n{\"claro\": \"POS\", \"movistar\": \"malo\", \"otra\": \"neg\"}\n```", &ids);
         assert_eq!(labels, BTreeMap::from([("claro".to_owned(), "pos".to_owned())]));
         assert!(read_labels("no sé", &ids).is_empty());
     }

@@ -3,6 +3,8 @@
 //! no loss), keys never in the files or the output, `--plan` asking nothing, `--help` in Spanish;
 //! then the collected study goes through the generator's `check`.
 
+#![allow(clippy::unwrap_used)] // helpers of the tests panic on failure, like the tests
+
 mod common;
 
 use std::collections::BTreeSet;
@@ -179,7 +181,13 @@ async fn killed_with_sigkill_and_resumed_every_triple_is_answered_once() {
     assert_eq!(written.len(), 360);
     let triples: BTreeSet<(String, String, u64)> = written
         .iter()
-        .map(|a| (a["pregunta"].as_str().unwrap().into(), a["modelo"].as_str().unwrap().into(), a["repeticion"].as_u64().unwrap()))
+        .map(|a| {
+            (
+                a["pregunta"].as_str().unwrap().into(),
+                a["modelo"].as_str().unwrap().into(),
+                a["repeticion"].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(triples.len(), 360, "no duplicates, no loss");
     let ids: BTreeSet<&str> = written.iter().map(|a| a["id"].as_str().unwrap()).collect();
@@ -268,7 +276,9 @@ async fn tone_by_the_judge_then_peoples_labels_and_the_generator_accepts_both() 
     let file = study.join("recoleccion.toml");
     let mut text = std::fs::read_to_string(&file).unwrap();
     text = text.replace("repeticiones = 3", "repeticiones = 1");
-    text.push_str("[juez]\nproveedor = \"openai\"\nmodelo = \"gpt-5-mini\"\nprecio = { entrada = 0.25, salida = 2.0 }\n");
+    text.push_str(
+        "[juez]\nproveedor = \"openai\"\nmodelo = \"gpt-5-mini\"\nprecio = { entrada = 0.25, salida = 2.0 }\n",
+    );
     std::fs::write(&file, text).unwrap();
     let study_arg = study.to_str().unwrap();
     assert!(recolector(&["recolectar", study_arg], logs.path()).status().unwrap().success());
@@ -314,7 +324,11 @@ async fn tone_by_the_judge_then_peoples_labels_and_the_generator_accepts_both() 
     let first = answers[0]["id"].as_str().unwrap();
     let named = answers[0]["tono"].as_object().unwrap().keys().next().unwrap().clone();
     let labels = logs.path().join("etiquetas.jsonl");
-    std::fs::write(&labels, format!("{{\"id\": \"{first}\", \"tono\": {{\"{named}\": \"neg\"}}}}\n{{\"id\": \"nadie\", \"tono\": {{}}}}\n")).unwrap();
+    std::fs::write(
+        &labels,
+        format!("{{\"id\": \"{first}\", \"tono\": {{\"{named}\": \"neg\"}}}}\n{{\"id\": \"nadie\", \"tono\": {{}}}}\n"),
+    )
+    .unwrap();
     let refused = Command::new(EXE).args(["importar-tono", study_arg, labels.to_str().unwrap()]).output().unwrap();
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("`nadie` no está en respuestas.jsonl"));

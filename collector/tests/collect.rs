@@ -2,6 +2,8 @@
 //! on 429 with `Retry-After`, 500s, timeouts, malformed bodies, empty answers, refusals, a bad key
 //! and the budget's cap.
 
+#![allow(clippy::unwrap_used)] // helpers of the tests panic on failure, like the tests
+
 mod common;
 
 use std::collections::BTreeSet;
@@ -35,17 +37,30 @@ async fn every_provider_answers_in_the_content_format() {
     assert_eq!(answers.len(), 36);
     let triples: BTreeSet<(String, String, u64)> = answers
         .iter()
-        .map(|a| (a["pregunta"].as_str().unwrap().into(), a["modelo"].as_str().unwrap().into(), a["repeticion"].as_u64().unwrap()))
+        .map(|a| {
+            (
+                a["pregunta"].as_str().unwrap().into(),
+                a["modelo"].as_str().unwrap().into(),
+                a["repeticion"].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(triples.len(), 36, "every triple once");
     for answer in &answers {
-        let (q, m, r) = (answer["pregunta"].as_str().unwrap(), answer["modelo"].as_str().unwrap(), answer["repeticion"].as_u64().unwrap());
+        let (q, m, r) = (
+            answer["pregunta"].as_str().unwrap(),
+            answer["modelo"].as_str().unwrap(),
+            answer["repeticion"].as_u64().unwrap(),
+        );
         assert_eq!(answer["id"], format!("{q}-{m}-r{r}"));
         assert!(answer["respuesta"].as_str().unwrap().contains("opciones que más se recomiendan"));
         assert_eq!(answer["fecha"].as_str().unwrap().len(), 10);
         let collected = &answer["recoleccion"];
         assert!(collected["hora"].as_str().unwrap().ends_with('Z'));
-        assert_eq!((collected["tokens_entrada"].as_u64(), collected["tokens_salida"].as_u64()), (Some(1000), Some(300)));
+        assert_eq!(
+            (collected["tokens_entrada"].as_u64(), collected["tokens_salida"].as_u64()),
+            (Some(1000), Some(300))
+        );
         assert_eq!(collected["busquedas"], 1);
         assert!((collected["costo_usd"].as_f64().unwrap() - CALL_COST).abs() < 1e-9);
         let sources = answer["fuentes"].as_array().unwrap();
@@ -119,7 +134,12 @@ fn one_model(kind: &'static str) -> [(&'static str, &'static str, &'static str, 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_429_waits_what_retry_after_says_for_every_provider() {
-    for (name, kind) in [("openai", Kind::Openai), ("anthropic", Kind::Anthropic), ("google", Kind::Google), ("compatible", Kind::Compatible)] {
+    for (name, kind) in [
+        ("openai", Kind::Openai),
+        ("anthropic", Kind::Anthropic),
+        ("google", Kind::Google),
+        ("compatible", Kind::Compatible),
+    ] {
         let sim = simulator().await;
         sim.push_fault(kind, Fault::Status(429, Some(1)));
         let dir = tempfile::tempdir().unwrap();
@@ -145,7 +165,11 @@ async fn server_errors_are_retried_and_when_they_persist_recorded_and_asked_agai
     let url = sim.url();
     let models = one_model("anthropic");
     // Two attempts: the first call meets 500 and 500 and fails; the second meets 529, then succeeds.
-    setup(dir.path(), 2, &FileSpec { models: &models, repetitions: 1, attempts: 2, concurrency: 1, ..FileSpec::new(&url) });
+    setup(
+        dir.path(),
+        2,
+        &FileSpec { models: &models, repetitions: 1, attempts: 2, concurrency: 1, ..FileSpec::new(&url) },
+    );
     let summary = collect(dir.path(), "k").await;
     assert_eq!(summary.answers, 1);
     assert_eq!(summary.failures.get("http_500"), Some(&1), "{:?}", summary.failures);
@@ -168,7 +192,11 @@ async fn a_call_that_outlives_its_timeout_is_abandoned_and_retried() {
     let dir = tempfile::tempdir().unwrap();
     let url = sim.url();
     let models = one_model("google");
-    setup(dir.path(), 1, &FileSpec { models: &models, repetitions: 1, timeout_s: 1, attempts: 1, ..FileSpec::new(&url) });
+    setup(
+        dir.path(),
+        1,
+        &FileSpec { models: &models, repetitions: 1, timeout_s: 1, attempts: 1, ..FileSpec::new(&url) },
+    );
     let started = Instant::now();
     let summary = collect(dir.path(), "k").await;
     assert!(started.elapsed() < Duration::from_millis(2500), "gave up at the timeout: {:?}", started.elapsed());
@@ -229,7 +257,11 @@ async fn a_rejected_key_stops_the_run_and_is_not_written_anywhere() {
     let models = one_model("anthropic");
     setup(dir.path(), 5, &FileSpec { models: &models, repetitions: 1, concurrency: 1, ..FileSpec::new(&url) });
     let summary = collect(dir.path(), "sk-ant-secreta-123456").await;
-    assert!(matches!(summary.stop, Some(StopReason::Fatal(ref why)) if why.contains("ANTHROPIC_API_KEY")), "{:?}", summary.stop);
+    assert!(
+        matches!(summary.stop, Some(StopReason::Fatal(ref why)) if why.contains("ANTHROPIC_API_KEY")),
+        "{:?}",
+        summary.stop
+    );
     assert_eq!(summary.answers, 0);
     assert_eq!(summary.not_asked, 4);
     for entry in std::fs::read_dir(dir.path()).unwrap() {
@@ -268,7 +300,11 @@ async fn the_rate_limit_paces_calls() {
     let url = sim.url();
     let models = one_model("openai");
     // 600 per minute: one call every 100 ms; 11 calls take at least 1 s.
-    setup(dir.path(), 11, &FileSpec { models: &models, repetitions: 1, rpm: 600, concurrency: 8, ..FileSpec::new(&url) });
+    setup(
+        dir.path(),
+        11,
+        &FileSpec { models: &models, repetitions: 1, rpm: 600, concurrency: 8, ..FileSpec::new(&url) },
+    );
     let started = Instant::now();
     let summary = collect(dir.path(), "k").await;
     assert!(summary.complete());

@@ -2,6 +2,8 @@
 //! (`tests/fixtures/`, sources in its README) read into the content format, and each request
 //! body checked field by field against what the reference documents.
 
+#![allow(clippy::unwrap_used)] // helpers of the tests panic on failure, like the tests
+
 use collector::config::{Kind, Location};
 use collector::providers::{self, Call, Source, google};
 use serde_json::{Value, json};
@@ -110,7 +112,10 @@ fn anthropic_reference_response_reads_text_blocks_and_their_citations() {
         reply.text,
         "I'll search for when Claude Shannon was born.\n\nBased on the search results, Claude Shannon was born on April 30, 1916, in Petoskey, Michigan"
     );
-    assert_eq!(reply.sources, vec![source("https://en.wikipedia.org/wiki/Claude_Shannon", "Claude Shannon - Wikipedia")]);
+    assert_eq!(
+        reply.sources,
+        vec![source("https://en.wikipedia.org/wiki/Claude_Shannon", "Claude Shannon - Wikipedia")]
+    );
     assert_eq!(reply.version.as_deref(), Some("claude-opus-4-20250514"));
     assert_eq!((reply.input_tokens, reply.output_tokens, reply.searches), (6039, 931, 1));
     assert!(!reply.refusal);

@@ -3,6 +3,8 @@
 //! (3/6), but with repetitions the answers to one question are one cluster, so the interval widens
 //! as it should; and two answers with the same repetition of one (question, model) are refused.
 
+#![allow(clippy::unwrap_used)] // helpers of the tests panic on failure, like the tests
+
 use std::path::Path;
 
 use generator::metrics::analysis::Cell;
@@ -104,7 +106,9 @@ fn repeated_answers_that_agree_widen_the_interval() {
     // P1 asked three times: Movistar every time. P2 asked three times: never.
     let repeated = tempfile::tempdir().unwrap();
     let answers: Vec<String> = (1..=3)
-        .flat_map(|r| [answer(&format!("P1-r{r}"), "P1", Some(r), true), answer(&format!("P2-r{r}"), "P2", Some(r), false)])
+        .flat_map(|r| {
+            [answer(&format!("P1-r{r}"), "P1", Some(r), true), answer(&format!("P2-r{r}"), "P2", Some(r), false)]
+        })
         .collect();
     let (rate, n_ef, interval) = mention(&content(repeated.path(), &["P1", "P2"], &answers));
     // By hand: R = 3/6 = 0.5; each answer weighs c = 1/6. Cluster P1 adds 3·c·(1 − 0.5) = 0.25,
@@ -113,7 +117,10 @@ fn repeated_answers_that_agree_widen_the_interval() {
     assert_eq!(rate, 0.5);
     assert!((n_ef - 2.0).abs() < 1e-9, "n_ef {n_ef}");
     let expected = wilson(0.5, 2.0);
-    assert!((interval.0 - expected.0).abs() < 1e-4 && (interval.1 - expected.1).abs() < 1e-4, "{interval:?} vs {expected:?}");
+    assert!(
+        (interval.0 - expected.0).abs() < 1e-4 && (interval.1 - expected.1).abs() < 1e-4,
+        "{interval:?} vs {expected:?}"
+    );
 
     // The same six answers as six questions of one answer each: six clusters.
     let separate = tempfile::tempdir().unwrap();
@@ -135,7 +142,8 @@ fn repeated_answers_that_agree_widen_the_interval() {
 #[test]
 fn one_answer_per_question_model_and_repetition() {
     let root = tempfile::tempdir().unwrap();
-    let answers = [answer("A", "P1", Some(1), true), answer("B", "P1", Some(2), true), answer("C", "P1", Some(2), false)];
+    let answers =
+        [answer("A", "P1", Some(1), true), answer("B", "P1", Some(2), true), answer("C", "P1", Some(2), false)];
     let study = root.path().join("estudios/repeticiones-2026");
     write(root.path(), &["P1"], &answers);
     let problems = generator::check(root.path()).err().expect("a repeated repetition is refused").to_string();

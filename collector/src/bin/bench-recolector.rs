@@ -15,7 +15,10 @@ use collector::simulator::{Behaviour, Simulator};
 use tokio::sync::Semaphore;
 
 #[derive(Parser)]
-#[command(name = "bench-recolector", about = "Mide el costo propio del recolector por llamada y su ritmo con los límites publicados")]
+#[command(
+    name = "bench-recolector",
+    about = "Mide el costo propio del recolector por llamada y su ritmo con los límites publicados"
+)]
 struct Cli {
     /// Preguntas del estudio de prueba (× 4 modelos × 2 repeticiones llamadas).
     #[arg(long, default_value_t = 250)]
@@ -75,9 +78,10 @@ async fn collector_round(dir: &Path) -> (Duration, u64) {
     let plan = run::plan(dir, &settings).expect("plan");
     let keys = test_keys(&settings);
     let started = Instant::now();
-    let summary = run::collect(settings, plan, Options { study: dir.to_path_buf(), progress: false, keys }, Stop::default())
-        .await
-        .expect("recolección");
+    let summary =
+        run::collect(settings, plan, Options { study: dir.to_path_buf(), progress: false, keys }, Stop::default())
+            .await
+            .expect("recolección");
     (started.elapsed(), summary.answers)
 }
 
@@ -171,13 +175,10 @@ async fn main() {
     let tiers: BTreeMap<&str, u32> =
         [("openai", 500), ("anthropic", 50), ("google", 1000), ("perplexity", 50)].into_iter().collect();
     drop(simulator);
-    let slow = Simulator::start(
-        "127.0.0.1:0",
-        Behaviour { latency: Duration::from_secs(2), ..Behaviour::default() },
-        false,
-    )
-    .await
-    .expect("simulador");
+    let slow =
+        Simulator::start("127.0.0.1:0", Behaviour { latency: Duration::from_secs(2), ..Behaviour::default() }, false)
+            .await
+            .expect("simulador");
     println!(
         "\nRitmo con los límites publicados (simulador con 2 s por respuesta, {} en paralelo por proveedor, {} s por proveedor):",
         cli.concurrencia, cli.segundos

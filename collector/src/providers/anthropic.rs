@@ -76,7 +76,8 @@ pub fn request(call: &Call<'_>, key: Option<&str>) -> Request {
         temperature: call.temperature,
         tools,
     };
-    let mut headers = vec![("content-type", "application/json".to_owned()), ("anthropic-version", API_VERSION.to_owned())];
+    let mut headers =
+        vec![("content-type", "application/json".to_owned()), ("anthropic-version", API_VERSION.to_owned())];
     if let Some(key) = key {
         headers.push(("x-api-key", key.to_owned()));
     }

@@ -1,6 +1,6 @@
 //! A small study and its collection file, pointed at a local simulator.
 
-#![allow(dead_code, unreachable_pub)]
+#![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -120,7 +120,9 @@ pub async fn collect(dir: &Path, key: &str) -> Summary {
     let file = CollectionFile::read(&dir.join("recoleccion.toml")).unwrap();
     let plan = run::plan(dir, &file).unwrap();
     let keys = keys(&file, key);
-    run::collect(file, plan, Options { study: dir.to_path_buf(), progress: false, keys }, Stop::default()).await.unwrap()
+    run::collect(file, plan, Options { study: dir.to_path_buf(), progress: false, keys }, Stop::default())
+        .await
+        .unwrap()
 }
 
 pub fn lines(path: &Path) -> Vec<serde_json::Value> {

@@ -65,6 +65,10 @@ pub struct Estimate {
     pub tokens_salida: u64,
     #[serde(default = "default_searches")]
     pub busquedas: f64,
+    /// Seconds an answer takes (web search answers take tens of seconds): with the concurrency,
+    /// it bounds the calls per minute as much as the rate limit does.
+    #[serde(default = "default_seconds")]
+    pub segundos: f64,
 }
 
 impl Default for Estimate {
@@ -73,6 +77,7 @@ impl Default for Estimate {
             tokens_entrada: default_input_tokens(),
             tokens_salida: default_output_tokens(),
             busquedas: default_searches(),
+            segundos: default_seconds(),
         }
     }
 }
@@ -85,6 +90,9 @@ fn default_output_tokens() -> u64 {
 }
 fn default_searches() -> f64 {
     1.0
+}
+fn default_seconds() -> f64 {
+    15.0
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

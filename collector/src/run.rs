@@ -131,13 +131,17 @@ pub fn render_plan(plan: &Plan, file: &CollectionFile) -> String {
         let _ =
             writeln!(out, "Aviso: el costo esperado supera el presupuesto; la corrida se detendrá al llegar al tope.");
     }
+    let seconds = file.estimacion.segundos.max(0.001);
     for (provider, calls) in by_provider {
         if let Some(settings) = file.proveedores.get(provider) {
-            let minutes = calls as f64 / f64::from(settings.solicitudes_por_minuto);
+            let by_concurrency = f64::from(settings.concurrencia) * 60.0 / seconds;
+            let per_minute = f64::from(settings.solicitudes_por_minuto).min(by_concurrency);
             let _ = writeln!(
                 out,
-                "{provider}: {calls} llamadas a {} por minuto como máximo ({} en paralelo): al menos {:.1} min.",
-                settings.solicitudes_por_minuto, settings.concurrencia, minutes
+                "{provider}: {calls} llamadas; {} por minuto como máximo, y {} en paralelo con ~{seconds:.0} s por respuesta dan {by_concurrency:.0} por minuto: unos {:.0} min.",
+                settings.solicitudes_por_minuto,
+                settings.concurrencia,
+                calls as f64 / per_minute
             );
         }
     }

@@ -105,6 +105,13 @@ nombre = "acuerdo"
 titulo = "Acuerdo entre modelos"
 titulo_en = "Agreement between models"
 tipo = "acuerdo"
+
+[[analisis]]
+id = "A04"
+nombre = "estabilidad"
+titulo = "Estabilidad entre repeticiones"
+titulo_en = "Stability across repetitions"
+tipo = "estabilidad"
 "#;
 
 fn repo() -> PathBuf {
@@ -208,7 +215,14 @@ async fn killed_with_sigkill_and_resumed_every_triple_is_answered_once() {
 
     // The collected study, as the generator reads it.
     match generator::check(&root.path().join("content")) {
-        Ok(checked) => assert!(checked.content.studies.iter().any(|s| s.answers.len() == 360)),
+        Ok(checked) => {
+            let study = checked.content.studies.iter().position(|s| s.answers.len() == 360).unwrap();
+            let stability = checked.tables[study].iter().find(|t| t.id == "A04").unwrap();
+            // 20 questions × 3 repetitions: 3 pairs per question and model.
+            let keys: Vec<&str> = stability.row_keys().collect();
+            assert_eq!(keys.len(), 7, "six models and the total: {keys:?}");
+            assert_eq!(stability.cell("total", "pares"), Some(&generator::metrics::analysis::Cell::Int(6 * 20 * 3)));
+        }
         Err(problems) => panic!("generator check:\n{problems}"),
     }
 }

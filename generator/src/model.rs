@@ -229,6 +229,7 @@ impl TableKind {
             TableKind::ModeloPorDimension => "modelo_por_dimension",
             TableKind::Concentracion => "concentracion",
             TableKind::Acuerdo => "acuerdo",
+            TableKind::Estabilidad => "estabilidad",
             TableKind::Tono => "tono",
             TableKind::Fuentes => "fuentes",
         }
@@ -251,6 +252,9 @@ pub enum TableKind {
     Concentracion,
     /// Rows: pairs of models asked the same questions. Columns: Jaccard, top-1 match, skips.
     Acuerdo,
+    /// Rows: models asked a question more than once. Columns: agreement of each model with
+    /// itself across the repetitions of a question (Jaccard, top-1 match), plus the total.
+    Estabilidad,
     /// Rows: brands with tone labels. Columns: label counts and net tone.
     Tono,
     /// Rows: the most cited source domains. Columns: answers citing them, rate, owner brand.

@@ -710,6 +710,32 @@ def table_acuerdo(study, spec, scope):
     return cols, rows
 
 
+def table_estabilidad(study, spec, scope):
+    """Each model against itself across the repetitions of a question (README section 4)."""
+    cols = ["modelo", "pares", "omitidos",
+            *estimate_columns("jaccard"), *estimate_columns("top1_coincide")]
+    by_q: dict[str, dict[str, dict[int, Answer]]] = {}
+    for a in scope:
+        by_q.setdefault(a.question, {}).setdefault(a.model, {}).setdefault(a.repetition, a)
+    q_order = list(dict.fromkeys(a.question for a in scope))
+    rows, all_pairs = [], []
+    for m in study.models:
+        pairs = []
+        for q in q_order:
+            reps = by_q[q].get(m, {})
+            answers = [reps[r] for r in sorted(reps)]
+            pairs += [(q, answers[i], answers[j])
+                      for i in range(len(answers)) for j in range(i + 1, len(answers))]
+        if not pairs:
+            continue
+        all_pairs += pairs
+        p, o, jac, top = agreement_obs(pairs)
+        rows.append([m, p, o, *jac.cells(), *top.cells()])
+    p, o, jac, top = agreement_obs(all_pairs)
+    rows.append(["total", p, o, *jac.cells(), *top.cells()])
+    return cols, rows
+
+
 def table_tono(study, spec, scope):
     cols = ["marca", "pos", "neu", "neg", "n_tono", *estimate_columns("tono_neto")]
     rows = []
@@ -747,6 +773,7 @@ TABLE_FUNCS = {
     "modelo_por_dimension": table_modelo_por_dimension,
     "concentracion": table_concentracion,
     "acuerdo": table_acuerdo,
+    "estabilidad": table_estabilidad,
     "tono": table_tono,
     "fuentes": table_fuentes,
 }

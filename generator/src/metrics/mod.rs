@@ -750,6 +750,43 @@ pub fn agreement(scope: &Scope<'_>) -> (PairAgreements, Agreement) {
     (pairs.into_iter().collect(), total)
 }
 
+/// Agreement of each model with itself: per question, every pair of its repetitions (1 with 2, 1
+/// with 3, 2 with 3…), one cluster per question; rows only for models that answered some question
+/// more than once, in design order; the pooled total clusters every model's pairs by question.
+pub fn stability(scope: &Scope<'_>) -> (Vec<(usize, Agreement)>, Agreement) {
+    // question → model → repetition → answer.
+    let mut by_question: BTreeMap<usize, BTreeMap<usize, BTreeMap<u32, &AnswerFacts>>> = BTreeMap::new();
+    for a in &scope.answers {
+        by_question.entry(a.question).or_default().entry(a.model).or_default().entry(a.repetition).or_insert(a);
+    }
+    let add = |x: (f64, f64, f64, f64), y: (f64, f64, f64, f64)| (x.0 + y.0, x.1 + y.1, x.2 + y.2, x.3 + y.3);
+    let mut models: BTreeMap<usize, Agreement> = BTreeMap::new();
+    let mut total = Agreement::default();
+    for per_model in by_question.values() {
+        let mut question = (0.0, 0.0, 0.0, 0.0);
+        for (model, repetitions) in per_model {
+            let answers: Vec<&&AnswerFacts> = repetitions.values().collect();
+            if answers.len() < 2 {
+                continue;
+            }
+            let agreement = models.entry(*model).or_default();
+            let mut sums = (0.0, 0.0, 0.0, 0.0);
+            for (i, a) in answers.iter().enumerate() {
+                for b in &answers[i + 1..] {
+                    sums = add(sums, agreement.add(a, b));
+                }
+            }
+            agreement.close_question(sums);
+            question = add(question, sums);
+        }
+        total.close_question(question);
+    }
+    for agreement in models.values() {
+        total.merge_counts(agreement);
+    }
+    (models.into_iter().collect(), total)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

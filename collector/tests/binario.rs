@@ -225,6 +225,25 @@ async fn killed_with_sigkill_and_resumed_every_triple_is_answered_once() {
         }
         Err(problems) => panic!("generator check:\n{problems}"),
     }
+
+    // Built, and every published cell recomputed by the independent implementation
+    // (tests/recalculo, Python), repetitions clustered by question.
+    let dist = root.path().join("dist");
+    let options =
+        generator::build::BuildOptions { content: root.path().join("content"), out: dist.clone(), quiet: true };
+    generator::build::build(&options).unwrap_or_else(|e| panic!("generator build: {e}"));
+    match Command::new("python3")
+        .arg(repo().join("tests/recalculo/recalcular.py"))
+        .args(["--content", root.path().join("content").to_str().unwrap(), "--dist", dist.to_str().unwrap()])
+        .output()
+    {
+        Ok(output) => {
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(output.status.success(), "recalculo:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+            assert!(stdout.contains(", 0 mismatches"), "{stdout}");
+        }
+        Err(e) => eprintln!("python3 no está: se omite el recálculo independiente ({e})"),
+    }
 }
 
 #[test]

@@ -91,9 +91,7 @@ pub fn column_unit(spec: &TableSpec, column: &str, first: bool) -> Unit {
     }
     match column {
         "n_orden" | "n_tono" | "respuestas" | "marcas_distintas" | "preguntas" | "omitidas" | "pares" | "omitidos"
-        | "pos" | "neu" | "neg" => {
-            Unit::Count
-        }
+        | "pos" | "neu" | "neg" => Unit::Count,
         "con_marca" | "top1_lider" | "tasa" | "top1_coincide" => Unit::Percent,
         "hhi_sov" | "hhi_top1" => Unit::Whole,
         "jaccard" => Unit::Decimal2,

@@ -181,6 +181,13 @@ async fn tone(study: &Path, file: Option<&Path>, only_plan: bool) -> ExitCode {
                 "Tono: {} respuestas; {} por etiquetar; {} etiquetadas; {} sin etiqueta legible o con falla; {:.4} USD.",
                 summary.answers, summary.to_label, summary.labelled, summary.failed, summary.cost
             );
+            if summary.labelled > 0 {
+                println!(
+                    "Para la metodología: «El tono de cada marca nombrada en cada respuesta (positivo, neutro o negativo) lo etiquetó el modelo {} (versión {}), sin búsqueda web.»",
+                    judge.modelo,
+                    summary.versions.iter().cloned().collect::<Vec<_>>().join(", ")
+                );
+            }
             if summary.labelled + summary.failed < summary.to_label || summary.failed > 0 {
                 ExitCode::from(3)
             } else {

@@ -168,6 +168,10 @@ pub struct Summary {
     pub cost: f64,
     pub elapsed: Duration,
     pub stop: Option<StopReason>,
+    /// Versions each model reported, and the first and last day of the answers written.
+    pub versions: BTreeMap<String, BTreeSet<String>>,
+    pub days: Option<(String, String)>,
+    pub repetitions: u32,
 }
 
 impl Summary {
@@ -193,6 +197,21 @@ impl Summary {
         );
         let _ = writeln!(out, "  costo:                 {:.4} USD de {:.2} USD de presupuesto", self.cost, budget);
         let _ = writeln!(out, "  tiempo:                {:.1} s", self.elapsed.as_secs_f64());
+        if let Some((first, last)) = &self.days {
+            let versions = self
+                .versions
+                .iter()
+                .map(|(model, v)| format!("{model} ({})", v.iter().cloned().collect::<Vec<_>>().join(", ")))
+                .collect::<Vec<_>>()
+                .join("; ");
+            let when = if first == last { format!("el {first}") } else { format!("entre el {first} y el {last}") };
+            let _ = writeln!(
+                out,
+                "  para la metodología:   «Cada pregunta se hizo {} {} a cada modelo de su nivel, por la API de su proveedor y con búsqueda web, {when} (UTC). Versiones informadas: {versions}.»",
+                self.repetitions,
+                if self.repetitions == 1 { "vez" } else { "veces" }
+            );
+        }
         match &self.stop {
             None => {}
             Some(StopReason::Interrupted) => {
@@ -402,7 +421,12 @@ pub async fn collect(file: CollectionFile, plan: Plan, options: Options, stop: S
     let total = plan.jobs.len();
     let shared = Arc::new(Shared {
         budget: Mutex::new(Budget { cap: file.presupuesto_usd, spent: 0.0, reserved: 0.0 }),
-        summary: Mutex::new(Summary { planned: total, already_done: plan.already_done, ..Summary::default() }),
+        summary: Mutex::new(Summary {
+            planned: total,
+            already_done: plan.already_done,
+            repetitions: plan.repetitions,
+            ..Summary::default()
+        }),
         progress: Mutex::new(Progress { enabled: options.progress, total, finished: 0, started, drawn: None }),
         file,
         journal,
@@ -562,6 +586,11 @@ fn record_reply(
         if reply.refusal {
             summary.refusals += 1;
         }
+        summary.versions.entry(triple.1.clone()).or_default().insert(version.clone());
+        summary.days = Some(match summary.days.take() {
+            None => (date.clone(), date.clone()),
+            Some((first, last)) => (first.min(date.clone()), last.max(date.clone())),
+        });
     }
     let line = AnswerLine {
         id: journal::answer_id(&triple.0, &triple.1, triple.2),

@@ -131,6 +131,8 @@ pub struct ToneSummary {
     pub labelled: usize,
     pub failed: usize,
     pub cost: f64,
+    /// The versions the judge reported.
+    pub versions: BTreeSet<String>,
 }
 
 /// The answers that name a tracked brand and have no labels yet (from the file or the journal).
@@ -225,6 +227,9 @@ pub async fn label(
             Ok((reply, _)) => {
                 let ids: BTreeSet<&str> = listed.iter().map(|b| b.id.as_str()).collect();
                 let labels = read_labels(&reply.text, &ids);
+                if let Some(version) = &reply.version {
+                    summary.versions.insert(version.clone());
+                }
                 let cost = crate::run::round6(judge.precio.cost(reply.input_tokens, reply.output_tokens, 0.0));
                 summary.cost += cost;
                 if labels.is_empty() {

@@ -184,6 +184,8 @@ async fn killed_with_sigkill_and_resumed_every_triple_is_answered_once() {
     let stdout = std::fs::read_to_string(logs.path().join("stdout.txt")).unwrap();
     assert!(status.success(), "{stdout}");
     assert!(stdout.contains("ya estaban hechas"), "{stdout}");
+    assert!(stdout.contains("para la metodología:   «Cada pregunta se hizo 3 veces"), "{stdout}");
+    assert!(stdout.contains("gemini-2.5-flash (gemini-2.5-flash-001)"), "{stdout}");
     let written = lines(&answers);
     assert_eq!(written.len(), 360);
     let triples: BTreeSet<(String, String, u64)> = written
@@ -322,6 +324,7 @@ async fn tone_by_the_judge_then_peoples_labels_and_the_generator_accepts_both() 
     let status = recolector(&["tono", study_arg], logs.path()).status().unwrap();
     let stdout = std::fs::read_to_string(logs.path().join("stdout.txt")).unwrap();
     assert!(status.success(), "{stdout}");
+    assert!(stdout.contains("lo etiquetó el modelo gpt-5-mini (versión gpt-5-mini-2025-08-07)"), "{stdout}");
     let judged = &sim.requests()[collected..];
     assert_eq!(judged.len(), 120, "one judge call per answer naming a brand");
     for request in judged {

@@ -229,6 +229,7 @@ impl TableKind {
             TableKind::ModeloPorDimension => "modelo_por_dimension",
             TableKind::Concentracion => "concentracion",
             TableKind::Acuerdo => "acuerdo",
+            TableKind::Estabilidad => "estabilidad",
             TableKind::Tono => "tono",
             TableKind::Fuentes => "fuentes",
         }
@@ -251,6 +252,9 @@ pub enum TableKind {
     Concentracion,
     /// Rows: pairs of models asked the same questions. Columns: Jaccard, top-1 match, skips.
     Acuerdo,
+    /// Rows: models asked a question more than once. Columns: agreement of each model with
+    /// itself across the repetitions of a question (Jaccard, top-1 match), plus the total.
+    Estabilidad,
     /// Rows: brands with tone labels. Columns: label counts and net tone.
     Tono,
     /// Rows: the most cited source domains. Columns: answers citing them, rate, owner brand.
@@ -374,6 +378,55 @@ pub struct Answer {
     /// Tone labels: brand id → `pos`, `neu` or `neg`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tono: BTreeMap<String, Tone>,
+    /// Which asking of the same question to the same model this is (1, 2, …). Answers to one
+    /// question are one cluster in the intervals whatever their repetition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeticion: Option<u32>,
+    /// What the collector (`recolector`) recorded about the call; the metrics do not read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recoleccion: Option<Collection>,
+}
+
+impl Answer {
+    /// The repetition, 1 when the line does not say.
+    pub fn repetition(&self) -> u32 {
+        self.repeticion.unwrap_or(1)
+    }
+}
+
+/// What the collector recorded about one answer (`recoleccion` of a line of `respuestas.jsonl`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Collection {
+    /// When the answer arrived, UTC (`AAAA-MM-DDTHH:MM:SSZ`).
+    pub hora: String,
+    /// The provider's model id that was asked.
+    pub modelo_proveedor: String,
+    pub tokens_entrada: u64,
+    pub tokens_salida: u64,
+    pub busquedas: u64,
+    pub costo_usd: f64,
+    /// The provider flagged the answer as a refusal.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rechazo: bool,
+    /// Who labelled the tone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tono: Option<ToneOrigin>,
+}
+
+/// Who labelled an answer's tone: a judge model (its id and the version it reported) or people.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToneOrigin {
+    /// `juez` or `humano`.
+    pub origen: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modelo: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archivo: Option<String>,
+    pub hora: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -445,15 +445,21 @@ fn check_answers(file: &Path, study: &Study, p: &mut Problems) {
                 ),
             );
         }
-        if let Some(first) = pairs.insert((a.pregunta.as_str(), a.modelo.as_str()), line) {
-            p.push(
-                file,
-                at.clone(),
-                format!(
-                    "la pregunta `{}` ya tiene respuesta de `{}` en la línea {first} (una por modelo; repeticiones como preguntas aparte)",
+        if a.repeticion == Some(0) {
+            p.push(file, field("repeticion"), "se esperaba un número de repetición desde 1");
+        }
+        if let Some(first) = pairs.insert((a.pregunta.as_str(), a.modelo.as_str(), a.repetition()), line) {
+            let message = match a.repeticion {
+                None => format!(
+                    "la pregunta `{}` ya tiene respuesta de `{}` en la línea {first} (una por modelo y repetición; numere las repeticiones con `repeticion`)",
                     a.pregunta, a.modelo
                 ),
-            );
+                Some(r) => format!(
+                    "la pregunta `{}` ya tiene respuesta de `{}` en la repetición {r}, en la línea {first}",
+                    a.pregunta, a.modelo
+                ),
+            };
+            p.push(file, at.clone(), message);
         }
         if a.version.trim().is_empty() {
             p.push(file, field("version"), "no puede estar vacío");

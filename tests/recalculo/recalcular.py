@@ -182,6 +182,7 @@ class Answer:
     source_keys: set[tuple[str, str | None]]  # (domain, owner) rows of `fuentes`
     tone: dict[str, str]        # brand id -> pos / neu / neg
     dims: dict[str, str]        # dimension id -> value (question's values)
+    repetition: int = 1         # `repeticion` (1 when the line does not say)
 
     @property
     def position(self) -> dict[str, int]:
@@ -243,7 +244,8 @@ def load_study(folder: Path) -> Study:
         cited = {b.id for b in brands for h in hosts if host_in_brand(h, b)}
         keys = {source_key(h, brands) for h in hosts}
         study.answers.append(Answer(r["id"], r["pregunta"], r["modelo"], named, cited,
-                                    keys, dict(r.get("tono", {})), questions[r["pregunta"]]))
+                                    keys, dict(r.get("tono", {})), questions[r["pregunta"]],
+                                    r.get("repeticion", 1)))
     return study
 
 
@@ -686,15 +688,18 @@ def agreement_obs(pairs_by_question):
 def table_acuerdo(study, spec, scope):
     cols = ["par", "modelo_a", "modelo_b", "preguntas", "omitidas",
             *estimate_columns("jaccard"), *estimate_columns("top1_coincide")]
-    by_q: dict[str, dict[str, Answer]] = {}
+    # question -> repetition -> model -> answer: with repetitions, each model's answer of a
+    # repetition is compared with the other model's answer of the same repetition.
+    by_q: dict[str, dict[int, dict[str, Answer]]] = {}
     for a in scope:
-        by_q.setdefault(a.question, {})[a.model] = a  # one answer per (question, model)
+        by_q.setdefault(a.question, {}).setdefault(a.repetition, {}).setdefault(a.model, a)
     q_order = list(dict.fromkeys(a.question for a in scope))
     rows, all_pairs = [], []
     for i, ma in enumerate(study.models):
         for mb in study.models[i + 1:]:
-            pairs = [(q, by_q[q][ma], by_q[q][mb]) for q in q_order
-                     if ma in by_q[q] and mb in by_q[q]]
+            pairs = [(q, reps[r][ma], reps[r][mb]) for q in q_order
+                     for reps in [by_q[q]] for r in sorted(reps)
+                     if ma in reps[r] and mb in reps[r]]
             if not pairs:
                 continue
             all_pairs += pairs
@@ -702,6 +707,32 @@ def table_acuerdo(study, spec, scope):
             rows.append([f"{ma} vs {mb}", ma, mb, p, o, *jac.cells(), *top.cells()])
     p, o, jac, top = agreement_obs(all_pairs)
     rows.append(["total", None, None, p, o, *jac.cells(), *top.cells()])
+    return cols, rows
+
+
+def table_estabilidad(study, spec, scope):
+    """Each model against itself across the repetitions of a question (README section 4)."""
+    cols = ["modelo", "pares", "omitidos",
+            *estimate_columns("jaccard"), *estimate_columns("top1_coincide")]
+    by_q: dict[str, dict[str, dict[int, Answer]]] = {}
+    for a in scope:
+        by_q.setdefault(a.question, {}).setdefault(a.model, {}).setdefault(a.repetition, a)
+    q_order = list(dict.fromkeys(a.question for a in scope))
+    rows, all_pairs = [], []
+    for m in study.models:
+        pairs = []
+        for q in q_order:
+            reps = by_q[q].get(m, {})
+            answers = [reps[r] for r in sorted(reps)]
+            pairs += [(q, answers[i], answers[j])
+                      for i in range(len(answers)) for j in range(i + 1, len(answers))]
+        if not pairs:
+            continue
+        all_pairs += pairs
+        p, o, jac, top = agreement_obs(pairs)
+        rows.append([m, p, o, *jac.cells(), *top.cells()])
+    p, o, jac, top = agreement_obs(all_pairs)
+    rows.append(["total", p, o, *jac.cells(), *top.cells()])
     return cols, rows
 
 
@@ -742,6 +773,7 @@ TABLE_FUNCS = {
     "modelo_por_dimension": table_modelo_por_dimension,
     "concentracion": table_concentracion,
     "acuerdo": table_acuerdo,
+    "estabilidad": table_estabilidad,
     "tono": table_tono,
     "fuentes": table_fuentes,
 }

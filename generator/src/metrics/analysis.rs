@@ -176,6 +176,7 @@ impl<'a> Context_<'a> {
             TableKind::ModeloPorDimension => self.model_by_dimension(spec, &base)?,
             TableKind::Concentracion => self.concentration_table(spec, &base)?,
             TableKind::Acuerdo => self.agreement_table(&base),
+            TableKind::Estabilidad => self.stability_table(&base),
             TableKind::Tono => self.tone_table(&base),
             TableKind::Fuentes => self.sources_table(spec, &base),
         };
@@ -424,6 +425,23 @@ impl<'a> Context_<'a> {
         (columns, rows)
     }
 
+    fn stability_table(&self, base: &[&'a AnswerFacts]) -> (Vec<String>, Vec<Vec<Cell>>) {
+        let (models, total) = metrics::stability(&self.scope(base.to_vec()));
+        let mut columns = ["modelo", "pares", "omitidos"].map(str::to_owned).to_vec();
+        push_estimate_column(&mut columns, "jaccard");
+        push_estimate_column(&mut columns, "top1_coincide");
+        let row = |key: String, g: &metrics::Agreement| {
+            let mut row = vec![Cell::Text(key), Cell::count(g.questions), Cell::count(g.skipped)];
+            row.extend(estimate_cells(g.jaccard()));
+            row.extend(estimate_cells(g.top1_match()));
+            row
+        };
+        let mut rows: Vec<Vec<Cell>> =
+            models.iter().map(|(m, g)| row(self.study.design.modelos[*m].id.clone(), g)).collect();
+        rows.push(row("total".to_owned(), &total));
+        (columns, rows)
+    }
+
     fn tone_table(&self, base: &[&'a AnswerFacts]) -> (Vec<String>, Vec<Vec<Cell>>) {
         let scope = self.scope(base.to_vec());
         let stats = brand_stats(&scope, self.study.brands.len());
@@ -518,12 +536,17 @@ impl<'a> Context_<'a> {
             TableKind::Acuerdo => {
                 "Promedio simple por pregunta; se omiten los pares en que ningún modelo nombra una marca."
             }
+            TableKind::Estabilidad => {
+                "Cada modelo contra sí mismo entre las repeticiones de una pregunta; promedio simple de los pares; se omiten los pares en que ninguna respuesta nombra una marca."
+            }
             _ => match &self.study.design.ponderacion {
                 Some(_) => "Modelos ponderados por cuota de mercado",
                 None => "Modelos con igual peso.",
             },
         });
-        if let (Some(w), false) = (&self.study.design.ponderacion, spec.tipo == TableKind::Acuerdo) {
+        if let (Some(w), false) =
+            (&self.study.design.ponderacion, matches!(spec.tipo, TableKind::Acuerdo | TableKind::Estabilidad))
+        {
             note.push_str(&format!(" (fuente: {}).", w.fuente));
         }
         note

@@ -72,6 +72,8 @@ pub struct AnswerFacts {
     pub question: usize,
     /// Index in `study.design.modelos`.
     pub model: usize,
+    /// The answer's repetition (1 when the line does not say).
+    pub repetition: u32,
     pub brands: AnswerBrands,
     /// Tone labels by brand index, sorted.
     pub tone: Vec<(usize, Tone)>,
@@ -125,7 +127,8 @@ pub fn extract_facts_with(study: &Study, brands: &[AnswerBrands]) -> Vec<AnswerF
             .collect::<BTreeMap<_, _>>()
             .into_iter()
             .collect();
-        facts.push(AnswerFacts { answer: answer_index, question, model, brands: found.clone(), tone });
+        let repetition = answer.repetition();
+        facts.push(AnswerFacts { answer: answer_index, question, model, repetition, brands: found.clone(), tone });
     }
     facts
 }
@@ -709,23 +712,34 @@ pub type PairAgreements = Vec<((usize, usize), Agreement)>;
 
 /// Agreement for every pair of models (i < j, in design order) that shares a question,
 /// plus the pooled total over all pairs (its intervals cluster the pairs by question).
+/// With repetitions, the answers of the same repetition are compared (repetition 1 of one
+/// model with repetition 1 of the other, and so on); every pair of a question is one cluster.
 pub fn agreement(scope: &Scope<'_>) -> (PairAgreements, Agreement) {
-    // question → model → answer (the first one, if a model answered twice).
-    let mut by_question: BTreeMap<usize, BTreeMap<usize, &AnswerFacts>> = BTreeMap::new();
+    // question → repetition → model → answer (the first one, if a model answered twice).
+    let mut by_question: BTreeMap<usize, BTreeMap<u32, BTreeMap<usize, &AnswerFacts>>> = BTreeMap::new();
     for a in &scope.answers {
-        by_question.entry(a.question).or_default().entry(a.model).or_insert(a);
+        by_question.entry(a.question).or_default().entry(a.repetition).or_default().entry(a.model).or_insert(a);
     }
     let mut pairs: BTreeMap<(usize, usize), Agreement> = BTreeMap::new();
     let mut total = Agreement::default();
-    for answers in by_question.values() {
-        let models: Vec<(&usize, &&AnswerFacts)> = answers.iter().collect();
+    let add = |x: (f64, f64, f64, f64), y: (f64, f64, f64, f64)| (x.0 + y.0, x.1 + y.1, x.2 + y.2, x.3 + y.3);
+    for repetitions in by_question.values() {
         let mut question = (0.0, 0.0, 0.0, 0.0);
-        for (i, (ma, a)) in models.iter().enumerate() {
-            for (mb, b) in &models[i + 1..] {
-                let pair = pairs.entry((**ma, **mb)).or_default();
-                let sums = pair.add(a, b);
+        let mut per_pair: BTreeMap<(usize, usize), (f64, f64, f64, f64)> = BTreeMap::new();
+        for answers in repetitions.values() {
+            let models: Vec<(&usize, &&AnswerFacts)> = answers.iter().collect();
+            for (i, (ma, a)) in models.iter().enumerate() {
+                for (mb, b) in &models[i + 1..] {
+                    let sums = pairs.entry((**ma, **mb)).or_default().add(a, b);
+                    let pair_sums = per_pair.entry((**ma, **mb)).or_insert((0.0, 0.0, 0.0, 0.0));
+                    *pair_sums = add(*pair_sums, sums);
+                    question = add(question, sums);
+                }
+            }
+        }
+        for (key, sums) in per_pair {
+            if let Some(pair) = pairs.get_mut(&key) {
                 pair.close_question(sums);
-                question = (question.0 + sums.0, question.1 + sums.1, question.2 + sums.2, question.3 + sums.3);
             }
         }
         total.close_question(question);
@@ -734,6 +748,43 @@ pub fn agreement(scope: &Scope<'_>) -> (PairAgreements, Agreement) {
         total.merge_counts(pair);
     }
     (pairs.into_iter().collect(), total)
+}
+
+/// Agreement of each model with itself: per question, every pair of its repetitions (1 with 2, 1
+/// with 3, 2 with 3…), one cluster per question; rows only for models that answered some question
+/// more than once, in design order; the pooled total clusters every model's pairs by question.
+pub fn stability(scope: &Scope<'_>) -> (Vec<(usize, Agreement)>, Agreement) {
+    // question → model → repetition → answer.
+    let mut by_question: BTreeMap<usize, BTreeMap<usize, BTreeMap<u32, &AnswerFacts>>> = BTreeMap::new();
+    for a in &scope.answers {
+        by_question.entry(a.question).or_default().entry(a.model).or_default().entry(a.repetition).or_insert(a);
+    }
+    let add = |x: (f64, f64, f64, f64), y: (f64, f64, f64, f64)| (x.0 + y.0, x.1 + y.1, x.2 + y.2, x.3 + y.3);
+    let mut models: BTreeMap<usize, Agreement> = BTreeMap::new();
+    let mut total = Agreement::default();
+    for per_model in by_question.values() {
+        let mut question = (0.0, 0.0, 0.0, 0.0);
+        for (model, repetitions) in per_model {
+            let answers: Vec<&&AnswerFacts> = repetitions.values().collect();
+            if answers.len() < 2 {
+                continue;
+            }
+            let agreement = models.entry(*model).or_default();
+            let mut sums = (0.0, 0.0, 0.0, 0.0);
+            for (i, a) in answers.iter().enumerate() {
+                for b in &answers[i + 1..] {
+                    sums = add(sums, agreement.add(a, b));
+                }
+            }
+            agreement.close_question(sums);
+            question = add(question, sums);
+        }
+        total.close_question(question);
+    }
+    for agreement in models.values() {
+        total.merge_counts(agreement);
+    }
+    (models.into_iter().collect(), total)
 }
 
 #[cfg(test)]
@@ -746,6 +797,7 @@ mod tests {
             answer: 0,
             question,
             model,
+            repetition: 1,
             brands: AnswerBrands { order: order.to_vec(), cited: cited.to_vec() },
             tone: Vec::new(),
         }

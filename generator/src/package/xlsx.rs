@@ -435,6 +435,8 @@ mod tests {
             respuesta: respuesta.to_owned(),
             fuentes,
             tono: BTreeMap::from([("acme".to_owned(), Tone::Pos), ("beta".to_owned(), Tone::Neg)]),
+            repeticion: None,
+            recoleccion: None,
         }
     }
 

@@ -672,6 +672,9 @@ pub struct PublishedAnswer<'a> {
     /// Brand ids whose domains are among the sources.
     pub marcas_citadas: Vec<&'a str>,
     pub tono: &'a BTreeMap<String, Tone>,
+    /// The repetition, when the study asked questions more than once (`respuestas.jsonl`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeticion: Option<u32>,
 }
 
 /// `brands[i]` holds what was found in `study.answers[i]` (see [`crate::metrics::answer_brands`]).
@@ -692,6 +695,7 @@ fn answers<'a>(study: &'a Study, brands: &[AnswerBrands]) -> Vec<PublishedAnswer
             marcas_nombradas: found.order.iter().map(id).collect(),
             marcas_citadas: found.cited.iter().map(id).collect(),
             tono: &a.tono,
+            repeticion: a.repeticion,
         })
         .collect()
 }

@@ -138,7 +138,7 @@ pub fn metrics_used(study: &Study) -> Vec<String> {
         used.extend(spec.metricas.iter().map(|m| m.id().to_owned()));
         match spec.tipo {
             TableKind::Concentracion => used.extend(["hhi".to_owned(), "top1".to_owned()]),
-            TableKind::Acuerdo => used.push("acuerdo".to_owned()),
+            TableKind::Acuerdo | TableKind::Estabilidad => used.push("acuerdo".to_owned()),
             TableKind::Tono => used.push("tono_neto".to_owned()),
             TableKind::Fuentes => used.push("citacion".to_owned()),
             _ => {}

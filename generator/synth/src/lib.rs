@@ -165,6 +165,8 @@ pub(crate) fn generar(ind: &Industria, modelos: &[Modelo], scale: u32, seed: u64
                         respuesta: b.respuesta,
                         fuentes: b.fuentes,
                         tono: b.tono,
+                        repeticion: None,
+                        recoleccion: None,
                     };
                     (answer, b.orden)
                 })

@@ -37,6 +37,8 @@ fn answer(id: &str, pregunta: &str, modelo: &str, text: &str, urls: &[&str]) -> 
         respuesta: text.into(),
         fuentes: urls.iter().map(|u| Source { url: u.to_string(), titulo: "t".into() }).collect(),
         tono: BTreeMap::new(),
+        repeticion: None,
+        recoleccion: None,
     }
 }
 

@@ -90,9 +90,8 @@ pub fn column_unit(spec: &TableSpec, column: &str, first: bool) -> Unit {
         return column_unit(spec, value, false);
     }
     match column {
-        "n_orden" | "n_tono" | "respuestas" | "marcas_distintas" | "preguntas" | "omitidas" | "pos" | "neu" | "neg" => {
-            Unit::Count
-        }
+        "n_orden" | "n_tono" | "respuestas" | "marcas_distintas" | "preguntas" | "omitidas" | "pares" | "omitidos"
+        | "pos" | "neu" | "neg" => Unit::Count,
         "con_marca" | "top1_lider" | "tasa" | "top1_coincide" => Unit::Percent,
         "hhi_sov" | "hhi_top1" => Unit::Whole,
         "jaccard" => Unit::Decimal2,
@@ -144,6 +143,8 @@ pub(super) fn column_label(study: &Study, spec: &TableSpec, column: &str, first:
         "modelo_b" => lang.pick("Modelo B", "Model B"),
         "preguntas" => lang.pick("Preguntas", "Questions"),
         "omitidas" => lang.pick("Omitidas", "Skipped"),
+        "pares" => lang.pick("Pares de repeticiones", "Repetition pairs"),
+        "omitidos" => lang.pick("Omitidos", "Skipped"),
         "jaccard" => "Jaccard",
         "top1_coincide" => lang.pick("Coincide Top 1", "Top-1 match"),
         "pos" => lang.pick("Positivas", "Positive"),

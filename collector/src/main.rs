@@ -1,0 +1,217 @@
+//! `recolector`: the publisher's command line for collecting a study's answers.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use collector::client::{Stop, StopReason};
+use collector::config::CollectionFile;
+use collector::journal::COLLECTION;
+use collector::run::{self, Options};
+use collector::simulator::{Behaviour, Simulator};
+
+#[derive(Parser)]
+#[command(
+    name = "recolector",
+    version,
+    about = "Pregunta a los asistentes de IA (con búsqueda web) cada pregunta de un estudio y escribe respuestas.jsonl"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Hace las llamadas que faltan (pregunta × modelo × repetición) y agrega cada respuesta a
+    /// respuestas.jsonl apenas llega. Se puede cortar y volver a correr: sigue donde quedó.
+    Recolectar {
+        /// Carpeta del estudio (content/estudios/<slug>), con preguntas.jsonl y recoleccion.toml.
+        estudio: PathBuf,
+        /// Archivo de recolección (por defecto, recoleccion.toml dentro del estudio).
+        #[arg(long, value_name = "ARCHIVO")]
+        archivo: Option<PathBuf>,
+        /// Solo muestra el plan (llamadas, tokens y costo esperados) sin preguntar nada.
+        #[arg(long)]
+        plan: bool,
+        /// Dibuja la barra de progreso aunque stderr no sea una terminal.
+        #[arg(long)]
+        progreso: bool,
+    },
+    /// Etiqueta el tono (pos, neu, neg) de cada marca nombrada en cada respuesta con el juez de
+    /// [juez] en recoleccion.toml, y anota el modelo y la versión del juez.
+    Tono {
+        /// Carpeta del estudio, con respuestas.jsonl, marcas.toml y recoleccion.toml.
+        estudio: PathBuf,
+        /// Archivo de recolección (por defecto, recoleccion.toml dentro del estudio).
+        #[arg(long, value_name = "ARCHIVO")]
+        archivo: Option<PathBuf>,
+        /// Solo muestra cuántas respuestas faltan etiquetar y el costo esperado.
+        #[arg(long)]
+        plan: bool,
+    },
+    /// Importa etiquetas de tono hechas por personas (JSON Lines: {"id": "...", "tono": {"marca": "pos"}});
+    /// reemplazan las del juez en esas respuestas.
+    ImportarTono {
+        /// Carpeta del estudio.
+        estudio: PathBuf,
+        /// Archivo de etiquetas.
+        etiquetas: PathBuf,
+    },
+    /// Sirve en local un simulador de las cuatro APIs (OpenAI, Anthropic, Gemini y compatibles)
+    /// para ensayar un estudio sin claves ni costo: apunte url_base (o RECOLECTOR_URL_<NOMBRE>) a él.
+    Simulador {
+        /// Dirección donde escuchar.
+        #[arg(long, default_value = "127.0.0.1:8089")]
+        escuchar: String,
+        /// Marcas que nombran las respuestas simuladas: marcas.toml de un estudio.
+        #[arg(long, value_name = "MARCAS_TOML")]
+        marcas: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli: Cli = cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: no se pudo iniciar: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match cli.command {
+        Command::Recolectar { estudio, archivo, plan, progreso } => {
+            runtime.block_on(collect(&estudio, archivo.as_deref(), plan, progreso))
+        }
+        Command::Tono { estudio, archivo, plan } => runtime.block_on(tone(&estudio, archivo.as_deref(), plan)),
+        Command::ImportarTono { estudio, etiquetas } => match collector::tone::import(&estudio, &etiquetas) {
+            Ok(n) => {
+                println!("{n} respuestas con etiquetas de personas importadas.");
+                ExitCode::SUCCESS
+            }
+            Err(problems) => fail(&problems),
+        },
+        Command::Simulador { escuchar, marcas } => runtime.block_on(simulate(&escuchar, marcas.as_deref())),
+    }
+}
+
+fn fail(problems: &[String]) -> ExitCode {
+    for problem in problems {
+        eprintln!("error: {problem}");
+    }
+    ExitCode::from(1)
+}
+
+async fn collect(study: &Path, file: Option<&Path>, only_plan: bool, progress: bool) -> ExitCode {
+    let path = file.map_or_else(|| study.join(COLLECTION), Path::to_path_buf);
+    let settings = match CollectionFile::read(&path) {
+        Ok(settings) => settings,
+        Err(problems) => return fail(&problems),
+    };
+    let plan = match run::plan(study, &settings) {
+        Ok(plan) => plan,
+        Err(problem) => return fail(&[problem]),
+    };
+    if only_plan {
+        print!("{}", run::render_plan(&plan, &settings));
+        return ExitCode::SUCCESS;
+    }
+    let keys = match run::keys_from_env(&settings, &plan) {
+        Ok(keys) => keys,
+        Err(problems) => return fail(&problems),
+    };
+    let stop = Stop::default();
+    let watcher = stop.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("\nDeteniendo: se terminan las llamadas en curso y se escriben (Ctrl-C otra vez corta ya).");
+            watcher.trigger(StopReason::Interrupted);
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("Cortado. Lo ya escrito queda; vuelva a correr para seguir.");
+                std::process::exit(130);
+            }
+        }
+    });
+    let budget = settings.presupuesto_usd;
+    let options = Options { study: study.to_path_buf(), progress: progress || run::stderr_is_terminal(), keys };
+    match run::collect(settings, plan, options, stop).await {
+        Ok(summary) => {
+            print!("{}", summary.render(budget));
+            match summary.stop {
+                Some(StopReason::Interrupted) => ExitCode::from(130),
+                _ if summary.complete() => ExitCode::SUCCESS,
+                _ => ExitCode::from(3),
+            }
+        }
+        Err(problem) => fail(&[problem]),
+    }
+}
+
+async fn tone(study: &Path, file: Option<&Path>, only_plan: bool) -> ExitCode {
+    let path = file.map_or_else(|| study.join(COLLECTION), Path::to_path_buf);
+    let settings = match CollectionFile::read(&path) {
+        Ok(settings) => settings,
+        Err(problems) => return fail(&problems),
+    };
+    if only_plan {
+        return match collector::tone::plan(study, &settings) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(problem) => fail(&[problem]),
+        };
+    }
+    let Some(judge) = settings.juez.as_ref() else { return fail(&["recoleccion.toml no tiene [juez]".to_owned()]) };
+    let used = std::collections::BTreeSet::from([judge.proveedor.as_str()]);
+    let key = match run::keys_for(&settings, &used) {
+        Ok(mut keys) => keys.remove(&judge.proveedor).flatten(),
+        Err(problems) => return fail(&problems),
+    };
+    let stop = Stop::default();
+    let watcher = stop.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            watcher.trigger(StopReason::Interrupted);
+        }
+    });
+    match collector::tone::label(study, &settings, key, &stop).await {
+        Ok(summary) => {
+            println!(
+                "Tono: {} respuestas; {} por etiquetar; {} etiquetadas; {} sin etiqueta legible o con falla; {:.4} USD.",
+                summary.answers, summary.to_label, summary.labelled, summary.failed, summary.cost
+            );
+            if summary.labelled > 0 {
+                println!(
+                    "Para la metodología: «El tono de cada marca nombrada en cada respuesta (positivo, neutro o negativo) lo etiquetó el modelo {} (versión {}), sin búsqueda web.»",
+                    judge.modelo,
+                    summary.versions.iter().cloned().collect::<Vec<_>>().join(", ")
+                );
+            }
+            if summary.labelled + summary.failed < summary.to_label || summary.failed > 0 {
+                ExitCode::from(3)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(problem) => fail(&[problem]),
+    }
+}
+
+async fn simulate(listen: &str, brands: Option<&Path>) -> ExitCode {
+    let mut behaviour = Behaviour::default();
+    if let Some(path) = brands {
+        match collector::journal::brands(path) {
+            Ok(list) => behaviour.brands = list,
+            Err(problem) => return fail(&[problem]),
+        }
+    }
+    match Simulator::start(listen, behaviour, false).await {
+        Ok(simulator) => {
+            println!("Simulador escuchando en {} (Ctrl-C para terminar)", simulator.url());
+            let _ = tokio::signal::ctrl_c().await;
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&[format!("no se pudo escuchar en {listen}: {e}")]),
+    }
+}

@@ -1,0 +1,636 @@
+//! One collection run: the plan (what is left to ask and what it costs), then every call under
+//! its provider's concurrency and rate, a hard budget, a progress line and a stop on Ctrl-C,
+//! each outcome appended to the study's files as it arrives, and a summary at the end.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use tokio::sync::Semaphore;
+
+use crate::client::{self, Endpoint, Failure, Pacer, Stop, StopReason};
+use crate::config::{self, CollectionFile, Kind, ModelSettings};
+use crate::journal::{self, AnswerLine, Collected, IncidentLine, Journal, Question, SourceLine, Triple};
+use crate::providers::{self, Call};
+
+/// One (question, model, repetition) to ask.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub question: Arc<Question>,
+    pub model: usize,
+    pub repetition: u32,
+}
+
+/// What is left to ask, and what it is expected to cost.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub jobs: Vec<Job>,
+    /// Triples of the design already answered (or definitively empty).
+    pub already_done: usize,
+    /// Per model id: calls, input tokens, output tokens, searches, USD.
+    pub per_model: BTreeMap<String, PlanRow>,
+    pub questions: usize,
+    pub repetitions: u32,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct PlanRow {
+    pub provider: String,
+    pub calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub searches: f64,
+    pub cost: f64,
+}
+
+impl Plan {
+    pub fn calls(&self) -> u64 {
+        self.per_model.values().map(|r| r.calls).sum()
+    }
+    pub fn cost(&self) -> f64 {
+        self.per_model.values().map(|r| r.cost).sum()
+    }
+}
+
+/// Every (question, model, repetition) of the design that has no line yet, in the order they are
+/// asked: repetition by repetition, so a run cut short leaves whole repetitions behind.
+pub fn plan(study: &Path, file: &CollectionFile) -> Result<Plan, String> {
+    let questions = journal::questions(study)?;
+    let done = journal::done(study).map_err(|e| format!("{}: {e}", study.display()))?;
+    let mut plan = Plan { questions: questions.len(), repetitions: file.repeticiones, ..Plan::default() };
+    let questions: Vec<Arc<Question>> = questions.into_iter().map(Arc::new).collect();
+    for repetition in 1..=file.repeticiones {
+        for question in &questions {
+            for (index, model) in file.modelos.iter().enumerate() {
+                if model.nivel != question.modelo {
+                    continue;
+                }
+                if done.contains(&(question.id.clone(), model.id.clone(), repetition)) {
+                    plan.already_done += 1;
+                    continue;
+                }
+                let estimate = file.estimate(model);
+                let row = plan.per_model.entry(model.id.clone()).or_default();
+                row.provider.clone_from(&model.proveedor);
+                row.calls += 1;
+                row.input_tokens += estimate.tokens_entrada;
+                row.output_tokens += estimate.tokens_salida;
+                row.searches += estimate.busquedas;
+                row.cost += file.expected_cost(model);
+                plan.jobs.push(Job { question: Arc::clone(question), model: index, repetition });
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// `--plan`: the table a person reads before paying for anything.
+pub fn render_plan(plan: &Plan, file: &CollectionFile) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Plan: {} preguntas × {} repeticiones; {} llamadas por hacer ({} ya hechas).\n",
+        plan.questions,
+        plan.repetitions,
+        plan.calls(),
+        plan.already_done
+    );
+    let _ = writeln!(
+        out,
+        "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10} {:>12}",
+        "modelo", "proveedor", "llamadas", "tokens entrada", "tokens salida", "búsquedas", "costo USD"
+    );
+    let mut by_provider: BTreeMap<&str, u64> = BTreeMap::new();
+    for (id, row) in &plan.per_model {
+        let _ = writeln!(
+            out,
+            "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10.0} {:>12.2}",
+            id, row.provider, row.calls, row.input_tokens, row.output_tokens, row.searches, row.cost
+        );
+        *by_provider.entry(row.provider.as_str()).or_default() += row.calls;
+    }
+    let total_in: u64 = plan.per_model.values().map(|r| r.input_tokens).sum();
+    let total_out: u64 = plan.per_model.values().map(|r| r.output_tokens).sum();
+    let searches: f64 = plan.per_model.values().map(|r| r.searches).sum();
+    let _ = writeln!(
+        out,
+        "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10.0} {:>12.2}",
+        "total",
+        "",
+        plan.calls(),
+        total_in,
+        total_out,
+        searches,
+        plan.cost()
+    );
+    let _ = writeln!(out, "\nPresupuesto: {:.2} USD (tope duro).", file.presupuesto_usd);
+    if plan.cost() > file.presupuesto_usd {
+        let _ =
+            writeln!(out, "Aviso: el costo esperado supera el presupuesto; la corrida se detendrá al llegar al tope.");
+    }
+    let seconds = file.estimacion.segundos.max(0.001);
+    for (provider, calls) in by_provider {
+        if let Some(settings) = file.proveedores.get(provider) {
+            let by_concurrency = f64::from(settings.concurrencia) * 60.0 / seconds;
+            let per_minute = f64::from(settings.solicitudes_por_minuto).min(by_concurrency);
+            let _ = writeln!(
+                out,
+                "{provider}: {calls} llamadas; {} por minuto como máximo, y {} en paralelo con ~{seconds:.0} s por respuesta dan {by_concurrency:.0} por minuto: unos {:.0} min.",
+                settings.solicitudes_por_minuto,
+                settings.concurrencia,
+                calls as f64 / per_minute
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nLas cifras son estimaciones ([estimacion] de recoleccion.toml); el costo real sale del uso que informa cada proveedor."
+    );
+    out
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    pub planned: usize,
+    pub already_done: usize,
+    pub answers: u64,
+    pub refusals: u64,
+    pub empty: u64,
+    pub failures: BTreeMap<String, u64>,
+    pub not_asked: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub searches: u64,
+    pub cost: f64,
+    pub elapsed: Duration,
+    pub stop: Option<StopReason>,
+    /// Versions each model reported, and the first and last day of the answers written.
+    pub versions: BTreeMap<String, BTreeSet<String>>,
+    pub days: Option<(String, String)>,
+    pub repetitions: u32,
+}
+
+impl Summary {
+    pub fn render(&self, budget: f64) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "Resumen de la recolección");
+        let _ = writeln!(out, "  llamadas planeadas:    {} ({} ya estaban hechas)", self.planned, self.already_done);
+        let _ =
+            writeln!(out, "  respuestas escritas:   {} (de ellas {} rechazos con texto)", self.answers, self.refusals);
+        let _ = writeln!(out, "  respuestas vacías:     {}", self.empty);
+        let failed: u64 = self.failures.values().sum();
+        let causes = self.failures.iter().map(|(cause, n)| format!("{cause}: {n}")).collect::<Vec<_>>().join(", ");
+        let _ = writeln!(
+            out,
+            "  fallas:                {failed}{}",
+            if causes.is_empty() { String::new() } else { format!(" ({causes})") }
+        );
+        let _ = writeln!(out, "  sin preguntar:         {}", self.not_asked);
+        let _ = writeln!(
+            out,
+            "  tokens:                {} de entrada, {} de salida; {} búsquedas",
+            self.input_tokens, self.output_tokens, self.searches
+        );
+        let _ = writeln!(out, "  costo:                 {:.4} USD de {:.2} USD de presupuesto", self.cost, budget);
+        let _ = writeln!(out, "  tiempo:                {:.1} s", self.elapsed.as_secs_f64());
+        if let Some((first, last)) = &self.days {
+            let versions = self
+                .versions
+                .iter()
+                .map(|(model, v)| format!("{model} ({})", v.iter().cloned().collect::<Vec<_>>().join(", ")))
+                .collect::<Vec<_>>()
+                .join("; ");
+            let when = if first == last { format!("el {first}") } else { format!("entre el {first} y el {last}") };
+            let _ = writeln!(
+                out,
+                "  para la metodología:   «Cada pregunta se hizo {} {} a cada modelo de su nivel, por la API de su proveedor y con búsqueda web, {when} (UTC). Versiones informadas: {versions}.»",
+                self.repetitions,
+                if self.repetitions == 1 { "vez" } else { "veces" }
+            );
+        }
+        match &self.stop {
+            None => {}
+            Some(StopReason::Interrupted) => {
+                let _ = writeln!(out, "  detenida con Ctrl-C: lo escrito queda; vuelva a correr para seguir.");
+            }
+            Some(StopReason::Budget) => {
+                let _ = writeln!(
+                    out,
+                    "  detenida por presupuesto: la próxima llamada lo habría superado; suba presupuesto_usd y vuelva a correr para seguir."
+                );
+            }
+            Some(StopReason::Fatal(why)) => {
+                let _ = writeln!(out, "  detenida: {why}");
+            }
+        }
+        out
+    }
+
+    /// The exit code: 0 when everything planned has its line.
+    pub fn complete(&self) -> bool {
+        self.stop.is_none() && self.failures.is_empty() && self.not_asked == 0
+    }
+}
+
+/// Options of a run that are not in the collection file.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub study: PathBuf,
+    /// Draw the progress line (only on a terminal).
+    pub progress: bool,
+    /// Keys by provider name (read from the environment by [`keys_from_env`]).
+    pub keys: BTreeMap<String, Option<String>>,
+}
+
+/// The key of every provider the plan uses; a missing variable is an error before any call.
+pub fn keys_from_env(file: &CollectionFile, plan: &Plan) -> Result<BTreeMap<String, Option<String>>, Vec<String>> {
+    let used: BTreeSet<&str> = plan.jobs.iter().map(|j| file.modelos[j.model].proveedor.as_str()).collect();
+    keys_for(file, &used)
+}
+
+pub fn keys_for(file: &CollectionFile, used: &BTreeSet<&str>) -> Result<BTreeMap<String, Option<String>>, Vec<String>> {
+    let mut keys = BTreeMap::new();
+    let mut problems = Vec::new();
+    for name in used {
+        let Some(provider) = file.proveedores.get(*name) else { continue };
+        match config::key_variable(provider) {
+            None => {
+                keys.insert((*name).to_owned(), None);
+            }
+            Some(variable) => match std::env::var(&variable) {
+                Ok(key) if !key.trim().is_empty() => {
+                    keys.insert((*name).to_owned(), Some(key.trim().to_owned()));
+                }
+                _ => problems.push(format!("falta la variable de entorno {variable} (la clave de `{name}`)")),
+            },
+        }
+    }
+    if problems.is_empty() { Ok(keys) } else { Err(problems) }
+}
+
+/// Builds the HTTP clients: one for the APIs, one that does not follow redirects (Gemini's).
+pub fn clients() -> Result<(reqwest::Client, reqwest::Client), String> {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let api = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(15))
+        .pool_idle_timeout(Duration::from_secs(60))
+        .user_agent(concat!("recolector/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| format!("no se pudo crear el cliente HTTP: {e}"))?;
+    let redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(10))
+        .build()
+        .map_err(|e| format!("no se pudo crear el cliente HTTP: {e}"))?;
+    Ok((api, redirects))
+}
+
+/// The endpoints the plan uses.
+pub fn endpoints(
+    file: &CollectionFile,
+    keys: &BTreeMap<String, Option<String>>,
+) -> Result<BTreeMap<String, Arc<Endpoint>>, String> {
+    let mut endpoints = BTreeMap::new();
+    for (name, key) in keys {
+        let provider = file.proveedores.get(name).ok_or_else(|| format!("proveedor `{name}` desconocido"))?;
+        let base_url = config::base_url(name, provider).ok_or_else(|| format!("proveedores.{name}: falta url_base"))?;
+        endpoints.insert(
+            name.clone(),
+            Arc::new(Endpoint {
+                name: name.clone(),
+                kind: provider.tipo,
+                base_url,
+                key: key.clone(),
+                pacer: Pacer::per_minute(provider.solicitudes_por_minuto),
+            }),
+        );
+    }
+    Ok(endpoints)
+}
+
+/// The hard cap: a call starts only if what was spent, what calls in flight are expected to cost
+/// and this call's expected cost fit in the budget.
+#[derive(Debug)]
+struct Budget {
+    cap: f64,
+    spent: f64,
+    reserved: f64,
+}
+
+impl Budget {
+    fn reserve(&mut self, expected: f64) -> bool {
+        if self.spent + self.reserved + expected > self.cap + 1e-12 {
+            return false;
+        }
+        self.reserved += expected;
+        true
+    }
+
+    fn settle(&mut self, expected: f64, actual: f64) {
+        self.reserved = (self.reserved - expected).max(0.0);
+        self.spent += actual;
+    }
+}
+
+struct Progress {
+    enabled: bool,
+    total: usize,
+    finished: usize,
+    started: Instant,
+    drawn: Option<Instant>,
+}
+
+impl Progress {
+    fn tick(&mut self, cost: f64) {
+        self.finished += 1;
+        if !self.enabled {
+            return;
+        }
+        let now = Instant::now();
+        if self.finished < self.total && self.drawn.is_some_and(|d| now.duration_since(d) < Duration::from_millis(200))
+        {
+            return;
+        }
+        self.drawn = Some(now);
+        let elapsed = now.duration_since(self.started).as_secs_f64().max(1e-3);
+        let rate = self.finished as f64 / elapsed;
+        let left = self.total.saturating_sub(self.finished) as f64;
+        let eta = if rate > 0.0 { left / rate } else { 0.0 };
+        let width = 30;
+        let filled = (self.finished * width).checked_div(self.total).unwrap_or(width);
+        eprint!(
+            "\r[{}{}] {}/{} · {:.1} llamadas/s · faltan {} · {:.2} USD   ",
+            "#".repeat(filled),
+            "-".repeat(width - filled),
+            self.finished,
+            self.total,
+            rate,
+            clock(eta),
+            cost
+        );
+        if self.finished >= self.total {
+            eprintln!();
+        }
+    }
+
+    fn finish(&self) {
+        if self.enabled && self.finished < self.total {
+            eprintln!();
+        }
+    }
+}
+
+fn clock(seconds: f64) -> String {
+    let s = seconds.round() as u64;
+    if s >= 3600 { format!("{}h{:02}m", s / 3600, s % 3600 / 60) } else { format!("{}m{:02}s", s / 60, s % 60) }
+}
+
+struct Shared {
+    file: CollectionFile,
+    journal: Journal,
+    endpoints: BTreeMap<String, Arc<Endpoint>>,
+    semaphores: BTreeMap<String, Arc<Semaphore>>,
+    api: reqwest::Client,
+    redirects: reqwest::Client,
+    budget: Mutex<Budget>,
+    summary: Mutex<Summary>,
+    progress: Mutex<Progress>,
+    stop: Stop,
+}
+
+/// Whether stderr is a terminal (the progress line is drawn only there).
+pub fn stderr_is_terminal() -> bool {
+    std::io::stderr().is_terminal()
+}
+
+/// Runs a plan to the end, to the budget, or to a stop.
+pub async fn collect(file: CollectionFile, plan: Plan, options: Options, stop: Stop) -> Result<Summary, String> {
+    let started = Instant::now();
+    let journal = Journal::open(&options.study).map_err(|e| format!("{}: {e}", options.study.display()))?;
+    let (api, redirects) = clients()?;
+    let endpoints = endpoints(&file, &options.keys)?;
+    let semaphores = file
+        .proveedores
+        .iter()
+        .map(|(name, p)| (name.clone(), Arc::new(Semaphore::new(p.concurrencia as usize))))
+        .collect();
+    let total = plan.jobs.len();
+    let shared = Arc::new(Shared {
+        budget: Mutex::new(Budget { cap: file.presupuesto_usd, spent: 0.0, reserved: 0.0 }),
+        summary: Mutex::new(Summary {
+            planned: total,
+            already_done: plan.already_done,
+            repetitions: plan.repetitions,
+            ..Summary::default()
+        }),
+        progress: Mutex::new(Progress { enabled: options.progress, total, finished: 0, started, drawn: None }),
+        file,
+        journal,
+        endpoints,
+        semaphores,
+        api,
+        redirects,
+        stop: stop.clone(),
+    });
+    let mut tasks = tokio::task::JoinSet::new();
+    for job in plan.jobs {
+        let shared = Arc::clone(&shared);
+        tasks.spawn(async move { ask(&shared, job).await });
+    }
+    while let Some(result) = tasks.join_next().await {
+        if let Err(e) = result {
+            shared.stop.trigger(StopReason::Fatal(format!("una tarea falló: {e}")));
+        }
+    }
+    lock(&shared.progress).finish();
+    let mut summary = lock(&shared.summary).clone();
+    summary.elapsed = started.elapsed();
+    summary.stop = shared.stop.reason();
+    Ok(summary)
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One job: wait for a permit and a slot, reserve its expected cost, ask, write what came back.
+async fn ask(shared: &Shared, job: Job) {
+    let model = &shared.file.modelos[job.model];
+    let endpoint = Arc::clone(&shared.endpoints[&model.proveedor]);
+    let semaphore = Arc::clone(&shared.semaphores[&model.proveedor]);
+    let not_asked = || lock(&shared.summary).not_asked += 1;
+    let permit = tokio::select! {
+        biased;
+        () = shared.stop.wait() => return not_asked(),
+        permit = semaphore.acquire_owned() => match permit { Ok(p) => p, Err(_) => return not_asked() },
+    };
+    tokio::select! {
+        biased;
+        () = shared.stop.wait() => return not_asked(),
+        () = endpoint.pacer.slot() => {}
+    }
+    if shared.stop.is_set() {
+        return not_asked();
+    }
+    let expected = shared.file.expected_cost(model);
+    if !lock(&shared.budget).reserve(expected) {
+        shared.stop.trigger(StopReason::Budget);
+        return not_asked();
+    }
+    let call = call_of(&shared.file, model, &job.question.texto);
+    let request = providers::request(endpoint.kind, &call, endpoint.key.as_deref());
+    let result = client::send(&shared.api, &endpoint, &request, &shared.file.reintentos, &shared.stop).await;
+    if let Err(Failure::Auth { status }) = &result {
+        // Before the permit goes: no other call of this provider starts with a rejected key.
+        shared.stop.trigger(StopReason::Fatal(format!(
+            "`{}` respondió HTTP {status}: revise la clave ({}) y el acceso al modelo `{}`",
+            endpoint.name,
+            config::key_variable(&shared.file.proveedores[&model.proveedor]).unwrap_or_default(),
+            model.modelo
+        )));
+    }
+    drop(permit);
+    let (date, time) = journal::date_and_time(SystemTime::now());
+    let triple: Triple = (job.question.id.clone(), model.id.clone(), job.repetition);
+    let actual = match result {
+        Ok((mut reply, _attempts)) => {
+            if endpoint.kind == Kind::Google {
+                client::resolve_redirects(&shared.redirects, &mut reply).await;
+            }
+            let billed = model.cobro_busqueda.billed(reply.searches) as f64;
+            let cost = round6(model.precio.cost(reply.input_tokens, reply.output_tokens, billed));
+            let written = record_reply(shared, &triple, model, reply, cost, date, time);
+            if let Err(e) = written {
+                shared.stop.trigger(StopReason::Fatal(format!("no se pudo escribir: {e}")));
+            }
+            cost
+        }
+        Err(failure) => {
+            if failure == Failure::Stopped {
+                not_asked();
+            } else {
+                lock(&shared.summary).failures.entry(failure.cause()).and_modify(|n| *n += 1).or_insert(1);
+                let line = IncidentLine {
+                    pregunta: triple.0.clone(),
+                    modelo: triple.1.clone(),
+                    repeticion: triple.2,
+                    hora: time,
+                    causa: failure.cause(),
+                    detalle: failure.detail(),
+                    definitiva: false,
+                    version: None,
+                    tokens_entrada: 0,
+                    tokens_salida: 0,
+                    costo_usd: 0.0,
+                };
+                if let Err(e) = shared.journal.incident(&line) {
+                    shared.stop.trigger(StopReason::Fatal(format!("no se pudo escribir: {e}")));
+                }
+            }
+            0.0
+        }
+    };
+    let spent = {
+        let mut budget = lock(&shared.budget);
+        budget.settle(expected, actual);
+        budget.spent
+    };
+    lock(&shared.progress).tick(spent);
+}
+
+fn record_reply(
+    shared: &Shared,
+    triple: &Triple,
+    model: &ModelSettings,
+    reply: providers::Reply,
+    cost: f64,
+    date: String,
+    time: String,
+) -> std::io::Result<()> {
+    {
+        let mut summary = lock(&shared.summary);
+        summary.input_tokens += reply.input_tokens;
+        summary.output_tokens += reply.output_tokens;
+        summary.searches += reply.searches;
+        summary.cost += cost;
+    }
+    let version = reply.version.clone().filter(|v| !v.trim().is_empty()).unwrap_or_else(|| model.modelo.clone());
+    if reply.text.trim().is_empty() {
+        let cause = if reply.refusal { "rechazo" } else { "vacia" };
+        lock(&shared.summary).empty += 1;
+        return shared.journal.incident(&IncidentLine {
+            pregunta: triple.0.clone(),
+            modelo: triple.1.clone(),
+            repeticion: triple.2,
+            hora: time,
+            causa: cause.to_owned(),
+            detalle: if reply.refusal {
+                "el proveedor rechazó la pregunta sin texto".to_owned()
+            } else {
+                "el proveedor respondió sin texto".to_owned()
+            },
+            definitiva: true,
+            version: Some(version),
+            tokens_entrada: reply.input_tokens,
+            tokens_salida: reply.output_tokens,
+            costo_usd: cost,
+        });
+    }
+    {
+        let mut summary = lock(&shared.summary);
+        summary.answers += 1;
+        if reply.refusal {
+            summary.refusals += 1;
+        }
+        summary.versions.entry(triple.1.clone()).or_default().insert(version.clone());
+        summary.days = Some(match summary.days.take() {
+            None => (date.clone(), date.clone()),
+            Some((first, last)) => (first.min(date.clone()), last.max(date.clone())),
+        });
+    }
+    let line = AnswerLine {
+        id: journal::answer_id(&triple.0, &triple.1, triple.2),
+        pregunta: triple.0.clone(),
+        modelo: triple.1.clone(),
+        version,
+        fecha: date,
+        respuesta: reply.text,
+        fuentes: reply.sources.into_iter().map(|s| SourceLine { url: s.url, titulo: s.title }).collect(),
+        tono: BTreeMap::new(),
+        repeticion: Some(triple.2),
+        recoleccion: Some(Collected {
+            hora: time,
+            modelo_proveedor: model.modelo.clone(),
+            tokens_entrada: reply.input_tokens,
+            tokens_salida: reply.output_tokens,
+            busquedas: reply.searches,
+            costo_usd: cost,
+            rechazo: reply.refusal,
+            tono: None,
+        }),
+    };
+    shared.journal.answer(&line)
+}
+
+/// The call of one question to one model, with the file's generation settings.
+pub fn call_of<'a>(file: &'a CollectionFile, model: &'a ModelSettings, prompt: &'a str) -> Call<'a> {
+    Call {
+        model: &model.modelo,
+        prompt,
+        instructions: file.generacion.instrucciones.as_deref(),
+        temperature: model.temperatura.or(file.generacion.temperatura),
+        max_output_tokens: model.max_tokens_salida.unwrap_or(file.generacion.max_tokens_salida),
+        web_search: model.busqueda_web,
+        max_searches: model.busquedas_max,
+        effort: model.esfuerzo.as_deref(),
+        location: file.ubicacion.as_ref(),
+    }
+}
+
+pub fn round6(value: f64) -> f64 {
+    (value * 1e6).round() / 1e6
+}

@@ -1,0 +1,525 @@
+//! A local server that speaks the four providers' APIs as their public references describe them
+//! (the same shapes as the fixtures in `collector/tests/fixtures/`), for the tests, the benchmark
+//! and `recolector simulador` (a rehearsal of a study without keys or money).
+//!
+//! Routes: `POST /v1/responses` (OpenAI), `POST /v1/messages` (Anthropic),
+//! `POST /v1beta/models/{model}:generateContent` (Gemini), `POST /chat/completions` and
+//! `POST /v1/chat/completions` (OpenAI-compatible, Perplexity's fields), and
+//! `GET /grounding-api-redirect/{hex}` (the 302 Gemini's grounding links go through). Answers name
+//! brands from a list and cite their domains, deterministically. Faults queued per route (429
+//! with `Retry-After`, 500, a delay past the client's timeout, a malformed body, an empty answer,
+//! a refusal) are served first. Every request is recorded for the tests to check field by field.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::config::Kind;
+
+/// A fault served instead of a normal answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fault {
+    /// This status, with `Retry-After: seconds` when given, and a JSON error body.
+    Status(u16, Option<u64>),
+    /// Waits this long, then answers normally (a client with a shorter timeout gives up first).
+    Delay(Duration),
+    /// 200 with a body that is not the API's JSON.
+    Malformed,
+    /// 200 with an answer without text.
+    Empty,
+    /// 200 with the provider's refusal.
+    Refusal,
+}
+
+/// One request as it arrived.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method: String,
+    pub path: String,
+    /// Header names in lowercase.
+    pub headers: BTreeMap<String, String>,
+    pub body: Vec<u8>,
+}
+
+impl Recorded {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+}
+
+/// How the simulator answers.
+#[derive(Debug, Clone)]
+pub struct Behaviour {
+    /// Brands to name: (name, domain).
+    pub brands: Vec<(String, String)>,
+    /// Time taken by every answer.
+    pub latency: Duration,
+    /// Usage reported by every answer: input and output tokens.
+    pub usage: (u64, u64),
+}
+
+impl Default for Behaviour {
+    fn default() -> Self {
+        Behaviour {
+            brands: vec![
+                ("Movistar".into(), "movistar.com.ar".into()),
+                ("Claro".into(), "claro.com.ar".into()),
+                ("Personal".into(), "personal.com.ar".into()),
+            ],
+            latency: Duration::ZERO,
+            usage: (1000, 300),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct State {
+    behaviour: Behaviour,
+    faults: Mutex<BTreeMap<&'static str, VecDeque<Fault>>>,
+    requests: Mutex<Vec<Recorded>>,
+    record: bool,
+    counter: AtomicU64,
+}
+
+/// A running simulator; dropped, it stops.
+#[derive(Debug)]
+pub struct Simulator {
+    pub addr: SocketAddr,
+    state: Arc<State>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Simulator {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+fn route_of(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Openai => "openai",
+        Kind::Anthropic => "anthropic",
+        Kind::Google => "google",
+        Kind::Compatible => "compatible",
+    }
+}
+
+impl Simulator {
+    /// Starts on `addr` (`127.0.0.1:0` for any free port). `record`: keep every request.
+    pub async fn start(addr: &str, behaviour: Behaviour, record: bool) -> std::io::Result<Simulator> {
+        let listener = TcpListener::bind(addr).await?;
+        let addr = listener.local_addr()?;
+        let state = Arc::new(State {
+            behaviour,
+            faults: Mutex::new(BTreeMap::new()),
+            requests: Mutex::new(Vec::new()),
+            record,
+            counter: AtomicU64::new(0),
+        });
+        let shared = Arc::clone(&state);
+        let task = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let state = Arc::clone(&shared);
+                tokio::spawn(async move {
+                    let _ = serve(stream, state).await;
+                });
+            }
+        });
+        Ok(Simulator { addr, state, task })
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Queues a fault for the next request of a provider's route.
+    pub fn push_fault(&self, kind: Kind, fault: Fault) {
+        lock(&self.state.faults).entry(route_of(kind)).or_default().push_back(fault);
+    }
+
+    /// Every request so far (when recording).
+    pub fn requests(&self) -> Vec<Recorded> {
+        lock(&self.state.requests).clone()
+    }
+
+    /// Answers given so far (faults included).
+    pub fn served(&self) -> u64 {
+        self.state.counter.load(Ordering::Relaxed)
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+struct Reply {
+    status: u16,
+    headers: Vec<(&'static str, String)>,
+    body: Vec<u8>,
+}
+
+fn json_reply(status: u16, value: &Value) -> Reply {
+    Reply {
+        status,
+        headers: vec![("content-type", "application/json".to_owned())],
+        body: serde_json::to_vec(value).unwrap_or_default(),
+    }
+}
+
+async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> {
+    let _ = stream.set_nodelay(true);
+    let mut buffer = Vec::with_capacity(8192);
+    loop {
+        // Read until a whole head is there.
+        let (head_len, method, path, headers) = loop {
+            let mut slots = [httparse::EMPTY_HEADER; 64];
+            let mut request = httparse::Request::new(&mut slots);
+            match request.parse(&buffer) {
+                Ok(httparse::Status::Complete(len)) => {
+                    let headers: BTreeMap<String, String> = request
+                        .headers
+                        .iter()
+                        .map(|h| (h.name.to_ascii_lowercase(), String::from_utf8_lossy(h.value).into_owned()))
+                        .collect();
+                    break (
+                        len,
+                        request.method.unwrap_or("").to_owned(),
+                        request.path.unwrap_or("").to_owned(),
+                        headers,
+                    );
+                }
+                Ok(httparse::Status::Partial) => {
+                    let mut chunk = [0u8; 8192];
+                    let n = stream.read(&mut chunk).await?;
+                    if n == 0 {
+                        return Ok(());
+                    }
+                    buffer.extend_from_slice(&chunk[..n]);
+                }
+                Err(_) => return Ok(()),
+            }
+        };
+        let length: usize = headers.get("content-length").and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+        while buffer.len() < head_len + length {
+            let mut chunk = [0u8; 8192];
+            let n = stream.read(&mut chunk).await?;
+            if n == 0 {
+                return Ok(());
+            }
+            buffer.extend_from_slice(&chunk[..n]);
+        }
+        let body = buffer[head_len..head_len + length].to_vec();
+        buffer.drain(..head_len + length);
+        let recorded = Recorded { method, path, headers, body };
+        let reply = answer(&state, &recorded).await;
+        if state.record {
+            lock(&state.requests).push(recorded);
+        }
+        let mut out =
+            format!("HTTP/1.1 {} {}\r\ncontent-length: {}\r\n", reply.status, reason(reply.status), reply.body.len());
+        for (name, value) in &reply.headers {
+            out.push_str(&format!("{name}: {value}\r\n"));
+        }
+        out.push_str("\r\n");
+        let mut bytes = out.into_bytes();
+        bytes.extend_from_slice(&reply.body);
+        stream.write_all(&bytes).await?;
+    }
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        302 => "Found",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        529 => "Overloaded",
+        _ => "Status",
+    }
+}
+
+async fn answer(state: &State, request: &Recorded) -> Reply {
+    if request.method == "GET" {
+        if let Some(hex) = request.path.strip_prefix("/grounding-api-redirect/") {
+            return match unhex(hex) {
+                Some(target) => Reply { status: 302, headers: vec![("location", target)], body: Vec::new() },
+                None => json_reply(404, &json!({"error": "not found"})),
+            };
+        }
+        return json_reply(404, &json!({"error": "not found"}));
+    }
+    let path = request.path.split('?').next().unwrap_or("");
+    let kind = match path {
+        "/v1/responses" => Kind::Openai,
+        "/v1/messages" => Kind::Anthropic,
+        "/chat/completions" | "/v1/chat/completions" => Kind::Compatible,
+        p if p.starts_with("/v1beta/models/") && p.ends_with(":generateContent") => Kind::Google,
+        _ => return json_reply(404, &json!({"error": {"message": "not found"}})),
+    };
+    let n = state.counter.fetch_add(1, Ordering::Relaxed);
+    let fault = lock(&state.faults).get_mut(route_of(kind)).and_then(VecDeque::pop_front);
+    let body = request.json();
+    let model = match kind {
+        Kind::Google => path.trim_start_matches("/v1beta/models/").trim_end_matches(":generateContent").to_owned(),
+        _ => body["model"].as_str().unwrap_or("").to_owned(),
+    };
+    let prompt = match kind {
+        Kind::Openai => body["input"].as_str().unwrap_or(""),
+        Kind::Anthropic => body["messages"][0]["content"].as_str().unwrap_or(""),
+        Kind::Google => body["contents"][0]["parts"][0]["text"].as_str().unwrap_or(""),
+        Kind::Compatible => {
+            body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or("")
+        }
+    }
+    .to_owned();
+    let mut delay = state.behaviour.latency;
+    let mut mode = Mode::Normal;
+    match fault {
+        Some(Fault::Status(status, retry_after)) => {
+            let mut reply =
+                json_reply(status, &json!({"error": {"type": "simulated", "message": format!("simulated {status}")}}));
+            if let Some(seconds) = retry_after {
+                reply.headers.push(("retry-after", seconds.to_string()));
+            }
+            return reply;
+        }
+        Some(Fault::Delay(extra)) => delay += extra,
+        Some(Fault::Malformed) => {
+            return Reply {
+                status: 200,
+                headers: vec![("content-type", "application/json".to_owned())],
+                body: b"{\"output\": [ this is not json".to_vec(),
+            };
+        }
+        Some(Fault::Empty) => mode = Mode::Empty,
+        Some(Fault::Refusal) => mode = Mode::Refusal,
+        None => {}
+    }
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
+    }
+    let host = request.headers.get("host").cloned().unwrap_or_default();
+    let (text, sources) = match mode {
+        Mode::Normal if prompt.starts_with("MARCAS: ") => (judge(&prompt), Vec::new()),
+        Mode::Normal => compose(&state.behaviour, &prompt, &model, n),
+        Mode::Empty => (String::new(), Vec::new()),
+        Mode::Refusal => (String::new(), Vec::new()),
+    };
+    let refusal = mode == Mode::Refusal;
+    let (input, output) = state.behaviour.usage;
+    let value = match kind {
+        Kind::Openai => openai(&model, &prompt, &text, &sources, refusal, input, output, n),
+        Kind::Anthropic => anthropic(&model, &prompt, &text, &sources, refusal, input, output, n),
+        Kind::Google => google(&model, &text, &sources, refusal, input, output, &host),
+        Kind::Compatible => compatible(&model, &text, &sources, refusal, input, output, n),
+    };
+    json_reply(200, &value)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Normal,
+    Empty,
+    Refusal,
+}
+
+fn hash(text: &str) -> u64 {
+    // FNV-1a: stable across runs and platforms.
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// A deterministic answer: two or three brands in an order that depends on the question, the
+/// model and the answer's number, each cited by its domain, and one neutral source.
+fn compose(behaviour: &Behaviour, prompt: &str, model: &str, n: u64) -> (String, Vec<(String, String)>) {
+    let brands = &behaviour.brands;
+    if brands.is_empty() {
+        return (format!("Sobre «{prompt}»: depende de lo que busque."), Vec::new());
+    }
+    let seed = hash(prompt) ^ hash(model).rotate_left(17) ^ (n % 3);
+    let count = 2 + (seed % 2) as usize;
+    let first = (seed / 7) as usize % brands.len();
+    let chosen: Vec<&(String, String)> =
+        (0..count.min(brands.len())).map(|i| &brands[(first + i * 2) % brands.len()]).collect();
+    let names: Vec<&str> = chosen.iter().map(|b| b.0.as_str()).collect();
+    let text = format!(
+        "Para «{prompt}», las opciones que más se recomiendan son {}. {} suele destacar por precio y atención.",
+        names.join(", "),
+        names[0]
+    );
+    let mut sources: Vec<(String, String)> = chosen
+        .iter()
+        .map(|(name, domain)| (format!("https://www.{domain}/planes"), format!("{name}: planes")))
+        .collect();
+    sources.push(("https://www.infobae.com/economia/comparativa-2026/".to_owned(), "Comparativa 2026".to_owned()));
+    (text, sources)
+}
+
+/// A tone judge's reply to `tone::judge_prompt`: a label per listed brand, from a hash.
+fn judge(prompt: &str) -> String {
+    let first_line = prompt.lines().next().unwrap_or("").trim_start_matches("MARCAS: ");
+    let labels: Vec<String> = first_line
+        .split("; ")
+        .filter_map(|pair| pair.split('=').next())
+        .filter(|id| !id.is_empty())
+        .map(|id| {
+            let label = ["pos", "neu", "neg"][(hash(prompt) ^ hash(id)) as usize % 3];
+            format!("\"{id}\": \"{label}\"")
+        })
+        .collect();
+    format!("{{{}}}", labels.join(", "))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn openai(
+    model: &str,
+    prompt: &str,
+    text: &str,
+    sources: &[(String, String)],
+    refusal: bool,
+    input: u64,
+    output: u64,
+    n: u64,
+) -> Value {
+    let content = if refusal {
+        json!([{"type": "refusal", "refusal": ""}])
+    } else {
+        let annotations: Vec<Value> = sources
+            .iter()
+            .map(|(url, title)| json!({"type": "url_citation", "start_index": 0, "end_index": text.len(), "url": url, "title": title}))
+            .collect();
+        json!([{"type": "output_text", "text": text, "annotations": annotations}])
+    };
+    json!({
+        "id": format!("resp_sim{n}"),
+        "object": "response",
+        "created_at": 1_741_476_542,
+        "status": "completed",
+        "model": format!("{model}-2025-08-07"),
+        "output": [
+            {"type": "web_search_call", "id": format!("ws_sim{n}"), "status": "completed", "action": {"type": "search", "query": prompt}},
+            {"id": format!("msg_sim{n}"), "type": "message", "status": "completed", "role": "assistant", "content": content}
+        ],
+        "usage": {"input_tokens": input, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": output, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": input + output}
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn anthropic(
+    model: &str,
+    prompt: &str,
+    text: &str,
+    sources: &[(String, String)],
+    refusal: bool,
+    input: u64,
+    output: u64,
+    n: u64,
+) -> Value {
+    let results: Vec<Value> = sources
+        .iter()
+        .map(|(url, title)| json!({"type": "web_search_result", "url": url, "title": title, "encrypted_content": "EqgfCioIARgB", "page_age": "April 30, 2025"}))
+        .collect();
+    let citations: Vec<Value> = sources
+        .iter()
+        .map(|(url, title)| json!({"type": "web_search_result_location", "url": url, "title": title, "encrypted_index": "Eo8BCioIAhgB", "cited_text": "…"}))
+        .collect();
+    let mut content = vec![
+        json!({"type": "server_tool_use", "id": format!("srvtoolu_sim{n}"), "name": "web_search", "input": {"query": prompt}}),
+        json!({"type": "web_search_tool_result", "tool_use_id": format!("srvtoolu_sim{n}"), "content": results}),
+    ];
+    if !refusal && !text.is_empty() {
+        content.push(json!({"type": "text", "text": text, "citations": citations}));
+    }
+    json!({
+        "id": format!("msg_sim{n}"),
+        "type": "message",
+        "role": "assistant",
+        "model": if model.ends_with("-20250929") { model.to_owned() } else { format!("{model}-20250929") },
+        "content": content,
+        "stop_reason": if refusal { "refusal" } else { "end_turn" },
+        "stop_sequence": null,
+        "usage": {"input_tokens": input, "output_tokens": output, "server_tool_use": {"web_search_requests": 1}}
+    })
+}
+
+fn google(
+    model: &str,
+    text: &str,
+    sources: &[(String, String)],
+    refusal: bool,
+    input: u64,
+    output: u64,
+    host: &str,
+) -> Value {
+    let chunks: Vec<Value> = sources
+        .iter()
+        .map(|(url, _)| {
+            let domain = url::Url::parse(url)
+                .ok()
+                .and_then(|u| u.host_str().map(|h| h.trim_start_matches("www.").to_owned()))
+                .unwrap_or_default();
+            json!({"web": {"uri": format!("http://{host}/grounding-api-redirect/{}", hex(url)), "title": domain}})
+        })
+        .collect();
+    let parts = if text.is_empty() { json!([]) } else { json!([{"text": text}]) };
+    json!({
+        "candidates": [{
+            "content": {"parts": parts, "role": "model"},
+            "finishReason": if refusal { "SAFETY" } else { "STOP" },
+            "groundingMetadata": {
+                "webSearchQueries": ["consulta simulada"],
+                "searchEntryPoint": {"renderedContent": "<!-- HTML and CSS for the search widget -->"},
+                "groundingChunks": chunks,
+                "groundingSupports": [{"segment": {"startIndex": 0, "endIndex": text.len(), "text": text}, "groundingChunkIndices": [0]}]
+            }
+        }],
+        "usageMetadata": {"promptTokenCount": input, "candidatesTokenCount": output, "totalTokenCount": input + output},
+        "modelVersion": format!("{model}-001")
+    })
+}
+
+fn compatible(
+    model: &str,
+    text: &str,
+    sources: &[(String, String)],
+    refusal: bool,
+    input: u64,
+    output: u64,
+    n: u64,
+) -> Value {
+    let citations: Vec<&str> = sources.iter().map(|(url, _)| url.as_str()).collect();
+    let results: Vec<Value> =
+        sources.iter().map(|(url, title)| json!({"title": title, "url": url, "date": "2026-03-01"})).collect();
+    json!({
+        "id": format!("sim-{n}"),
+        "model": model,
+        "created": 1_724_369_245,
+        "object": "chat.completion",
+        "usage": {"prompt_tokens": input, "completion_tokens": output, "total_tokens": input + output, "search_context_size": "low"},
+        "citations": citations,
+        "search_results": results,
+        "choices": [{"index": 0, "finish_reason": if refusal { "content_filter" } else { "stop" }, "message": {"role": "assistant", "content": text}}]
+    })
+}
+
+fn hex(text: &str) -> String {
+    text.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<String> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> =
+        (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect();
+    String::from_utf8(bytes?).ok()
+}

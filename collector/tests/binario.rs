@@ -1,0 +1,383 @@
+//! The real binary: a study of 20 questions × 6 models × 3 repetitions collected from the local
+//! simulator, killed with SIGKILL mid-run and resumed (every triple answered once, no duplicate,
+//! no loss), keys never in the files or the output, `--plan` asking nothing, `--help` in Spanish;
+//! then the collected study goes through the generator's `check`.
+
+#![allow(clippy::unwrap_used)] // helpers of the tests panic on failure, like the tests
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use collector::simulator::{Behaviour, Simulator};
+use common::{BRANDS, FileSpec, lines, write_questions};
+
+const EXE: &str = env!("CARGO_BIN_EXE_recolector");
+const KEYS: [(&str, &str); 4] = [
+    ("OPENAI_API_KEY", "sk-proj-secretisima-0001"),
+    ("ANTHROPIC_API_KEY", "sk-ant-secretisima-0002"),
+    ("GEMINI_API_KEY", "AIza-secretisima-0003"),
+    ("PERPLEXITY_API_KEY", "pplx-secretisima-0004"),
+];
+
+const STUDY_TOML: &str = r#"nombre = "Telefonía móvil, recolectada"
+nombre_en = "Mobile carriers, collected"
+descripcion = "Prueba del recolector contra el simulador local."
+descripcion_en = "Collector test against the local simulator."
+industria = "Telecomunicaciones"
+subindustria = "Telefonía móvil"
+pais = ["Argentina"]
+idioma = ["es"]
+publicado = "2026-04-15"
+version_paquete = "1.0.0"
+tags = []
+como_citar = "Prueba."
+nota = "Respuestas del simulador local, no de los proveedores."
+
+[[metodologia]]
+titulo = "Recolección"
+texto = "Cada pregunta se hizo tres veces a cada modelo, con búsqueda web."
+
+[[dimensiones]]
+id = "tema"
+etiqueta = "Tema"
+etiqueta_en = "Topic"
+valores = ["planes", "cobertura"]
+
+[[modelos]]
+id = "gpt-5-mini"
+nombre = "GPT-5 mini"
+proveedor = "OpenAI"
+nivel = "estándar"
+
+[[modelos]]
+id = "gpt-5"
+nombre = "GPT-5"
+proveedor = "OpenAI"
+nivel = "estándar"
+
+[[modelos]]
+id = "claude-haiku-4-5"
+nombre = "Claude Haiku 4.5"
+proveedor = "Anthropic"
+nivel = "estándar"
+
+[[modelos]]
+id = "claude-sonnet-4-5"
+nombre = "Claude Sonnet 4.5"
+proveedor = "Anthropic"
+nivel = "estándar"
+
+[[modelos]]
+id = "gemini-2.5-flash"
+nombre = "Gemini 2.5 Flash"
+proveedor = "Google"
+nivel = "estándar"
+
+[[modelos]]
+id = "sonar"
+nombre = "Sonar"
+proveedor = "Perplexity"
+nivel = "estándar"
+
+[[analisis]]
+id = "A01"
+nombre = "visibilidad_marcas"
+titulo = "Visibilidad de marcas"
+titulo_en = "Brand visibility"
+tipo = "marcas"
+metricas = ["mencion", "orden", "citacion", "top1", "sov"]
+
+[[analisis]]
+id = "A02"
+nombre = "mencion_por_modelo"
+titulo = "Tasa de mención por modelo"
+titulo_en = "Mention rate by model"
+tipo = "marca_por_modelo"
+metricas = ["mencion"]
+
+[[analisis]]
+id = "A03"
+nombre = "acuerdo"
+titulo = "Acuerdo entre modelos"
+titulo_en = "Agreement between models"
+tipo = "acuerdo"
+
+[[analisis]]
+id = "A04"
+nombre = "estabilidad"
+titulo = "Estabilidad entre repeticiones"
+titulo_en = "Stability across repetitions"
+tipo = "estabilidad"
+"#;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A content folder with the repository's service files and one study to collect.
+fn content(root: &Path, url: &str) -> PathBuf {
+    std::fs::create_dir_all(root.join("estudios")).unwrap();
+    for file in ["servicio.toml", "metricas.toml"] {
+        std::fs::copy(repo().join("content").join(file), root.join(file)).unwrap();
+    }
+    let study = root.join("estudios/telefonia-recolectada-2026");
+    write_questions(&study, 20);
+    std::fs::write(study.join("estudio.toml"), STUDY_TOML).unwrap();
+    std::fs::write(study.join("marcas.toml"), BRANDS).unwrap();
+    std::fs::write(study.join("hallazgos.toml"), "").unwrap();
+    std::fs::write(study.join("recoleccion.toml"), FileSpec { concurrency: 2, ..FileSpec::new(url) }.render()).unwrap();
+    study
+}
+
+fn recolector(args: &[&str], out: &Path) -> Command {
+    let mut command = Command::new(EXE);
+    command.args(args).env_remove("RUST_LOG");
+    for (variable, key) in KEYS {
+        command.env(variable, key);
+    }
+    let stdout = std::fs::OpenOptions::new().create(true).append(true).open(out.join("stdout.txt")).unwrap();
+    let stderr = std::fs::OpenOptions::new().create(true).append(true).open(out.join("stderr.txt")).unwrap();
+    command.stdout(Stdio::from(stdout)).stderr(Stdio::from(stderr));
+    command
+}
+
+fn count_lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).map(|t| t.lines().count()).unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_with_sigkill_and_resumed_every_triple_is_answered_once() {
+    let behaviour = Behaviour { latency: Duration::from_millis(100), ..Behaviour::default() };
+    let sim = Simulator::start("127.0.0.1:0", behaviour, false).await.unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let study = content(&root.path().join("content"), &sim.url());
+    let answers = study.join("respuestas.jsonl");
+    let study_arg = study.to_str().unwrap();
+
+    // --plan asks nothing.
+    let status = recolector(&["recolectar", study_arg, "--plan"], logs.path()).status().unwrap();
+    assert!(status.success());
+    assert_eq!(sim.served(), 0);
+    let plan = std::fs::read_to_string(logs.path().join("stdout.txt")).unwrap();
+    assert!(plan.contains("360 llamadas por hacer"), "{plan}");
+
+    // Killed mid-run.
+    let mut child = recolector(&["recolectar", study_arg], logs.path()).spawn().unwrap();
+    let started = Instant::now();
+    while count_lines(&answers) < 60 {
+        assert!(started.elapsed() < Duration::from_secs(60), "the run did not start");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    let at_kill = count_lines(&answers);
+    assert!(at_kill < 360, "killed mid-run ({at_kill} lines)");
+
+    // Resumed to the end.
+    let status = recolector(&["recolectar", study_arg], logs.path()).status().unwrap();
+    let stdout = std::fs::read_to_string(logs.path().join("stdout.txt")).unwrap();
+    assert!(status.success(), "{stdout}");
+    assert!(stdout.contains("ya estaban hechas"), "{stdout}");
+    assert!(stdout.contains("para la metodología:   «Cada pregunta se hizo 3 veces"), "{stdout}");
+    assert!(stdout.contains("gemini-2.5-flash (gemini-2.5-flash-001)"), "{stdout}");
+    let written = lines(&answers);
+    assert_eq!(written.len(), 360);
+    let triples: BTreeSet<(String, String, u64)> = written
+        .iter()
+        .map(|a| {
+            (
+                a["pregunta"].as_str().unwrap().into(),
+                a["modelo"].as_str().unwrap().into(),
+                a["repeticion"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(triples.len(), 360, "no duplicates, no loss");
+    let ids: BTreeSet<&str> = written.iter().map(|a| a["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 360);
+    assert!(sim.served() >= 360);
+
+    // Keys: nowhere in the study's files, the output or the errors.
+    let mut texts = vec![
+        std::fs::read_to_string(logs.path().join("stdout.txt")).unwrap(),
+        std::fs::read_to_string(logs.path().join("stderr.txt")).unwrap(),
+    ];
+    for entry in std::fs::read_dir(&study).unwrap() {
+        texts.push(std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default());
+    }
+    for (variable, key) in KEYS {
+        assert!(texts.iter().all(|t| !t.contains(key) && !t.contains("secretisima")), "{variable} leaked");
+    }
+
+    // The collected study, as the generator reads it.
+    match generator::check(&root.path().join("content")) {
+        Ok(checked) => {
+            let study = checked.content.studies.iter().position(|s| s.answers.len() == 360).unwrap();
+            let stability = checked.tables[study].iter().find(|t| t.id == "A04").unwrap();
+            // 20 questions × 3 repetitions: 3 pairs per question and model.
+            let keys: Vec<&str> = stability.row_keys().collect();
+            assert_eq!(keys.len(), 7, "six models and the total: {keys:?}");
+            assert_eq!(stability.cell("total", "pares"), Some(&generator::metrics::analysis::Cell::Int(6 * 20 * 3)));
+        }
+        Err(problems) => panic!("generator check:\n{problems}"),
+    }
+
+    // Built, and every published cell recomputed by the independent implementation
+    // (tests/recalculo, Python), repetitions clustered by question.
+    let dist = root.path().join("dist");
+    let options =
+        generator::build::BuildOptions { content: root.path().join("content"), out: dist.clone(), quiet: true };
+    generator::build::build(&options).unwrap_or_else(|e| panic!("generator build: {e}"));
+    match Command::new("python3")
+        .arg(repo().join("tests/recalculo/recalcular.py"))
+        .args(["--content", root.path().join("content").to_str().unwrap(), "--dist", dist.to_str().unwrap()])
+        .output()
+    {
+        Ok(output) => {
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(output.status.success(), "recalculo:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+            assert!(stdout.contains(", 0 mismatches"), "{stdout}");
+        }
+        Err(e) => eprintln!("python3 no está: se omite el recálculo independiente ({e})"),
+    }
+}
+
+#[test]
+fn help_is_in_spanish_and_describes_every_option() {
+    let mut problems = cli::binary_help_problems(Path::new(EXE), &[]);
+    problems.extend(cli::binary_help_problems(Path::new(EXE), &["recolectar"]));
+    problems.extend(cli::binary_help_problems(Path::new(EXE), &["simulador"]));
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn a_missing_key_is_reported_before_anything_is_asked() {
+    let root = tempfile::tempdir().unwrap();
+    let study = content(&root.path().join("content"), "http://127.0.0.1:9");
+    let output = Command::new(EXE)
+        .args(["recolectar", study.to_str().unwrap()])
+        .env_remove("OPENAI_API_KEY")
+        .env("ANTHROPIC_API_KEY", "x")
+        .env("GEMINI_API_KEY", "x")
+        .env("PERPLEXITY_API_KEY", "x")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("falta la variable de entorno OPENAI_API_KEY"), "{stderr}");
+    assert!(!study.join("respuestas.jsonl").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_finishes_the_calls_in_flight_writes_them_and_stops() {
+    let behaviour = Behaviour { latency: Duration::from_millis(200), ..Behaviour::default() };
+    let sim = Simulator::start("127.0.0.1:0", behaviour, false).await.unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let study = content(&root.path().join("content"), &sim.url());
+    let answers = study.join("respuestas.jsonl");
+    let mut child = recolector(&["recolectar", study.to_str().unwrap()], logs.path()).spawn().unwrap();
+    let started = Instant::now();
+    while count_lines(&answers) < 10 {
+        assert!(started.elapsed() < Duration::from_secs(60), "the run did not start");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let interrupt = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(interrupt.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let stdout = std::fs::read_to_string(logs.path().join("stdout.txt")).unwrap();
+    assert!(stdout.contains("detenida con Ctrl-C"), "{stdout}");
+    let written = lines(&answers); // every line whole
+    assert!(written.len() < 360);
+    assert!(sim.served() as usize <= written.len() + 8, "at most the calls in flight were lost");
+    let status = recolector(&["recolectar", study.to_str().unwrap()], logs.path()).status().unwrap();
+    assert!(status.success());
+    assert_eq!(lines(&answers).len(), 360);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tone_by_the_judge_then_peoples_labels_and_the_generator_accepts_both() {
+    let sim = Simulator::start("127.0.0.1:0", Behaviour::default(), true).await.unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let study = content(&root.path().join("content"), &sim.url());
+    let file = study.join("recoleccion.toml");
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text = text.replace("repeticiones = 3", "repeticiones = 1");
+    text.push_str(
+        "[juez]\nproveedor = \"openai\"\nmodelo = \"gpt-5-mini\"\nprecio = { entrada = 0.25, salida = 2.0 }\n",
+    );
+    std::fs::write(&file, text).unwrap();
+    let study_arg = study.to_str().unwrap();
+    assert!(recolector(&["recolectar", study_arg], logs.path()).status().unwrap().success());
+    let collected = sim.requests().len();
+
+    assert!(recolector(&["tono", study_arg, "--plan"], logs.path()).status().unwrap().success());
+    assert_eq!(sim.requests().len(), collected, "--plan asks nothing");
+    let status = recolector(&["tono", study_arg], logs.path()).status().unwrap();
+    let stdout = std::fs::read_to_string(logs.path().join("stdout.txt")).unwrap();
+    assert!(status.success(), "{stdout}");
+    assert!(stdout.contains("lo etiquetó el modelo gpt-5-mini (versión gpt-5-mini-2025-08-07)"), "{stdout}");
+    let judged = &sim.requests()[collected..];
+    assert_eq!(judged.len(), 120, "one judge call per answer naming a brand");
+    for request in judged {
+        let body = request.json();
+        assert_eq!(request.path, "/v1/responses");
+        assert!(body.get("tools").is_none(), "the judge does not search");
+        assert!(body["instructions"].as_str().unwrap().contains("anotador de tono"));
+        assert!(body["input"].as_str().unwrap().starts_with("MARCAS: "));
+    }
+    let answers = lines(&study.join("respuestas.jsonl"));
+    assert_eq!(answers.len(), 120);
+    for answer in &answers {
+        let labels = answer["tono"].as_object().unwrap();
+        assert!(!labels.is_empty());
+        for brand in labels.keys() {
+            let name = match brand.as_str() {
+                "movistar" => "Movistar",
+                "claro" => "Claro",
+                _ => "Personal",
+            };
+            assert!(answer["respuesta"].as_str().unwrap().contains(name), "a label only on a brand named");
+        }
+        let origin = &answer["recoleccion"]["tono"];
+        assert_eq!(origin["origen"], "juez");
+        assert_eq!(origin["modelo"], "gpt-5-mini");
+        assert_eq!(origin["version"], "gpt-5-mini-2025-08-07");
+    }
+    // A rerun has nothing left to label.
+    assert!(recolector(&["tono", study_arg], logs.path()).status().unwrap().success());
+    assert_eq!(sim.requests().len(), collected + 120);
+
+    // People's labels replace the judge's for those answers; a wrong one is refused whole.
+    let first = answers[0]["id"].as_str().unwrap();
+    let named = answers[0]["tono"].as_object().unwrap().keys().next().unwrap().clone();
+    let labels = logs.path().join("etiquetas.jsonl");
+    std::fs::write(
+        &labels,
+        format!("{{\"id\": \"{first}\", \"tono\": {{\"{named}\": \"neg\"}}}}\n{{\"id\": \"nadie\", \"tono\": {{}}}}\n"),
+    )
+    .unwrap();
+    let refused = Command::new(EXE).args(["importar-tono", study_arg, labels.to_str().unwrap()]).output().unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("`nadie` no está en respuestas.jsonl"));
+    std::fs::write(&labels, format!("{{\"id\": \"{first}\", \"tono\": {{\"{named}\": \"neg\"}}}}\n")).unwrap();
+    let imported = Command::new(EXE).args(["importar-tono", study_arg, labels.to_str().unwrap()]).output().unwrap();
+    assert!(imported.status.success(), "{}", String::from_utf8_lossy(&imported.stderr));
+    let answers = lines(&study.join("respuestas.jsonl"));
+    assert_eq!(answers[0]["tono"], serde_json::json!({ named.clone(): "neg" }));
+    assert_eq!(answers[0]["recoleccion"]["tono"]["origen"], "humano");
+    assert_eq!(answers[0]["recoleccion"]["tono"]["archivo"], "etiquetas.jsonl");
+
+    match generator::check(&root.path().join("content")) {
+        Ok(_) => {}
+        Err(problems) => panic!("generator check:\n{problems}"),
+    }
+}

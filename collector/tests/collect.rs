@@ -1,0 +1,352 @@
+//! Collection runs against the local simulator: what is written, what is sent, and what happens
+//! on 429 with `Retry-After`, 500s, timeouts, malformed bodies, empty answers, refusals, a bad key
+//! and the budget's cap.
+
+#![allow(clippy::unwrap_used)] // helpers of the tests panic on failure, like the tests
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use collector::client::StopReason;
+use collector::config::Kind;
+use collector::simulator::{Behaviour, Fault, Simulator};
+use common::{CALL_COST, FileSpec, collect, lines, write_questions};
+
+async fn simulator() -> Simulator {
+    Simulator::start("127.0.0.1:0", Behaviour::default(), true).await.unwrap()
+}
+
+fn setup(dir: &std::path::Path, questions: usize, spec: &FileSpec<'_>) {
+    write_questions(dir, questions);
+    std::fs::write(dir.join("recoleccion.toml"), spec.render()).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_provider_answers_in_the_content_format() {
+    let sim = simulator().await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = sim.url();
+    let spec = FileSpec { repetitions: 2, ..FileSpec::new(&url) };
+    setup(dir.path(), 3, &spec);
+    let summary = collect(dir.path(), "sk-prueba").await;
+    assert!(summary.complete(), "{}", summary.render(100.0));
+    assert_eq!(summary.answers, 3 * 6 * 2);
+    let answers = lines(&dir.path().join("respuestas.jsonl"));
+    assert_eq!(answers.len(), 36);
+    let triples: BTreeSet<(String, String, u64)> = answers
+        .iter()
+        .map(|a| {
+            (
+                a["pregunta"].as_str().unwrap().into(),
+                a["modelo"].as_str().unwrap().into(),
+                a["repeticion"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(triples.len(), 36, "every triple once");
+    for answer in &answers {
+        let (q, m, r) = (
+            answer["pregunta"].as_str().unwrap(),
+            answer["modelo"].as_str().unwrap(),
+            answer["repeticion"].as_u64().unwrap(),
+        );
+        assert_eq!(answer["id"], format!("{q}-{m}-r{r}"));
+        assert!(answer["respuesta"].as_str().unwrap().contains("opciones que más se recomiendan"));
+        assert_eq!(answer["fecha"].as_str().unwrap().len(), 10);
+        let collected = &answer["recoleccion"];
+        assert!(collected["hora"].as_str().unwrap().ends_with('Z'));
+        assert_eq!(
+            (collected["tokens_entrada"].as_u64(), collected["tokens_salida"].as_u64()),
+            (Some(1000), Some(300))
+        );
+        assert_eq!(collected["busquedas"], 1);
+        assert!((collected["costo_usd"].as_f64().unwrap() - CALL_COST).abs() < 1e-9);
+        let sources = answer["fuentes"].as_array().unwrap();
+        assert!(sources.len() >= 3);
+        for s in sources {
+            let url = s["url"].as_str().unwrap();
+            assert!(url.starts_with("https://www."), "Gemini's redirects are resolved: {url}");
+            assert!(!s["titulo"].as_str().unwrap().is_empty());
+        }
+        let version = answer["version"].as_str().unwrap();
+        let expected = match m {
+            "gpt-5-mini" | "gpt-5" => format!("{m}-2025-08-07"),
+            "claude-haiku-4-5" | "claude-sonnet-4-5" => format!("{m}-20250929"),
+            "gemini-2.5-flash" => "gemini-2.5-flash-001".to_owned(),
+            _ => m.to_owned(),
+        };
+        assert_eq!(version, expected, "the version the provider reports");
+    }
+    // What was sent, as each reference documents it.
+    let requests = sim.requests();
+    let posts: Vec<_> = requests.iter().filter(|r| r.method == "POST").collect();
+    assert_eq!(posts.len(), 36);
+    for request in posts {
+        let body = request.json();
+        match request.path.as_str() {
+            "/v1/responses" => {
+                assert_eq!(request.headers["authorization"], "Bearer sk-prueba-openai");
+                assert_eq!(body["tools"][0]["type"], "web_search");
+                assert_eq!(body["tools"][0]["user_location"]["country"], "AR");
+                assert!(body["input"].as_str().unwrap().starts_with("¿Qué compañía"));
+                assert_eq!(body["max_output_tokens"], 2048);
+            }
+            "/v1/messages" => {
+                assert_eq!(request.headers["x-api-key"], "sk-prueba-anthropic");
+                assert_eq!(request.headers["anthropic-version"], "2023-06-01");
+                assert_eq!(body["tools"][0]["type"], "web_search_20250305");
+                assert_eq!(body["tools"][0]["name"], "web_search");
+                assert_eq!(body["tools"][0]["max_uses"], 3);
+                assert_eq!(body["messages"][0]["role"], "user");
+                assert_eq!(body["max_tokens"], 2048);
+            }
+            "/v1beta/models/gemini-2.5-flash:generateContent" => {
+                assert_eq!(request.headers["x-goog-api-key"], "sk-prueba-google");
+                assert_eq!(body["tools"][0]["google_search"], serde_json::json!({}));
+                assert_eq!(body["generationConfig"]["maxOutputTokens"], 2048);
+            }
+            "/chat/completions" => {
+                assert_eq!(request.headers["authorization"], "Bearer sk-prueba-perplexity");
+                assert_eq!(body["model"], "sonar");
+                assert_eq!(body["web_search_options"]["user_location"]["country"], "AR");
+            }
+            other => panic!("unexpected path {other}"),
+        }
+    }
+    let gemini_sources: usize = answers
+        .iter()
+        .filter(|a| a["modelo"] == "gemini-2.5-flash")
+        .map(|a| a["fuentes"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(requests.iter().filter(|r| r.method == "GET").count(), gemini_sources, "one GET per Gemini redirect");
+}
+
+fn one_model(kind: &'static str) -> [(&'static str, &'static str, &'static str, &'static str); 1] {
+    match kind {
+        "openai" => [("gpt-5-mini", "openai", "openai", "gpt-5-mini")],
+        "anthropic" => [("claude-haiku-4-5", "anthropic", "anthropic", "claude-haiku-4-5")],
+        "google" => [("gemini-2.5-flash", "google", "google", "gemini-2.5-flash")],
+        _ => [("sonar", "perplexity", "compatible", "sonar")],
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_429_waits_what_retry_after_says_for_every_provider() {
+    for (name, kind) in [
+        ("openai", Kind::Openai),
+        ("anthropic", Kind::Anthropic),
+        ("google", Kind::Google),
+        ("compatible", Kind::Compatible),
+    ] {
+        let sim = simulator().await;
+        sim.push_fault(kind, Fault::Status(429, Some(1)));
+        let dir = tempfile::tempdir().unwrap();
+        let url = sim.url();
+        let models = one_model(name);
+        setup(dir.path(), 1, &FileSpec { models: &models, repetitions: 1, ..FileSpec::new(&url) });
+        let started = Instant::now();
+        let summary = collect(dir.path(), "k").await;
+        assert!(summary.complete(), "{name}: {}", summary.render(1.0));
+        assert!(started.elapsed() >= Duration::from_millis(990), "{name}: waited {:?}", started.elapsed());
+        assert_eq!(sim.requests().iter().filter(|r| r.method == "POST").count(), 2, "{name}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_errors_are_retried_and_when_they_persist_recorded_and_asked_again_next_run() {
+    let sim = simulator().await;
+    for _ in 0..2 {
+        sim.push_fault(Kind::Anthropic, Fault::Status(500, None));
+    }
+    sim.push_fault(Kind::Anthropic, Fault::Status(529, None));
+    let dir = tempfile::tempdir().unwrap();
+    let url = sim.url();
+    let models = one_model("anthropic");
+    // Two attempts: the first call meets 500 and 500 and fails; the second meets 529, then succeeds.
+    setup(
+        dir.path(),
+        2,
+        &FileSpec { models: &models, repetitions: 1, attempts: 2, concurrency: 1, ..FileSpec::new(&url) },
+    );
+    let summary = collect(dir.path(), "k").await;
+    assert_eq!(summary.answers, 1);
+    assert_eq!(summary.failures.get("http_500"), Some(&1), "{:?}", summary.failures);
+    assert!(!summary.complete());
+    let incidents = lines(&dir.path().join("incidencias.jsonl"));
+    assert_eq!(incidents.len(), 1);
+    assert_eq!(incidents[0]["causa"], "http_500");
+    assert_eq!(incidents[0]["definitiva"], false);
+    // A rerun asks only what is missing.
+    let again = collect(dir.path(), "k").await;
+    assert!(again.complete());
+    assert_eq!((again.planned, again.already_done, again.answers), (1, 1, 1));
+    assert_eq!(lines(&dir.path().join("respuestas.jsonl")).len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_outlives_its_timeout_is_abandoned_and_retried() {
+    let sim = simulator().await;
+    sim.push_fault(Kind::Google, Fault::Delay(Duration::from_secs(3)));
+    let dir = tempfile::tempdir().unwrap();
+    let url = sim.url();
+    let models = one_model("google");
+    setup(
+        dir.path(),
+        1,
+        &FileSpec { models: &models, repetitions: 1, timeout_s: 1, attempts: 1, ..FileSpec::new(&url) },
+    );
+    let started = Instant::now();
+    let summary = collect(dir.path(), "k").await;
+    assert!(started.elapsed() < Duration::from_millis(2500), "gave up at the timeout: {:?}", started.elapsed());
+    assert_eq!(summary.failures.get("tiempo_agotado"), Some(&1), "{:?}", summary.failures);
+    // With a second attempt, the retry answers.
+    sim.push_fault(Kind::Google, Fault::Delay(Duration::from_secs(3)));
+    std::fs::write(
+        dir.path().join("recoleccion.toml"),
+        FileSpec { models: &models, repetitions: 1, timeout_s: 1, attempts: 2, ..FileSpec::new(&url) }.render(),
+    )
+    .unwrap();
+    let again = collect(dir.path(), "k").await;
+    assert!(again.complete(), "{}", again.render(1.0));
+    assert_eq!(again.answers, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_body_is_retried_not_written() {
+    let sim = simulator().await;
+    sim.push_fault(Kind::Openai, Fault::Malformed);
+    sim.push_fault(Kind::Compatible, Fault::Malformed);
+    let dir = tempfile::tempdir().unwrap();
+    let url = sim.url();
+    let models = [one_model("openai")[0], one_model("perplexity")[0]];
+    setup(dir.path(), 1, &FileSpec { models: &models, repetitions: 1, ..FileSpec::new(&url) });
+    let summary = collect(dir.path(), "k").await;
+    assert!(summary.complete(), "{}", summary.render(1.0));
+    assert_eq!(summary.answers, 2);
+    assert_eq!(sim.requests().len(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn empty_answers_and_refusals_are_recorded_as_such_and_not_asked_again() {
+    let sim = simulator().await;
+    sim.push_fault(Kind::Openai, Fault::Empty);
+    sim.push_fault(Kind::Openai, Fault::Refusal);
+    let dir = tempfile::tempdir().unwrap();
+    let url = sim.url();
+    let models = one_model("openai");
+    setup(dir.path(), 3, &FileSpec { models: &models, repetitions: 1, concurrency: 1, ..FileSpec::new(&url) });
+    let summary = collect(dir.path(), "k").await;
+    assert_eq!((summary.answers, summary.empty), (1, 2));
+    assert!(summary.failures.is_empty());
+    let incidents = lines(&dir.path().join("incidencias.jsonl"));
+    let causes: BTreeSet<&str> = incidents.iter().map(|i| i["causa"].as_str().unwrap()).collect();
+    assert_eq!(causes, BTreeSet::from(["rechazo", "vacia"]));
+    assert!(incidents.iter().all(|i| i["definitiva"] == true && i["costo_usd"].as_f64().unwrap() > 0.0));
+    let again = collect(dir.path(), "k").await;
+    assert_eq!((again.planned, again.already_done), (0, 3), "paid non-answers are not asked again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejected_key_stops_the_run_and_is_not_written_anywhere() {
+    let sim = simulator().await;
+    sim.push_fault(Kind::Anthropic, Fault::Status(401, None));
+    let dir = tempfile::tempdir().unwrap();
+    let url = sim.url();
+    let models = one_model("anthropic");
+    setup(dir.path(), 5, &FileSpec { models: &models, repetitions: 1, concurrency: 1, ..FileSpec::new(&url) });
+    let summary = collect(dir.path(), "sk-ant-secreta-123456").await;
+    assert!(
+        matches!(summary.stop, Some(StopReason::Fatal(ref why)) if why.contains("ANTHROPIC_API_KEY")),
+        "{:?}",
+        summary.stop
+    );
+    assert_eq!(summary.answers, 0);
+    assert_eq!(summary.not_asked, 4);
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        assert!(!text.contains("secreta"));
+    }
+    assert!(!summary.render(1.0).contains("secreta"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_budget_cap_stops_at_the_cap() {
+    let sim = simulator().await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = sim.url();
+    // Room for exactly 25 calls of 0.01085 USD (and not 26).
+    let budget = CALL_COST * 25.0 + CALL_COST / 2.0;
+    setup(dir.path(), 20, &FileSpec { budget, ..FileSpec::new(&url) });
+    let summary = collect(dir.path(), "k").await;
+    assert_eq!(summary.stop, Some(StopReason::Budget));
+    assert_eq!(summary.answers, 25, "{}", summary.render(budget));
+    assert!(summary.cost <= budget, "spent {} of {budget}", summary.cost);
+    assert_eq!(summary.not_asked, 360 - 25);
+    assert_eq!(sim.requests().iter().filter(|r| r.method == "POST").count(), 25, "nothing asked past the cap");
+    assert!(summary.render(budget).contains("detenida por presupuesto"));
+    // Raising the budget continues where it stopped.
+    std::fs::write(dir.path().join("recoleccion.toml"), FileSpec::new(&url).render()).unwrap();
+    let rest = collect(dir.path(), "k").await;
+    assert!(rest.complete());
+    assert_eq!((rest.already_done, rest.answers), (25, 335));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rate_limit_paces_calls() {
+    let sim = simulator().await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = sim.url();
+    let models = one_model("openai");
+    // 600 per minute: one call every 100 ms; 11 calls take at least 1 s.
+    setup(
+        dir.path(),
+        11,
+        &FileSpec { models: &models, repetitions: 1, rpm: 600, concurrency: 8, ..FileSpec::new(&url) },
+    );
+    let started = Instant::now();
+    let summary = collect(dir.path(), "k").await;
+    assert!(summary.complete());
+    assert!(started.elapsed() >= Duration::from_millis(990), "{:?}", started.elapsed());
+    assert!(started.elapsed() < Duration::from_millis(2500), "{:?}", started.elapsed());
+}
+
+#[test]
+fn the_plan_counts_calls_tokens_and_cost_before_asking() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path(), 20, &FileSpec::new("http://127.0.0.1:9"));
+    let file = collector::config::CollectionFile::read(&dir.path().join("recoleccion.toml")).unwrap();
+    let plan = collector::run::plan(dir.path(), &file).unwrap();
+    assert_eq!(plan.calls(), 360);
+    assert!((plan.cost() - 360.0 * CALL_COST).abs() < 1e-9);
+    let text = collector::run::render_plan(&plan, &file);
+    assert!(text.contains("360 llamadas por hacer (0 ya hechas)"), "{text}");
+    assert!(text.contains("3.91"), "{text}");
+}
+
+#[test]
+fn collection_file_problems_are_all_reported_with_their_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("recoleccion.toml");
+    std::fs::write(
+        &path,
+        "repeticiones = 0\npresupuesto_usd = -1\n[proveedores.x]\ntipo = \"compatible\"\nconcurrencia = 0\n[[modelos]]\nid = \"a\"\nproveedor = \"y\"\nmodelo = \"m\"\nnivel = \"estandar\"\nprecio = { entrada = 1, salida = -2 }\n",
+    )
+    .unwrap();
+    let problems = collector::config::CollectionFile::read(&path).unwrap_err().join("\n");
+    for expected in [
+        "repeticiones",
+        "presupuesto_usd",
+        "proveedores.x.concurrencia",
+        "proveedores.x.url_base",
+        "modelos[0].proveedor: `y`",
+        "modelos[0].nivel",
+        "modelos[0].precio.salida",
+    ] {
+        assert!(problems.contains(expected), "missing {expected}: {problems}");
+    }
+    std::fs::write(&path, "repeticiones = 1\npresupuesto = 3\n").unwrap();
+    let problems = collector::config::CollectionFile::read(&path).unwrap_err().join("\n");
+    assert!(problems.contains("línea 2") && problems.contains("presupuesto"), "{problems}");
+}

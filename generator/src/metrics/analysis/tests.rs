@@ -101,6 +101,7 @@ fn fixture() -> Study {
             modelos: vec![model("m1"), model("m2")],
             ponderacion: None,
             analisis: vec![],
+            corrida_anterior: None,
         },
         brands: vec![
             brand("alfa", "Alfa", &[], &["alfa.com.ar"]),
@@ -113,6 +114,7 @@ fn fixture() -> Study {
         reports: vec![],
         question_lines: Vec::new(),
         answer_lines: Vec::new(),
+        previous: None,
     }
 }
 

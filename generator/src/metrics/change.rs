@@ -189,7 +189,9 @@ struct Sums {
     cx2: Vec<Vec<f64>>,
 }
 
-/// The numerator `y` and denominator `x` of one answer for `metric` and brand `b`.
+/// The numerator `y` and denominator `x` of one answer for `metric` and brand `b` (the
+/// definition [`cluster_sums`] follows; the tests hold one to the other).
+#[cfg(test)]
 fn y_x(a: &AnswerFacts, b: usize, metric: Metric) -> (f64, f64) {
     let position = a.brands.order.iter().position(|&x| x == b).map(|p| p + 1);
     let named = f64::from(u8::from(position.is_some()));
@@ -212,7 +214,92 @@ fn y_x(a: &AnswerFacts, b: usize, metric: Metric) -> (f64, f64) {
 }
 
 fn cluster_sums(scope: &Scope<'_>, key: &[Option<usize>], n_brands: usize) -> Sums {
-    // The scope holds each question's answers together: a new question opens a new entry.
+    // Indexes into METRICS.
+    const MENCION: usize = 0;
+    const ORDEN: usize = 1;
+    const CITACION: usize = 2;
+    const PROTAGONISMO: usize = 3;
+    const TOP1: usize = 4;
+    const SOV: usize = 5;
+    const TONO: usize = 6;
+    let mut clusters: Vec<Vec<Vec<(usize, f64, f64)>>> = vec![vec![Vec::new(); METRICS.len()]; n_brands];
+    let mut cx2 = vec![vec![0.0; METRICS.len()]; n_brands];
+    // Per brand inside the current question: Σ c·y by metric, and the denominators that are
+    // the brand's own (order: answers naming it; tone: answers labelling it) with their Σ (c·x)².
+    let mut y = vec![[0.0; METRICS.len()]; n_brands];
+    let mut own = vec![[0.0; 4]; n_brands];
+    // The scope holds each question's answers together, in runs.
+    let mut start = 0;
+    while start < scope.answers.len() {
+        let question = scope.answers[start].question;
+        let end = (start..scope.answers.len())
+            .find(|&i| scope.answers[i].question != question)
+            .unwrap_or(scope.answers.len());
+        let range = start..end;
+        start = end;
+        let Some(g) = key[question] else { continue };
+        // Denominators every brand shares: all answers, answers naming a brand, mentions.
+        let (mut x_all, mut x_any, mut x_k, mut q_all, mut q_any, mut q_k) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+        for i in range {
+            let (a, c) = (scope.answers[i], scope.weights[i]);
+            let k = a.brands.order.len() as f64;
+            x_all += c;
+            q_all += c * c;
+            if k > 0.0 {
+                x_any += c;
+                q_any += c * c;
+                x_k += c * k;
+                q_k += (c * k) * (c * k);
+            }
+            for (index, &b) in a.brands.order.iter().enumerate() {
+                let Some(sums) = y.get_mut(b) else { continue };
+                let position = index + 1;
+                sums[MENCION] += c;
+                sums[ORDEN] += c * position as f64;
+                sums[PROTAGONISMO] += c * prominence_points(Some(position));
+                sums[SOV] += c;
+                if position == 1 {
+                    sums[TOP1] += c;
+                }
+                own[b][0] += c;
+                own[b][1] += c * c;
+            }
+            for &b in &a.brands.cited {
+                if let Some(sums) = y.get_mut(b) {
+                    sums[CITACION] += c;
+                }
+            }
+            for &(b, tone) in &a.tone {
+                let Some(sums) = y.get_mut(b) else { continue };
+                sums[TONO] += c * match tone {
+                    Tone::Pos => 1.0,
+                    Tone::Neu => 0.0,
+                    Tone::Neg => -1.0,
+                };
+                own[b][2] += c;
+                own[b][3] += c * c;
+            }
+        }
+        for b in 0..n_brands {
+            let sums = std::mem::take(&mut y[b]);
+            let [x_order, q_order, x_tone, q_tone] = std::mem::take(&mut own[b]);
+            let x = [x_all, x_order, x_all, x_all, x_any, x_k, x_tone];
+            let q = [q_all, q_order, q_all, q_all, q_any, q_k, q_tone];
+            for m in 0..METRICS.len() {
+                // A question where the brand's own denominator is 0 adds nothing.
+                if x[m] != 0.0 || sums[m] != 0.0 {
+                    clusters[b][m].push((g, sums[m], x[m]));
+                }
+                cx2[b][m] += q[m];
+            }
+        }
+    }
+    Sums { clusters, cx2 }
+}
+
+/// [`cluster_sums`] the slow way, answer by answer and brand by brand, from [`y_x`].
+#[cfg(test)]
+fn cluster_sums_by_answer(scope: &Scope<'_>, key: &[Option<usize>], n_brands: usize) -> Sums {
     let mut clusters: Vec<Vec<Vec<(usize, f64, f64)>>> = vec![vec![Vec::new(); METRICS.len()]; n_brands];
     let mut cx2 = vec![vec![0.0; METRICS.len()]; n_brands];
     for (a, &c) in scope.answers.iter().zip(&scope.weights) {
@@ -230,6 +317,11 @@ fn cluster_sums(scope: &Scope<'_>, key: &[Option<usize>], n_brands: usize) -> Su
                 }
                 cx2[b][m] += (c * x) * (c * x);
             }
+        }
+    }
+    for per_metric in &mut clusters {
+        for list in per_metric {
+            list.retain(|&(_, y, x)| x != 0.0 || y != 0.0);
         }
     }
     Sums { clusters, cx2 }
@@ -722,6 +814,38 @@ mod tests {
         assert_eq!(verdict(-0.2, 0.0), NO_CHANGE);
         assert_eq!(published_difference(0.2863, 0.1), -0.1863);
         assert_eq!(published_difference(0.3, 0.3), 0.0);
+    }
+
+    #[test]
+    fn the_question_sums_follow_the_per_answer_definition() {
+        let before = run(
+            &[("m", S), ("n", S)],
+            &[("q1", S), ("q2", S), ("q3", S)],
+            &[
+                ("q1", "m", "Alfa y Beta"),
+                ("q1", "n", "Beta, luego Alfa"),
+                ("q2", "m", "nada"),
+                ("q2", "n", "Alfa"),
+                ("q3", "m", "Beta"),
+            ],
+        );
+        let mut study = before.clone();
+        study.answers[0].tono = BTreeMap::from([("alfa".into(), Tone::Pos), ("beta".into(), Tone::Neg)]);
+        study.answers[3].tono = BTreeMap::from([("alfa".into(), Tone::Neu)]);
+        let facts = metrics::extract_facts(&study);
+        let scope = Scope::new(facts.iter().collect(), &metrics::model_weights(&study));
+        let key: Vec<Option<usize>> = vec![Some(0), None, Some(2)];
+        let (fast, slow) = (cluster_sums(&scope, &key, 2), cluster_sums_by_answer(&scope, &key, 2));
+        for b in 0..2 {
+            for m in 0..METRICS.len() {
+                let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
+                assert_eq!(fast.clusters[b][m].len(), slow.clusters[b][m].len(), "{b} {m}");
+                for (f, s) in fast.clusters[b][m].iter().zip(&slow.clusters[b][m]) {
+                    assert!(f.0 == s.0 && close(f.1, s.1) && close(f.2, s.2), "{b} {m}: {f:?} {s:?}");
+                }
+                assert!(close(fast.cx2[b][m], slow.cx2[b][m]), "{b} {m}");
+            }
+        }
     }
 
     #[test]

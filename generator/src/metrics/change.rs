@@ -344,16 +344,18 @@ fn is_rate(metric: Metric) -> bool {
 /// One run's residuals by question and its unrounded interval (`None`: fewer than two
 /// questions in the base).
 struct Linear {
-    residuals: BTreeMap<usize, f64>,
+    /// `(question key, e_g)`, sorted by key.
+    residuals: Vec<(usize, f64)>,
     variance: f64,
     bounds: Option<(f64, f64)>,
 }
 
 fn linearise(r: f64, clusters: &[(usize, f64, f64)], cx2: f64, metric: Metric) -> Linear {
     let cx: f64 = clusters.iter().map(|(_, _, x)| x).sum();
-    let residuals: BTreeMap<usize, f64> =
+    let mut residuals: Vec<(usize, f64)> =
         clusters.iter().map(|&(g, y, x)| (g, if cx > 0.0 { (y - r * x) / cx } else { 0.0 })).collect();
-    let variance: f64 = residuals.values().map(|e| e * e).sum();
+    residuals.sort_unstable_by_key(|&(g, _)| g);
+    let variance: f64 = residuals.iter().map(|(_, e)| e * e).sum();
     let questions = clusters.iter().filter(|(_, _, x)| *x != 0.0).count();
     let (low, high) = range(metric);
     let bounds = if is_rate(metric) {
@@ -365,6 +367,23 @@ fn linearise(r: f64, clusters: &[(usize, f64, f64)], cx2: f64, metric: Metric) -
         (questions >= 2).then(|| ((r - half).clamp(low, high), (r + half).clamp(low, high)))
     };
     Linear { residuals, variance, bounds }
+}
+
+/// `Σ_g e1_g·e2_g` over the keys both sorted lists hold, in key order.
+fn cross_sum(before: &[(usize, f64)], now: &[(usize, f64)]) -> f64 {
+    let (mut i, mut j, mut sum) = (0, 0, 0.0);
+    while i < before.len() && j < now.len() {
+        match before[i].0.cmp(&now[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                sum += before[i].1 * now[j].1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    sum
 }
 
 /// A change cell: the difference's interval (rounded) by MOVER, and its verdict.
@@ -412,11 +431,7 @@ fn metric_cells(
             let diff = Cell::Num(published_difference(b.value, a.value));
             match (before_linear.bounds, now_linear.bounds) {
                 (Some(lb), Some(la)) => {
-                    let cross: f64 = before_linear
-                        .residuals
-                        .iter()
-                        .filter_map(|(g, e1)| now_linear.residuals.get(g).map(|e2| e1 * e2))
-                        .sum();
+                    let cross = cross_sum(&before_linear.residuals, &now_linear.residuals);
                     let rho = if before_linear.variance > 0.0 && now_linear.variance > 0.0 {
                         cross / (before_linear.variance * now_linear.variance).sqrt()
                     } else {

@@ -49,6 +49,9 @@ pub struct Checked {
     pub content: Content,
     /// Tables per study, in the order of `content.studies`.
     pub tables: Vec<Vec<Table>>,
+    /// Change tables per study (same order; empty for a study without a previous run):
+    /// `metrics::change`.
+    pub changes: Vec<Vec<Table>>,
     /// Brands named and cited per answer, per study (same orders), found once for the
     /// metrics and reused by the package.
     pub brands: Vec<Vec<AnswerBrands>>,
@@ -72,12 +75,14 @@ pub fn check(root: &Path) -> Result<Checked, Problems> {
     let results: Vec<Result<StudyAnalysis, Problems>> =
         parallel::largest_first(&sizes, |i| analyse_study(root, &loaded.studies[i]));
     let mut tables = Vec::with_capacity(results.len());
+    let mut changes = Vec::with_capacity(results.len());
     let mut brands = Vec::with_capacity(results.len());
     let mut warnings = Problems::default();
     for result in results {
         match result {
-            Ok((t, b, w)) => {
+            Ok((t, c, b, w)) => {
                 tables.push(t);
+                changes.push(c);
                 brands.push(b);
                 warnings.extend(w);
             }
@@ -85,11 +90,12 @@ pub fn check(root: &Path) -> Result<Checked, Problems> {
         }
     }
     let content = loaded.into_content_with(problems)?;
-    Ok(Checked { content, tables, brands, warnings })
+    Ok(Checked { content, tables, changes, brands, warnings })
 }
 
-/// One study's tables, the brands found in each of its answers, and its warnings.
-type StudyAnalysis = (Vec<Table>, Vec<AnswerBrands>, Problems);
+/// One study's tables, its change tables, the brands found in each of its answers, and its
+/// warnings.
+type StudyAnalysis = (Vec<Table>, Vec<Table>, Vec<AnswerBrands>, Problems);
 
 /// Validates one study, then computes its tables and checks its findings against them.
 /// Returns the tables and the brands found in each answer.
@@ -104,7 +110,10 @@ fn analyse_study(root: &Path, study: &Study) -> Result<StudyAnalysis, Problems> 
         problems.push(&file, "analisis", format!("{e:#}"));
         problems
     })?;
-    validate::check_findings(root, study, &tables).into_result(())?;
-    let warnings = validate::unsupported_comparisons(root, study, &tables);
-    Ok((tables, brands, warnings))
+    let changes = metrics::change::change_tables(study, &facts);
+    let all: Vec<Table> = tables.iter().chain(&changes).cloned().collect();
+    validate::check_findings(root, study, &all).into_result(())?;
+    let mut warnings = validate::unsupported_comparisons(root, study, &tables);
+    warnings.extend(validate::unsupported_changes(root, study, &changes));
+    Ok((tables, changes, brands, warnings))
 }

@@ -23,6 +23,8 @@ pub const QUESTIONS_FILE: &str = "preguntas.jsonl";
 pub const ANSWERS_FILE: &str = "respuestas.jsonl";
 pub const FINDINGS_FILE: &str = "hallazgos.toml";
 pub const REPORTS_DIR: &str = "informes";
+/// The previous run's questions and answers (`[corrida_anterior]` in `estudio.toml`).
+pub const PREVIOUS_DIR: &str = "anterior";
 
 /// What could be loaded, and every problem met on the way. A study whose files do not
 /// parse is left out of `studies` (its problems say why), so the others can still be
@@ -30,6 +32,7 @@ pub const REPORTS_DIR: &str = "informes";
 pub struct Loaded {
     pub service: Option<ServiceSettings>,
     pub metrics: Option<Vec<crate::model::MetricDefinition>>,
+    pub change_method: Option<crate::model::ChangeDefinition>,
     pub studies: Vec<Study>,
     pub problems: Problems,
 }
@@ -40,7 +43,7 @@ impl Loaded {
     pub fn into_content_with(self, problems: Problems) -> Result<Content, Problems> {
         match (self.service, self.metrics) {
             (Some(service), Some(metrics)) if problems.is_empty() => {
-                Ok(Content { service, metrics, studies: self.studies })
+                Ok(Content { service, metrics, change_method: self.change_method, studies: self.studies })
             }
             _ => Err(problems),
         }
@@ -51,9 +54,12 @@ impl Loaded {
 pub fn load(root: &Path) -> Loaded {
     let mut problems = Problems::default();
     let service = read_toml::<ServiceSettings>(&root.join(SERVICE_FILE), &mut problems);
-    let metrics = read_toml::<MetricsFile>(&root.join(METRICS_FILE), &mut problems).map(|m| m.metricas);
+    let (metrics, change_method) = match read_toml::<MetricsFile>(&root.join(METRICS_FILE), &mut problems) {
+        Some(m) => (Some(m.metricas), m.cambio),
+        None => (None, None),
+    };
     let studies = load_studies(&root.join(STUDIES_DIR), &mut problems);
-    Loaded { service, metrics, studies, problems }
+    Loaded { service, metrics, change_method, studies, problems }
 }
 
 /// The study folders, sorted by name.
@@ -106,12 +112,28 @@ pub fn load_study(dir: &Path, problems: &mut Problems) -> Option<Study> {
     let answers = read_jsonl::<Answer>(&dir.join(ANSWERS_FILE), problems);
     let findings = read_toml::<FindingsFile>(&dir.join(FINDINGS_FILE), problems);
     let reports = read_reports(&dir.join(REPORTS_DIR), problems);
+    let previous_dir = dir.join(PREVIOUS_DIR);
+    let previous = match design.as_ref().map(|d| d.corrida_anterior.is_some()) {
+        Some(true) => Some((
+            read_jsonl::<Question>(&previous_dir.join(QUESTIONS_FILE), problems),
+            read_jsonl::<Answer>(&previous_dir.join(ANSWERS_FILE), problems),
+        )),
+        Some(false) if previous_dir.is_dir() => {
+            problems.push(
+                &previous_dir,
+                "",
+                "hay una carpeta anterior/ pero estudio.toml no declara [corrida_anterior]",
+            );
+            None
+        }
+        _ => None,
+    };
     if problems.len() > before {
         return None;
     }
     let (questions, question_lines) = questions?;
     let (answers, answer_lines) = answers?;
-    Some(Study {
+    let mut study = Study {
         slug,
         design: design?,
         brands: brands?.marcas,
@@ -121,6 +143,41 @@ pub fn load_study(dir: &Path, problems: &mut Problems) -> Option<Study> {
         reports,
         question_lines,
         answer_lines,
+        previous: None,
+    };
+    if let Some((questions, answers)) = previous {
+        let ((questions, question_lines), (answers, answer_lines)) = (questions?, answers?);
+        study.previous = previous_run(&study, questions, answers, question_lines, answer_lines).map(Box::new);
+    }
+    Some(study)
+}
+
+/// The previous run as a study of its own: the same slug and brands, the models of
+/// `[corrida_anterior]`, its questions and answers; no tables, findings or reports.
+fn previous_run(
+    study: &Study,
+    questions: Vec<Question>,
+    answers: Vec<Answer>,
+    question_lines: Vec<usize>,
+    answer_lines: Vec<usize>,
+) -> Option<Study> {
+    let spec = study.design.corrida_anterior.as_ref()?;
+    let mut design = study.design.clone();
+    design.modelos = spec.modelos.clone();
+    design.ponderacion = spec.ponderacion.clone();
+    design.analisis = Vec::new();
+    design.corrida_anterior = None;
+    Some(Study {
+        slug: study.slug.clone(),
+        design,
+        brands: study.brands.clone(),
+        questions,
+        answers,
+        findings: Vec::new(),
+        reports: Vec::new(),
+        question_lines,
+        answer_lines,
+        previous: None,
     })
 }
 

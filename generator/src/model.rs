@@ -66,6 +66,28 @@ pub struct Privacy {
 #[serde(deny_unknown_fields)]
 pub struct MetricsFile {
     pub metricas: Vec<MetricDefinition>,
+    /// How a change between a study's run and its previous run is computed (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cambio: Option<ChangeDefinition>,
+}
+
+/// `[cambio]` in `metricas.toml`: the change tables' method, published at `/metricas` and in
+/// every package of a study compared with its previous run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChangeDefinition {
+    pub nombre: String,
+    pub nombre_en: String,
+    pub definicion: String,
+    pub definicion_en: String,
+    /// Which questions and answers enter each run's value.
+    pub base: String,
+    pub base_en: String,
+    /// The difference and its interval, precisely enough to reproduce every cell.
+    pub intervalo: String,
+    pub intervalo_en: String,
+    pub veredicto: String,
+    pub veredicto_en: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -133,6 +155,26 @@ pub struct StudyFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ponderacion: Option<Weighting>,
     pub analisis: Vec<TableSpec>,
+    /// The previous run of the same questions, compared with this one (its answers live in
+    /// `anterior/`); absent for a first run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrida_anterior: Option<PreviousRunSpec>,
+}
+
+/// `[corrida_anterior]` in `estudio.toml`: what the previous run asked with. Its questions and
+/// answers are `anterior/preguntas.jsonl` and `anterior/respuestas.jsonl`; questions pair with
+/// this run's by `id`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreviousRunSpec {
+    /// What that run was ("Corrida de octubre de 2025"), in Spanish and English.
+    pub descripcion: String,
+    pub descripcion_en: String,
+    /// The models that answered then (an id shared with `modelos` is the same model).
+    pub modelos: Vec<ModelSpec>,
+    /// Market-share weights of the previous run's models; equal when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ponderacion: Option<Weighting>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -508,6 +550,10 @@ pub struct Study {
     /// File line of each question and answer (1-based), for problems.
     pub question_lines: Vec<usize>,
     pub answer_lines: Vec<usize>,
+    /// The previous run (`[corrida_anterior]` and `anterior/`), loaded as a study of its own:
+    /// the same slug and brands, the previous models, questions and answers, no tables and
+    /// no findings.
+    pub previous: Option<Box<Study>>,
 }
 
 /// Everything under `content/`, loaded. Studies are sorted by slug.
@@ -515,5 +561,7 @@ pub struct Study {
 pub struct Content {
     pub service: ServiceSettings,
     pub metrics: Vec<MetricDefinition>,
+    /// `[cambio]` of `metricas.toml`, when present.
+    pub change_method: Option<ChangeDefinition>,
     pub studies: Vec<Study>,
 }

@@ -10,7 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::load::{
-    ANSWERS_FILE, BRANDS_FILE, FINDINGS_FILE, METRICS_FILE, QUESTIONS_FILE, SERVICE_FILE, STUDIES_DIR, STUDY_FILE,
+    ANSWERS_FILE, BRANDS_FILE, FINDINGS_FILE, METRICS_FILE, PREVIOUS_DIR, QUESTIONS_FILE, SERVICE_FILE, STUDIES_DIR,
+    STUDY_FILE,
 };
 use crate::metrics::analysis::Table;
 use crate::metrics::compare;
@@ -124,6 +125,50 @@ fn check_study(dir: &Path, study: &Study, p: &mut Problems) {
     check_questions(&dir.join(QUESTIONS_FILE), study, p);
     check_answers(&dir.join(ANSWERS_FILE), study, p);
     check_finding_references(&dir.join(FINDINGS_FILE), study, p);
+    if let Some(previous) = &study.previous {
+        check_previous_run(dir, study, previous, p);
+    }
+}
+
+/// The previous run (`[corrida_anterior]`, `anterior/`): its models, questions and answers
+/// follow the rules of this run's, and a question id shared by both runs keeps its tier.
+fn check_previous_run(dir: &Path, study: &Study, previous: &Study, p: &mut Problems) {
+    let design_file = dir.join(STUDY_FILE);
+    let spec_models = &previous.design.modelos;
+    check_models(&design_file, "corrida_anterior.", spec_models, previous.design.ponderacion.as_ref(), p);
+    if let Some(spec) = &study.design.corrida_anterior {
+        for (field, value) in [("descripcion", &spec.descripcion), ("descripcion_en", &spec.descripcion_en)] {
+            if value.trim().is_empty() {
+                p.push(&design_file, format!("corrida_anterior.{field}"), "no puede estar vacío");
+            }
+        }
+    }
+    let previous_dir = dir.join(PREVIOUS_DIR);
+    let questions_file = previous_dir.join(QUESTIONS_FILE);
+    check_questions(&questions_file, previous, p);
+    check_answers(&previous_dir.join(ANSWERS_FILE), previous, p);
+    let current: BTreeMap<&str, &crate::model::Question> = study.questions.iter().map(|q| (q.id.as_str(), q)).collect();
+    let mut shared = 0;
+    for (i, q) in previous.questions.iter().enumerate() {
+        let Some(now) = current.get(q.id.as_str()) else { continue };
+        shared += 1;
+        if now.modelo != q.modelo {
+            let line = previous.question_lines.get(i).copied().unwrap_or(i + 1);
+            p.push(
+                &questions_file,
+                format!("línea {line}, campo `modelo`"),
+                format!(
+                    "`{}` es de nivel {} en la corrida anterior y de nivel {} en esta: una pregunta compartida conserva su nivel (si cambió, es otra pregunta: otro `id`)",
+                    q.id,
+                    q.modelo.as_str(),
+                    now.modelo.as_str()
+                ),
+            );
+        }
+    }
+    if shared == 0 && !previous.questions.is_empty() {
+        p.push(&questions_file, "", "ninguna pregunta comparte `id` con preguntas.jsonl: no hay nada que comparar");
+    }
 }
 
 /// Row and column names the tables use themselves: a model id or dimension value with one of
@@ -212,40 +257,59 @@ fn check_design(file: &Path, study: &Study, p: &mut Problems) {
         }
         unique_ids(file, &format!("dimensiones[{i}].valores"), dim.valores.iter().map(String::as_str), p);
     }
-    if d.modelos.is_empty() {
-        p.push(file, "modelos", "se esperaba al menos un modelo");
+    check_models(file, "", &d.modelos, d.ponderacion.as_ref(), p);
+    if d.analisis.is_empty() {
+        p.push(file, "analisis", "se esperaba al menos una tabla de análisis");
     }
-    unique_ids(file, "modelos", d.modelos.iter().map(|m| m.id.as_str()), p);
-    for (i, model) in d.modelos.iter().enumerate() {
+    unique_ids(file, "analisis", d.analisis.iter().map(|t| t.id.as_str()), p);
+    for (i, spec) in d.analisis.iter().enumerate() {
+        check_table_spec(file, &format!("analisis[{i}]"), spec, study, p);
+    }
+}
+
+/// The models of a run and their weights; `prefix` is `""` for this run and
+/// `corrida_anterior.` for the previous one.
+fn check_models(
+    file: &Path,
+    prefix: &str,
+    models: &[crate::model::ModelSpec],
+    weighting: Option<&crate::model::Weighting>,
+    p: &mut Problems,
+) {
+    if models.is_empty() {
+        p.push(file, format!("{prefix}modelos"), "se esperaba al menos un modelo");
+    }
+    unique_ids(file, &format!("{prefix}modelos"), models.iter().map(|m| m.id.as_str()), p);
+    for (i, model) in models.iter().enumerate() {
         let valid = !model.id.is_empty()
             && model.id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-._".contains(&b));
         if !valid {
             p.push(
                 file,
-                format!("modelos[{i}].id"),
+                format!("{prefix}modelos[{i}].id"),
                 format!("`{}`: minúsculas ASCII, dígitos, `-`, `.` y `_`", model.id),
             );
         }
         if is_reserved_name(&model.id) {
-            p.push(file, format!("modelos[{i}].id"), reserved_message(&model.id));
+            p.push(file, format!("{prefix}modelos[{i}].id"), reserved_message(&model.id));
         }
     }
-    if let Some(w) = &d.ponderacion {
-        for model in &d.modelos {
+    if let Some(w) = weighting {
+        for model in models {
             if !w.pesos.contains_key(&model.id) {
-                p.push(file, "ponderacion.pesos", format!("falta el peso del modelo `{}`", model.id));
+                p.push(file, format!("{prefix}ponderacion.pesos"), format!("falta el peso del modelo `{}`", model.id));
             }
         }
         for (id, weight) in &w.pesos {
-            if !d.modelos.iter().any(|m| &m.id == id) {
-                p.push(file, format!("ponderacion.pesos.{id}"), "no es un modelo declarado en `modelos`");
+            if !models.iter().any(|m| &m.id == id) {
+                p.push(file, format!("{prefix}ponderacion.pesos.{id}"), "no es un modelo declarado en `modelos`");
             }
             if !weight.is_finite() || *weight <= 0.0 {
-                p.push(file, format!("ponderacion.pesos.{id}"), "se esperaba un peso positivo");
+                p.push(file, format!("{prefix}ponderacion.pesos.{id}"), "se esperaba un peso positivo");
             } else if !crate::metrics::exact::weight_fits(*weight) {
                 p.push(
                     file,
-                    format!("ponderacion.pesos.{id}"),
+                    format!("{prefix}ponderacion.pesos.{id}"),
                     format!(
                         "`{weight}`: un peso se escribe con a lo sumo {} decimales y es menor que 1.000.000.000",
                         crate::metrics::exact::MAX_WEIGHT_DECIMALS
@@ -253,13 +317,6 @@ fn check_design(file: &Path, study: &Study, p: &mut Problems) {
                 );
             }
         }
-    }
-    if d.analisis.is_empty() {
-        p.push(file, "analisis", "se esperaba al menos una tabla de análisis");
-    }
-    unique_ids(file, "analisis", d.analisis.iter().map(|t| t.id.as_str()), p);
-    for (i, spec) in d.analisis.iter().enumerate() {
-        check_table_spec(file, &format!("analisis[{i}]"), spec, study, p);
     }
 }
 
@@ -497,11 +554,13 @@ fn check_finding_references(file: &Path, study: &Study, p: &mut Problems) {
             }
         }
         for (j, b) in f.respaldo.iter().enumerate() {
-            if !study.design.analisis.iter().any(|t| t.id == b.tabla) {
+            if !study.design.analisis.iter().any(|t| t.id == b.tabla)
+                && !crate::metrics::change::table_ids(study).iter().any(|(id, _)| *id == b.tabla)
+            {
                 p.push(
                     file,
                     format!("hallazgos[{i}].respaldo[{j}].tabla"),
-                    format!("`{}` no es una tabla de `analisis`", b.tabla),
+                    format!("`{}` no es una tabla de `analisis` ni una tabla de cambio", b.tabla),
                 );
             }
             if b.decimales > 4 {
@@ -617,6 +676,21 @@ pub fn unsupported_comparisons(root: &Path, study: &Study, tables: &[Table]) -> 
                 format!("hallazgos[{i}] ({})", f.id),
                 format!("{claim}: {}; {}", c.describe(), c.veredicto.to_lowercase()),
             );
+        }
+    }
+    p
+}
+
+/// Warnings, not errors: each change a finding claims (a backing on a `<metric>_diferencia`
+/// column of a change table) whose verdict does not bear it out.
+pub fn unsupported_changes(root: &Path, study: &Study, changes: &[Table]) -> Problems {
+    let file = root.join(STUDIES_DIR).join(&study.slug).join(FINDINGS_FILE);
+    let mut p = Problems::default();
+    for (i, f) in study.findings.iter().enumerate() {
+        for claim in crate::metrics::change::claims(f, changes) {
+            if !claim.se_sostiene {
+                p.push(&file, format!("hallazgos[{i}] ({})", f.id), format!("afirma un cambio: {}", claim.describe()));
+            }
         }
     }
     p

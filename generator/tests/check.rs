@@ -208,3 +208,76 @@ fn names_ending_like_interval_columns_are_reserved() {
     assert!(!output.status.success());
     assert!(stderr.contains(&format!("`{renamed}` es un nombre reservado de las tablas")), "{stderr}");
 }
+
+/// Appends a finding H98 backed by one change cell `<metric>_diferencia`.
+fn append_change_claim(findings: &Path, table: &str, row: &str, value: f64, empate: bool) {
+    let mut text = std::fs::read_to_string(findings).expect("read");
+    text.push_str(&format!(
+        "\n[[hallazgos]]\nid = \"H98\"\ntipo = \"cambio\"\nseccion = \"Prueba\"\ntexto = \"t\"\ntexto_en = \"t\"\nevidencia = []\n\n\
+         [[hallazgos.respaldo]]\ntabla = \"{table}\"\nfila = \"{row}\"\ncolumna = \"mencion_diferencia\"\nvalor = {value}\ndecimales = 4\n{}",
+        if empate { "empate = true\n" } else { "" }
+    ));
+    std::fs::write(findings, text).expect("write");
+}
+
+#[test]
+fn a_change_its_verdict_does_not_bear_out_is_a_warning() {
+    use generator::metrics::analysis::Cell;
+    use generator::metrics::change::{GREW, NO_CHANGE};
+
+    let work = tempfile::tempdir().expect("temp");
+    let content = work.path().join("content");
+    copy_tree(&content_dir(), &content);
+    let checked = generator::check(&content).unwrap_or_else(|p| panic!("{p}"));
+    // The sample content claims no change the data do not bear out.
+    assert!(!checked.warnings.to_string().contains("afirma un cambio"), "{}", checked.warnings);
+    let slug = "seguros-automotores-2026";
+    let study = checked.content.studies.iter().position(|s| s.slug == slug).expect("seguros");
+    let table = checked.changes[study].iter().find(|t| t.id == "cambio_total").expect("cambio_total");
+    let cells: Vec<(String, f64, String)> = table
+        .row_keys()
+        .filter_map(|k| {
+            let d = table.cell(k, "mencion_diferencia")?.as_f64()?;
+            match table.cell(k, "mencion_veredicto")? {
+                Cell::Text(v) => Some((k.to_owned(), d, v.clone())),
+                _ => None,
+            }
+        })
+        .collect();
+    let noise = cells.iter().find(|c| c.2 == NO_CHANGE && c.1 != 0.0).expect("a change within the noise");
+    let grew = cells.iter().find(|c| c.2 == GREW).expect("a brand that grew");
+    let findings = content.join(format!("estudios/{slug}/hallazgos.toml"));
+    let original = std::fs::read_to_string(&findings).expect("read");
+
+    // A change claimed where the interval holds 0: a warning; the check still succeeds.
+    append_change_claim(&findings, "cambio_total", &noise.0, noise.1, false);
+    let output = check(&content);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "warnings do not fail the check:\n{stderr}");
+    let warning = stderr.lines().find(|l| l.contains("(H98)")).unwrap_or_else(|| panic!("no warning:\n{stderr}"));
+    assert!(warning.starts_with("aviso: ") && warning.contains("afirma un cambio"), "{warning}");
+    assert!(warning.contains(NO_CHANGE), "{warning}");
+
+    // The same cell claimed as no change (empate): no warning.
+    std::fs::write(&findings, &original).expect("write");
+    append_change_claim(&findings, "cambio_total", &noise.0, noise.1, true);
+    let stderr = String::from_utf8_lossy(&check(&content).stderr).into_owned();
+    assert!(!stderr.contains("(H98)"), "{stderr}");
+
+    // A real rise claimed as a rise: no warning; claimed as no change: a warning.
+    std::fs::write(&findings, &original).expect("write");
+    append_change_claim(&findings, "cambio_total", &grew.0, grew.1, false);
+    let stderr = String::from_utf8_lossy(&check(&content).stderr).into_owned();
+    assert!(!stderr.contains("(H98)"), "{stderr}");
+    std::fs::write(&findings, &original).expect("write");
+    append_change_claim(&findings, "cambio_total", &grew.0, grew.1, true);
+    let stderr = String::from_utf8_lossy(&check(&content).stderr).into_owned();
+    assert!(stderr.lines().any(|l| l.contains("(H98)") && l.contains("afirma un cambio")), "{stderr}");
+
+    // A change table the study does not have is an error.
+    std::fs::write(&findings, &original).expect("write");
+    append_change_claim(&findings, "cambio_gpt-9", &grew.0, grew.1, false);
+    let output = check(&content);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("ni una tabla de cambio"));
+}

@@ -1,4 +1,4 @@
-// The catalog's filters (industry, country) and search box (/buscar). Plain DOM, no
+// The catalog's filters (industry, country, compared with a previous run) and search box (/buscar). Plain DOM, no
 // framework; results are built with textContent, never innerHTML. Without JavaScript the
 // page still lists every study and the form sends the search to /buscar (JSON).
 (function () {
@@ -10,6 +10,7 @@
   var filters = document.getElementById("filtros");
   var industry = document.getElementById("filtro-industria");
   var country = document.getElementById("filtro-pais");
+  var previous = document.getElementById("filtro-anterior");
   var status = document.getElementById("filtro-estado");
   var cards = Array.prototype.slice.call(document.querySelectorAll(".tarjeta"));
   if (!form || !input || !results || !filters) return;
@@ -19,7 +20,8 @@
     cards.forEach(function (card) {
       var okIndustry = !industry.value || card.dataset.industria === industry.value;
       var okCountry = !country.value || card.dataset.paises.split("|").indexOf(country.value) >= 0;
-      card.hidden = !(okIndustry && okCountry);
+      var okPrevious = !previous || !previous.checked || card.dataset.anterior === "1";
+      card.hidden = !(okIndustry && okCountry && okPrevious);
       if (!card.hidden) shown += 1;
     });
     status.textContent = shown + " de " + cards.length + " estudios";
@@ -110,6 +112,7 @@
   filters.hidden = false;
   industry.addEventListener("change", applyFilters);
   country.addEventListener("change", applyFilters);
+  if (previous) previous.addEventListener("change", applyFilters);
   applyFilters();
 
   var initial = new URLSearchParams(window.location.search).get("q");

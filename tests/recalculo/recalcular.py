@@ -197,6 +197,7 @@ class Study:
     weights: dict[str, Fraction]
     brands: list[Brand]
     answers: list[Answer] = field(default_factory=list)
+    question_ids: list[str] = field(default_factory=list)
 
     def brand(self, bid: str) -> Brand:
         return next(b for b in self.brands if b.id == bid)
@@ -780,6 +781,180 @@ TABLE_FUNCS = {
 
 
 # --------------------------------------------------------------------------
+# Change since the previous run (README section 5, "Cambio desde la corrida
+# anterior"; metricas.toml, [cambio])
+# --------------------------------------------------------------------------
+
+CHANGE_METRICS = ("mencion", "orden", "citacion", "protagonismo", "top1", "sov", "tono_neto")
+CHANGE_SUFFIXES = ("_anterior", "_anterior_n", "_actual", "_actual_n",
+                   "_diferencia", "_diferencia_ic95", "_veredicto")
+GREW, FELL, NO_CHANGE = "creció", "cayó", "sin cambio más allá del ruido"
+TIER_SLUG = {"estándar": "estandar", "avanzado": "avanzado"}
+
+
+def load_previous(folder: Path, study: Study) -> tuple[Study, dict[str, str]] | None:
+    """The previous run (`[corrida_anterior]`, `anterior/`) as a study: the same brands,
+    its own models, weights, questions and answers; and the tier of each of its models."""
+    spec = study.config.get("corrida_anterior")
+    if spec is None:
+        return None
+    config = dict(study.config)
+    config["modelos"] = spec["modelos"]
+    config["ponderacion"] = spec.get("ponderacion", {})
+    models = [m["id"] for m in spec["modelos"]]
+    pesos = spec.get("ponderacion", {}).get("pesos")
+    weights = {m: (decimal_weight(pesos[m]) if pesos else Fraction(1)) for m in models}
+    prev = Study(study.slug, config, models, weights, study.brands)
+    dim_ids = [d["id"] for d in config["dimensiones"]]
+    questions = {}
+    for q in read_jsonl(folder / "anterior" / "preguntas.jsonl"):
+        questions[q["id"]] = {d: (q["idioma"] if d == "idioma" else q[d]) for d in dim_ids}
+    prev.question_ids = list(questions)
+    for r in read_jsonl(folder / "anterior" / "respuestas.jsonl"):
+        named = detect_mentions(r["respuesta"], study.brands)
+        hosts = [source_host(s["url"]) for s in r.get("fuentes", [])]
+        cited = {b.id for b in study.brands for h in hosts if host_in_brand(h, b)}
+        keys = {source_key(h, study.brands) for h in hosts}
+        prev.answers.append(Answer(r["id"], r["pregunta"], r["modelo"], named, cited,
+                                   keys, dict(r.get("tono", {})), questions[r["pregunta"]]))
+    return prev, {m["id"]: m["nivel"] for m in spec["modelos"]}
+
+
+# y and x of one answer for each compared metric (README section 5).
+CHANGE_YX = {
+    "mencion": lambda a, b: (int(b in a.named), 1),
+    "orden": lambda a, b: (a.position.get(b, 0), int(b in a.named)),
+    "citacion": lambda a, b: (int(b in a.cited), 1),
+    "protagonismo": lambda a, b: (prominence_points(a, b), 1),
+    "top1": lambda a, b: (int(bool(a.named) and a.named[0] == b), int(bool(a.named))),
+    "sov": lambda a, b: (int(b in a.named), len(a.named)),
+    "tono_neto": lambda a, b: (TONE_VALUE.get(a.tone.get(b), 0), int(b in a.tone)),
+}
+
+
+@dataclass
+class Run:
+    value: Fraction | None      # exact R
+    n: int
+    residuals: dict[str, float]  # question id -> e_g = sum c (y - R x) / sum c x
+    variance: float
+    bounds: tuple[float, float] | None  # unrounded 95% interval of the run
+
+
+def run_estimate(study: Study, scope: list[Answer], metric: str, bid: str) -> Run:
+    if not scope:
+        return Run(None, 0, {}, 0.0, None)
+    ws = answer_weights(study, scope)
+    obs = [(a.question, c, *CHANGE_YX[metric](a, bid)) for a, c in zip(scope, ws)]
+    den = sum(c * x for _q, c, _y, x in obs)
+    if den == 0:
+        return Run(None, 0, {}, 0.0, None)
+    r = sum(c * y for _q, c, y, _x in obs) / den
+    rf, denf = float(r), float(den)
+    clusters: dict[str, float] = {}
+    sq = 0.0
+    for q, c, y, x in obs:
+        clusters[q] = clusters.get(q, 0.0) + float(c) * (float(y) - rf * float(x))
+        sq += (float(c) * float(x)) ** 2
+    residuals = {q: v / denf for q, v in clusters.items()}
+    variance = sum(e * e for e in residuals.values())
+    n = sum(1 for _q, _c, _y, x in obs if x != 0)
+    questions = len({q for q, _c, _y, x in obs if x != 0})
+    if metric in MEAN_RANGES:
+        lo, hi = MEAN_RANGES[metric]
+        half = Z * math.sqrt(variance)
+        bounds = (max(lo, min(hi, rf - half)), max(lo, min(hi, rf + half)))
+    else:
+        n_kish = denf * denf / sq
+        n_ef = n_kish if variance == 0 else min(rf * (1 - rf) / variance, n_kish)
+        bounds = wilson(rf, n_ef) if n_ef > 0 else None
+        if bounds is not None:
+            bounds = (max(0.0, bounds[0]), min(1.0, bounds[1]))
+    if questions < 2:
+        bounds = None
+    return Run(r, n, residuals, variance, bounds)
+
+
+def change_cells(before: Run, now: Run) -> list:
+    cells = [None if before.value is None else Exact(round4(before.value)), before.n,
+             None if now.value is None else Exact(round4(now.value)), now.n]
+    if before.value is None or now.value is None:
+        return cells + [None, None, None]
+    diff = Exact(round4(now.value) - round4(before.value))
+    if before.bounds is None or now.bounds is None:
+        return cells + [diff, None, None]
+    rho = 0.0
+    if before.variance > 0 and now.variance > 0:
+        cross = sum(e * now.residuals[q] for q, e in before.residuals.items() if q in now.residuals)
+        rho = max(-1.0, min(1.0, cross / math.sqrt(before.variance * now.variance)))
+    r1, r2 = float(before.value), float(now.value)
+    (l1, u1), (l2, u2) = before.bounds, now.bounds
+    d = r2 - r1
+    a, b = r2 - l2, u1 - r1
+    c, e = u2 - r2, r1 - l1
+    low = round_float(d - math.sqrt(max(0.0, a * a + b * b - 2 * rho * a * b)), 4)
+    high = round_float(d + math.sqrt(max(0.0, c * c + e * e - 2 * rho * c * e)), 4)
+    verdict = GREW if low > 0 else FELL if high < 0 else NO_CHANGE
+    return cells + [diff, Interval(low, high), verdict]
+
+
+def change_table_ids(study: Study, prev_tiers: dict[str, str]) -> list[tuple[str, tuple]]:
+    now_tiers = {m["id"]: m["nivel"] for m in study.config["modelos"]}
+    ids = [("cambio_total", ("total",))]
+    for m in study.models:
+        if prev_tiers.get(m) == now_tiers[m]:
+            ids.append((f"cambio_{m}", ("modelo", m)))
+    for tier in ("estándar", "avanzado"):
+        now = {m for m, t in now_tiers.items() if t == tier}
+        before = {m for m, t in prev_tiers.items() if t == tier}
+        if now and before and now != before:
+            ids.append((f"cambio_nivel_{TIER_SLUG[tier]}", ("nivel", tier)))
+    return ids
+
+
+def check_changes(report: Report, folder: Path, study: Study, package: dict) -> None:
+    loaded = load_previous(folder, study)
+    published = {t["id"]: t for t in (package.get("cambios") or {}).get("tablas", [])}
+    if loaded is None:
+        if published:
+            report.add(study.slug, "cambios", "-", "-", "change tables", "no corrida_anterior")
+        return
+    prev, prev_tiers = loaded
+    now_questions = [q["id"] for q in read_jsonl(folder / "preguntas.jsonl")]
+    shared = set(now_questions) & set(prev.question_ids)
+    counts = (len(shared), len(now_questions) - len(shared), len(prev.question_ids) - len(shared))
+    sheet = package["ficha"].get("corrida_anterior") or {}
+    mine = {"preguntas_compartidas": counts[0], "preguntas_agregadas": counts[1],
+            "preguntas_retiradas": counts[2]}
+    for key, value in mine.items():
+        report.cells += 1
+        if sheet.get(key) != value:
+            report.add(study.slug, "ficha", "corrida_anterior", key, sheet.get(key), value)
+    now_tiers = {m["id"]: m["nivel"] for m in study.config["modelos"]}
+    cols = ["marca"] + [f"{m}{s}" for m in CHANGE_METRICS for s in CHANGE_SUFFIXES]
+    ids = change_table_ids(study, prev_tiers)
+    if sorted(published) != sorted(i for i, _ in ids):
+        report.add(study.slug, "cambios", "-", "tablas", sorted(published), sorted(i for i, _ in ids))
+    for tid, scope in ids:
+        def in_scope(a: Answer, tiers: dict[str, str]) -> bool:
+            if scope[0] == "modelo":
+                return a.model == scope[1]
+            if scope[0] == "nivel":
+                return tiers[a.model] == scope[1]
+            return True
+        before = [a for a in prev.answers if a.question in shared and in_scope(a, prev_tiers)]
+        now = [a for a in study.answers if a.question in shared and in_scope(a, now_tiers)]
+        rows = []
+        for brand in study.brands:
+            row = [brand.nombre]
+            for metric in CHANGE_METRICS:
+                row += change_cells(run_estimate(prev, before, metric, brand.id),
+                                    run_estimate(study, now, metric, brand.id))
+            rows.append(row)
+        compare_table(report, study.slug, {"id": tid}, published.get(tid), cols, rows)
+
+
+# --------------------------------------------------------------------------
 # Comparison
 # --------------------------------------------------------------------------
 
@@ -853,6 +1028,7 @@ def main(argv=None) -> int:
         with pkg_path.open(encoding="utf-8") as fh:
             package = json.load(fh)
         check_study(report, study, package)
+        check_changes(report, folder, study, package)
 
     for m in report.mismatches:
         print(m)

@@ -593,3 +593,72 @@ fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, String)> {
         })
         .collect()
 }
+
+/// Studies re-run over the same questions carry change tables everywhere a buyer looks: the
+/// package and the summary (the same tables), one xlsx sheet each, the sheet and the catalog
+/// (which run, how many questions shared; no numbers), and every verdict follows its interval.
+#[test]
+fn studies_with_a_previous_run_carry_their_change_tables() {
+    let dist = built();
+    let catalog = read_json(&dist.join("public/catalogo.json"));
+    let mut compared = 0;
+    for slug in SLUGS {
+        let package = read_json(&dist.join(format!("private/descargas/{slug}.json")));
+        let summary = read_json(&dist.join(format!("private/estudio/{slug}/resumen.json")));
+        let sheet = read_json(&dist.join(format!("public/estudio/{slug}/ficha.json")));
+        let entry =
+            catalog["estudios"].as_array().expect("estudios").iter().find(|e| e["slug"] == slug).expect("entry");
+        let Some(changes) = package.get("cambios") else {
+            assert!(summary.get("cambios").is_none() && sheet.get("corrida_anterior").is_none(), "{slug}");
+            assert!(entry["corrida_anterior"].is_null(), "{slug}");
+            continue;
+        };
+        compared += 1;
+        assert_eq!(summary["cambios"], *changes, "{slug}: the summary carries the same change tables");
+        let previous = &sheet["corrida_anterior"];
+        assert_eq!(changes["corrida_anterior"], *previous, "{slug}");
+        let shared = previous["preguntas_compartidas"].as_u64().expect("shared");
+        assert!(shared > 0 && previous["preguntas_agregadas"].as_u64() > Some(0), "{slug}: {previous}");
+        assert!(previous["preguntas_retiradas"].as_u64() > Some(0), "{slug}: {previous}");
+        assert_eq!(entry["corrida_anterior"]["preguntas_compartidas"].as_u64(), Some(shared), "{slug}");
+        let tables = changes["tablas"].as_array().expect("tablas");
+        let ids: Vec<&str> = tables.iter().map(|t| t["id"].as_str().expect("id")).collect();
+        assert_eq!(ids[0], "cambio_total", "{slug}");
+        assert!(ids.iter().any(|id| id.starts_with("cambio_nivel_")), "{slug}: the replaced model, by tier: {ids:?}");
+        let listed: Vec<&str> = previous["tablas_cambio"]
+            .as_array()
+            .expect("listed")
+            .iter()
+            .map(|t| t["id"].as_str().expect("id"))
+            .collect();
+        assert_eq!(listed, ids, "{slug}: the sheet lists the change tables");
+
+        let bytes = std::fs::read(dist.join(format!("private/descargas/{slug}.zip"))).expect("zip");
+        let mut archive = zip::ZipArchive::new(Cursor::new(&bytes)).expect("zip opens");
+        let mut xlsx = Vec::new();
+        archive.by_name(&format!("{slug}/{slug}.xlsx")).expect("xlsx entry").read_to_end(&mut xlsx).expect("read");
+        let mut book: calamine::Xlsx<_> = calamine::open_workbook_from_rs(Cursor::new(xlsx)).expect("xlsx opens");
+        for table in tables {
+            let id = table["id"].as_str().expect("id");
+            let range = book.worksheet_range(id).unwrap_or_else(|e| panic!("{slug}: no sheet {id}: {e}"));
+            let rows = table["filas"].as_array().expect("rows");
+            assert_eq!(range.height(), rows.len() + 1, "{slug} {id}: one row per brand");
+            let columns: Vec<&str> =
+                table["columnas"].as_array().expect("cols").iter().map(|c| c.as_str().expect("c")).collect();
+            for (c, name) in columns.iter().enumerate() {
+                let Some(metric) = name.strip_suffix("_diferencia_ic95") else { continue };
+                let verdict = columns.iter().position(|x| *x == format!("{metric}_veredicto")).expect("verdict");
+                for row in rows {
+                    let expected = match &row[c] {
+                        Value::Array(b) if b[0].as_f64() > Some(0.0) => Value::from("creció"),
+                        Value::Array(b) if b[1].as_f64() < Some(0.0) => Value::from("cayó"),
+                        Value::Array(_) => Value::from("sin cambio más allá del ruido"),
+                        _ => Value::Null,
+                    };
+                    assert_eq!(row[verdict], expected, "{slug} {id} {} {metric}", row[0]);
+                }
+            }
+        }
+    }
+    assert!(compared >= 3, "at least three sample studies are compared with a previous run");
+}

@@ -580,7 +580,7 @@ fn a_declared_license_is_validated_and_published() {
     let license = "https://observatorio-ia.example.com/licencia";
     service.licencia = Some(license.to_owned());
     assert!(generator::validate::validate_service(&root, &service, &metrics).is_empty());
-    let content = generator::model::Content { service, metrics, studies: loaded.studies };
+    let content = generator::model::Content { service, metrics, change_method: None, studies: loaded.studies };
     let site = generator::render::Site::new(&content);
     let study = &content.studies[0];
     let sheet = generator::render::json::sheet(&site, study, &[], None);

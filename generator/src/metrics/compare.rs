@@ -106,6 +106,11 @@ pub fn comparisons(study: &Study, finding: &Finding, tables: &[Table]) -> Vec<Co
             if first.tabla != second.tabla || first.contexto || second.contexto {
                 continue;
             }
+            // A change table's cells are judged one by one, by their own verdict
+            // (`metrics::change::claims`), not against each other.
+            if crate::metrics::change::is_change_table(&first.tabla) {
+                continue;
+            }
             let Some(table) = tables.iter().find(|t| t.id == first.tabla) else { continue };
             let same_column = first.columna == second.columna && first.fila != second.fila;
             let same_row_across =

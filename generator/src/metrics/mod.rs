@@ -35,6 +35,7 @@
 //! run and thread count.
 
 pub mod analysis;
+pub mod change;
 pub mod compare;
 pub mod exact;
 pub mod interval;

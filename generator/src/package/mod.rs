@@ -47,18 +47,23 @@ pub fn study(
     templates: &Templates,
     study: &Study,
     tables: &[Table],
+    changes: &[Table],
     brands: &[AnswerBrands],
 ) -> Result<PaidFiles> {
     let context = || format!("estudio {}", study.slug);
     let editor = &site.content.service.editor;
     let date = &study.design.publicado;
     let (package, xlsx) = rayon::join(
-        || to_json(&json::package(site, study, tables, brands)),
-        || xlsx::study_xlsx(study, tables, editor, date),
+        || to_json(&json::package(site, study, tables, changes, brands)),
+        || {
+            // The change tables are sheets too, after the analysis tables.
+            let all: Vec<Table> = tables.iter().chain(changes).cloned().collect();
+            xlsx::study_xlsx(study, &all, editor, date)
+        },
     );
     let package = package.with_context(context)?;
     let xlsx = xlsx.with_context(context)?;
-    let summary = to_json(&json::summary(site, study, tables)).with_context(context)?;
+    let summary = to_json(&json::summary(site, study, tables, changes)).with_context(context)?;
 
     let slug = &study.slug;
     let package_name = format!("{slug}/{slug}.json");
@@ -109,13 +114,13 @@ fn readme_context<'a>(site: &Site<'a>, study: &Study, tables: &[Table], names: &
 fn entry_description(name: &str) -> (&'static str, &'static str) {
     if name.ends_with(".json") {
         (
-            "Paquete completo en JSON: ficha, diseño, tablas, hallazgos, métricas y todas las respuestas.",
-            "Full package as JSON: sheet, design, tables, findings, metrics and every answer.",
+            "Paquete completo en JSON: ficha, diseño, tablas (y cambios desde la corrida anterior, si la hay), hallazgos, métricas y todas las respuestas.",
+            "Full package as JSON: sheet, design, tables (and changes since the previous run, when there is one), findings, metrics and every answer.",
         )
     } else if name.ends_with(".xlsx") {
         (
-            "Planilla: índice, una hoja por tabla de análisis, preguntas y respuestas.",
-            "Spreadsheet: index, one sheet per analysis table, questions and answers.",
+            "Planilla: índice, una hoja por tabla de análisis (y por tabla de cambio, si el estudio se compara con una corrida anterior), preguntas y respuestas.",
+            "Spreadsheet: index, one sheet per analysis table (and per change table, when the study is compared with a previous run), questions and answers.",
         )
     } else if name.ends_with("README.md") {
         ("Este archivo.", "This file.")

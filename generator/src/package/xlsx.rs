@@ -470,6 +470,7 @@ mod tests {
             modelos: vec![model("modelo-a", Tier::Standard), model("modelo-b", Tier::Advanced)],
             ponderacion: None,
             analisis: Vec::new(),
+            corrida_anterior: None,
         };
         Study {
             slug: "demo".to_owned(),
@@ -490,6 +491,7 @@ mod tests {
             reports: Vec::new(),
             question_lines: Vec::new(),
             answer_lines: Vec::new(),
+            previous: None,
         }
     }
 

@@ -109,12 +109,22 @@ pub struct CatalogEntry {
     pub n_modelos: usize,
     pub n_analisis: usize,
     pub n_hallazgos: usize,
+    /// When the study is compared with a previous run: that run's dates and the questions
+    /// both share (filter the catalog on it); `null` for a first run.
+    pub corrida_anterior: Option<CatalogPreviousRun>,
     pub tags: Vec<String>,
     pub precio_usd: f64,
     pub moneda: String,
     pub ficha: String,
     pub comprar: String,
     pub comprar_resumen: String,
+}
+
+#[derive(Serialize)]
+pub struct CatalogPreviousRun {
+    pub desde: String,
+    pub hasta: String,
+    pub preguntas_compartidas: usize,
 }
 
 pub fn catalog(site: &Site<'_>) -> Catalog {
@@ -140,6 +150,11 @@ pub fn catalog(site: &Site<'_>) -> Catalog {
                 n_modelos: d.modelos.len(),
                 n_analisis: d.analisis.len(),
                 n_hallazgos: study.findings.len(),
+                corrida_anterior: previous_run_sheet(study).map(|p| CatalogPreviousRun {
+                    desde: p.fecha_corrida.desde,
+                    hasta: p.fecha_corrida.hasta,
+                    preguntas_compartidas: p.preguntas_compartidas,
+                }),
                 tags: d.tags.clone(),
                 precio_usd: site.price_of(study).usd_number(),
                 moneda: site.content.service.moneda.clone(),
@@ -173,6 +188,9 @@ pub struct MetricsDocument<'a> {
     /// finding needs to hold.
     pub incertidumbre: UncertaintyText,
     pub metricas: &'a [MetricDefinition],
+    /// How change since a study's previous run is computed (`[cambio]` of metricas.toml).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cambio: Option<&'a crate::model::ChangeDefinition>,
 }
 
 /// The uncertainty explanation, in Spanish and English (the sheet's methodology and
@@ -202,6 +220,7 @@ pub fn metrics_document<'a>(site: &Site<'a>) -> MetricsDocument<'a> {
         redondeo_en: "Every number is computed exactly, as a fraction of weighted integer counts, and rounded once to 4 decimals, half away from zero.",
         incertidumbre: UNCERTAINTY,
         metricas: &site.content.metrics,
+        cambio: site.content.change_method.as_ref(),
     }
 }
 
@@ -241,6 +260,10 @@ pub struct Sheet {
     pub metodologia: Vec<SheetMethodSection>,
     pub universo: Vec<Universe>,
     pub analisis_indice: Vec<TableIndex>,
+    /// The previous run this study is compared with, and how many questions both share
+    /// (no numbers); absent for a first run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corrida_anterior: Option<PreviousRunSheet>,
     pub hallazgos_indice: FindingsIndex,
     pub ejemplos: Examples,
     pub como_citar: String,
@@ -356,7 +379,7 @@ pub struct SheetUrls {
 }
 
 /// What each part of the package holds.
-fn package_contents(has_findings: bool) -> BTreeMap<&'static str, &'static str> {
+fn package_contents(has_findings: bool, has_previous: bool) -> BTreeMap<&'static str, &'static str> {
     let mut contents = BTreeMap::from([
         ("ficha", "Esta ficha, sin tamaños ni hashes de descarga."),
         (
@@ -370,6 +393,12 @@ fn package_contents(has_findings: bool) -> BTreeMap<&'static str, &'static str> 
             "Cada respuesta original: modelo, versión, fecha, texto completo, fuentes citadas, marcas detectadas y etiquetas de tono.",
         ),
     ]);
+    if has_previous {
+        contents.insert(
+            "cambios",
+            "Cambio desde la corrida anterior: por marca y métrica, el valor en cada corrida, la diferencia, su intervalo al 95 % y el veredicto (creció, cayó o sin cambio más allá del ruido), en total, por modelo y por nivel.",
+        );
+    }
     if has_findings {
         contents.insert(
             "hallazgos",
@@ -515,7 +544,7 @@ pub fn sheet(site: &Site<'_>, study: &Study, tables: &[Table], files: Option<Fil
         modelos,
         ponderacion,
         metricas_usadas: metrics_used(study),
-        contenido: package_contents(!study.findings.is_empty()),
+        contenido: package_contents(!study.findings.is_empty(), study.previous.is_some()),
         tags: d.tags.clone(),
         version_paquete: d.version_paquete.clone(),
         generado: d.publicado.clone(),
@@ -549,6 +578,7 @@ pub fn sheet(site: &Site<'_>, study: &Study, tables: &[Table], files: Option<Fil
                 filas: t.filas.len(),
             })
             .collect(),
+        corrida_anterior: previous_run_sheet(study),
         hallazgos_indice: findings_index(study),
         ejemplos: Examples { preguntas: sample_questions(study), respuesta: sample_answer(study) },
         como_citar: d.como_citar.clone(),
@@ -561,6 +591,79 @@ pub fn sheet(site: &Site<'_>, study: &Study, tables: &[Table], files: Option<Fil
         },
         como_comprar: site.how_to_buy(Some(study)),
     }
+}
+
+/// What the sheet says of the previous run: which one, and the questions both runs share.
+#[derive(Debug, Clone, Serialize)]
+pub struct PreviousRunSheet {
+    pub descripcion: String,
+    pub descripcion_en: String,
+    pub fecha_corrida: RunDates,
+    /// Models of the previous run (ids).
+    pub modelos: Vec<String>,
+    pub n_respuestas: usize,
+    /// Questions with the same id in both runs: the base of every change table.
+    pub preguntas_compartidas: usize,
+    /// Questions of this run the previous one did not ask, and the other way round.
+    pub preguntas_agregadas: usize,
+    pub preguntas_retiradas: usize,
+    /// The change tables in the package (ids, titles).
+    pub tablas_cambio: Vec<TableTitle>,
+    pub metodo: &'static str,
+    pub metodo_en: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TableTitle {
+    pub id: String,
+    pub titulo: String,
+    pub titulo_en: String,
+}
+
+/// How a change cell is computed, in one paragraph (the full text is in `metricas.toml`).
+pub const CHANGE_METHOD: (&str, &str) = (
+    "Cada tabla de cambio compara, marca por marca, mención, orden, citación, Protagonismo IA, Top1, participación de voz y tono neto entre las dos corridas, sobre las preguntas que comparten (mismo id): el valor en cada corrida (calculado como en las tablas de análisis, con los modelos y pesos de esa corrida), la diferencia (actual − anterior, de los valores publicados), su intervalo al 95 % pareado por pregunta (MOVER de Zou y Donner con la correlación entre corridas de los residuos por pregunta) y un veredicto: creció, cayó o sin cambio más allá del ruido.",
+    "Each change table compares, brand by brand, mention, order, citation, AI Prominence, Top-1, share of voice and net tone between the two runs, over the questions they share (same id): the value in each run (computed as in the analysis tables, with that run's models and weights), the difference (current − previous, of the published values), its 95% interval paired by question (Zou and Donner's MOVER with the between-run correlation of the per-question residuals) and a verdict: grew (creció), fell (cayó) or no change beyond the noise (sin cambio más allá del ruido).",
+);
+
+fn previous_run_sheet(study: &Study) -> Option<PreviousRunSheet> {
+    let spec = study.design.corrida_anterior.as_ref()?;
+    let previous = study.previous.as_deref()?;
+    let counts = crate::metrics::change::question_counts(study)?;
+    Some(PreviousRunSheet {
+        descripcion: spec.descripcion.clone(),
+        descripcion_en: spec.descripcion_en.clone(),
+        fecha_corrida: run_dates(previous),
+        modelos: spec.modelos.iter().map(|m| m.id.clone()).collect(),
+        n_respuestas: previous.answers.len(),
+        preguntas_compartidas: counts.compartidas,
+        preguntas_agregadas: counts.agregadas,
+        preguntas_retiradas: counts.retiradas,
+        tablas_cambio: crate::metrics::change::table_ids(study)
+            .into_iter()
+            .map(|(id, scope)| {
+                let (titulo, titulo_en) = crate::metrics::change::titles(study, &scope);
+                TableTitle { id, titulo, titulo_en }
+            })
+            .collect(),
+        metodo: CHANGE_METHOD.0,
+        metodo_en: CHANGE_METHOD.1,
+    })
+}
+
+/// The change tables as the package and the summary carry them.
+#[derive(Serialize)]
+pub struct ChangesDocument<'a> {
+    pub corrida_anterior: PreviousRunSheet,
+    /// The method, as `metricas.toml` states it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metodo: Option<&'a crate::model::ChangeDefinition>,
+    pub tablas: &'a [Table],
+}
+
+fn changes_document<'a>(site: &Site<'a>, study: &Study, changes: &'a [Table]) -> Option<ChangesDocument<'a>> {
+    let corrida_anterior = previous_run_sheet(study)?;
+    Some(ChangesDocument { corrida_anterior, metodo: site.content.change_method.as_ref(), tablas: changes })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -598,6 +701,9 @@ pub struct PublishedFinding<'a> {
     pub respaldo: Vec<PublishedBacking<'a>>,
     /// Each comparison the finding makes and whether it holds at 95%.
     pub comparaciones: Vec<Comparison>,
+    /// Each change between runs the finding claims, and whether the cell's verdict bears it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cambios: Vec<crate::metrics::change::ChangeClaim>,
     pub evidencia: &'a [String],
 }
 
@@ -621,7 +727,8 @@ pub struct PublishedBacking<'a> {
     pub empate: bool,
 }
 
-fn findings<'a>(study: &'a Study, tables: &[Table]) -> Vec<PublishedFinding<'a>> {
+fn findings<'a>(study: &'a Study, tables: &[Table], changes: &[Table]) -> Vec<PublishedFinding<'a>> {
+    let all: Vec<&Table> = tables.iter().chain(changes).collect();
     study
         .findings
         .iter()
@@ -635,7 +742,7 @@ fn findings<'a>(study: &'a Study, tables: &[Table]) -> Vec<PublishedFinding<'a>>
                 .respaldo
                 .iter()
                 .map(|b| {
-                    let table = tables.iter().find(|t| t.id == b.tabla);
+                    let table = all.iter().copied().find(|t| t.id == b.tabla);
                     let (n, ic95) = table.and_then(|t| t.uncertainty(&b.fila, &b.columna)).unwrap_or((None, None));
                     PublishedBacking {
                         tabla: &b.tabla,
@@ -652,6 +759,7 @@ fn findings<'a>(study: &'a Study, tables: &[Table]) -> Vec<PublishedFinding<'a>>
                 })
                 .collect(),
             comparaciones: compare::comparisons(study, f, tables),
+            cambios: crate::metrics::change::claims(f, changes),
             evidencia: &f.evidencia,
         })
         .collect()
@@ -709,20 +817,30 @@ pub struct Package<'a> {
     pub ficha: Sheet,
     pub diseno: Design<'a>,
     pub analisis: &'a [Table],
+    /// Change since the previous run (absent for a first run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cambios: Option<ChangesDocument<'a>>,
     pub hallazgos: Vec<PublishedFinding<'a>>,
     pub metricas: &'a [MetricDefinition],
     pub respuestas: Vec<PublishedAnswer<'a>>,
 }
 
 /// The full package; `brands[i]` holds what was found in `study.answers[i]`.
-pub fn package<'a>(site: &Site<'a>, study: &'a Study, tables: &'a [Table], brands: &[AnswerBrands]) -> Package<'a> {
+pub fn package<'a>(
+    site: &Site<'a>,
+    study: &'a Study,
+    tables: &'a [Table],
+    changes: &'a [Table],
+    brands: &[AnswerBrands],
+) -> Package<'a> {
     debug_assert_eq!(study.answers.len(), brands.len());
     Package {
         formato: PACKAGE_FORMAT,
         ficha: sheet(site, study, tables, None),
         diseno: design(study, true),
         analisis: tables,
-        hallazgos: findings(study, tables),
+        cambios: changes_document(site, study, changes),
+        hallazgos: findings(study, tables, changes),
         metricas: &site.content.metrics,
         respuestas: answers(study, brands),
     }
@@ -737,11 +855,14 @@ pub struct Summary<'a> {
     pub hallazgos: Vec<PublishedFinding<'a>>,
     pub metricas: &'a [MetricDefinition],
     pub analisis_indice: Vec<TableIndex>,
+    /// Change since the previous run, every table in full (absent for a first run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cambios: Option<ChangesDocument<'a>>,
     /// Filled by the gate: the signed links arrive in the purchase answer's `acceso`.
     pub descargas: Value,
 }
 
-pub fn summary<'a>(site: &Site<'a>, study: &'a Study, tables: &'a [Table]) -> Summary<'a> {
+pub fn summary<'a>(site: &Site<'a>, study: &'a Study, tables: &'a [Table], changes: &'a [Table]) -> Summary<'a> {
     let ficha = sheet(site, study, tables, None);
     Summary {
         formato: PACKAGE_FORMAT,
@@ -749,7 +870,8 @@ pub fn summary<'a>(site: &Site<'a>, study: &'a Study, tables: &'a [Table]) -> Su
         analisis_indice: ficha.analisis_indice.clone(),
         ficha,
         diseno: design(study, false),
-        hallazgos: findings(study, tables),
+        cambios: changes_document(site, study, changes),
+        hallazgos: findings(study, tables, changes),
         metricas: &site.content.metrics,
         descargas: serde_json::json!({
             "nota": "Los enlaces firmados al paquete completo (JSON y ZIP) llegan en el campo `acceso` de la respuesta de compra.",

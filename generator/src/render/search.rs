@@ -22,7 +22,15 @@ fn field_texts(study: &Study) -> [String; 5] {
     [
         format!("{} {}", d.nombre, d.nombre_en),
         brands.join(" "),
-        format!("{} {} {} {}", d.industria, d.subindustria, d.pais.join(" "), d.tags.join(" ")),
+        format!(
+            "{} {} {} {}{}",
+            d.industria,
+            d.subindustria,
+            d.pais.join(" "),
+            d.tags.join(" "),
+            // A study compared with its previous run is found by asking for that.
+            if d.corrida_anterior.is_some() { " corrida anterior cambio previous run change" } else { "" }
+        ),
         questions.join(" "),
         format!("{} {}", d.descripcion, d.descripcion_en),
     ]

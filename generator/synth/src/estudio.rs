@@ -326,5 +326,6 @@ pub(crate) fn estudio(
         modelos: specs,
         ponderacion: ind.ponderacion.clone(),
         analisis: tablas(ind),
+        corrida_anterior: None,
     }
 }

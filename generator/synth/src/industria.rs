@@ -34,7 +34,7 @@ const ARCHIVOS: [(&str, &str); 9] = [
 ];
 
 /// One industry: a study's declaration plus its expanded question pool.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Industria {
     pub slug: String,
@@ -85,9 +85,51 @@ pub(crate) struct Industria {
     pub titulos: Textos,
     pub fuentes: Fuentes,
     pub analisis: Analisis,
+    /// The previous run of the study, when it has one (`[anterior]`): how it differed.
+    #[serde(default)]
+    pub anterior: Option<Anterior>,
     /// The question pool, expanded from `bloques` when the file is loaded.
     #[serde(skip)]
     pub preguntas: Vec<PreguntaBase>,
+}
+
+/// `[anterior]`: a previous run of the same questions, with the drift real re-runs show.
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Anterior {
+    /// What that run was, for `[corrida_anterior]` in estudio.toml.
+    pub descripcion: String,
+    pub descripcion_en: String,
+    /// First day of that run, in 2026, and its length in days.
+    pub inicio: Dia,
+    pub dias: u32,
+    /// The model replaced since by its newer version: `actual` is today's id; `id`, `nombre`
+    /// and `version` are the old model's (its style is today's).
+    pub reemplazo: Reemplazo,
+    /// A brand that has risen since: its weight then was `factor` × today's.
+    pub en_alza: EnAlza,
+    /// A site the answers cited then and no longer do.
+    pub medio_retirado: Medio,
+    /// The last `agregadas` questions of this run were not asked then; `retiradas` questions
+    /// were asked then and no longer (from the question pool).
+    pub agregadas: usize,
+    pub retiradas: usize,
+}
+
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Reemplazo {
+    pub actual: String,
+    pub id: String,
+    pub nombre: String,
+    pub version: String,
+}
+
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EnAlza {
+    pub marca: String,
+    pub factor: f64,
 }
 
 impl Industria {
@@ -108,7 +150,7 @@ pub(crate) struct Dia {
     pub dia: u32,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Sesgo {
     pub modelo: String,
@@ -118,7 +160,7 @@ pub(crate) struct Sesgo {
 }
 
 /// A pair of parallel text banks, Spanish and English (either may be left out).
-#[derive(Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct Textos {
     pub es: Vec<String>,
@@ -134,7 +176,7 @@ impl Textos {
 }
 
 /// A tracked brand or entity, with what the answers say about it.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Marca {
     pub id: String,
@@ -181,7 +223,7 @@ impl Marca {
 }
 
 /// Where the answers' sources come from.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Fuentes {
     pub medios: Vec<Medio>,
@@ -189,7 +231,7 @@ pub(crate) struct Fuentes {
 }
 
 /// One site the answers may cite.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Medio {
     pub host: String,
@@ -201,7 +243,7 @@ pub(crate) struct Medio {
 }
 
 /// A page on a brand's own site; `{marca}` in the titles is the brand's name.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Pagina {
     pub ruta: String,
@@ -209,14 +251,14 @@ pub(crate) struct Pagina {
     pub titulo_en: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Analisis {
     pub tablas: Vec<Tabla>,
 }
 
 /// A table spec in short form; ids, names and titles are derived (see [`crate::estudio`]).
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(tag = "tipo", rename_all = "snake_case", deny_unknown_fields)]
 pub(crate) enum Tabla {
     Marcas {
@@ -248,7 +290,7 @@ pub(crate) enum Tabla {
 }
 
 /// A named set of context sentences.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Contexto {
     /// The dimension whose values the groups are; none for a plain list of sentences.
@@ -261,7 +303,7 @@ pub(crate) struct Contexto {
 }
 
 /// The context sentences of one dimension value.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Grupo {
     pub valor: String,
@@ -283,7 +325,7 @@ pub(crate) enum Frase {
 }
 
 /// A block of questions: one kind of entry, a language and how contexts are put in front.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Bloque {
     pub idioma: String,
@@ -308,7 +350,7 @@ pub(crate) struct Bloque {
 }
 
 /// "Which X is best ..." (a list) or "How do I ..." (advice).
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 pub(crate) struct Plantilla {
     pub tipo: TipoPlantilla,
     pub texto: String,
@@ -325,7 +367,7 @@ pub(crate) enum TipoPlantilla {
 }
 
 /// "A or B?": two brands and the names the question gives them.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 pub(crate) struct Par {
     pub marca_a: String,
     pub nombre_a: String,
@@ -338,7 +380,7 @@ pub(crate) struct Par {
 }
 
 /// "Is A good for ...?".
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 pub(crate) struct SobreMarca {
     pub marca: String,
     pub texto: String,
@@ -395,6 +437,16 @@ fn validar(ind: &Industria, modelos: &[Modelo]) -> Vec<String> {
     };
     if ind.inicio.mes == 0 || ind.inicio.mes > 12 || ind.inicio.dia == 0 || ind.dias == 0 {
         p.push("inicio, dias: fecha o duración inválidas".to_owned());
+    }
+    if let Some(a) = &ind.anterior {
+        if !modelos.iter().any(|m| m.id == a.reemplazo.actual) {
+            p.push(format!("anterior.reemplazo.actual: modelo `{}` desconocido", a.reemplazo.actual));
+        }
+        marca(&mut p, "anterior.en_alza.marca".to_owned(), &a.en_alza.marca);
+        let cabe = (a.inicio.mes, a.inicio.dia + a.dias) < (ind.inicio.mes, ind.inicio.dia);
+        if a.inicio.mes == 0 || a.inicio.dia == 0 || a.dias == 0 || !cabe {
+            p.push("anterior.inicio, anterior.dias: la corrida anterior termina antes de que empiece esta".to_owned());
+        }
     }
     for (i, s) in ind.sesgos.iter().enumerate() {
         if !modelos.iter().any(|m| m.id == s.modelo) {

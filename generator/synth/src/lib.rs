@@ -13,6 +13,7 @@
 //!
 //! The generator does not depend on this crate: synth writes content, the generator reads it.
 
+mod anterior;
 mod engine;
 mod estudio;
 mod hallazgos;
@@ -80,7 +81,7 @@ fn mezclar(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-fn semilla(seed: u64, slug: &str, parte: u64) -> u64 {
+pub(crate) fn semilla(seed: u64, slug: &str, parte: u64) -> u64 {
     // FNV-1a over the slug: stable across runs and platforms.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in slug.bytes() {
@@ -90,7 +91,7 @@ fn semilla(seed: u64, slug: &str, parte: u64) -> u64 {
     mezclar(seed ^ mezclar(h ^ mezclar(parte)))
 }
 
-fn ancho(n: usize, minimo: usize) -> usize {
+pub(crate) fn ancho(n: usize, minimo: usize) -> usize {
     n.to_string().len().max(minimo)
 }
 
@@ -188,17 +189,27 @@ pub(crate) fn generar(ind: &Industria, modelos: &[Modelo], scale: u32, seed: u64
         slug: ind.slug.clone(),
         design,
         brands: marcas(ind),
-        questions: preguntas.into_iter().map(|(q, _)| q).collect(),
+        questions: preguntas.iter().map(|(q, _)| q.clone()).collect(),
         answers,
         findings: Vec::new(),
         reports: Vec::new(),
         question_lines: Vec::new(),
         answer_lines: Vec::new(),
+        previous: None,
     };
+    if let Some(ant) = &ind.anterior {
+        let (spec, previous) = anterior::generar(ind, ant, modelos, &study, &preguntas, seed);
+        study.design.corrida_anterior = Some(spec);
+        study.previous = Some(Box::new(previous));
+    }
     if ind.con_hallazgos {
         let tablas =
             generator::metrics::analysis::analyze(&study).with_context(|| format!("{}: análisis", ind.slug))?;
         study.findings = hallazgos::hallazgos(ind, &study, &tablas, &ordenes);
+        if let Some(ant) = &ind.anterior {
+            let cambios = anterior::hallazgos(ant, &study);
+            study.findings.extend(cambios);
+        }
     }
     Ok(Generado { study, ordenes })
 }
@@ -234,13 +245,28 @@ pub(crate) fn archivos(g: &Generado) -> Result<Vec<(&'static str, Vec<u8>)>> {
         serde_json::to_writer(&mut respuestas, a).context("serializando respuestas.jsonl")?;
         respuestas.push(b'\n');
     }
-    Ok(vec![
+    let mut files = vec![
         ("estudio.toml", estudio.into_bytes()),
         ("marcas.toml", marcas.into_bytes()),
         ("preguntas.jsonl", preguntas),
         ("respuestas.jsonl", respuestas),
         ("hallazgos.toml", hallazgos.into_bytes()),
-    ])
+    ];
+    if let Some(previous) = &s.previous {
+        files.push(("anterior/preguntas.jsonl", jsonl(&previous.questions)?));
+        files.push(("anterior/respuestas.jsonl", jsonl(&previous.answers)?));
+    }
+    Ok(files)
+}
+
+/// One JSON object a line.
+fn jsonl<T: serde::Serialize>(items: &[T]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    for item in items {
+        serde_json::to_writer(&mut out, item).context("serializando la corrida anterior")?;
+        out.push(b'\n');
+    }
+    Ok(out)
 }
 
 /// Copies the hand-written service files (`servicio.toml`, `metricas.toml`) from `from` to
@@ -268,6 +294,9 @@ fn escribir(dir: &Path, g: &Generado) -> Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
     for (nombre, bytes) in archivos(g)? {
         let path = dir.join(nombre);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).with_context(|| format!("no se pudo crear {}", parent.display()))?;
+        }
         let file = fs::File::create(&path).with_context(|| format!("no se pudo crear {}", path.display()))?;
         let mut w = BufWriter::new(file);
         w.write_all(&bytes).with_context(|| format!("no se pudo escribir {}", path.display()))?;

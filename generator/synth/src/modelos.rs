@@ -18,7 +18,7 @@ const ARCHIVO: &str = "generator/synth/modelos.toml";
 const TEXTO: &str = include_str!("../modelos.toml");
 
 /// How a model tends to answer. Values are probabilities unless noted.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Estilo {
     /// Chance of a second argument per brand (longer answers).
@@ -56,7 +56,7 @@ impl Estilo {
 }
 
 /// One model: its identity in `estudio.toml` and its style.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Modelo {
     pub id: String,
@@ -68,7 +68,7 @@ pub(crate) struct Modelo {
     pub estilo: Estilo,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Archivo {
     modelos: Vec<Modelo>,

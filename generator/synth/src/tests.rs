@@ -133,15 +133,24 @@ fn findings_are_backed_by_their_cells() {
         let s = &g.study;
         let tablas = generator::metrics::analysis::analyze(s).expect("analyze");
         assert!((6..=12).contains(&tablas.len()), "{}: tablas", s.slug);
-        let problemas = generator::validate::check_findings(Path::new("content"), s, &tablas);
+        // Findings about change are backed by the change tables (and claim what they show).
+        let facts = generator::metrics::extract_facts(s);
+        let cambios = generator::metrics::change::change_tables(s, &facts);
+        let todas: Vec<_> = tablas.iter().chain(&cambios).cloned().collect();
+        let problemas = generator::validate::check_findings(Path::new("content"), s, &todas);
         assert!(problemas.is_empty(), "{}: {:?}", s.slug, problemas.iter().collect::<Vec<_>>());
+        let avisos = generator::validate::unsupported_changes(Path::new("content"), s, &cambios);
+        assert!(avisos.is_empty(), "{}: {:?}", s.slug, avisos.iter().collect::<Vec<_>>());
         if s.slug == "reumatologia-2026" {
             assert!(s.findings.is_empty());
             continue;
         }
-        assert!((5..=10).contains(&s.findings.len()), "{}: {} hallazgos", s.slug, s.findings.len());
-        let tipos: BTreeSet<&str> = s.findings.iter().map(|f| f.tipo.as_str()).collect();
-        let secciones: BTreeSet<&str> = s.findings.iter().map(|f| f.seccion.as_str()).collect();
+        let de_cambio = s.findings.iter().filter(|f| f.tipo == "cambio").count();
+        assert_eq!(de_cambio > 0, s.previous.is_some(), "{}: hallazgos de cambio", s.slug);
+        let findings: Vec<_> = s.findings.iter().filter(|f| f.tipo != "cambio").collect();
+        assert!((5..=10).contains(&findings.len()), "{}: {} hallazgos", s.slug, findings.len());
+        let tipos: BTreeSet<&str> = findings.iter().map(|f| f.tipo.as_str()).collect();
+        let secciones: BTreeSet<&str> = findings.iter().map(|f| f.seccion.as_str()).collect();
         assert!(tipos.len() >= 4 && (2..=4).contains(&secciones.len()), "{}", s.slug);
         let ids: BTreeSet<&str> = s.answers.iter().map(|a| a.id.as_str()).collect();
         for f in &s.findings {

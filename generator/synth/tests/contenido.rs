@@ -30,16 +30,31 @@ fn seed_2026_scale_1_writes_the_committed_sample() {
     expected.sort();
     assert_eq!(slugs, expected, "the studies synth writes are the committed ones");
     let mut files = 0;
+    let mut previous_runs = 0;
     for slug in &slugs {
+        let mut names: Vec<String> = Vec::new();
         for entry in fs::read_dir(written.join(slug)).expect("study folder") {
             let path = entry.expect("entry").path();
-            let name = path.file_name().expect("name").to_owned();
-            let ours = fs::read(&path).expect("written file");
+            let name = path.file_name().expect("name").to_string_lossy().into_owned();
+            if path.is_dir() {
+                // `anterior/`: the previous run's questions and answers.
+                previous_runs += 1;
+                for inner in fs::read_dir(&path).expect("previous run") {
+                    let inner = inner.expect("entry").file_name().to_string_lossy().into_owned();
+                    names.push(format!("{name}/{inner}"));
+                }
+            } else {
+                names.push(name);
+            }
+        }
+        for name in names {
+            let ours = fs::read(written.join(slug).join(&name)).expect("written file");
             let theirs = fs::read(committed.join(slug).join(&name))
-                .unwrap_or_else(|e| panic!("{slug}/{}: not committed ({e})", name.to_string_lossy()));
-            assert!(ours == theirs, "{slug}/{}: synth output differs from the committed file", name.to_string_lossy());
+                .unwrap_or_else(|e| panic!("{slug}/{name}: not committed ({e})"));
+            assert!(ours == theirs, "{slug}/{name}: synth output differs from the committed file");
             files += 1;
         }
     }
-    assert_eq!(files, 5 * slugs.len(), "five files a study");
+    assert!(previous_runs >= 3, "at least three studies carry a previous run");
+    assert_eq!(files, 5 * slugs.len() + 2 * previous_runs, "five files a study, two more with a previous run");
 }

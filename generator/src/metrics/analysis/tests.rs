@@ -103,6 +103,7 @@ fn fixture() -> Study {
             modelos: vec![model("m1"), model("m2")],
             ponderacion: None,
             analisis: vec![],
+            corrida_anterior: None,
         },
         brands: vec![
             brand("alfa", "Alfa", &[], &["alfa.com.ar"]),
@@ -115,6 +116,7 @@ fn fixture() -> Study {
         reports: vec![],
         question_lines: Vec::new(),
         answer_lines: Vec::new(),
+        previous: None,
     }
 }
 

@@ -1,0 +1,877 @@
+//! Change since the previous run: every brand metric with an interval, in each run, their
+//! difference, the 95% interval of the difference and a verdict.
+//!
+//! A study that names its previous run (`[corrida_anterior]` in `estudio.toml`, answers in
+//! `anterior/`) is compared with it over the questions both runs share (the same `id`):
+//! questions added since, or retired, are counted and left out. Each run's value is computed
+//! exactly as in the analysis tables, over its answers to the shared questions, with its own
+//! models and weights. The tables are:
+//!
+//! - `cambio_total`: all models of each run;
+//! - `cambio_<model>`: one per model id present in both runs (the same model asked again);
+//! - `cambio_nivel_estandar`, `cambio_nivel_avanzado`: one per tier whose models changed
+//!   between the runs (a model replaced by its newer version), all the tier's models of each
+//!   run, said as such in the title.
+//!
+//! **The interval of the difference** pairs the runs by question. For each run the clustered
+//! linearisation of [`crate::metrics::interval`] gives, per question *g*, the residual
+//! `e_g = Σ_{i∈g} c_i·(y_i − R·x_i) / Σ_i c_i·x_i` (so `V = Σ_g e_g²`), and the run's own
+//! interval `[l, u]` (Wilson at `n_ef` for rates, `R ± z·√V` cut to the range for means).
+//! The correlation of the two runs across the shared questions is
+//! `ρ = Σ_g e1_g·e2_g / √(V1·V2)` (0 when either `V` is 0), and the interval of
+//! `D = R2 − R1` is the MOVER of Zou and Donner (2008) for correlated estimates:
+//!
+//! `L = D − √((R2 − l2)² + (u1 − R1)² − 2ρ·(R2 − l2)·(u1 − R1))`
+//! `U = D + √((u2 − R2)² + (R1 − l1)² − 2ρ·(u2 − R2)·(R1 − l1))`
+//!
+//! For a mean it is exactly `D ± z·√Σ_g (e2_g − e1_g)²`, the paired cluster-robust interval;
+//! for a rate it inherits Wilson's behaviour near 0 and 1. The verdict reads the published
+//! (rounded) bounds: `creció` when the lower one is above 0, `cayó` when the upper one is
+//! below 0, otherwise `sin cambio más allá del ruido`. Without an interval in either run
+//! (fewer than two questions in its base) there is no interval and no verdict.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::metrics::analysis::{Cell, Table};
+use crate::metrics::exact::round_float;
+use crate::metrics::interval::{self, Z95};
+use crate::metrics::{self, AnswerFacts, Estimate, Scope, brand_stats, prominence_points};
+use crate::model::{Metric, Study, Tier, Tone};
+
+/// Table ids of change tables start with this; analysis table ids never do (`A01`).
+pub const PREFIX: &str = "cambio_";
+
+/// The metrics compared, in column order (every brand metric with an interval a buyer
+/// watches; ghost citation is left out).
+pub const METRICS: [Metric; 7] = [
+    Metric::Mencion,
+    Metric::Orden,
+    Metric::Citacion,
+    Metric::Protagonismo,
+    Metric::Top1,
+    Metric::Sov,
+    Metric::TonoNeto,
+];
+
+/// Column suffixes of each metric, in order.
+pub const COLUMNS: [&str; 7] =
+    ["_anterior", "_anterior_n", "_actual", "_actual_n", "_diferencia", "_diferencia_ic95", "_veredicto"];
+
+/// The three verdicts.
+pub const GREW: &str = "creció";
+pub const FELL: &str = "cayó";
+pub const NO_CHANGE: &str = "sin cambio más allá del ruido";
+
+/// What a change table compares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChangeScope {
+    /// Every model of each run.
+    Total,
+    /// One model id present in both runs.
+    Model(String),
+    /// The models of one tier, which changed between the runs.
+    Tier(Tier),
+}
+
+/// The change tables a study has, from its design alone (findings can name them before
+/// anything is computed): `(id, scope)`, total first, then models in `modelos` order, then
+/// tiers (estándar, avanzado). Empty without `[corrida_anterior]`.
+pub fn table_ids(study: &Study) -> Vec<(String, ChangeScope)> {
+    let Some(previous) = &study.design.corrida_anterior else { return Vec::new() };
+    let mut ids = vec![(format!("{PREFIX}total"), ChangeScope::Total)];
+    for model in &study.design.modelos {
+        if previous.modelos.iter().any(|m| m.id == model.id && m.nivel == model.nivel) {
+            ids.push((format!("{PREFIX}{}", model.id), ChangeScope::Model(model.id.clone())));
+        }
+    }
+    for tier in [Tier::Standard, Tier::Advanced] {
+        let of = |models: &[crate::model::ModelSpec]| -> BTreeSet<String> {
+            models.iter().filter(|m| m.nivel == tier).map(|m| m.id.clone()).collect()
+        };
+        let (now, before) = (of(&study.design.modelos), of(&previous.modelos));
+        if now != before && !now.is_empty() && !before.is_empty() {
+            ids.push((format!("{PREFIX}nivel_{}", tier_slug(tier)), ChangeScope::Tier(tier)));
+        }
+    }
+    ids
+}
+
+fn tier_slug(tier: Tier) -> &'static str {
+    match tier {
+        Tier::Standard => "estandar",
+        Tier::Advanced => "avanzado",
+    }
+}
+
+/// Questions of the two runs: shared (same id), added since, retired since.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QuestionCounts {
+    pub compartidas: usize,
+    pub agregadas: usize,
+    pub retiradas: usize,
+}
+
+/// How the question sets of a study and its previous run overlap; `None` without one.
+pub fn question_counts(study: &Study) -> Option<QuestionCounts> {
+    let previous = study.previous.as_deref()?;
+    let now: BTreeSet<&str> = study.questions.iter().map(|q| q.id.as_str()).collect();
+    let before: BTreeSet<&str> = previous.questions.iter().map(|q| q.id.as_str()).collect();
+    let compartidas = now.intersection(&before).count();
+    Some(QuestionCounts { compartidas, agregadas: now.len() - compartidas, retiradas: before.len() - compartidas })
+}
+
+/// The change tables of a study (empty without a previous run); `facts` are the current
+/// run's, as the analysis tables use them.
+pub fn change_tables(study: &Study, facts: &[AnswerFacts]) -> Vec<Table> {
+    let Some(previous) = study.previous.as_deref() else { return Vec::new() };
+    let Some(counts) = question_counts(study) else { return Vec::new() };
+    let previous_facts = metrics::extract_facts(previous);
+    // Shared questions by id, keyed by their index in this run's questions.
+    let key_now: BTreeMap<&str, usize> = study.questions.iter().enumerate().map(|(i, q)| (q.id.as_str(), i)).collect();
+    let previous_key: Vec<Option<usize>> =
+        previous.questions.iter().map(|q| key_now.get(q.id.as_str()).copied()).collect();
+    let shared: BTreeSet<usize> = previous_key.iter().flatten().copied().collect();
+    let now_runs = Run { study, facts, key: (0..study.questions.len()).map(Some).collect(), shared: &shared };
+    let before_runs = Run { study: previous, facts: &previous_facts, key: previous_key, shared: &shared };
+    table_ids(study)
+        .into_iter()
+        .map(|(id, scope)| {
+            let now = now_runs.side(&scope);
+            let before = before_runs.side(&scope);
+            table(study, previous, &id, &scope, &before, &now, counts)
+        })
+        .collect()
+}
+
+/// One run: its study, answer facts, and the shared key of each of its questions.
+struct Run<'a> {
+    study: &'a Study,
+    facts: &'a [AnswerFacts],
+    key: Vec<Option<usize>>,
+    shared: &'a BTreeSet<usize>,
+}
+
+impl Run<'_> {
+    /// The run's answers to shared questions within `scope`, with every brand's sums.
+    fn side(&self, scope: &ChangeScope) -> Side {
+        let models = &self.study.design.modelos;
+        let answers: Vec<&AnswerFacts> = self
+            .facts
+            .iter()
+            .filter(|a| self.key[a.question].is_some_and(|k| self.shared.contains(&k)))
+            .filter(|a| match scope {
+                ChangeScope::Total => true,
+                ChangeScope::Model(id) => models[a.model].id == *id,
+                ChangeScope::Tier(tier) => models[a.model].nivel == *tier,
+            })
+            .collect();
+        let weights = metrics::model_weights(self.study);
+        let scope = Scope::new(answers, &weights);
+        let n_brands = self.study.brands.len();
+        let stats = brand_stats(&scope, n_brands);
+        let estimates: Vec<Vec<Option<Estimate>>> =
+            (0..n_brands).map(|b| METRICS.iter().map(|&m| stats.estimate(b, m)).collect()).collect();
+        Side { estimates, sums: cluster_sums(&scope, &self.key, n_brands) }
+    }
+}
+
+/// One run's side of a change table: estimates by brand and metric, and the per-question
+/// sums behind their intervals.
+struct Side {
+    estimates: Vec<Vec<Option<Estimate>>>,
+    sums: Sums,
+}
+
+/// Per brand and metric: per shared question key, `(Σ c·y, Σ c·x)`; and over answers,
+/// `Σ (c·x)²`.
+struct Sums {
+    clusters: Vec<Vec<Vec<(usize, f64, f64)>>>,
+    cx2: Vec<Vec<f64>>,
+}
+
+/// The numerator `y` and denominator `x` of one answer for `metric` and brand `b` (the
+/// definition [`cluster_sums`] follows; the tests hold one to the other).
+#[cfg(test)]
+fn y_x(a: &AnswerFacts, b: usize, metric: Metric) -> (f64, f64) {
+    let position = a.brands.order.iter().position(|&x| x == b).map(|p| p + 1);
+    let named = f64::from(u8::from(position.is_some()));
+    let k = a.brands.order.len() as f64;
+    match metric {
+        Metric::Mencion => (named, 1.0),
+        Metric::Citacion => (f64::from(u8::from(a.brands.cited.contains(&b))), 1.0),
+        Metric::CitacionFantasma => (f64::from(u8::from(a.brands.cited.contains(&b) && position.is_none())), 1.0),
+        Metric::Protagonismo => (prominence_points(position), 1.0),
+        Metric::Orden => (position.map_or(0.0, |p| p as f64), named),
+        Metric::Top1 => (f64::from(u8::from(position == Some(1))), f64::from(u8::from(k > 0.0))),
+        Metric::Sov => (named, k),
+        Metric::TonoNeto => match a.tone.iter().find(|(x, _)| *x == b) {
+            Some((_, Tone::Pos)) => (1.0, 1.0),
+            Some((_, Tone::Neu)) => (0.0, 1.0),
+            Some((_, Tone::Neg)) => (-1.0, 1.0),
+            None => (0.0, 0.0),
+        },
+    }
+}
+
+fn cluster_sums(scope: &Scope<'_>, key: &[Option<usize>], n_brands: usize) -> Sums {
+    // Indexes into METRICS.
+    const MENCION: usize = 0;
+    const ORDEN: usize = 1;
+    const CITACION: usize = 2;
+    const PROTAGONISMO: usize = 3;
+    const TOP1: usize = 4;
+    const SOV: usize = 5;
+    const TONO: usize = 6;
+    let mut clusters: Vec<Vec<Vec<(usize, f64, f64)>>> = vec![vec![Vec::new(); METRICS.len()]; n_brands];
+    let mut cx2 = vec![vec![0.0; METRICS.len()]; n_brands];
+    // Per brand inside the current question: Σ c·y by metric, and the denominators that are
+    // the brand's own (order: answers naming it; tone: answers labelling it) with their Σ (c·x)².
+    let mut y = vec![[0.0; METRICS.len()]; n_brands];
+    let mut own = vec![[0.0; 4]; n_brands];
+    // The scope holds each question's answers together, in runs.
+    let mut start = 0;
+    while start < scope.answers.len() {
+        let question = scope.answers[start].question;
+        let end = (start..scope.answers.len())
+            .find(|&i| scope.answers[i].question != question)
+            .unwrap_or(scope.answers.len());
+        let range = start..end;
+        start = end;
+        let Some(g) = key[question] else { continue };
+        // Denominators every brand shares: all answers, answers naming a brand, mentions.
+        let (mut x_all, mut x_any, mut x_k, mut q_all, mut q_any, mut q_k) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+        for i in range {
+            let (a, c) = (scope.answers[i], scope.weights[i]);
+            let k = a.brands.order.len() as f64;
+            x_all += c;
+            q_all += c * c;
+            if k > 0.0 {
+                x_any += c;
+                q_any += c * c;
+                x_k += c * k;
+                q_k += (c * k) * (c * k);
+            }
+            for (index, &b) in a.brands.order.iter().enumerate() {
+                let Some(sums) = y.get_mut(b) else { continue };
+                let position = index + 1;
+                sums[MENCION] += c;
+                sums[ORDEN] += c * position as f64;
+                sums[PROTAGONISMO] += c * prominence_points(Some(position));
+                sums[SOV] += c;
+                if position == 1 {
+                    sums[TOP1] += c;
+                }
+                own[b][0] += c;
+                own[b][1] += c * c;
+            }
+            for &b in &a.brands.cited {
+                if let Some(sums) = y.get_mut(b) {
+                    sums[CITACION] += c;
+                }
+            }
+            for &(b, tone) in &a.tone {
+                let Some(sums) = y.get_mut(b) else { continue };
+                sums[TONO] += c * match tone {
+                    Tone::Pos => 1.0,
+                    Tone::Neu => 0.0,
+                    Tone::Neg => -1.0,
+                };
+                own[b][2] += c;
+                own[b][3] += c * c;
+            }
+        }
+        for b in 0..n_brands {
+            let sums = std::mem::take(&mut y[b]);
+            let [x_order, q_order, x_tone, q_tone] = std::mem::take(&mut own[b]);
+            let x = [x_all, x_order, x_all, x_all, x_any, x_k, x_tone];
+            let q = [q_all, q_order, q_all, q_all, q_any, q_k, q_tone];
+            for m in 0..METRICS.len() {
+                // A question where the brand's own denominator is 0 adds nothing.
+                if x[m] != 0.0 || sums[m] != 0.0 {
+                    clusters[b][m].push((g, sums[m], x[m]));
+                }
+                cx2[b][m] += q[m];
+            }
+        }
+    }
+    Sums { clusters, cx2 }
+}
+
+/// [`cluster_sums`] the slow way, answer by answer and brand by brand, from [`y_x`].
+#[cfg(test)]
+fn cluster_sums_by_answer(scope: &Scope<'_>, key: &[Option<usize>], n_brands: usize) -> Sums {
+    let mut clusters: Vec<Vec<Vec<(usize, f64, f64)>>> = vec![vec![Vec::new(); METRICS.len()]; n_brands];
+    let mut cx2 = vec![vec![0.0; METRICS.len()]; n_brands];
+    for (a, &c) in scope.answers.iter().zip(&scope.weights) {
+        let Some(g) = key[a.question] else { continue };
+        for (b, per_metric) in clusters.iter_mut().enumerate() {
+            for (m, &metric) in METRICS.iter().enumerate() {
+                let (y, x) = y_x(a, b, metric);
+                let list = &mut per_metric[m];
+                match list.last_mut() {
+                    Some(last) if last.0 == g => {
+                        last.1 += c * y;
+                        last.2 += c * x;
+                    }
+                    _ => list.push((g, c * y, c * x)),
+                }
+                cx2[b][m] += (c * x) * (c * x);
+            }
+        }
+    }
+    for per_metric in &mut clusters {
+        for list in per_metric {
+            list.retain(|&(_, y, x)| x != 0.0 || y != 0.0);
+        }
+    }
+    Sums { clusters, cx2 }
+}
+
+/// The range a metric's values lie in (for its interval).
+fn range(metric: Metric) -> (f64, f64) {
+    match metric {
+        Metric::Orden => (1.0, f64::INFINITY),
+        Metric::Protagonismo => (0.0, 10.0),
+        Metric::TonoNeto => (-1.0, 1.0),
+        _ => (0.0, 1.0),
+    }
+}
+
+fn is_rate(metric: Metric) -> bool {
+    !matches!(metric, Metric::Orden | Metric::Protagonismo | Metric::TonoNeto)
+}
+
+/// One run's residuals by question and its unrounded interval (`None`: fewer than two
+/// questions in the base).
+struct Linear {
+    /// `(question key, e_g)`, sorted by key.
+    residuals: Vec<(usize, f64)>,
+    variance: f64,
+    bounds: Option<(f64, f64)>,
+}
+
+fn linearise(r: f64, clusters: &[(usize, f64, f64)], cx2: f64, metric: Metric) -> Linear {
+    let cx: f64 = clusters.iter().map(|(_, _, x)| x).sum();
+    let mut residuals: Vec<(usize, f64)> =
+        clusters.iter().map(|&(g, y, x)| (g, if cx > 0.0 { (y - r * x) / cx } else { 0.0 })).collect();
+    residuals.sort_unstable_by_key(|&(g, _)| g);
+    let variance: f64 = residuals.iter().map(|(_, e)| e * e).sum();
+    let questions = clusters.iter().filter(|(_, _, x)| *x != 0.0).count();
+    let (low, high) = range(metric);
+    let bounds = if is_rate(metric) {
+        let kish = if cx2 > 0.0 { cx * cx / cx2 } else { 0.0 };
+        let n_ef = if variance > 0.0 { (r * (1.0 - r) / variance).min(kish) } else { kish };
+        (questions >= 2 && n_ef > 0.0).then(|| interval::wilson(r, n_ef))
+    } else {
+        let half = Z95 * variance.sqrt();
+        (questions >= 2).then(|| ((r - half).clamp(low, high), (r + half).clamp(low, high)))
+    };
+    Linear { residuals, variance, bounds }
+}
+
+/// `Σ_g e1_g·e2_g` over the keys both sorted lists hold, in key order.
+fn cross_sum(before: &[(usize, f64)], now: &[(usize, f64)]) -> f64 {
+    let (mut i, mut j, mut sum) = (0, 0, 0.0);
+    while i < before.len() && j < now.len() {
+        match before[i].0.cmp(&now[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                sum += before[i].1 * now[j].1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    sum
+}
+
+/// A change cell: the difference's interval (rounded) by MOVER, and its verdict.
+pub fn difference_interval(before: (f64, (f64, f64)), now: (f64, (f64, f64)), rho: f64) -> (f64, f64) {
+    let (r1, (l1, u1)) = before;
+    let (r2, (l2, u2)) = now;
+    let d = r2 - r1;
+    let rho = rho.clamp(-1.0, 1.0);
+    let (a, b) = (r2 - l2, u1 - r1);
+    let (c, e) = (u2 - r2, r1 - l1);
+    let low = d - (a * a + b * b - 2.0 * rho * a * b).max(0.0).sqrt();
+    let high = d + (c * c + e * e - 2.0 * rho * c * e).max(0.0).sqrt();
+    (round_float(low, 4), round_float(high, 4))
+}
+
+/// The verdict of a (rounded) interval of a difference.
+pub fn verdict(low: f64, high: f64) -> &'static str {
+    if low > 0.0 {
+        GREW
+    } else if high < 0.0 {
+        FELL
+    } else {
+        NO_CHANGE
+    }
+}
+
+/// `now − before` of two published values, exactly at 4 decimals; never −0.
+pub fn published_difference(before: f64, now: f64) -> f64 {
+    let units = (now * 1e4).round() - (before * 1e4).round();
+    let d = units / 1e4;
+    if d == 0.0 { 0.0 } else { d }
+}
+
+/// The seven cells of one brand and metric.
+fn metric_cells(
+    before: Option<Estimate>,
+    now: Option<Estimate>,
+    before_linear: &Linear,
+    now_linear: &Linear,
+) -> [Cell; 7] {
+    let value = |e: Option<Estimate>| e.map_or(Cell::Null, |e| Cell::Num(e.value));
+    let n = |e: Option<Estimate>| Cell::Int(e.map_or(0, |e| i64::try_from(e.uncertainty.n).unwrap_or(i64::MAX)));
+    let (diff, ic, word) = match (before, now) {
+        (Some(b), Some(a)) => {
+            let diff = Cell::Num(published_difference(b.value, a.value));
+            match (before_linear.bounds, now_linear.bounds) {
+                (Some(lb), Some(la)) => {
+                    let cross = cross_sum(&before_linear.residuals, &now_linear.residuals);
+                    let rho = if before_linear.variance > 0.0 && now_linear.variance > 0.0 {
+                        cross / (before_linear.variance * now_linear.variance).sqrt()
+                    } else {
+                        0.0
+                    };
+                    let (low, high) = difference_interval((b.raw, lb), (a.raw, la), rho);
+                    (diff, Cell::Interval(low, high), Cell::Text(verdict(low, high).to_owned()))
+                }
+                _ => (diff, Cell::Null, Cell::Null),
+            }
+        }
+        _ => (Cell::Null, Cell::Null, Cell::Null),
+    };
+    [value(before), n(before), value(now), n(now), diff, ic, word]
+}
+
+/// The title of a change table, in Spanish and English, from the design alone.
+pub fn titles(study: &Study, scope: &ChangeScope) -> (String, String) {
+    match scope {
+        ChangeScope::Total => (
+            "Cambio desde la corrida anterior: todos los modelos".to_owned(),
+            "Change since the previous run: all models".to_owned(),
+        ),
+        ChangeScope::Model(model) => (
+            format!("Cambio desde la corrida anterior: {model} (el mismo modelo en las dos corridas)"),
+            format!("Change since the previous run: {model} (the same model in both runs)"),
+        ),
+        ChangeScope::Tier(tier) => {
+            let previous = study.design.corrida_anterior.as_ref().map(|p| p.modelos.as_slice()).unwrap_or_default();
+            let before = model_ids(previous, scope).join(", ");
+            let now = model_ids(&study.design.modelos, scope).join(", ");
+            (
+                format!(
+                    "Cambio desde la corrida anterior: nivel {} (cambió el modelo: {before} → {now})",
+                    tier.as_str()
+                ),
+                format!(
+                    "Change since the previous run: {} tier (the model changed: {before} → {now})",
+                    match tier {
+                        Tier::Standard => "standard",
+                        Tier::Advanced => "advanced",
+                    }
+                ),
+            )
+        }
+    }
+}
+
+fn models_of(study: &Study, scope: &ChangeScope) -> Vec<String> {
+    model_ids(&study.design.modelos, scope)
+}
+
+fn model_ids(models: &[crate::model::ModelSpec], scope: &ChangeScope) -> Vec<String> {
+    models
+        .iter()
+        .filter(|m| match scope {
+            ChangeScope::Total => true,
+            ChangeScope::Model(id) => m.id == *id,
+            ChangeScope::Tier(tier) => m.nivel == *tier,
+        })
+        .map(|m| m.id.clone())
+        .collect()
+}
+
+fn table(
+    study: &Study,
+    previous: &Study,
+    id: &str,
+    scope: &ChangeScope,
+    before: &Side,
+    now: &Side,
+    counts: QuestionCounts,
+) -> Table {
+    let mut columnas = vec!["marca".to_owned()];
+    for metric in METRICS {
+        columnas.extend(COLUMNS.iter().map(|suffix| format!("{}{suffix}", metric.id())));
+    }
+    let filas = study
+        .brands
+        .iter()
+        .enumerate()
+        .map(|(b, brand)| {
+            let mut row = vec![Cell::Text(brand.nombre.clone())];
+            for (m, &metric) in METRICS.iter().enumerate() {
+                let (eb, en) = (before.estimates[b][m], now.estimates[b][m]);
+                let lb =
+                    linearise(eb.map_or(0.0, |e| e.raw), &before.sums.clusters[b][m], before.sums.cx2[b][m], metric);
+                let ln = linearise(en.map_or(0.0, |e| e.raw), &now.sums.clusters[b][m], now.sums.cx2[b][m], metric);
+                row.extend(metric_cells(eb, en, &lb, &ln));
+            }
+            row
+        })
+        .collect();
+    let (before_models, now_models) = (models_of(previous, scope).join(", "), models_of(study, scope).join(", "));
+    let (titulo, titulo_en) = titles(study, scope);
+    let nota = format!(
+        "Base: {} preguntas compartidas por las dos corridas ({} agregadas y {} retiradas quedan fuera). Modelos: anterior {before_models}; actual {now_models}. Diferencia = actual − anterior; intervalo al 95 % de la diferencia pareado por pregunta (MOVER con la correlación entre corridas); veredicto: creció, cayó o sin cambio más allá del ruido.",
+        counts.compartidas, counts.agregadas, counts.retiradas
+    );
+    Table { id: id.to_owned(), nombre: String::new(), titulo, titulo_en, columnas, filas, nota: Some(nota) }
+}
+
+/// True for a change table's id.
+pub fn is_change_table(id: &str) -> bool {
+    id.starts_with(PREFIX)
+}
+
+/// The metric of a `<metric>_diferencia` column.
+pub fn difference_metric(columna: &str) -> Option<Metric> {
+    let base = columna.strip_suffix("_diferencia")?;
+    METRICS.into_iter().find(|m| m.id() == base)
+}
+
+/// What a finding backing claims about a change cell, and whether the cell's verdict bears
+/// it out.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ChangeClaim {
+    pub tabla: String,
+    pub fila: String,
+    pub columna: String,
+    /// `creció`, `cayó` or `sin cambio más allá del ruido`: what the text says.
+    pub afirma: String,
+    /// The cell's verdict (`None`: no interval).
+    pub veredicto: Option<String>,
+    pub ic95: Option<(f64, f64)>,
+    pub se_sostiene: bool,
+}
+
+impl ChangeClaim {
+    pub fn describe(&self) -> String {
+        let interval = self.ic95.map_or("sin intervalo".to_owned(), |(l, h)| format!("[{l}, {h}]"));
+        format!(
+            "{} / {} / {} afirma «{}»; la celda da {interval}, veredicto «{}»",
+            self.tabla,
+            self.fila,
+            self.columna,
+            self.afirma,
+            self.veredicto.as_deref().unwrap_or("sin veredicto")
+        )
+    }
+}
+
+/// The change claims of a finding: each backing (not `contexto`) on a `<metric>_diferencia`
+/// column of a change table claims the change its value's sign says (`creció` above 0,
+/// `cayó` below), or no change beyond the noise when marked `empate` (or when the value is 0).
+pub fn claims(finding: &crate::model::Finding, tables: &[Table]) -> Vec<ChangeClaim> {
+    let mut found = Vec::new();
+    for b in &finding.respaldo {
+        if b.contexto || !is_change_table(&b.tabla) || difference_metric(&b.columna).is_none() {
+            continue;
+        }
+        let Some(table) = tables.iter().find(|t| t.id == b.tabla) else { continue };
+        let afirma = if b.empate || b.valor == 0.0 {
+            NO_CHANGE
+        } else if b.valor > 0.0 {
+            GREW
+        } else {
+            FELL
+        };
+        let ic95 = match table.cell(&b.fila, &format!("{}_ic95", b.columna)) {
+            Some(Cell::Interval(l, h)) => Some((*l, *h)),
+            _ => None,
+        };
+        let veredicto = match table.cell(&b.fila, &format!("{}_veredicto", b.columna.trim_end_matches("_diferencia"))) {
+            Some(Cell::Text(v)) => Some(v.clone()),
+            _ => None,
+        };
+        let se_sostiene = veredicto.as_deref() == Some(afirma);
+        found.push(ChangeClaim {
+            tabla: b.tabla.clone(),
+            fila: b.fila.clone(),
+            columna: b.columna.clone(),
+            afirma: afirma.to_owned(),
+            veredicto,
+            ic95,
+            se_sostiene,
+        });
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::model::{Answer, Brand, ModelSpec, PreviousRunSpec, Question, StudyFile};
+
+    fn model(id: &str, nivel: Tier) -> ModelSpec {
+        ModelSpec { id: id.into(), nombre: id.into(), proveedor: "p".into(), nivel }
+    }
+
+    /// A run: its models, its questions (id, tier) and answers (question, model, text).
+    fn run(models: &[(&str, Tier)], questions: &[(&str, Tier)], answers: &[(&str, &str, &str)]) -> Study {
+        Study {
+            slug: "prueba".into(),
+            design: StudyFile {
+                nombre: "Prueba".into(),
+                nombre_en: "Test".into(),
+                descripcion: "d".into(),
+                descripcion_en: "d".into(),
+                industria: "i".into(),
+                subindustria: "s".into(),
+                pais: vec!["Argentina".into()],
+                idioma: vec!["es".into()],
+                publicado: "2026-04-01".into(),
+                precio_usd: None,
+                version_paquete: "1.0.0".into(),
+                tags: vec![],
+                como_citar: "c".into(),
+                nota: "n".into(),
+                metodologia: vec![],
+                dimensiones: vec![],
+                modelos: models.iter().map(|&(id, tier)| model(id, tier)).collect(),
+                ponderacion: None,
+                analisis: vec![],
+                corrida_anterior: None,
+            },
+            brands: vec![
+                Brand { id: "alfa".into(), nombre: "Alfa".into(), alias: vec![], excluir: vec![], dominios: vec![] },
+                Brand { id: "beta".into(), nombre: "Beta".into(), alias: vec![], excluir: vec![], dominios: vec![] },
+            ],
+            questions: questions
+                .iter()
+                .map(|&(id, modelo)| Question {
+                    id: id.into(),
+                    texto: format!("¿{id}?"),
+                    idioma: "es".into(),
+                    modelo,
+                    dimensiones: BTreeMap::new(),
+                })
+                .collect(),
+            answers: answers
+                .iter()
+                .enumerate()
+                .map(|(i, &(q, m, text))| Answer {
+                    id: format!("R{i}"),
+                    pregunta: q.into(),
+                    modelo: m.into(),
+                    version: "v".into(),
+                    fecha: "2026-03-01".into(),
+                    respuesta: text.into(),
+                    fuentes: vec![],
+                    tono: BTreeMap::new(),
+                })
+                .collect(),
+            findings: vec![],
+            reports: vec![],
+            question_lines: vec![],
+            answer_lines: vec![],
+            previous: None,
+        }
+    }
+
+    fn compared(mut now: Study, before: Study) -> Study {
+        now.design.corrida_anterior = Some(PreviousRunSpec {
+            descripcion: "antes".into(),
+            descripcion_en: "before".into(),
+            modelos: before.design.modelos.clone(),
+            ponderacion: None,
+        });
+        now.previous = Some(Box::new(before));
+        now
+    }
+
+    fn tables(study: &Study) -> Vec<Table> {
+        change_tables(study, &metrics::extract_facts(study))
+    }
+
+    fn cell<'a>(t: &'a Table, row: &str, col: &str) -> &'a Cell {
+        t.cell(row, col).unwrap_or_else(|| panic!("{} / {row} / {col}", t.id))
+    }
+
+    const S: Tier = Tier::Standard;
+    const A: Tier = Tier::Advanced;
+
+    /// Ten questions q1..q10 of one model `m`: the runs name Alfa where `named(i)` holds.
+    fn ten(named: impl Fn(usize) -> bool) -> Study {
+        let ids: Vec<String> = (1..=10).map(|i| format!("q{i}")).collect();
+        let questions: Vec<(&str, Tier)> = ids.iter().map(|id| (id.as_str(), S)).collect();
+        let answers: Vec<(&str, &str, &str)> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (id.as_str(), "m", if named(i) { "Alfa." } else { "Nada." }))
+            .collect();
+        run(&[("m", S)], &questions, &answers)
+    }
+
+    #[test]
+    fn a_hand_worked_change_cell() {
+        // Alfa named in 2 of 10 questions before (q1, q2), in 9 now (q1..q9); c = 1/10.
+        // Before: R1 = 0.2, residuals e1 = 0.1·(y − 0.2): 0.08 (×2), −0.02 (×8), V1 = 0.016,
+        // n_ef = 0.16/0.016 = 10 → Wilson(0.2, 10) = [0.056682, 0.509838].
+        // Now: R2 = 0.9, e2 = 0.1·(y − 0.9): 0.01 (×9), −0.09 (q10), V2 = 0.009, n_ef = 10 →
+        // Wilson(0.9, 10) = [0.595850, 0.982124].
+        // Σ e1·e2 = 2·0.0008 − 7·0.0002 + 0.0018 = 0.002, ρ = 0.002/√(0.016·0.009) = 1/6.
+        // D = 0.7; L = 0.7 − √(0.30415² + 0.30984² − 2/6·0.30415·0.30984) = 0.3036;
+        // U = 0.7 + √(0.08212² + 0.14332² − 2/6·0.08212·0.14332) = 0.8528 → creció.
+        let study = compared(ten(|i| i < 9), ten(|i| i < 2));
+        let t = &tables(&study)[0];
+        assert_eq!(t.id, "cambio_total");
+        assert_eq!(cell(t, "Alfa", "mencion_anterior"), &Cell::Num(0.2));
+        assert_eq!(cell(t, "Alfa", "mencion_anterior_n"), &Cell::Int(10));
+        assert_eq!(cell(t, "Alfa", "mencion_actual"), &Cell::Num(0.9));
+        assert_eq!(cell(t, "Alfa", "mencion_diferencia"), &Cell::Num(0.7));
+        assert_eq!(cell(t, "Alfa", "mencion_diferencia_ic95"), &Cell::Interval(0.3036, 0.8528));
+        assert_eq!(cell(t, "Alfa", "mencion_veredicto"), &Cell::Text(GREW.into()));
+        // Beta is never named: 0 in both runs, no change.
+        assert_eq!(cell(t, "Beta", "mencion_diferencia"), &Cell::Num(0.0));
+        assert_eq!(cell(t, "Beta", "mencion_veredicto"), &Cell::Text(NO_CHANGE.into()));
+        // Its order is null in both runs: no difference at all.
+        assert_eq!(cell(t, "Beta", "orden_diferencia"), &Cell::Null);
+        // The same model in both runs gets its own table, with the same numbers.
+        assert_eq!(tables(&study)[1].id, "cambio_m");
+        assert_eq!(cell(&tables(&study)[1], "Alfa", "mencion_diferencia_ic95"), &Cell::Interval(0.3036, 0.8528));
+    }
+
+    #[test]
+    fn a_large_change_within_the_noise_is_no_change() {
+        // Four questions: Alfa in 2 before, in all 4 now: +0.5, yet
+        // L = 0.5 − √((1 − 0.5101)² + (0.84996 − 0.5)²) = −0.1021 < 0.
+        let ids = ["q1", "q2", "q3", "q4"];
+        let q: Vec<(&str, Tier)> = ids.iter().map(|&id| (id, S)).collect();
+        let before =
+            run(&[("m", S)], &q, &[("q1", "m", "Alfa"), ("q2", "m", "Alfa"), ("q3", "m", "x"), ("q4", "m", "x")]);
+        let now = run(&[("m", S)], &q, &ids.map(|id| (id, "m", "Alfa")));
+        let t = &tables(&compared(now, before))[0];
+        assert_eq!(cell(t, "Alfa", "mencion_diferencia"), &Cell::Num(0.5));
+        assert_eq!(cell(t, "Alfa", "mencion_diferencia_ic95"), &Cell::Interval(-0.1021, 0.85));
+        assert_eq!(cell(t, "Alfa", "mencion_veredicto"), &Cell::Text(NO_CHANGE.into()));
+    }
+
+    #[test]
+    fn a_replaced_model_is_compared_per_tier_not_per_model() {
+        // Standard tier: `viejo` replaced by `nuevo`; advanced tier: `grande` in both runs.
+        let q = [("q1", S), ("q2", S), ("q3", A), ("q4", A)];
+        let before = run(
+            &[("viejo", S), ("grande", A)],
+            &q,
+            &[("q1", "viejo", "Beta"), ("q2", "viejo", "Beta"), ("q3", "grande", "Alfa"), ("q4", "grande", "x")],
+        );
+        let now = run(
+            &[("nuevo", S), ("grande", A)],
+            &q,
+            &[("q1", "nuevo", "Alfa"), ("q2", "nuevo", "Alfa"), ("q3", "grande", "Alfa"), ("q4", "grande", "Alfa")],
+        );
+        let study = compared(now, before);
+        let ids: Vec<String> = table_ids(&study).into_iter().map(|(id, _)| id).collect();
+        assert_eq!(ids, ["cambio_total", "cambio_grande", "cambio_nivel_estandar"]);
+        let t = tables(&study);
+        assert!(t[2].titulo.contains("cambió el modelo: viejo → nuevo"), "{}", t[2].titulo);
+        assert_eq!(cell(&t[2], "Alfa", "mencion_anterior"), &Cell::Num(0.0));
+        assert_eq!(cell(&t[2], "Alfa", "mencion_actual"), &Cell::Num(1.0));
+        assert_eq!(cell(&t[1], "Alfa", "mencion_anterior"), &Cell::Num(0.5));
+    }
+
+    #[test]
+    fn added_and_retired_questions_are_counted_and_left_out() {
+        // q1, q2 shared; q3 retired (asked before only); q4 added (asked now only).
+        let before = run(
+            &[("m", S)],
+            &[("q1", S), ("q2", S), ("q3", S)],
+            &[("q1", "m", "Alfa"), ("q2", "m", "x"), ("q3", "m", "Alfa")],
+        );
+        let now = run(
+            &[("m", S)],
+            &[("q1", S), ("q2", S), ("q4", S)],
+            &[("q1", "m", "x"), ("q2", "m", "x"), ("q4", "m", "Alfa")],
+        );
+        let study = compared(now, before);
+        assert_eq!(question_counts(&study), Some(QuestionCounts { compartidas: 2, agregadas: 1, retiradas: 1 }));
+        let t = &tables(&study)[0];
+        // Over q1 and q2 only: 1/2 before, 0 now (q3 and q4 do not count).
+        assert_eq!(cell(t, "Alfa", "mencion_anterior"), &Cell::Num(0.5));
+        assert_eq!(cell(t, "Alfa", "mencion_anterior_n"), &Cell::Int(2));
+        assert_eq!(cell(t, "Alfa", "mencion_actual"), &Cell::Num(0.0));
+        assert!(
+            t.nota
+                .as_deref()
+                .unwrap_or_default()
+                .starts_with("Base: 2 preguntas compartidas por las dos corridas (1 agregadas y 1 retiradas")
+        );
+    }
+
+    #[test]
+    fn a_mean_difference_is_the_paired_interval() {
+        // MOVER on symmetric intervals R ± z·√V is D ± z·√(V1 + V2 − 2ρ√(V1·V2)).
+        let (v1, v2, rho): (f64, f64, f64) = (0.04, 0.09, 0.5);
+        let (h1, h2) = (Z95 * v1.sqrt(), Z95 * v2.sqrt());
+        let (low, high) = difference_interval((5.0, (5.0 - h1, 5.0 + h1)), (6.0, (6.0 - h2, 6.0 + h2)), rho);
+        let half = Z95 * (v1 + v2 - 2.0 * rho * (v1 * v2).sqrt()).sqrt();
+        assert_eq!((low, high), (round_float(1.0 - half, 4), round_float(1.0 + half, 4)));
+        assert_eq!(verdict(low, high), GREW);
+        assert_eq!(verdict(-0.2, -0.01), FELL);
+        assert_eq!(verdict(-0.2, 0.0), NO_CHANGE);
+        assert_eq!(published_difference(0.2863, 0.1), -0.1863);
+        assert_eq!(published_difference(0.3, 0.3), 0.0);
+    }
+
+    #[test]
+    fn the_question_sums_follow_the_per_answer_definition() {
+        let before = run(
+            &[("m", S), ("n", S)],
+            &[("q1", S), ("q2", S), ("q3", S)],
+            &[
+                ("q1", "m", "Alfa y Beta"),
+                ("q1", "n", "Beta, luego Alfa"),
+                ("q2", "m", "nada"),
+                ("q2", "n", "Alfa"),
+                ("q3", "m", "Beta"),
+            ],
+        );
+        let mut study = before.clone();
+        study.answers[0].tono = BTreeMap::from([("alfa".into(), Tone::Pos), ("beta".into(), Tone::Neg)]);
+        study.answers[3].tono = BTreeMap::from([("alfa".into(), Tone::Neu)]);
+        let facts = metrics::extract_facts(&study);
+        let scope = Scope::new(facts.iter().collect(), &metrics::model_weights(&study));
+        let key: Vec<Option<usize>> = vec![Some(0), None, Some(2)];
+        let (fast, slow) = (cluster_sums(&scope, &key, 2), cluster_sums_by_answer(&scope, &key, 2));
+        for b in 0..2 {
+            for m in 0..METRICS.len() {
+                let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
+                assert_eq!(fast.clusters[b][m].len(), slow.clusters[b][m].len(), "{b} {m}");
+                for (f, s) in fast.clusters[b][m].iter().zip(&slow.clusters[b][m]) {
+                    assert!(f.0 == s.0 && close(f.1, s.1) && close(f.2, s.2), "{b} {m}: {f:?} {s:?}");
+                }
+                assert!(close(fast.cx2[b][m], slow.cx2[b][m]), "{b} {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_single_run_interval_matches_the_analysis_tables() {
+        // The linearisation here must give the same interval the tables publish.
+        let study = ten(|i| i % 3 == 0);
+        let facts = metrics::extract_facts(&study);
+        let scope = Scope::new(facts.iter().collect(), &metrics::model_weights(&study));
+        let published = brand_stats(&scope, 2).estimate(0, Metric::Mencion).and_then(|e| e.uncertainty.ic95);
+        let sums = cluster_sums(&scope, &(0..10).map(Some).collect::<Vec<_>>(), 2);
+        let l = linearise(0.4, &sums.clusters[0][0], sums.cx2[0][0], Metric::Mencion);
+        assert_eq!(l.bounds.map(|(a, b)| (round_float(a, 4), round_float(b, 4))), published);
+    }
+}

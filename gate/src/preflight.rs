@@ -77,8 +77,9 @@ impl fmt::Display for Report {
     }
 }
 
-/// What to check: the serving flags that matter, the mode expected, and the environment.
-#[derive(Debug, Clone)]
+/// What to check: the serving flags that matter, the mode expected, and the environment. No
+/// `Debug`: the facilitator URL and the RPC URLs may carry keys.
+#[derive(Clone)]
 pub struct Inputs<'a> {
     pub dist: &'a Path,
     pub data: &'a Path,

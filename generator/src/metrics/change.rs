@@ -676,6 +676,8 @@ mod tests {
                     respuesta: text.into(),
                     fuentes: vec![],
                     tono: BTreeMap::new(),
+                    repeticion: None,
+                    recoleccion: None,
                 })
                 .collect(),
             findings: vec![],

@@ -91,6 +91,8 @@ pub(crate) fn generar(
                 respuesta: b.respuesta,
                 fuentes: b.fuentes,
                 tono: b.tono,
+                repeticion: None,
+                recoleccion: None,
             });
         }
     }

@@ -246,6 +246,46 @@ async fn killed_with_sigkill_and_resumed_every_triple_is_answered_once() {
         }
         Err(e) => eprintln!("python3 no está: se omite el recálculo independiente ({e})"),
     }
+
+    // Sold by the gate: the 402, a payment signed with the public development key, the study.
+    sell(&dist, "telefonia-recolectada-2026", 360).await;
+}
+
+/// Starts the gate over `dist` (local mode, its local facilitator), buys `slug` in full with
+/// the public Anvil/Hardhat development key #0 and checks the package holds every answer.
+async fn sell(dist: &Path, slug: &str, answers: usize) {
+    use gate::facilitator::local::{LocalConfig, LocalFacilitator};
+    use gate::x402::evm::{client_authorization, domain_for, exact_payload_json, random_nonce, sign_authorization};
+    use gate::x402::{PaymentPayload, PaymentRequirements};
+    let links = gate::links::LinkSigner::new(vec![7; 32], 7 * 86_400).unwrap();
+    let facilitator = std::sync::Arc::new(LocalFacilitator::new(LocalConfig::default()));
+    let loaded = gate::app::Gate::load(dist, facilitator, links, None).unwrap();
+    let server = gate::http::server::spawn(std::sync::Arc::new(loaded), 1).unwrap();
+    let url = format!("{}/estudio/{slug}?vista=completo", server.url());
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let http = reqwest::Client::new();
+    let unpaid = http.get(&url).send().await.unwrap();
+    assert_eq!(unpaid.status(), 402);
+    let offer: serde_json::Value = unpaid.json().await.unwrap();
+    let accepted = offer["x402"]["accepts"][0].clone();
+    let requirements: PaymentRequirements = serde_json::from_value(accepted.clone()).unwrap();
+    let key: alloy_signer_local::PrivateKeySigner =
+        "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80".parse().unwrap();
+    let authorization = client_authorization(&requirements, key.address(), gate::clock::now(), random_nonce()).unwrap();
+    let signature = sign_authorization(&key, &domain_for(&requirements).unwrap(), &authorization).unwrap();
+    let payload = PaymentPayload {
+        x402_version: 2,
+        resource: None,
+        accepted,
+        payload: exact_payload_json(&authorization, &signature),
+        extensions: None,
+    };
+    let paid =
+        http.get(&url).header("PAYMENT-SIGNATURE", gate::x402::header::encode_json(&payload)).send().await.unwrap();
+    assert_eq!(paid.status(), 200);
+    let study: serde_json::Value = paid.json().await.unwrap();
+    assert_eq!(study["estudio"], slug);
+    assert_eq!(study["paquete"]["respuestas"].as_array().map(Vec::len), Some(answers), "every collected answer");
 }
 
 #[test]

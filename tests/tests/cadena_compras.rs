@@ -325,8 +325,21 @@ async fn the_independent_facilitator_sells_every_study_once() {
     assert_eq!(chain.usdc_balance(receiver).await.expect("balance") - before, total);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_pending_settlement_mined_later_is_delivered_once() {
+/// A purchase whose settlement is pending: nothing is mined, so the facilitator answers
+/// `settlement_pending` and the buyer gets 503 with the transaction kept to reconcile.
+struct Pending {
+    chain: LocalChain,
+    store: Store,
+    buyer: alloy_signer_local::PrivateKeySigner,
+    offer: Value,
+    payment: PaymentPayload,
+    header: String,
+    /// The buyer's USDC before the purchase.
+    before: U256,
+    transaction: String,
+}
+
+async fn pending_purchase() -> Pending {
     let chain = LocalChain::start(ChainOptions { mining: Mining::Manual, ..ChainOptions::default() }).expect("chain");
     let store = store(&chain, Settles::Ours, None, Duration::from_millis(500)).await;
     let buyer = chain.buyers()[0].signer();
@@ -334,12 +347,17 @@ async fn a_pending_settlement_mined_later_is_delivered_once() {
     let payment = signed_payload(&offer, &buyer, |_, _| {});
     let header = encode_json(&payment);
     let before = chain.usdc_balance(buyer.address()).await.expect("balance");
-
     let (status, body) = buy_http(&store, "farma-2026", "resumen", &header).await;
     assert_eq!((status, body["error"].as_str()), (503, Some("liquidacion_incierta")), "{body}");
     let pending = store.sales().pendientes;
     assert_eq!(pending.len(), 1);
     let transaction = pending[0].transaccion.clone().expect("the pending transaction is kept");
+    Pending { chain, store, buyer, offer, payment, header, before, transaction }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pending_settlement_mined_later_is_delivered_once() {
+    let Pending { chain, store, buyer, offer, header, before, transaction, .. } = pending_purchase().await;
 
     chain.rpc().mine().await.expect("mine");
     let (status, body) = buy_http(&store, "farma-2026", "resumen", &header).await;
@@ -357,18 +375,8 @@ async fn a_pending_settlement_mined_later_is_delivered_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pending_settlement_dropped_until_it_expires_is_never_delivered_and_is_voided() {
-    let chain = LocalChain::start(ChainOptions { mining: Mining::Manual, ..ChainOptions::default() }).expect("chain");
-    let store = store(&chain, Settles::Ours, None, Duration::from_millis(500)).await;
-    let buyer = chain.buyers()[0].signer();
-    let offer = accepted("farma-2026", "resumen");
-    let payment = signed_payload(&offer, &buyer, |_, _| {});
-    let header = encode_json(&payment);
-    let before = chain.usdc_balance(buyer.address()).await.expect("balance");
-
-    let (status, _) = buy_http(&store, "farma-2026", "resumen", &header).await;
-    assert_eq!(status, 503);
-    let pending = store.sales().pendientes;
-    let transaction: B256 = pending[0].transaccion.clone().expect("pending transaction").parse().expect("hash");
+    let Pending { chain, store, buyer, payment, before, transaction, .. } = pending_purchase().await;
+    let transaction: B256 = transaction.parse().expect("hash");
     chain.rpc().drop_transaction(transaction).await.expect("drop");
     // The chain's time passes the authorization's validBefore: it can never move money now.
     let valid_before = payment.payload["authorization"]["validBefore"].as_str().expect("validBefore");
@@ -528,15 +536,7 @@ async fn on_the_shared_record_the_chain_voids_a_canceled_purchase_by_reconciliat
     let facilitator = HttpFacilitator::new(&facilitator_server.url(), None, Duration::from_secs(3)).expect("client");
     let shared = gate::sales::postgres::Shared::connect(&db.url()).expect("the record opens");
     let sales = gate::sales::Sales::open_shared(Arc::clone(&shared)).expect("sales");
-    let services = gate::app::Services {
-        facilitator: Arc::new(facilitator),
-        links: common::gate::links(),
-        sales: Arc::new(sales),
-        limiter: Arc::new(gate::payment::limits::Limiter::new(gate::payment::limits::RefusalLimits::default())),
-        receipts: gate::x402::receipt::ReceiptKey::development(),
-        clock: gate::clock::Clock::system(),
-        chains: chains(&chain),
-    };
+    let services = common::gate::services(Arc::new(facilitator), sales, chains(&chain));
     let loaded = gate::app::Gate::load_with(built(), services).expect("gate loads");
     let server = spawn(Arc::new(loaded), 2).expect("gate starts");
     let buyer = chain.buyers()[0].signer();

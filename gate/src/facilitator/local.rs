@@ -147,13 +147,14 @@ impl LocalFacilitator {
             .unwrap_or(self.config.opening_balance)
     }
 
-    /// Everything `/verify` checks, against the ledger as it is; returns (payer, value, nonce key).
-    fn check(
+    /// What `/verify` checks of the payment itself, wherever it settles: the x402 version, a
+    /// network served, the `accepted` requirement equal to the one asked, the signature,
+    /// recipient, amount and time window. Returns the payer and the payload.
+    fn check_payment(
         &self,
-        ledger: &Ledger,
         payload: &PaymentPayload,
         req: &PaymentRequirements,
-    ) -> Result<(Address, U256, String), (String, Option<Address>)> {
+    ) -> Result<(Address, ExactEvmPayload), (String, Option<Address>)> {
         if payload.x402_version != X402_VERSION {
             return Err(("invalid_x402_version".into(), None));
         }
@@ -167,6 +168,18 @@ impl LocalFacilitator {
         let exact = parse_exact_payload(&payload.payload).map_err(|_| ("invalid_payload".to_owned(), None))?;
         let from = exact.authorization.from;
         let payer = check_exact(req, &exact, now()).map_err(|e| (e.code().to_owned(), Some(from)))?;
+        Ok((payer, exact))
+    }
+
+    /// Everything `/verify` checks, against the ledger as it is; returns (payer, value, nonce key).
+    fn check(
+        &self,
+        ledger: &Ledger,
+        payload: &PaymentPayload,
+        req: &PaymentRequirements,
+    ) -> Result<(Address, U256, String), (String, Option<Address>)> {
+        let (payer, exact) = self.check_payment(payload, req)?;
+        let from = exact.authorization.from;
         let key = format!("{}|{:#x}|{:#x}", req.network, from, exact.authorization.nonce);
         if ledger.nonces_usados.contains(&key) {
             return Err(("invalid_exact_evm_nonce_already_used".into(), Some(payer)));
@@ -316,19 +329,7 @@ impl LocalFacilitator {
         payload: &PaymentPayload,
         req: &PaymentRequirements,
     ) -> Result<(Address, ExactEvmPayload), (String, Option<Address>)> {
-        if payload.x402_version != X402_VERSION {
-            return Err(("invalid_x402_version".into(), None));
-        }
-        if !self.config.networks.contains(&req.network) {
-            return Err(("invalid_network".into(), None));
-        }
-        let accepted: Option<PaymentRequirements> = serde_json::from_value(payload.accepted.clone()).ok();
-        if accepted.as_ref() != Some(req) {
-            return Err(("invalid_payment_requirements".into(), None));
-        }
-        let exact = parse_exact_payload(&payload.payload).map_err(|_| ("invalid_payload".to_owned(), None))?;
-        let from = exact.authorization.from;
-        let payer = check_exact(req, &exact, now()).map_err(|e| (e.code().to_owned(), Some(from)))?;
+        let (payer, exact) = self.check_payment(payload, req)?;
         let (Some(reader), Ok(asset)) = (&self.reader, req.asset.parse::<Address>()) else {
             return Err(("invalid_payment_requirements".into(), Some(payer)));
         };

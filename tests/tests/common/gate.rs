@@ -72,13 +72,14 @@ pub fn start_with(dist: &Path, facilitator: Arc<dyn Facilitator>) -> TestGate {
     TestGate { server, data, local: None }
 }
 
-/// The gate over `dist` settling through `facilitator` and proving uncertain outcomes on
-/// `chains`, with its journal in a temporary data folder.
-pub fn start_with_chains(dist: &Path, facilitator: Arc<dyn Facilitator>, chains: gate::chain::Chains) -> TestGate {
-    let data = tempfile::tempdir().expect("data dir");
-    let log = data.path().join(gate::sales::journal::JOURNAL_FILE);
-    let sales = gate::sales::Sales::open(&log, gate::sales::journal::DEFAULT_SEGMENT_BYTES).expect("journal opens");
-    let services = gate::app::Services {
+/// What a test gate runs with besides `dist/`: the default limits, the development receipt key
+/// and the system clock.
+pub fn services(
+    facilitator: Arc<dyn Facilitator>,
+    sales: gate::sales::Sales,
+    chains: gate::chain::Chains,
+) -> gate::app::Services {
+    gate::app::Services {
         facilitator,
         links: links(),
         sales: Arc::new(sales),
@@ -86,8 +87,16 @@ pub fn start_with_chains(dist: &Path, facilitator: Arc<dyn Facilitator>, chains:
         receipts: gate::x402::receipt::ReceiptKey::development(),
         clock: gate::clock::Clock::system(),
         chains,
-    };
-    let gate = Gate::load_with(dist, services).expect("gate loads dist/");
+    }
+}
+
+/// The gate over `dist` settling through `facilitator` and proving uncertain outcomes on
+/// `chains`, with its journal in a temporary data folder.
+pub fn start_with_chains(dist: &Path, facilitator: Arc<dyn Facilitator>, chains: gate::chain::Chains) -> TestGate {
+    let data = tempfile::tempdir().expect("data dir");
+    let log = data.path().join(gate::sales::journal::JOURNAL_FILE);
+    let sales = gate::sales::Sales::open(&log, gate::sales::journal::DEFAULT_SEGMENT_BYTES).expect("journal opens");
+    let gate = Gate::load_with(dist, services(facilitator, sales, chains)).expect("gate loads dist/");
     let server = spawn(Arc::new(gate), 2).expect("gate starts");
     TestGate { server, data, local: None }
 }
@@ -107,15 +116,7 @@ pub fn start_on(
 ) -> TestGate {
     let data = tempfile::tempdir().expect("data dir");
     let sales = gate::sales::Sales::open_shared(shared).expect("the shared record opens");
-    let services = gate::app::Services {
-        facilitator,
-        links: links(),
-        sales: Arc::new(sales),
-        limiter: Arc::new(gate::payment::limits::Limiter::new(gate::payment::limits::RefusalLimits::default())),
-        receipts: gate::x402::receipt::ReceiptKey::development(),
-        clock: gate::clock::Clock::system(),
-        chains: gate::chain::Chains::new(),
-    };
+    let services = services(facilitator, sales, gate::chain::Chains::new());
     let gate = Gate::load_with(dist, services).expect("gate loads dist/");
     let server = spawn(Arc::new(gate), 2).expect("gate starts");
     TestGate { server, data, local: None }

@@ -13,6 +13,7 @@
 pub mod http;
 pub mod limits;
 pub mod mcp;
+pub mod mpp;
 pub mod offer;
 pub mod proof;
 pub mod reaccess;

@@ -337,3 +337,57 @@ async fn twenty_concurrent_copies_of_one_credential_settle_once() {
     let sales = report(store.gate.data.path()).expect("gate ventas");
     assert_eq!(sales.ventas.len(), 1);
 }
+
+/// `tests/mppx`, where the official client's script and its `node_modules` live.
+fn mppx_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("mppx")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_mppx_client_buys_with_mpp_on_chain() {
+    let dir = mppx_dir();
+    assert!(
+        dir.join("node_modules/mppx/package.json").is_file(),
+        "faltan los paquetes npm de {} (cd tests/mppx && npm ci)",
+        dir.display()
+    );
+    let chain = LocalChain::start(ChainOptions { buyers: 1, ..ChainOptions::default() }).expect("chain");
+    let store = store(&chain).await;
+    let buyer = &chain.buyers()[0];
+    let receiver = chain.pay_to();
+    let asset = chain.asset();
+    let mut total = U256::ZERO;
+    let start = chain.usdc_balance(receiver).await.expect("balance");
+    for (slug, view) in [(SLUGS[0], "resumen"), (SLUGS[3], "completo")] {
+        let accepted = accepted_of(built(), slug, view);
+        let price = U256::from_str_radix(accepted["amount"].as_str().expect("amount"), 10).expect("amount");
+        let before = chain.usdc_balance(buyer.address).await.expect("balance");
+        let mut command = std::process::Command::new(std::env::var_os("NODE").unwrap_or_else(|| "node".into()));
+        command
+            .arg(dir.join("comprar.mjs"))
+            .current_dir(&dir)
+            .env("ESTUDIO_URL", store.gate.url(&format!("/estudio/{slug}?vista={view}")))
+            .env("EVM_PRIVATE_KEY", &buyer.private_key)
+            .env("CHAIN_ID", "84532")
+            .env("TOKEN", asset.to_checksum(None))
+            .env("TOKEN_NAME", accepted["extra"]["name"].as_str().expect("name"))
+            .env("TOKEN_VERSION", accepted["extra"]["version"].as_str().expect("version"));
+        let output = tokio::task::spawn_blocking(move || command.output()).await.expect("join").expect("node runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "mppx: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+        let line: Value = serde_json::from_str(stdout.trim().lines().last().unwrap_or_default()).expect("json line");
+        assert_eq!(line["status"], 200, "{slug}/{view}: {line}");
+        let receipt = b64_json(line["receipt"].as_str().expect("a Payment-Receipt: bought through MPP itself"));
+        assert_eq!(receipt["method"], "evm");
+        let transaction: B256 = receipt["reference"].as_str().expect("reference").parse().expect("tx hash");
+        let mined = chain.rpc().receipt(transaction).await.expect("rpc").expect("mined");
+        assert_eq!(mined.transfers(asset), vec![(buyer.address, receiver, price)], "{slug}/{view}");
+        let after = chain.usdc_balance(buyer.address).await.expect("balance");
+        assert_eq!(before - after, price, "{slug}/{view}: the price moved once");
+        total += price;
+    }
+    assert_eq!(chain.usdc_balance(receiver).await.expect("balance") - start, total);
+    let sales = report(store.gate.data.path()).expect("gate ventas");
+    assert_eq!(sales.ventas.len(), 2);
+    assert!(sales.ventas.iter().all(|s| s.protocolo.as_str() == "mpp"), "every sale came by MPP");
+}

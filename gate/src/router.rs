@@ -120,6 +120,7 @@ impl Gate {
             search: &self.search,
             offers: &self.offers,
             shop: &self.shop,
+            mpp: self.storefront.mpp(),
             client: request.client,
         }
     }

@@ -343,8 +343,19 @@ fn mppx_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("mppx")
 }
 
+/// Runs a script of `tests/mppx` with `env` and returns the JSON line it prints last.
+async fn run_mppx(script: &str, env: Vec<(&'static str, String)>) -> Value {
+    let dir = mppx_dir();
+    let mut command = std::process::Command::new(std::env::var_os("NODE").unwrap_or_else(|| "node".into()));
+    command.arg(dir.join(script)).current_dir(&dir).envs(env);
+    let output = tokio::task::spawn_blocking(move || command.output()).await.expect("join").expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{script}: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_str(stdout.trim().lines().last().unwrap_or_default()).expect("json line")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_official_mppx_client_buys_with_mpp_on_chain() {
+async fn the_official_mppx_client_buys_with_mpp_on_chain_over_http_and_mcp() {
     let dir = mppx_dir();
     assert!(
         dir.join("node_modules/mppx/package.json").is_file(),
@@ -358,36 +369,42 @@ async fn the_official_mppx_client_buys_with_mpp_on_chain() {
     let asset = chain.asset();
     let mut total = U256::ZERO;
     let start = chain.usdc_balance(receiver).await.expect("balance");
-    for (slug, view) in [(SLUGS[0], "resumen"), (SLUGS[3], "completo")] {
+    for (slug, view, over) in
+        [(SLUGS[0], "resumen", "http"), (SLUGS[3], "completo", "http"), (SLUGS[4], "resumen", "mcp")]
+    {
         let accepted = accepted_of(built(), slug, view);
         let price = U256::from_str_radix(accepted["amount"].as_str().expect("amount"), 10).expect("amount");
         let before = chain.usdc_balance(buyer.address).await.expect("balance");
-        let mut command = std::process::Command::new(std::env::var_os("NODE").unwrap_or_else(|| "node".into()));
-        command
-            .arg(dir.join("comprar.mjs"))
-            .current_dir(&dir)
-            .env("ESTUDIO_URL", store.gate.url(&format!("/estudio/{slug}?vista={view}")))
-            .env("EVM_PRIVATE_KEY", &buyer.private_key)
-            .env("CHAIN_ID", "84532")
-            .env("TOKEN", asset.to_checksum(None))
-            .env("TOKEN_NAME", accepted["extra"]["name"].as_str().expect("name"))
-            .env("TOKEN_VERSION", accepted["extra"]["version"].as_str().expect("version"));
-        let output = tokio::task::spawn_blocking(move || command.output()).await.expect("join").expect("node runs");
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(output.status.success(), "mppx: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-        let line: Value = serde_json::from_str(stdout.trim().lines().last().unwrap_or_default()).expect("json line");
-        assert_eq!(line["status"], 200, "{slug}/{view}: {line}");
-        let receipt = b64_json(line["receipt"].as_str().expect("a Payment-Receipt: bought through MPP itself"));
+        let mut env = vec![
+            ("EVM_PRIVATE_KEY", buyer.private_key.clone()),
+            ("CHAIN_ID", "84532".to_owned()),
+            ("TOKEN", asset.to_checksum(None)),
+            ("TOKEN_NAME", accepted["extra"]["name"].as_str().expect("name").to_owned()),
+            ("TOKEN_VERSION", accepted["extra"]["version"].as_str().expect("version").to_owned()),
+        ];
+        let receipt = if over == "http" {
+            env.push(("ESTUDIO_URL", store.gate.url(&format!("/estudio/{slug}?vista={view}"))));
+            let line = run_mppx("comprar.mjs", env).await;
+            assert_eq!(line["status"], 200, "{slug}/{view}: {line}");
+            b64_json(line["receipt"].as_str().expect("a Payment-Receipt: bought through MPP itself"))
+        } else {
+            env.extend([("MCP_URL", store.gate.url("/mcp")), ("SLUG", slug.to_owned()), ("VISTA", view.to_owned())]);
+            let line = run_mppx("mcp.mjs", env).await;
+            assert_eq!(line["isError"], false, "{slug}/{view} over MCP: {line}");
+            assert!(line["receipt"]["challengeId"].is_string(), "{line}");
+            line["receipt"].clone()
+        };
         assert_eq!(receipt["method"], "evm");
+        assert_eq!(receipt["status"], "success");
         let transaction: B256 = receipt["reference"].as_str().expect("reference").parse().expect("tx hash");
         let mined = chain.rpc().receipt(transaction).await.expect("rpc").expect("mined");
-        assert_eq!(mined.transfers(asset), vec![(buyer.address, receiver, price)], "{slug}/{view}");
+        assert_eq!(mined.transfers(asset), vec![(buyer.address, receiver, price)], "{slug}/{view} over {over}");
         let after = chain.usdc_balance(buyer.address).await.expect("balance");
-        assert_eq!(before - after, price, "{slug}/{view}: the price moved once");
+        assert_eq!(before - after, price, "{slug}/{view} over {over}: the price moved once");
         total += price;
     }
     assert_eq!(chain.usdc_balance(receiver).await.expect("balance") - start, total);
     let sales = report(store.gate.data.path()).expect("gate ventas");
-    assert_eq!(sales.ventas.len(), 2);
+    assert_eq!(sales.ventas.len(), 3);
     assert!(sales.ventas.iter().all(|s| s.protocolo.as_str() == "mpp"), "every sale came by MPP");
 }

@@ -79,6 +79,11 @@ impl Storefront {
         self
     }
 
+    /// The MPP challenges this storefront offers, if any.
+    pub fn mpp(&self) -> Option<&Mpp> {
+        self.mpp.as_ref()
+    }
+
     /// Appends the offer's fresh MPP challenges (`WWW-Authenticate: Payment`) to a 402.
     fn challenged(&self, offer: &Offer, reply: Reply) -> Reply {
         match (&self.mpp, reply.status) {

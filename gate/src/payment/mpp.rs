@@ -249,7 +249,25 @@ impl Mpp {
     /// Checks a credential (the bytes after `Payment `) for `offer` and turns it into the x402
     /// payment it is. Every refusal is a problem; nothing here panics on what a buyer sends.
     pub fn admit(&self, offer: &Offer, encoded: &[u8]) -> Result<Admitted, Problem> {
-        let credential = decode_credential(encoded)?;
+        self.admit_credential(offer, decode_credential(encoded)?)
+    }
+
+    /// [`Mpp::admit`] for a credential sent as a JSON object (MCP's
+    /// `_meta["org.paymentauth/credential"]`, where mppx sends the challenge's `request` decoded).
+    pub fn admit_value(&self, offer: &Offer, value: &Value) -> Result<Admitted, Problem> {
+        let mut value = value.clone();
+        if let Some(request) = value.pointer_mut("/challenge/request")
+            && request.is_object()
+        {
+            *request = Value::String(B64.encode(canonical(request)));
+        }
+        let credential: Credential = serde_json::from_value(value).map_err(|e| {
+            Problem::malformed(format!("la credencial no es el JSON {{challenge, payload}} esperado: {e}"))
+        })?;
+        self.admit_credential(offer, credential)
+    }
+
+    fn admit_credential(&self, offer: &Offer, credential: Credential) -> Result<Admitted, Problem> {
         let c = &credential.challenge;
         if c.method != METHOD || c.intent != INTENT {
             return Err(Problem::invalid(format!(

@@ -259,6 +259,23 @@ async fn mpp_credentials_buy_once_on_chain_and_every_bad_one_is_refused() {
     assert_eq!(sales.ventas.len(), 1);
     assert_eq!(sales.ventas[0].protocolo.as_str(), "mpp");
 
+    // The wallet that bought through MPP signs in (x402 sign-in-with-x) and gets it again, free.
+    let (_, headers, _) = unpaid(&store, slug, "completo").await;
+    let required: Value =
+        gate::x402::header::decode_json(headers["payment-required"].to_str().expect("ascii")).expect("decodes");
+    let declaration = required["extensions"][gate::x402::siwx::SIGN_IN_WITH_X].clone();
+    let proof = gate::x402::siwx::sign(&declaration, None, &buyer).expect("signed");
+    let response = client()
+        .get(store.gate.url(&format!("/estudio/{slug}?vista=completo")))
+        .header(gate::x402::siwx::HEADER, gate::x402::siwx::encode_header(&proof))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(response.status(), 200, "an MPP buyer signs in");
+    let again: Value = response.json().await.expect("json");
+    assert!(again.get("acceso").is_some(), "{again}");
+    assert_eq!(chain.usdc_balance(buyer.address()).await.expect("b"), after.0, "a sign-in moves nothing");
+
     // Refusals, each with its problem and nothing moved.
     let fresh = challenge(&store, slug, "completo").await;
     let mut tampered = fresh.clone();

@@ -10,7 +10,10 @@
 //! answers the study again, or the refusal; a proof that fails beside a payment lets the
 //! payment go ahead, as the official server does. The unpaid answers change only in their
 //! sign-in challenge while a `dist/` is loaded, so they are built once, at load, and each is
-//! sent with a challenge of its own ([`super::unpaid`]).
+//! sent with a challenge of its own ([`super::unpaid`]). Every 402 also carries fresh MPP
+//! challenges (`WWW-Authenticate: Payment`); an `Authorization: Payment` credential is checked by
+//! [`super::mpp`] and sold by the same shop, answered with `Payment-Receipt` or an RFC 9457
+//! problem; both protocols' credentials in one request get 400.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -24,6 +24,7 @@ use crate::manifest::{self, Manifest};
 use crate::mcp::McpServer;
 use crate::payment::http::Storefront;
 use crate::payment::limits::{Limiter, RefusalLimits};
+use crate::payment::mpp::Mpp;
 use crate::payment::offer::Offers;
 use crate::payment::reaccess::Challenger;
 use crate::payment::receipt::sign_offers;
@@ -104,7 +105,8 @@ impl Gate {
         let challenger = Challenger::new(&links, clock.clone());
         let mut offers = Offers::from_manifest(dist, &manifest, &challenger)?;
         sign_offers(&mut offers, &receipts);
-        let storefront = Storefront::load(dist, &manifest, &offers, how_to_buy(&statics))?;
+        let mpp = Mpp::new(&links, &manifest.servicio.base_url, clock.clone());
+        let storefront = Storefront::load(dist, &manifest, &offers, how_to_buy(&statics))?.with_mpp(mpp);
         Ok(Gate {
             dist: dist.to_owned(),
             search: Search::new(&manifest.busqueda, &manifest.servicio.base_url),

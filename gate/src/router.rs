@@ -98,6 +98,7 @@ impl Gate {
             accept: header("accept"),
             payment: header("payment-signature"),
             sign_in: header("sign-in-with-x"),
+            mpp: header("authorization").and_then(payment::mpp::credential_of),
         };
         payment::http::answer_unpaid(&self.storefront, &self.offers, slug, &asked)
     }
@@ -119,6 +120,7 @@ impl Gate {
             search: &self.search,
             offers: &self.offers,
             shop: &self.shop,
+            mpp: self.storefront.mpp(),
             client: request.client,
         }
     }

@@ -120,7 +120,10 @@ async fn downloads_go_out_whole_on_kept_alive_connections() {
             assert_eq!(response.header("connection"), Some("keep-alive"));
             assert!(response.header("date").is_some_and(|d| d.ends_with("GMT")));
             assert_eq!(response.header("cache-control"), Some("private, no-store"));
-            assert_eq!(response.header("access-control-expose-headers"), Some("PAYMENT-REQUIRED, PAYMENT-RESPONSE"));
+            assert_eq!(
+                response.header("access-control-expose-headers"),
+                Some("PAYMENT-REQUIRED, PAYMENT-RESPONSE, WWW-Authenticate, Payment-Receipt")
+            );
         }
         stream.write_all(b"GET /catalogo HTTP/1.1\r\nHost: x\r\n\r\n").expect("request");
         assert_eq!(read_response(&mut stream).status, "HTTP/1.1 200 OK");

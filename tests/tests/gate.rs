@@ -51,7 +51,7 @@ async fn free_routes_are_served_from_memory_with_etags_and_cors() {
         assert_eq!(header(&response, "access-control-allow-origin").as_deref(), Some("*"));
         assert_eq!(
             header(&response, "access-control-expose-headers").as_deref(),
-            Some("PAYMENT-REQUIRED, PAYMENT-RESPONSE")
+            Some("PAYMENT-REQUIRED, PAYMENT-RESPONSE, WWW-Authenticate, Payment-Receipt")
         );
         let body = response.bytes().await.expect("body");
         let file = std::fs::read(dist.join(route["archivo"].as_str().expect("archivo"))).expect("file");

@@ -262,7 +262,12 @@ async fn payment_required(mcp: &McpClient, dist: &std::path::Path, slug: &str, v
         required["accepts"], manifest["estudios"][slug]["vistas"][view]["pago_requerido"]["accepts"],
         "{slug}: same accepts as HTTP"
     );
-    assert!(result.get("_meta").is_none());
+    // Beside x402's PaymentRequired, only MPP's challenges (which `mppx/mcp/client` reads).
+    let meta: Option<Vec<&String>> = result["_meta"].as_object().map(|m| m.keys().collect());
+    assert_eq!(meta, Some(vec![&"org.paymentauth/payment-required".to_owned()]), "{slug}");
+    let challenges = &result["_meta"]["org.paymentauth/payment-required"]["challenges"];
+    assert_eq!(challenges[0]["method"], "evm", "{slug}");
+    assert_eq!(challenges[0]["request"]["amount"], required["accepts"][0]["amount"], "{slug}");
     required
 }
 
@@ -435,7 +440,8 @@ async fn bad_calls_get_protocol_or_tool_errors_and_nothing_is_charged_twice() {
     for (meta, code) in malformed {
         let result = mcp.call("comprar_estudio", json!({"slug": "banca-2026"}), Some(meta.clone())).await;
         assert_refused(&result, code);
-        assert!(result.get("_meta").is_none(), "no receipt when nothing settled");
+        assert!(result["_meta"].get("x402/payment-response").is_none(), "no receipt when nothing settled");
+        assert!(result["_meta"]["org.paymentauth/payment-required"]["challenges"].is_array(), "MPP offered again");
     }
     let local = gate.local.as_ref().expect("local");
     assert_eq!(local.settlements(), 0, "nothing was settled");

@@ -11,16 +11,16 @@ use http::HeaderValue;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-/// Headers a browser-based x402 client must be able to read (a macro, so that the prepared
-/// head lines below are one literal).
+/// Headers a browser-based x402 or MPP client must be able to read (a macro, so that the
+/// prepared head lines below are one literal).
 macro_rules! expose_headers {
     () => {
-        "PAYMENT-REQUIRED, PAYMENT-RESPONSE"
+        "PAYMENT-REQUIRED, PAYMENT-RESPONSE, WWW-Authenticate, Payment-Receipt"
     };
 }
 pub const EXPOSE_HEADERS: &str = expose_headers!();
 /// Request headers a browser may send cross-origin.
-pub const ALLOW_HEADERS: &str = "PAYMENT-SIGNATURE, SIGN-IN-WITH-X, Content-Type, Accept, If-None-Match, Range, If-Range, MCP-Protocol-Version, Mcp-Session-Id";
+pub const ALLOW_HEADERS: &str = "PAYMENT-SIGNATURE, SIGN-IN-WITH-X, Authorization, Content-Type, Accept, If-None-Match, Range, If-Range, MCP-Protocol-Version, Mcp-Session-Id";
 pub const JSON: &str = "application/json; charset=utf-8";
 
 /// The CORS lines every answer ends its head with, after `Content-Length`.

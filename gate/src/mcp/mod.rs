@@ -213,6 +213,8 @@ pub struct Store<'a> {
     pub search: &'a Search,
     pub offers: &'a Offers,
     pub shop: &'a Shop,
+    /// The MPP challenges offered beside x402 (`None`: x402 only).
+    pub mpp: Option<&'a crate::payment::mpp::Mpp>,
     /// The address of the client calling, for the limits on refused payments.
     pub client: Option<std::net::IpAddr>,
 }

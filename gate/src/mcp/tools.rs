@@ -177,9 +177,16 @@ pub async fn call(
                 .and_then(|slug| Ok((slug, view(arguments)?)));
             match checked {
                 Ok((slug, view)) => {
-                    return Ok(
-                        purchase::buy(store.offers, store.shop, store.client, slug, view, params.get("_meta")).await
-                    );
+                    return Ok(purchase::buy(
+                        store.offers,
+                        store.shop,
+                        store.mpp,
+                        store.client,
+                        slug,
+                        view,
+                        params.get("_meta"),
+                    )
+                    .await);
                 }
                 Err(e) => Err(e),
             }

@@ -10,7 +10,10 @@
 //! answers the study again, or the refusal; a proof that fails beside a payment lets the
 //! payment go ahead, as the official server does. The unpaid answers change only in their
 //! sign-in challenge while a `dist/` is loaded, so they are built once, at load, and each is
-//! sent with a challenge of its own ([`super::unpaid`]).
+//! sent with a challenge of its own ([`super::unpaid`]). Every 402 also carries fresh MPP
+//! challenges (`WWW-Authenticate: Payment`); an `Authorization: Payment` credential is checked by
+//! [`super::mpp`] and sold by the same shop, answered with `Payment-Receipt` or an RFC 9457
+//! problem; both protocols' credentials in one request get 400.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -21,6 +24,7 @@ use contract::{Price, View};
 use http::Method;
 use serde_json::{Value, json};
 
+use super::mpp::{self, Mpp, Problem};
 use super::offer::{Binding, Offer, OfferError, Offers};
 use super::reaccess::Challenge;
 use super::settlement::UNCERTAIN_CODE;
@@ -30,9 +34,13 @@ use crate::http::pages::{HTML, prefers_html};
 use crate::http::response::{Body, JSON, Reply};
 use crate::http::server::Request;
 use crate::manifest::{self, Manifest};
+use crate::sales::journal::Protocol;
 use crate::x402::PaymentRequired;
 use crate::x402::header::{decode_payment_signature, encode_json};
 use crate::x402::siwx;
+
+/// RFC 9457 problem bodies (MPP refusals).
+const PROBLEM_JSON: &str = "application/problem+json";
 
 /// The `error` of an unpaid 402, as the x402 reference servers word it.
 const HEADER_REQUIRED: &str = "PAYMENT-SIGNATURE header is required";
@@ -46,6 +54,8 @@ pub struct Storefront {
     payment_pages: BTreeMap<String, Bytes>,
     /// The service index's "how to buy" block, repeated in every 402 body.
     how_to_buy: Value,
+    /// The MPP challenges appended to every 402 (`None`: x402 only).
+    mpp: Option<Mpp>,
 }
 
 /// One offer's unpaid 402, for agents and for browsers, each with a fresh challenge per
@@ -64,6 +74,28 @@ impl Storefront {
             Storefront { payment_pages: load_payment_pages(dist, manifest)?, how_to_buy, ..Default::default() };
         front.refresh(offers);
         Ok(front)
+    }
+
+    /// Offers MPP beside x402 on every 402 of this storefront.
+    pub fn with_mpp(mut self, mpp: Mpp) -> Storefront {
+        self.mpp = Some(mpp);
+        self
+    }
+
+    /// The MPP challenges this storefront offers, if any.
+    pub fn mpp(&self) -> Option<&Mpp> {
+        self.mpp.as_ref()
+    }
+
+    /// Appends the offer's fresh MPP challenges (`WWW-Authenticate: Payment`) to a 402.
+    fn challenged(&self, offer: &Offer, reply: Reply) -> Reply {
+        match (&self.mpp, reply.status) {
+            (Some(mpp), 402) => match mpp.www_authenticate(offer) {
+                Some(value) => reply.with_header("WWW-Authenticate", value),
+                None => reply,
+            },
+            _ => reply,
+        }
     }
 
     /// Builds the unpaid answers again (the offers changed: Solana fee payers were applied).
@@ -91,6 +123,12 @@ impl Storefront {
     /// The unpaid 402 of an offer, with a fresh challenge: HTML for a browser, JSON for
     /// everyone else.
     fn unpaid_reply(&self, offer: &Offer, accept: Option<&[u8]>) -> Reply {
+        let reply = self.unpaid_reply_x402(offer, accept);
+        self.challenged(offer, reply)
+    }
+
+    /// [`Storefront::unpaid_reply`] without its MPP challenges.
+    fn unpaid_reply_x402(&self, offer: &Offer, accept: Option<&[u8]>) -> Reply {
         let unpaid = self.unpaid.get(&offer.slug).and_then(|views| views.get(&offer.view));
         let wants_html = prefers_html(accept) && self.payment_pages.contains_key(&offer.slug);
         let prepared = match unpaid {
@@ -113,7 +151,28 @@ impl Storefront {
     /// A 402 (or the refusal's status) with `PAYMENT-REQUIRED` and the same object in the body.
     fn refusal_reply(&self, offer: &Offer, refusal: Option<&Refusal>) -> Reply {
         let code = refusal.map_or(HEADER_REQUIRED, |r| r.code.as_str());
-        self.reply_with(offer, refusal, &offer.payment_required(Binding::Http, Some(code)))
+        let reply = self.reply_with(offer, refusal, &offer.payment_required(Binding::Http, Some(code)));
+        self.challenged(offer, reply)
+    }
+
+    /// An MPP refusal: the problem (RFC 9457) with the gate's own fields and the x402 offer as
+    /// extension members, `PAYMENT-REQUIRED` and, on a 402, fresh MPP challenges.
+    fn problem_reply(&self, offer: &Offer, problem: &Problem, code: Option<&str>) -> Reply {
+        let required = offer.payment_required(Binding::Http, Some(code.unwrap_or(problem.kind)));
+        let mut body = problem.members();
+        body.insert("error".into(), json!(code.unwrap_or(problem.kind)));
+        body.insert("mensaje".into(), json!(problem.detail));
+        body.insert("estudio".into(), json!(offer.slug));
+        body.insert("vista".into(), json!(offer.view));
+        if problem.status == 402 {
+            body.insert("x402".into(), serde_json::to_value(&required).unwrap_or(Value::Null));
+            body.insert("como_comprar".into(), self.how_to_buy.clone());
+        }
+        let bytes = serde_json::to_vec(&Value::Object(body)).unwrap_or_default();
+        let reply = Reply::new(problem.status, PROBLEM_JSON, Body::Bytes(Bytes::from(bytes)))
+            .with_header("Cache-Control", "no-store")
+            .with_header("PAYMENT-REQUIRED", encode_json(&required));
+        self.challenged(offer, reply)
     }
 
     /// [`Storefront::refusal_reply`] for a given 402 object.
@@ -167,13 +226,15 @@ pub struct Asked<'a> {
     pub accept: Option<&'a [u8]>,
     pub payment: Option<&'a [u8]>,
     pub sign_in: Option<&'a [u8]>,
+    /// An MPP credential: what follows `Payment ` in `Authorization`.
+    pub mpp: Option<&'a [u8]>,
 }
 
 /// The answer to a request for a study that carries neither a payment nor a sign-in (or is a
 /// HEAD): the unpaid 402, or why the study or view is unknown. `None` when there is a payment
 /// or a proof to check, which [`answer`] does. Needs no waiting, so the fast lane serves it too.
 pub fn answer_unpaid(front: &Storefront, offers: &Offers, slug: &str, asked: &Asked<'_>) -> Option<Reply> {
-    if !asked.head_only && (asked.payment.is_some() || asked.sign_in.is_some()) {
+    if !asked.head_only && (asked.payment.is_some() || asked.sign_in.is_some() || asked.mpp.is_some()) {
         return None;
     }
     Some(match find_offer(offers, slug, asked.query) {
@@ -201,6 +262,7 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
         accept: request.header("accept"),
         payment: request.header("payment-signature"),
         sign_in: request.header("sign-in-with-x"),
+        mpp: request.header("authorization").and_then(mpp::credential_of),
     };
     if let Some(reply) = answer_unpaid(front, offers, slug, &asked) {
         return reply;
@@ -209,9 +271,17 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
         Ok(offer) => offer,
         Err(unknown) => return unknown,
     };
-    let (header, proof) = (asked.payment, asked.sign_in);
+    let (header, proof, credential) = (asked.payment, asked.sign_in, asked.mpp);
     if let Err(refusal) = shop.admit(request.client) {
         return front.refusal_reply(offer, Some(&refusal));
+    }
+    if header.is_some() && credential.is_some() {
+        let problem = Problem {
+            kind: "malformed-credential",
+            status: 400,
+            detail: "El pedido trae dos credenciales (PAYMENT-SIGNATURE de x402 y Authorization: Payment de MPP): envíe solo una.".to_owned(),
+        };
+        return front.problem_reply(offer, &problem, Some("credenciales_duplicadas"));
     }
     if let Some(proof) = proof {
         let outcome = match siwx::decode_header(proof) {
@@ -230,7 +300,7 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
                     .with_header("Cache-Control", "no-store");
             }
             // A payment sent beside a failing sign-in goes ahead, as with the official server.
-            Err(refusal) if header.is_some() => {
+            Err(refusal) if header.is_some() || credential.is_some() => {
                 tracing::debug!(estudio = %offer.slug, "sign-in-with-x rechazado ({}); sigue el pago", refusal.code);
             }
             Err(refusal) => {
@@ -238,6 +308,9 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
                 return front.refusal_reply(offer, Some(&refusal));
             }
         }
+    }
+    if let Some(credential) = credential {
+        return answer_mpp(front, shop, offer, request, credential).await;
     }
     let Some(header) = header else {
         return front.unpaid_reply(offer, request.header("accept"));
@@ -264,6 +337,56 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
         Err(refusal) => {
             shop.count_refused(request.client, &refusal);
             front.refusal_reply(offer, Some(&refusal))
+        }
+    }
+}
+
+/// A purchase paid with an MPP credential: checked against its challenge at the edge, then
+/// sold by the same [`Shop::purchase_as`] as an x402 payment.
+async fn answer_mpp(front: &Storefront, shop: &Shop, offer: &Offer, request: &Request<'_>, credential: &[u8]) -> Reply {
+    let Some(mpp) = &front.mpp else {
+        return front.unpaid_reply(offer, request.header("accept"));
+    };
+    let admitted = match mpp.admit(offer, credential) {
+        Ok(admitted) => admitted,
+        Err(problem) => {
+            let refusal = Refusal {
+                status: 402,
+                code: problem.kind.to_owned(),
+                message: problem.detail.clone(),
+                settlement: None,
+                retry_after: None,
+            };
+            shop.count_refused(request.client, &refusal);
+            return front.problem_reply(offer, &problem, None);
+        }
+    };
+    match shop.purchase_as(offer, &admitted.payload, Protocol::Mpp).await {
+        Ok(delivery) => {
+            let receipt = mpp::receipt(&delivery.settlement.transaction, mpp.now());
+            Reply::new(200, JSON, Body::Parts(delivery.body.into_parts()))
+                .with_header("Cache-Control", "private")
+                .with_header("Payment-Receipt", receipt)
+                .with_header("PAYMENT-RESPONSE", encode_json(&delivery.settlement))
+                .with_header("Server-Timing", delivery.timing.header())
+        }
+        Err(refusal) => {
+            shop.count_refused(request.client, &refusal);
+            match refusal.status {
+                400 => front.problem_reply(
+                    offer,
+                    &Problem::new("malformed-credential", refusal.message),
+                    Some(&refusal.code),
+                ),
+                402 => front.problem_reply(
+                    offer,
+                    &Problem::new("verification-failed", refusal.message),
+                    Some(&refusal.code),
+                ),
+                // Uncertain, turned away, conflicting or the facilitator's fault: the same answer
+                // an x402 buyer gets.
+                _ => front.refusal_reply(offer, Some(&refusal)),
+            }
         }
     }
 }

@@ -23,12 +23,14 @@ use std::net::IpAddr;
 use contract::View;
 use serde_json::{Value, json};
 
+use super::mpp::{self, Mpp};
 pub use super::offer::BUY_TOOL;
 use super::offer::{Binding, Offer, Offers};
 use super::reaccess::{PROOF_META, Redelivery, proof_from_meta};
 use super::settlement::UNCERTAIN_CODE;
 use super::shop::{Delivery, Refusal, Shop};
 use crate::mcp::result::{ToolError, success};
+use crate::sales::journal::Protocol;
 use crate::x402::SettlementResponse;
 use crate::x402::header::payload_from_value;
 
@@ -74,10 +76,20 @@ fn payment_required_result(
     result
 }
 
-/// Runs `comprar_estudio` for a known slug and view.
+/// Where an MPP client puts its credential (a JSON object), as `mppx/mcp/client` does.
+pub const MPP_CREDENTIAL_META: &str = "org.paymentauth/credential";
+/// Where the MPP challenges go in a payment-required result (`{httpStatus, challenges}`), which
+/// `mppx/mcp/client` reads beside the JSON-RPC error `-32042` form.
+pub const MPP_REQUIRED_META: &str = "org.paymentauth/payment-required";
+/// Where the MPP receipt goes in a paid result.
+pub const MPP_RECEIPT_META: &str = "org.paymentauth/receipt";
+
+/// Runs `comprar_estudio` for a known slug and view. A payment-required result carries, beside
+/// x402's PaymentRequired, fresh MPP challenges in `_meta["org.paymentauth/payment-required"]`.
 pub async fn buy(
     offers: &Offers,
     shop: &Shop,
+    mpp: Option<&Mpp>,
     client: Option<IpAddr>,
     slug: &str,
     view: View,
@@ -89,7 +101,75 @@ pub async fn buy(
             return ToolError::new("estudio_desconocido", format!("No hay una oferta para {slug} ({view}).")).result();
         }
     };
+    let mut result = buy_offer(offer, shop, mpp, client, meta).await;
+    let payment_required = result["isError"] == true && result["structuredContent"]["accepts"].is_array();
+    if let (Some(mpp), true) = (mpp, payment_required) {
+        let challenges: Vec<Value> = mpp.challenges(offer).iter().map(mpp::challenge_json).collect();
+        if !challenges.is_empty() {
+            if !result["_meta"].is_object() {
+                result["_meta"] = json!({});
+            }
+            result["_meta"][MPP_REQUIRED_META] = json!({"httpStatus": 402, "challenges": challenges});
+        }
+    }
+    result
+}
+
+/// An MPP purchase over MCP: the credential object checked against its challenge, then the
+/// same purchase as x402's.
+async fn buy_mpp(offer: &Offer, shop: &Shop, mpp: &Mpp, client: Option<IpAddr>, credential: &Value) -> Value {
+    let admitted = match mpp.admit_value(offer, credential) {
+        Ok(admitted) => admitted,
+        Err(problem) => {
+            let refusal = Refusal {
+                status: 402,
+                code: problem.kind.to_owned(),
+                message: problem.detail.clone(),
+                settlement: None,
+                retry_after: None,
+            };
+            shop.count_refused(client, &refusal);
+            return payment_required_result(
+                offer,
+                &format!("{}: {}", problem.kind, problem.detail),
+                &problem.detail,
+                None,
+            );
+        }
+    };
+    match shop.purchase_as(offer, &admitted.payload, Protocol::Mpp).await {
+        Ok(delivery) => {
+            let receipt = mpp::receipt_json(&delivery.settlement.transaction, mpp.now(), &admitted.challenge_id);
+            let mut result = delivered(delivery);
+            result["_meta"][MPP_RECEIPT_META] = receipt;
+            result
+        }
+        Err(refusal) => {
+            shop.count_refused(client, &refusal);
+            refusal_result(offer, &refusal)
+        }
+    }
+}
+
+async fn buy_offer(
+    offer: &Offer,
+    shop: &Shop,
+    mpp: Option<&Mpp>,
+    client: Option<IpAddr>,
+    meta: Option<&Value>,
+) -> Value {
     let payment = meta.and_then(|m| m.get(PAYMENT_META)).filter(|p| !p.is_null());
+    let credential = meta.and_then(|m| m.get(MPP_CREDENTIAL_META)).filter(|c| !c.is_null());
+    if let (Some(mpp), Some(credential)) = (mpp, credential) {
+        if payment.is_some() {
+            let message = "La llamada trae dos pagos (_meta[\"x402/payment\"] y _meta[\"org.paymentauth/credential\"]): envíe solo uno.";
+            return payment_required_result(offer, &format!("credenciales_duplicadas: {message}"), message, None);
+        }
+        if let Err(refusal) = shop.admit(client) {
+            return refusal_result(offer, &refusal);
+        }
+        return buy_mpp(offer, shop, mpp, client, credential).await;
+    }
     let proof = meta.and_then(|m| m.get(PROOF_META)).filter(|p| !p.is_null());
     if payment.is_none() && proof.is_none() {
         return payment_required_result(offer, FIRST_ERROR, "", None);

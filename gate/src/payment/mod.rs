@@ -8,11 +8,15 @@
 //! settle-after-production are the same whichever way a buyer comes. What a settlement that is
 //! not a plain success means is decided by the chain ([`proof`]), never by a facilitator's word. Every 402 carries the
 //! publisher's signed offers and every sale its signed receipt ([`receipt`]); the study files a
-//! sale embeds are kept in memory after their first sale ([`study`]).
+//! sale embeds are kept in memory after their first sale ([`study`]). MPP (the Machine
+//! Payments Protocol, method `evm`) is offered beside x402 on the same 402s; its credentials are
+//! checked against their stateless challenges at the edge ([`mpp`]) and sold by the same
+//! [`shop::Shop::purchase_as`].
 
 pub mod http;
 pub mod limits;
 pub mod mcp;
+pub mod mpp;
 pub mod offer;
 pub mod proof;
 pub mod reaccess;

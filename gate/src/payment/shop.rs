@@ -32,7 +32,7 @@ use crate::chain::{Chains, Verdict};
 use crate::clock::{Clock, iso8601};
 use crate::facilitator::{Facilitator, FacilitatorError};
 use crate::links::LinkSigner;
-use crate::sales::journal::{Accepted, Event, Failed, Handed, Reconciled, Settled};
+use crate::sales::journal::{Accepted, Event, Failed, Handed, Protocol, Reconciled, Settled};
 use crate::sales::{PaidSale, Reservation, Sales, Seen, UncertainSale};
 use crate::x402::evm::{Authorization, check_exact, parse_exact_payload};
 use crate::x402::receipt::ReceiptKey;
@@ -193,6 +193,12 @@ impl Shop {
     /// same payload for the same study is delivered again with fresh links and no settlement;
     /// one whose settlement was uncertain is settled again, and delivered if the money moved.
     pub async fn purchase(&self, offer: &Offer, payload: &PaymentPayload) -> Outcome {
+        self.purchase_as(offer, payload, Protocol::X402).await
+    }
+
+    /// [`Shop::purchase`] of a payment that came by `protocol` (an MPP credential is decoded at
+    /// the edge into the x402 payment it is, [`super::mpp`]); the protocol is journaled.
+    pub async fn purchase_as(&self, offer: &Offer, payload: &PaymentPayload, protocol: Protocol) -> Outcome {
         let now = self.clock.now();
         let requirements = accepted_requirement(offer, payload)?;
         let id =
@@ -221,7 +227,7 @@ impl Shop {
             }
             Err(seen) => return self.repeated(offer, requirements, &check, &huella, seen, started, now).await,
         };
-        let attempt = Attempt { offer, requirements, payload, check: &check, huella, id, now };
+        let attempt = Attempt { offer, requirements, payload, check: &check, huella, id, now, protocol };
         self.sell(attempt, reservation, started).await
     }
 
@@ -850,6 +856,7 @@ struct Attempt<'a> {
     huella: String,
     id: Option<String>,
     now: u64,
+    protocol: Protocol,
 }
 
 impl Attempt<'_> {
@@ -868,6 +875,7 @@ impl Attempt<'_> {
             valido_desde: self.check.authorization.as_ref().map_or(0, |a| a.valid_after),
             huella: self.huella.clone(),
             identificador: self.id.clone(),
+            protocolo: self.protocol,
         }
     }
 }

@@ -89,6 +89,33 @@ pub struct Accepted {
     /// The buyer's `payment-identifier`, when sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub identificador: Option<String>,
+    /// The protocol the buyer paid with (x402 in journals written before MPP was offered).
+    #[serde(default, skip_serializing_if = "Protocol::is_x402")]
+    pub protocolo: Protocol,
+}
+
+/// The protocol a purchase came by: both end in the same sale.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// x402 v2 (`PAYMENT-SIGNATURE`, or the MCP tool's `_meta`).
+    #[default]
+    X402,
+    /// The Machine Payments Protocol (`Authorization: Payment`), method `evm`.
+    Mpp,
+}
+
+impl Protocol {
+    pub fn is_x402(&self) -> bool {
+        *self == Protocol::X402
+    }
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Protocol::X402 => "x402",
+            Protocol::Mpp => "mpp",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -519,6 +546,7 @@ pub(crate) mod tests {
                 valido_desde: 0,
                 huella: "h".into(),
                 identificador: None,
+                protocolo: Protocol::X402,
             }),
         }
     }

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::journal::{Accepted, Event, Reaccess, Record};
+use super::journal::{Accepted, Event, Protocol, Reaccess, Record};
 
 /// One settled sale, as the journal tells it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -34,6 +34,8 @@ pub struct Sale {
     pub pagador: String,
     pub monto: String,
     pub activo: String,
+    /// The protocol the buyer paid with.
+    pub protocolo: Protocol,
     pub transaccion: String,
     /// Whether an `entregado` (or `reentregado`) step followed.
     pub entregado: bool,
@@ -312,6 +314,7 @@ fn settle(
         pagador: if payer.is_empty() { field(|a| &a.pagador) } else { payer.to_owned() },
         monto: field(|a| &a.monto),
         activo: field(|a| &a.activo),
+        protocolo: accepted.as_ref().map(|a| a.protocolo).unwrap_or_default(),
         transaccion: transaction.to_owned(),
         entregado: false,
         reentregas: 0,

@@ -221,13 +221,14 @@ pub fn table(report: &Report) -> String {
 
 /// The sales table.
 fn write_sales<'a>(out: &mut String, sales: impl Iterator<Item = &'a Sale>) {
-    let rows: Vec<[String; 8]> = sales
+    let rows: Vec<[String; 9]> = sales
         .map(|s| {
             [
                 s.fecha.clone(),
                 s.estudio.clone(),
                 s.vista.clone(),
                 s.red.clone(),
+                s.protocolo.as_str().to_owned(),
                 s.pagador.clone(),
                 usdc(s.monto.parse().unwrap_or(0)),
                 if s.transaccion.is_empty() {
@@ -243,7 +244,11 @@ fn write_sales<'a>(out: &mut String, sales: impl Iterator<Item = &'a Sale>) {
             ]
         })
         .collect();
-    write_table(out, &["fecha", "estudio", "vista", "red", "pagador", "USDC", "transacción", "entregado"], &rows);
+    write_table(
+        out,
+        &["fecha", "estudio", "vista", "red", "protocolo", "pagador", "USDC", "transacción", "entregado"],
+        &rows,
+    );
 }
 
 /// How the publisher resolved a purchase to reconcile.

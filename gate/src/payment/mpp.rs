@@ -1,0 +1,579 @@
+//! The Machine Payments Protocol (MPP, IETF draft `draft-ryan-httpauth-payment`) beside x402
+//! on the same 402: the `evm` method, `charge` intent, `authorization` credential type.
+//!
+//! Written from `tempoxyz/mpp-specs` (`specs/core/draft-httpauth-payment-00.md`,
+//! `specs/methods/evm/draft-evm-charge-00.md`, revision f9506cd) and checked byte for byte
+//! against what `wevm/mppx` (`src/Challenge.ts`, `src/Credential.ts`, `src/evm/`) sends:
+//!
+//! - challenge: `WWW-Authenticate: Payment id="…", realm="…", method="evm", intent="charge",
+//!   request="<base64url(JCS(request))>", expires="…", opaque="…"`, one per EVM requirement
+//!   of the x402 offer (same amount, asset, network and payTo). `id` is base64url(HMAC-SHA256(key,
+//!   `realm|method|intent|request|expires|digest|opaque`)) with a key derived from the link key,
+//!   so a challenge needs no memory; `opaque` (base64url of JCS `{"estudio","vista"}`) binds it
+//!   to the study and view it was issued for;
+//! - credential: `Authorization: Payment <base64url(JSON {challenge, payload, source?})>`, the
+//!   payload an EIP-3009 `transferWithAuthorization` whose nonce is `keccak256(id ‖ realm)`;
+//! - receipt: `Payment-Receipt: <base64url(JSON {method, reference, status, timestamp})>`.
+//!
+//! A credential that passes the challenge checks here becomes the x402 `exact` payload it is
+//! (as mppx's own server does before calling an x402 facilitator) and is sold by
+//! [`super::shop::Shop::purchase_as`]: the same signature, amount and time checks, reservation,
+//! replay memory, settle-after-production, journal and chain proof as an x402 purchase.
+
+use alloy_primitives::{Address, keccak256};
+use base64::Engine;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use hmac::{Hmac, Mac};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use sha2::Sha256;
+
+use super::offer::Offer;
+use crate::clock::{Clock, iso8601};
+use crate::links::LinkSigner;
+use crate::x402::{PaymentPayload, PaymentRequirements};
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The payment method and intent this gate offers.
+pub const METHOD: &str = "evm";
+pub const INTENT: &str = "charge";
+/// The label of the challenge-id key derived from the link key.
+const KEY_LABEL: &str = "mpp-challenge-id";
+/// USDC's decimals: every asset the gate sells in is USDC.
+const USDC_DECIMALS: u32 = 6;
+/// A challenge lives at most this long (and never longer than the requirement's
+/// `maxTimeoutSeconds`, since mppx signs `validBefore = expires`).
+const MAX_CHALLENGE_SECONDS: u64 = 300;
+/// Base URI of the problem types (RFC 9457) of the draft.
+pub const PROBLEM_BASE: &str = "https://paymentauth.org/problems/";
+/// The largest credential decoded (mppx caps `request` at 16 KiB).
+const MAX_CREDENTIAL_BYTES: usize = 32 * 1024;
+
+/// base64url; writes without padding, reads with or without.
+const B64: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::URL_SAFE,
+    GeneralPurposeConfig::new().with_encode_padding(false).with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// Issues and checks the gate's MPP challenges.
+#[derive(Clone)]
+pub struct Mpp {
+    key: [u8; 32],
+    realm: String,
+    clock: Clock,
+}
+
+impl std::fmt::Debug for Mpp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mpp").field("realm", &self.realm).finish_non_exhaustive()
+    }
+}
+
+/// One MPP challenge, its fields as they travel.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Challenge {
+    pub id: String,
+    pub realm: String,
+    pub method: String,
+    pub intent: String,
+    /// base64url of the JCS request.
+    pub request: String,
+    #[serde(default)]
+    pub expires: Option<String>,
+    #[serde(default)]
+    pub digest: Option<String>,
+    #[serde(default)]
+    pub opaque: Option<String>,
+}
+
+/// A credential as sent in `Authorization: Payment`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Credential {
+    pub challenge: Challenge,
+    pub payload: Value,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+/// The EIP-3009 authorization of an `evm` charge credential.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AuthorizationPayload {
+    #[serde(rename = "type")]
+    kind: String,
+    from: String,
+    to: String,
+    value: String,
+    valid_after: String,
+    valid_before: String,
+    nonce: String,
+    signature: String,
+}
+
+/// Why a credential is refused, as an RFC 9457 problem of the draft.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// `malformed-credential`, `invalid-challenge`, `verification-failed`, …
+    pub kind: &'static str,
+    pub status: u16,
+    pub detail: String,
+}
+
+impl Problem {
+    pub fn new(kind: &'static str, detail: impl Into<String>) -> Problem {
+        Problem { kind, status: 402, detail: detail.into() }
+    }
+
+    fn malformed(detail: impl Into<String>) -> Problem {
+        Problem::new("malformed-credential", detail)
+    }
+
+    fn invalid(detail: impl Into<String>) -> Problem {
+        Problem::new("invalid-challenge", detail)
+    }
+
+    fn failed(detail: impl Into<String>) -> Problem {
+        Problem::new("verification-failed", detail)
+    }
+
+    /// The problem's title (English, as the draft names them).
+    pub fn title(&self) -> &'static str {
+        match self.kind {
+            "malformed-credential" => "Malformed Credential",
+            "invalid-challenge" => "Invalid Challenge",
+            "verification-failed" => "Payment Verification Failed",
+            "payment-required" => "Payment Required",
+            _ => "Bad Request",
+        }
+    }
+
+    /// The RFC 9457 members of the problem.
+    pub fn members(&self) -> Map<String, Value> {
+        let mut map = Map::new();
+        map.insert("type".into(), Value::String(format!("{PROBLEM_BASE}{}", self.kind)));
+        map.insert("title".into(), Value::String(self.title().to_owned()));
+        map.insert("status".into(), json!(self.status));
+        map.insert("detail".into(), Value::String(self.detail.clone()));
+        map
+    }
+}
+
+/// A credential that passed the challenge checks, turned into the x402 payment it is.
+#[derive(Debug, Clone)]
+pub struct Admitted {
+    pub payload: PaymentPayload,
+    /// The challenge id, echoed in the MCP receipt.
+    pub challenge_id: String,
+}
+
+impl Mpp {
+    /// Challenges for the realm of `base_url` (its host and port), with a key derived from the
+    /// link key (so every gate sharing the link key accepts every gate's challenges).
+    pub fn new(links: &LinkSigner, base_url: &str, clock: Clock) -> Mpp {
+        let realm = url::Url::parse(base_url)
+            .ok()
+            .and_then(|url| {
+                let host = url.host_str()?.to_owned();
+                Some(match url.port() {
+                    Some(port) => format!("{host}:{port}"),
+                    None => host,
+                })
+            })
+            .unwrap_or_else(|| base_url.to_owned());
+        Mpp { key: links.derived_key(KEY_LABEL), realm, clock }
+    }
+
+    pub fn realm(&self) -> &str {
+        &self.realm
+    }
+
+    /// The gate's time, for receipts.
+    pub fn now(&self) -> u64 {
+        self.clock.now()
+    }
+
+    /// The fresh challenges of an offer, one per EVM requirement.
+    pub fn challenges(&self, offer: &Offer) -> Vec<Challenge> {
+        let now = self.clock.now();
+        offer.required.accepts.iter().filter_map(|req| self.challenge_for(offer, req, now)).collect()
+    }
+
+    /// The `WWW-Authenticate` value of an offer (`None`: nothing payable over MPP).
+    pub fn www_authenticate(&self, offer: &Offer) -> Option<String> {
+        let challenges = self.challenges(offer);
+        if challenges.is_empty() {
+            return None;
+        }
+        Some(challenges.iter().map(serialize_challenge).collect::<Vec<_>>().join(", "))
+    }
+
+    fn challenge_for(&self, offer: &Offer, req: &PaymentRequirements, now: u64) -> Option<Challenge> {
+        let request = request_of(req)?;
+        let request = B64.encode(canonical(&request));
+        let lifetime = req.max_timeout_seconds.clamp(30, MAX_CHALLENGE_SECONDS);
+        let expires = iso8601(now + lifetime);
+        let opaque = B64.encode(canonical(&json!({"estudio": offer.slug, "vista": offer.view.as_str()})));
+        let mut challenge = Challenge {
+            id: String::new(),
+            realm: self.realm.clone(),
+            method: METHOD.to_owned(),
+            intent: INTENT.to_owned(),
+            request,
+            expires: Some(expires),
+            digest: None,
+            opaque: Some(opaque),
+        };
+        challenge.id = self.id_of(&challenge);
+        Some(challenge)
+    }
+
+    /// base64url(HMAC-SHA256(key, realm|method|intent|request|expires|digest|opaque)).
+    fn id_of(&self, c: &Challenge) -> String {
+        // new_from_slice accepts any key length for HMAC.
+        let mut mac = HmacSha256::new_from_slice(&self.key).unwrap_or_else(|_| unreachable!());
+        let slots = [
+            c.realm.as_str(),
+            c.method.as_str(),
+            c.intent.as_str(),
+            c.request.as_str(),
+            c.expires.as_deref().unwrap_or_default(),
+            c.digest.as_deref().unwrap_or_default(),
+            c.opaque.as_deref().unwrap_or_default(),
+        ];
+        mac.update(slots.join("|").as_bytes());
+        B64.encode(mac.finalize().into_bytes())
+    }
+
+    /// Checks a credential (the bytes after `Payment `) for `offer` and turns it into the x402
+    /// payment it is. Every refusal is a problem; nothing here panics on what a buyer sends.
+    pub fn admit(&self, offer: &Offer, encoded: &[u8]) -> Result<Admitted, Problem> {
+        self.admit_credential(offer, decode_credential(encoded)?)
+    }
+
+    /// [`Mpp::admit`] for a credential sent as a JSON object (MCP's
+    /// `_meta["org.paymentauth/credential"]`, where mppx sends the challenge's `request` decoded).
+    pub fn admit_value(&self, offer: &Offer, value: &Value) -> Result<Admitted, Problem> {
+        let mut value = value.clone();
+        if let Some(request) = value.pointer_mut("/challenge/request")
+            && request.is_object()
+        {
+            *request = Value::String(B64.encode(canonical(request)));
+        }
+        let credential: Credential = serde_json::from_value(value).map_err(|e| {
+            Problem::malformed(format!("la credencial no es el JSON {{challenge, payload}} esperado: {e}"))
+        })?;
+        self.admit_credential(offer, credential)
+    }
+
+    fn admit_credential(&self, offer: &Offer, credential: Credential) -> Result<Admitted, Problem> {
+        let c = &credential.challenge;
+        if c.method != METHOD || c.intent != INTENT {
+            return Err(Problem::invalid(format!(
+                "este servicio solo ofrece method=\"evm\" intent=\"charge\"; la credencial nombra method={:?} intent={:?}",
+                c.method, c.intent
+            )));
+        }
+        if c.realm != self.realm {
+            return Err(Problem::invalid(format!(
+                "el desafío es del realm {:?}, no de {:?}: pida un 402 nuevo a este servicio",
+                c.realm, self.realm
+            )));
+        }
+        // The id binds every field but itself: recompute it over the request as canonical JSON
+        // (as mppx does), so a client that re-encoded the request is still recognised.
+        let request = decode_request(&c.request)?;
+        let recoded = Challenge { request: B64.encode(canonical(&request)), ..c.clone() };
+        let expected = self.id_of(&recoded);
+        if !constant_time_eq(expected.as_bytes(), c.id.as_bytes()) {
+            return Err(Problem::invalid(
+                "el id del desafío no corresponde a sus campos (¿se cambió request, expires u opaque?): pida un 402 nuevo",
+            ));
+        }
+        let now = self.clock.now();
+        let expires = c.expires.as_deref().and_then(parse_iso8601);
+        match expires {
+            Some(expires) if expires > now => {}
+            _ => {
+                return Err(Problem::invalid("el desafío venció: pida un 402 nuevo y firme su desafío"));
+            }
+        }
+        let bound =
+            c.opaque.as_deref().and_then(|o| B64.decode(o).ok()).and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+        let for_this = bound.as_ref().is_some_and(|b| {
+            b.get("estudio").and_then(Value::as_str) == Some(offer.slug.as_str())
+                && b.get("vista").and_then(Value::as_str) == Some(offer.view.as_str())
+        });
+        if !for_this {
+            return Err(Problem::invalid(format!(
+                "el desafío se emitió para otro estudio o vista, no para {} vista={}",
+                offer.slug,
+                offer.view.as_str()
+            )));
+        }
+        // The request must still be one this offer makes (the price may have changed).
+        let index = offer
+            .required
+            .accepts
+            .iter()
+            .position(|req| request_of(req).is_some_and(|ours| ours == request))
+            .ok_or_else(|| {
+            Problem::invalid("el request del desafío ya no se ofrece para este estudio: pida un 402 nuevo")
+        })?;
+        let (Some(requirement), Some(accepted)) = (offer.required.accepts.get(index), offer.accepts_json.get(index))
+        else {
+            return Err(Problem::invalid("el request del desafío ya no se ofrece"));
+        };
+        let auth: AuthorizationPayload = serde_json::from_value(credential.payload.clone())
+            .map_err(|e| Problem::malformed(format!("payload no es una autorización EVM (EIP-3009): {e}")))?;
+        if auth.kind != "authorization" {
+            return Err(Problem::failed(format!("payload.type {:?} no se acepta; use \"authorization\"", auth.kind)));
+        }
+        let binding = format!("{:#x}", keccak256(format!("{}{}", c.id, c.realm).as_bytes()));
+        if !auth.nonce.eq_ignore_ascii_case(&binding) {
+            return Err(Problem::failed("el nonce de la autorización no es keccak256(challenge.id ‖ challenge.realm)"));
+        }
+        let from: Address =
+            auth.from.parse().map_err(|_| Problem::malformed("payload.from no es una dirección EVM"))?;
+        if let Some(source) = &credential.source {
+            let expected = format!("did:pkh:{}:{}", requirement.network, from.to_checksum(None));
+            if !source.eq_ignore_ascii_case(&expected) {
+                return Err(Problem::failed(format!("source {source:?} no es el pagador {expected:?}")));
+            }
+        }
+        let payload = PaymentPayload {
+            x402_version: 2,
+            resource: None,
+            accepted: accepted.clone(),
+            payload: json!({
+                "signature": auth.signature,
+                "authorization": {
+                    "from": auth.from,
+                    "to": auth.to,
+                    "value": auth.value,
+                    "validAfter": auth.valid_after,
+                    "validBefore": auth.valid_before,
+                    "nonce": auth.nonce,
+                },
+            }),
+            extensions: None,
+        };
+        Ok(Admitted { payload, challenge_id: c.id.clone() })
+    }
+}
+
+/// The `evm` charge request of an x402 requirement (`None`: not an EVM `exact` requirement).
+pub fn request_of(req: &PaymentRequirements) -> Option<Value> {
+    if req.scheme != "exact" {
+        return None;
+    }
+    let chain_id: u64 = req.network.strip_prefix("eip155:")?.parse().ok()?;
+    let currency: Address = req.asset.parse().ok()?;
+    let recipient: Address = req.pay_to.parse().ok()?;
+    Some(json!({
+        "amount": req.amount,
+        "currency": currency.to_checksum(None),
+        "methodDetails": {
+            "chainId": chain_id,
+            "credentialTypes": ["authorization"],
+            "decimals": USDC_DECIMALS,
+        },
+        "recipient": recipient.to_checksum(None),
+    }))
+}
+
+/// A `Payment` auth-param list, as mppx writes it.
+pub fn serialize_challenge(c: &Challenge) -> String {
+    let mut parts = vec![
+        param("id", &c.id),
+        param("realm", &c.realm),
+        param("method", &c.method),
+        param("intent", &c.intent),
+        param("request", &c.request),
+    ];
+    if let Some(digest) = &c.digest {
+        parts.push(param("digest", digest));
+    }
+    if let Some(expires) = &c.expires {
+        parts.push(param("expires", expires));
+    }
+    if let Some(opaque) = &c.opaque {
+        parts.push(param("opaque", opaque));
+    }
+    format!("Payment {}", parts.join(", "))
+}
+
+fn param(name: &str, value: &str) -> String {
+    format!("{name}=\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// The challenge as a JSON object with `request` decoded (the MCP binding's form).
+pub fn challenge_json(c: &Challenge) -> Value {
+    let mut object = json!({"id": c.id, "realm": c.realm, "method": c.method, "intent": c.intent});
+    object["request"] = decode_request(&c.request).unwrap_or(Value::Null);
+    if let Some(expires) = &c.expires {
+        object["expires"] = json!(expires);
+    }
+    if let Some(opaque) = &c.opaque {
+        object["opaque"] = json!(opaque);
+    }
+    object
+}
+
+/// The bytes after the `Payment` scheme of an `Authorization` value, if it is one.
+pub fn credential_of(authorization: &[u8]) -> Option<&[u8]> {
+    let text = std::str::from_utf8(authorization).ok()?.trim_start();
+    let (scheme, rest) = text.split_at_checked(7)?;
+    if !scheme.eq_ignore_ascii_case("payment") || !rest.starts_with(|c: char| c.is_ascii_whitespace()) {
+        return None;
+    }
+    Some(rest.trim().as_bytes())
+}
+
+/// `Payment-Receipt`: base64url of `{method, reference, status, timestamp}`.
+pub fn receipt(transaction: &str, unix: u64) -> String {
+    let body = json!({"method": METHOD, "reference": transaction, "status": "success", "timestamp": iso8601(unix)});
+    B64.encode(canonical(&body))
+}
+
+/// The receipt as a JSON object (the MCP binding's form).
+pub fn receipt_json(transaction: &str, unix: u64, challenge_id: &str) -> Value {
+    json!({
+        "method": METHOD,
+        "reference": transaction,
+        "status": "success",
+        "timestamp": iso8601(unix),
+        "challengeId": challenge_id,
+    })
+}
+
+fn decode_credential(encoded: &[u8]) -> Result<Credential, Problem> {
+    if encoded.len() > MAX_CREDENTIAL_BYTES {
+        return Err(Problem::malformed("la credencial es demasiado grande"));
+    }
+    let bytes = B64.decode(encoded).map_err(|_| Problem::malformed("la credencial no es base64url"))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| Problem::malformed(format!("la credencial no es el JSON {{challenge, payload}} esperado: {e}")))
+}
+
+fn decode_request(encoded: &str) -> Result<Value, Problem> {
+    let bytes = B64.decode(encoded).map_err(|_| Problem::invalid("challenge.request no es base64url"))?;
+    let value: Value = serde_json::from_slice(&bytes).map_err(|_| Problem::invalid("challenge.request no es JSON"))?;
+    if !value.is_object() {
+        return Err(Problem::invalid("challenge.request no es un objeto JSON"));
+    }
+    Ok(value)
+}
+
+/// JSON Canonicalization Scheme (RFC 8785) for the values a request holds: keys sorted by
+/// UTF-16 code units, no whitespace, serde_json's string escaping and integers.
+pub fn canonical(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(&mut out, value);
+    out
+}
+
+fn write_canonical(out: &mut String, value: &Value) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                if let Some(v) = map.get(key) {
+                    write_canonical(out, v);
+                }
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(out, item);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// Unix seconds of `YYYY-MM-DDTHH:MM:SS[.fff]Z`.
+fn parse_iso8601(text: &str) -> Option<u64> {
+    let b = text.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    if !text.ends_with('Z') {
+        return None;
+    }
+    let n = |range: std::ops::Range<usize>| text.get(range)?.parse::<i64>().ok();
+    let (year, month, day) = (n(0..4)?, n(5..7)?, n(8..10)?);
+    let (hour, minute, second) = (n(11..13)?, n(14..16)?, n(17..19)?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    // Howard Hinnant's days-from-civil.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    u64::try_from(days * 86_400 + hour * 3600 + minute * 60 + second).ok()
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_json_sorts_keys_and_drops_spaces() {
+        let value = json!({"b": 1, "a": {"d": [1, "x"], "c": null}, "methodDetails": {"chainId": 84532}});
+        assert_eq!(canonical(&value), r#"{"a":{"c":null,"d":[1,"x"]},"b":1,"methodDetails":{"chainId":84532}}"#);
+    }
+
+    #[test]
+    fn dates_round_trip() {
+        for unix in [0, 1_700_000_000, 1_709_164_800, 1_800_000_123] {
+            assert_eq!(parse_iso8601(&iso8601(unix)), Some(unix));
+        }
+        assert_eq!(parse_iso8601("2023-11-14T22:13:20.000Z"), Some(1_700_000_000));
+        assert_eq!(parse_iso8601("2023-11-14 22:13:20"), None);
+        assert_eq!(parse_iso8601("not a date at all!!!"), None);
+    }
+
+    #[test]
+    fn the_challenge_hash_is_mppx_s() {
+        // mppx: Hash.keccak256(Bytes.fromString(`${id}${realm}`)).
+        let nonce = keccak256(b"abcapi.example.com");
+        assert_eq!(nonce, keccak256(format!("{}{}", "abc", "api.example.com").as_bytes()));
+    }
+
+    #[test]
+    fn authorization_values_name_the_scheme() {
+        assert_eq!(credential_of(b"Payment eyJh"), Some(&b"eyJh"[..]));
+        assert_eq!(credential_of(b"payment   eyJh  "), Some(&b"eyJh"[..]));
+        assert_eq!(credential_of(b"Bearer eyJh"), None);
+        assert_eq!(credential_of(b"Paymenteyj"), None);
+        assert_eq!(credential_of(b"Pay"), None);
+    }
+
+    #[test]
+    fn params_are_quoted_and_escaped() {
+        assert_eq!(param("realm", r#"a"b\c"#), r#"realm="a\"b\\c""#);
+    }
+}

@@ -192,20 +192,7 @@ impl LocalFacilitator {
 
     fn verify_now(&self, payload: &PaymentPayload, req: &PaymentRequirements) -> VerifyResponse {
         let ledger = self.ledger.lock();
-        match self.check(&ledger, payload, req) {
-            Ok((payer, _, _)) => VerifyResponse {
-                is_valid: true,
-                invalid_reason: None,
-                invalid_message: None,
-                payer: Some(payer.to_checksum(None)),
-            },
-            Err((reason, payer)) => VerifyResponse {
-                is_valid: false,
-                invalid_reason: Some(reason),
-                invalid_message: None,
-                payer: payer.map(|p| p.to_checksum(None)),
-            },
-        }
+        verify_answer(self.check(&ledger, payload, req).map(|(payer, _, _)| payer))
     }
 
     fn settle_now(&self, payload: &PaymentPayload, req: &PaymentRequirements) -> SettlementResponse {
@@ -298,20 +285,7 @@ impl LocalFacilitator {
         if self.config.chain.is_none() {
             return self.verify_now(payload, req);
         }
-        match self.check_on_chain(payload, req).await {
-            Ok((payer, _)) => VerifyResponse {
-                is_valid: true,
-                invalid_reason: None,
-                invalid_message: None,
-                payer: Some(payer.to_checksum(None)),
-            },
-            Err((reason, payer)) => VerifyResponse {
-                is_valid: false,
-                invalid_reason: Some(reason),
-                invalid_message: None,
-                payer: payer.map(|p| p.to_checksum(None)),
-            },
-        }
+        verify_answer(self.check_on_chain(payload, req).await.map(|(payer, _)| payer))
     }
 
     /// `/settle` against the ledger, or on the chain when settling on one.
@@ -458,6 +432,24 @@ impl LocalFacilitator {
             extensions: Vec::new(),
             signers,
         }
+    }
+}
+
+/// The `/verify` answer for a check's outcome: the payer, or the reason and the payer if known.
+fn verify_answer(checked: Result<Address, (String, Option<Address>)>) -> VerifyResponse {
+    match checked {
+        Ok(payer) => VerifyResponse {
+            is_valid: true,
+            invalid_reason: None,
+            invalid_message: None,
+            payer: Some(payer.to_checksum(None)),
+        },
+        Err((reason, payer)) => VerifyResponse {
+            is_valid: false,
+            invalid_reason: Some(reason),
+            invalid_message: None,
+            payer: payer.map(|p| p.to_checksum(None)),
+        },
     }
 }
 

@@ -19,15 +19,21 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 seconds=10
+purchases=""
+price=""
 bin_dir="${BIN_DIR:-${CARGO_TARGET_DIR:-$root/target}/release}"
 peer_axum_target="${PEER_AXUM_TARGET_DIR:-$HOME/.cache/peer-axum-target}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --segundos) seconds="$2"; shift 2 ;;
+    --compras) purchases="$2"; shift 2 ;;
     --bin-dir) bin_dir="$2"; shift 2 ;;
     *) echo "bench-cadena: argumento desconocido $1" >&2; exit 2 ;;
   esac
 done
+# Signatures prepared per measurement (bench-compras stops early if they run out): more than
+# the local chain settles in the time.
+purchases="${purchases:-$((seconds * 1000))}"
 for bin in gate generator facilitador-local bench-compras; do
   [ -x "$bin_dir/$bin" ] || { echo "bench-cadena: falta $bin_dir/$bin (vea el encabezado de este script)" >&2; exit 2; }
 done
@@ -56,6 +62,35 @@ wait_up() {
 }
 json_field() { node -e 'const d=JSON.parse(require("fs").readFileSync(process.argv[1]));console.log(process.argv[2].split(".").reduce((o,k)=>o[k],d))' "$1" "$2"; }
 account_key() { node -e 'const d=JSON.parse(require("fs").readFileSync(process.argv[1]));console.log(d.accounts.find(a=>a.role===process.argv[2]).privateKey)' "$1" "$2"; }
+# usdc_balance RPC ASSET ADDRESS: balanceOf(ADDRESS) on the chain, in atomic units.
+usdc_balance() {
+  node -e '
+    const [rpc, asset, who] = process.argv.slice(1)
+    const data = "0x70a08231" + who.slice(2).toLowerCase().padStart(64, "0")
+    fetch(rpc, { method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ to: asset, data }, "latest"] }) })
+      .then((r) => r.json()).then((r) => { if (!r.result) throw new Error(JSON.stringify(r)); console.log(BigInt(r.result).toString()) })
+      .catch((e) => { console.error("bench-cadena: balanceOf: " + e.message); process.exit(1) })
+  ' "$1" "$2" "$3"
+}
+# The exact EVM offer of URL's 402 for the study, as "network asset payTo amount".
+offer_of() {
+  local header
+  header="$(curl -s -D - -o /dev/null "$1/estudio/banca-2026" | tr -d '\r' | sed -n 's/^[Pp][Aa][Yy][Mm][Ee][Nn][Tt]-[Rr][Ee][Qq][Uu][Ii][Rr][Ee][Dd]: //p')"
+  node -e '
+    const r = JSON.parse(Buffer.from(process.argv[1], "base64").toString())
+    const a = r.accepts.find((a) => a.scheme === "exact" && a.network.startsWith("eip155:"))
+    console.log([a.network, a.asset.toLowerCase(), a.payTo.toLowerCase(), a.amount, a.maxTimeoutSeconds, JSON.stringify(a.extra)].join(" "))
+  ' "$header"
+}
+# same_offer GATE AXUM: both sellers ask the same payment (or the comparison means nothing).
+same_offer() {
+  local gate axum
+  gate="$(offer_of "$1")"; axum="$(offer_of "$2")"
+  [ "$gate" = "$axum" ] || { echo "bench-cadena: no hacen la misma oferta: gate $gate, x402-axum $axum" >&2; exit 1; }
+  price="$(echo "$gate" | cut -d' ' -f4)"
+}
+seller_names=("gate" "x402-axum")
 
 port_gate="$(free_port)"
 cp -r "$root/content" "$work/content"
@@ -86,7 +121,7 @@ JS
 declare -A results
 run_case() {
   local name="$1" chain_options="$2" delay="$3"
-  local port_fac port_axum facilitator
+  local port_fac port_axum facilitator rate p50 p99 count
   node "$here/cadena.mjs" --json "$work/cadena.json" --buyers 1 --usdc 1000000 $chain_options >"$work/cadena.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 1 600); do grep -q '^listo' "$work/cadena.log" 2>/dev/null && break; sleep 0.1; done
@@ -114,16 +149,27 @@ run_case() {
   pids+=($!)
   wait_up "http://127.0.0.1:$port_gate/catalogo"
   wait_up "http://127.0.0.1:$port_axum/catalogo"
+  local sellers=("http://127.0.0.1:$port_gate" "http://127.0.0.1:$port_axum")
+  same_offer "${sellers[@]}"
+  local asset; asset="$(json_field "$work/cadena.json" asset)"
   for buyers in 8 64; do
-    "$bin_dir/bench-compras" --compradores "$buyers" --segundos "$seconds" --compras 20000 \
-      --url "http://127.0.0.1:$port_gate" --url "http://127.0.0.1:$port_axum" >"$work/$name-$buyers.txt"
-    grep -v '^RESULTADO ' "$work/$name-$buyers.txt"
-    local i=0
-    while read -r rate p50 p99 count bytes; do
+    local i
+    for i in 0 1; do
+      local before after count
+      before="$(usdc_balance "$rpc" "$asset" "$pay_to")"
+      "$bin_dir/bench-compras" --compradores "$buyers" --segundos "$seconds" --compras "$purchases" \
+        --url "${sellers[$i]}" >"$work/$name-$buyers-$i.txt"
+      grep -v '^RESULTADO ' "$work/$name-$buyers-$i.txt"
+      local line; line="$(sed -n 's/^RESULTADO //p' "$work/$name-$buyers-$i.txt")"
+      [ -n "$line" ] || { echo "bench-cadena: bench-compras no dio resultado" >&2; exit 1; }
+      read -r rate p50 p99 count _ <<<"$line"
+      # Every purchase answered 200 must have moved exactly the price to payTo, on chain.
+      after="$(usdc_balance "$rpc" "$asset" "$pay_to")"
+      node -e 'const [b, a, n, p] = process.argv.slice(1).map(BigInt); if (a - b !== n * p) { console.error(`bench-cadena: payTo recibió ${a - b} unidades por ${n} compras de ${p}`); process.exit(1) }' \
+        "$before" "$after" "$count" "$price"
+      echo "bench-cadena: $name, $buyers compradores, ${seller_names[$i]}: $count compras, payTo recibió $((after - before)) unidades de USDC en la cadena (= $count × $price)"
       results[$name,$buyers,$i]="$rate $p50 $p99 $count"
-      i=$((i + 1))
-    done < <(sed -n 's/^RESULTADO //p' "$work/$name-$buyers.txt")
-    [ "$i" = 2 ] || { echo "bench-cadena: bench-compras dio $i resultados de 2" >&2; exit 1; }
+    done
   done
   stop_all
 }

@@ -7,13 +7,19 @@
 #   - 2 s blocks, like Base;
 #   - automine with a proxy adding 50 ms to every facilitator call, as a remote facilitator
 #     would (the gate needs one round trip per sale, /settle; x402-axum two, /verify and /settle).
-# For each, bench-compras at 8 and 64 buyers against both sellers, each purchase checked (200
-# and a successful PAYMENT-RESPONSE); prints purchases/s, p50, p99 and the gate ÷ axum ratios.
-# Target with the 50 ms proxy: the gate's p50 ≤ 0.6 × x402-axum's.
+# Both sellers must make the same offer (network, asset, payTo, amount, timeout, EIP-712 extra),
+# and both deliver the same bytes: x402-axum answers with the study's package file
+# (STUDIES=dist/private/descargas), as the gate delivers the study. For each chain, bench-compras
+# at 8 and 64 buyers against each seller in turn, every purchase checked (200 and a successful
+# PAYMENT-RESPONSE), and payTo's USDC balance read on the chain before and after each
+# measurement must have grown by exactly price × purchases. Prints purchases/s, p50, p99 and
+# the gate ÷ axum ratios. Target with the 50 ms proxy: the gate's p50 ≤ 0.6 × x402-axum's.
 #
 #   (cd tests/chain && npm ci)
 #   cargo build --release -p gate -p generator --bins && cargo build --release -p tests --bin bench-compras
-#   tests/chain/bench-cadena.sh [--segundos 10] [--bin-dir DIR]
+#   tests/chain/bench-cadena.sh [--segundos 10] [--compras N] [--bin-dir DIR]
+# --compras: signatures prepared per measurement (default 1,000 × --segundos, more than the
+# local chain settles in that time).
 # x402-axum is compiled into PEER_AXUM_TARGET_DIR (default ~/.cache/peer-axum-target).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -122,6 +128,7 @@ declare -A results
 run_case() {
   local name="$1" chain_options="$2" delay="$3"
   local port_fac port_axum facilitator rate p50 p99 count
+  echo "bench-cadena: $name; carga antes: $(cut -d' ' -f1-3 /proc/loadavg)"
   node "$here/cadena.mjs" --json "$work/cadena.json" --buyers 1 --usdc 1000000 $chain_options >"$work/cadena.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 1 600); do grep -q '^listo' "$work/cadena.log" 2>/dev/null && break; sleep 0.1; done
@@ -145,7 +152,7 @@ run_case() {
   pids+=($!)
   port_axum="$(free_port)"
   PORT="$port_axum" FACILITATOR_URL="$facilitator" PAY_TO="$pay_to" CATALOG="$work/dist/public/catalogo.json" \
-    "$peer_axum" >"$work/axum-$name.log" 2>&1 &
+    STUDIES="$work/dist/private/descargas" "$peer_axum" >"$work/axum-$name.log" 2>&1 &
   pids+=($!)
   wait_up "http://127.0.0.1:$port_gate/catalogo"
   wait_up "http://127.0.0.1:$port_axum/catalogo"
@@ -174,7 +181,9 @@ run_case() {
   stop_all
 }
 
-echo "bench-cadena: ${seconds}s por vendedor; CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) × $(nproc); gate $(git -C "$root" rev-parse --short HEAD)"
+lock_version() { sed -n "/^name = \"$1\"$/{n;s/^version = \"\(.*\)\"$/\1/p;q}" "$root/tests/peer-axum/Cargo.lock"; }
+echo "bench-cadena: ${seconds}s por vendedor; CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) × $(nproc); carga: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "versiones: gate $(git -C "$root" rev-parse --short HEAD), x402-axum $(lock_version x402-axum), $("$here/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil" --version 2>/dev/null | head -1), node $(node --version)"
 run_case automine "" 0
 run_case bloques-2s "--block-time 2" 0
 run_case proxy-50ms "" 50

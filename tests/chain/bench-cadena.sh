@@ -17,7 +17,10 @@
 #
 #   (cd tests/chain && npm ci)
 #   cargo build --release -p gate -p generator --bins && cargo build --release -p tests --bin bench-compras
-#   tests/chain/bench-cadena.sh [--segundos 10] [--compras N] [--bin-dir DIR]
+#   tests/chain/bench-cadena.sh [--segundos 10] [--rondas 3] [--compradores "8 64"] [--compras N] [--bin-dir DIR]
+# --rondas: each measurement is repeated, the two sellers alternating (gate, axum, gate, …), and
+# the table shows medians: the machine this runs on is shared, and its load changes by the minute.
+# --compradores: the concurrencies measured ("1 8 64" adds one buyer: sales that never queue).
 # --compras: signatures prepared per measurement (default 1,000 × --segundos, more than the
 # local chain settles in that time).
 # x402-axum is compiled into PEER_AXUM_TARGET_DIR (default ~/.cache/peer-axum-target).
@@ -25,6 +28,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 seconds=10
+rounds=3
+buyer_counts="8 64"
 purchases=""
 price=""
 bin_dir="${BIN_DIR:-${CARGO_TARGET_DIR:-$root/target}/release}"
@@ -33,6 +38,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --segundos) seconds="$2"; shift 2 ;;
     --compras) purchases="$2"; shift 2 ;;
+    --rondas) rounds="$2"; shift 2 ;;
+    --compradores) buyer_counts="$2"; shift 2 ;;
     --bin-dir) bin_dir="$2"; shift 2 ;;
     *) echo "bench-cadena: argumento desconocido $1" >&2; exit 2 ;;
   esac
@@ -159,49 +166,63 @@ run_case() {
   local sellers=("http://127.0.0.1:$port_gate" "http://127.0.0.1:$port_axum")
   same_offer "${sellers[@]}"
   local asset; asset="$(json_field "$work/cadena.json" asset)"
-  for buyers in 8 64; do
-    local i
-    for i in 0 1; do
-      local before after count
-      before="$(usdc_balance "$rpc" "$asset" "$pay_to")"
-      "$bin_dir/bench-compras" --compradores "$buyers" --segundos "$seconds" --compras "$purchases" \
-        --url "${sellers[$i]}" >"$work/$name-$buyers-$i.txt"
-      grep -v '^RESULTADO ' "$work/$name-$buyers-$i.txt"
-      local line; line="$(sed -n 's/^RESULTADO //p' "$work/$name-$buyers-$i.txt")"
-      [ -n "$line" ] || { echo "bench-cadena: bench-compras no dio resultado" >&2; exit 1; }
-      read -r rate p50 p99 count _ <<<"$line"
-      # Every purchase answered 200 must have moved exactly the price to payTo, on chain.
-      after="$(usdc_balance "$rpc" "$asset" "$pay_to")"
-      node -e 'const [b, a, n, p] = process.argv.slice(1).map(BigInt); if (a - b !== n * p) { console.error(`bench-cadena: payTo recibió ${a - b} unidades por ${n} compras de ${p}`); process.exit(1) }' \
-        "$before" "$after" "$count" "$price"
-      echo "bench-cadena: $name, $buyers compradores, ${seller_names[$i]}: $count compras, payTo recibió $((after - before)) unidades de USDC en la cadena (= $count × $price)"
-      results[$name,$buyers,$i]="$rate $p50 $p99 $count"
+  for buyers in $buyer_counts; do
+    local i r
+    # The sellers alternate, round after round, so a change in the machine's load falls on both.
+    for r in $(seq 1 "$rounds"); do
+      for i in 0 1; do
+        local before after count
+        before="$(usdc_balance "$rpc" "$asset" "$pay_to")"
+        "$bin_dir/bench-compras" --compradores "$buyers" --segundos "$seconds" --compras "$purchases" \
+          --url "${sellers[$i]}" >"$work/$name-$buyers-$i-$r.txt"
+        grep -v '^RESULTADO ' "$work/$name-$buyers-$i-$r.txt"
+        local line; line="$(sed -n 's/^RESULTADO //p' "$work/$name-$buyers-$i-$r.txt")"
+        [ -n "$line" ] || { echo "bench-cadena: bench-compras no dio resultado" >&2; exit 1; }
+        read -r rate p50 p99 count _ <<<"$line"
+        # Every purchase answered 200 must have moved exactly the price to payTo, on chain.
+        after="$(usdc_balance "$rpc" "$asset" "$pay_to")"
+        node -e 'const [b, a, n, p] = process.argv.slice(1).map(BigInt); if (a - b !== n * p) { console.error(`bench-cadena: payTo recibió ${a - b} unidades por ${n} compras de ${p}`); process.exit(1) }' \
+          "$before" "$after" "$count" "$price"
+        echo "bench-cadena: $name, $buyers compradores, ${seller_names[$i]}, ronda $r: $count compras, payTo recibió $((after - before)) unidades de USDC en la cadena (= $count × $price); carga $(cut -d' ' -f1 /proc/loadavg)"
+        results[$name,$buyers,$i,$r]="$rate $p50 $p99 $count"
+      done
     done
   done
   stop_all
 }
 
 lock_version() { sed -n "/^name = \"$1\"$/{n;s/^version = \"\(.*\)\"$/\1/p;q}" "$root/tests/peer-axum/Cargo.lock"; }
-echo "bench-cadena: ${seconds}s por vendedor; CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) × $(nproc); carga: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench-cadena: ${seconds}s por vendedor y ronda, $rounds rondas; CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) × $(nproc); carga: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "versiones: gate $(git -C "$root" rev-parse --short HEAD), x402-axum $(lock_version x402-axum), $("$here/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil" --version 2>/dev/null | head -1), node $(node --version)"
 run_case automine "" 0
 run_case bloques-2s "--block-time 2" 0
 run_case proxy-50ms "" 50
 
-printf '%-34s %10s %9s %9s %8s\n' "compras en la cadena" "compras/s" "p50 ms" "p99 ms" "compras"
+# median VALUES…: the middle value (the lower of the two middle ones for an even count).
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# column NAME BUYERS SELLER FIELD: that field (1 rate, 2 p50, 3 p99, 4 count) of every round.
+column() { local r; for r in $(seq 1 "$rounds"); do echo "${results[$1,$2,$3,$r]}" | cut -d' ' -f"$4"; done; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+echo "compras en la cadena: mediana de $rounds rondas (compras: todas las rondas)"
+printf '%-34s %10s %9s %9s %8s\n' "caso" "compras/s" "p50 ms" "p99 ms" "compras"
 for name in automine bloques-2s proxy-50ms; do
-  for buyers in 8 64; do
+  for buyers in $buyer_counts; do
     for i in 0 1; do
-      seller=("gate" "x402-axum")
-      read -r rate p50 p99 count <<<"${results[$name,$buyers,$i]}"
-      printf '%-34s %10.1f %9.1f %9.1f %8d\n' "$name, $buyers, ${seller[$i]}" "$rate" "$p50" "$p99" "$count"
+      mapfile -t counts < <(column "$name" "$buyers" "$i" 4)
+      printf '%-34s %10.1f %9.1f %9.1f %8d\n' "$name, $buyers, ${seller_names[$i]}" \
+        "$(median $(column "$name" "$buyers" "$i" 1))" "$(median $(column "$name" "$buyers" "$i" 2))" \
+        "$(median $(column "$name" "$buyers" "$i" 3))" "$(IFS=+; echo $((${counts[*]})))"
     done
   done
 done
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-field() { echo "${results[$1]}" | cut -d' ' -f"$2"; }
 for name in automine bloques-2s proxy-50ms; do
-  for buyers in 8 64; do
-    echo "$name, $buyers compradores: compras/s gate/axum $(ratio "$(field "$name,$buyers,0" 1)" "$(field "$name,$buyers,1" 1)"), p50 gate/axum $(ratio "$(field "$name,$buyers,0" 2)" "$(field "$name,$buyers,1" 2)")$([ "$name" = proxy-50ms ] && echo ' (objetivo <= 0.6)')"
+  for buyers in $buyer_counts; do
+    rates=() p50s=()
+    for r in $(seq 1 "$rounds"); do
+      read -r g_rate g_p50 _ <<<"${results[$name,$buyers,0,$r]}"
+      read -r a_rate a_p50 _ <<<"${results[$name,$buyers,1,$r]}"
+      rates+=("$(ratio "$g_rate" "$a_rate")"); p50s+=("$(ratio "$g_p50" "$a_p50")")
+    done
+    echo "$name, $buyers compradores: compras/s gate/axum $(median "${rates[@]}") (rondas ${rates[*]}), p50 gate/axum $(median "${p50s[@]}") (rondas ${p50s[*]})$([ "$name" = proxy-50ms ] && echo ', objetivo <= 0.6')"
   done
 done

@@ -10,7 +10,7 @@
 # Both sellers must make the same offer (network, asset, payTo, amount, timeout, EIP-712 extra),
 # and both deliver the same bytes: x402-axum answers with the study's package file
 # (STUDIES=dist/private/descargas), as the gate delivers the study. For each chain, bench-compras
-# at 8 and 64 buyers against each seller in turn, every purchase checked (200 and a successful
+# at 8 and 64 buyers (--compradores) against each seller in turn, every purchase checked (200 and a successful
 # PAYMENT-RESPONSE), and payTo's USDC balance read on the chain before and after each
 # measurement must have grown by exactly price × purchases. Prints purchases/s, p50, p99 and
 # the gate ÷ axum ratios. Target with the 50 ms proxy: the gate's p50 ≤ 0.6 × x402-axum's.

@@ -2,8 +2,11 @@
 //! backend. It signs an EIP-1559 transaction with the settler's key (it pays the gas; the
 //! payer signed only the authorization), sends it, and waits for its receipt.
 //!
-//! Transactions of one settler are numbered from a counter held under a lock, so concurrent
-//! settlements never reuse an account nonce; a failed send re-reads the count from the node.
+//! Transactions of one settler are numbered from a counter held under a lock only while a number
+//! is taken, so concurrent settlements never reuse an account nonce and never wait for each
+//! other's sends (a node that mines on send, like anvil's automine, answers only once the block
+//! is sealed; a remote RPC costs a round trip). A failed send makes the next one re-read the
+//! count from the node, which fills the gap the failed number left.
 
 use std::time::Duration;
 
@@ -90,11 +93,7 @@ impl Settler {
         let call = transfer_call(payment)?;
         let gas_price = self.rpc.gas_price().await?;
         let tip = (gas_price / 10).max(1);
-        let mut next = self.next_nonce.lock().await;
-        let nonce = match *next {
-            Some(nonce) => nonce,
-            None => self.rpc.pending_nonce(self.signer.address()).await?,
-        };
+        let nonce = self.take_nonce().await?;
         let transaction = TxEip1559 {
             chain_id: self.chain_id,
             nonce,
@@ -106,21 +105,36 @@ impl Settler {
             access_list: Default::default(),
             input: Bytes::from(call),
         };
-        let signature = self
-            .signer
-            .sign_hash_sync(&transaction.signature_hash())
-            .map_err(|e| ChainError(format!("no se pudo firmar la transacción: {e}")))?;
-        let raw = transaction.into_signed(signature).encoded_2718();
-        match self.rpc.send_raw(&raw).await {
-            Ok(hash) => {
-                *next = Some(nonce + 1);
-                Ok(hash)
-            }
+        let signature = match self.signer.sign_hash_sync(&transaction.signature_hash()) {
+            Ok(signature) => signature,
             Err(e) => {
-                *next = None;
-                Err(e)
+                self.forget_nonces().await;
+                return Err(ChainError(format!("no se pudo firmar la transacción: {e}")));
             }
+        };
+        let raw = transaction.into_signed(signature).encoded_2718();
+        let sent = self.rpc.send_raw(&raw).await;
+        if sent.is_err() {
+            self.forget_nonces().await;
         }
+        sent
+    }
+
+    /// The next account nonce of this settler: counted here after the first, read from the
+    /// node's pending count at the start and after a failure.
+    async fn take_nonce(&self) -> Result<u64, ChainError> {
+        let mut next = self.next_nonce.lock().await;
+        let nonce = match *next {
+            Some(nonce) => nonce,
+            None => self.rpc.pending_nonce(self.signer.address()).await?,
+        };
+        *next = Some(nonce + 1);
+        Ok(nonce)
+    }
+
+    /// After a number was taken but not used: the next one is read from the node again.
+    async fn forget_nonces(&self) {
+        *self.next_nonce.lock().await = None;
     }
 
     /// Waits up to `wait` for `transaction`'s receipt; `None` if it is not mined by then.

@@ -261,6 +261,35 @@ async fn every_study_and_view_bought_over_http_and_mcp_moves_its_price_once() {
     assert!(store.sales().ventas.iter().all(|s| s.impugnada.is_none()));
 }
 
+/// Sixteen purchases at once through one settler account: each takes its own account nonce
+/// (the settler no longer holds its lock across a send), none is lost or repeated, and payTo
+/// receives sixteen prices.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixteen_concurrent_purchases_through_one_settler_each_move_the_price_once() {
+    const AT_ONCE: usize = 16;
+    let chain = LocalChain::start(ChainOptions { buyers: 2, ..ChainOptions::default() }).expect("chain");
+    let store = Arc::new(store(&chain, Settles::Ours, None, Duration::from_secs(20)).await);
+    let offer = accepted(SLUGS[0], "resumen");
+    let receiver = pay_to(&offer);
+    let start = chain.usdc_balance(receiver).await.expect("balance");
+    let buyers = chain.buyers();
+    let mut tasks = Vec::new();
+    for i in 0..AT_ONCE {
+        let payment = signed_payload(&offer, &buyers[i % 2].signer(), |_, _| {});
+        let store = Arc::clone(&store);
+        tasks.push(tokio::spawn(async move { buy_http(&store, SLUGS[0], "resumen", &encode_json(&payment)).await }));
+    }
+    for task in tasks {
+        let (status, body) = task.await.expect("join");
+        assert_eq!(status, 200, "{body}");
+    }
+    let received = chain.usdc_balance(receiver).await.expect("balance") - start;
+    assert_eq!(received, price(&offer) * U256::from(AT_ONCE), "sixteen prices, once each");
+    let sales = store.sales();
+    assert_eq!(sales.ventas.len(), AT_ONCE);
+    assert!(sales.pendientes.is_empty());
+}
+
 /// The first settlement times out, the buyer cancels the authorization on chain, repeats the
 /// same request: nothing delivered, nothing moved, the purchase voided with the reason.
 async fn cancel_attack(settles: Settles) {

@@ -635,3 +635,43 @@ async fn https_serves_and_sighup_swaps_the_certificate_without_dropping_connecti
     assert!(trusting(&first).get(&url).send().await.is_err(), "a new handshake no longer gets the old certificate");
     assert_eq!(trusting(&second).get(&url).send().await.unwrap().status(), 200);
 }
+
+/// What the access log holds is what the sample privacy page says it holds: each field of an
+/// access line is named in the page (a new field fails here until the page says it), and the
+/// query, where download links carry their signatures, is never written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_privacy_page_names_every_field_of_the_access_log() {
+    // Each field of the `acceso` line, and how the privacy page names it.
+    const NAMED_AS: [(&str, &str); 6] = [
+        ("client", "dirección IP"),
+        ("method", "método"),
+        ("path", "ruta sin parámetros"),
+        ("status", "estado"),
+        ("bytes", "tamaño"),
+        ("ms", "duración"),
+    ];
+    let dist = built();
+    let data_dir = tempfile::tempdir().unwrap();
+    let gate = GateProcess::start(dist, data_dir.path(), &[]);
+    let page = client().get(gate.url("/privacidad")).send().await.unwrap().text().await.unwrap();
+    let secret_query = "/descarga/banca-2026.zip?vence=1&firma=no-debe-quedar-escrita";
+    let _ = client().get(gate.url(secret_query)).send().await.unwrap();
+    let started = Instant::now();
+    let line = loop {
+        let log = gate.log();
+        if let Some(line) = log.lines().find(|l| l.contains("acceso") && l.contains("/descarga/banca-2026.zip")) {
+            break line.to_owned();
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "no access line: {log}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(!gate.log().contains("no-debe-quedar-escrita"), "the query is never logged: {line}");
+    let fields: Vec<&str> =
+        line.split_whitespace().filter_map(|word| word.split_once('=').map(|(name, _)| name)).collect();
+    assert_eq!(fields, NAMED_AS.map(|(field, _)| field), "the access line's fields: {line}");
+    let section = page.split("Registros de acceso").nth(1).expect("the page has a section on access logs");
+    for (field, words) in NAMED_AS {
+        assert!(section.contains(words), "the privacy page does not say that the log keeps {field} ({words})");
+    }
+    assert!(section.contains("se borran a los 30 días"), "how long they are kept");
+}

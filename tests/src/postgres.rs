@@ -32,6 +32,16 @@ pub struct Postgres {
 impl Postgres {
     /// Makes a cluster, starts it and creates [`DATABASE`].
     pub fn start() -> Result<Postgres> {
+        Postgres::start_with(None)
+    }
+
+    /// [`Postgres::start`] with TLS: the server presents `cert_pem` (its key `key_pem`), and
+    /// its `pg_hba.conf` refuses every TCP connection that is not TLS.
+    pub fn start_tls(cert_pem: &str, key_pem: &str) -> Result<Postgres> {
+        Postgres::start_with(Some((cert_pem, key_pem)))
+    }
+
+    fn start_with(tls: Option<(&str, &str)>) -> Result<Postgres> {
         let bin = bin_dir()?;
         let dir = tempfile::Builder::new().prefix("pg-prueba-").tempdir().context("temp dir")?;
         // The effective uid of this process is the owner of its /proc entry.
@@ -58,9 +68,34 @@ impl Postgres {
                 "--no-instructions",
             ],
         )?;
+        if let Some((cert_pem, key_pem)) = tls {
+            server.serve_tls_only(cert_pem, key_pem)?;
+        }
         server.start_again()?;
         server.run("createdb", &["-h", "127.0.0.1", "-p", &port.to_string(), "-U", USER, DATABASE])?;
         Ok(server)
+    }
+
+    /// Writes the certificate and key into the cluster, turns `ssl` on, and leaves TCP only to
+    /// TLS connections (the unix socket stays open for the server's own tools).
+    fn serve_tls_only(&self, cert_pem: &str, key_pem: &str) -> Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        let data = self.data_dir();
+        let key = data.join("server.key");
+        std::fs::write(data.join("server.crt"), cert_pem).context("server.crt")?;
+        std::fs::write(&key, key_pem).context("server.key")?;
+        // PostgreSQL refuses a key that others can read.
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).context("server.key mode")?;
+        let hba = "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostnossl all all 127.0.0.1/32 reject\n";
+        std::fs::write(data.join("pg_hba.conf"), hba).context("pg_hba.conf")?;
+        let mut conf = std::fs::OpenOptions::new().append(true).open(data.join("postgresql.conf")).context("conf")?;
+        std::io::Write::write_all(&mut conf, b"\nssl = on\n").context("postgresql.conf")?;
+        if self.as_root {
+            for file in ["server.crt", "server.key", "pg_hba.conf"] {
+                std::os::unix::fs::chown(data.join(file), Some(NOBODY_UID), None).context("chown")?;
+            }
+        }
+        Ok(())
     }
 
     /// The connection URL of [`DATABASE`] over TCP on loopback.

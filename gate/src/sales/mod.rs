@@ -21,6 +21,7 @@ pub mod book;
 pub mod journal;
 pub mod ledger;
 pub mod postgres;
+pub mod postgres_tls;
 pub mod report;
 
 use std::path::{Path, PathBuf};

@@ -26,7 +26,6 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use sha2::Digest;
-use tokio_postgres::NoTls;
 
 use super::book::{Owned, PaidSale, Seen, UncertainSale};
 use super::journal::{Contents, Event, Record};
@@ -77,8 +76,23 @@ impl From<tokio_postgres::Error> for DbError {
 
 impl From<deadpool_postgres::PoolError> for DbError {
     fn from(e: deadpool_postgres::PoolError) -> DbError {
-        DbError(format!("sin conexión con la base de ventas: {e}"))
+        DbError(format!("sin conexión con la base de ventas: {}", with_causes(&e)))
     }
+}
+
+/// An error and its causes on one line (a TLS refusal says why only in its source:
+/// "error performing TLS handshake: invalid peer certificate: UnknownIssuer").
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text = format!("{text}: {said}");
+        }
+        source = cause.source();
+    }
+    text
 }
 
 /// The shared sales record: a pool on a runtime of its own.
@@ -108,11 +122,14 @@ impl Drop for DbRuntime {
 }
 
 /// Parses a `postgres://` URL, with an error that never repeats it (it may hold a password).
+/// libpq's `sslrootcert` is accepted beside tokio-postgres's own parameters (see
+/// [`postgres_tls`](super::postgres_tls)).
 pub fn parse_url(url: &str) -> Result<tokio_postgres::Config> {
     if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
         anyhow::bail!("--ventas: se espera una URL postgres://usuario:clave@host:puerto/base");
     }
-    tokio_postgres::Config::from_str(url).map_err(|e| anyhow!("--ventas: la URL de PostgreSQL no es válida ({e})"))
+    let (url, _) = super::postgres_tls::take_root_cert(url);
+    tokio_postgres::Config::from_str(&url).map_err(|e| anyhow!("--ventas: la URL de PostgreSQL no es válida ({e})"))
 }
 
 /// `postgres://user@host:port/db`: the URL as messages may show it, without the password.
@@ -157,7 +174,9 @@ impl Shared {
             .enable_all()
             .build()
             .context("no se pudo crear el hilo de la base de ventas")?;
-        let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let (_, root_cert) = super::postgres_tls::take_root_cert(url);
+        let tls = super::postgres_tls::connector(root_cert.as_deref())?;
+        let manager = Manager::from_config(config, tls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = {
             // The pool's timers belong to the database's runtime.
             let _entered = runtime.enter();

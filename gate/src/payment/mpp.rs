@@ -12,7 +12,8 @@
 //!   so a challenge needs no memory; `opaque` (base64url of JCS `{"estudio","vista"}`) binds it
 //!   to the study and view it was issued for;
 //! - credential: `Authorization: Payment <base64url(JSON {challenge, payload, source?})>`, the
-//!   payload an EIP-3009 `transferWithAuthorization` whose nonce is `keccak256(id ‖ realm)`;
+//!   payload an EIP-3009 `transferWithAuthorization` whose nonce is `keccak256(id ‖ realm)`
+//!   (or, as `pympp` signs it, `keccak256(JSON.stringify([id, realm]))`);
 //! - receipt: `Payment-Receipt: <base64url(JSON {method, reference, status, timestamp})>`.
 //!
 //! A credential that passes the challenge checks here becomes the x402 `exact` payload it is
@@ -330,9 +331,10 @@ impl Mpp {
         if auth.kind != "authorization" {
             return Err(Problem::failed(format!("payload.type {:?} no se acepta; use \"authorization\"", auth.kind)));
         }
-        let binding = format!("{:#x}", keccak256(format!("{}{}", c.id, c.realm).as_bytes()));
-        if !auth.nonce.eq_ignore_ascii_case(&binding) {
-            return Err(Problem::failed("el nonce de la autorización no es keccak256(challenge.id ‖ challenge.realm)"));
+        if !nonce_bindings(&c.id, &c.realm).iter().any(|binding| auth.nonce.eq_ignore_ascii_case(binding)) {
+            return Err(Problem::failed(
+                "el nonce de la autorización no es keccak256(challenge.id ‖ challenge.realm) ni keccak256(JSON [id, realm])",
+            ));
         }
         let from: Address =
             auth.from.parse().map_err(|_| Problem::malformed("payload.from no es una dirección EVM"))?;
@@ -361,6 +363,18 @@ impl Mpp {
         };
         Ok(Admitted { payload, challenge_id: c.id.clone() })
     }
+}
+
+/// The EIP-3009 nonces that bind an authorization to a challenge, as `0x…` hex. The draft at
+/// the revision implemented (`draft-evm-charge-00`, f9506cd) and `mppx` 0.11.0 hash the
+/// concatenation, `keccak256(abi.encodePacked(id, realm))`; `pympp` 0.16.0 (and newer `mppx`)
+/// hash the unambiguous `keccak256(JSON.stringify([id, realm]))`. Both bind the signature to this
+/// one challenge (whose id the gate's HMAC ties to its realm, request, expiry and study), so both
+/// are accepted.
+fn nonce_bindings(id: &str, realm: &str) -> [String; 2] {
+    let packed = keccak256(format!("{id}{realm}").as_bytes());
+    let json = keccak256(serde_json::to_string(&[id, realm]).unwrap_or_default().as_bytes());
+    [format!("{packed:#x}"), format!("{json:#x}")]
 }
 
 /// The `evm` charge request of an x402 requirement (`None`: not an EVM `exact` requirement).
@@ -557,10 +571,12 @@ mod tests {
     }
 
     #[test]
-    fn the_challenge_hash_is_mppx_s() {
-        // mppx: Hash.keccak256(Bytes.fromString(`${id}${realm}`)).
-        let nonce = keccak256(b"abcapi.example.com");
-        assert_eq!(nonce, keccak256(format!("{}{}", "abc", "api.example.com").as_bytes()));
+    fn the_challenge_hashes_are_mppx_s_and_pympp_s() {
+        // mppx 0.11.0: Hash.keccak256(Bytes.fromString(`${id}${realm}`)); pympp 0.16.0:
+        // challenge_hash("abc", "api.example.com") = keccak256('["abc","api.example.com"]').
+        let [packed, json] = nonce_bindings("abc", "api.example.com");
+        assert_eq!(packed, "0xe1adfd8f031bdf83646eee741bda35015ff27366153d3ec246a28e6d3960b516");
+        assert_eq!(json, "0x5fc7620ab10ee4cbef955fe0902682f5688d24749a3a0322452c6728cd3d1425");
     }
 
     #[test]

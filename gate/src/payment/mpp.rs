@@ -21,11 +21,15 @@
 //! [`super::shop::Shop::purchase_as`]: the same signature, amount and time checks, reservation,
 //! replay memory, settle-after-production, journal and chain proof as an x402 purchase.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use alloy_primitives::{Address, keccak256};
 use base64::Engine;
 use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use hmac::{Hmac, Mac};
+use parking_lot::Mutex;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use sha2::Sha256;
@@ -64,6 +68,10 @@ pub struct Mpp {
     key: [u8; 32],
     realm: String,
     clock: Clock,
+    /// The `WWW-Authenticate` value of each study view for the second it was made in: a
+    /// challenge depends only on its offer and the second (its `expires`, hence its id), so the
+    /// unpaid 402 makes it once a second per study view, not once per request.
+    headers: Arc<Mutex<HashMap<(String, &'static str), (u64, Option<String>)>>>,
 }
 
 impl std::fmt::Debug for Mpp {
@@ -183,7 +191,7 @@ impl Mpp {
                 })
             })
             .unwrap_or_else(|| base_url.to_owned());
-        Mpp { key: links.derived_key(KEY_LABEL), realm, clock }
+        Mpp { key: links.derived_key(KEY_LABEL), realm, clock, headers: Arc::default() }
     }
 
     pub fn realm(&self) -> &str {
@@ -201,13 +209,22 @@ impl Mpp {
         offer.required.accepts.iter().filter_map(|req| self.challenge_for(offer, req, now)).collect()
     }
 
-    /// The `WWW-Authenticate` value of an offer (`None`: nothing payable over MPP).
+    /// The `WWW-Authenticate` value of an offer (`None`: nothing payable over MPP): the same
+    /// challenges [`Mpp::challenges`] gives in this second, made once a second per study view.
     pub fn www_authenticate(&self, offer: &Offer) -> Option<String> {
-        let challenges = self.challenges(offer);
-        if challenges.is_empty() {
-            return None;
+        let now = self.clock.now();
+        let key = (offer.slug.clone(), offer.view.as_str());
+        if let Some((second, value)) = self.headers.lock().get(&key)
+            && *second == now
+        {
+            return value.clone();
         }
-        Some(challenges.iter().map(serialize_challenge).collect::<Vec<_>>().join(", "))
+        let challenges: Vec<Challenge> =
+            offer.required.accepts.iter().filter_map(|req| self.challenge_for(offer, req, now)).collect();
+        let value =
+            (!challenges.is_empty()).then(|| challenges.iter().map(serialize_challenge).collect::<Vec<_>>().join(", "));
+        self.headers.lock().insert(key, (now, value.clone()));
+        value
     }
 
     fn challenge_for(&self, offer: &Offer, req: &PaymentRequirements, now: u64) -> Option<Challenge> {

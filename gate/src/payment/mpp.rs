@@ -71,8 +71,11 @@ pub struct Mpp {
     /// The `WWW-Authenticate` value of each study view for the second it was made in: a
     /// challenge depends only on its offer and the second (its `expires`, hence its id), so the
     /// unpaid 402 makes it once a second per study view, not once per request.
-    headers: Arc<Mutex<HashMap<(String, &'static str), (u64, Option<String>)>>>,
+    headers: Arc<Mutex<HeaderCache>>,
 }
+
+/// `(slug, view)` → (the second, the `WWW-Authenticate` value then).
+type HeaderCache = HashMap<(String, &'static str), (u64, Option<String>)>;
 
 impl std::fmt::Debug for Mpp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -179,7 +179,8 @@ pub async fn call(
             match checked {
                 Ok((slug, view)) => {
                     let meta = params.get("_meta");
-                    let bindings = purchase::Bindings::of(era == Era::Modern, meta);
+                    let capabilities = meta.and_then(|m| m.get(super::modern::keys::CLIENT_CAPABILITIES));
+                    let bindings = purchase::Bindings::of(era == Era::Modern, capabilities);
                     return purchase::buy(
                         store.offers,
                         store.shop,
@@ -190,7 +191,8 @@ pub async fn call(
                         meta,
                         bindings,
                     )
-                    .await;
+                    .await
+                    .map_err(|e| RpcError::new(200, e.code, e.message).with_data(e.data));
                 }
                 Err(e) => Err(e),
             }

@@ -37,7 +37,6 @@ use super::offer::{Binding, Offer, Offers};
 use super::reaccess::{PROOF_META, Redelivery, proof_from_meta};
 use super::settlement::UNCERTAIN_CODE;
 use super::shop::{Delivery, Refusal, Shop};
-use crate::mcp::RpcError;
 use crate::mcp::result::{ToolError, success};
 use crate::sales::journal::Protocol;
 use crate::x402::SettlementResponse;
@@ -100,6 +99,8 @@ pub const PAYMENT_REQUIRED_CODE: i64 = -32042;
 pub const VERIFICATION_FAILED_CODE: i64 = -32043;
 /// JSON-RPC internal error: what MPP's transport uses for a payment processor failure.
 const INTERNAL_ERROR_CODE: i64 = -32603;
+/// JSON-RPC invalid params: a malformed credential.
+const INVALID_PARAMS_CODE: i64 = -32602;
 
 /// How a `tools/call` hears that payment is required, chosen per request.
 ///
@@ -126,17 +127,32 @@ pub struct Bindings {
 }
 
 impl Bindings {
-    /// What a request declares in `params._meta`; only a 2026-07-28 (`modern`) request carries
-    /// its client capabilities there.
-    pub fn of(modern: bool, meta: Option<&Value>) -> Bindings {
+    /// What a request declares in its client capabilities (`_meta`'s
+    /// `io.modelcontextprotocol/clientCapabilities`); only a 2026-07-28 (`modern`) request
+    /// carries them.
+    pub fn of(modern: bool, capabilities: Option<&Value>) -> Bindings {
         if !modern {
             return Bindings::default();
         }
-        let capabilities = meta.and_then(|m| m.get(crate::mcp::modern::keys::CLIENT_CAPABILITIES));
         let declared = |group: &str, name: &str| {
             capabilities.and_then(|c| c.get(group)).and_then(|g| g.get(name)).is_some_and(Value::is_object)
         };
         Bindings { x402_extension: declared("extensions", X402_EXTENSION), mpp: declared("experimental", "payment") }
+    }
+}
+
+/// A JSON-RPC error the purchase answers with (MPP's `-32042` and `-32043`, invalid params,
+/// internal error); the MCP server sends it with HTTP 200, as every error of a well-formed call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    pub data: Value,
+}
+
+impl RpcError {
+    fn new(code: i64, message: impl Into<String>, data: Value) -> RpcError {
+        RpcError { code, message: message.into(), data }
     }
 }
 
@@ -231,11 +247,11 @@ fn render(offer: &Offer, mpp: Option<&Mpp>, bindings: Bindings, outcome: Outcome
             if let Some(problem) = problem {
                 data["problem"] = Value::Object(problem.members());
             }
-            Err(RpcError::invalid_params(format!("Invalid params: {detail}")).with_data(data))
+            Err(RpcError::new(INVALID_PARAMS_CODE, format!("Invalid params: {detail}"), data))
         }
         Outcome::Internal { status, code, detail } => {
-            Err(RpcError::new(200, INTERNAL_ERROR_CODE, "Internal payment error")
-                .with_data(json!({"httpStatus": status, "error": code, "detail": detail})))
+            let data = json!({"httpStatus": status, "error": code, "detail": detail});
+            Err(RpcError::new(INTERNAL_ERROR_CODE, "Internal payment error", data))
         }
     }
 }
@@ -259,7 +275,7 @@ fn mpp_error(
     if code == VERIFICATION_FAILED_CODE {
         data["failure"] = json!({"reason": problem.kind, "detail": problem.detail});
     }
-    RpcError::new(200, code, message).with_data(data)
+    RpcError::new(code, message, data)
 }
 
 /// An MPP purchase over MCP: the credential object checked against its challenge, then the

@@ -10,7 +10,8 @@
 //!    purchases with x402 (`PAYMENT-SIGNATURE`) and as many with MPP (`Authorization: Payment`,
 //!    credentials built as `mppx` builds them), `--compradores` at a time, in alternating rounds;
 //!    every answer must be 200 with its receipt. Credentials are signed before the clock starts;
-//!    an MPP challenge's nonce is bound to its id, so each buyer gets one per study view.
+//!    an MPP challenge's nonce is bound to its id, which changes once a second, so each buyer
+//!    gets one per study view and each round fetches its challenges in seconds of its own.
 //!
 //! ```sh
 //! cd tests/chain && npm ci && cd ../..                      # anvil and USDC, once
@@ -243,7 +244,14 @@ async fn purchases(dist: &Path, args: &Args) -> Result<()> {
     let signers: Vec<_> = chain.buyers().iter().map(|b| b.signer()).collect();
     let client = reqwest::Client::new();
     let (mut ratios, mut sum_x402, mut sum_mpp) = (Vec::new(), 0.0, 0.0);
+    let mut last_second = 0;
     for round in 0..args.rondas {
+        // A challenge is the same for a whole second, and so is the credential a buyer signs
+        // for it (deterministic signatures): a round fetching in a second an earlier round used
+        // would replay that round's purchases instead of making new ones.
+        while gate::clock::now() <= last_second {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         let mut x402 = Vec::new();
         let mut mpp = Vec::new();
         for i in 0..count {
@@ -261,6 +269,7 @@ async fn purchases(dist: &Path, args: &Args) -> Result<()> {
             let challenge = tests::mpp::parse_challenge(&challenge);
             mpp.push(Purchase { url, header: ("Authorization", tests::mpp::credential(&challenge, accepted, buyer)) });
         }
+        last_second = gate::clock::now();
         let (first, second) = if round % 2 == 0 { (x402, mpp) } else { (mpp, x402) };
         let a = buy(first, buyers).await?;
         let b = buy(second, buyers).await?;

@@ -141,6 +141,13 @@ impl Gate {
         Ok(gate)
     }
 
+    /// The same gate selling with x402 only: no MPP challenge on HTTP or MCP (the reference the
+    /// benchmarks measure MPP's cost against).
+    pub fn without_mpp(mut self) -> Gate {
+        self.storefront = self.storefront.without_mpp();
+        self
+    }
+
     /// Applies the facilitator's `/supported` answer: fills Solana `feePayer`s, withdraws the
     /// Solana requirements it cannot pay for, signs the offers again and rebuilds the 402
     /// answers. Returns the networks withdrawn.

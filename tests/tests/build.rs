@@ -390,6 +390,15 @@ fn every_sheet_has_every_field() {
             assert!(buy.get(key).is_some(), "{slug}: como_comprar lacks {key}");
         }
         assert_eq!(buy["pasos"].as_array().map(Vec::len), Some(3));
+        // MPP beside x402: its steps name the challenge, the credential and the receipt, and
+        // the amount is the x402 offer's.
+        let mpp = buy["mpp"]["pasos"].as_array().expect("como_comprar.mpp.pasos");
+        let mpp_text = mpp.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ");
+        for needle in ["WWW-Authenticate", "Authorization: Payment", "Payment-Receipt", "method=\"evm\""] {
+            assert!(mpp_text.contains(needle), "{slug}: como_comprar.mpp lacks {needle}");
+        }
+        assert!(mpp_text.contains(buy["monto_atomico"].as_str().expect("monto_atomico")), "{slug}: MPP amount");
+        assert!(buy["clientes_oficiales"].to_string().contains("mppx"), "{slug}: mppx among the clients");
         assert_eq!(buy["modo"], gate["servicio"]["modo"]);
         for r in buy["redes"].as_array().expect("redes") {
             assert!(r["red"].is_string() && r["caip2"].is_string() && r["pagar_a"].is_string());
@@ -499,6 +508,7 @@ fn service_documents_agree_on_mode_networks_and_price() {
     assert_eq!(openapi["x-x402"]["networks"][0], caip2);
     assert_eq!(index["como_comprar"]["redes"][0]["caip2"], caip2);
     assert!(llms.contains(caip2));
+    assert!(llms.contains("## También con MPP") && llms.contains("Authorization: Payment"), "llms.txt says MPP");
     for slug in SLUGS {
         let study = &gate["estudios"][slug];
         assert_eq!(study["monto"], "990000");

@@ -79,9 +79,20 @@ fn openapi_declares_the_paid_operation_and_the_free_ones_as_crawlers_read_them()
         for (method, operation) in item.as_object().expect("path item") {
             let at = format!("openapi.json paths.{path}.{method}");
             if let Some(info) = operation.get("x-payment-info") {
+                // x402scan's shape and the MPP discovery draft's offers, side by side: one
+                // `evm` `charge` offer per MPP challenge of the 402, same amount and token.
+                let accepted = common::gate::accepted_of(dist, common::SLUGS[0], "completo");
+                let offers = json!([{
+                    "intent": "charge",
+                    "method": "evm",
+                    "amount": accepted["amount"],
+                    "currency": accepted["asset"],
+                    "description": "USDC en Base Sepolia (eip155:84532), EIP-3009",
+                }]);
                 assert_eq!(
                     info,
-                    &json!({"price": {"mode": "fixed", "currency": "USD", "amount": price}, "protocols": [{"x402": {}}]}),
+                    &json!({"price": {"mode": "fixed", "currency": "USD", "amount": price},
+                            "protocols": [{"x402": {}}, {"mpp": {}}], "offers": offers}),
                     "{at}.x-payment-info"
                 );
                 let amount = str_of(&info["price"]["amount"], &at);
@@ -116,6 +127,8 @@ fn openapi_declares_the_paid_operation_and_the_free_ones_as_crawlers_read_them()
         "/catalogo",
         "comprar_estudio",
         "params._meta[\"x402/payment\"]",
+        "WWW-Authenticate: Payment",
+        "Authorization: Payment",
         "How to buy",
     ] {
         assert!(guidance.contains(needle), "info.x-guidance lacks {needle:?}:\n{guidance}");

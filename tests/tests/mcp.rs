@@ -114,6 +114,9 @@ async fn initialize_negotiates_and_ping_and_notifications_work_on_both_endpoints
         let result = &init["result"];
         assert_eq!(result["protocolVersion"], VERSION, "{path}");
         assert_eq!(result["capabilities"]["tools"]["listChanged"], false);
+        // MPP's payment capability (draft-payment-transport-mcp-00) where something is sold.
+        let payment = &result["capabilities"]["experimental"]["payment"];
+        assert_eq!(payment["methods"]["evm"]["intents"] == json!(["charge"]), path == "/mcp", "{path}: {payment}");
         assert_eq!(result["serverInfo"]["name"], name);
         assert!(result["serverInfo"]["version"].is_string());
         let instructions = result["instructions"].as_str().expect("instructions");

@@ -111,7 +111,13 @@ async fn discovery_and_tool_lists_follow_the_stateless_revision_on_both_endpoint
         let mcp = ModernClient::new(&gate, path);
         let discovered = mcp.result("server/discover", json!({})).await;
         assert_eq!(discovered["supportedVersions"], json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]));
-        assert_eq!(discovered["capabilities"], json!({"tools": {"listChanged": false}}));
+        let mut capabilities = json!({"tools": {"listChanged": false}});
+        if path == "/mcp" {
+            // How /mcp is paid: x402's MCP extension and MPP's payment capability.
+            capabilities["extensions"] = json!({"org.x402/payment": {}});
+            capabilities["experimental"] = json!({"payment": {"methods": {"evm": {"intents": ["charge"]}}}});
+        }
+        assert_eq!(discovered["capabilities"], capabilities, "{path}");
         assert_eq!(discovered["_meta"][SERVER_INFO]["name"], name);
         assert!(discovered["instructions"].as_str().is_some_and(|i| i.contains("x402") && i.contains("EN: ")));
         assert_eq!(
@@ -289,4 +295,143 @@ async fn incomplete_envelopes_and_mismatched_headers_are_refused() {
             .expect("send");
     let body = expect_error(unknown_legacy, 400, -32022, 19).await;
     assert_eq!(body["error"]["data"]["requested"], "2024-01-01");
+}
+
+/// The client capabilities of a 2026-07-28 request that speaks x402's MCP extension.
+fn x402_extension() -> Value {
+    json!({"io.modelcontextprotocol/clientCapabilities": {"extensions": {"org.x402/payment": {}}}})
+}
+
+/// The client capabilities of a 2026-07-28 request that declares MPP (the draft's
+/// `experimental.payment`).
+fn mpp_capable() -> Value {
+    json!({"io.modelcontextprotocol/clientCapabilities":
+        {"experimental": {"payment": {"methods": {"evm": {"intents": ["charge"]}}}}}})
+}
+
+/// A `tools/call` of `comprar_estudio` with `meta` merged over the envelope: the whole answer.
+async fn buy_call(mcp: &ModernClient, id: i64, slug: &str, meta: Value) -> Value {
+    let params = json!({"name": "comprar_estudio", "arguments": {"slug": slug}, "_meta": meta});
+    let response = mcp.post(id, "tools/call", params).send().await.expect("POST");
+    assert_eq!(response.status(), 200, "JSON-RPC answers of a well-formed call travel with 200");
+    let body = json_of(response).await;
+    assert_eq!(body["id"], id);
+    body
+}
+
+fn merged(mut base: Value, extra: Value) -> Value {
+    base.as_object_mut().expect("object").extend(extra.as_object().expect("object").clone());
+    base
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn x402_s_extension_binding_and_mpp_s_error_binding_are_chosen_per_request() {
+    let dist = built();
+    let gate = start_local(dist);
+    let mcp = ModernClient::new(&gate, "/mcp");
+    let slug = SLUGS[1];
+    let manifest = read_json(&dist.join("gate.json"));
+    let accepts = manifest["estudios"][slug]["vistas"]["resumen"]["pago_requerido"]["accepts"].clone();
+
+    // /mcp advertises both: x402's extension and MPP's payment capability; the catalog neither.
+    let discovered = mcp.result("server/discover", json!({})).await;
+    assert_eq!(discovered["capabilities"]["extensions"], json!({"org.x402/payment": {}}));
+    assert_eq!(discovered["capabilities"]["experimental"]["payment"]["methods"]["evm"]["intents"], json!(["charge"]));
+
+    // x402's extension: a payment_required result, no tool error, MPP's challenges beside it.
+    let body = buy_call(&mcp, 1, slug, x402_extension()).await;
+    let result = &body["result"];
+    assert_eq!(result["resultType"], "payment_required", "{body}");
+    assert_eq!(result["paymentRequired"]["x402Version"], 2);
+    assert_eq!(result["paymentRequired"]["accepts"], accepts);
+    assert!(result.get("isError").is_none() && result.get("content").is_none(), "{result}");
+    assert_eq!(result["_meta"]["org.paymentauth/payment-required"]["challenges"][0]["method"], "evm");
+    assert_eq!(result["_meta"][SERVER_INFO]["name"], "estudios-ia");
+    // A bad payment under the extension: payment_required again, with the reason.
+    let key = signer(DEV_KEY);
+    let mut cheap =
+        serde_json::to_value(signed_payload(&accepts[0], &key, |auth, _| auth.value = units(1))).expect("payload");
+    cheap["resource"] = result["paymentRequired"]["resource"].clone();
+    let refused = buy_call(&mcp, 2, slug, merged(x402_extension(), json!({"x402/payment": cheap}))).await;
+    assert_eq!(refused["result"]["resultType"], "payment_required", "{refused}");
+    assert!(refused["result"]["paymentRequired"]["error"].as_str().is_some_and(|e| !e.is_empty()));
+    // And a good one: the study, complete, with the receipt.
+    let mut payload = serde_json::to_value(signed_payload(&accepts[0], &key, |_, _| {})).expect("payload");
+    payload["resource"] = result["paymentRequired"]["resource"].clone();
+    let bought = buy_call(&mcp, 3, slug, merged(x402_extension(), json!({"x402/payment": payload}))).await;
+    assert_eq!(bought["result"]["resultType"], "complete", "{bought}");
+    assert_eq!(bought["result"]["isError"], false);
+    assert_eq!(bought["result"]["_meta"]["x402/payment-response"]["success"], true);
+
+    // MPP declared: JSON-RPC error -32042 with the challenges (request as an object), the
+    // problem, and x402's PaymentRequired beside them.
+    let body = buy_call(&mcp, 4, slug, mpp_capable()).await;
+    assert!(body.get("result").is_none(), "{body}");
+    let error = &body["error"];
+    assert_eq!(error["code"], -32042, "{body}");
+    assert_eq!(error["message"], "Payment Required");
+    let data = &error["data"];
+    assert_eq!(data["httpStatus"], 402);
+    assert_eq!(data["problem"]["type"], "https://paymentauth.org/problems/payment-required");
+    assert_eq!(data["problem"]["status"], 402);
+    assert_eq!(data["x402"]["accepts"], accepts);
+    let challenge = data["challenges"][0].as_object().expect("a challenge").clone();
+    assert_eq!((challenge["method"].as_str(), challenge["intent"].as_str()), (Some("evm"), Some("charge")));
+    assert_eq!(challenge["request"]["amount"], accepts[0]["amount"]);
+    assert!(challenge["expires"].is_string() && challenge["id"].is_string());
+
+    // Paid with that challenge: the study and MPP's receipt naming it.
+    let credential = tests::mpp::credential_value(&challenge, &accepts[0], &key);
+    let paid = buy_call(&mcp, 5, slug, json!({"org.paymentauth/credential": credential})).await;
+    assert_eq!(paid["result"]["isError"], false, "{paid}");
+    let receipt = &paid["result"]["_meta"]["org.paymentauth/receipt"];
+    assert_eq!(receipt["challengeId"], challenge["id"]);
+    assert_eq!(receipt["status"], "success");
+    assert!(receipt["reference"].as_str().is_some_and(|r| r.len() == 66));
+    // The same credential again: the same purchase, nothing settled twice.
+    let again = buy_call(&mcp, 6, slug, json!({"org.paymentauth/credential": credential})).await;
+    assert_eq!(again["result"]["_meta"]["org.paymentauth/receipt"]["reference"], receipt["reference"], "{again}");
+
+    // A tampered challenge: -32043 with fresh challenges and the failure; nothing settled.
+    let mut tampered = challenge.clone();
+    tampered["request"]["amount"] = json!("1");
+    let credential = tests::mpp::credential_value(&tampered, &accepts[0], &key);
+    let failed = buy_call(&mcp, 7, slug, json!({"org.paymentauth/credential": credential})).await;
+    assert_eq!(failed["error"]["code"], -32043, "{failed}");
+    assert_eq!(failed["error"]["data"]["failure"]["reason"], "invalid-challenge");
+    assert_eq!(failed["error"]["data"]["problem"]["type"], "https://paymentauth.org/problems/invalid-challenge");
+    assert_ne!(failed["error"]["data"]["challenges"][0]["id"], json!(null));
+    assert_eq!(failed["error"]["data"]["x402"]["accepts"], accepts);
+    // A malformed credential and two payments at once: invalid params, never a result.
+    let malformed = buy_call(&mcp, 8, slug, json!({"org.paymentauth/credential": {"challenge": 1}})).await;
+    assert_eq!(malformed["error"]["code"], -32602, "{malformed}");
+    assert_eq!(malformed["error"]["data"]["problem"]["type"], "https://paymentauth.org/problems/malformed-credential");
+    let both = json!({"org.paymentauth/credential": tests::mpp::credential_value(&challenge, &accepts[0], &key),
+                      "x402/payment": {"x402Version": 2}});
+    assert_eq!(buy_call(&mcp, 9, slug, both).await["error"]["code"], -32602);
+    assert_eq!(gate.local.as_ref().expect("local").settlements(), 2, "one x402 and one MPP purchase");
+
+    // Declaring nothing, and in the legacy era (whose requests carry no capabilities: a
+    // stateless server never sees what initialize declared): x402's tool-result binding, which
+    // every older client reads, with MPP's challenges in _meta.
+    let plain = buy_call(&mcp, 10, slug, json!({})).await;
+    assert_eq!(plain["result"]["isError"], true, "{plain}");
+    assert_eq!(plain["result"]["resultType"], "complete");
+    assert_eq!(structured(&plain["result"])["accepts"], accepts);
+    assert_eq!(plain["result"]["_meta"]["org.paymentauth/payment-required"]["httpStatus"], 402);
+    let legacy = client()
+        .post(gate.url("/mcp"))
+        .header("Content-Type", "application/json")
+        .header("Accept", ACCEPT)
+        .body(
+            json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "comprar_estudio",
+                   "arguments": {"slug": slug}, "_meta": mpp_capable()}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .expect("POST");
+    let legacy = json_of(legacy).await;
+    assert_eq!(legacy["result"]["isError"], true, "legacy era: {legacy}");
+    assert!(legacy["result"].get("resultType").is_none());
 }

@@ -1,10 +1,8 @@
 //! The Machine Payments Protocol beside x402 on the same 402, on a real chain (anvil running
 //! Circle's USDC, the project's facilitator settling there, balances read from the token).
 //!
-//! The credential is built here exactly as `mppx` (`src/evm/client/Charge.ts`,
-//! `src/Credential.ts`) builds its `evm` `charge` `authorization` credential: the challenge
-//! echoed with `request` as the base64url string, an EIP-3009 authorization whose nonce is
-//! `keccak256(id ‖ realm)`, `validAfter = 0`, `validBefore = expires`, `source` a `did:pkh`.
+//! The credential is built exactly as `mppx` builds its `evm` `charge` `authorization`
+//! credential ([`tests::mpp`]).
 //!
 //! Needs `npm ci` in `tests/chain`.
 
@@ -13,8 +11,7 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use alloy_primitives::{Address, B256, U256, keccak256};
-use alloy_signer_local::PrivateKeySigner;
+use alloy_primitives::{Address, B256, U256};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use common::gate::{TestGate, accepted_of, client, links};
@@ -27,11 +24,10 @@ use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate::facilitator::service::FacilitatorService;
 use gate::http::server::{Running, spawn};
 use gate::sales::report::report;
-use gate::x402::PaymentRequirements;
-use gate::x402::evm::{Authorization, domain_for, sign_authorization};
 use gate::x402::header::encode_json;
 use serde_json::{Map, Value, json};
 use tests::chain::{ChainOptions, LocalChain};
+use tests::mpp::{b64, b64_json, credential, parse_challenge, str_of, unix_of};
 
 const NETWORK: &str = "eip155:84532";
 
@@ -69,17 +65,6 @@ async fn store(chain: &LocalChain) -> Store {
     Store { gate: TestGate { server, data, local: None }, clock, _facilitator: facilitator }
 }
 
-/// The auth-params of a `Payment` challenge (values are quoted base64url, hosts and dates).
-fn parse_challenge(header: &str) -> Map<String, Value> {
-    let rest = header.strip_prefix("Payment ").expect("Payment scheme");
-    let mut params = Map::new();
-    for part in rest.split(", ") {
-        let (name, value) = part.split_once('=').expect("name=value");
-        params.insert(name.to_owned(), json!(value.trim_matches('"')));
-    }
-    params
-}
-
 /// GET the study without paying: (status, headers, body).
 async fn unpaid(store: &Store, slug: &str, view: &str) -> (u16, reqwest::header::HeaderMap, Value) {
     let response =
@@ -95,63 +80,6 @@ async fn challenge(store: &Store, slug: &str, view: &str) -> Map<String, Value> 
     assert_eq!(status, 402);
     let header = headers.get("www-authenticate").expect("WWW-Authenticate").to_str().expect("ascii");
     parse_challenge(header)
-}
-
-fn str_of<'a>(map: &'a Map<String, Value>, key: &str) -> &'a str {
-    map.get(key).and_then(Value::as_str).unwrap_or_else(|| panic!("{key} in {map:?}"))
-}
-
-fn b64_json(encoded: &str) -> Value {
-    serde_json::from_slice(&URL_SAFE_NO_PAD.decode(encoded).expect("base64url")).expect("json")
-}
-
-fn b64(value: &Value) -> String {
-    URL_SAFE_NO_PAD.encode(value.to_string())
-}
-
-/// Unix seconds of an RFC 3339 `…Z` date, as `new Date(expires).getTime() / 1000`.
-fn unix_of(date: &str) -> u64 {
-    let n = |a: usize, b: usize| date[a..b].parse::<i64>().expect("digits");
-    let (year, month, day) = (n(0, 4), n(5, 7), n(8, 10));
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
-    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
-    (days * 86_400 + n(11, 13) * 3600 + n(14, 16) * 60 + n(17, 19)) as u64
-}
-
-/// The `Authorization: Payment` credential mppx's `evm` client signs for `challenge`.
-fn credential(challenge: &Map<String, Value>, accepted: &Value, buyer: &PrivateKeySigner) -> String {
-    let request = b64_json(str_of(challenge, "request"));
-    let (id, realm) = (str_of(challenge, "id"), str_of(challenge, "realm"));
-    let nonce = keccak256(format!("{id}{realm}").as_bytes());
-    let chain_id = request["methodDetails"]["chainId"].as_u64().expect("chainId");
-    let to: Address = request["recipient"].as_str().expect("recipient").parse().expect("recipient");
-    let value = U256::from_str_radix(request["amount"].as_str().expect("amount"), 10).expect("amount");
-    let valid_before = unix_of(str_of(challenge, "expires"));
-    let auth = Authorization { from: buyer.address(), to, value, valid_after: 0, valid_before, nonce };
-    // mppx takes the token's EIP-712 name and version from its known assets: the same as the
-    // x402 offer's `extra`.
-    let requirements: PaymentRequirements = serde_json::from_value(accepted.clone()).expect("requirements");
-    let domain = domain_for(&requirements).expect("domain");
-    assert_eq!(domain.chain_id, chain_id);
-    let signature = sign_authorization(buyer, &domain, &auth).expect("sign");
-    let wire = json!({
-        "challenge": challenge,
-        "payload": {
-            "from": buyer.address().to_checksum(None),
-            "nonce": format!("{nonce:#x}"),
-            "signature": format!("0x{}", alloy_primitives::hex::encode(&signature)),
-            "to": to.to_checksum(None),
-            "type": "authorization",
-            "validAfter": "0",
-            "validBefore": valid_before.to_string(),
-            "value": value.to_string(),
-        },
-        "source": format!("did:pkh:eip155:{chain_id}:{}", buyer.address().to_checksum(None)),
-    });
-    format!("Payment {}", b64(&wire))
 }
 
 struct Answer {
@@ -372,7 +300,7 @@ async fn run_mppx(script: &str, env: Vec<(&'static str, String)>) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_official_mppx_client_buys_with_mpp_on_chain_over_http_and_mcp() {
+async fn the_official_mppx_client_buys_with_mpp_on_chain_over_http_and_both_mcp_eras() {
     let dir = mppx_dir();
     assert!(
         dir.join("node_modules/mppx/package.json").is_file(),
@@ -386,9 +314,12 @@ async fn the_official_mppx_client_buys_with_mpp_on_chain_over_http_and_mcp() {
     let asset = chain.asset();
     let mut total = U256::ZERO;
     let start = chain.usdc_balance(receiver).await.expect("balance");
-    for (slug, view, over) in
-        [(SLUGS[0], "resumen", "http"), (SLUGS[3], "completo", "http"), (SLUGS[4], "resumen", "mcp")]
-    {
+    for (slug, view, over) in [
+        (SLUGS[0], "resumen", "http"),
+        (SLUGS[3], "completo", "http"),
+        (SLUGS[4], "resumen", "sdk1"),
+        (SLUGS[5], "completo", "client2"),
+    ] {
         let accepted = accepted_of(built(), slug, view);
         let price = U256::from_str_radix(accepted["amount"].as_str().expect("amount"), 10).expect("amount");
         let before = chain.usdc_balance(buyer.address).await.expect("balance");
@@ -405,10 +336,20 @@ async fn the_official_mppx_client_buys_with_mpp_on_chain_over_http_and_mcp() {
             assert_eq!(line["status"], 200, "{slug}/{view}: {line}");
             b64_json(line["receipt"].as_str().expect("a Payment-Receipt: bought through MPP itself"))
         } else {
-            env.extend([("MCP_URL", store.gate.url("/mcp")), ("SLUG", slug.to_owned()), ("VISTA", view.to_owned())]);
+            env.extend([
+                ("MCP_URL", store.gate.url("/mcp")),
+                ("SLUG", slug.to_owned()),
+                ("VISTA", view.to_owned()),
+                ("CLIENT", over.to_owned()),
+            ]);
             let line = run_mppx("mcp.mjs", env).await;
-            assert_eq!(line["isError"], false, "{slug}/{view} over MCP: {line}");
+            assert_eq!(line["isError"], false, "{slug}/{view} over MCP ({over}): {line}");
             assert!(line["receipt"]["challengeId"].is_string(), "{line}");
+            // Which binding the gate answered: x402's tool result (with MPP's challenges in
+            // _meta) to the initialize-era client, MPP's -32042 to the 2026-07-28 client that
+            // declared experimental.payment; then the receipt.
+            let first = if over == "sdk1" { "tool-result" } else { "error -32042" };
+            assert_eq!(line["bindings"], json!([first, "receipt"]), "{over}: {line}");
             line["receipt"].clone()
         };
         assert_eq!(receipt["method"], "evm");
@@ -422,6 +363,59 @@ async fn the_official_mppx_client_buys_with_mpp_on_chain_over_http_and_mcp() {
     }
     assert_eq!(chain.usdc_balance(receiver).await.expect("balance") - start, total);
     let sales = report(store.gate.data.path()).expect("gate ventas");
-    assert_eq!(sales.ventas.len(), 3);
+    assert_eq!(sales.ventas.len(), 4);
     assert!(sales.ventas.iter().all(|s| s.protocolo.as_str() == "mpp"), "every sale came by MPP");
+}
+
+/// The Python of the venv `./tienda probar` installs `tests/pympp/requirements.txt` into:
+/// `PYMPP_PYTHON`, or `herramientas/pympp` under `CARGO_TARGET_DIR`.
+fn pympp_python() -> std::path::PathBuf {
+    let python = std::env::var_os("PYMPP_PYTHON").map(std::path::PathBuf::from).or_else(|| {
+        std::env::var_os("CARGO_TARGET_DIR")
+            .map(|dir| std::path::PathBuf::from(dir).join("herramientas/pympp/bin/python3"))
+    });
+    match python {
+        Some(python) if python.is_file() => python,
+        _ => panic!(
+            "falta el entorno de pympp: python3 -m venv $CARGO_TARGET_DIR/herramientas/pympp && $CARGO_TARGET_DIR/herramientas/pympp/bin/python3 -m pip install -r tests/pympp/requirements.txt (./tienda probar lo hace), o PYMPP_PYTHON"
+        ),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_pympp_client_buys_with_mpp_on_chain_over_http() {
+    let python = pympp_python();
+    let chain = LocalChain::start(ChainOptions { buyers: 1, ..ChainOptions::default() }).expect("chain");
+    let store = store(&chain).await;
+    let buyer = &chain.buyers()[0];
+    let (receiver, asset) = (chain.pay_to(), chain.asset());
+    let (slug, view) = (SLUGS[6], "completo");
+    let accepted = accepted_of(built(), slug, view);
+    let price = U256::from_str_radix(accepted["amount"].as_str().expect("amount"), 10).expect("amount");
+    let before = chain.usdc_balance(buyer.address).await.expect("balance");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pympp/comprar.py");
+    let mut command = std::process::Command::new(python);
+    command.arg(script).envs([
+        ("ESTUDIO_URL", store.gate.url(&format!("/estudio/{slug}?vista={view}"))),
+        ("EVM_PRIVATE_KEY", buyer.private_key.clone()),
+        ("CHAIN_ID", "84532".to_owned()),
+        ("TOKEN", asset.to_checksum(None)),
+        ("TOKEN_NAME", accepted["extra"]["name"].as_str().expect("name").to_owned()),
+        ("TOKEN_VERSION", accepted["extra"]["version"].as_str().expect("version").to_owned()),
+    ]);
+    let output = tokio::task::spawn_blocking(move || command.output()).await.expect("join").expect("python runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "comprar.py: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let line: Value = serde_json::from_str(stdout.trim().lines().last().unwrap_or_default()).expect("json line");
+    assert_eq!(line["status"], 200, "{line}");
+    assert!(line["nombre"].is_string(), "the study: {line}");
+    let receipt = b64_json(line["receipt"].as_str().expect("a Payment-Receipt: bought through MPP itself"));
+    assert_eq!((receipt["method"].as_str(), receipt["status"].as_str()), (Some("evm"), Some("success")));
+    let transaction: B256 = receipt["reference"].as_str().expect("reference").parse().expect("tx hash");
+    let mined = chain.rpc().receipt(transaction).await.expect("rpc").expect("mined");
+    assert_eq!(mined.transfers(asset), vec![(buyer.address, receiver, price)]);
+    assert_eq!(before - chain.usdc_balance(buyer.address).await.expect("balance"), price, "the price moved once");
+    let sales = report(store.gate.data.path()).expect("gate ventas");
+    assert_eq!(sales.ventas.len(), 1);
+    assert_eq!(sales.ventas[0].protocolo.as_str(), "mpp");
 }

@@ -185,8 +185,19 @@ impl McpServer {
 
     /// What the server offers: tools, whose list never changes while it runs (a new `dist/`
     /// is a reload, and clients cache the list for [`modern::LIST_TTL_MS`]).
-    fn capabilities(&self) -> Value {
-        json!({"tools": {"listChanged": false}})
+    ///
+    /// `/mcp` also declares how it is paid: MPP's client-facing capability
+    /// (`experimental.payment`, `draft-payment-transport-mcp-00`) and, on the stateless
+    /// revision, x402's `org.x402/payment` extension. The catalog sells nothing.
+    fn capabilities(&self, endpoint: Endpoint, era: Era) -> Value {
+        let mut capabilities = json!({"tools": {"listChanged": false}});
+        if endpoint == Endpoint::Full {
+            capabilities["experimental"] = json!({"payment": {"methods": {(crate::payment::mpp::METHOD): {"intents": [crate::payment::mpp::INTENT]}}}});
+            if era == Era::Modern {
+                capabilities["extensions"] = json!({(crate::payment::mcp::X402_EXTENSION): {}});
+            }
+        }
+        capabilities
     }
 
     /// Who answers: the same identity in `initialize` and in every modern result's `_meta`.
@@ -430,7 +441,7 @@ async fn answer(
         "initialize" => initialize(server, endpoint, &params),
         "ping" => Ok(json!({})),
         "tools/list" => list_tools(server, endpoint, &params),
-        "tools/call" => tools::call(server, store, endpoint, &params).await,
+        "tools/call" => tools::call(server, store, endpoint, Era::Legacy, &params).await,
         other => Err(RpcError::new(200, code::METHOD_NOT_FOUND, format!("Method not found: {other}"))),
     }
 }
@@ -448,7 +459,7 @@ async fn answer_modern(
     let result = match method {
         "server/discover" => modern::cacheable(discover(server, endpoint)),
         "tools/list" => modern::cacheable(list_tools(server, endpoint, &params)?),
-        "tools/call" => tools::call(server, store, endpoint, &params).await?,
+        "tools/call" => tools::call(server, store, endpoint, Era::Modern, &params).await?,
         other => {
             // Removed methods (initialize, ping, logging/setLevel, ...) and unknown ones alike.
             return Err(RpcError::new(
@@ -479,7 +490,7 @@ fn initialize(server: &McpServer, endpoint: Endpoint, params: &Map<String, Value
     let version = if modern::LEGACY_VERSIONS.contains(&requested) { requested } else { LATEST_LEGACY_VERSION };
     Ok(json!({
         "protocolVersion": version,
-        "capabilities": server.capabilities(),
+        "capabilities": server.capabilities(endpoint, Era::Legacy),
         "serverInfo": server.server_info(endpoint),
         "instructions": server.instructions(endpoint),
     }))
@@ -489,7 +500,7 @@ fn initialize(server: &McpServer, endpoint: Endpoint, params: &Map<String, Value
 fn discover(server: &McpServer, endpoint: Endpoint) -> Value {
     json!({
         "supportedVersions": SUPPORTED_VERSIONS,
-        "capabilities": server.capabilities(),
+        "capabilities": server.capabilities(endpoint, Era::Modern),
         "instructions": server.instructions(endpoint),
     })
 }

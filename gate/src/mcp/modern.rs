@@ -175,11 +175,12 @@ fn decode_header_value(value: &str) -> Result<String, RpcError> {
         .ok_or_else(|| mismatch(format!("el valor {value:?} no es base64 de un texto UTF-8.")))
 }
 
-/// Dresses a modern result: `resultType: "complete"` and the server's identity in `_meta`
-/// (kept beside whatever `_meta` the result already has, such as the x402 receipt).
+/// Dresses a modern result: `resultType: "complete"` (unless it already says another, such as
+/// x402's `payment_required`) and the server's identity in `_meta` (kept beside whatever
+/// `_meta` the result already has, such as the x402 receipt).
 pub fn complete(mut result: Value, server_info: &Value) -> Value {
     if let Value::Object(map) = &mut result {
-        map.insert("resultType".to_owned(), json!("complete"));
+        map.entry("resultType").or_insert_with(|| json!("complete"));
         let meta = map.entry("_meta").or_insert_with(|| json!({}));
         if let Value::Object(meta) = meta {
             meta.insert(keys::SERVER_INFO.to_owned(), server_info.clone());

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use contract::View;
 
 use super::result::{ToolError, success, success_value};
-use super::{Endpoint, McpServer, RpcError, Store};
+use super::{Endpoint, Era, McpServer, RpcError, Store};
 use crate::manifest::Manifest;
 use crate::payment::mcp::{self as purchase, BUY_TOOL, MCP_DEFAULT_VIEW};
 
@@ -142,6 +142,7 @@ pub async fn call(
     server: &McpServer,
     store: &Store<'_>,
     endpoint: Endpoint,
+    era: Era,
     params: &Map<String, Value>,
 ) -> Result<Value, RpcError> {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
@@ -177,16 +178,21 @@ pub async fn call(
                 .and_then(|slug| Ok((slug, view(arguments)?)));
             match checked {
                 Ok((slug, view)) => {
-                    return Ok(purchase::buy(
+                    let meta = params.get("_meta");
+                    let capabilities = meta.and_then(|m| m.get(super::modern::keys::CLIENT_CAPABILITIES));
+                    let bindings = purchase::Bindings::of(era == Era::Modern, capabilities);
+                    return purchase::buy(
                         store.offers,
                         store.shop,
                         store.mpp,
                         store.client,
                         slug,
                         view,
-                        params.get("_meta"),
+                        meta,
+                        bindings,
                     )
-                    .await);
+                    .await
+                    .map_err(|e| RpcError::new(200, e.code, e.message).with_data(e.data));
                 }
                 Err(e) => Err(e),
             }

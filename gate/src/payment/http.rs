@@ -82,6 +82,12 @@ impl Storefront {
         self
     }
 
+    /// x402 only: no MPP challenge on any 402 (the benchmarks' reference).
+    pub fn without_mpp(mut self) -> Storefront {
+        self.mpp = None;
+        self
+    }
+
     /// The MPP challenges this storefront offers, if any.
     pub fn mpp(&self) -> Option<&Mpp> {
         self.mpp.as_ref()

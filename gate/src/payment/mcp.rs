@@ -1,17 +1,25 @@
 //! The MCP binding of the purchase: the tool `comprar_estudio`, following the x402 MCP
-//! transport spec (`specs/transports-v2/mcp.md` of the x402 foundation), over the shop's one
-//! purchase implementation.
+//! transport spec (`specs/transports-v2/mcp.md` of the x402 foundation) and MPP's JSON-RPC
+//! transport (`draft-payment-transport-mcp-00`), over the shop's one purchase implementation.
 //!
-//! Without a payment the tool answers `isError: true` with the PaymentRequired object in
-//! `structuredContent` and the identical JSON in `content[0].text`. The payment arrives as an
-//! object in `params._meta["x402/payment"]` and goes to [`super::shop::Shop::purchase`]
-//! unchanged: the same checks, the same nonce guard, the same settle-after-production as
-//! `GET /estudio/{slug}`. The MCP PaymentRequired comes from the same
-//! [`Offer::payment_required`] as the HTTP one and differs only in `resource` (it names the
-//! tool and the study), so the `accepted` a client echoes deep-equals what the shop compares. A success
-//! carries the receipt in `result._meta["x402/payment-response"]`; any refusal returns the
-//! PaymentRequired again with `error`, and no study content, except an uncertain settlement,
-//! which is a plain tool error telling the buyer to repeat the same call.
+//! Without a payment the tool answers in the binding the request asks for ([`Bindings`]):
+//! by default x402's tool-result binding, `isError: true` with the PaymentRequired object in
+//! `structuredContent` and the identical JSON in `content[0].text`, MPP's challenges in
+//! `_meta["org.paymentauth/payment-required"]`; x402's `org.x402/payment` extension
+//! (`resultType: "payment_required"`) or MPP's JSON-RPC error `-32042` when a 2026-07-28
+//! request declares them. The payment arrives as an object in `params._meta["x402/payment"]`
+//! and goes to [`super::shop::Shop::purchase`] unchanged: the same checks, the same nonce
+//! guard, the same settle-after-production as `GET /estudio/{slug}`. The MCP PaymentRequired
+//! comes from the same [`Offer::payment_required`] as the HTTP one and differs only in
+//! `resource` (it names the tool and the study), so the `accepted` a client echoes deep-equals
+//! what the shop compares. A success carries the receipt in
+//! `result._meta["x402/payment-response"]`; any refusal returns the PaymentRequired again with
+//! `error`, and no study content, except an uncertain settlement, which is a plain tool error
+//! telling the buyer to repeat the same call.
+//!
+//! An MPP credential arrives in `params._meta["org.paymentauth/credential"]`, is checked
+//! against its challenge ([`Mpp::admit_value`]) and sold by the same shop; its receipt goes in
+//! `result._meta["org.paymentauth/receipt"]`, a refusal is `-32043` with fresh challenges.
 //!
 //! A past buyer re-gets the study by signing the PaymentRequired's `sign-in-with-x` challenge
 //! and sending the proof object in `params._meta["x402/sign-in-with-x"]` (the x402 MCP binding
@@ -21,9 +29,9 @@
 use std::net::IpAddr;
 
 use contract::View;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-use super::mpp::{self, Mpp};
+use super::mpp::{self, Mpp, Problem};
 pub use super::offer::BUY_TOOL;
 use super::offer::{Binding, Offer, Offers};
 use super::reaccess::{PROOF_META, Redelivery, proof_from_meta};
@@ -78,14 +86,93 @@ fn payment_required_result(
 
 /// Where an MPP client puts its credential (a JSON object), as `mppx/mcp/client` does.
 pub const MPP_CREDENTIAL_META: &str = "org.paymentauth/credential";
-/// Where the MPP challenges go in a payment-required result (`{httpStatus, challenges}`), which
-/// `mppx/mcp/client` reads beside the JSON-RPC error `-32042` form.
+/// Where the MPP challenges go in a payment-required tool result (`{httpStatus, challenges}`),
+/// which `mppx/mcp/client` reads beside the JSON-RPC error `-32042` form.
 pub const MPP_REQUIRED_META: &str = "org.paymentauth/payment-required";
 /// Where the MPP receipt goes in a paid result.
 pub const MPP_RECEIPT_META: &str = "org.paymentauth/receipt";
+/// x402's experimental MCP extension (MCP 2026-07-28 only): `resultType: "payment_required"`.
+pub const X402_EXTENSION: &str = "org.x402/payment";
+/// MPP over JSON-RPC (`draft-payment-transport-mcp-00`): payment required, with challenges.
+pub const PAYMENT_REQUIRED_CODE: i64 = -32042;
+/// MPP over JSON-RPC: a credential failed verification, with fresh challenges.
+pub const VERIFICATION_FAILED_CODE: i64 = -32043;
+/// JSON-RPC internal error: what MPP's transport uses for a payment processor failure.
+const INTERNAL_ERROR_CODE: i64 = -32603;
+/// JSON-RPC invalid params: a malformed credential.
+const INVALID_PARAMS_CODE: i64 = -32602;
 
-/// Runs `comprar_estudio` for a known slug and view. A payment-required result carries, beside
-/// x402's PaymentRequired, fresh MPP challenges in `_meta["org.paymentauth/payment-required"]`.
+/// How a `tools/call` hears that payment is required, chosen per request.
+///
+/// Three bindings answer an unpaid `comprar_estudio`:
+/// - x402's `org.x402/payment` extension (`resultType: "payment_required"`), only for a
+///   2026-07-28 request whose client capabilities list it, as x402's transport requires;
+/// - MPP's JSON-RPC error `-32042` (`data: {httpStatus, challenges, problem, x402}`), for a
+///   2026-07-28 request whose client capabilities declare `experimental.payment` (the draft's
+///   client capability);
+/// - otherwise x402's tool-result binding (`isError: true` with the PaymentRequired), which
+///   every older x402 client reads, with MPP's challenges in
+///   `_meta["org.paymentauth/payment-required"]`, which `mppx/mcp/client` reads too. A
+///   stateless server cannot see what an `initialize` declared, so a client of that era is
+///   answered the way every client understands.
+///
+/// A request that carries an MPP credential speaks MPP whatever it declared: a refused one is
+/// `-32043` with fresh challenges (`-32602` when it is malformed), as the draft says.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Bindings {
+    /// The request lists `org.x402/payment` in its client capabilities' `extensions`.
+    pub x402_extension: bool,
+    /// The request declares `experimental.payment` in its client capabilities.
+    pub mpp: bool,
+}
+
+impl Bindings {
+    /// What a request declares in its client capabilities (`_meta`'s
+    /// `io.modelcontextprotocol/clientCapabilities`); only a 2026-07-28 (`modern`) request
+    /// carries them.
+    pub fn of(modern: bool, capabilities: Option<&Value>) -> Bindings {
+        if !modern {
+            return Bindings::default();
+        }
+        let declared = |group: &str, name: &str| {
+            capabilities.and_then(|c| c.get(group)).and_then(|g| g.get(name)).is_some_and(Value::is_object)
+        };
+        Bindings { x402_extension: declared("extensions", X402_EXTENSION), mpp: declared("experimental", "payment") }
+    }
+}
+
+/// A JSON-RPC error the purchase answers with (MPP's `-32042` and `-32043`, invalid params,
+/// internal error); the MCP server sends it with HTTP 200, as every error of a well-formed call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    pub data: Value,
+}
+
+impl RpcError {
+    fn new(code: i64, message: impl Into<String>, data: Value) -> RpcError {
+        RpcError { code, message: message.into(), data }
+    }
+}
+
+/// What a purchase call came to, before it is dressed in one of the bindings.
+enum Outcome {
+    /// A finished tool result: the study, or a plain tool error.
+    Done(Value),
+    /// x402 payment required: none was sent (`unpaid`) or the one sent was refused.
+    Required { error: String, message: String, settlement: Option<Box<SettlementResponse>>, unpaid: bool },
+    /// An MPP credential refused at verification: fresh challenges (`-32043`).
+    MppRefused { problem: Problem, code: String },
+    /// A malformed payment (`-32602`).
+    Invalid { detail: String, problem: Option<Problem> },
+    /// The payment could not be finished now; the same credential may be sent again (`-32603`).
+    Internal { status: u16, code: String, detail: String },
+}
+
+/// Runs `comprar_estudio` for a known slug and view, answering in the bindings the request
+/// asks for ([`Bindings`]). MPP's challenges are offered beside x402's in every form.
+#[allow(clippy::too_many_arguments)]
 pub async fn buy(
     offers: &Offers,
     shop: &Shop,
@@ -94,30 +181,106 @@ pub async fn buy(
     slug: &str,
     view: View,
     meta: Option<&Value>,
-) -> Value {
+    bindings: Bindings,
+) -> Result<Value, RpcError> {
     let offer = match offers.find(slug, Some(view.as_str())) {
         Ok(offer) => offer,
         Err(_) => {
-            return ToolError::new("estudio_desconocido", format!("No hay una oferta para {slug} ({view}).")).result();
+            return Ok(
+                ToolError::new("estudio_desconocido", format!("No hay una oferta para {slug} ({view}).")).result()
+            );
         }
     };
-    let mut result = buy_offer(offer, shop, mpp, client, meta).await;
-    let payment_required = result["isError"] == true && result["structuredContent"]["accepts"].is_array();
-    if let (Some(mpp), true) = (mpp, payment_required) {
-        let challenges: Vec<Value> = mpp.challenges(offer).iter().map(mpp::challenge_json).collect();
-        if !challenges.is_empty() {
-            if !result["_meta"].is_object() {
-                result["_meta"] = json!({});
+    let outcome = buy_offer(offer, shop, mpp, client, meta).await;
+    render(offer, mpp, bindings, outcome)
+}
+
+/// Dresses an outcome in the binding the request asked for.
+fn render(offer: &Offer, mpp: Option<&Mpp>, bindings: Bindings, outcome: Outcome) -> Result<Value, RpcError> {
+    let challenges: Vec<Value> =
+        mpp.map(|mpp| mpp.challenges(offer).iter().map(mpp::challenge_json).collect()).unwrap_or_default();
+    let offered = (!challenges.is_empty()).then(|| json!({"httpStatus": 402, "challenges": challenges}));
+    match outcome {
+        Outcome::Done(result) => Ok(result),
+        Outcome::Required { error, message, settlement, unpaid } => {
+            if bindings.x402_extension {
+                let mut meta = Map::new();
+                if let Some(settlement) = &settlement {
+                    meta.insert(RECEIPT_META.to_owned(), json!(settlement));
+                }
+                if let Some(offered) = offered {
+                    meta.insert(MPP_REQUIRED_META.to_owned(), offered);
+                }
+                let mut result =
+                    json!({"resultType": "payment_required", "paymentRequired": payment_required(offer, &error)});
+                if !meta.is_empty() {
+                    result["_meta"] = Value::Object(meta);
+                }
+                return Ok(result);
             }
-            result["_meta"][MPP_REQUIRED_META] = json!({"httpStatus": 402, "challenges": challenges});
+            if unpaid && bindings.mpp && offered.is_some() {
+                let problem = Problem::new(
+                    "payment-required",
+                    format!(
+                        "Pago requerido para {} (vista {}): firme uno de los desafíos (MPP, method=\"evm\" intent=\"charge\") o pague con x402 (data.x402).",
+                        offer.slug,
+                        offer.view.as_str()
+                    ),
+                );
+                return Err(mpp_error(PAYMENT_REQUIRED_CODE, "Payment Required", offer, challenges, &problem, &error));
+            }
+            let mut result = payment_required_result(offer, &error, &message, settlement.as_deref());
+            if let Some(offered) = offered {
+                if !result["_meta"].is_object() {
+                    result["_meta"] = json!({});
+                }
+                result["_meta"][MPP_REQUIRED_META] = offered;
+            }
+            Ok(result)
+        }
+        Outcome::MppRefused { problem, code } => {
+            let error = format!("{code}: {}", problem.detail);
+            Err(mpp_error(VERIFICATION_FAILED_CODE, "Payment Verification Failed", offer, challenges, &problem, &error))
+        }
+        Outcome::Invalid { detail, problem } => {
+            let mut data = json!({"detail": detail});
+            if let Some(problem) = problem {
+                data["problem"] = Value::Object(problem.members());
+            }
+            Err(RpcError::new(INVALID_PARAMS_CODE, format!("Invalid params: {detail}"), data))
+        }
+        Outcome::Internal { status, code, detail } => {
+            let data = json!({"httpStatus": status, "error": code, "detail": detail});
+            Err(RpcError::new(INTERNAL_ERROR_CODE, "Internal payment error", data))
         }
     }
-    result
+}
+
+/// MPP's `-32042` / `-32043`: the challenges, the problem, and x402's PaymentRequired beside
+/// them (as `mppx`'s own server sends both protocols on one error).
+fn mpp_error(
+    code: i64,
+    message: &str,
+    offer: &Offer,
+    challenges: Vec<Value>,
+    problem: &Problem,
+    x402_error: &str,
+) -> RpcError {
+    let mut data = json!({
+        "httpStatus": 402,
+        "challenges": challenges,
+        "problem": Value::Object(problem.members()),
+        "x402": payment_required(offer, x402_error),
+    });
+    if code == VERIFICATION_FAILED_CODE {
+        data["failure"] = json!({"reason": problem.kind, "detail": problem.detail});
+    }
+    RpcError::new(code, message, data)
 }
 
 /// An MPP purchase over MCP: the credential object checked against its challenge, then the
 /// same purchase as x402's.
-async fn buy_mpp(offer: &Offer, shop: &Shop, mpp: &Mpp, client: Option<IpAddr>, credential: &Value) -> Value {
+async fn buy_mpp(offer: &Offer, shop: &Shop, mpp: &Mpp, client: Option<IpAddr>, credential: &Value) -> Outcome {
     let admitted = match mpp.admit_value(offer, credential) {
         Ok(admitted) => admitted,
         Err(problem) => {
@@ -129,12 +292,10 @@ async fn buy_mpp(offer: &Offer, shop: &Shop, mpp: &Mpp, client: Option<IpAddr>, 
                 retry_after: None,
             };
             shop.count_refused(client, &refusal);
-            return payment_required_result(
-                offer,
-                &format!("{}: {}", problem.kind, problem.detail),
-                &problem.detail,
-                None,
-            );
+            if problem.kind == "malformed-credential" {
+                return Outcome::Invalid { detail: problem.detail.clone(), problem: Some(problem) };
+            }
+            return Outcome::MppRefused { code: problem.kind.to_owned(), problem };
         }
     };
     match shop.purchase_as(offer, &admitted.payload, Protocol::Mpp).await {
@@ -142,12 +303,35 @@ async fn buy_mpp(offer: &Offer, shop: &Shop, mpp: &Mpp, client: Option<IpAddr>, 
             let receipt = mpp::receipt_json(&delivery.settlement.transaction, mpp.now(), &admitted.challenge_id);
             let mut result = delivered(delivery);
             result["_meta"][MPP_RECEIPT_META] = receipt;
-            result
+            Outcome::Done(result)
         }
         Err(refusal) => {
             shop.count_refused(client, &refusal);
-            refusal_result(offer, &refusal)
+            mpp_refusal(offer, &refusal)
         }
+    }
+}
+
+/// A refused MPP purchase: verification failures get fresh challenges; a payment that may have
+/// been charged, or is still being processed, never does (a new challenge could be paid twice).
+fn mpp_refusal(offer: &Offer, refusal: &Refusal) -> Outcome {
+    if let Some(result) = plain_error(offer, refusal) {
+        return Outcome::Done(result);
+    }
+    match refusal.status {
+        400 => Outcome::Invalid {
+            detail: refusal.message.clone(),
+            problem: Some(Problem::new("malformed-credential", refusal.message.clone())),
+        },
+        402 => Outcome::MppRefused {
+            problem: Problem::new("verification-failed", refusal.message.clone()),
+            code: refusal.code.clone(),
+        },
+        _ if refusal.code == "pago_ya_usado" => Outcome::MppRefused {
+            problem: Problem::new("verification-failed", refusal.message.clone()),
+            code: refusal.code.clone(),
+        },
+        status => Outcome::Internal { status, code: refusal.code.clone(), detail: refusal.message.clone() },
     }
 }
 
@@ -157,25 +341,28 @@ async fn buy_offer(
     mpp: Option<&Mpp>,
     client: Option<IpAddr>,
     meta: Option<&Value>,
-) -> Value {
+) -> Outcome {
     let payment = meta.and_then(|m| m.get(PAYMENT_META)).filter(|p| !p.is_null());
     let credential = meta.and_then(|m| m.get(MPP_CREDENTIAL_META)).filter(|c| !c.is_null());
+    let unpaid =
+        || Outcome::Required { error: FIRST_ERROR.to_owned(), message: String::new(), settlement: None, unpaid: true };
     if let (Some(mpp), Some(credential)) = (mpp, credential) {
         if payment.is_some() {
-            let message = "La llamada trae dos pagos (_meta[\"x402/payment\"] y _meta[\"org.paymentauth/credential\"]): envíe solo uno.";
-            return payment_required_result(offer, &format!("credenciales_duplicadas: {message}"), message, None);
+            let detail = "La llamada trae dos pagos (_meta[\"x402/payment\"] y _meta[\"org.paymentauth/credential\"]): envíe solo uno.";
+            let problem = Problem { kind: "malformed-credential", status: 400, detail: detail.to_owned() };
+            return Outcome::Invalid { detail: detail.to_owned(), problem: Some(problem) };
         }
         if let Err(refusal) = shop.admit(client) {
-            return refusal_result(offer, &refusal);
+            return mpp_refusal(offer, &refusal);
         }
         return buy_mpp(offer, shop, mpp, client, credential).await;
     }
     let proof = meta.and_then(|m| m.get(PROOF_META)).filter(|p| !p.is_null());
     if payment.is_none() && proof.is_none() {
-        return payment_required_result(offer, FIRST_ERROR, "", None);
+        return unpaid();
     }
     if let Err(refusal) = shop.admit(client) {
-        return refusal_result(offer, &refusal);
+        return refusal_outcome(offer, &refusal);
     }
     if let Some(proof) = proof {
         let outcome = match proof_from_meta(proof) {
@@ -189,19 +376,19 @@ async fn buy_offer(
             }),
         };
         match outcome {
-            Ok(again) => return redelivered(again),
+            Ok(again) => return Outcome::Done(redelivered(again)),
             // A payment sent beside a failing sign-in goes ahead, as over HTTP.
             Err(refusal) if payment.is_some() => {
                 tracing::debug!(estudio = %offer.slug, "sign-in-with-x rechazado ({}); sigue el pago", refusal.code);
             }
             Err(refusal) => {
                 shop.count_refused(client, &refusal);
-                return refusal_result(offer, &refusal);
+                return refusal_outcome(offer, &refusal);
             }
         }
     }
     let Some(payment) = payment else {
-        return payment_required_result(offer, FIRST_ERROR, "", None);
+        return unpaid();
     };
     let decoded = match payment {
         Value::Object(_) => payload_from_value(payment.clone()).map_err(|e| {
@@ -226,38 +413,45 @@ async fn buy_offer(
                     retry_after: None,
                 },
             );
-            return payment_required_result(offer, &error, &message, None);
+            return Outcome::Required { error, message, settlement: None, unpaid: false };
         }
     };
     match shop.purchase(offer, &payload).await {
-        Ok(delivery) => delivered(delivery),
+        Ok(delivery) => Outcome::Done(delivered(delivery)),
         Err(refusal) => {
             shop.count_refused(client, &refusal);
-            refusal_result(offer, &refusal)
+            refusal_outcome(offer, &refusal)
         }
     }
 }
 
-/// The tool result of a refused purchase: the PaymentRequired again with the reason, except
-/// where a new payment is the wrong move.
-fn refusal_result(offer: &Offer, refusal: &Refusal) -> Value {
-    // Not a PaymentRequired when the first payment may have been charged (uncertain) or the
-    // buyer must wait (429): a client that sees one may sign a new payment. A tool error says so.
-    let plain_error = match refusal.status {
-        429 => Some("demasiados_intentos"),
-        _ if refusal.code == UNCERTAIN_CODE => Some(UNCERTAIN_CODE),
-        _ => None,
+/// A plain tool error where a new payment is the wrong move: the first payment may have been
+/// charged (uncertain) or the buyer must wait (429). A client that saw a PaymentRequired or a
+/// challenge might sign a new payment; a tool error says to wait or repeat the same call.
+fn plain_error(offer: &Offer, refusal: &Refusal) -> Option<Value> {
+    let code = match refusal.status {
+        429 => "demasiados_intentos",
+        _ if refusal.code == UNCERTAIN_CODE => UNCERTAIN_CODE,
+        _ => return None,
     };
-    match plain_error {
-        Some(code) => ToolError::new(code, refusal.message.clone())
+    Some(
+        ToolError::new(code, refusal.message.clone())
             .with(json!({"estudio": offer.slug, "vista": offer.view, "reintentar_en_s": refusal.retry_after}))
             .result(),
-        None => payment_required_result(
-            offer,
-            &format!("{}: {}", refusal.code, refusal.message),
-            &refusal.message,
-            refusal.settlement.as_deref(),
-        ),
+    )
+}
+
+/// A refused x402 purchase: the PaymentRequired again with the reason, except where a new
+/// payment is the wrong move.
+fn refusal_outcome(offer: &Offer, refusal: &Refusal) -> Outcome {
+    match plain_error(offer, refusal) {
+        Some(result) => Outcome::Done(result),
+        None => Outcome::Required {
+            error: format!("{}: {}", refusal.code, refusal.message),
+            message: refusal.message.clone(),
+            settlement: refusal.settlement.clone(),
+            unpaid: false,
+        },
     }
 }
 
@@ -312,6 +506,13 @@ pub fn mcp_steps(base_url: &str) -> Value {
         "si_falla": "Si la firma, el monto, la vigencia, el nonce o la liquidación fallan, vuelve el PaymentRequired con error y no se cobra ni se entrega nada.",
         "si_ya_compro": format!("Quien ya compró el estudio lo recibe de nuevo sin pagar: firme con la misma billetera el desafío de extensions[\"sign-in-with-x\"] del PaymentRequired (mensaje EIP-4361, como createSIWxPayload de @x402/extensions) y repita la llamada con params._meta[\"{PROOF_META}\"] = la prueba como objeto JSON. Cada desafío sirve una vez y vence a los 5 minutos."),
         "already_bought": format!("A past buyer gets the study again for free: sign the PaymentRequired's extensions[\"sign-in-with-x\"] challenge with the same wallet (EIP-4361, as @x402/extensions createSIWxPayload does) and call again with params._meta[\"{PROOF_META}\"] = the proof object. Each challenge is single-use and expires in 5 minutes."),
+        "mpp": {
+            "protocolo": "MPP (Machine Payments Protocol): method evm, intent charge, el mismo precio que x402",
+            "desafio": format!("Sin pago, si el pedido (revisión 2026-07-28) declara experimental.payment en io.modelcontextprotocol/clientCapabilities: error JSON-RPC {PAYMENT_REQUIRED_CODE} con data.challenges (y el PaymentRequired de x402 en data.x402). Si no: los desafíos van en _meta[\"{MPP_REQUIRED_META}\"] del resultado de x402."),
+            "credencial": format!("Repita la llamada con la credencial como objeto en params._meta[\"{MPP_CREDENTIAL_META}\"]; el recibo llega en _meta[\"{MPP_RECEIPT_META}\"]. Rechazada: error {VERIFICATION_FAILED_CODE} con desafíos nuevos; mal formada: -32602."),
+            "cliente": "mppx/mcp/client (McpClient.wrap) con charge de mppx/evm/client",
+        },
+        "x402_extension": format!("Con la revisión 2026-07-28, un cliente que declara la extensión {X402_EXTENSION} en capabilities.extensions recibe resultType: \"payment_required\" con paymentRequired en lugar del resultado con isError."),
         "solo_catalogo": format!("{base_url}/mcp/catalogo tiene solo las herramientas gratuitas."),
     })
 }

@@ -12,7 +12,8 @@
 //!   so a challenge needs no memory; `opaque` (base64url of JCS `{"estudio","vista"}`) binds it
 //!   to the study and view it was issued for;
 //! - credential: `Authorization: Payment <base64url(JSON {challenge, payload, source?})>`, the
-//!   payload an EIP-3009 `transferWithAuthorization` whose nonce is `keccak256(id ‖ realm)`;
+//!   payload an EIP-3009 `transferWithAuthorization` whose nonce is `keccak256(id ‖ realm)`
+//!   (or, as `pympp` signs it, `keccak256(JSON.stringify([id, realm]))`);
 //! - receipt: `Payment-Receipt: <base64url(JSON {method, reference, status, timestamp})>`.
 //!
 //! A credential that passes the challenge checks here becomes the x402 `exact` payload it is
@@ -20,11 +21,15 @@
 //! [`super::shop::Shop::purchase_as`]: the same signature, amount and time checks, reservation,
 //! replay memory, settle-after-production, journal and chain proof as an x402 purchase.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use alloy_primitives::{Address, keccak256};
 use base64::Engine;
 use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use hmac::{Hmac, Mac};
+use parking_lot::Mutex;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use sha2::Sha256;
@@ -63,7 +68,14 @@ pub struct Mpp {
     key: [u8; 32],
     realm: String,
     clock: Clock,
+    /// The `WWW-Authenticate` value of each study view for the second it was made in: a
+    /// challenge depends only on its offer and the second (its `expires`, hence its id), so the
+    /// unpaid 402 makes it once a second per study view, not once per request.
+    headers: Arc<Mutex<HeaderCache>>,
 }
+
+/// `(slug, view)` → (the second, the `WWW-Authenticate` value then).
+type HeaderCache = HashMap<(String, &'static str), (u64, Option<String>)>;
 
 impl std::fmt::Debug for Mpp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -182,7 +194,7 @@ impl Mpp {
                 })
             })
             .unwrap_or_else(|| base_url.to_owned());
-        Mpp { key: links.derived_key(KEY_LABEL), realm, clock }
+        Mpp { key: links.derived_key(KEY_LABEL), realm, clock, headers: Arc::default() }
     }
 
     pub fn realm(&self) -> &str {
@@ -200,13 +212,22 @@ impl Mpp {
         offer.required.accepts.iter().filter_map(|req| self.challenge_for(offer, req, now)).collect()
     }
 
-    /// The `WWW-Authenticate` value of an offer (`None`: nothing payable over MPP).
+    /// The `WWW-Authenticate` value of an offer (`None`: nothing payable over MPP): the same
+    /// challenges [`Mpp::challenges`] gives in this second, made once a second per study view.
     pub fn www_authenticate(&self, offer: &Offer) -> Option<String> {
-        let challenges = self.challenges(offer);
-        if challenges.is_empty() {
-            return None;
+        let now = self.clock.now();
+        let key = (offer.slug.clone(), offer.view.as_str());
+        if let Some((second, value)) = self.headers.lock().get(&key)
+            && *second == now
+        {
+            return value.clone();
         }
-        Some(challenges.iter().map(serialize_challenge).collect::<Vec<_>>().join(", "))
+        let challenges: Vec<Challenge> =
+            offer.required.accepts.iter().filter_map(|req| self.challenge_for(offer, req, now)).collect();
+        let value =
+            (!challenges.is_empty()).then(|| challenges.iter().map(serialize_challenge).collect::<Vec<_>>().join(", "));
+        self.headers.lock().insert(key, (now, value.clone()));
+        value
     }
 
     fn challenge_for(&self, offer: &Offer, req: &PaymentRequirements, now: u64) -> Option<Challenge> {
@@ -330,9 +351,10 @@ impl Mpp {
         if auth.kind != "authorization" {
             return Err(Problem::failed(format!("payload.type {:?} no se acepta; use \"authorization\"", auth.kind)));
         }
-        let binding = format!("{:#x}", keccak256(format!("{}{}", c.id, c.realm).as_bytes()));
-        if !auth.nonce.eq_ignore_ascii_case(&binding) {
-            return Err(Problem::failed("el nonce de la autorización no es keccak256(challenge.id ‖ challenge.realm)"));
+        if !nonce_bindings(&c.id, &c.realm).iter().any(|binding| auth.nonce.eq_ignore_ascii_case(binding)) {
+            return Err(Problem::failed(
+                "el nonce de la autorización no es keccak256(challenge.id ‖ challenge.realm) ni keccak256(JSON [id, realm])",
+            ));
         }
         let from: Address =
             auth.from.parse().map_err(|_| Problem::malformed("payload.from no es una dirección EVM"))?;
@@ -361,6 +383,18 @@ impl Mpp {
         };
         Ok(Admitted { payload, challenge_id: c.id.clone() })
     }
+}
+
+/// The EIP-3009 nonces that bind an authorization to a challenge, as `0x…` hex. The draft at
+/// the revision implemented (`draft-evm-charge-00`, f9506cd) and `mppx` 0.11.0 hash the
+/// concatenation, `keccak256(abi.encodePacked(id, realm))`; `pympp` 0.16.0 (and newer `mppx`)
+/// hash the unambiguous `keccak256(JSON.stringify([id, realm]))`. Both bind the signature to this
+/// one challenge (whose id the gate's HMAC ties to its realm, request, expiry and study), so both
+/// are accepted.
+fn nonce_bindings(id: &str, realm: &str) -> [String; 2] {
+    let packed = keccak256(format!("{id}{realm}").as_bytes());
+    let json = keccak256(serde_json::to_string(&[id, realm]).unwrap_or_default().as_bytes());
+    [format!("{packed:#x}"), format!("{json:#x}")]
 }
 
 /// The `evm` charge request of an x402 requirement (`None`: not an EVM `exact` requirement).
@@ -557,10 +591,12 @@ mod tests {
     }
 
     #[test]
-    fn the_challenge_hash_is_mppx_s() {
-        // mppx: Hash.keccak256(Bytes.fromString(`${id}${realm}`)).
-        let nonce = keccak256(b"abcapi.example.com");
-        assert_eq!(nonce, keccak256(format!("{}{}", "abc", "api.example.com").as_bytes()));
+    fn the_challenge_hashes_are_mppx_s_and_pympp_s() {
+        // mppx 0.11.0: Hash.keccak256(Bytes.fromString(`${id}${realm}`)); pympp 0.16.0:
+        // challenge_hash("abc", "api.example.com") = keccak256('["abc","api.example.com"]').
+        let [packed, json] = nonce_bindings("abc", "api.example.com");
+        assert_eq!(packed, "0xe1adfd8f031bdf83646eee741bda35015ff27366153d3ec246a28e6d3960b516");
+        assert_eq!(json, "0x5fc7620ab10ee4cbef955fe0902682f5688d24749a3a0322452c6728cd3d1425");
     }
 
     #[test]

@@ -86,7 +86,24 @@ pub struct HowToBuy {
     pub recibo_firmado: String,
     pub tope_de_tu_cliente: String,
     pub clientes_oficiales: Vec<String>,
+    /// The same purchase through the Machine Payments Protocol.
+    pub mpp: MppHowTo,
     pub en: HowToBuyEn,
+}
+
+/// MPP (IETF draft `draft-ryan-httpauth-payment`) beside x402: the same 402 carries an MPP
+/// challenge (`evm` method, `charge` intent) for the same price, token, network and payee.
+#[derive(Debug, Clone, Serialize)]
+pub struct MppHowTo {
+    pub protocolo: String,
+    /// One bilingual line, for the places that only have room for one.
+    pub resumen: String,
+    pub pasos: Vec<String>,
+    pub mcp: String,
+    pub clientes: Vec<String>,
+    pub protocol: String,
+    pub steps: Vec<String>,
+    pub mcp_en: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -164,7 +181,9 @@ pub fn how_to_buy(service: &ServiceSettings, price: Price, study_url: &str) -> H
             "@x402/fetch + @x402/evm (TypeScript)".into(),
             "x402 (Python, PyPI)".into(),
             "@modelcontextprotocol/sdk con el binding x402 de MCP".into(),
+            "mppx (TypeScript, npm) con el método evm: MPP por HTTP y por MCP (mppx/mcp/client)".into(),
         ],
+        mpp: mpp_how_to(study_url, &amount.to_string()),
         en: HowToBuyEn {
             protocol: format!("x402 v{X402_VERSION} (exact scheme, EIP-3009)"),
             steps: vec![
@@ -183,5 +202,29 @@ pub fn how_to_buy(service: &ServiceSettings, price: Price, study_url: &str) -> H
             signed_receipt: "Every sale carries a receipt signed by the publisher's key (x402 offer-receipt, JWS EdDSA) in PAYMENT-RESPONSE under extensions[\"offer-receipt\"].info.receipt and in the body as liquidacion.recibo: study, view, amount, network, transaction, payer, time and the sha256 of the JSON and the ZIP. The public key is the kid (did:key), also at /.well-known/did.json; anyone can verify it without asking the service.".into(),
             client_cap: format!("If your client caps each payment, allow at least {price_usd} USD ({amount} USDC units, 6 decimals)."),
         },
+    }
+}
+
+/// How the same study is bought with MPP, from the same 402.
+fn mpp_how_to(study_url: &str, amount: &str) -> MppHowTo {
+    MppHowTo {
+        protocolo: "MPP (Machine Payments Protocol, borrador IETF draft-ryan-httpauth-payment): method=\"evm\", intent=\"charge\", credencial EIP-3009 (authorization); solo redes EVM".into(),
+        resumen: "También MPP / also MPP: el mismo 402 trae WWW-Authenticate: Payment method=\"evm\" intent=\"charge\"; repita con Authorization: Payment <credencial> (mppx, pympp) y recibe Payment-Receipt. / The same 402 carries that challenge; send Authorization: Payment and get Payment-Receipt.".into(),
+        pasos: vec![
+            format!("1. Pida GET {study_url} sin pago: además del 402 de x402, el encabezado WWW-Authenticate trae un desafío Payment (method=\"evm\", intent=\"charge\") por el mismo monto ({amount} unidades de USDC), token, red y cobrador; vence a los 5 minutos."),
+            "2. Firme una autorización EIP-3009 cuyo nonce es keccak256(id ‖ realm) del desafío y repita el GET con Authorization: Payment <base64url del JSON {challenge, payload, source}> (mppx lo hace solo). No envíe a la vez PAYMENT-SIGNATURE: dos pagos en un pedido reciben 400.".into(),
+            "3. Recibe 200 con el estudio y Payment-Receipt (base64url de {method, reference, status, timestamp}; reference es la transacción). Una credencial rechazada recibe 402 con un problema RFC 9457 (malformed-credential, invalid-challenge, verification-failed) y un desafío nuevo; cada credencial se cobra una sola vez.".into(),
+        ],
+        mcp: "Por MCP, comprar_estudio lleva los desafíos MPP: como error JSON-RPC -32042 (data.challenges, con el PaymentRequired de x402 en data.x402) si el pedido de la revisión 2026-07-28 declara experimental.payment en sus capacidades; si no, en _meta[\"org.paymentauth/payment-required\"] del resultado de x402. Repita la llamada con la credencial como objeto en params._meta[\"org.paymentauth/credential\"]; el recibo llega en _meta[\"org.paymentauth/receipt\"]. Una credencial rechazada recibe -32043 con desafíos nuevos.".into(),
+        clientes: vec![
+            "mppx (TypeScript, npm): Mppx.create con charge de mppx/evm/client; por MCP, McpClient.wrap de mppx/mcp/client".into(),
+        ],
+        protocol: "MPP (Machine Payments Protocol, IETF draft-ryan-httpauth-payment): method \"evm\", intent \"charge\", EIP-3009 authorization credential; EVM networks only".into(),
+        steps: vec![
+            format!("1. GET {study_url} without payment: beside x402's 402, WWW-Authenticate carries a Payment challenge (method=\"evm\", intent=\"charge\") for the same amount ({amount} USDC units), token, network and payee; it expires in 5 minutes."),
+            "2. Sign an EIP-3009 authorization whose nonce is keccak256(id ‖ realm) of the challenge and repeat the GET with Authorization: Payment <base64url of {challenge, payload, source}> (mppx does it for you). Never send PAYMENT-SIGNATURE too: two payments in one request get 400.".into(),
+            "3. 200 with the study and Payment-Receipt (reference is the transaction). A refused credential gets 402 with an RFC 9457 problem and a fresh challenge; each credential is charged once.".into(),
+        ],
+        mcp_en: "Over MCP, comprar_estudio carries the MPP challenges: as JSON-RPC error -32042 (data.challenges, x402's PaymentRequired in data.x402) when a 2026-07-28 request declares experimental.payment; otherwise in the x402 result's _meta[\"org.paymentauth/payment-required\"]. Call again with the credential object in params._meta[\"org.paymentauth/credential\"]; the receipt is in _meta[\"org.paymentauth/receipt\"].".into(),
     }
 }

@@ -61,6 +61,7 @@ fn guidance(site: &Site<'_>) -> String {
     lines.push(format!(
         "Alternativa MCP: {mcp} (Streamable HTTP, sin sesión), herramienta {tool}: sin pago devuelve el PaymentRequired en structuredContent; repita la llamada con el PaymentPayload en params._meta[\"x402/payment\"] y recibe el estudio con los mismos enlaces."
     ));
+    lines.push(how.mpp.resumen.clone());
     lines.push(String::new());
     lines.push(format!("How to buy a study ({} USD in {}, x402 v2):", how.precio_usd, how.moneda));
     lines.extend(how.en.steps.iter().cloned());
@@ -86,16 +87,35 @@ fn free_by_default(mut paths: Value) -> Value {
     paths
 }
 
-/// `x-payment-info` of the paid operation, in the shape x402scan reads: a fixed price in USD
-/// when every study costs the same, and the protocol as an object (`[{"x402": {}}]`).
+/// `x-payment-info` of the paid operation, in the two shapes discovery reads: x402scan's (a
+/// fixed price in USD when every study costs the same, and the protocols as objects) and the
+/// MPP discovery draft's (`draft-payment-discovery-00`: `offers`, one per MPP challenge the 402
+/// carries, `evm` `charge` in the token's smallest unit, `null` when prices differ).
 fn payment_info(site: &Site<'_>) -> Value {
     let prices: BTreeSet<Price> = site.content.studies.iter().map(|s| site.price_of(s)).collect();
-    let price = match (prices.first(), prices.len()) {
-        (Some(only), 1) => json!({"mode": "fixed", "currency": "USD", "amount": only.usd()}),
-        (None, _) => json!({"mode": "fixed", "currency": "USD", "amount": site.content.service.precio_usd.usd()}),
-        _ => json!({"mode": "dynamic", "currency": "USD"}),
+    let single = match (prices.first(), prices.len()) {
+        (Some(only), 1) => Some(*only),
+        (None, _) => Some(site.content.service.precio_usd),
+        _ => None,
     };
-    json!({"price": price, "protocols": [{"x402": {}}]})
+    let price = match single {
+        Some(price) => json!({"mode": "fixed", "currency": "USD", "amount": price.usd()}),
+        None => json!({"mode": "dynamic", "currency": "USD"}),
+    };
+    let offers: Vec<Value> = offer::networks(&site.content.service)
+        .iter()
+        .filter(|n| !n.is_solana())
+        .map(|n| {
+            json!({
+                "intent": "charge",
+                "method": "evm",
+                "amount": single.map(|p| p.atomic_string()),
+                "currency": n.asset,
+                "description": format!("USDC en {} ({}), EIP-3009", n.nombre, n.caip2),
+            })
+        })
+        .collect();
+    json!({"price": price, "protocols": [{"x402": {}}, {"mpp": {}}], "offers": offers})
 }
 
 fn json_response(description: &str, schema: &str) -> Value {

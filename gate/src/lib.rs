@@ -19,6 +19,7 @@
 //! | [`x402`] | payment headers and the EVM `exact` scheme (EIP-3009 signatures) |
 //! | [`settings`], [`manifest`], [`clock`], [`buyer`] | command line, `gate.json` loading, time, the buyer client |
 //! | [`preflight`] | `gate verificar`: the go-live checks, without moving money |
+//! | [`telemetry`] | Prometheus metrics, `/salud` and `/listo`, the `--listen-metricas` listener |
 
 pub mod app;
 pub mod buyer;
@@ -37,4 +38,5 @@ pub mod router;
 pub mod sales;
 pub mod search;
 pub mod settings;
+pub mod telemetry;
 pub mod x402;

@@ -9,6 +9,7 @@
 //! client, as nginx's `real_ip_recursive` does.
 
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use ipnet::IpNet;
 use pingora_http::RequestHeader;
@@ -57,6 +58,9 @@ impl TrustedProxies {
     pub fn client_from<'a>(&self, peer: IpAddr, values: impl Fn(&str) -> Vec<&'a [u8]>) -> IpAddr {
         let peer = canonical(peer);
         if !self.trusts(peer) {
+            if !values("forwarded").is_empty() || !values("x-forwarded-for").is_empty() {
+                forwarding_from_untrusted(peer);
+            }
             return peer;
         }
         let mut nearest = peer;
@@ -70,6 +74,27 @@ impl TrustedProxies {
             }
         }
         nearest
+    }
+}
+
+/// Requests that carried forwarding headers from a peer not in `--proxies`, in this process.
+static FORWARDING_IGNORED: AtomicU64 = AtomicU64::new(0);
+static FORWARDING_WARNED: AtomicBool = AtomicBool::new(false);
+
+/// How many requests so far brought `Forwarded` or `X-Forwarded-For` from a peer the gate does
+/// not trust (the `gate_reenvio_ignorado_total` metric).
+pub fn forwarding_ignored() -> u64 {
+    FORWARDING_IGNORED.load(Ordering::Relaxed)
+}
+
+/// Counts such a request, and says once what it likely means: a proxy in front of the gate
+/// that `--proxies` does not name, so every buyer is counted as the proxy.
+fn forwarding_from_untrusted(peer: IpAddr) {
+    FORWARDING_IGNORED.fetch_add(1, Ordering::Relaxed);
+    if !FORWARDING_WARNED.swap(true, Ordering::Relaxed) {
+        tracing::warn!(
+            "llegan Forwarded/X-Forwarded-For desde {peer}, que no está en --proxies: se ignoran y los límites cuentan a {peer} como un solo cliente; si es su proxy, nómbrelo con --proxies (solo se avisa una vez; la métrica gate_reenvio_ignorado_total los cuenta)"
+        );
     }
 }
 

@@ -195,6 +195,7 @@ impl<H: Handler> App<H> {
         let sent = socket::send_answer(fd, &head, body, keep_alive, self.limits.write_stall).await;
         let client = || self.limits.proxies.client_from(peer, |name| request.values(name));
         log_quick(&request, client, status, sent.as_ref().ok().copied().flatten().unwrap_or(0), started);
+        self.handler.observe(request.path(), status);
         pending.advance(head_len);
         match sent {
             Ok(Some(_)) if keep_alive => Turn::Answered,

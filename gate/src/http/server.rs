@@ -169,6 +169,9 @@ pub trait Handler: Send + Sync + 'static {
     fn answer_at_once(&self, _request: &Quick<'_>) -> Option<Reply> {
         None
     }
+
+    /// Called once per answered request with its path and status (the gate's metrics).
+    fn observe(&self, _path: &str, _status: u16) {}
 }
 
 /// The Pingora application around a [`Handler`].
@@ -301,6 +304,7 @@ impl<H: Handler> App<H> {
         let status = reply.status;
         let written = write_reply(&mut session, reply, head_only, limits).await;
         log_access(&session, client, status, *written.as_ref().unwrap_or(&0), started);
+        self.handler.observe(session.req_header().uri.path(), status);
         if unread_body || status == 413 {
             // The client may still be sending what was refused: close without a reset, so it
             // reads the answer.

@@ -48,6 +48,15 @@ impl TrustedProxies {
         self.networks.iter().any(|network| network.contains(&address))
     }
 
+    /// Notes a request from `peer` that `carries_forwarding` headers: counted (and warned about
+    /// once) when `peer` is not a trusted proxy, since those headers are then ignored.
+    pub fn note_forwarding(&self, peer: IpAddr, carries_forwarding: bool) {
+        let peer = canonical(peer);
+        if carries_forwarding && !self.trusts(peer) {
+            forwarding_from_untrusted(peer);
+        }
+    }
+
     /// The client's address for a request that arrived from `peer`.
     pub fn client(&self, peer: IpAddr, head: &RequestHeader) -> IpAddr {
         self.client_from(peer, |name| head.headers.get_all(name).iter().map(|value| value.as_bytes()).collect())
@@ -58,9 +67,6 @@ impl TrustedProxies {
     pub fn client_from<'a>(&self, peer: IpAddr, values: impl Fn(&str) -> Vec<&'a [u8]>) -> IpAddr {
         let peer = canonical(peer);
         if !self.trusts(peer) {
-            if !values("forwarded").is_empty() || !values("x-forwarded-for").is_empty() {
-                forwarding_from_untrusted(peer);
-            }
             return peer;
         }
         let mut nearest = peer;

@@ -282,6 +282,12 @@ impl<H: Handler> App<H> {
         let unread_body = refused.is_some();
         let peer = session.client_addr().and_then(|a| a.as_inet()).map(|a| a.ip());
         let client = peer.map(|peer| limits.proxies.client(peer, session.req_header()));
+        if let Some(peer) = peer {
+            let headers = &session.req_header().headers;
+            limits
+                .proxies
+                .note_forwarding(peer, headers.contains_key("forwarded") || headers.contains_key("x-forwarded-for"));
+        }
         let reply = match refused {
             Some(reply) => reply,
             None => match read_body_in_time(&mut session, &*self.handler, limits.read_timeout).await {

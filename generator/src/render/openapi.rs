@@ -144,8 +144,8 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
             "summary": "Busca estudios por tema, industria, país o marca (sin distinguir tildes ni mayúsculas).",
             "parameters": [{
                 "name": "q", "in": "query", "required": true,
-                "description": "Consulta (1 a 200 caracteres).",
-                "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+                "description": "Consulta (1 a 512 bytes en UTF-8).",
+                "schema": {"type": "string", "minLength": 1, "maxLength": contract::search::MAX_QUERY_BYTES},
             }],
             "responses": {
                 "200": json_response("Resultados ordenados por relevancia", "Busqueda"),
@@ -293,6 +293,9 @@ fn mcp_operation(operation_id: &str, summary: &str) -> Value {
             "202": {"description": "Notificación o respuesta aceptada, sin cuerpo"},
             "400": {"description": "JSON inválido, lote, mensaje mal formado o MCP-Protocol-Version no admitida"},
             "403": {"description": "Origin u Host no permitidos"},
+            "406": {"description": "Accept no admite application/json ni text/event-stream"},
+            "413": {"description": "Cuerpo demasiado grande"},
+            "415": {"description": "Content-Type no es application/json"},
         },
     })
 }

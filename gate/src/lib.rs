@@ -19,7 +19,7 @@
 //! | [`x402`] | payment headers and the EVM `exact` scheme (EIP-3009 signatures) |
 //! | [`settings`], [`manifest`], [`clock`], [`buyer`] | command line, `gate.json` loading, time, the buyer client |
 //! | [`preflight`] | `gate verificar`: the go-live checks, without moving money |
-//! | [`telemetry`] | Prometheus metrics, `/salud` and `/listo`, the `--listen-metricas` listener |
+//! | [`metrics`], [`telemetry`] | Prometheus metrics; `/salud`, `/listo` and the `--listen-metricas` listener |
 
 pub mod app;
 pub mod buyer;
@@ -32,6 +32,7 @@ pub mod http;
 pub mod links;
 pub mod manifest;
 pub mod mcp;
+pub mod metrics;
 pub mod payment;
 pub mod preflight;
 pub mod router;

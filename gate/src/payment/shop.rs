@@ -200,12 +200,12 @@ impl Shop {
     /// the edge into the x402 payment it is, [`super::mpp`]); the protocol is journaled.
     pub async fn purchase_as(&self, offer: &Offer, payload: &PaymentPayload, protocol: Protocol) -> Outcome {
         let outcome = self.buy(offer, payload, protocol).await;
-        self.metrics().purchase(outcome.as_ref().map(|_| ()).map_err(|r| (r.status, r.code.as_str())));
+        self.metrics().purchase(outcome.as_ref().map(|_| ()).map_err(|r| (r.status, r.code == UNCERTAIN_CODE)));
         outcome
     }
 
     /// The metrics, kept with the sales record (so a reload keeps them).
-    pub fn metrics(&self) -> &crate::telemetry::Metrics {
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
         self.sales.metrics()
     }
 
@@ -509,7 +509,7 @@ impl Shop {
             Ok(answer) => settlement::from_answer(answer, &requirements.network),
             Err(error) => {
                 tracing::warn!("facilitador: {error}");
-                self.metrics().facilitator_error(&error);
+                self.metrics().facilitator_error(error.kind());
                 settlement::from_error(&error)
             }
         };

@@ -49,7 +49,7 @@ pub struct Sales {
     /// A purchase ended uncertain since the last reconciliation looked.
     doubt: AtomicBool,
     /// The gate's metrics: kept here because the record outlives every reload of `dist/`.
-    metrics: Arc<crate::telemetry::Metrics>,
+    metrics: Arc<crate::metrics::Metrics>,
 }
 
 impl Sales {
@@ -98,7 +98,7 @@ impl Sales {
     /// authorization is still valid.
     pub fn open(path: &Path, segment_bytes: u64) -> Result<Sales> {
         let (mut journal, contents) = Journal::open(path, segment_bytes)?;
-        let metrics = Arc::new(crate::telemetry::Metrics::new());
+        let metrics = Arc::new(crate::metrics::Metrics::new());
         journal.observe_fsync(metrics.fsync_histogram());
         let ledger = ledger::fold(&contents.records);
         let mut book = Book::default();
@@ -211,7 +211,7 @@ impl Sales {
     }
 
     /// The gate's metrics.
-    pub fn metrics(&self) -> &crate::telemetry::Metrics {
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
         &self.metrics
     }
 

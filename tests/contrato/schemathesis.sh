@@ -32,7 +32,8 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 curl -fsS "http://127.0.0.1:$port/listo" >/dev/null || { cat "$work/gate.log" >&2; exit 1; }
-"$st" run "$work/dist/public/openapi.json" \
+# From the temporary folder: Schemathesis leaves its own files (.schemathesis/) where it runs.
+(cd "$work" && "$st" run "$work/dist/public/openapi.json" \
   --url "http://127.0.0.1:$port" \
   --checks all \
   --exclude-checks positive_data_acceptance,ignored_auth,use_after_free,ensure_resource_availability,object_level_authorization \
@@ -43,5 +44,5 @@ curl -fsS "http://127.0.0.1:$port/listo" >/dev/null || { cat "$work/gate.log" >&
   --workers 2 \
   --request-timeout 10 \
   --no-color \
-  --report junit --report-dir "$work/informe" \
+  --report junit --report-dir "$work/informe") \
   || { echo "--- gate.log (últimas líneas)"; tail -n 30 "$work/gate.log"; exit 1; }

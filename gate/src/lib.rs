@@ -19,6 +19,7 @@
 //! | [`x402`] | payment headers and the EVM `exact` scheme (EIP-3009 signatures) |
 //! | [`settings`], [`manifest`], [`clock`], [`buyer`] | command line, `gate.json` loading, time, the buyer client |
 //! | [`preflight`] | `gate verificar`: the go-live checks, without moving money |
+//! | [`metrics`], [`telemetry`] | Prometheus metrics; `/salud`, `/listo` and the `--listen-metricas` listener |
 
 pub mod app;
 pub mod buyer;
@@ -31,10 +32,12 @@ pub mod http;
 pub mod links;
 pub mod manifest;
 pub mod mcp;
+pub mod metrics;
 pub mod payment;
 pub mod preflight;
 pub mod router;
 pub mod sales;
 pub mod search;
 pub mod settings;
+pub mod telemetry;
 pub mod x402;

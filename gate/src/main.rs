@@ -27,7 +27,10 @@ fn main() {
         Some(Command::Ventas(ventas)) => {
             // stdout carries the report; warnings (a torn journal line) go to stderr.
             init_stderr_logging();
-            print_sales(&ventas)
+            match print_sales(&ventas) {
+                Ok(pending) if pending > 0 => std::process::exit(gate::sales::export::PENDING_EXIT_CODE),
+                other => other.map(|_| ()),
+            }
         }
         Some(Command::Verificar(verificar)) => {
             init_stderr_logging();
@@ -134,6 +137,9 @@ fn start(args: Args) -> Result<()> {
     warn_if_https_without_tls(&gate.manifest.servicio.base_url, settings.mode, certificate.is_some());
     let live = Arc::new(Live::new(gate));
     live.reload_on_sighup(certificate.clone())?;
+    if let Some(listen) = &settings.metrics_listen {
+        gate::telemetry::serve(listen, Arc::clone(&live), settings.take_over)?;
+    }
     run_with_limits(
         live,
         RunOptions {
@@ -174,9 +180,10 @@ fn fill_fee_payers(mut gate: Gate, facilitator: &dyn gate::facilitator::Facilita
     Ok(gate)
 }
 
-/// `gate ventas`: the journal (or the shared record) as a table or JSON, `conciliar` to
+/// `gate ventas`: the journal (or the shared record) as a table, JSON or CSV, `conciliar` to
 /// resolve a purchase, `importar` to load the journal of `--data` into the shared record.
-fn print_sales(args: &VentasArgs) -> Result<()> {
+/// Returns how many purchases wait to be reconciled (the report only; 0 for the actions).
+fn print_sales(args: &VentasArgs) -> Result<usize> {
     let url = args.ventas.clone().or_else(|| std::env::var(VENTAS_ENV).ok()).filter(|url| !url.trim().is_empty());
     let shared = url.as_deref().map(Shared::connect).transpose()?;
     if let Some(VentasAction::Importar) = &args.action {
@@ -196,11 +203,11 @@ fn print_sales(args: &VentasArgs) -> Result<()> {
             contents.records.len(),
             contents.records.len() as u64 - added
         );
-        return Ok(());
+        return Ok(0);
     }
     if let Some(VentasAction::Conciliar(c)) = &args.action {
         let Some(compra) = &c.compra else {
-            return reconcile_from_chain(args, c, shared.as_deref());
+            return reconcile_from_chain(args, c, shared.as_deref()).map(|()| 0);
         };
         let resolution = match &c.liquidada {
             Some(transaction) => Resolution::Paid { transaction: transaction.clone() },
@@ -218,18 +225,28 @@ fn print_sales(args: &VentasArgs) -> Result<()> {
             pending.pagador,
             if c.liquidada.is_some() { "venta" } else { "sin pago" }
         );
-        return Ok(());
+        return Ok(0);
     }
+    let period = gate::sales::export::Period::parse(args.desde.as_deref(), args.hasta.as_deref())?;
     let report = match &shared {
         Some(shared) => gate::sales::report::report_shared(shared)?,
         None => gate::sales::report::report(&args.data)?,
     };
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", gate::sales::report::table(&report));
+    let report = gate::sales::export::within(report, &period);
+    let format = if args.json { "json" } else { args.formato.as_deref().unwrap_or("tabla") };
+    match format {
+        "json" => println!("{}", serde_json::to_string_pretty(&report)?),
+        "csv" => print!("{}", gate::sales::export::csv(&report)),
+        _ => print!("{}", gate::sales::report::table(&report)),
     }
-    Ok(())
+    let pending = report.pendientes.len();
+    if pending > 0 {
+        eprintln!(
+            "gate ventas: {pending} compras inciertas por conciliar (gate ventas conciliar); sale con {}",
+            gate::sales::export::PENDING_EXIT_CODE
+        );
+    }
+    Ok(pending)
 }
 
 /// `gate ventas conciliar` with no purchase named: each uncertain purchase looked up on the
@@ -284,6 +301,11 @@ fn preflight(args: &VerificarArgs) -> Result<bool> {
         expected_mode: args.mode(),
         env: &env,
         rpc_flags: args.rpc.clone(),
+        serving: gate::preflight::Serving {
+            listen: args.listen.clone(),
+            proxies: args.proxies.clone(),
+            tls: args.tls_cert.is_some(),
+        },
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let report = runtime.block_on(gate::preflight::run(inputs));

@@ -27,6 +27,9 @@ use crate::settings::{Env, FACILITATOR_URL_ENV, FacilitatorChoice, build_facilit
 use crate::x402::SupportedResponse;
 use crate::x402::receipt::{KEY_ENV as RECEIPT_KEY_ENV, KEY_FILE as RECEIPT_KEY_FILE, ReceiptKey};
 
+pub mod salida;
+pub use salida::Serving;
+
 /// The link secret's minimum length outside local mode, in bytes.
 const MIN_LINK_SECRET_BYTES: usize = 32;
 
@@ -34,6 +37,8 @@ const MIN_LINK_SECRET_BYTES: usize = 32;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
     pub ok: bool,
+    /// Passed, with something the publisher should look at (`AVISO`): not a failure.
+    pub warning: bool,
     pub what: String,
     pub detail: String,
 }
@@ -46,11 +51,15 @@ pub struct Report {
 
 impl Report {
     fn ok(&mut self, what: impl Into<String>, detail: impl Into<String>) {
-        self.lines.push(Line { ok: true, what: what.into(), detail: detail.into() });
+        self.lines.push(Line { ok: true, warning: false, what: what.into(), detail: detail.into() });
+    }
+
+    fn warn(&mut self, what: impl Into<String>, detail: impl Into<String>) {
+        self.lines.push(Line { ok: true, warning: true, what: what.into(), detail: detail.into() });
     }
 
     fn fail(&mut self, what: impl Into<String>, detail: impl Into<String>) {
-        self.lines.push(Line { ok: false, what: what.into(), detail: detail.into() });
+        self.lines.push(Line { ok: false, warning: false, what: what.into(), detail: detail.into() });
     }
 
     fn check(&mut self, what: impl Into<String>, result: Result<String, String>) {
@@ -68,7 +77,12 @@ impl Report {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for line in &self.lines {
-            writeln!(f, "{:<5} {}: {}", if line.ok { "ok" } else { "FALLA" }, line.what, line.detail)?;
+            let tag = match (line.ok, line.warning) {
+                (false, _) => "FALLA",
+                (true, true) => "AVISO",
+                (true, false) => "ok",
+            };
+            writeln!(f, "{tag:<5} {}: {}", line.what, line.detail)?;
         }
         match self.failures() {
             0 => writeln!(f, "{} comprobaciones, ninguna falla", self.lines.len()),
@@ -88,6 +102,8 @@ pub struct Inputs<'a> {
     pub env: &'a Env,
     /// `--rpc RED=URL` values (beside the environment's `GATE_RPC_EIP155_<id>`).
     pub rpc_flags: Vec<String>,
+    /// Where traffic comes from, as serving would be told (`--listen`, `--proxies`, TLS).
+    pub serving: Serving,
 }
 
 /// Runs every check (the facilitator's `/supported` is the only one that leaves the machine).
@@ -109,10 +125,16 @@ pub async fn run(inputs: Inputs<'_>) -> Report {
     check_offers(&manifest, &mut report);
     for payee in payees(&manifest) {
         report.check(format!("pagar_a {payee}"), check_payee(&payee));
+        if payee.starts_with("0x") {
+            report.check(format!("pagar_a {payee} propia"), salida::check_not_development(mode, &payee));
+        }
     }
+    report.check("estudios", salida::check_synthetic(mode, &manifest, inputs.dist));
     report.check("clave de enlaces", check_link_secret(mode, inputs.env.link_secret.as_deref()));
     report.check("clave de recibos", check_receipt_key(mode, inputs.env.receipt_key.as_deref()));
     report.check("base_url", check_base_url(mode, &manifest.servicio.base_url));
+    salida::check_proxies(mode, &manifest.servicio.base_url, &inputs.serving, &mut report);
+    salida::check_journal(mode, &manifest, inputs.data, &mut report);
     match choose_facilitator(mode, inputs.facilitator_url, inputs.data, inputs.env) {
         Err(e) => report.fail("facilitador", format!("{e:#}")),
         Ok(choice) => {

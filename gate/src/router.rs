@@ -7,6 +7,7 @@
 //! | `GET /estudio/{slug}?vista=` | [`crate::payment::http`] |
 //! | `GET /descarga/{archivo}?vence=&firma=` | [`crate::downloads`] |
 //! | `POST /mcp`, `POST /mcp/catalogo` (GET/DELETE → 405 `Allow: POST`) | [`crate::mcp`] |
+//! | `GET /salud` (liveness), `/listo` (readiness) | [`crate::telemetry`] |
 //! | anything else | 404 JSON; a known path with another method, 405 JSON with `Allow` |
 //!
 //! The free documents, searches and unpaid 402s need no waiting: `Gate::answer_from_memory`
@@ -19,7 +20,7 @@ use http::Method;
 use crate::app::{Gate, Live};
 use crate::http::response::Reply;
 use crate::http::server::{Handler, Quick, Request, preflight};
-use crate::{downloads, mcp, payment};
+use crate::{downloads, mcp, payment, telemetry};
 
 const ALLOW_READ: &str = "GET, HEAD, OPTIONS";
 
@@ -42,6 +43,11 @@ impl Handler for Gate {
                 Some(allow) => Reply::method_not_allowed(method.as_str(), allow),
                 None => Reply::not_found(path),
             };
+        }
+        match path {
+            telemetry::LIVENESS_PATH => return telemetry::liveness(),
+            telemetry::READINESS_PATH => return telemetry::readiness(self).await.1,
+            _ => {}
         }
         let head_only = method == Method::HEAD;
         let in_memory = self.answer_from_memory(path, request.query(), head_only, |name| request.header(name));
@@ -72,6 +78,10 @@ impl Handler for Gate {
             return None;
         }
         self.answer_from_memory(request.path(), request.query(), request.is_head(), |name| request.header(name))
+    }
+
+    fn observe(&self, path: &str, status: u16) {
+        self.shop.metrics().request(telemetry::route_of(self, path), status);
     }
 }
 
@@ -107,6 +117,8 @@ impl Gate {
     fn allowed_methods(&self, path: &str) -> Option<&'static str> {
         let known = self.statics.get(path).is_some()
             || path == "/buscar"
+            || path == telemetry::LIVENESS_PATH
+            || path == telemetry::READINESS_PATH
             || path.starts_with("/descarga/")
             || path.strip_prefix("/estudio/").is_some_and(|slug| self.manifest.estudios.contains_key(slug));
         known.then_some(ALLOW_READ)
@@ -143,5 +155,9 @@ impl Handler for Live {
 
     fn answer_at_once(&self, request: &Quick<'_>) -> Option<Reply> {
         self.current().answer_at_once(request)
+    }
+
+    fn observe(&self, path: &str, status: u16) {
+        self.current().observe(path, status)
     }
 }

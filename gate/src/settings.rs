@@ -133,19 +133,23 @@ pub struct Args {
     /// Segundos entre dos conciliaciones con la cadena de las compras inciertas (con un RPC).
     #[arg(long, default_value_t = 30)]
     pub conciliar_cada: u64,
+    /// Dirección IP:puerto de las métricas de Prometheus (GET /metrics, y /salud y /listo), aparte
+    /// de la de los compradores (p. ej. 127.0.0.1:9090). Sin ella, no hay métricas.
+    #[arg(long, value_name = "IP:PUERTO")]
+    pub listen_metricas: Option<String>,
 }
 
 /// Subcommands besides serving.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     /// Muestra las ventas del diario (`--data`/ventas.jsonl, o la base de --ventas) con totales
-    /// por estudio, red y día.
+    /// por estudio, red y día. Sale con 3 si hay compras inciertas por conciliar.
     Ventas(VentasArgs),
     /// Comprueba, sin mover dinero, todo lo que hace falta para vender.
     #[command(
         visible_alias = "preflight",
         about = "Comprueba, sin mover dinero, todo lo que hace falta para vender",
-        long_about = "Comprueba, sin mover dinero, todo lo que hace falta para vender: que dist/ se construyó para el modo pedido con las redes, activos y dominios EIP-712 canónicos, las direcciones de cobro (checksum EIP-55, base58 de Solana), la clave de los enlaces, que base_url es https, y que el facilitador responde /supported con sus credenciales para exact en cada red ofrecida. Una línea por comprobación (ok o FALLA); sale con 1 si alguna falla."
+        long_about = "Comprueba, sin mover dinero, todo lo que hace falta para vender: que dist/ se construyó para el modo pedido con las redes, activos y dominios EIP-712 canónicos, las direcciones de cobro (checksum EIP-55, base58 de Solana), la clave de los enlaces, que base_url es https, y que el facilitador responde /supported con sus credenciales para exact en cada red ofrecida. Fuera del modo local rechaza además una dirección de cobro que sea una cuenta de desarrollo de Hardhat/Anvil, estudios cuya nota dice que son sintéticos y un terminador TLS delante sin --proxies, y avisa si el diario de --data tiene ventas del modo local. Una línea por comprobación (ok, AVISO o FALLA); sale con 1 si alguna falla."
     )]
     Verificar(VerificarArgs),
     /// Imprime un JWT de CDP para un pedido, firmado con CDP_API_KEY_ID/CDP_API_KEY_SECRET (pruebas).
@@ -173,6 +177,12 @@ pub struct VerificarArgs {
         help = "RPC de una red EVM (repetible; o GATE_RPC_EIP155_<id>): se comprueba la cadena, el dominio del activo y payTo."
     )]
     pub rpc: Vec<String>,
+    #[arg(long, help = "Dirección IP:puerto donde escuchará el gate, como al servir.")]
+    pub listen: Option<String>,
+    #[arg(long, help = "Proxies de confianza, como al servir (hace falta detrás de un terminador TLS).")]
+    pub proxies: Option<String>,
+    #[arg(long, help = "Certificado TLS, como al servir: el gate sirve HTTPS él mismo.")]
+    pub tls_cert: Option<PathBuf>,
 }
 
 impl VerificarArgs {
@@ -204,9 +214,18 @@ pub struct VentasArgs {
     /// --data.
     #[arg(long, value_name = "URL", global = true)]
     pub ventas: Option<String>,
-    /// JSON en lugar de una tabla.
-    #[arg(long)]
+    /// JSON en lugar de una tabla (lo mismo que --formato json).
+    #[arg(long, conflicts_with = "formato")]
     pub json: bool,
+    /// tabla (por defecto), json, o csv: una fila por venta, para una planilla o el contador.
+    #[arg(long, value_parser = ["tabla", "json", "csv"])]
+    pub formato: Option<String>,
+    /// Solo las ventas desde este día, inclusive (AAAA-MM-DD, UTC).
+    #[arg(long, value_name = "AAAA-MM-DD")]
+    pub desde: Option<String>,
+    /// Solo las ventas hasta este día, inclusive (AAAA-MM-DD, UTC).
+    #[arg(long, value_name = "AAAA-MM-DD")]
+    pub hasta: Option<String>,
 }
 
 /// What to do with the journal besides printing it.
@@ -272,6 +291,8 @@ pub struct Settings {
     /// The embedded local facilitator's settler key ([`SETTLER_KEY_ENV`]): with an RPC for its
     /// network, it settles on that chain.
     pub settler_key: Option<String>,
+    /// Where the Prometheus metrics are served (`--listen-metricas`), apart from buyers.
+    pub metrics_listen: Option<String>,
     /// How often uncertain purchases are reconciled with the chain.
     pub reconcile_every: Duration,
 }
@@ -395,6 +416,7 @@ impl std::fmt::Debug for Args {
             ventas,
             rpc,
             conciliar_cada,
+            listen_metricas,
         } = self;
         f.debug_struct("Args")
             .field("command", command)
@@ -419,31 +441,38 @@ impl std::fmt::Debug for Args {
             .field("ventas", &url_shown(ventas))
             .field("rpc", &rpc_flags_shown(rpc))
             .field("conciliar_cada", conciliar_cada)
+            .field("listen_metricas", listen_metricas)
             .finish()
     }
 }
 
 impl std::fmt::Debug for VerificarArgs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let VerificarArgs { dist, data, facilitador, modo, rpc } = self;
+        let VerificarArgs { dist, data, facilitador, modo, rpc, listen, proxies, tls_cert } = self;
         f.debug_struct("VerificarArgs")
             .field("dist", dist)
             .field("data", data)
             .field("facilitador", &url_shown(facilitador))
             .field("modo", modo)
             .field("rpc", &rpc_flags_shown(rpc))
+            .field("listen", listen)
+            .field("proxies", proxies)
+            .field("tls_cert", tls_cert)
             .finish()
     }
 }
 
 impl std::fmt::Debug for VentasArgs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let VentasArgs { action, data, ventas, json } = self;
+        let VentasArgs { action, data, ventas, json, formato, desde, hasta } = self;
         f.debug_struct("VentasArgs")
             .field("action", action)
             .field("data", data)
             .field("ventas", &url_shown(ventas))
             .field("json", json)
+            .field("formato", formato)
+            .field("desde", desde)
+            .field("hasta", hasta)
             .finish()
     }
 }
@@ -591,6 +620,7 @@ impl Settings {
             tls: args.tls_cert.zip(args.tls_key).map(|(cert, key)| TlsFiles { cert, key }),
             rpc_urls,
             settler_key: env.settler_key,
+            metrics_listen: args.listen_metricas,
             reconcile_every: Duration::from_secs(args.conciliar_cada),
         })
     }

@@ -123,7 +123,8 @@ fn signed_header(slug: &str, view: &str) -> String {
     encode_json(&json!({"x402Version": 2, "accepted": accepted, "payload": exact_payload_json(&auth, &signature)}))
 }
 
-/// `gate ventas ARGS…`: its exit status, stdout and stderr.
+/// `gate ventas ARGS…`: whether it succeeded (exit 0, or 3 for "purchases to reconcile"),
+/// stdout and stderr.
 fn ventas(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_gate"));
     command.arg("ventas").args(args).env_remove("GATE_VENTAS");
@@ -132,7 +133,7 @@ fn ventas(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
     }
     let output = command.output().unwrap();
     (
-        output.status.success(),
+        matches!(output.status.code(), Some(0 | gate::sales::export::PENDING_EXIT_CODE)),
         String::from_utf8_lossy(&output.stdout).into_owned(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
@@ -141,7 +142,11 @@ fn ventas(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
 fn ventas_json(url: &str) -> Value {
     let (ok, stdout, stderr) = ventas(&["--json", "--ventas", url], &[]);
     assert!(ok, "{stderr}");
-    serde_json::from_str(&stdout).unwrap()
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    // Exit 3 says so exactly when purchases wait to be reconciled (stderr says how many).
+    let pending = report["pendientes"].as_array().unwrap().len();
+    assert_eq!(stderr.contains("compras inciertas por conciliar"), pending > 0, "{stderr}");
+    report
 }
 
 #[test]

@@ -25,6 +25,17 @@ const LINK_SECRET: &str = "secreto-de-enlaces-de-prueba-0123456789abcdef";
 /// The receipt key of these tests: 32 bytes in hex (a seed only they use).
 const RECEIPT_KEY: &str = "5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e";
 const BASE_URL: &str = "https://estudios.example.com";
+/// `content/servicio.toml`'s payee: Hardhat/Anvil's development account #1.
+const DEV_PAYEE: &str = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+/// The `nota` of a publisher's own study.
+const OWN_NOTE: &str = "nota = \"Respuestas recogidas por el editor entre el 2 y el 9 de abril de 2026.\"";
+/// Where a gate behind a TLS proxy on the same machine serves, as verificar is told.
+const SERVING: [&str; 4] = ["--listen", "127.0.0.1:8080", "--proxies", "127.0.0.1"];
+
+/// A publisher's own payee (no development account), with its EIP-55 checksum.
+fn payee() -> String {
+    alloy_primitives::Address::from([0x5a; 20]).to_checksum(None)
+}
 
 fn copy_tree(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {
@@ -53,7 +64,21 @@ fn mainnet_dist() -> &'static Path {
             .replace("modo = \"local\"", "modo = \"mainnet\"")
             .replace("base_url = \"http://127.0.0.1:8080\"", &format!("base_url = \"{BASE_URL}\""));
         assert!(text.contains("modo = \"mainnet\"") && text.contains(BASE_URL));
+        // The sample's payee is Hardhat/Anvil's development account #1 and its studies are
+        // synthetic: a real publisher's own address and studies.
+        let text = text.replace(DEV_PAYEE, &payee());
+        assert!(text.contains(&payee()));
         std::fs::write(&settings, text).unwrap();
+        for study in std::fs::read_dir(content.join("estudios")).unwrap() {
+            let path = study.unwrap().path().join("estudio.toml");
+            let text = std::fs::read_to_string(&path).unwrap();
+            let own: Vec<String> = text
+                .lines()
+                .map(|l| if l.starts_with("nota = ") { OWN_NOTE.to_owned() } else { l.to_owned() })
+                .collect();
+            assert!(own.contains(&OWN_NOTE.to_owned()), "{}", path.display());
+            std::fs::write(&path, own.join("\n") + "\n").unwrap();
+        }
         let dist = dir.path().join("dist");
         let options = generator::build::BuildOptions { content, out: dist.clone(), quiet: true };
         generator::build::build(&options).unwrap_or_else(|e| panic!("build failed: {e}"));
@@ -126,18 +151,26 @@ impl Stub {
     }
 }
 
-/// Runs `gate verificar` with only `env` in its environment; returns (exit code, stdout).
+/// Runs `gate verificar` as a gate behind a TLS proxy ([`SERVING`]) with only `env` in its
+/// environment; returns (exit code, stdout).
 fn verificar(dist: &Path, extra_args: &[&str], env: &[(&str, String)]) -> (i32, String) {
     let data = tempfile::tempdir().unwrap();
+    let args: Vec<&str> = SERVING.iter().copied().chain(extra_args.iter().copied()).collect();
+    let result = verificar_in(dist, data.path(), &args, env);
+    assert!(std::fs::read_dir(data.path()).unwrap().next().is_none(), "verificar writes nothing into --data");
+    result
+}
+
+/// `gate verificar` with exactly these arguments and `--data`.
+fn verificar_in(dist: &Path, data: &Path, extra_args: &[&str], env: &[(&str, String)]) -> (i32, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_gate"))
-        .args(["verificar", "--dist", &dist.display().to_string(), "--data", &data.path().display().to_string()])
+        .args(["verificar", "--dist", &dist.display().to_string(), "--data", &data.display().to_string()])
         .args(extra_args)
         .env_clear()
         .env("GATE_FACILITATOR_TIMEOUT", "5")
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .output()
         .unwrap();
-    assert!(std::fs::read_dir(data.path()).unwrap().next().is_none(), "verificar writes nothing into --data");
     let stdout = String::from_utf8(output.stdout).unwrap();
     (output.status.code().unwrap(), format!("{stdout}{}", String::from_utf8_lossy(&output.stderr)))
 }
@@ -173,7 +206,11 @@ fn a_good_mainnet_configuration_passes_every_check_with_either_key_kind() {
         for expected in [
             "ok    modo: mainnet, como se pidió",
             "ok    red eip155:8453: Base, USDC 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913, dominio EIP-712 \"USD Coin\" versión 2",
-            "ok    pagar_a 0x70997970C51812dc3A010C7d01b50e0d17dc79C8: dirección EVM con checksum EIP-55",
+            &format!("ok    pagar_a {}: dirección EVM con checksum EIP-55", payee()),
+            &format!("ok    pagar_a {} propia: no es una cuenta de desarrollo conocida", payee()),
+            "ok    estudios: ninguno de los 9 estudios dice ser sintético",
+            "ok    proxies: TLS en el proxy de --proxies",
+            "ok    diario de ventas: 0 ventas",
             "ok    base_url: https://estudios.example.com",
             "ok    facilitador /supported: admite exact (x402 v2) en eip155:8453",
         ] {
@@ -193,6 +230,7 @@ fn a_good_mainnet_configuration_passes_every_check_with_either_key_kind() {
     let data = tempfile::tempdir().unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_gate"))
         .args(["preflight", "--dist", &mainnet_dist().display().to_string()])
+        .args(SERVING)
         .args(["--data", &data.path().display().to_string()])
         .env_clear()
         .envs(stub.env())
@@ -236,16 +274,12 @@ fn each_broken_case_exits_1_with_its_falla_line() {
     );
 
     // A payee without its EIP-55 checksum.
-    let lower = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
+    let lower = payee().to_lowercase();
     let lowercase = edited_dist(&dir.path().join("minusculas"), |m| {
-        m["servicio"]["redes"][0]["pagar_a"] = lower.into();
-        each_requirement(m, |r| r["payTo"] = lower.into());
+        m["servicio"]["redes"][0]["pagar_a"] = lower.as_str().into();
+        each_requirement(m, |r| r["payTo"] = lower.as_str().into());
     });
-    assert_fails(
-        verificar(&lowercase, &[], &good),
-        &format!("pagar_a {lower}"),
-        "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-    );
+    assert_fails(verificar(&lowercase, &[], &good), &format!("pagar_a {lower}"), &payee());
 
     // base_url over plain http.
     let http =
@@ -306,4 +340,143 @@ fn each_broken_case_exits_1_with_its_falla_line() {
 
     // No dist/ at all.
     assert_fails(verificar(&dir.path().join("no-existe"), &[], &good), "manifiesto", "generator build");
+}
+
+/// The sample's payee, and each of the ten development accounts of the Hardhat/Anvil mnemonic,
+/// is refused on mainnet (its private key is public); and in local mode it is only named.
+#[test]
+fn a_development_account_as_payee_is_refused_on_mainnet() {
+    let stub = Stub::start(new_ec_key(), None);
+    let dir = tempfile::tempdir().unwrap();
+    for (index, (address, _)) in gate::preflight::salida::DEVELOPMENT_ACCOUNTS.iter().enumerate() {
+        let dist = edited_dist(&dir.path().join(index.to_string()), |m| {
+            m["servicio"]["redes"][0]["pagar_a"] = (*address).into();
+            each_requirement(m, |r| r["payTo"] = (*address).into());
+        });
+        let result = verificar(&dist, &[], &stub.env());
+        assert_fails(result.clone(), &format!("pagar_a {address} propia"), &format!("cuenta #{index} de desarrollo"));
+        assert_eq!(
+            result.1.lines().filter(|l| l.starts_with("FALLA")).count(),
+            1,
+            "only the payee fails: {}",
+            result.1
+        );
+    }
+    assert!(
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../content/servicio.toml"))
+            .unwrap()
+            .contains(&format!("pagar_a_evm = \"{DEV_PAYEE}\""))
+    );
+}
+
+/// Studies whose `nota` says their data are synthetic (the samples `generator synth` writes)
+/// are refused on mainnet.
+#[test]
+fn synthetic_studies_are_refused_on_mainnet() {
+    let stub = Stub::start(new_ec_key(), None);
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = "public/estudio/banca-2026/ficha.json";
+    let mut value: Value = serde_json::from_slice(&std::fs::read(mainnet_dist().join(sheet)).unwrap()).unwrap();
+    value["nota"] = "Las respuestas de este estudio son datos sintéticos de demostración generados con `generator synth` (semilla 2026).".into();
+    let synthetic = serde_json::to_vec(&value).unwrap();
+    // The sheet's size as the manifest lists it, so the edited dist/ still loads.
+    let dist = edited_dist(&dir.path().join("sinteticos"), |m| {
+        m["rutas"]["/estudio/banca-2026/ficha"]["bytes"] = synthetic.len().into();
+    });
+    std::fs::remove_file(dist.join("public")).unwrap();
+    copy_dir(&mainnet_dist().join("public"), &dist.join("public"));
+    std::fs::write(dist.join(sheet), &synthetic).unwrap();
+    let result = verificar(&dist, &[], &stub.env());
+    assert_fails(
+        result.clone(),
+        "estudios",
+        "1 de 9 estudios dicen en su nota que sus datos son sintéticos (banca-2026)",
+    );
+    assert_eq!(result.1.lines().filter(|l| l.starts_with("FALLA")).count(), 1, "{}", result.1);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    copy_tree(from, to);
+}
+
+/// Behind a TLS terminator (https base_url, no --tls-cert), --proxies must name it; and it
+/// must not trust the whole internet. Listening on every interface beside it is a warning.
+#[test]
+fn a_proxy_setting_that_does_not_match_the_traffic_is_refused() {
+    let stub = Stub::start(new_ec_key(), None);
+    let data = tempfile::tempdir().unwrap();
+    let dist = mainnet_dist();
+    let env = stub.env();
+    assert_fails(verificar_in(dist, data.path(), &["--listen", "127.0.0.1:8080"], &env), "proxies", "sin --proxies");
+    assert_fails(
+        verificar_in(dist, data.path(), &["--proxies", "0.0.0.0/0"], &env),
+        "proxies",
+        "cualquier dirección de internet",
+    );
+    let (code, output) =
+        verificar_in(dist, data.path(), &["--listen", "0.0.0.0:8080", "--proxies", "10.0.0.0/8"], &env);
+    assert_eq!(code, 0, "a warning is no failure: {output}");
+    assert!(output.lines().any(|l| l.starts_with("AVISO proxies: --listen 0.0.0.0:8080")), "{output}");
+    // A gate that serves TLS itself needs no proxy.
+    let cert = data.path().join("cert.pem");
+    std::fs::write(&cert, "no se lee").unwrap();
+    let (code, output) = verificar_in(dist, data.path(), &["--tls-cert", &cert.display().to_string()], &env);
+    assert_eq!(code, 0, "{output}");
+    assert!(output.contains("ok    proxies: el gate sirve TLS él mismo"), "{output}");
+}
+
+/// A journal in --data holding the local test sale (`./tienda servir`) or sales on another
+/// network than mainnet's gets a warning: `gate ventas` would count them with the real ones.
+#[test]
+fn a_journal_with_local_mode_sales_is_warned_about() {
+    use gate::sales::journal::{Accepted, Event, Handed, Protocol, Record, Settled, append_one};
+    let stub = Stub::start(new_ec_key(), None);
+    let data = tempfile::tempdir().unwrap();
+    let journal = data.path().join(gate::settings::PURCHASES_FILE);
+    let sale = |compra: &str, red: &str, transaccion: &str| {
+        let accepted = Accepted {
+            estudio: "banca-2026".into(),
+            vista: "completo".into(),
+            red: red.into(),
+            pagador: DEV_PAYEE.into(),
+            nonce: format!("0x{compra}"),
+            monto: "990000".into(),
+            activo: "0x036CbD53842c5426634e7929541eC2318f3dCF7e".into(),
+            pagar_a: DEV_PAYEE.into(),
+            valido_hasta: 2_000_000_000,
+            valido_desde: 0,
+            huella: "h".into(),
+            identificador: None,
+            protocolo: Protocol::X402,
+        };
+        let at =
+            |event| Record { fecha: "2026-11-01T00:00:00Z".into(), unix: 1_793_491_200, compra: compra.into(), event };
+        append_one(&journal, &at(Event::Aceptado(accepted))).unwrap();
+        let settled =
+            Settled { transaccion: transaccion.into(), red: red.into(), pagador: DEV_PAYEE.into(), recuperado: false };
+        append_one(&journal, &at(Event::Liquidado(settled))).unwrap();
+        append_one(&journal, &at(Event::Entregado(Handed { transaccion: transaccion.into(), bytes: 10 }))).unwrap();
+    };
+    let local_tx = format!("0x{}", "ab".repeat(32));
+    sale("uno", "eip155:8453", &local_tx);
+    let ledger = serde_json::json!({"saldos": {}, "nonces_usados": [], "pagos": {"eip155:8453|x|uno": {"a": "x", "valor": "990000", "transaccion": local_tx}}, "liquidaciones": 1});
+    std::fs::write(data.path().join("libro-local.json"), ledger.to_string()).unwrap();
+    let (code, output) = verificar_in(mainnet_dist(), data.path(), &SERVING, &stub.env());
+    assert_eq!(code, 0, "a warning is no failure: {output}");
+    assert!(
+        output.lines().any(|l| l.starts_with("AVISO diario de ventas:") && l.contains("1 del modo local")),
+        "{output}"
+    );
+
+    // A testnet sale (Base Sepolia) left beside: the other warning, in the same line.
+    sale("dos", "eip155:84532", &format!("0x{}", "cd".repeat(32)));
+    let (_, output) = verificar_in(mainnet_dist(), data.path(), &SERVING, &stub.env());
+    let line = output.lines().find(|l| l.starts_with("AVISO diario de ventas:")).unwrap_or_else(|| panic!("{output}"));
+    assert!(
+        line.contains("1 del modo local")
+            && line.contains("1 en redes que el modo mainnet no vende")
+            && line.contains("de 2 ventas"),
+        "{line}"
+    );
 }

@@ -511,6 +511,7 @@ async fn verify_against(dist: &std::path::Path, env: &gate::settings::Env) -> ga
         expected_mode: None,
         env,
         rpc_flags: Vec::new(),
+        serving: Default::default(),
     })
     .await
 }
@@ -522,6 +523,15 @@ fn line<'a>(report: &'a gate::preflight::Report, what: &str) -> &'a gate::prefli
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn verificar_reads_the_chain_and_catches_a_wrong_chain_and_a_wrong_domain() {
     let chain = LocalChain::start(ChainOptions::default()).expect("chain");
+    // The development accounts verificar refuses on mainnet are the ones cadena.mjs derives
+    // from the standard mnemonic, by index, keys included.
+    let accounts = &chain.info().accounts;
+    assert_eq!(accounts.len(), gate::preflight::salida::DEVELOPMENT_ACCOUNTS.len());
+    for account in accounts {
+        let (address, key) = gate::preflight::salida::DEVELOPMENT_ACCOUNTS[account.index as usize];
+        assert_eq!(account.address.to_checksum(None), address, "account #{}", account.index);
+        assert_eq!(account.private_key.trim_start_matches("0x"), key, "account #{}", account.index);
+    }
     let good = verify_against(built(), &env_with_rpc(chain.rpc_url())).await;
     assert!(line(&good, "cadena eip155:84532").ok, "{good}");
     assert!(line(&good, "cadena eip155:84532 al día").ok, "{good}");

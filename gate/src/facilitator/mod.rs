@@ -64,3 +64,16 @@ impl std::fmt::Display for FacilitatorError {
 }
 
 impl std::error::Error for FacilitatorError {}
+
+impl FacilitatorError {
+    /// The kind, as the metrics label it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FacilitatorError::NotReached(_) => "sin_conexion",
+            FacilitatorError::Timeout => "tiempo_agotado",
+            FacilitatorError::Broken(_) => "conexion_cortada",
+            FacilitatorError::Status { .. } => "estado_http",
+            FacilitatorError::BadBody(_) => "respuesta_ilegible",
+        }
+    }
+}

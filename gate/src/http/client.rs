@@ -9,6 +9,7 @@
 //! client, as nginx's `real_ip_recursive` does.
 
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use ipnet::IpNet;
 use pingora_http::RequestHeader;
@@ -47,6 +48,15 @@ impl TrustedProxies {
         self.networks.iter().any(|network| network.contains(&address))
     }
 
+    /// Notes a request from `peer` that `carries_forwarding` headers: counted (and warned about
+    /// once) when `peer` is not a trusted proxy, since those headers are then ignored.
+    pub fn note_forwarding(&self, peer: IpAddr, carries_forwarding: bool) {
+        let peer = canonical(peer);
+        if carries_forwarding && !self.trusts(peer) {
+            forwarding_from_untrusted(peer);
+        }
+    }
+
     /// The client's address for a request that arrived from `peer`.
     pub fn client(&self, peer: IpAddr, head: &RequestHeader) -> IpAddr {
         self.client_from(peer, |name| head.headers.get_all(name).iter().map(|value| value.as_bytes()).collect())
@@ -70,6 +80,27 @@ impl TrustedProxies {
             }
         }
         nearest
+    }
+}
+
+/// Requests that carried forwarding headers from a peer not in `--proxies`, in this process.
+static FORWARDING_IGNORED: AtomicU64 = AtomicU64::new(0);
+static FORWARDING_WARNED: AtomicBool = AtomicBool::new(false);
+
+/// How many requests so far brought `Forwarded` or `X-Forwarded-For` from a peer the gate does
+/// not trust (the `gate_reenvio_ignorado_total` metric).
+pub fn forwarding_ignored() -> u64 {
+    FORWARDING_IGNORED.load(Ordering::Relaxed)
+}
+
+/// Counts such a request, and says once what it likely means: a proxy in front of the gate
+/// that `--proxies` does not name, so every buyer is counted as the proxy.
+fn forwarding_from_untrusted(peer: IpAddr) {
+    FORWARDING_IGNORED.fetch_add(1, Ordering::Relaxed);
+    if !FORWARDING_WARNED.swap(true, Ordering::Relaxed) {
+        tracing::warn!(
+            "llegan Forwarded/X-Forwarded-For desde {peer}, que no está en --proxies: se ignoran y los límites cuentan a {peer} como un solo cliente; si es su proxy, nómbrelo con --proxies (solo se avisa una vez; la métrica gate_reenvio_ignorado_total los cuenta)"
+        );
     }
 }
 

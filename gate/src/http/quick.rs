@@ -194,7 +194,10 @@ impl<H: Handler> App<H> {
         let fd = socket::descriptor(stream);
         let sent = socket::send_answer(fd, &head, body, keep_alive, self.limits.write_stall).await;
         let client = || self.limits.proxies.client_from(peer, |name| request.values(name));
+        let forwarding = request.header("forwarded").is_some() || request.header("x-forwarded-for").is_some();
+        self.limits.proxies.note_forwarding(peer, forwarding);
         log_quick(&request, client, status, sent.as_ref().ok().copied().flatten().unwrap_or(0), started);
+        self.handler.observe(request.path(), status);
         pending.advance(head_len);
         match sent {
             Ok(Some(_)) if keep_alive => Turn::Answered,

@@ -169,6 +169,9 @@ pub trait Handler: Send + Sync + 'static {
     fn answer_at_once(&self, _request: &Quick<'_>) -> Option<Reply> {
         None
     }
+
+    /// Called once per answered request with its path and status (the gate's metrics).
+    fn observe(&self, _path: &str, _status: u16) {}
 }
 
 /// The Pingora application around a [`Handler`].
@@ -279,6 +282,12 @@ impl<H: Handler> App<H> {
         let unread_body = refused.is_some();
         let peer = session.client_addr().and_then(|a| a.as_inet()).map(|a| a.ip());
         let client = peer.map(|peer| limits.proxies.client(peer, session.req_header()));
+        if let Some(peer) = peer {
+            let headers = &session.req_header().headers;
+            limits
+                .proxies
+                .note_forwarding(peer, headers.contains_key("forwarded") || headers.contains_key("x-forwarded-for"));
+        }
         let reply = match refused {
             Some(reply) => reply,
             None => match read_body_in_time(&mut session, &*self.handler, limits.read_timeout).await {
@@ -301,6 +310,7 @@ impl<H: Handler> App<H> {
         let status = reply.status;
         let written = write_reply(&mut session, reply, head_only, limits).await;
         log_access(&session, client, status, *written.as_ref().unwrap_or(&0), started);
+        self.handler.observe(session.req_header().uri.path(), status);
         if unread_body || status == 413 {
             // The client may still be sending what was refused: close without a reset, so it
             // reads the answer.

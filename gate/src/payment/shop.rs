@@ -199,6 +199,17 @@ impl Shop {
     /// [`Shop::purchase`] of a payment that came by `protocol` (an MPP credential is decoded at
     /// the edge into the x402 payment it is, [`super::mpp`]); the protocol is journaled.
     pub async fn purchase_as(&self, offer: &Offer, payload: &PaymentPayload, protocol: Protocol) -> Outcome {
+        let outcome = self.buy(offer, payload, protocol).await;
+        self.metrics().purchase(outcome.as_ref().map(|_| ()).map_err(|r| (r.status, r.code == UNCERTAIN_CODE)));
+        outcome
+    }
+
+    /// The metrics, kept with the sales record (so a reload keeps them).
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
+        self.sales.metrics()
+    }
+
+    async fn buy(&self, offer: &Offer, payload: &PaymentPayload, protocol: Protocol) -> Outcome {
         let now = self.clock.now();
         let requirements = accepted_requirement(offer, payload)?;
         let id =
@@ -482,6 +493,7 @@ impl Shop {
     /// second answer that is not a plain success keeps the pending transaction, for the chain
     /// to prove ("nonce used" then is likely our own broadcast, but only the chain can say).
     async fn settle(&self, requirements: &PaymentRequirements, payload: &PaymentPayload) -> Settlement {
+        let started = std::time::Instant::now();
         let mut answer = self.facilitator.settle(payload, requirements).await;
         let pending_transaction = answer
             .as_ref()
@@ -492,10 +504,12 @@ impl Shop {
         if pending_transaction.is_some() {
             answer = self.facilitator.settle(payload, requirements).await;
         }
+        self.metrics().settled_in(started.elapsed());
         let outcome = match answer {
             Ok(answer) => settlement::from_answer(answer, &requirements.network),
             Err(error) => {
                 tracing::warn!("facilitador: {error}");
+                self.metrics().facilitator_error(error.kind());
                 settlement::from_error(&error)
             }
         };

@@ -294,6 +294,10 @@ pub struct Journal {
     file: Mutex<File>,
     /// fsyncs run so far (group commit makes it fewer than the lines).
     syncs: std::sync::atomic::AtomicU64,
+    /// Where each fsync's duration is observed (the gate's metrics).
+    fsync_seconds: Option<prometheus_client::metrics::histogram::Histogram>,
+    /// The last write's error, until a write succeeds (readiness).
+    last_error: Mutex<Option<String>>,
 }
 
 impl Journal {
@@ -327,12 +331,19 @@ impl Journal {
             segment_bytes: segment_bytes.max(1),
             file: Mutex::new(file),
             syncs: Default::default(),
+            fsync_seconds: None,
+            last_error: Mutex::new(None),
         };
         Ok((journal, contents))
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Observes each fsync's duration, in seconds, in `histogram`.
+    pub fn observe_fsync(&mut self, histogram: prometheus_client::metrics::histogram::Histogram) {
+        self.fsync_seconds = Some(histogram);
     }
 
     /// Appends one record as one line and waits until it is on disk.
@@ -365,7 +376,11 @@ impl Journal {
 
     /// Makes every line written so far durable; past the segment size, rotates the file after.
     fn sync_and_rotate(&self, file: &mut File) -> std::io::Result<()> {
+        let started = std::time::Instant::now();
         file.sync_data()?;
+        if let Some(histogram) = &self.fsync_seconds {
+            histogram.observe(started.elapsed().as_secs_f64());
+        }
         self.syncs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if file.metadata()?.len() >= self.segment_bytes {
             // The lines are on disk either way; a failed rotation only leaves a larger file.
@@ -448,6 +463,11 @@ impl Writer {
         self.journal.syncs.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// The last write's error, while no later write has succeeded.
+    pub fn last_error(&self) -> Option<String> {
+        self.journal.last_error.lock().clone()
+    }
+
     /// Queues a record and waits until it is on disk (or only written, per `wait`).
     pub async fn write(&self, record: Record, wait: Wait) -> std::io::Result<()> {
         let (ack, done) = tokio::sync::oneshot::channel();
@@ -476,6 +496,7 @@ impl Journal {
         if let Err(e) = &result {
             tracing::error!("diario de ventas: no se pudo escribir en {}: {e}", self.path.display());
         }
+        *self.last_error.lock() = result.as_ref().err().map(|e| e.to_string());
         answer(durable, &result);
     }
 }

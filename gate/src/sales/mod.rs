@@ -18,6 +18,7 @@
 //! gate recognises any sale. The purchase path calls the same [`Sales`] methods either way.
 
 pub mod book;
+pub mod export;
 pub mod journal;
 pub mod ledger;
 pub mod postgres;
@@ -48,6 +49,8 @@ pub struct Sales {
     faults: faults::Faults,
     /// A purchase ended uncertain since the last reconciliation looked.
     doubt: AtomicBool,
+    /// The gate's metrics: kept here because the record outlives every reload of `dist/`.
+    metrics: Arc<crate::metrics::Metrics>,
 }
 
 impl Sales {
@@ -60,6 +63,7 @@ impl Sales {
             shared: None,
             faults: faults::Faults::from_env(),
             doubt: AtomicBool::new(false),
+            metrics: Arc::default(),
         }
     }
 
@@ -82,6 +86,7 @@ impl Sales {
             shared: Some(shared),
             faults: faults::Faults::from_env(),
             doubt: AtomicBool::new(!ledger.pending.is_empty()),
+            metrics: Arc::default(),
         })
     }
 
@@ -93,7 +98,9 @@ impl Sales {
     /// Opens the journal at `path` and rebuilds the book from the sales it holds whose
     /// authorization is still valid.
     pub fn open(path: &Path, segment_bytes: u64) -> Result<Sales> {
-        let (journal, contents) = Journal::open(path, segment_bytes)?;
+        let (mut journal, contents) = Journal::open(path, segment_bytes)?;
+        let metrics = Arc::new(crate::metrics::Metrics::new());
+        journal.observe_fsync(metrics.fsync_histogram());
         let ledger = ledger::fold(&contents.records);
         let mut book = Book::default();
         let restored = restore(&mut book, &ledger, now());
@@ -113,6 +120,7 @@ impl Sales {
             shared: None,
             faults: faults::Faults::from_env(),
             doubt: AtomicBool::new(false),
+            metrics,
         })
     }
 
@@ -201,6 +209,32 @@ impl Sales {
         }
         let Some(journal) = &self.journal else { return Ok(()) };
         journal.write(record, wait).await
+    }
+
+    /// The gate's metrics.
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
+        &self.metrics
+    }
+
+    /// Whether purchases can be recorded now (readiness): the shared record answers a query;
+    /// the journal file is still where it was opened and its last write succeeded.
+    pub async fn ready(&self) -> Result<String, String> {
+        if let Some(shared) = &self.shared {
+            return match shared.ping().await {
+                Ok(()) => Ok(format!("la base {} responde", shared.target())),
+                Err(e) => Err(format!("la base {}: {e}", shared.target())),
+            };
+        }
+        let (Some(writer), Some(path)) = (&self.journal, &self.journal_path) else {
+            return Ok("en memoria".to_owned());
+        };
+        if !path.is_file() {
+            return Err(format!("el diario {} ya no está: el gate escribiría en un archivo borrado", path.display()));
+        }
+        match writer.last_error() {
+            Some(e) => Err(format!("la última escritura en {} falló: {e}", path.display())),
+            None => Ok(format!("diario {}", path.display())),
+        }
     }
 
     pub fn journal_path(&self) -> Option<&Path> {

@@ -341,6 +341,16 @@ impl Shared {
             .map_err(|e| std::io::Error::other(format!("base de ventas: {e}")))
     }
 
+    /// Whether the database answers a trivial query now (readiness, `/listo`).
+    pub async fn ping(&self) -> Result<(), DbError> {
+        let pool = self.pool.clone();
+        self.run(async move {
+            pool.get().await?.simple_query("SELECT 1").await?;
+            Ok(())
+        })
+        .await
+    }
+
     /// Every record, in the order committed (for `gate ventas`), with any unreadable one
     /// named in the warnings.
     pub fn read(&self) -> Result<Contents> {

@@ -34,6 +34,9 @@ pub struct Report {
     pub reaccesos: Vec<Reaccessed>,
     /// Torn or unreadable lines skipped.
     pub avisos: Vec<String>,
+    /// The days the sales and re-accesses were restricted to (`--desde`, `--hasta`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub periodo: Option<super::export::Period>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -89,24 +92,32 @@ pub fn report_shared(shared: &Shared) -> Result<Report> {
 /// The report of a journal's records, from wherever they were read (`diario` names it).
 pub fn report_of(diario: String, contents: journal::Contents) -> Report {
     let ledger = ledger::fold(&contents.records);
-    let mut totales =
-        Totals { general: Total { monto: "0".into(), usdc: usdc(0), ..Total::default() }, ..Totals::default() };
-    for sale in ledger.sales.iter().filter(|s| s.impugnada.is_none()) {
-        totales.general.add(&sale.monto);
-        totales.por_estudio.entry(sale.estudio.clone()).or_default().add(&sale.monto);
-        totales.por_red.entry(sale.red.clone()).or_default().add(&sale.monto);
-        let day = sale.fecha.get(..10).unwrap_or(&sale.fecha).to_owned();
-        totales.por_dia.entry(day).or_default().add(&sale.monto);
-    }
     Report {
         diario,
+        totales: Totals::of(&ledger.sales),
         ventas: ledger.sales,
-        totales,
         pendientes: ledger.pending,
         conciliadas_sin_pago: ledger.unsold,
         fallidas: ledger.failures,
         reaccesos: ledger.reaccesses,
         avisos: contents.warnings,
+        periodo: None,
+    }
+}
+
+impl Totals {
+    /// The totals of `sales`, leaving out the disputed ones.
+    pub fn of(sales: &[Sale]) -> Totals {
+        let mut totales =
+            Totals { general: Total { monto: "0".into(), usdc: usdc(0), ..Total::default() }, ..Totals::default() };
+        for sale in sales.iter().filter(|s| s.impugnada.is_none()) {
+            totales.general.add(&sale.monto);
+            totales.por_estudio.entry(sale.estudio.clone()).or_default().add(&sale.monto);
+            totales.por_red.entry(sale.red.clone()).or_default().add(&sale.monto);
+            let day = sale.fecha.get(..10).unwrap_or(&sale.fecha).to_owned();
+            totales.por_dia.entry(day).or_default().add(&sale.monto);
+        }
+        totales
     }
 }
 
@@ -114,6 +125,14 @@ pub fn report_of(diario: String, contents: journal::Contents) -> Report {
 pub fn table(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Diario: {}", report.diario);
+    if let Some(period) = &report.periodo {
+        let _ = writeln!(
+            out,
+            "Período: {} a {} (las compras por conciliar se listan todas)",
+            period.desde.as_deref().unwrap_or("el principio"),
+            period.hasta.as_deref().unwrap_or("hoy")
+        );
+    }
     for warning in &report.avisos {
         let _ = writeln!(out, "aviso: {warning}");
     }

@@ -164,8 +164,8 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
             "summary": "Busca estudios por tema, industria, país o marca (sin distinguir tildes ni mayúsculas).",
             "parameters": [{
                 "name": "q", "in": "query", "required": true,
-                "description": "Consulta (1 a 200 caracteres).",
-                "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+                "description": "Consulta (1 a 512 bytes en UTF-8).",
+                "schema": {"type": "string", "minLength": 1, "maxLength": contract::search::MAX_QUERY_BYTES},
             }],
             "responses": {
                 "200": json_response("Resultados ordenados por relevancia", "Busqueda"),
@@ -205,13 +205,20 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
                     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PagoRequerido"}}},
                 },
                 "404": error_response("Estudio desconocido"),
+                "405": error_response("Método no admitido (solo GET, HEAD y OPTIONS)"),
                 "409": error_response("Pago ya usado para otra compra, en curso, o payment-identifier de otro pago (no se cobró nada)"),
                 "429": {
                     "description": "Demasiados intentos de pago rechazados desde esa dirección, de esa billetera o en el servicio; no se cobró nada.",
                     "headers": {"Retry-After": {"description": "segundos hasta poder reintentar", "schema": {"type": "integer"}}},
                     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
                 },
-                "503": error_response("Facilitador no disponible (no se cobró nada), o liquidacion_incierta: no se entregó nada y el pago pudo haberse movido; repita el mismo pedido con la misma PAYMENT-SIGNATURE antes de que venza, sin firmar un pago nuevo"),
+                "500": error_response("No se pudo armar el estudio (error_interno); no se cobró nada"),
+                "502": error_response("El facilitador rechazó el pedido sin una respuesta x402 o, al verificar, respondió con un error (facilitador_con_error); no se cobró nada"),
+                "503": {
+                    "description": "Facilitador no disponible (facilitador_no_disponible, no se cobró nada), diario de ventas no disponible (diario_no_disponible), demasiadas conexiones, o liquidacion_incierta: no se entregó nada y el pago pudo haberse movido; repita el mismo pedido con la misma PAYMENT-SIGNATURE antes de que venza, sin firmar un pago nuevo.",
+                    "headers": {"Retry-After": {"description": "segundos hasta reintentar, cuando se sabe", "schema": {"type": "integer"}}},
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+                },
             },
         }},
         "/descarga/{archivo}": {"get": {
@@ -223,11 +230,36 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
                 {"name": "firma", "in": "query", "required": true, "schema": {"type": "string"}, "description": "HMAC-SHA256 del nombre y el vencimiento."},
             ],
             "responses": {
-                "200": {"description": "El archivo", "content": {
-                    "application/json": {"schema": {"type": "object"}},
-                    "application/zip": {"schema": {"type": "string", "format": "binary"}},
-                }},
+                "200": {"description": "El archivo entero", "headers": download_headers(false), "content": download_content()},
+                "206": {"description": "La parte pedida con Range (un solo rango de bytes), para reanudar una descarga", "headers": download_headers(true), "content": download_content()},
                 "403": error_response("Firma inválida, enlace vencido o archivo desconocido"),
+                "405": error_response("Método no admitido (solo GET, HEAD y OPTIONS)"),
+                "416": {
+                    "description": "El rango pedido empieza después del final del archivo.",
+                    "headers": {
+                        "Content-Range": {"description": "bytes */TAMAÑO", "schema": {"type": "string"}},
+                        "Accept-Ranges": {"schema": {"type": "string", "const": "bytes"}},
+                    },
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+                },
+            },
+        }},
+        "/.well-known/did.json": {"get": {
+            "operationId": "documentoDid",
+            "summary": "Documento did:web con la clave pública que firma las ofertas y los recibos (extensión offer-receipt).",
+            "responses": {"200": {"description": "Documento DID", "content": {"application/did+json": {"schema": {"$ref": "#/components/schemas/DocumentoDid"}}}}},
+        }},
+        "/salud": {"get": {
+            "operationId": "salud",
+            "summary": "Vida (liveness): el gate responde.",
+            "responses": {"200": json_response("Vivo", "Salud")},
+        }},
+        "/listo": {"get": {
+            "operationId": "listo",
+            "summary": "Disponibilidad (readiness): dist/ y sus archivos están, y el registro de ventas responde.",
+            "responses": {
+                "200": json_response("Listo para vender", "Listo"),
+                "503": json_response("No listo: comprobaciones dice qué falla", "Listo"),
             },
         }},
         "/llms.txt": {"get": {
@@ -246,6 +278,26 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
     })
 }
 
+/// The headers of a download (a part, with `partial`).
+fn download_headers(partial: bool) -> Value {
+    let mut headers = json!({
+        "ETag": {"description": "sha256 del archivo entre comillas (validador fuerte; sirve en If-Range)", "schema": {"type": "string"}},
+        "Accept-Ranges": {"schema": {"type": "string", "const": "bytes"}},
+        "Content-Disposition": {"description": "attachment; filename=\"ARCHIVO\"", "schema": {"type": "string"}},
+    });
+    if partial {
+        headers["Content-Range"] = json!({"description": "bytes INICIO-FIN/TAMAÑO", "schema": {"type": "string"}});
+    }
+    headers
+}
+
+fn download_content() -> Value {
+    json!({
+        "application/json": {"schema": {"type": "string", "format": "binary", "description": "El paquete JSON (slug.json), o una parte de él."}},
+        "application/zip": {"schema": {"type": "string", "format": "binary"}},
+    })
+}
+
 /// A POST of one JSON-RPC message to an MCP endpoint (GET and DELETE answer 405).
 fn mcp_operation(operation_id: &str, summary: &str) -> Value {
     json!({
@@ -261,6 +313,9 @@ fn mcp_operation(operation_id: &str, summary: &str) -> Value {
             "202": {"description": "Notificación o respuesta aceptada, sin cuerpo"},
             "400": {"description": "JSON inválido, lote, mensaje mal formado o MCP-Protocol-Version no admitida"},
             "403": {"description": "Origin u Host no permitidos"},
+            "406": {"description": "Accept no admite application/json ni text/event-stream"},
+            "413": {"description": "Cuerpo demasiado grande"},
+            "415": {"description": "Content-Type no es application/json"},
         },
     })
 }
@@ -336,14 +391,62 @@ fn components() -> Value {
         },
         "Compra": {
             "type": "object",
-            "required": ["acceso"],
+            "required": ["estudio", "nombre", "vista", "acceso", "pago", "liquidacion"],
             "properties": {
-                "acceso": {"type": "object", "required": ["descargas", "vence"], "properties": {
-                    "descargas": {"type": "object", "properties": {"json": {"type": "string", "format": "uri"}, "zip": {"type": "string", "format": "uri"}}},
+                "estudio": {"type": "string"},
+                "nombre": {"type": "string"},
+                "vista": {"type": "string", "enum": View::NAMES},
+                "acceso": {"type": "object", "required": ["descargas", "vence", "vence_unix"], "properties": {
+                    "descargas": {"type": "object", "required": ["json", "zip"], "properties": {
+                        "json": {"$ref": "#/components/schemas/Descarga"},
+                        "zip": {"$ref": "#/components/schemas/Descarga"},
+                    }},
                     "vence": {"type": "string", "format": "date-time"},
+                    "vence_unix": {"type": "integer", "description": "El mismo vencimiento, segundos Unix."},
+                    "nota": {"type": "string"},
+                }},
+                "pago": {"type": "object", "required": ["red", "pagador", "monto", "activo"], "properties": {
+                    "red": {"type": "string", "description": "CAIP-2"}, "pagador": {"type": "string"},
+                    "monto": {"type": "string", "description": "Unidades atómicas del activo."}, "activo": {"type": "string"},
+                }},
+                "liquidacion": {"type": "object", "required": ["transaccion", "red"], "properties": {
+                    "transaccion": {"type": "string"}, "red": {"type": "string"},
+                    "recibo": {"type": "object", "description": "Recibo firmado (extensión offer-receipt)."},
                 }},
                 "paquete": {"type": "object", "description": "Vista completo."},
                 "resumen": {"type": "object", "description": "Vista resumen."},
+            },
+        },
+        "Descarga": {
+            "type": "object",
+            "required": ["url", "archivo", "tipo", "bytes", "sha256"],
+            "properties": {
+                "url": {"type": "string", "format": "uri", "description": "Enlace firmado a /descarga/{archivo}."},
+                "archivo": {"type": "string"},
+                "tipo": {"type": "string", "description": "Content-Type del archivo."},
+                "bytes": {"type": "integer", "minimum": 0},
+                "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            },
+        },
+        "DocumentoDid": {
+            "type": "object",
+            "required": ["id", "verificationMethod"],
+            "properties": {
+                "@context": {}, "id": {"type": "string"},
+                "verificationMethod": {"type": "array", "items": {"type": "object"}},
+                "assertionMethod": {"type": "array"},
+            },
+        },
+        "Salud": {"type": "object", "required": ["estado"], "properties": {"estado": {"type": "string", "const": "vivo"}}},
+        "Listo": {
+            "type": "object",
+            "required": ["listo", "comprobaciones"],
+            "properties": {
+                "listo": {"type": "boolean"},
+                "comprobaciones": {"type": "object", "additionalProperties": {
+                    "type": "object", "required": ["ok", "detalle"],
+                    "properties": {"ok": {"type": "boolean"}, "detalle": {"type": "string"}},
+                }},
             },
         },
     }})

@@ -1,0 +1,167 @@
+//! `gate ventas --desde/--hasta` and `--formato csv`: the report of a period, and its sales as
+//! CSV for a spreadsheet or an accountant. The exit status tells monitoring whether uncertain
+//! purchases wait to be reconciled ([`PENDING_EXIT_CODE`]).
+
+use anyhow::{Result, bail};
+
+use super::report::{Report, Totals, usdc};
+
+/// `gate ventas` exits with this when the record holds purchases to reconcile (1 is an error,
+/// 2 a wrong command line).
+pub const PENDING_EXIT_CODE: i32 = 3;
+
+/// The days a report covers, both inclusive, as `YYYY-MM-DD` (UTC, as the journal's `fecha`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Period {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub desde: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hasta: Option<String>,
+}
+
+impl Period {
+    /// `--desde` and `--hasta`, each a valid date, the first not after the second.
+    pub fn parse(desde: Option<&str>, hasta: Option<&str>) -> Result<Period> {
+        for (flag, day) in [("--desde", desde), ("--hasta", hasta)] {
+            if let Some(day) = day
+                && !is_date(day)
+            {
+                bail!("{flag} {day:?}: se espera una fecha AAAA-MM-DD");
+            }
+        }
+        if let (Some(from), Some(to)) = (desde, hasta)
+            && from > to
+        {
+            bail!("--desde {from} es posterior a --hasta {to}");
+        }
+        Ok(Period { desde: desde.map(str::to_owned), hasta: hasta.map(str::to_owned) })
+    }
+
+    pub fn is_all(&self) -> bool {
+        self.desde.is_none() && self.hasta.is_none()
+    }
+
+    /// Whether an ISO 8601 time (`2026-11-01T…`) falls on a day of the period.
+    pub fn contains(&self, fecha: &str) -> bool {
+        let day = fecha.get(..10).unwrap_or(fecha);
+        self.desde.as_deref().is_none_or(|from| day >= from) && self.hasta.as_deref().is_none_or(|to| day <= to)
+    }
+}
+
+fn is_date(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_digit);
+    if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' || !digits(0..4) || !digits(5..7) || !digits(8..10) {
+        return false;
+    }
+    let month: u32 = text[5..7].parse().unwrap_or(0);
+    let day: u32 = text[8..10].parse().unwrap_or(0);
+    (1..=12).contains(&month) && (1..=31).contains(&day)
+}
+
+/// The report restricted to the sales and re-accesses of `period`, its totals recounted. The
+/// purchases to reconcile stay, whatever their day: they wait for the publisher either way.
+pub fn within(mut report: Report, period: &Period) -> Report {
+    if period.is_all() {
+        return report;
+    }
+    report.ventas.retain(|s| period.contains(&s.fecha));
+    report.reaccesos.retain(|r| period.contains(&r.fecha));
+    report.totales = Totals::of(&report.ventas);
+    report.periodo = Some(period.clone());
+    report
+}
+
+/// The CSV header: one row per sale, amounts in the asset's atomic units and in USDC.
+const CSV_HEADER: [&str; 15] = [
+    "fecha",
+    "compra",
+    "estudio",
+    "vista",
+    "red",
+    "pagador",
+    "monto",
+    "usdc",
+    "activo",
+    "protocolo",
+    "transaccion",
+    "origen",
+    "entregado",
+    "reaccesos",
+    "impugnada",
+];
+
+/// The report's sales as CSV (RFC 4180: comma-separated, CRLF line ends, fields quoted when
+/// they hold a comma, a quote or a line break), in the journal's order.
+pub fn csv(report: &Report) -> String {
+    let mut out = String::new();
+    push_row(&mut out, CSV_HEADER.iter().map(|h| h.to_string()));
+    for sale in &report.ventas {
+        let origin = serde_json::to_value(sale.origen).ok().and_then(|v| v.as_str().map(str::to_owned));
+        push_row(
+            &mut out,
+            [
+                sale.fecha.clone(),
+                sale.compra.clone(),
+                sale.estudio.clone(),
+                sale.vista.clone(),
+                sale.red.clone(),
+                sale.pagador.clone(),
+                sale.monto.clone(),
+                usdc(sale.monto.parse::<u128>().unwrap_or(0)),
+                sale.activo.clone(),
+                sale.protocolo.as_str().to_owned(),
+                sale.transaccion.clone(),
+                origin.unwrap_or_default(),
+                if sale.entregado { "si" } else { "no" }.to_owned(),
+                sale.reaccesos.to_string(),
+                sale.impugnada.clone().unwrap_or_default(),
+            ]
+            .into_iter(),
+        );
+    }
+    out
+}
+
+fn push_row(out: &mut String, fields: impl Iterator<Item = String>) {
+    for (i, field) in fields.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if field.contains([',', '"', '\n', '\r']) {
+            out.push('"');
+            out.push_str(&field.replace('"', "\"\""));
+            out.push('"');
+        } else {
+            out.push_str(&field);
+        }
+    }
+    out.push_str("\r\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn periods_are_whole_days_both_inclusive() {
+        let period = Period::parse(Some("2026-11-01"), Some("2026-11-30")).expect("valid");
+        assert!(period.contains("2026-11-01T00:00:00Z"));
+        assert!(period.contains("2026-11-30T23:59:59Z"));
+        assert!(!period.contains("2026-10-31T23:59:59Z"));
+        assert!(!period.contains("2026-12-01T00:00:00Z"));
+        assert!(Period::parse(None, None).expect("all").contains("1999-01-01T00:00:00Z"));
+        assert!(Period::parse(Some("2026-11-31x"), None).is_err());
+        assert!(Period::parse(Some("2026-13-01"), None).is_err());
+        assert!(Period::parse(None, Some("01/11/2026")).is_err());
+        let reversed = Period::parse(Some("2026-12-01"), Some("2026-11-01")).unwrap_err().to_string();
+        assert!(reversed.contains("posterior"), "{reversed}");
+    }
+
+    #[test]
+    fn csv_fields_are_quoted_only_when_they_must_be() {
+        let mut out = String::new();
+        push_row(&mut out, ["a".to_owned(), "b,c".to_owned(), "d\"e".to_owned(), "f\ng".to_owned()].into_iter());
+        assert_eq!(out, "a,\"b,c\",\"d\"\"e\",\"f\ng\"\r\n");
+    }
+}

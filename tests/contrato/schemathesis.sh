@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Schemathesis against a running gate: every operation of dist/public/openapi.json, generated
+# inputs (valid and invalid), every answer checked against the schema. Zero failures or exit 1.
+#
+#   tests/contrato/schemathesis.sh ST GATE GENERATOR
+#
+# ST is Schemathesis' `st` (tests/contrato/requirements.txt), GATE and GENERATOR the debug
+# binaries. It builds content/ into a temporary dist/, starts the gate in local mode on a free
+# loopback port with a temporary --data, runs Schemathesis, and stops the gate.
+#
+# Checks left out, each for a reason that is the contract's, not a failure of it:
+# - positive_data_acceptance: "valid" inputs the schema cannot tell from invalid ones are
+#   rightly refused. A download link with a well-typed `vence` and `firma` is still forged
+#   (403), a well-typed PAYMENT-SIGNATURE is still not a signed payment (400/402), a JSON-RPC
+#   message that fits the envelope may name an unknown method.
+# - ignored_auth: no operation declares credentials (payment is not authentication: the paid
+#   operation declares x-payment-info, and its 402 is checked like any other answer).
+# - use_after_free, ensure_resource_availability, object_level_authorization: nothing is
+#   created or deleted through the API (every operation is a GET but MCP's POST).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+st="$1"; gate="$2"; generator="$3"
+work="$(mktemp -d)"
+cleanup() { [ -n "${pid:-}" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+"$generator" build --content content --out "$work/dist" --quiet
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+"$gate" --dist "$work/dist" --data "$work/var" --listen "127.0.0.1:$port" --threads 2 >"$work/gate.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+  curl -fsS "http://127.0.0.1:$port/salud" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+curl -fsS "http://127.0.0.1:$port/listo" >/dev/null || { cat "$work/gate.log" >&2; exit 1; }
+# From the temporary folder: Schemathesis leaves its own files (.schemathesis/) where it runs.
+(cd "$work" && "$st" run "$work/dist/public/openapi.json" \
+  --url "http://127.0.0.1:$port" \
+  --checks all \
+  --exclude-checks positive_data_acceptance,ignored_auth,use_after_free,ensure_resource_availability,object_level_authorization \
+  --phases examples,coverage,fuzzing \
+  --max-examples "${SCHEMATHESIS_EJEMPLOS:-40}" \
+  --seed 35 \
+  --generation-deterministic \
+  --workers 2 \
+  --request-timeout 10 \
+  --no-color \
+  --report junit --report-dir "$work/informe") \
+  || { echo "--- gate.log (últimas líneas)"; tail -n 30 "$work/gate.log"; exit 1; }

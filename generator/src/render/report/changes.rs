@@ -152,11 +152,14 @@ fn metric_name(metric: Metric, lang: Lang) -> &'static str {
     }
 }
 
+/// A brand, its difference and the difference's 95% interval.
+type BrandDifference<'a> = (&'a str, Option<f64>, Option<(f64, f64)>);
+
 fn panel(table: &Table, metric: Metric, lang: Lang) -> ChangePanel {
     let unit = metric_unit(metric);
     let column = |suffix: &str| format!("{}{suffix}", metric.id());
     let number = |row: &str, suffix: &str| table.cell(row, &column(suffix)).and_then(Cell::as_f64);
-    let rows: Vec<(&str, Option<f64>, Option<(f64, f64)>)> = table
+    let rows: Vec<BrandDifference<'_>> = table
         .row_keys()
         .map(|brand| {
             let interval = match table.cell(brand, &column("_diferencia_ic95")) {

@@ -32,33 +32,42 @@ pub fn write_reports(content: &Path, slugs: &[String], template: Option<&Path>) 
     };
     let checked = crate::check(content).map_err(|problems| anyhow!("{problems}"))?;
     let site = Site::new(&checked.content);
-    let studies: Vec<(&Study, &[Table])> =
-        checked.content.studies.iter().zip(checked.tables.iter().map(Vec::as_slice)).collect();
+    let studies: Vec<StudyTables<'_>> = checked
+        .content
+        .studies
+        .iter()
+        .zip(checked.tables.iter().map(Vec::as_slice))
+        .zip(checked.changes.iter().map(Vec::as_slice))
+        .map(|((study, tables), changes)| (study, tables, changes))
+        .collect();
     let mut written = Vec::new();
-    for (study, tables) in chosen_studies(content, &studies, slugs)? {
-        let reports = render_reports_with(&template, &site, study, tables)?;
+    for (study, tables, changes) in chosen_studies(content, &studies, slugs)? {
+        let reports = render_reports_with(&template, &site, study, tables, changes)?;
         write_study_reports(content, study, &reports)?;
         written.push(WrittenReports { slug: study.slug.clone(), reports });
     }
     Ok(written)
 }
 
+/// A study with its analysis tables and its change tables.
+type StudyTables<'a> = (&'a Study, &'a [Table], &'a [Table]);
+
 /// The studies named in `slugs` (each must exist), or, when none is named, those that already
 /// have reports.
 fn chosen_studies<'a>(
     content: &Path,
-    studies: &'a [(&'a Study, &'a [Table])],
+    studies: &'a [StudyTables<'a>],
     slugs: &[String],
-) -> Result<Vec<&'a (&'a Study, &'a [Table])>> {
+) -> Result<Vec<&'a StudyTables<'a>>> {
     for slug in slugs {
-        if !studies.iter().any(|(s, _)| s.slug == *slug) {
+        if !studies.iter().any(|(s, _, _)| s.slug == *slug) {
             bail!("no hay un estudio `{slug}` en {}", content.display());
         }
     }
     let chosen: Vec<_> = if slugs.is_empty() {
-        studies.iter().filter(|(s, _)| !s.reports.is_empty()).collect()
+        studies.iter().filter(|(s, _, _)| !s.reports.is_empty()).collect()
     } else {
-        studies.iter().filter(|(s, _)| slugs.contains(&s.slug)).collect()
+        studies.iter().filter(|(s, _, _)| slugs.contains(&s.slug)).collect()
     };
     if chosen.is_empty() {
         bail!("ningún estudio tiene informes todavía: elegí cuáles con --estudio SLUG");

@@ -64,6 +64,9 @@ enum Shown {
     Two,
     Signed,
     Whole,
+    /// A difference between runs: a rate's in points, a score's, always with its sign.
+    SignedPercent,
+    SignedTwo,
 }
 
 fn shown(value: f64, how: Shown, lang: &str) -> String {
@@ -73,6 +76,8 @@ fn shown(value: f64, how: Shown, lang: &str) -> String {
         Shown::Signed if value > 0.0 => format!("+{value:.2}"),
         Shown::Signed => format!("{value:.2}"),
         Shown::Whole => format!("{value:.0}"),
+        Shown::SignedPercent => with_sign(format!("{:.1}", value * 100.0)),
+        Shown::SignedTwo => with_sign(format!("{value:.2}")),
     };
     let text = if text.trim_start_matches(['-', '0', '.']).is_empty() {
         text.replace('-', "")
@@ -80,6 +85,31 @@ fn shown(value: f64, how: Shown, lang: &str) -> String {
         text.replace('-', "\u{2212}")
     };
     if lang == "es" { text.replace('.', ",") } else { text }
+}
+
+/// A `+` before a positive number (not before zero or a negative one).
+fn with_sign(text: String) -> String {
+    if text.starts_with('-') || text.trim_start_matches(['0', '.']).is_empty() { text } else { format!("+{text}") }
+}
+
+/// How a difference of `metric` is printed.
+fn difference_shown(metric: Metric) -> Shown {
+    match metric_shown(metric) {
+        Shown::Percent => Shown::SignedPercent,
+        Shown::Two => Shown::SignedTwo,
+        other => other,
+    }
+}
+
+/// How column `column` of a change table is printed: `<metric>_anterior` and `_actual` as the
+/// metric, `<metric>_diferencia` signed.
+fn change_column_shown(column: &str) -> Option<Shown> {
+    let metric = Metric::ALL.iter().copied().find(|m| column.starts_with(&format!("{}_", m.id())))?;
+    match &column[metric.id().len()..] {
+        "_anterior" | "_actual" => Some(metric_shown(metric)),
+        "_diferencia" => Some(difference_shown(metric)),
+        _ => None,
+    }
 }
 
 fn metric_shown(metric: Metric) -> Shown {
@@ -114,8 +144,10 @@ fn lines_with<'a>(text: &'a str, parts: &[&str]) -> Vec<&'a str> {
     text.lines().filter(|line| parts.iter().all(|p| line.contains(p))).collect()
 }
 
+/// An analysis table of the package, or one of its change tables (`cambios.tablas`).
 fn table<'a>(package: &'a Value, id: &str) -> &'a Value {
-    package["analisis"].as_array().expect("analisis").iter().find(|t| t["id"] == id).expect("table")
+    let changes = package["cambios"]["tablas"].as_array().into_iter().flatten();
+    package["analisis"].as_array().expect("analisis").iter().chain(changes).find(|t| t["id"] == id).expect("table")
 }
 
 fn cell(table: &Value, row: &str, column: &str) -> Value {
@@ -138,6 +170,9 @@ fn four_or_more_studies_ship_both_reports_and_the_rest_none() {
     let with = studies_with_reports();
     assert!(with.len() >= 4, "at least four studies have reports, got {with:?}");
     assert!(with.len() < SLUGS.len(), "some studies ship without reports, as in the service this replaces");
+    // Both kinds of study have reports: compared with a previous run and first runs.
+    let compared = with.iter().filter(|slug| content_dir().join(format!("estudios/{slug}/anterior")).is_dir()).count();
+    assert!(compared >= 1 && compared < with.len(), "{compared} of {with:?} compared with a previous run");
     for slug in SLUGS {
         let dir = content_dir().join(format!("estudios/{slug}/informes"));
         if !dir.is_dir() {
@@ -204,7 +239,7 @@ fn reports_print_the_packages_numbers() {
         let package = read_json(&dist.join(format!("private/descargas/{slug}.json")));
         let study = content_study(slug);
         let specs: Vec<&TableSpec> = study.design.analisis.iter().collect();
-        let spec_of = |id: &str| *specs.iter().find(|s| s.id == id).expect("spec");
+        let spec_of = |id: &str| specs.iter().find(|s| s.id == id).copied();
         let brand_spec = specs
             .iter()
             .find(|s| s.tipo == TableKind::Marcas && s.filtro.is_empty() && s.metricas.contains(&Metric::Protagonismo))
@@ -251,7 +286,10 @@ fn reports_print_the_packages_numbers() {
                     let columna = b["columna"].as_str().expect("columna");
                     let computed = b["valor_calculado"].as_f64().expect("computed");
                     assert_eq!(cell(table(&package, tabla), fila, columna).as_f64(), Some(computed));
-                    let how = column_shown(spec_of(tabla), columna);
+                    let how = match spec_of(tabla) {
+                        Some(spec) => column_shown(spec, columna),
+                        None => change_column_shown(columna),
+                    };
                     let value = match how {
                         Some(how) => shown(computed, how, lang),
                         None => format!("{computed:.0}"),
@@ -299,6 +337,100 @@ fn reports_print_the_packages_numbers() {
             assert!(checked >= 10, "{slug}: {checked} backing values checked");
         }
     }
+}
+
+/// A verdict as a report prints it.
+fn verdict_shown(verdict: &Value, lang: &str) -> &'static str {
+    match (verdict.as_str(), lang) {
+        (Some("creció"), "es") => "creció",
+        (Some("creció"), _) => "grew",
+        (Some("cayó"), "es") => "cayó",
+        (Some("cayó"), _) => "fell",
+        (Some("sin cambio más allá del ruido"), "es") => "sin cambio más allá del ruido",
+        (Some("sin cambio más allá del ruido"), _) => "no change beyond the noise",
+        (_, "es") => "sin intervalo",
+        _ => "no interval",
+    }
+}
+
+#[test]
+fn reports_draw_each_brands_change_since_the_previous_run() {
+    let dist = built();
+    let (mut with_previous, mut without) = (0, 0);
+    for slug in studies_with_reports() {
+        let package = read_json(&dist.join(format!("private/descargas/{slug}.json")));
+        for lang in LANGS {
+            let text = pdf_text(&report_path(slug, lang));
+            let title = if lang == "es" { "Cambio desde la corrida anterior" } else { "Change since the previous run" };
+            let Some(tables) = package["cambios"]["tablas"].as_array() else {
+                assert!(!text.contains(title), "{slug} {lang}: a first run has no change section");
+                without += 1;
+                continue;
+            };
+            with_previous += 1;
+            let sheet = &package["cambios"]["corrida_anterior"];
+            let shared = sheet["preguntas_compartidas"].as_u64().expect("shared");
+            let squashed = squash(&text);
+            assert!(squashed.contains(title), "{slug} {lang}: the change section");
+            let says = if lang == "es" {
+                format!("usa las {shared} preguntas que comparten las dos corridas")
+            } else {
+                format!("uses the {shared} questions both runs share")
+            };
+            assert!(squashed.contains(&says), "{slug} {lang}: says how many questions are shared ({shared})");
+            let (mut rows, mut verdicts) = (0, std::collections::BTreeSet::new());
+            for t in tables {
+                let id = t["id"].as_str().expect("id");
+                // Every metric of the whole-study table; the mention rate of the others.
+                let metrics: Vec<Metric> = if id == "cambio_total" {
+                    generator::metrics::change::METRICS.to_vec()
+                } else {
+                    vec![Metric::Mencion]
+                };
+                for metric in metrics {
+                    let m = metric.id();
+                    for row in t["filas"].as_array().expect("filas") {
+                        let brand = row[0].as_str().expect("brand");
+                        let number = |suffix: &str, how: Shown| match cell(t, brand, &format!("{m}{suffix}")).as_f64() {
+                            Some(v) => shown(v, how, lang),
+                            None => "–".to_owned(),
+                        };
+                        let before = number("_anterior", metric_shown(metric));
+                        let now = number("_actual", metric_shown(metric));
+                        let difference = number("_diferencia", difference_shown(metric));
+                        let interval = match cell(t, brand, &format!("{m}_diferencia_ic95")).as_array() {
+                            Some(b) => {
+                                let bound =
+                                    |i: usize| shown(b[i].as_f64().expect("bound"), difference_shown(metric), lang);
+                                format!("[{} – {}]", bound(0), bound(1))
+                            }
+                            None => "–".to_owned(),
+                        };
+                        let verdict = cell(t, brand, &format!("{m}_veredicto"));
+                        verdicts.insert(verdict.as_str().unwrap_or("").to_owned());
+                        let verdict = verdict_shown(&verdict, lang);
+                        let parts =
+                            [brand, before.as_str(), now.as_str(), difference.as_str(), interval.as_str(), verdict];
+                        assert!(
+                            !lines_with(&text, &parts).is_empty(),
+                            "{slug} {lang}: {id} {m} row printed as {parts:?}"
+                        );
+                        rows += 1;
+                    }
+                }
+            }
+            assert!(rows >= 7 * 5, "{slug} {lang}: {rows} change rows checked");
+            // The sample's previous runs have changes beyond the noise and changes within it.
+            assert!(
+                verdicts.contains("creció") && verdicts.contains("sin cambio más allá del ruido"),
+                "{slug}: verdicts {verdicts:?}"
+            );
+        }
+    }
+    assert!(
+        with_previous >= 2 && without >= 2,
+        "reports with ({with_previous}) and without ({without}) a previous run"
+    );
 }
 
 #[test]

@@ -44,6 +44,9 @@ pub struct SynthOptions {
     /// 1 = the committed sample; 10 and 100 = benchmark corpora with ~10× / ~100× answers.
     pub scale: u32,
     pub seed: u64,
+    /// Leaves the previous runs out (no `anterior/`, no `[corrida_anterior]`, no change
+    /// findings): the same corpus as a first run, for the build benchmark's reference.
+    pub without_previous: bool,
 }
 
 /// The seed of the committed sample content.
@@ -59,10 +62,22 @@ pub fn run(opts: &SynthOptions) -> Result<()> {
     industrias
         .par_iter()
         .map(|ind| {
-            let generado = generar(ind, &modelos, opts.scale, opts.seed)?;
+            let mut generado = generar(ind, &modelos, opts.scale, opts.seed)?;
+            if opts.without_previous {
+                without_previous(&mut generado.study);
+            }
             escribir(&dir.join(&ind.slug), &generado)
         })
         .collect::<Result<()>>()
+}
+
+/// Takes a study's previous run out: its spec, its questions and answers, and the findings
+/// backed by change tables. This run's answers and other findings stay as they are (the
+/// previous run is drawn after them, from its own seeds).
+fn without_previous(study: &mut Study) {
+    study.design.corrida_anterior = None;
+    study.previous = None;
+    study.findings.retain(|f| !f.respaldo.iter().any(|b| generator::metrics::change::is_change_table(&b.tabla)));
 }
 
 /// One study, generated, with what the files need.

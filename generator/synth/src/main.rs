@@ -25,17 +25,27 @@ struct Cli {
     /// Semilla del generador pseudoaleatorio.
     #[arg(long, default_value_t = synth::DEFAULT_SEED)]
     semilla: u64,
+    /// Sin corridas anteriores: ni `anterior/`, ni `[corrida_anterior]`, ni hallazgos de
+    /// cambio (la referencia del benchmark de construcción).
+    #[arg(long)]
+    sin_corrida_anterior: bool,
 }
 
 fn main() -> ExitCode {
-    let Cli { out, content, escala, semilla } = cli::parse();
+    let Cli { out, content, escala, semilla, sin_corrida_anterior } = cli::parse();
     if escala == 0 {
         eprintln!("--escala debe ser al menos 1");
         return ExitCode::FAILURE;
     }
     let started = Instant::now();
-    let result = synth::copy_service_files(&content, &out)
-        .and_then(|()| synth::run(&synth::SynthOptions { out: out.clone(), scale: escala, seed: semilla }));
+    let result = synth::copy_service_files(&content, &out).and_then(|()| {
+        synth::run(&synth::SynthOptions {
+            out: out.clone(),
+            scale: escala,
+            seed: semilla,
+            without_previous: sin_corrida_anterior,
+        })
+    });
     match result {
         Ok(()) => {
             println!(

@@ -204,7 +204,8 @@ fn findings_claim_only_the_differences_that_hold_at_95() {
 #[test]
 fn written_files_load_back() {
     let dir = tempfile::tempdir().expect("tempdir");
-    run(&SynthOptions { out: dir.path().to_path_buf(), scale: 1, seed: DEFAULT_SEED }).expect("run");
+    run(&SynthOptions { out: dir.path().to_path_buf(), scale: 1, seed: DEFAULT_SEED, without_previous: false })
+        .expect("run");
     for ind in todas() {
         let mut problemas = generator::problems::Problems::default();
         let estudio = generator::load::load_study(&dir.path().join("estudios").join(&ind.slug), &mut problemas);
@@ -261,4 +262,46 @@ fn service_files_are_copied_to_another_folder_only() {
     let vacia = tempfile::tempdir().expect("tempdir");
     copy_service_files(vacia.path(), vacia.path()).expect("same folder");
     assert!(copy_service_files(vacia.path(), &vacia.path().join("otra")).is_err(), "missing files fail");
+}
+
+#[test]
+fn without_previous_runs_the_same_studies_are_first_runs() {
+    let with = tempfile::tempdir().expect("tempdir");
+    let without = tempfile::tempdir().expect("tempdir");
+    run(&SynthOptions { out: with.path().to_path_buf(), scale: 1, seed: DEFAULT_SEED, without_previous: false })
+        .expect("run");
+    run(&SynthOptions { out: without.path().to_path_buf(), scale: 1, seed: DEFAULT_SEED, without_previous: true })
+        .expect("run");
+    let mut had_previous = 0;
+    for ind in todas() {
+        let (a, b) = (with.path().join("estudios").join(&ind.slug), without.path().join("estudios").join(&ind.slug));
+        let read = |p: &std::path::Path| std::fs::read(p).expect("file");
+        // This run's questions and answers are the same bytes either way.
+        for file in ["preguntas.jsonl", "respuestas.jsonl", "marcas.toml"] {
+            assert!(read(&a.join(file)) == read(&b.join(file)), "{}: {file}", ind.slug);
+        }
+        assert!(!b.join("anterior").exists(), "{}: no anterior/", ind.slug);
+        let mut problemas = generator::problems::Problems::default();
+        let estudio = generator::load::load_study(&b, &mut problemas).expect("loads");
+        assert!(problemas.is_empty(), "{}: {:?}", ind.slug, problemas.iter().collect::<Vec<_>>());
+        assert!(estudio.design.corrida_anterior.is_none() && estudio.previous.is_none());
+        assert!(
+            estudio.findings.iter().all(|f| f.respaldo.iter().all(|r| !r.tabla.starts_with("cambio_"))),
+            "{}: no change findings",
+            ind.slug
+        );
+        if a.join("anterior").is_dir() {
+            had_previous += 1;
+            // Its change findings (when it has findings at all) are left out.
+            let findings = String::from_utf8(read(&a.join("hallazgos.toml"))).expect("utf-8");
+            assert_eq!(
+                findings.contains("cambio_"),
+                read(&a.join("hallazgos.toml")) != read(&b.join("hallazgos.toml"))
+            );
+        } else {
+            assert!(read(&a.join("estudio.toml")) == read(&b.join("estudio.toml")), "{}", ind.slug);
+            assert!(read(&a.join("hallazgos.toml")) == read(&b.join("hallazgos.toml")), "{}", ind.slug);
+        }
+    }
+    assert!(had_previous >= 3, "{had_previous} studies with a previous run");
 }

@@ -12,7 +12,8 @@ fn content_dir() -> PathBuf {
 #[test]
 fn seed_2026_scale_1_writes_the_committed_sample() {
     let tmp = tempfile::tempdir().expect("temporary folder");
-    synth::run(&synth::SynthOptions { out: tmp.path().to_path_buf(), scale: 1, seed: 2026 }).expect("synth runs");
+    synth::run(&synth::SynthOptions { out: tmp.path().to_path_buf(), scale: 1, seed: 2026, without_previous: false })
+        .expect("synth runs");
     let written = tmp.path().join("estudios");
     let committed = content_dir().join("estudios");
     let mut slugs: Vec<String> = fs::read_dir(&written)

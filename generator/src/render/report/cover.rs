@@ -22,7 +22,7 @@ pub(super) fn design_facts(study: &Study, lang: Lang) -> Vec<[String; 2]> {
     let d = &study.design;
     let dates = run_dates(study);
     let fact = |es: &str, en: &str, value: String| [lang.pick(es, en).to_owned(), value];
-    vec![
+    let mut facts = vec![
         fact("Industria", "Industry", format!("{} · {}", d.industria, d.subindustria)),
         fact("País", "Country", d.pais.join(", ")),
         fact("Idiomas de las preguntas", "Question languages", d.idioma.join(", ")),
@@ -40,7 +40,30 @@ pub(super) fn design_facts(study: &Study, lang: Lang) -> Vec<[String; 2]> {
             },
         ),
         fact("Versión del paquete", "Package version", d.version_paquete.clone()),
-    ]
+    ];
+    if let (Some(previous), Some(counts)) = (study.previous.as_deref(), crate::metrics::change::question_counts(study))
+    {
+        let before = run_dates(previous);
+        facts.push(fact(
+            "Comparado con",
+            "Compared with",
+            match lang {
+                Lang::Es => format!(
+                    "la corrida anterior, {} – {} ({} preguntas compartidas)",
+                    long_date(&before.desde, lang),
+                    long_date(&before.hasta, lang),
+                    counts.compartidas
+                ),
+                Lang::En => format!(
+                    "the previous run, {} – {} ({} shared questions)",
+                    long_date(&before.desde, lang),
+                    long_date(&before.hasta, lang),
+                    counts.compartidas
+                ),
+            },
+        ));
+    }
+    facts
 }
 
 /// Row with the highest value in `column` (first wins ties: rows are sorted by name on ties).

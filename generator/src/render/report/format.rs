@@ -113,6 +113,21 @@ fn unit_suffix(unit: Unit) -> &'static str {
     }
 }
 
+/// A metric's column header in `lang`, without a unit (`Mención`, `Top 1`).
+pub(super) fn column_label_plain(metric_id: &str, lang: Lang) -> &'static str {
+    match metric_id {
+        "mencion" => lang.pick("Mención", "Mention"),
+        "orden" => lang.pick("Orden prom.", "Avg. order"),
+        "citacion" => lang.pick("Citación", "Citation"),
+        "citacion_fantasma" => lang.pick("Cit. fantasma", "Ghost cit."),
+        "protagonismo" => lang.pick("Protagonismo IA", "AI Prominence"),
+        "top1" => "Top 1",
+        "sov" => "Share of voice",
+        "tono_neto" => lang.pick("Tono neto", "Net tone"),
+        _ => "",
+    }
+}
+
 /// A column header in `lang`: metric names, model names, translated fixed columns.
 pub(super) fn column_label(study: &Study, spec: &TableSpec, column: &str, first: bool, lang: Lang) -> String {
     let unit = column_unit(spec, column, first);

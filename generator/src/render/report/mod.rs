@@ -7,10 +7,12 @@
 //! is always compiled; `pdf` (cargo feature `pdf`) turns the model into PDF bytes with typst.
 //!
 //! [`report`] assembles the model, one module per part: the [`cover`], the [`tables`] and the
-//! findings backed by their cells, the [`charts`], the [`methodology`] and metric definitions.
+//! findings backed by their cells, the [`charts`], the [`changes`] since the previous run (for
+//! a study that has one), the [`methodology`] and metric definitions.
 //! Per language, [`format`](mod@format) writes numbers, dates and headings, and [`labels`] the
 //! fixed words.
 
+pub mod changes;
 pub mod charts;
 pub mod cover;
 pub mod format;
@@ -22,6 +24,7 @@ pub mod tables;
 
 use serde::Serialize;
 
+use self::changes::ChangeSection;
 use self::charts::Chart;
 use self::cover::KeyFigure;
 use self::format::long_date;
@@ -85,6 +88,8 @@ pub struct Report {
     pub nota: Note,
     pub hallazgos: Vec<FindingView>,
     pub graficos: Vec<Chart>,
+    /// Each brand's change since the previous run with its interval (`None`: a first run).
+    pub cambios: Option<ChangeSection>,
     pub tablas: Vec<TableView>,
     pub metodologia: Vec<Section>,
     pub metricas: Vec<MetricView>,
@@ -99,8 +104,8 @@ pub struct Note {
     pub texto: String,
 }
 
-/// Builds the report of `study` in `lang` from its computed tables.
-pub fn report(site: &Site<'_>, study: &Study, tables: &[Table], lang: Lang) -> Report {
+/// Builds the report of `study` in `lang` from its computed tables and change tables.
+pub fn report(site: &Site<'_>, study: &Study, tables: &[Table], changes: &[Table], lang: Lang) -> Report {
     let d = &study.design;
     let service = &site.content.service;
     Report {
@@ -119,8 +124,9 @@ pub fn report(site: &Site<'_>, study: &Study, tables: &[Table], lang: Lang) -> R
             titulo: lang.pick("Nota del editor", "Publisher's note (original in Spanish)").to_owned(),
             texto: d.nota.clone(),
         },
-        hallazgos: tables::findings(study, tables, lang),
+        hallazgos: tables::findings(study, tables, changes, lang),
         graficos: charts::charts(study, tables, lang),
+        cambios: changes::section(study, changes, lang),
         tablas: specs_and_tables(study, tables)
             .map(|(spec, table)| tables::table_view(study, spec, table, lang))
             .collect(),

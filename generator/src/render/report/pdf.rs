@@ -143,9 +143,15 @@ pub struct RenderedReport {
     pub elapsed: Duration,
 }
 
-/// The study's reports in every language, in [`LANGUAGES`] order, with the built-in template.
-pub fn render_reports(site: &Site<'_>, study: &Study, tables: &[Table]) -> Result<Vec<RenderedReport>> {
-    render_reports_with(TEMPLATE, site, study, tables)
+/// The study's reports in every language, in [`LANGUAGES`] order, with the built-in template,
+/// from its analysis tables and its change tables (empty for a first run).
+pub fn render_reports(
+    site: &Site<'_>,
+    study: &Study,
+    tables: &[Table],
+    changes: &[Table],
+) -> Result<Vec<RenderedReport>> {
+    render_reports_with(TEMPLATE, site, study, tables, changes)
 }
 
 /// [`render_reports`] with another template (a publisher's own layout of the same model).
@@ -154,12 +160,13 @@ pub fn render_reports_with(
     site: &Site<'_>,
     study: &Study,
     tables: &[Table],
+    changes: &[Table],
 ) -> Result<Vec<RenderedReport>> {
     LANGUAGES
         .iter()
         .map(|&lang| {
             let started = Instant::now();
-            let model = report(site, study, tables, lang);
+            let model = report(site, study, tables, changes, lang);
             let data = serde_json::to_vec(&model)?;
             let bytes = render_model(template, &model.ident, data)
                 .map_err(|e| e.context(format!("{}: informe {}", study.slug, lang.code())))?;

@@ -123,7 +123,9 @@ pub struct FindingView {
     pub evidencia: String,
 }
 
-pub(super) fn findings(study: &Study, tables: &[Table], lang: Lang) -> Vec<FindingView> {
+/// The findings with their backing cells, looked up in the analysis tables or, for a change
+/// finding, in the change tables (where a difference and its interval print signed).
+pub(super) fn findings(study: &Study, tables: &[Table], changes: &[Table], lang: Lang) -> Vec<FindingView> {
     study
         .findings
         .iter()
@@ -154,7 +156,10 @@ pub(super) fn findings(study: &Study, tables: &[Table], lang: Lang) -> Vec<Findi
                                 interval,
                             )
                         }
-                        None => (b.columna.clone(), "–".to_owned(), "–".to_owned()),
+                        None => match changes.iter().find(|t| t.id == b.tabla) {
+                            Some(table) => change_backing(table, &b.fila, &b.columna, lang),
+                            None => (b.columna.clone(), "–".to_owned(), "–".to_owned()),
+                        },
                     };
                     [b.tabla.clone(), display_key(study, &b.fila), column, value, interval]
                 })
@@ -180,6 +185,33 @@ pub(super) fn findings(study: &Study, tables: &[Table], lang: Lang) -> Vec<Findi
         .collect()
 }
 
+/// A change table's backing cell: its column label, value and interval (a difference signed).
+fn change_backing(table: &Table, fila: &str, columna: &str, lang: Lang) -> (String, String, String) {
+    let Some((metric, part)) =
+        crate::metrics::change::METRICS.iter().find_map(|m| Some((*m, columna.strip_prefix(m.id())?)))
+    else {
+        return (columna.to_owned(), "–".to_owned(), "–".to_owned());
+    };
+    let unit = super::format::metric_unit(metric);
+    let name = super::format::column_label_plain(metric.id(), lang);
+    let value = table.cell(fila, columna).and_then(Cell::as_f64);
+    let (label, text) = match part {
+        "_anterior" => (format!("{name}: {}", lang.pick("anterior", "previous")), format_value(value, unit, lang)),
+        "_actual" => (format!("{name}: {}", lang.pick("actual", "current")), format_value(value, unit, lang)),
+        "_diferencia" => (
+            format!("{name}: {}", lang.pick("diferencia", "difference")),
+            value.map_or_else(|| "–".to_owned(), |v| super::changes::signed(v, unit, lang)),
+        ),
+        _ => (columna.to_owned(), value.map_or_else(|| "–".to_owned(), |v| format_value(Some(v), unit, lang))),
+    };
+    let interval = match table.uncertainty(fila, columna) {
+        Some((_, Some((low, high)))) => super::changes::signed_interval(low, high, unit, lang),
+        _ => "–".to_owned(),
+    };
+    let suffix = if unit == Unit::Percent { " (%)" } else { "" };
+    (format!("{label}{suffix}"), text, interval)
+}
+
 /// The English name of a kind of finding (sections are written in Spanish only).
 fn finding_kind_en(kind: &str) -> String {
     let name = match kind {
@@ -190,6 +222,7 @@ fn finding_kind_en(kind: &str) -> String {
         "divergencia" => "Divergence between models",
         "tono" => "Tone",
         "ausencia" => "Absence",
+        "cambio" => "Change since the previous run",
         other => other,
     };
     name.to_owned()

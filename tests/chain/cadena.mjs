@@ -128,6 +128,9 @@ function startAnvil(opts, accounts) {
     '--chain-id', String(CHAIN_ID),
     '--accounts', String(accounts),
     '--mnemonic', MNEMONIC,
+    // Old states are dropped rather than written under ~/.foundry/anvil/tmp: anvil removes that
+    // folder only on a clean exit, and a benchmark's or killed test's chain left gigabytes there.
+    '--max-persisted-states', '0',
   ]
   const anvil = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
   const log = opts.anvilLog ? fs.createWriteStream(opts.anvilLog) : null

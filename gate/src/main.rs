@@ -227,7 +227,7 @@ fn print_sales(args: &VentasArgs) -> Result<usize> {
         );
         return Ok(0);
     }
-    let period = gate::sales::export::Period::parse(args.desde.as_deref(), args.hasta.as_deref())?;
+    let period = gate::sales::period::Period::parse(args.desde.as_deref(), args.hasta.as_deref())?;
     let report = match &shared {
         Some(shared) => gate::sales::report::report_shared(shared)?,
         None => gate::sales::report::report(&args.data)?,

@@ -18,7 +18,8 @@ use pingora_core::services::Service as _;
 use pingora_core::services::listening::Service;
 
 use crate::admission::Limits;
-use crate::server::{App, Handler};
+use crate::handler::Handler;
+use crate::server::App;
 use crate::tls::{Certificate, TlsApp};
 
 /// The log filter unless `GATE_LOG` says otherwise: the gate's own lines (Spanish) at info,

@@ -403,4 +403,14 @@ fn the_reference_parser_reads_groups_and_super_paths() {
     table.insert("a".to_owned(), BTreeSet::from(["b".to_owned()]));
     table.insert("b".to_owned(), BTreeSet::from(["a".to_owned()]));
     assert_eq!(find_cycle(&table), Some(vec!["a".into(), "b".into(), "a".into()]));
+    table.insert("c".to_owned(), BTreeSet::from(["a".to_owned()]));
+    assert_eq!(
+        tangles(&table),
+        vec![BTreeSet::from(["a".to_owned(), "b".to_owned()])],
+        "c reaches the cycle, is not in it"
+    );
+    // The module graph is read file by file: the offer stands on the sign-in challenge.
+    let gate = module_graph(&root().join("gate/src"));
+    assert!(gate["payment::offer"].contains("payment::signin"), "{:?}", gate["payment::offer"]);
+    assert!(gate["payment::reaccess"].contains("payment::shop"), "{:?}", gate["payment::reaccess"]);
 }

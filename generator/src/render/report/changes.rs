@@ -69,7 +69,7 @@ pub(super) fn section(study: &Study, changes: &[Table], lang: Lang) -> Option<Ch
     let total = changes.iter().find(|t| t.id == format!("{}total", change::PREFIX))?;
     let mut paneles: Vec<ChangePanel> = METRICS.iter().map(|&m| panel(total, m, lang)).collect();
     paneles.extend(changes.iter().filter(|t| t.id != total.id).map(|t| panel(t, Metric::Mencion, lang)));
-    let dates = crate::render::run_dates(previous);
+    let dates = crate::render::site::run_dates(previous);
     let (from, to) = (dates.desde.as_str(), dates.hasta.as_str());
     let models = spec.modelos.iter().map(|m| m.nombre.as_str()).collect::<Vec<_>>().join(", ");
     let parrafos = match lang {

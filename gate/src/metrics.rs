@@ -1,4 +1,4 @@
-//! The gate's Prometheus metrics (served by [`crate::telemetry`] on `--listen-metricas`).
+//! The gate's Prometheus metrics (served by [`crate::telemetry`] on `--escuchar-metricas`).
 //!
 //! | metric | kind | labels |
 //! |---|---|---|

@@ -104,7 +104,7 @@ impl AllowedHosts {
         AllowedHosts { hosts }
     }
 
-    /// Extra hosts from a comma-separated list (the `--mcp-hosts` flag or `GATE_MCP_HOSTS`).
+    /// Extra hosts from a comma-separated list (the `--hosts-mcp` flag or `GATE_MCP_HOSTS`).
     pub fn parse_list(list: &str) -> Vec<String> {
         list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
     }

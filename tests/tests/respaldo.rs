@@ -120,6 +120,7 @@ impl Machine {
         Env {
             link_secret: value(gate::links::SECRET_ENV),
             receipt_key: value(receipt::KEY_ENV),
+            receipt_keys_previous: value(receipt::PREVIOUS_KEYS_ENV),
             ventas: value(gate::sales::postgres::URL_ENV),
             ..Env::default()
         }
@@ -291,6 +292,37 @@ async fn the_journal_and_secrets_restored_from_backup_serve_a_past_buyer() {
     assert_eq!(status, 200, "{body}");
     let fresh = body["acceso"]["descargas"]["zip"]["url"].as_str().expect("fresh link");
     assert_eq!(download(&gate, fresh).await, (200, bought.zip_sha256.clone()));
+    drop(gate);
+
+    // Rotating the receipt key: the old receipt still verifies by its own signature, but the
+    // service publishes only the new key, until the old one is named as a previous key.
+    let old_key = receipt::verify(&bought.receipt, None).expect("receipt").signer;
+    let mut rotated = machine.environment();
+    rotated.receipt_key = Some("ab".repeat(32));
+    let gate = machine.start_gate(rotated.clone(), None);
+    let published = published_keys(&gate).await;
+    assert_eq!(published.len(), 1);
+    assert_ne!(published[0], old_key, "a new key");
+    drop(gate);
+    rotated.receipt_keys_previous = Some(old_key.did_key());
+    let gate = machine.start_gate(rotated, None);
+    let published = published_keys(&gate).await;
+    assert_eq!(published.len(), 2, "the new key, then the previous one");
+    assert_eq!(published[1], old_key);
+    receipt::verify(&bought.receipt, Some(&published[1])).expect("the old receipt, under a key the service publishes");
+}
+
+/// Every receipt key the gate publishes in its DID document (the current one first), checking
+/// each verification method is also an assertion method.
+async fn published_keys(gate: &Running) -> Vec<PublicKey> {
+    let url = format!("{}{}", gate.url(), receipt::DID_DOCUMENT_PATH);
+    let document: Value = client().get(url).send().await.expect("did.json").json().await.expect("JSON");
+    let methods = document["verificationMethod"].as_array().expect("methods");
+    assert_eq!(&document["assertionMethod"], &Value::Array(methods.iter().map(|m| m["id"].clone()).collect()));
+    methods
+        .iter()
+        .map(|m| PublicKey::parse(m["publicKeyMultibase"].as_str().expect("multibase")).expect("key"))
+        .collect()
 }
 
 #[test]

@@ -843,6 +843,8 @@ mod tests {
         let env = Env {
             link_secret: Some(secrets[0].into()),
             receipt_key: Some(secrets[1].into()),
+            // Public keys, not secrets: shown.
+            receipt_keys_previous: Some("did:key:z6MkPublica".into()),
             facilitator_url: Some("https://f.example/v2/clave-url-secreta?token=clave-url-secreta".into()),
             facilitator_auth: Some("Authorization: Bearer token-secreto-del-facilitador".into()),
             facilitator_timeout: Some("5".into()),

@@ -3,10 +3,11 @@
 //! as `tests/tests/contrato.rs` uses for `openapi.json`): a real gate on an ephemeral port lists
 //! its tools on `/mcp` and `/mcp/catalogo`; every tool declares an `inputSchema` and an
 //! `outputSchema`; arguments the input schema accepts are served and arguments it refuses are
-//! refused by the gate (the two agree); every successful answer's `structuredContent` holds to
-//! the tool's output schema, a paid `comprar_estudio` of each view and a past buyer's re-access
-//! among them; the payment-required answer holds to the contract's `PaymentRequired` and every
-//! tool error to its `Error`.
+//! refused by the gate (the two agree); every answer's `structuredContent` holds to the tool's
+//! output schema, a paid `comprar_estudio` of each view, a past buyer's re-access, the
+//! payment-required answer and every tool error among them (the MCP TypeScript SDK 1.x checks
+//! error results too, so the output schema names every shape: the route's answer, the
+//! contract's `PaymentRequired` for `comprar_estudio`, its `Error`).
 
 mod common;
 
@@ -99,12 +100,17 @@ fn holds_to_output(tool: &Value, result: &Value) -> Value {
     structured.clone()
 }
 
-/// A tool error: `isError`, and its JSON holds to the contract's `Error`.
-fn tool_error(name: &str, result: &Value) -> String {
+/// A tool error: `isError`, and its JSON holds to the contract's `Error` and to the tool's
+/// output schema (clients check error results against it too: the TypeScript SDK 1.x does).
+fn tool_error(tool: &Value, result: &Value) -> String {
+    let name = &tool["name"];
     assert_eq!(result["isError"], true, "{name}: {result}");
-    let found = errors(&json!({"$ref": "#/components/schemas/Error"}), &components(), &result["structuredContent"]);
+    let structured = &result["structuredContent"];
+    let found = errors(&json!({"$ref": "#/components/schemas/Error"}), &components(), structured);
     assert!(found.is_empty(), "{name}: {}", found.join("\n"));
-    result["structuredContent"]["error"].as_str().expect("code").to_owned()
+    let found = errors(&tool["outputSchema"], &Value::Null, structured);
+    assert!(found.is_empty(), "{name}: the error does not hold to outputSchema:\n{}", found.join("\n"));
+    structured["error"].as_str().expect("code").to_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -119,8 +125,9 @@ async fn every_tool_declares_schemas_that_its_answers_hold_to() {
     for tool in listed.iter().chain(&listed_catalog) {
         for key in ["inputSchema", "outputSchema"] {
             assert_eq!(tool[key]["type"], "object", "{}: {key} is an object schema (MCP)", tool["name"]);
-            // A schema the validator accepts as a schema (it checks it before validating).
-            assert!(errors(&tool[key], &Value::Null, &json!({})).iter().all(|e| !e.contains("is not valid under")));
+            // A schema the validator accepts as a schema: it checks it first (`check_schema`)
+            // and fails, failing `errors`, when it is not one.
+            errors(&tool[key], &Value::Null, &json!({}));
         }
         let same = self::tool(&listed, tool["name"].as_str().expect("name"));
         assert_eq!(tool, same, "the catalog lists its tools as /mcp does");
@@ -156,7 +163,7 @@ async fn every_tool_declares_schemas_that_its_answers_hold_to() {
             None => {
                 holds_to_output(declared, &result);
             }
-            Some(code) => assert_eq!(tool_error(name, &result), *code, "{name} {arguments}"),
+            Some(code) => assert_eq!(tool_error(declared, &result), *code, "{name} {arguments}"),
         }
     }
     // Every study's sheet and a search per study hold to their schemas.
@@ -174,6 +181,8 @@ async fn every_tool_declares_schemas_that_its_answers_hold_to() {
         let required = &unpaid["structuredContent"];
         let found = errors(&json!({"$ref": "#/components/schemas/PaymentRequired"}), &components(), required);
         assert!(found.is_empty(), "the payment-required answer: {}", found.join("\n"));
+        let found = errors(&buy["outputSchema"], &Value::Null, required);
+        assert!(found.is_empty(), "the payment-required answer against outputSchema: {}", found.join("\n"));
         let text: Value = serde_json::from_str(unpaid["content"][0]["text"].as_str().expect("text")).expect("JSON");
         assert_eq!(&text, required);
 
@@ -212,8 +221,18 @@ async fn the_output_schemas_are_the_published_contract_s() {
         ("comprar_estudio", "/estudio/{slug}"),
     ] {
         let declared = &openapi["paths"][route]["get"]["responses"]["200"]["content"]["application/json"]["schema"];
-        let output = &tool(&listed, name)["outputSchema"];
-        assert!(!output.to_string().contains("$ref"), "{name}: a standalone schema");
+        let whole = &tool(&listed, name)["outputSchema"];
+        assert!(!whole.to_string().contains("$ref"), "{name}: a standalone schema");
+        // Any of: the route's answer, (comprar_estudio) the PaymentRequired, the Error.
+        let shapes = whole["anyOf"].as_array().expect("anyOf");
+        let error = shapes.last().expect("Error");
+        assert_eq!(error["required"], openapi["components"]["schemas"]["Error"]["required"], "{name}");
+        let paid = name == "comprar_estudio";
+        assert_eq!(shapes.len(), if paid { 3 } else { 2 }, "{name}");
+        if paid {
+            assert_eq!(shapes[1]["required"], openapi["components"]["schemas"]["PaymentRequired"]["required"]);
+        }
+        let output = &shapes[0];
         match declared.get("$ref").and_then(Value::as_str) {
             Some(reference) => {
                 let component = reference.rsplit('/').next().expect("name");

@@ -108,12 +108,16 @@ const MIRRORED_ROUTES: [(&str, &str); 5] = [
 ];
 
 /// Adds to each tool of a `tools/list` its `outputSchema`, from the published contract
-/// (`openapi.json`): the schema of the 200 answer of the route it mirrors, its `$ref`s to
-/// `components.schemas` written out (an output schema stands alone), and for `como_comprar`
-/// its own. A tool whose route the contract lacks is left without one. Error results
-/// (`isError: true`, a payment required among them) carry their own shapes, as MCP allows.
+/// (`openapi.json`): any of the schema of the 200 answer of the route it mirrors (for
+/// `como_comprar`, its own) and the contract's `Error`, which every tool error carries, and
+/// for `comprar_estudio` also its `PaymentRequired`, which the payment-required answer carries
+/// in `structuredContent` (x402's MCP binding). Clients check error results against it too (the
+/// TypeScript SDK 1.x does), so it names every shape `structuredContent` takes. The `$ref`s to
+/// `components.schemas` are written out: an output schema stands alone. A tool whose route the
+/// contract lacks is left without one.
 pub fn add_output_schemas(tools: &mut Value, openapi: &Value) {
     let components = &openapi["components"]["schemas"];
+    let component = |name: &str| inline(&json!({"$ref": format!("#/components/schemas/{name}")}), components);
     for tool in tools.as_array_mut().into_iter().flatten() {
         let name = tool["name"].as_str().unwrap_or_default();
         let schema = match name {
@@ -126,9 +130,13 @@ pub fn add_output_schemas(tools: &mut Value, openapi: &Value) {
                 Some(inline(schema, components))
             }),
         };
-        if let Some(schema) = schema.filter(|s| s["type"] == "object") {
-            tool["outputSchema"] = schema;
+        let Some(answer) = schema.filter(|s| s["type"] == "object") else { continue };
+        let mut shapes = vec![answer];
+        if name == BUY_TOOL {
+            shapes.push(component("PaymentRequired"));
         }
+        shapes.push(component("Error"));
+        tool["outputSchema"] = json!({"type": "object", "anyOf": shapes});
     }
 }
 
@@ -449,15 +457,20 @@ mod tests {
                 "Catalogo": {"type": "object", "properties": {"uno": {"$ref": "#/components/schemas/Uno"}}},
                 "Uno": {"type": "integer"},
                 "PaymentRequired": {"type": "object"},
+                "Error": {"type": "object", "required": ["error"]},
             }},
         });
         let mut tools = json!(definitions(&["a-2026"], Endpoint::Full));
         add_output_schemas(&mut tools, &openapi);
         let schema =
             |name: &str| tools.as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()["outputSchema"].clone();
-        assert_eq!(schema("listar_estudios"), json!({"type": "object", "properties": {"uno": {"type": "integer"}}}));
-        assert_eq!(schema("ver_metricas"), json!({"type": "object"}));
-        assert_eq!(schema("como_comprar")["properties"]["pago_requerido"], json!({"type": "object"}));
+        let error = json!({"type": "object", "required": ["error"]});
+        assert_eq!(
+            schema("listar_estudios"),
+            json!({"type": "object", "anyOf": [{"type": "object", "properties": {"uno": {"type": "integer"}}}, error]})
+        );
+        assert_eq!(schema("ver_metricas"), json!({"type": "object", "anyOf": [{"type": "object"}, error]}));
+        assert_eq!(schema("como_comprar")["anyOf"][0]["properties"]["pago_requerido"], json!({"type": "object"}));
         assert_eq!(schema("ver_ficha"), Value::Null, "no route in this contract, no schema");
     }
 

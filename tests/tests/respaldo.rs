@@ -30,13 +30,13 @@ use clap::Parser;
 use common::built;
 use common::gate::{BUILT_BASE_URL, DEV_KEY, client, now, signer};
 use gate::app::{Gate, Services};
-use gate::http::server::{Running, spawn};
 use gate::sales::Sales;
 use gate::sales::postgres::Shared;
 use gate::settings::{Args, Env, Settings};
 use gate::x402::header::decode_json;
 use gate::x402::receipt::{self, PublicKey};
 use gate::x402::siwx;
+use gate_http::{Running, spawn};
 use serde_json::Value;
 
 const STUDY: &str = "banca-2026";

@@ -7,10 +7,16 @@
 //! Compared as the suite's runner compares: challenges and receipts byte for byte (the gate
 //! writes parameters and members in the vectors' order), credentials as the JSON their base64url
 //! carries (member order is not significant), decoded objects as JSON values with `request`
-//! decoded, base64url and ids exactly.
+//! decoded, base64url and ids exactly. Then the gate itself against the vectors' refused
+//! credentials.
 
+mod common;
+
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::built;
+use common::gate::{client, start_with};
 use gate::payment::mpp::wire;
 use serde_json::{Map, Value};
 
@@ -245,4 +251,41 @@ fn challenge_ids_are_the_vectors_hmacs() {
         }
         1
     });
+}
+
+/// The gate itself against the credentials the vectors refuse: each `Authorization: Payment` one
+/// answers 402 with a `malformed-credential` problem body (never a 500) and a fresh challenge;
+/// the one of another scheme is no MPP credential and gets the plain 402. Nothing is settled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gate_answers_the_credentials_the_vectors_refuse_with_problems() {
+    let local =
+        Arc::new(gate::facilitator::local::LocalFacilitator::new(gate::facilitator::local::LocalConfig::default()));
+    let store = start_with(built(), local.clone());
+    let client = client();
+    let url = store.url("/estudio/banca-2026");
+    let mut checked = 0;
+    for s in vectors("authorization.json") {
+        if expects(&s, "parse") != Some(false) {
+            continue;
+        }
+        let header = wire_of(&s);
+        let response = client.get(&url).header("Authorization", &header).send().await.expect("request");
+        let status = response.status().as_u16();
+        let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let challenge = response.headers().get("www-authenticate").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let body: Value = response.json().await.expect("JSON body");
+        assert_eq!(status, 402, "{header}: {body}");
+        assert!(wire::parse_challenge(challenge.as_deref().unwrap_or_default()).is_ok(), "{header}: a fresh challenge");
+        if header.starts_with("Payment ") {
+            assert_eq!(content_type.as_deref(), Some("application/problem+json"), "{header}");
+            assert_eq!(body["type"], "https://paymentauth.org/problems/malformed-credential", "{header}: {body}");
+            assert_eq!(body["status"], 402, "{header}: {body}");
+        } else {
+            assert_ne!(content_type.as_deref(), Some("application/problem+json"), "{header}: {body}");
+            assert!(body.get("x402").is_some(), "{header}: the plain 402: {body}");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 5, "the five refused credentials of authorization.json");
+    assert_eq!(local.settlements(), 0);
 }

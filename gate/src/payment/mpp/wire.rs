@@ -204,7 +204,13 @@ pub fn parse_challenges(header: &str) -> Result<Vec<Challenge>, WireError> {
     Ok(found)
 }
 
-fn challenge_of(params: Vec<(String, String)>) -> Result<Challenge, WireError> {
+/// An auth-param: its name (lowercased) and its value (unescaped).
+type Param = (String, String);
+
+/// A challenge of an auth header: its scheme and its auth-params, in order.
+type AuthChallenge = (String, Vec<Param>);
+
+fn challenge_of(params: Vec<Param>) -> Result<Challenge, WireError> {
     let mut fields = Map::new();
     for (name, value) in params {
         if fields.insert(name.clone(), Value::String(value)).is_some() {
@@ -229,9 +235,9 @@ fn challenge_of(params: Vec<(String, String)>) -> Result<Challenge, WireError> {
 /// names lowercased, quoted-strings unescaped. An auth-param is a token followed by `=`; any
 /// other token starts a new challenge. What follows a parameter's value up to the next comma
 /// outside a quoted-string is ignored; a parameter whose quoted-string never closes is dropped.
-fn auth_challenges(header: &str) -> Result<Vec<(String, Vec<(String, String)>)>, WireError> {
+fn auth_challenges(header: &str) -> Result<Vec<AuthChallenge>, WireError> {
     let bytes = header.as_bytes();
-    let mut challenges: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    let mut challenges: Vec<AuthChallenge> = Vec::new();
     let mut at = 0;
     loop {
         while bytes.get(at).is_some_and(|b| matches!(b, b' ' | b'\t' | b',')) {

@@ -17,8 +17,6 @@ use sha2::Digest;
 use crate::chain::Chains;
 use crate::clock::Clock;
 use crate::facilitator::Facilitator;
-use crate::http::statics::{StaticFile, Statics};
-use crate::http::tls::Certificate;
 use crate::links::LinkSigner;
 use crate::manifest::{self, Manifest};
 use crate::mcp::McpServer;
@@ -26,13 +24,15 @@ use crate::payment::http::Storefront;
 use crate::payment::limits::{Limiter, RefusalLimits};
 use crate::payment::mpp::Mpp;
 use crate::payment::offer::Offers;
-use crate::payment::reaccess::Challenger;
 use crate::payment::receipt::sign_offers;
 use crate::payment::shop::Shop;
+use crate::payment::signin::Challenger;
 use crate::sales::Sales;
 use crate::search::Search;
+use crate::statics::{StaticFile, Statics};
 use crate::x402::SupportedResponse;
 use crate::x402::receipt::{DID_DOCUMENT_PATH, ReceiptKey};
+use gate_http::tls::Certificate;
 
 /// Everything a request may need, loaded once from one `dist/`.
 pub struct Gate {
@@ -110,7 +110,7 @@ impl Gate {
         Ok(Gate {
             dist: dist.to_owned(),
             search: Search::new(&manifest.busqueda, &manifest.servicio.base_url),
-            mcp: McpServer::new(&manifest, &[]),
+            mcp: McpServer::new(&manifest, &[]).with_contract(&published_contract(&statics)),
             shop: Shop::new(&manifest.servicio.base_url, facilitator, links, sales, limiter, receipts, clock, chains),
             manifest,
             statics,
@@ -183,6 +183,11 @@ fn did_document(receipts: &ReceiptKey, base_url: &str) -> StaticFile {
         bytes::Bytes::from(bytes),
         None,
     )
+}
+
+/// The `openapi.json` that `dist/` publishes (null when a build has none).
+fn published_contract(statics: &Statics) -> Value {
+    statics.get("/openapi.json").and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok()).unwrap_or(Value::Null)
 }
 
 /// The service index's "how to buy" block, which every JSON 402 repeats.

@@ -32,8 +32,9 @@ fn built() -> &'static Path {
     let (_, dist) = DIST.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let dist = dir.path().join("dist");
-        let content = Path::new(env!("CARGO_MANIFEST_DIR")).join("../content");
-        let options = generator::build::BuildOptions { content, out: dist.clone(), quiet: true };
+        let content = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/muestra");
+        let options =
+            generator::build::BuildOptions { content, out: dist.clone(), quiet: true, discard_previous: false };
         generator::build::build(&options).unwrap_or_else(|e| panic!("build failed: {e}"));
         (dir, dist)
     });

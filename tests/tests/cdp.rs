@@ -36,7 +36,7 @@ fn mainnet_dist() -> &'static Path {
     let (_, dist) = DIST.get_or_init(|| {
         let dir = tempfile::tempdir().expect("temp dir");
         let content = dir.path().join("content");
-        copy_tree(&common::content_dir(), &content);
+        copy_tree(&common::sample_dir(), &content);
         let settings = content.join("servicio.toml");
         let text = std::fs::read_to_string(&settings).expect("servicio.toml");
         let text = text.replace("modo = \"local\"", "modo = \"mainnet\"");

@@ -18,7 +18,7 @@ pub fn sample_dir() -> PathBuf {
 }
 
 /// The variable that names the content folder the publisher-content tests read
-/// (`tests/tests/contenido.rs`); without it, the repository's `content/`.
+/// (`tests/tests/contenido_propio.rs`); without it, the repository's `content/`.
 pub const CONTENT_ENV: &str = "TIENDA_CONTENIDO";
 
 /// The publisher's content folder: `$TIENDA_CONTENIDO`, or the repository's `content/`.

@@ -59,8 +59,8 @@ fn guidance(site: &Site<'_>) -> String {
         None => {
             let list = site.prices().iter().map(|(slug, p)| format!("{slug} {} USD", p.usd())).collect::<Vec<_>>();
             (
-                format!("cada estudio a su precio: {}", list.join(", ")),
-                format!("each study at its own price: {}", list.join(", ")),
+                format!("cada estudio a su precio: {};", list.join(", ")),
+                format!("each study at its own price: {};", list.join(", ")),
             )
         }
     };

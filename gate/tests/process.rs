@@ -39,7 +39,7 @@ fn build(content: &Path, out: &Path) {
     generator::build::build(&options).unwrap_or_else(|e| panic!("build failed: {e}"));
 }
 
-/// The real content built once for this test binary.
+/// The sample content (`tests/muestra/`) built once for this test binary.
 fn built() -> &'static Path {
     static DIST: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, dist) = DIST.get_or_init(|| {

@@ -50,7 +50,7 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// The real content built for going live: mainnet mode, an https base_url (built once).
+/// The sample content built for going live: mainnet mode, an https base_url (built once).
 fn mainnet_dist() -> &'static Path {
     static DIST: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, dist) = DIST.get_or_init(|| {

@@ -1,4 +1,4 @@
-//! `generator check` as a publisher runs it: on the real content, and on a broken copy.
+//! `generator check` as a publisher runs it: on the sample content, and on a broken copy.
 
 mod common;
 
@@ -30,7 +30,7 @@ fn field(line: &str, name: &str) -> String {
 }
 
 #[test]
-fn the_real_content_passes() {
+fn the_sample_content_passes() {
     let output = check(&sample_dir());
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));

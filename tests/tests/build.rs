@@ -1,4 +1,4 @@
-//! `generator build` on the real content: what a publisher deploys and an agent reads.
+//! `generator build` on the sample content (`tests/muestra/`): what a publisher deploys and an agent reads.
 
 mod common;
 

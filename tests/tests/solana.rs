@@ -33,7 +33,7 @@ const DEVNET: &str = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const DEVNET_USDC: &str = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
 const FEE_PAYER: &str = "2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9";
 
-/// The real content in testnet mode with a Solana payee, built into `dir/dist`.
+/// The sample content in testnet mode with a Solana payee, built into `dir/dist`.
 fn build_testnet_with_solana(dir: &Path) -> std::path::PathBuf {
     let content = dir.join("content");
     copy_tree(&common::sample_dir(), &content);

@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 use cdp_stub::{CdpStub, PREFIX, new_ec_key, new_ed25519_key};
 use gate::facilitator::cdp::CdpKey;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::http::server::{Running, spawn};
+use gate_http::{Running, spawn};
 use serde_json::Value;
 
 const KEY_ID: &str = "organizations/prueba/apiKeys/verificar";
@@ -418,7 +418,7 @@ fn a_proxy_setting_that_does_not_match_the_traffic_is_refused() {
     let (code, output) =
         verificar_in(dist, data.path(), &["--listen", "0.0.0.0:8080", "--proxies", "10.0.0.0/8"], &env);
     assert_eq!(code, 0, "a warning is no failure: {output}");
-    assert!(output.lines().any(|l| l.starts_with("AVISO proxies: --listen 0.0.0.0:8080")), "{output}");
+    assert!(output.lines().any(|l| l.starts_with("AVISO proxies: --escuchar 0.0.0.0:8080")), "{output}");
     // A gate that serves TLS itself needs no proxy.
     let cert = data.path().join("cert.pem");
     std::fs::write(&cert, "no se lee").unwrap();

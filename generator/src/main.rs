@@ -28,41 +28,41 @@ enum Command {
     /// Valida content/ y calcula todas las tablas sin escribir nada.
     Check {
         /// Carpeta de contenido.
-        #[arg(long, default_value = "content")]
+        #[arg(long = "contenido", alias = "content", value_name = "CARPETA", default_value = "content")]
         content: PathBuf,
     },
     /// Construye dist/: documentos públicos, paquetes, ZIP, manifiesto.
     Build {
         /// Carpeta de contenido.
-        #[arg(long, default_value = "content")]
+        #[arg(long = "contenido", alias = "content", value_name = "CARPETA", default_value = "content")]
         content: PathBuf,
         /// Carpeta de salida (se reemplaza entera solo si todo salió bien).
-        #[arg(long, default_value = "dist")]
+        #[arg(long = "salida", alias = "out", value_name = "CARPETA", default_value = "dist")]
         out: PathBuf,
         /// No imprimir las etapas.
-        #[arg(long)]
+        #[arg(long = "silencioso", alias = "quiet")]
         quiet: bool,
         /// No conservar los archivos pagos de la construcción que ya está en --out. Sin esta
         /// opción, un paquete o ZIP que cambió recibe un nombre nuevo y el anterior sigue
         /// abriendo con los enlaces y recibos ya emitidos. Úsela cuando pasó la vigencia de los
         /// enlaces desde el último cambio: los enlaces a los archivos descartados dejan de abrir.
-        #[arg(long)]
-        descartar_anteriores: bool,
+        #[arg(long = "descartar-anteriores")]
+        discard_previous: bool,
     },
     /// Genera los informes PDF (es y en) en content/estudios/<slug>/informes/. Necesita un
     /// binario compilado con `--features pdf`.
     Informes {
         /// Carpeta de contenido.
-        #[arg(long, default_value = "content")]
+        #[arg(long = "contenido", alias = "content", value_name = "CARPETA", default_value = "content")]
         content: PathBuf,
         /// Estudio a informar (se puede repetir). Sin esta opción, se regeneran los informes de
         /// los estudios que ya los tienen.
         #[arg(long = "estudio", value_name = "SLUG")]
-        estudios: Vec<String>,
+        studies: Vec<String>,
         /// Plantilla typst propia en lugar de la incluida (templates/informe.typ); recibe el
         /// mismo modelo del informe en /datos.json.
-        #[arg(long, value_name = "ARCHIVO")]
-        plantilla: Option<PathBuf>,
+        #[arg(long = "plantilla", value_name = "ARCHIVO")]
+        template: Option<PathBuf>,
     },
 }
 
@@ -70,10 +70,10 @@ fn main() -> ExitCode {
     let cli: Cli = cli::parse();
     match cli.command {
         Command::Check { content } => check(&content),
-        Command::Build { content, out, quiet, descartar_anteriores } => {
-            build(BuildOptions { content, out, quiet, discard_previous: descartar_anteriores })
+        Command::Build { content, out, quiet, discard_previous } => {
+            build(BuildOptions { content, out, quiet, discard_previous })
         }
-        Command::Informes { content, estudios, plantilla } => reports(&content, &estudios, plantilla.as_deref()),
+        Command::Informes { content, studies, template } => reports(&content, &studies, template.as_deref()),
     }
 }
 

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use common::gate::*;
 use common::{built, sha256_hex};
-use gate::http::server::{Limits, Running, spawn_tls};
-use gate::http::tls::{Certificate, TlsFiles};
+use gate_http::tls::{Certificate, TlsFiles};
+use gate_http::{Limits, Running, spawn_tls};
 use serde_json::Value;
 
 /// A self-signed certificate for localhost and 127.0.0.1, written as PEM files; returns the
@@ -167,7 +167,7 @@ fn mismatched_or_missing_files_are_refused_at_load() {
     assert!(error.contains("no corresponde"), "{error}");
     let missing = TlsFiles { cert: PathBuf::from("/no/existe.crt"), key: a.key };
     let error = format!("{:#}", Certificate::load(missing).expect_err("missing"));
-    assert!(error.contains("--tls-cert") && error.contains("/no/existe.crt"), "{error}");
+    assert!(error.contains("--certificado-tls") && error.contains("/no/existe.crt"), "{error}");
 }
 
 /// A `PAYMENT-REQUIRED` value decoded, with the `sign-in-with-x` challenge (nonce and times)

@@ -21,6 +21,7 @@ pub mod book;
 pub mod export;
 pub mod journal;
 pub mod ledger;
+pub mod period;
 pub mod postgres;
 pub mod postgres_tls;
 pub mod report;

@@ -518,7 +518,7 @@ async fn ask(shared: &Shared, job: Job) {
                     question: triple.0.clone(),
                     model: triple.1.clone(),
                     repetition: triple.2,
-                    time: time,
+                    time,
                     cause: failure.cause(),
                     detail: failure.detail(),
                     final_refusal: false,
@@ -566,7 +566,7 @@ fn record_reply(
             question: triple.0.clone(),
             model: triple.1.clone(),
             repetition: triple.2,
-            time: time,
+            time,
             cause: cause.to_owned(),
             detail: if reply.refusal {
                 "el proveedor rechazó la pregunta sin texto".to_owned()
@@ -597,13 +597,13 @@ fn record_reply(
         question: triple.0.clone(),
         model: triple.1.clone(),
         version,
-        date: date,
+        date,
         answer: reply.text,
         sources: reply.sources.into_iter().map(|s| SourceLine { url: s.url, title: s.title }).collect(),
         tone: BTreeMap::new(),
         repetition: Some(triple.2),
         collection: Some(Collected {
-            time: time,
+            time,
             provider_model: model.model.clone(),
             input_tokens: reply.input_tokens,
             output_tokens: reply.output_tokens,

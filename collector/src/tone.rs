@@ -248,7 +248,7 @@ pub async fn label(
                         model: Some(judge.model.clone()),
                         version: reply.version.clone(),
                         file: None,
-                        time: time,
+                        time,
                     },
                     cost_usd: cost,
                 };

@@ -24,7 +24,10 @@ use crate::links::{LinkSigner, SECRET_ENV, load_secret};
 use crate::manifest::{Manifest, Mode};
 use crate::mcp::AllowedHosts;
 use crate::payment::limits::RefusalLimits;
-use crate::x402::receipt::{KEY_ENV as RECEIPT_KEY_ENV, ReceiptKey, load_key as load_receipt_key};
+use crate::x402::receipt::{
+    KEY_ENV as RECEIPT_KEY_ENV, PREVIOUS_KEYS_ENV as PREVIOUS_RECEIPT_KEYS_ENV, ReceiptKey,
+    load_key as load_receipt_key, parse_previous as parse_previous_receipt_keys,
+};
 use gate_http::client::TrustedProxies;
 use gate_http::tls::TlsFiles;
 
@@ -348,6 +351,8 @@ pub enum FacilitatorChoice {
 pub struct Env {
     pub link_secret: Option<String>,
     pub receipt_key: Option<String>,
+    /// Public halves of receipt keys replaced by a rotation ([`PREVIOUS_RECEIPT_KEYS_ENV`]).
+    pub receipt_keys_previous: Option<String>,
     pub facilitator_url: Option<String>,
     pub facilitator_auth: Option<String>,
     pub facilitator_timeout: Option<String>,
@@ -366,6 +371,7 @@ impl Env {
         Env {
             link_secret: std::env::var(SECRET_ENV).ok(),
             receipt_key: std::env::var(RECEIPT_KEY_ENV).ok(),
+            receipt_keys_previous: std::env::var(PREVIOUS_RECEIPT_KEYS_ENV).ok(),
             facilitator_url: std::env::var(FACILITATOR_URL_ENV).ok(),
             facilitator_auth: std::env::var(FACILITATOR_AUTH_ENV).ok(),
             facilitator_timeout: std::env::var(FACILITATOR_TIMEOUT_ENV).ok(),
@@ -541,6 +547,7 @@ impl std::fmt::Debug for Env {
         let Env {
             link_secret,
             receipt_key,
+            receipt_keys_previous,
             facilitator_url,
             facilitator_auth,
             facilitator_timeout,
@@ -555,6 +562,7 @@ impl std::fmt::Debug for Env {
         f.debug_struct("Env")
             .field("link_secret", &hidden(link_secret))
             .field("receipt_key", &hidden(receipt_key))
+            .field("receipt_keys_previous", receipt_keys_previous)
             .field("facilitator_url", &url_shown(facilitator_url))
             .field("facilitator_auth", &auth_shown(facilitator_auth))
             .field("facilitator_timeout", facilitator_timeout)
@@ -619,7 +627,8 @@ impl Settings {
         let mode = manifest.servicio.modo;
         let facilitator = choose_facilitator(mode, args.facilitator, &args.data, &env)?;
         let link_secret = load_secret(env.link_secret, &args.data, mode == Mode::Local)?;
-        let receipt_key = load_receipt_key(env.receipt_key, &args.data, mode == Mode::Local)?;
+        let receipt_key = load_receipt_key(env.receipt_key, &args.data, mode == Mode::Local)?
+            .with_previous(parse_previous_receipt_keys(env.receipt_keys_previous.as_deref())?);
         let mcp_hosts =
             args.mcp_hosts.or(env.mcp_hosts).map(|list| AllowedHosts::parse_list(&list)).unwrap_or_default();
         let mut rpc_urls = rpc_urls_from_env(env.rpc.iter().cloned()).map_err(|e| anyhow::anyhow!(e))?;
@@ -864,6 +873,8 @@ mod tests {
         let env = Env {
             link_secret: Some(secrets[0].into()),
             receipt_key: Some(secrets[1].into()),
+            // Public keys, not secrets: shown.
+            receipt_keys_previous: Some("did:key:z6MkPublica".into()),
             facilitator_url: Some("https://f.example/v2/clave-url-secreta?token=clave-url-secreta".into()),
             facilitator_auth: Some("Authorization: Bearer token-secreto-del-facilitador".into()),
             facilitator_timeout: Some("5".into()),

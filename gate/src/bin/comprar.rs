@@ -86,7 +86,7 @@ fn key(args: &Args) -> Result<PrivateKeySigner> {
         }
         (None, None) => std::env::var("COMPRAR_KEY")
             .ok()
-            .context("falta la clave: use --key HEX, --key-file ARCHIVO o la variable COMPRAR_KEY")?,
+            .context("falta la clave: use --clave HEX, --archivo-clave ARCHIVO o la variable COMPRAR_KEY")?,
     };
     text.trim().parse().context("la clave no es una clave privada secp256k1 en hexadecimal")
 }

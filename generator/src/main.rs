@@ -42,7 +42,7 @@ enum Command {
         /// No imprimir las etapas.
         #[arg(long = "silencioso", alias = "quiet")]
         quiet: bool,
-        /// No conservar los archivos pagos de la construcción que ya está en --out. Sin esta
+        /// No conservar los archivos pagos de la construcción que ya está en --salida. Sin esta
         /// opción, un paquete o ZIP que cambió recibe un nombre nuevo y el anterior sigue
         /// abriendo con los enlaces y recibos ya emitidos. Úsela cuando pasó la vigencia de los
         /// enlaces desde el último cambio: los enlaces a los archivos descartados dejan de abrir.

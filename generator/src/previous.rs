@@ -1,4 +1,4 @@
-//! Stage 3, previous build: the paid files the build already in `--out` sold.
+//! Stage 3, previous build: the paid files the build already in `--salida` sold.
 //!
 //! A purchase hands out signed links that name a download (`banca-2026.zip`) for seven days, and
 //! a receipt that names each file by its sha256. Rebuilding a study that changed would put other

@@ -6,6 +6,7 @@
 //! `Gate` and swap it in: requests in flight keep the gate they started with (an `Arc`), new
 //! ones get the new one, so nothing is dropped, and the sales record carries over.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -106,7 +107,7 @@ impl Gate {
         let mut offers = Offers::from_manifest(dist, &manifest, &challenger)?;
         sign_offers(&mut offers, &receipts);
         let mpp = Mpp::new(&links, &manifest.servicio.base_url, clock.clone());
-        let storefront = Storefront::load(dist, &manifest, &offers, how_to_buy(&statics))?.with_mpp(mpp);
+        let storefront = Storefront::load(dist, &manifest, &offers, how_to_buy(&statics, &manifest))?.with_mpp(mpp);
         Ok(Gate {
             dist: dist.to_owned(),
             search: Search::new(&manifest.busqueda, &manifest.servicio.base_url),
@@ -190,13 +191,17 @@ fn published_contract(statics: &Statics) -> Value {
     statics.get("/openapi.json").and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok()).unwrap_or(Value::Null)
 }
 
-/// The service index's "how to buy" block, which every JSON 402 repeats.
-fn how_to_buy(statics: &Statics) -> Value {
-    statics
-        .get("/")
-        .and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok())
-        .and_then(|index| index.get("como_comprar").cloned())
-        .unwrap_or(Value::Null)
+/// Each study's "how to buy" block, which its JSON 402s repeat: the one of its sheet, which
+/// states the study's own price (the service index's lists every price when they differ).
+fn how_to_buy(statics: &Statics, manifest: &Manifest) -> BTreeMap<String, Value> {
+    let block = |path: &str| {
+        statics
+            .get(path)
+            .and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok())
+            .and_then(|document| document.get("como_comprar").cloned())
+            .unwrap_or(Value::Null)
+    };
+    manifest.estudios.keys().map(|slug| (slug.clone(), block(&format!("/estudio/{slug}/ficha")))).collect()
 }
 
 /// The gate new requests go to, swappable under a running server.

@@ -54,7 +54,8 @@ pub struct Storefront {
     /// The HTML 402 page of each study, as the generator rendered it.
     payment_pages: BTreeMap<String, Bytes>,
     /// The service index's "how to buy" block, repeated in every 402 body.
-    how_to_buy: Value,
+    /// Each study's "how to buy" block (its sheet's), by slug.
+    how_to_buy: BTreeMap<String, Value>,
     /// The MPP challenges appended to every 402 (`None`: x402 only).
     mpp: Option<Mpp>,
 }
@@ -70,7 +71,12 @@ struct Unpaid {
 
 impl Storefront {
     /// Reads each study's HTML 402 page and builds every unpaid answer.
-    pub fn load(dist: &Path, manifest: &Manifest, offers: &Offers, how_to_buy: Value) -> Result<Storefront> {
+    pub fn load(
+        dist: &Path,
+        manifest: &Manifest,
+        offers: &Offers,
+        how_to_buy: BTreeMap<String, Value>,
+    ) -> Result<Storefront> {
         let mut front =
             Storefront { payment_pages: load_payment_pages(dist, manifest)?, how_to_buy, ..Default::default() };
         front.refresh(offers);
@@ -173,13 +179,18 @@ impl Storefront {
         body.insert("vista".into(), json!(offer.view));
         if problem.status == 402 {
             body.insert("x402".into(), serde_json::to_value(&required).unwrap_or(Value::Null));
-            body.insert("como_comprar".into(), self.how_to_buy.clone());
+            body.insert("como_comprar".into(), self.how_to_buy_of(offer));
         }
         let bytes = serde_json::to_vec(&Value::Object(body)).unwrap_or_default();
         let reply = Reply::new(problem.status, PROBLEM_JSON, Body::Bytes(Bytes::from(bytes)))
             .with_header("Cache-Control", "no-store")
             .with_header("PAYMENT-REQUIRED", encode_json(&required));
         self.challenged(offer, reply)
+    }
+
+    /// The study's "how to buy" block, with its own price.
+    fn how_to_buy_of(&self, offer: &Offer) -> Value {
+        self.how_to_buy.get(&offer.slug).cloned().unwrap_or(Value::Null)
     }
 
     /// [`Storefront::refusal_reply`] for a given 402 object.
@@ -194,7 +205,7 @@ impl Storefront {
             "estudio": offer.slug,
             "vista": offer.view,
             "x402": required,
-            "como_comprar": self.how_to_buy,
+            "como_comprar": self.how_to_buy_of(offer),
         });
         if code == UNCERTAIN_CODE || status == 429 {
             // No payment requirements: the buyer must repeat this request (uncertain) or wait

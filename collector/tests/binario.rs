@@ -260,7 +260,7 @@ async fn sell(dist: &Path, slug: &str, answers: usize) {
     let links = gate::links::LinkSigner::new(vec![7; 32], 7 * 86_400).unwrap();
     let facilitator = std::sync::Arc::new(LocalFacilitator::new(LocalConfig::default()));
     let loaded = gate::app::Gate::load(dist, facilitator, links, None).unwrap();
-    let server = gate::http::server::spawn(std::sync::Arc::new(loaded), 1).unwrap();
+    let server = gate_http::spawn(std::sync::Arc::new(loaded), 1).unwrap();
     let url = format!("{}/estudio/{slug}?vista=completo", server.url());
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let http = reqwest::Client::new();

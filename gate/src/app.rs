@@ -17,8 +17,6 @@ use sha2::Digest;
 use crate::chain::Chains;
 use crate::clock::Clock;
 use crate::facilitator::Facilitator;
-use crate::http::statics::{StaticFile, Statics};
-use crate::http::tls::Certificate;
 use crate::links::LinkSigner;
 use crate::manifest::{self, Manifest};
 use crate::mcp::McpServer;
@@ -31,8 +29,10 @@ use crate::payment::receipt::sign_offers;
 use crate::payment::shop::Shop;
 use crate::sales::Sales;
 use crate::search::Search;
+use crate::statics::{StaticFile, Statics};
 use crate::x402::SupportedResponse;
 use crate::x402::receipt::{DID_DOCUMENT_PATH, ReceiptKey};
+use gate_http::tls::Certificate;
 
 /// Everything a request may need, loaded once from one `dist/`.
 pub struct Gate {

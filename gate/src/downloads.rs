@@ -8,11 +8,11 @@
 
 use std::path::Path;
 
-use crate::http::range::{self, Wanted};
-use crate::http::response::{Body, Reply};
-use crate::http::server::query_param;
 use crate::links::LinkSigner;
 use crate::manifest::{self, Manifest};
+use gate_http::query_param;
+use gate_http::range::{self, Wanted};
+use gate_http::response::{Body, Reply};
 
 /// What the client sent besides the path: the link's query and its `Range` / `If-Range`.
 pub struct Asked<'a> {

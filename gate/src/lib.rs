@@ -3,13 +3,15 @@
 //!
 //! It reads only `dist/` (through `dist/gate.json`, the contract with the generator, typed in
 //! the `contract` crate) and its own `--data` folder; it never reads `content/`. The
-//! [`router`] dispatches; one module per concern answers:
+//! [`router`] dispatches; one module per concern answers. The HTTP layer under them (the
+//! Pingora server, its limits, replies, sendfile, TLS, ranges) is the `gate-http` crate, which
+//! cannot import any of them:
 //!
 //! | module | owns |
 //! |---|---|
 //! | [`app`] | the state loaded from one `dist/` ([`app::Gate`]) and its swap on SIGHUP ([`app::Live`]) |
 //! | [`router`] | which module answers which method and path |
-//! | [`http`] | the Pingora server, replies, sendfile, free files in memory, HTML/JSON negotiation |
+//! | [`statics`] | the free files of `dist/` held in memory, negotiated between HTML and JSON |
 //! | [`payment`] | what is for sale, the one purchase implementation, its HTTP and MCP bindings |
 //! | [`sales`] | the journal of every purchase step, the replay book, the `gate ventas` report |
 //! | [`facilitator`] | who verifies and settles: any HTTP facilitator, or the local one |
@@ -28,7 +30,6 @@ pub mod clock;
 pub mod dev_secret;
 pub mod downloads;
 pub mod facilitator;
-pub mod http;
 pub mod links;
 pub mod manifest;
 pub mod mcp;
@@ -39,5 +40,6 @@ pub mod router;
 pub mod sales;
 pub mod search;
 pub mod settings;
+pub mod statics;
 pub mod telemetry;
 pub mod x402;

@@ -4,8 +4,6 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use gate::app::{Gate, Live, Services};
-use gate::http::server::{RunOptions, run_with_limits};
-use gate::http::tls::Certificate;
 use gate::manifest;
 use gate::payment::limits::Limiter;
 use gate::sales::Sales;
@@ -15,6 +13,8 @@ use gate::settings::{
     Args, Command, Env, PURCHASES_FILE, Settings, TokenCdpArgs, VentasAction, VentasArgs, VerificarArgs,
 };
 use gate::x402::receipt;
+use gate_http::tls::Certificate;
+use gate_http::{RunOptions, run_with_limits};
 
 /// jemalloc instead of the system allocator: every request allocates and frees a few small
 /// buffers on two threads, which glibc's allocator spends noticeably more time on.
@@ -54,7 +54,7 @@ fn main() {
 
 fn log_filter() -> tracing_subscriber::EnvFilter {
     tracing_subscriber::EnvFilter::try_from_env("GATE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(gate::http::server::DEFAULT_LOG))
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(gate_http::DEFAULT_LOG))
 }
 
 fn init_stderr_logging() {

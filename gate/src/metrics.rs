@@ -184,7 +184,7 @@ impl Metrics {
                 *counted = Some(Instant::now());
             }
         }
-        let ignored = crate::http::client::forwarding_ignored();
+        let ignored = gate_http::client::forwarding_ignored();
         let seen = self.forwarded_ignored.get();
         if ignored > seen {
             self.forwarded_ignored.inc_by(ignored - seen);

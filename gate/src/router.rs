@@ -2,7 +2,7 @@
 //!
 //! | route | module |
 //! |---|---|
-//! | `GET /`, `/catalogo`, `/metricas`, `/estudio/{slug}/ficha`, … (every manifest route) | [`crate::http::statics`] (`/` by `Accept`) |
+//! | `GET /`, `/catalogo`, `/metricas`, `/estudio/{slug}/ficha`, … (every manifest route) | [`crate::statics`] (`/` by `Accept`) |
 //! | `GET /buscar?q=` | [`crate::search`] |
 //! | `GET /estudio/{slug}?vista=` | [`crate::payment::http`] |
 //! | `GET /descarga/{archivo}?vence=&firma=` | [`crate::downloads`] |
@@ -18,9 +18,9 @@ use async_trait::async_trait;
 use http::Method;
 
 use crate::app::{Gate, Live};
-use crate::http::response::Reply;
-use crate::http::server::{Handler, Quick, Request, preflight};
 use crate::{downloads, mcp, payment, telemetry};
+use gate_http::response::Reply;
+use gate_http::{Handler, Quick, Request, preflight};
 
 const ALLOW_READ: &str = "GET, HEAD, OPTIONS";
 

@@ -20,7 +20,7 @@ use contract::search::{MAX_QUERY_BYTES, PreparedIndex, QueryError, Ranked, Ranke
 use hashbrown::DefaultHashBuilder;
 use serde_json::json;
 
-use crate::http::response::{Body, JSON, PreparedHead, Reply};
+use gate_http::response::{Body, JSON, PreparedHead, Reply};
 
 /// Most results returned.
 const MAX_RESULTS: usize = 20;

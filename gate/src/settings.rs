@@ -20,13 +20,13 @@ use crate::facilitator::Facilitator;
 use crate::facilitator::cdp::{CDP_FACILITATOR, CdpKey, KEY_ID_ENV, KEY_SECRET_ENV};
 use crate::facilitator::http::HttpFacilitator;
 use crate::facilitator::local::{LocalConfig, LocalFacilitator};
-use crate::http::client::TrustedProxies;
-use crate::http::tls::TlsFiles;
 use crate::links::{LinkSigner, SECRET_ENV, load_secret};
 use crate::manifest::{Manifest, Mode};
 use crate::mcp::AllowedHosts;
 use crate::payment::limits::RefusalLimits;
 use crate::x402::receipt::{KEY_ENV as RECEIPT_KEY_ENV, ReceiptKey, load_key as load_receipt_key};
+use gate_http::client::TrustedProxies;
+use gate_http::tls::TlsFiles;
 
 /// Public facilitator for Base Sepolia and Solana devnet.
 pub const TESTNET_FACILITATOR: &str = "https://x402.org/facilitator";
@@ -276,7 +276,7 @@ pub struct Settings {
     pub receipt_key: ReceiptKey,
     /// Extra hosts for the MCP Host/Origin allow-list.
     pub mcp_hosts: Vec<String>,
-    pub limits: crate::http::server::Limits,
+    pub limits: gate_http::Limits,
     pub refusal_limits: RefusalLimits,
     pub journal_segment_bytes: u64,
     /// Take the socket over from a running gate (`--relevo`).
@@ -579,12 +579,12 @@ impl Settings {
             Some(list) => TrustedProxies::parse(list).map_err(|e| anyhow::anyhow!("--proxies: {e}"))?,
             None => TrustedProxies::default(),
         };
-        let limits = crate::http::server::Limits {
+        let limits = gate_http::Limits {
             read_timeout: Duration::from_secs_f64(args.limite_lectura),
             max_connections: args.max_conexiones,
             sendfile: !args.sin_sendfile,
             proxies,
-            ..crate::http::server::Limits::default()
+            ..gate_http::Limits::default()
         };
         let mode = manifest.servicio.modo;
         let facilitator = choose_facilitator(mode, args.facilitador, &args.data, &env)?;

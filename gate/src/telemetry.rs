@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use crate::app::{Gate, Live};
-use crate::http::response::{Body, Reply};
+use gate_http::response::{Body, Reply};
 
 /// OpenMetrics text, which Prometheus reads.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";

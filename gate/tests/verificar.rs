@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 use cdp_stub::{CdpStub, PREFIX, new_ec_key, new_ed25519_key};
 use gate::facilitator::cdp::CdpKey;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::http::server::{Running, spawn};
+use gate_http::{Running, spawn};
 use serde_json::Value;
 
 const KEY_ID: &str = "organizations/prueba/apiKeys/verificar";

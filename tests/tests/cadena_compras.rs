@@ -32,11 +32,11 @@ use gate::facilitator::Facilitator;
 use gate::facilitator::http::HttpFacilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate::facilitator::service::FacilitatorService;
-use gate::http::response::{Body, JSON, Reply};
-use gate::http::server::{Handler, Request, Running, spawn};
 use gate::sales::report::{Report, report};
 use gate::x402::PaymentPayload;
 use gate::x402::header::encode_json;
+use gate_http::response::{Body, JSON, Reply};
+use gate_http::{Handler, Request, Running, spawn};
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 use tests::chain::{

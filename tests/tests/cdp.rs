@@ -22,8 +22,8 @@ use gate::facilitator::Facilitator;
 use gate::facilitator::cdp::{CdpKey, KeyKind, request_uri};
 use gate::facilitator::http::HttpFacilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::http::server::{Running, spawn};
 use gate::settings::{Args, Env, FacilitatorChoice, Settings};
+use gate_http::{Running, spawn};
 use serde_json::Value;
 use tests::cdp_stub::{CdpStub, PREFIX, new_ec_key, new_ed25519_key};
 

@@ -16,8 +16,8 @@ use async_trait::async_trait;
 use common::gate::*;
 use common::{built, read_json};
 use gate::facilitator::http::HttpFacilitator;
-use gate::http::response::{Body, Reply};
-use gate::http::server::{Handler, Request, spawn};
+use gate_http::response::{Body, Reply};
+use gate_http::{Handler, Request, spawn};
 use serde_json::{Value, json};
 
 /// Validates `body` against `schema` (which may `$ref` the spec's components); the errors.

@@ -15,7 +15,7 @@ use common::gate::{client, links, now};
 use common::{built, copy_tree, read_json, sha256_hex};
 use gate::facilitator::Facilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::http::server::{Limits, Running};
+use gate_http::{Limits, Running};
 
 /// The gate over `dist` with `limits`.
 fn start(dist: &Path, limits: Limits) -> (Running, tempfile::TempDir) {
@@ -23,7 +23,7 @@ fn start(dist: &Path, limits: Limits) -> (Running, tempfile::TempDir) {
     let local: Arc<dyn Facilitator> = Arc::new(LocalFacilitator::new(LocalConfig::default()));
     let log = data.path().join(gate::sales::journal::JOURNAL_FILE);
     let gate = gate::app::Gate::load(dist, local, links(), Some(&log)).expect("gate");
-    (gate::http::server::spawn_with_limits(Arc::new(gate), 2, limits).expect("server"), data)
+    (gate_http::spawn_with_limits(Arc::new(gate), 2, limits).expect("server"), data)
 }
 
 /// The largest download of `dist`: (file name, bytes, sha256).

@@ -17,10 +17,10 @@ use common::gate::*;
 use gate::app::{Gate, Services};
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate::facilitator::{Facilitator, FacilitatorError};
-use gate::http::server::{Running, spawn};
 use gate::payment::limits::{Limiter, RefusalLimits};
 use gate::sales::Sales;
 use gate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse, SupportedResponse, VerifyResponse};
+use gate_http::{Running, spawn};
 use serde_json::Value;
 
 /// The local facilitator, counting `/settle` calls.

@@ -232,22 +232,22 @@ fn http_1_0_without_keep_alive_is_closed_after_its_answer() {
 }
 
 /// The real gate over the built `dist/` with `proxies` trusted.
-fn start_behind(proxies: &str) -> (gate::http::server::Running, tempfile::TempDir) {
+fn start_behind(proxies: &str) -> (gate_http::Running, tempfile::TempDir) {
     use gate::facilitator::local::{LocalConfig, LocalFacilitator};
     let data = tempfile::tempdir().expect("data");
     let local: std::sync::Arc<dyn gate::facilitator::Facilitator> =
         std::sync::Arc::new(LocalFacilitator::new(LocalConfig::default()));
     let log = data.path().join(gate::sales::journal::JOURNAL_FILE);
     let gate = gate::app::Gate::load(built(), local, links(), Some(&log)).expect("gate");
-    let limits = gate::http::server::Limits {
-        proxies: gate::http::client::TrustedProxies::parse(proxies).expect("proxies"),
-        ..gate::http::server::Limits::default()
+    let limits = gate_http::Limits {
+        proxies: gate_http::client::TrustedProxies::parse(proxies).expect("proxies"),
+        ..gate_http::Limits::default()
     };
-    (gate::http::server::spawn_with_limits(std::sync::Arc::new(gate), 2, limits).expect("server"), data)
+    (gate_http::spawn_with_limits(std::sync::Arc::new(gate), 2, limits).expect("server"), data)
 }
 
 /// The statuses of `n` malformed payments sent with `X-Forwarded-For: forwarded_for`.
-async fn refused_payments(server: &gate::http::server::Running, forwarded_for: &str, n: usize) -> Vec<u16> {
+async fn refused_payments(server: &gate_http::Running, forwarded_for: &str, n: usize) -> Vec<u16> {
     let client = client();
     let mut statuses = Vec::new();
     for _ in 0..n {
@@ -284,7 +284,7 @@ async fn forwarded_addresses_count_only_from_trusted_proxies() {
 }
 
 /// One malformed payment per forwarded address, in order.
-async fn one_payment_each(server: &gate::http::server::Running, addresses: Vec<String>) -> Vec<u16> {
+async fn one_payment_each(server: &gate_http::Running, addresses: Vec<String>) -> Vec<u16> {
     let mut statuses = Vec::new();
     for address in addresses {
         statuses.extend(refused_payments(server, &address, 1).await);

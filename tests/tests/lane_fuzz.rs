@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use common::built;
 use common::gate::*;
-use gate::http::server::{Limits, Running, spawn_tls, spawn_with_limits};
-use gate::http::tls::{Certificate, TlsFiles};
+use gate_http::tls::{Certificate, TlsFiles};
+use gate_http::{Limits, Running, spawn_tls, spawn_with_limits};
 use proptest::prelude::*;
 
 fn gate() -> &'static TestGate {

@@ -641,7 +641,7 @@ async fn the_public_host_and_configured_hosts_are_allowed() {
         Gate::load(dist, facilitator, links(), None).expect("gate").with_mcp_hosts(&["agentes.example".into()]);
     let allowed: Vec<&str> = loaded.mcp.allowed.hosts().collect();
     assert!(allowed.contains(&"127.0.0.1") && allowed.contains(&"agentes.example"), "{allowed:?}");
-    let server = gate::http::server::spawn(Arc::new(loaded), 1).expect("spawn");
+    let server = gate_http::spawn(Arc::new(loaded), 1).expect("spawn");
     let http = client();
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let send = |origin: &'static str, host: &'static str| {

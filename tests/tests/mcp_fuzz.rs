@@ -14,7 +14,7 @@ use common::built;
 use common::gate::links;
 use gate::app::Gate;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::http::server::{Handler, Request};
+use gate_http::{Handler, Request};
 use pingora_http::RequestHeader;
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -55,7 +55,7 @@ fn post_with(path: &str, body: Vec<u8>, protocol: Option<&str>, extra: &[(&str, 
         prop_assert!(reply.body.is_empty());
         return Ok(());
     }
-    let gate::http::response::Body::Bytes(bytes) = &reply.body else {
+    let gate_http::response::Body::Bytes(bytes) = &reply.body else {
         return Err(TestCaseError::fail("an MCP answer is bytes in memory"));
     };
     let answer: Value = serde_json::from_slice(bytes).map_err(|e| TestCaseError::fail(format!("not JSON: {e}")))?;

@@ -14,8 +14,8 @@ use common::{built, copy_tree};
 use gate::app::{Gate, Live};
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate::facilitator::{Facilitator, FacilitatorError};
-use gate::http::server::spawn;
 use gate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse, SupportedResponse, VerifyResponse};
+use gate_http::spawn;
 use serde_json::Value;
 
 /// The local facilitator, except that the next settlement (when armed) times out without

@@ -17,11 +17,11 @@ use gate::app::{Gate, Services};
 use gate::clock::Clock;
 use gate::facilitator::Facilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::http::server::{Running, spawn};
 use gate::payment::limits::{Limiter, RefusalLimits};
 use gate::sales::Sales;
 use gate::x402::header::decode_json;
 use gate::x402::siwx::{self, Proof};
+use gate_http::{Running, spawn};
 use serde_json::{Value, json};
 
 const WEEK_AND_A_DAY: i64 = 8 * 86_400;

@@ -20,12 +20,12 @@ use gate::app::{Gate, Services};
 use gate::buyer::{FileCheck, buy, check_receipt, download_verified, receipt_of};
 use gate::facilitator::Facilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::http::server::{Running, spawn};
 use gate::payment::limits::{Limiter, RefusalLimits};
 use gate::sales::Sales;
 use gate::x402::SettlementResponse;
 use gate::x402::header::decode_json;
 use gate::x402::receipt::{OFFER_RECEIPT, PublicKey, ReceiptError, ReceiptKey};
+use gate_http::{Running, spawn};
 use serde_json::{Value, json};
 
 /// The publisher's receipt key of these tests (a seed only they use).

@@ -11,9 +11,9 @@ use common::gate::*;
 use gate::facilitator::Facilitator;
 use gate::facilitator::http::HttpFacilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::http::response::{Body, JSON, Reply};
-use gate::http::server::{Handler, Request, spawn};
 use gate::x402::header::encode_json;
+use gate_http::response::{Body, JSON, Reply};
+use gate_http::{Handler, Request, spawn};
 use serde_json::{Value, json};
 
 /// The local facilitator's HTTP API over a handle the test keeps, to count settlements.
@@ -115,13 +115,13 @@ async fn the_same_payment_at_two_instances_is_delivered_once_and_settled_once() 
 }
 
 /// The real gate over the built `dist/` with tight limits.
-fn start_limited(limits: gate::http::server::Limits) -> (gate::http::server::Running, tempfile::TempDir) {
+fn start_limited(limits: gate_http::Limits) -> (gate_http::Running, tempfile::TempDir) {
     let data = tempfile::tempdir().expect("data");
     let local: Arc<dyn Facilitator> = Arc::new(LocalFacilitator::new(LocalConfig::default()));
     let gate =
         gate::app::Gate::load(built(), local, links(), Some(&data.path().join(gate::sales::journal::JOURNAL_FILE)))
             .expect("gate");
-    let server = gate::http::server::spawn_with_limits(Arc::new(gate), 2, limits).expect("server");
+    let server = gate_http::spawn_with_limits(Arc::new(gate), 2, limits).expect("server");
     (server, data)
 }
 
@@ -134,7 +134,7 @@ async fn error_code(response: reqwest::Response, status: u16) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oversized_heads_targets_and_bodies_get_json_errors() {
-    let (server, _data) = start_limited(gate::http::server::Limits::default());
+    let (server, _data) = start_limited(gate_http::Limits::default());
     let client = client();
     let url = |path: &str| format!("{}{path}", server.url());
 
@@ -174,7 +174,7 @@ async fn oversized_heads_targets_and_bodies_get_json_errors() {
 /// serves: such a request goes to Pingora's path, which refuses it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tight_limits_hold_for_requests_the_fast_lane_would_serve() {
-    let limits = gate::http::server::Limits { max_head_bytes: 512, max_uri_bytes: 64, ..Default::default() };
+    let limits = gate_http::Limits { max_head_bytes: 512, max_uri_bytes: 64, ..Default::default() };
     let (server, _data) = start_limited(limits);
     let client = client();
     let url = |path: &str| format!("{}{path}", server.url());
@@ -188,7 +188,7 @@ async fn tight_limits_hold_for_requests_the_fast_lane_would_serve() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_beyond_the_limit_get_503_and_a_freed_slot_serves_again() {
     use std::io::{Read, Write};
-    let limits = gate::http::server::Limits { max_connections: 2, ..gate::http::server::Limits::default() };
+    let limits = gate_http::Limits { max_connections: 2, ..gate_http::Limits::default() };
     let (server, _data) = start_limited(limits);
     let idle: Vec<std::net::TcpStream> =
         (0..2).map(|_| std::net::TcpStream::connect(server.addr).expect("connect")).collect();
@@ -219,10 +219,7 @@ async fn connections_beyond_the_limit_get_503_and_a_freed_slot_serves_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_clients_are_cut_off_at_the_read_timeout() {
     use std::io::{Read, Write};
-    let limits = gate::http::server::Limits {
-        read_timeout: std::time::Duration::from_secs(1),
-        ..gate::http::server::Limits::default()
-    };
+    let limits = gate_http::Limits { read_timeout: std::time::Duration::from_secs(1), ..gate_http::Limits::default() };
     let (server, _data) = start_limited(limits);
     for partial in [
         &b"GET /catalogo HTTP/1.1\r\nHost: x\r\n"[..],

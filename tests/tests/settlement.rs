@@ -18,11 +18,11 @@ use common::built;
 use common::gate::*;
 use gate::facilitator::http::HttpFacilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::http::response::{Body, JSON, Reply};
-use gate::http::server::{Handler, Request, Running, spawn};
 use gate::sales::report::{Report, report};
 use gate::x402::SettlementResponse;
 use gate::x402::header::decode_json;
+use gate_http::response::{Body, JSON, Reply};
+use gate_http::{Handler, Request, Running, spawn};
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 

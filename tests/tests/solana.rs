@@ -20,12 +20,12 @@ use common::{build_into, copy_tree, read_json};
 use gate::app::Gate;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate::facilitator::{Facilitator, FacilitatorError};
-use gate::http::server::spawn;
 use gate::links::LinkSigner;
 use gate::x402::header::encode_json;
 use gate::x402::{
     PaymentPayload, PaymentRequirements, SettlementResponse, SupportedKind, SupportedResponse, VerifyResponse,
 };
+use gate_http::spawn;
 use serde_json::{Value, json};
 
 const SOLANA_PAYEE: &str = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use common::gate::*;
 use common::{built, sha256_hex};
-use gate::http::server::{Limits, Running, spawn_tls};
-use gate::http::tls::{Certificate, TlsFiles};
+use gate_http::tls::{Certificate, TlsFiles};
+use gate_http::{Limits, Running, spawn_tls};
 use serde_json::Value;
 
 /// A self-signed certificate for localhost and 127.0.0.1, written as PEM files; returns the

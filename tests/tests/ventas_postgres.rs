@@ -14,10 +14,10 @@ use common::gate::*;
 use gate::facilitator::Facilitator;
 use gate::facilitator::http::HttpFacilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::http::response::{Body, JSON, Reply};
-use gate::http::server::{Handler, Request, Running, spawn};
 use gate::sales::postgres::Shared;
 use gate::x402::header::encode_json;
+use gate_http::response::{Body, JSON, Reply};
+use gate_http::{Handler, Request, Running, spawn};
 use serde_json::{Value, json};
 use tests::postgres::Postgres;
 

@@ -12,8 +12,8 @@ use anyhow::{Context, Result};
 use gate::chain::settler::Settler;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate::facilitator::service::FacilitatorService;
-use gate::http::server::{RunOptions, run};
 use gate::settings::SETTLER_KEY_ENV;
+use gate_http::{RunOptions, run};
 
 #[derive(Debug, clap::Parser)]
 #[command(name = "facilitador-local", about = "Facilitador x402 local (sin cadena, sin dinero real) por HTTP.")]
@@ -55,7 +55,7 @@ fn run_facilitator() -> Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("GATE_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(gate::http::server::DEFAULT_LOG)),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(gate_http::DEFAULT_LOG)),
         )
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
         .init();

@@ -4,8 +4,8 @@
 use async_trait::async_trait;
 
 use crate::facilitator::local::LocalFacilitator;
-use crate::http::response::{Body, JSON, Reply};
-use crate::http::server::{Handler, Request};
+use gate_http::response::{Body, JSON, Reply};
+use gate_http::{Handler, Request};
 
 /// Serves `POST /verify`, `POST /settle`, `GET /supported` and `GET /health`.
 pub struct FacilitatorService(pub LocalFacilitator);

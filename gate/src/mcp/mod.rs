@@ -25,13 +25,13 @@ use bytes::Bytes;
 use http::Method;
 use serde_json::{Map, Value, json};
 
-use crate::http::response::{Body, Reply};
-use crate::http::server::{Request, preflight};
-use crate::http::statics::Statics;
 use crate::manifest::Manifest;
 use crate::payment::offer::Offers;
 use crate::payment::shop::Shop;
 use crate::search::Search;
+use crate::statics::Statics;
+use gate_http::response::{Body, Reply};
+use gate_http::{Request, preflight};
 
 pub use modern::{Era, SUPPORTED_VERSIONS};
 /// What `initialize` offers a client that asks for a revision of that era we do not speak.

@@ -14,7 +14,7 @@ use base64::Engine;
 use serde_json::{Map, Value, json};
 
 use super::{RpcError, code};
-use crate::http::server::Request;
+use gate_http::Request;
 
 /// The stateless revisions this server speaks.
 pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];

@@ -2,7 +2,7 @@
 //! annotations) and what each call answers.
 //!
 //! The free tools answer from the same bytes the HTTP routes serve (the catalog, the sheets
-//! and the metrics held in [`crate::http::statics`], the search of [`crate::search`]), so an agent
+//! and the metrics held in [`crate::statics`], the search of [`crate::search`]), so an agent
 //! gets the same facts over MCP as over HTTP. Arguments are checked here against the schemas
 //! the tools publish; a bad value is a tool error (`isError: true`) the model can read and fix.
 

@@ -30,14 +30,14 @@ use super::reaccess::Challenge;
 use super::settlement::UNCERTAIN_CODE;
 use super::shop::{Refusal, Shop};
 use super::unpaid::Fillable;
-use crate::http::pages::{HTML, prefers_html};
-use crate::http::response::{Body, JSON, Reply};
-use crate::http::server::Request;
 use crate::manifest::{self, Manifest};
 use crate::sales::journal::Protocol;
 use crate::x402::PaymentRequired;
 use crate::x402::header::{decode_payment_signature, encode_json};
 use crate::x402::siwx;
+use gate_http::Request;
+use gate_http::pages::{HTML, prefers_html};
+use gate_http::response::{Body, JSON, Reply};
 
 /// RFC 9457 problem bodies (MPP refusals).
 const PROBLEM_JSON: &str = "application/problem+json";
@@ -251,7 +251,7 @@ pub fn answer_unpaid(front: &Storefront, offers: &Offers, slug: &str, asked: &As
 
 /// The offer a request names by slug and `vista=`, or the 404/400 that says which is unknown.
 fn find_offer<'o>(offers: &'o Offers, slug: &str, query: Option<&str>) -> Result<&'o Offer, Reply> {
-    let view = crate::http::server::query_param(query, "vista");
+    let view = gate_http::query_param(query, "vista");
     offers.find(slug, view.as_deref()).map_err(|error| match error {
         OfferError::UnknownStudy => unknown_study(slug),
         OfferError::UnknownView => unknown_view(view.as_deref().unwrap_or_default()),

@@ -13,7 +13,7 @@ use bytes::Bytes;
 use http::HeaderValue;
 
 use super::reaccess::Challenge;
-use crate::http::response::{Body, Reply};
+use gate_http::response::{Body, Reply};
 
 /// The header whose base64 value holds the challenge.
 const HEADER: &str = "PAYMENT-REQUIRED";
@@ -164,7 +164,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::http::response::JSON;
+    use gate_http::response::JSON;
 
     fn reply_for(challenge: &Challenge) -> (Reply, Vec<u8>) {
         let required = json!({"x402Version": 2, "accepts": [], "extensions": {"sign-in-with-x": {"info": {

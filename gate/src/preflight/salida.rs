@@ -10,8 +10,8 @@ use std::path::Path;
 use alloy_primitives::Address;
 
 use super::Report;
-use crate::http::client::TrustedProxies;
 use crate::manifest::{Manifest, Mode};
+use gate_http::client::TrustedProxies;
 
 /// The first ten accounts of the standard development mnemonic of Hardhat and Anvil
 /// (`test test test test test test test test test test test junk`, path m/44'/60'/0'/0/i):

@@ -29,10 +29,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use gate::app::{Gate, Services};
 use gate::facilitator::Facilitator;
-use gate::http::server::{Running, spawn};
 use gate::x402::PaymentRequirements;
 use gate::x402::evm::{client_authorization, domain_for, exact_payload_json, random_nonce, sign_authorization};
 use gate::x402::header::encode_json;
+use gate_http::{Running, spawn};
 use serde_json::{Value, json};
 use tests::chain::{ChainOptions, LocalChain};
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use gate::facilitator::cdp::CdpKey;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::http::server::{RunOptions, run};
+use gate_http::{RunOptions, run};
 use tests::cdp_stub::CdpStub;
 
 #[derive(Debug, clap::Parser)]

@@ -12,13 +12,13 @@ use gate::facilitator::Facilitator;
 use gate::facilitator::http::HttpFacilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate::facilitator::service::FacilitatorService;
-use gate::http::server::{Running, spawn};
 use gate::links::LinkSigner;
 use gate::x402::evm::{
     Authorization, Domain, client_authorization, domain_for, exact_payload_json, sign_authorization,
 };
 use gate::x402::header::encode_json;
 use gate::x402::{PaymentPayload, PaymentRequirements};
+use gate_http::{Running, spawn};
 use serde_json::Value;
 
 /// The public Anvil/Hardhat development key #0 (never for real funds).

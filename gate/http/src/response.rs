@@ -189,7 +189,7 @@ impl Reply {
         self
     }
 
-    /// The head the server writes for this reply (see `write_reply` in [`super::server`]),
+    /// The head the server writes for this reply (see `write_reply` in [`crate::writing`]),
     /// without `Date` and `Connection`: status line, the reply's headers, `Content-Length` and
     /// the CORS headers, each line ending in CRLF.
     fn serialize_head(&self, length: usize) -> Bytes {

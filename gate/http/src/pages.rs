@@ -2,8 +2,8 @@
 //!
 //! The generator renders every page into `dist/`; the gate never renders templates. It only
 //! picks, by the request's `Accept`, between answers it holds in memory: on `/` the home page
-//! or the JSON service index ([`super::statics`]), and on an unpaid `/estudio/{slug}` the HTML
-//! 402 page or the JSON 402 ([`crate::payment::http`]). Every negotiated answer says
+//! or the JSON service index (the gate's `statics`), and on an unpaid `/estudio/{slug}` the HTML
+//! 402 page or the JSON 402 (the gate's `payment::http`). Every negotiated answer says
 //! `Vary: Accept` so caches keep the two apart.
 
 pub const HTML: &str = "text/html; charset=utf-8";

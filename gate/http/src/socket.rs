@@ -1,5 +1,5 @@
 //! The socket under a Pingora session, for the two things Pingora does not do with it: hand a
-//! file to the kernel ([`super::sendfile`]) and close politely after refusing a request.
+//! file to the kernel ([`crate::sendfile`]) and close politely after refusing a request.
 //!
 //! A refusal sent while the client is still sending (a head too large to read, a body over the
 //! limit) must not be followed by a plain `close`: with unread bytes in its receive buffer the
@@ -83,7 +83,7 @@ pub(crate) async fn wait_and(
     }
 }
 
-/// Writes a response whose head was serialized at load (see [`super::response::Body::Prepared`])
+/// Writes a response whose head was serialized at load (see [`crate::response::Body::Prepared`])
 /// on a plain HTTP/1 session's socket: `head`, the `Date` and `Connection` lines Pingora would
 /// add, and `body`. `None` when the session is not plain HTTP/1 (nothing written).
 ///
@@ -142,7 +142,7 @@ pub(crate) async fn send_answer(
 }
 
 /// The descriptor of a plain stream (no TLS) that is a socket: the one a connection on the
-/// fast lane ([`super::quick`]) is answered on.
+/// fast lane ([`crate::quick`]) is answered on.
 pub(crate) fn plain_socket(stream: &Stream) -> Option<BorrowedFd<'_>> {
     if is_tls(stream) {
         return None;

@@ -13,8 +13,8 @@ use bytes::Bytes;
 
 use http::HeaderValue;
 
-use super::response::{Body, IntoHeaderValue, Reply};
 use crate::manifest::{self, Manifest};
+use gate_http::response::{Body, IntoHeaderValue, Reply};
 
 /// One free document.
 #[derive(Debug, Clone)]
@@ -79,7 +79,7 @@ impl Statics {
         let file = self.get(path)?;
         let Some(alternate) = &file.html else { return Some(file.answer(if_none_match, false)) };
         let chosen = match self.files.get(alternate) {
-            Some(page) if super::pages::prefers_html(accept) => page,
+            Some(page) if gate_http::pages::prefers_html(accept) => page,
             _ => file,
         };
         Some(chosen.answer(if_none_match, true))

@@ -23,10 +23,10 @@ use pingora_core::protocols::http::ServerSession;
 use pingora_core::server::ShutdownWatch;
 use tokio::io::AsyncReadExt;
 
-use super::response::Body;
-use super::server::{App, Handler, KEEPALIVE_SECONDS};
-use super::socket;
-use super::tls::ServesPlain;
+use crate::response::Body;
+use crate::server::{App, Handler, KEEPALIVE_SECONDS};
+use crate::socket;
+use crate::tls::ServesPlain;
 
 /// Header lines the lane parses; a request with more goes to Pingora (which allows 256).
 const LANE_HEADERS: usize = 32;

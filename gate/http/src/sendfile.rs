@@ -22,7 +22,7 @@ use pingora_http::ResponseHeader;
 use rustix::net::{SendFlags, send};
 use tokio::net::TcpStream;
 
-use super::socket::{plain_http1_socket, wait_and};
+use crate::socket::{plain_http1_socket, wait_and};
 
 /// Most bytes one `sendfile` call is asked for; the socket takes what its buffer holds.
 const MAX_PER_CALL: usize = 4 * 1024 * 1024;

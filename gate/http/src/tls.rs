@@ -88,7 +88,7 @@ impl<A> TlsApp<A> {
 }
 
 /// An application that serves plain (unencrypted) connections its own way: the gate's fast lane
-/// ([`super::quick`]).
+/// ([`crate::quick`]).
 #[async_trait]
 pub trait ServesPlain: ServerApp {
     async fn serve_plain(self: &Arc<Self>, stream: Stream, shutdown: &ShutdownWatch) -> Option<Stream>;

@@ -195,8 +195,12 @@ fn run() -> Result<()> {
 
 async fn soak(base: &str, dist: &Path, (pid, facilitator_pid): (u32, u32), options: &Options) -> Result<()> {
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    // The gate says how long it keeps an idle connection (`Keep-Alive: timeout=14`); reqwest
+    // does not read that hint, so the pool is told: a client that reuses a connection past it
+    // races the gate's close and loses the request at the transport.
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(options.connections)
+        .pool_idle_timeout(Duration::from_secs(10))
         .timeout(Duration::from_secs(30))
         .build()?;
     let started = Instant::now();
@@ -352,7 +356,7 @@ async fn get(client: &reqwest::Client, stats: &Stats, route: &'static str, url: 
             let status = response.status().as_u16();
             response.bytes().await.map(|_| status).map_err(|e| format!("cuerpo: {e}"))
         }
-        Err(e) => Err(format!("pedido: {e}")),
+        Err(e) => Err(format!("pedido: {}", with_causes(&e))),
     };
     record(stats, route, started, outcome, expected);
 }
@@ -383,7 +387,7 @@ async fn buy(
             body
         }
         Err(e) => {
-            record(stats, "compra", started, Err(format!("pedido: {e}")), &[200]);
+            record(stats, "compra", started, Err(format!("pedido: {}", with_causes(&e))), &[200]);
             None
         }
     };
@@ -418,7 +422,7 @@ async fn mcp_call(client: &reqwest::Client, stats: &Stats, base: &str, step: usi
             let status = response.status().as_u16();
             response.bytes().await.map(|_| status).map_err(|e| format!("cuerpo: {e}"))
         }
-        Err(e) => Err(format!("pedido: {e}")),
+        Err(e) => Err(format!("pedido: {}", with_causes(&e))),
     };
     record(stats, "mcp", started, outcome, &[200]);
 }
@@ -454,6 +458,18 @@ fn report(stats: &Stats, options: &Options, mcp: bool, rss_start: u64, rss_end: 
         rss_start as f64 / 1024.0,
         rss_end as f64 / 1024.0
     );
+}
+
+/// An error and its causes on one line ("error sending request" alone does not say whether the
+/// connection was reset, closed or timed out).
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text = format!("{text}: {cause}");
+        source = cause.source();
+    }
+    text
 }
 
 fn pct(sorted: &[f64], p: f64) -> f64 {

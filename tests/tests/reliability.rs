@@ -155,7 +155,7 @@ async fn oversized_heads_targets_and_bodies_get_json_errors() {
         let body = vec![b'{'; 100 * 1024];
         write!(
             stream,
-            "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
             body.len()
         )
         .expect("head");
@@ -276,10 +276,10 @@ async fn a_kept_alive_connection_says_its_idle_limit_and_only_idle_ones_are_clos
     let (server, _data) = start_limited(limits);
     let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
     stream.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
-    let get = b"GET /catalogo HTTP/1.1\r\nHost: x\r\n\r\n";
+    let get = b"GET /catalogo HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
     let mcp_body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
     let mcp = format!(
-        "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{mcp_body}",
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{mcp_body}",
         mcp_body.len()
     );
     for request in [&get[..], mcp.as_bytes(), get] {
@@ -295,7 +295,7 @@ async fn a_kept_alive_connection_says_its_idle_limit_and_only_idle_ones_are_clos
     // connection: answered.
     stream.write_all(b"GET /catalogo HTTP/1.1\r\n").expect("first half");
     std::thread::sleep(Duration::from_millis(1500));
-    stream.write_all(b"Host: x\r\n\r\n").expect("second half");
+    stream.write_all(b"Host: 127.0.0.1\r\n\r\n").expect("second half");
     let (head, _) = read_answer(&mut stream);
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     // Left idle past the deadline, the connection is closed (EOF), with nothing sent on it.

@@ -110,14 +110,16 @@ pub(crate) async fn send_answer(
     keep_alive: Option<u64>,
     stall: Duration,
 ) -> io::Result<Option<u64>> {
+    // In the order Pingora's path writes them: the reply's own headers (`Keep-Alive` among
+    // them), then `Date` and `Connection`.
     let mut seconds = itoa::Buffer::new();
-    let (connection, idle): (&[u8], &[u8]) = match keep_alive {
-        Some(idle) => (b"keep-alive\r\nKeep-Alive: timeout=", seconds.format(idle).as_bytes()),
-        None => (b"close", b""),
+    let ([idle, seconds, end], connection): ([&[u8]; 3], &[u8]) = match keep_alive {
+        Some(idle) => ([b"Keep-Alive: timeout=", seconds.format(idle).as_bytes(), b"\r\n"], b"keep-alive"),
+        None => ([b"", b"", b""], b"close"),
     };
     let date = pingora_core::protocols::http::date::get_cached_date();
-    let parts: [&[u8]; 8] =
-        [head, b"Date: ", date.as_bytes(), b"\r\nConnection: ", connection, idle, b"\r\n\r\n", body];
+    let parts: [&[u8]; 10] =
+        [head, idle, seconds, end, b"Date: ", date.as_bytes(), b"\r\nConnection: ", connection, b"\r\n\r\n", body];
     let mut ancillary = rustix::net::SendAncillaryBuffer::default();
     let written = match rustix::net::sendmsg(
         socket,

@@ -2,7 +2,7 @@
 //! x402 v2, guards the signed download links and exposes the same functions over MCP.
 //!
 //! It reads only `dist/` (through `dist/gate.json`, the contract with the generator, typed in
-//! the `contract` crate) and its own `--data` folder; it never reads `content/`. The
+//! the `contract` crate) and its own `--datos` folder; it never reads `content/`. The
 //! [`router`] dispatches; one module per concern answers. The HTTP layer under them (the
 //! Pingora server, its limits, replies, sendfile, TLS, ranges) is the `gate-http` crate, which
 //! cannot import any of them:
@@ -21,7 +21,7 @@
 //! | [`x402`] | payment headers and the EVM `exact` scheme (EIP-3009 signatures) |
 //! | [`settings`], [`manifest`], [`clock`], [`buyer`] | command line, `gate.json` loading, time, the buyer client |
 //! | [`preflight`] | `gate verificar`: the go-live checks, without moving money |
-//! | [`metrics`], [`telemetry`] | Prometheus metrics; `/salud`, `/listo` and the `--listen-metricas` listener |
+//! | [`metrics`], [`telemetry`] | Prometheus metrics; `/salud`, `/listo` and the `--escuchar-metricas` listener |
 
 pub mod app;
 pub mod buyer;

@@ -119,7 +119,7 @@ fn start(args: Args) -> Result<()> {
         && std::env::var(receipt::KEY_ENV).ok().is_none_or(|v| v.trim().is_empty())
     {
         tracing::info!(
-            "recibos firmados por {} con la clave de desarrollo de --data/{}, solo para pruebas (defina {} para una propia); publicada en {}",
+            "recibos firmados por {} con la clave de desarrollo de --datos/{}, solo para pruebas (defina {} para una propia); publicada en {}",
             receipt_key.did_key(),
             receipt::KEY_FILE,
             receipt::KEY_ENV,
@@ -160,7 +160,7 @@ fn warn_if_https_without_tls(base_url: &str, mode: contract::Mode, tls: bool) {
     if !tls && mode != contract::Mode::Local && base_url.starts_with("https://") {
         tracing::warn!(
             "base_url es {base_url} pero el gate sirve HTTP sin TLS: ponga delante un terminador TLS \
-             (y nómbrelo con --proxies) o sirva HTTPS con --tls-cert y --tls-key"
+             (y nómbrelo con --proxies) o sirva HTTPS con --certificado-tls y --clave-tls"
         );
     }
 }
@@ -181,10 +181,10 @@ fn fill_fee_payers(mut gate: Gate, facilitator: &dyn gate::facilitator::Facilita
 }
 
 /// `gate ventas`: the journal (or the shared record) as a table, JSON or CSV, `conciliar` to
-/// resolve a purchase, `importar` to load the journal of `--data` into the shared record.
+/// resolve a purchase, `importar` to load the journal of `--datos` into the shared record.
 /// Returns how many purchases wait to be reconciled (the report only; 0 for the actions).
 fn print_sales(args: &VentasArgs) -> Result<usize> {
-    let url = args.ventas.clone().or_else(|| std::env::var(VENTAS_ENV).ok()).filter(|url| !url.trim().is_empty());
+    let url = args.sales_url.clone().or_else(|| std::env::var(VENTAS_ENV).ok()).filter(|url| !url.trim().is_empty());
     let shared = url.as_deref().map(Shared::connect).transpose()?;
     if let Some(VentasAction::Importar) = &args.action {
         let shared = shared
@@ -206,16 +206,16 @@ fn print_sales(args: &VentasArgs) -> Result<usize> {
         return Ok(0);
     }
     if let Some(VentasAction::Conciliar(c)) = &args.action {
-        let Some(compra) = &c.compra else {
+        let Some(compra) = &c.purchase else {
             return reconcile_from_chain(args, c, shared.as_deref()).map(|()| 0);
         };
-        let resolution = match &c.liquidada {
+        let resolution = match &c.settled_in {
             Some(transaction) => Resolution::Paid { transaction: transaction.clone() },
             None => Resolution::Unpaid,
         };
         let pending = match &shared {
-            Some(shared) => gate::sales::report::reconcile_shared(shared, compra, resolution, &c.nota)?,
-            None => gate::sales::report::reconcile(&args.data, compra, resolution, &c.nota)?,
+            Some(shared) => gate::sales::report::reconcile_shared(shared, compra, resolution, &c.note)?,
+            None => gate::sales::report::reconcile(&args.data, compra, resolution, &c.note)?,
         };
         println!(
             "conciliada: {} ({}, {}, pagador {}) como {}",
@@ -223,17 +223,17 @@ fn print_sales(args: &VentasArgs) -> Result<usize> {
             pending.estudio,
             pending.red,
             pending.pagador,
-            if c.liquidada.is_some() { "venta" } else { "sin pago" }
+            if c.settled_in.is_some() { "venta" } else { "sin pago" }
         );
         return Ok(0);
     }
-    let period = gate::sales::export::Period::parse(args.desde.as_deref(), args.hasta.as_deref())?;
+    let period = gate::sales::period::Period::parse(args.from.as_deref(), args.until.as_deref())?;
     let report = match &shared {
         Some(shared) => gate::sales::report::report_shared(shared)?,
         None => gate::sales::report::report(&args.data)?,
     };
     let report = gate::sales::export::within(report, &period);
-    let format = if args.json { "json" } else { args.formato.as_deref().unwrap_or("tabla") };
+    let format = if args.json { "json" } else { args.format.as_deref().unwrap_or("tabla") };
     match format {
         "json" => println!("{}", serde_json::to_string_pretty(&report)?),
         "csv" => print!("{}", gate::sales::export::csv(&report)),
@@ -297,7 +297,7 @@ fn preflight(args: &VerificarArgs) -> Result<bool> {
     let inputs = gate::preflight::Inputs {
         dist: &args.dist,
         data: &args.data,
-        facilitator_url: args.facilitador.clone(),
+        facilitator_url: args.facilitator.clone(),
         expected_mode: args.mode(),
         env: &env,
         rpc_flags: args.rpc.clone(),

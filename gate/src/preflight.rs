@@ -102,7 +102,7 @@ pub struct Inputs<'a> {
     pub env: &'a Env,
     /// `--rpc RED=URL` values (beside the environment's `GATE_RPC_EIP155_<id>`).
     pub rpc_flags: Vec<String>,
-    /// Where traffic comes from, as serving would be told (`--listen`, `--proxies`, TLS).
+    /// Where traffic comes from, as serving would be told (`--escuchar`, `--proxies`, TLS).
     pub serving: Serving,
 }
 
@@ -402,7 +402,7 @@ fn check_link_secret(mode: Mode, secret: Option<&str>) -> Result<String, String>
             s.len()
         )),
         None if mode == Mode::Local => {
-            Ok(format!("modo local: sin {SECRET_ENV}, el gate genera la clave en --data/clave-enlaces"))
+            Ok(format!("modo local: sin {SECRET_ENV}, el gate genera la clave en --datos/clave-enlaces"))
         }
         None => Err(format!(
             "falta {SECRET_ENV}: fuera del modo local la clave de los enlaces viene del entorno, al menos {MIN_LINK_SECRET_BYTES} bytes (por ejemplo: openssl rand -hex 32), la misma en cada gate"
@@ -419,7 +419,7 @@ fn check_receipt_key(mode: Mode, key: Option<&str>) -> Result<String, String> {
             Err(e) => Err(format!("{RECEIPT_KEY_ENV}: {e}")),
         },
         None if mode == Mode::Local => Ok(format!(
-            "modo local: sin {RECEIPT_KEY_ENV}, el gate firma con una clave de desarrollo en --data/{RECEIPT_KEY_FILE}"
+            "modo local: sin {RECEIPT_KEY_ENV}, el gate firma con una clave de desarrollo en --datos/{RECEIPT_KEY_FILE}"
         )),
         None => Err(format!(
             "falta {RECEIPT_KEY_ENV}: fuera del modo local los recibos se firman con la clave del editor, 32 bytes en hexadecimal (por ejemplo: openssl rand -hex 32), la misma en cada gate"

@@ -24,7 +24,10 @@ use crate::links::{LinkSigner, SECRET_ENV, load_secret};
 use crate::manifest::{Manifest, Mode};
 use crate::mcp::AllowedHosts;
 use crate::payment::limits::RefusalLimits;
-use crate::x402::receipt::{KEY_ENV as RECEIPT_KEY_ENV, ReceiptKey, load_key as load_receipt_key};
+use crate::x402::receipt::{
+    KEY_ENV as RECEIPT_KEY_ENV, PREVIOUS_KEYS_ENV as PREVIOUS_RECEIPT_KEYS_ENV, ReceiptKey,
+    load_key as load_receipt_key, parse_previous as parse_previous_receipt_keys,
+};
 use gate_http::client::TrustedProxies;
 use gate_http::tls::TlsFiles;
 
@@ -53,77 +56,77 @@ pub struct Args {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// Salida de `generator build`.
-    #[arg(long, default_value = "./dist")]
+    #[arg(long, value_name = "CARPETA", default_value = "./dist")]
     pub dist: PathBuf,
     /// Dirección IP:puerto donde escuchar (p. ej. 0.0.0.0:8080 para toda la red).
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    #[arg(long = "escuchar", alias = "listen", value_name = "IP:PUERTO", default_value = "127.0.0.1:8080")]
     pub listen: String,
     /// Carpeta de datos: archivo pid, socket de relevo, clave local de enlaces, libro del facilitador
     /// local y diario de ventas.
-    #[arg(long, default_value = "./var")]
+    #[arg(long = "datos", alias = "data", value_name = "CARPETA", default_value = "./var")]
     pub data: PathBuf,
     /// Hilos de trabajo (por defecto, uno por núcleo).
-    #[arg(long)]
+    #[arg(long = "hilos", alias = "threads", value_name = "N")]
     pub threads: Option<usize>,
     /// URL del facilitador (reemplaza a GATE_FACILITATOR_URL; en modo local, se usa en lugar del
     /// facilitador incluido).
-    #[arg(long)]
-    pub facilitador: Option<String>,
+    #[arg(long = "facilitador", value_name = "URL")]
+    pub facilitator: Option<String>,
     /// Hosts adicionales admitidos en los encabezados Host y Origin de los endpoints MCP,
     /// separados por comas (reemplaza a GATE_MCP_HOSTS; localhost y el host de base_url se
     /// admiten siempre).
-    #[arg(long)]
+    #[arg(long = "hosts-mcp", alias = "mcp-hosts", value_name = "HOSTS")]
     pub mcp_hosts: Option<String>,
     /// Certificado TLS (cadena PEM): el gate sirve HTTPS con HTTP/2 y HTTP/1.1; se recarga con
-    /// SIGHUP. Va con --tls-key.
-    #[arg(long, requires = "tls_key")]
+    /// SIGHUP. Va con --clave-tls.
+    #[arg(long = "certificado-tls", alias = "tls-cert", value_name = "ARCHIVO", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
-    /// Clave privada PEM del certificado de --tls-cert.
-    #[arg(long, requires = "tls_cert")]
+    /// Clave privada PEM del certificado de --certificado-tls.
+    #[arg(long = "clave-tls", alias = "tls-key", value_name = "ARCHIVO", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
     /// Proxies de confianza (direcciones o redes CIDR, separadas por comas): solo de ellos se
     /// creen Forwarded y X-Forwarded-For para la dirección del cliente (límites y registros); de
     /// cualquier otro se ignoran.
-    #[arg(long)]
+    #[arg(long, value_name = "REDES")]
     pub proxies: Option<String>,
     /// Conexiones atendidas a la vez; más allá, un pedido recibe 503.
-    #[arg(long, default_value_t = 1024)]
-    pub max_conexiones: usize,
+    #[arg(long = "max-conexiones", value_name = "N", default_value_t = 1024)]
+    pub max_connections: usize,
     /// Segundos que tiene un cliente para enviar el encabezado de un pedido, y luego su cuerpo
     /// (ahí terminan los clientes lentos y las conexiones inactivas).
-    #[arg(long, default_value_t = 15.0)]
-    pub limite_lectura: f64,
+    #[arg(long = "limite-lectura", value_name = "SEGUNDOS", default_value_t = 15.0)]
+    pub read_timeout: f64,
     /// Enviar las descargas por partes desde el proceso en lugar de con sendfile(2) (como
     /// `sendfile off` de nginx, para sistemas de archivos donde sendfile falla).
-    #[arg(long)]
-    pub sin_sendfile: bool,
+    #[arg(long = "sin-sendfile")]
+    pub no_sendfile: bool,
     /// Intentos de pago rechazados que puede hacer una dirección de cliente (IPv6: su /64) por
     /// ventana; después, 429.
-    #[arg(long, default_value_t = 20)]
-    pub fallos_por_cliente: u32,
+    #[arg(long = "fallos-por-cliente", value_name = "N", default_value_t = 20)]
+    pub refusals_per_client: u32,
     /// Liquidaciones rechazadas que puede tener un pagador por ventana; después, 429.
-    #[arg(long, default_value_t = 5)]
-    pub fallos_por_pagador: u32,
+    #[arg(long = "fallos-por-pagador", value_name = "N", default_value_t = 5)]
+    pub refusals_per_payer: u32,
     /// Liquidaciones rechazadas que acepta el gate entero por ventana antes de rechazar las
     /// nuevas con 429.
-    #[arg(long, default_value_t = 600)]
-    pub fallos_globales: u32,
+    #[arg(long = "fallos-globales", value_name = "N", default_value_t = 600)]
+    pub refusals_in_all: u32,
     /// La ventana de los tres límites anteriores, en segundos.
-    #[arg(long, default_value_t = 600)]
-    pub ventana_fallos: u64,
+    #[arg(long = "ventana-fallos", value_name = "SEGUNDOS", default_value_t = 600)]
+    pub refusal_window: u64,
     /// Tamaño (MB) a partir del cual el diario de ventas empieza un archivo nuevo
     /// (`ventas.NNNNNN.jsonl`).
-    #[arg(long, default_value_t = 64)]
-    pub diario_max_mb: u64,
-    /// Relevar a un gate en marcha con la misma --data sin cortar el servicio: este proceso
+    #[arg(long = "diario-max-mb", value_name = "MB", default_value_t = 64)]
+    pub journal_max_mb: u64,
+    /// Relevar a un gate en marcha con la misma --datos sin cortar el servicio: este proceso
     /// espera su socket, que el anterior entrega al recibir SIGQUIT.
-    #[arg(long)]
-    pub relevo: bool,
+    #[arg(long = "relevo")]
+    pub take_over: bool,
     /// Registro de ventas compartido en PostgreSQL (postgres://usuario:clave@host:puerto/base)
-    /// en lugar del diario en --data: varios gates con la misma base reconocen cualquier venta.
+    /// en lugar del diario en --datos: varios gates con la misma base reconocen cualquier venta.
     /// Mejor en GATE_VENTAS, que no se ve en la lista de procesos (la URL lleva la clave).
-    #[arg(long, value_name = "URL")]
-    pub ventas: Option<String>,
+    #[arg(long = "ventas", value_name = "URL")]
+    pub sales_url: Option<String>,
     /// RPC de una red EVM, como RED=URL (p. ej. eip155:8453=https://…), repetible: con él, el
     /// gate no entrega un estudio por la palabra de un facilitador salvo un éxito con
     /// transacción, y busca en la cadena la prueba de todo lo demás. Mejor en
@@ -131,25 +134,25 @@ pub struct Args {
     #[arg(long, value_name = "RED=URL")]
     pub rpc: Vec<String>,
     /// Segundos entre dos conciliaciones con la cadena de las compras inciertas (con un RPC).
-    #[arg(long, default_value_t = 30)]
-    pub conciliar_cada: u64,
+    #[arg(long = "conciliar-cada", value_name = "SEGUNDOS", default_value_t = 30)]
+    pub reconcile_every: u64,
     /// Dirección IP:puerto de las métricas de Prometheus (GET /metrics, y /salud y /listo), aparte
     /// de la de los compradores (p. ej. 127.0.0.1:9090). Sin ella, no hay métricas.
-    #[arg(long, value_name = "IP:PUERTO")]
-    pub listen_metricas: Option<String>,
+    #[arg(long = "escuchar-metricas", alias = "listen-metricas", value_name = "IP:PUERTO")]
+    pub metrics_listen: Option<String>,
 }
 
 /// Subcommands besides serving.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
-    /// Muestra las ventas del diario (`--data`/ventas.jsonl, o la base de --ventas) con totales
+    /// Muestra las ventas del diario (`--datos`/ventas.jsonl, o la base de --ventas) con totales
     /// por estudio, red y día. Sale con 3 si hay compras inciertas por conciliar.
     Ventas(VentasArgs),
     /// Comprueba, sin mover dinero, todo lo que hace falta para vender.
     #[command(
         visible_alias = "preflight",
         about = "Comprueba, sin mover dinero, todo lo que hace falta para vender",
-        long_about = "Comprueba, sin mover dinero, todo lo que hace falta para vender: que dist/ se construyó para el modo pedido con las redes, activos y dominios EIP-712 canónicos, las direcciones de cobro (checksum EIP-55, base58 de Solana), la clave de los enlaces, que base_url es https, y que el facilitador responde /supported con sus credenciales para exact en cada red ofrecida. Fuera del modo local rechaza además una dirección de cobro que sea una cuenta de desarrollo de Hardhat/Anvil, estudios cuya nota dice que son sintéticos y un terminador TLS delante sin --proxies, y avisa si el diario de --data tiene ventas del modo local. Una línea por comprobación (ok, AVISO o FALLA); sale con 1 si alguna falla."
+        long_about = "Comprueba, sin mover dinero, todo lo que hace falta para vender: que dist/ se construyó para el modo pedido con las redes, activos y dominios EIP-712 canónicos, las direcciones de cobro (checksum EIP-55, base58 de Solana), la clave de los enlaces, que base_url es https, y que el facilitador responde /supported con sus credenciales para exact en cada red ofrecida. Fuera del modo local rechaza además una dirección de cobro que sea una cuenta de desarrollo de Hardhat/Anvil, estudios cuya nota dice que son sintéticos y un terminador TLS delante sin --proxies, y avisa si el diario de --datos tiene ventas del modo local. Una línea por comprobación (ok, AVISO o FALLA); sale con 1 si alguna falla."
     )]
     Verificar(VerificarArgs),
     /// Imprime un JWT de CDP para un pedido, firmado con CDP_API_KEY_ID/CDP_API_KEY_SECRET (pruebas).
@@ -159,35 +162,65 @@ pub enum Command {
 
 #[derive(clap::Args)]
 pub struct VerificarArgs {
-    #[arg(long, default_value = "./dist", help = "Salida de `generator build`, como al servir.")]
-    pub dist: PathBuf,
-    #[arg(long, default_value = "./var", help = "Carpeta de datos del gate, como al servir.")]
-    pub data: PathBuf,
-    #[arg(long, help = "URL del facilitador (reemplaza a GATE_FACILITATOR_URL), como al servir.")]
-    pub facilitador: Option<String>,
     #[arg(
         long,
+        value_name = "CARPETA",
+        default_value = "./dist",
+        help = "Salida de `generator build`, como al servir."
+    )]
+    pub dist: PathBuf,
+    #[arg(
+        long = "datos",
+        alias = "data",
+        value_name = "CARPETA",
+        default_value = "./var",
+        help = "Carpeta de datos del gate, como al servir."
+    )]
+    pub data: PathBuf,
+    #[arg(
+        long = "facilitador",
+        value_name = "URL",
+        help = "URL del facilitador (reemplaza a GATE_FACILITATOR_URL), como al servir."
+    )]
+    pub facilitator: Option<String>,
+    #[arg(
+        long = "modo",
+        value_name = "MODO",
         value_parser = ["local", "testnet", "mainnet"],
         help = "Modo para el que debe estar construido dist/ (mainnet para salir con dinero real)."
     )]
-    pub modo: Option<String>,
+    pub mode_name: Option<String>,
     #[arg(
         long,
         value_name = "RED=URL",
         help = "RPC de una red EVM (repetible; o GATE_RPC_EIP155_<id>): se comprueba la cadena, el dominio del activo y payTo."
     )]
     pub rpc: Vec<String>,
-    #[arg(long, help = "Dirección IP:puerto donde escuchará el gate, como al servir.")]
+    #[arg(
+        long = "escuchar",
+        alias = "listen",
+        value_name = "IP:PUERTO",
+        help = "Dirección IP:puerto donde escuchará el gate, como al servir."
+    )]
     pub listen: Option<String>,
-    #[arg(long, help = "Proxies de confianza, como al servir (hace falta detrás de un terminador TLS).")]
+    #[arg(
+        long,
+        value_name = "REDES",
+        help = "Proxies de confianza, como al servir (hace falta detrás de un terminador TLS)."
+    )]
     pub proxies: Option<String>,
-    #[arg(long, help = "Certificado TLS, como al servir: el gate sirve HTTPS él mismo.")]
+    #[arg(
+        long = "certificado-tls",
+        alias = "tls-cert",
+        value_name = "ARCHIVO",
+        help = "Certificado TLS, como al servir: el gate sirve HTTPS él mismo."
+    )]
     pub tls_cert: Option<PathBuf>,
 }
 
 impl VerificarArgs {
     pub fn mode(&self) -> Option<Mode> {
-        match self.modo.as_deref()? {
+        match self.mode_name.as_deref()? {
             "local" => Some(Mode::Local),
             "testnet" => Some(Mode::Testnet),
             _ => Some(Mode::Mainnet),
@@ -208,24 +241,24 @@ pub struct VentasArgs {
     #[command(subcommand)]
     pub action: Option<VentasAction>,
     /// Carpeta de datos del gate.
-    #[arg(long, default_value = "./var", global = true)]
+    #[arg(long = "datos", alias = "data", value_name = "CARPETA", default_value = "./var", global = true)]
     pub data: PathBuf,
     /// El registro de ventas compartido en PostgreSQL (o GATE_VENTAS) en lugar del diario de
-    /// --data.
-    #[arg(long, value_name = "URL", global = true)]
-    pub ventas: Option<String>,
+    /// --datos.
+    #[arg(long = "ventas", value_name = "URL", global = true)]
+    pub sales_url: Option<String>,
     /// JSON en lugar de una tabla (lo mismo que --formato json).
-    #[arg(long, conflicts_with = "formato")]
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
     /// tabla (por defecto), json, o csv: una fila por venta, para una planilla o el contador.
-    #[arg(long, value_parser = ["tabla", "json", "csv"])]
-    pub formato: Option<String>,
+    #[arg(long = "formato", value_name = "FORMATO", value_parser = ["tabla", "json", "csv"])]
+    pub format: Option<String>,
     /// Solo las ventas desde este día, inclusive (AAAA-MM-DD, UTC).
-    #[arg(long, value_name = "AAAA-MM-DD")]
-    pub desde: Option<String>,
+    #[arg(long = "desde", value_name = "AAAA-MM-DD")]
+    pub from: Option<String>,
     /// Solo las ventas hasta este día, inclusive (AAAA-MM-DD, UTC).
-    #[arg(long, value_name = "AAAA-MM-DD")]
-    pub hasta: Option<String>,
+    #[arg(long = "hasta", value_name = "AAAA-MM-DD")]
+    pub until: Option<String>,
 }
 
 /// What to do with the journal besides printing it.
@@ -233,7 +266,7 @@ pub struct VentasArgs {
 pub enum VentasAction {
     /// Registra cómo se resolvió una compra a conciliar, después de buscar su nonce en la cadena.
     Conciliar(ConciliarArgs),
-    /// Carga el diario de --data (ventas.jsonl y sus segmentos) en la base de --ventas; lo ya
+    /// Carga el diario de --datos (ventas.jsonl y sus segmentos) en la base de --ventas; lo ya
     /// cargado no se repite, así que se puede correr otra vez.
     Importar,
 }
@@ -241,22 +274,22 @@ pub enum VentasAction {
 /// `gate ventas conciliar`: by hand (a purchase and how it ended) or, with no purchase named,
 /// every uncertain purchase from the chain through its network's RPC.
 #[derive(clap::Args)]
-#[command(group(clap::ArgGroup::new("resultado").args(["liquidada", "sin_pago"]).requires("compra")))]
+#[command(group(clap::ArgGroup::new("resultado").args(["settled_in", "unpaid"]).requires("purchase")))]
 pub struct ConciliarArgs {
     /// La clave de la compra (`compra`, como la lista `gate ventas`), con --liquidada o
     /// --sin-pago. Sin ella, se concilia cada compra incierta con la cadena (GATE_RPC_EIP155_<id>
     /// o --rpc): pagada, cancelada, o vencida sin usarse.
     #[arg(requires = "resultado")]
-    pub compra: Option<String>,
+    pub purchase: Option<String>,
     /// El dinero se movió, en esta transacción (hash).
-    #[arg(long, value_name = "TRANSACCION")]
-    pub liquidada: Option<String>,
+    #[arg(long = "liquidada", value_name = "TRANSACCION")]
+    pub settled_in: Option<String>,
     /// El nonce no se usó o la autorización venció sin usarse: no se cobró nada.
-    #[arg(long)]
-    pub sin_pago: bool,
+    #[arg(long = "sin-pago")]
+    pub unpaid: bool,
     /// Una nota que se guarda con la resolución (dónde se comprobó).
-    #[arg(long, default_value = "")]
-    pub nota: String,
+    #[arg(long = "nota", value_name = "TEXTO", default_value = "")]
+    pub note: String,
     /// RPC de una red EVM como RED=URL (repetible), para conciliar con la cadena.
     #[arg(long, value_name = "RED=URL")]
     pub rpc: Vec<String>,
@@ -284,14 +317,14 @@ pub struct Settings {
     /// The shared sales record's URL (`--ventas` or `GATE_VENTAS`); the file journal in
     /// `data` when `None`.
     pub ventas: Option<String>,
-    /// The certificate and key to serve HTTPS with (`--tls-cert`, `--tls-key`).
+    /// The certificate and key to serve HTTPS with (`--certificado-tls`, `--clave-tls`).
     pub tls: Option<TlsFiles>,
     /// RPC URLs by CAIP-2 network (`--rpc`, `GATE_RPC_EIP155_<id>`): where payments are proven.
     pub rpc_urls: std::collections::BTreeMap<String, String>,
     /// The embedded local facilitator's settler key ([`SETTLER_KEY_ENV`]): with an RPC for its
     /// network, it settles on that chain.
     pub settler_key: Option<String>,
-    /// Where the Prometheus metrics are served (`--listen-metricas`), apart from buyers.
+    /// Where the Prometheus metrics are served (`--escuchar-metricas`), apart from buyers.
     pub metrics_listen: Option<String>,
     /// How often uncertain purchases are reconciled with the chain.
     pub reconcile_every: Duration,
@@ -318,6 +351,8 @@ pub enum FacilitatorChoice {
 pub struct Env {
     pub link_secret: Option<String>,
     pub receipt_key: Option<String>,
+    /// Public halves of receipt keys replaced by a rotation ([`PREVIOUS_RECEIPT_KEYS_ENV`]).
+    pub receipt_keys_previous: Option<String>,
     pub facilitator_url: Option<String>,
     pub facilitator_auth: Option<String>,
     pub facilitator_timeout: Option<String>,
@@ -336,6 +371,7 @@ impl Env {
         Env {
             link_secret: std::env::var(SECRET_ENV).ok(),
             receipt_key: std::env::var(RECEIPT_KEY_ENV).ok(),
+            receipt_keys_previous: std::env::var(PREVIOUS_RECEIPT_KEYS_ENV).ok(),
             facilitator_url: std::env::var(FACILITATOR_URL_ENV).ok(),
             facilitator_auth: std::env::var(FACILITATOR_AUTH_ENV).ok(),
             facilitator_timeout: std::env::var(FACILITATOR_TIMEOUT_ENV).ok(),
@@ -399,24 +435,24 @@ impl std::fmt::Debug for Args {
             listen,
             data,
             threads,
-            facilitador,
+            facilitator,
             mcp_hosts,
             tls_cert,
             tls_key,
             proxies,
-            max_conexiones,
-            limite_lectura,
-            sin_sendfile,
-            fallos_por_cliente,
-            fallos_por_pagador,
-            fallos_globales,
-            ventana_fallos,
-            diario_max_mb,
-            relevo,
-            ventas,
+            max_connections,
+            read_timeout,
+            no_sendfile,
+            refusals_per_client,
+            refusals_per_payer,
+            refusals_in_all,
+            refusal_window,
+            journal_max_mb,
+            take_over,
+            sales_url,
             rpc,
-            conciliar_cada,
-            listen_metricas,
+            reconcile_every,
+            metrics_listen,
         } = self;
         f.debug_struct("Args")
             .field("command", command)
@@ -424,36 +460,36 @@ impl std::fmt::Debug for Args {
             .field("listen", listen)
             .field("data", data)
             .field("threads", threads)
-            .field("facilitador", &url_shown(facilitador))
+            .field("facilitator", &url_shown(facilitator))
             .field("mcp_hosts", mcp_hosts)
             .field("tls_cert", tls_cert)
             .field("tls_key", tls_key)
             .field("proxies", proxies)
-            .field("max_conexiones", max_conexiones)
-            .field("limite_lectura", limite_lectura)
-            .field("sin_sendfile", sin_sendfile)
-            .field("fallos_por_cliente", fallos_por_cliente)
-            .field("fallos_por_pagador", fallos_por_pagador)
-            .field("fallos_globales", fallos_globales)
-            .field("ventana_fallos", ventana_fallos)
-            .field("diario_max_mb", diario_max_mb)
-            .field("relevo", relevo)
-            .field("ventas", &url_shown(ventas))
+            .field("max_connections", max_connections)
+            .field("read_timeout", read_timeout)
+            .field("no_sendfile", no_sendfile)
+            .field("refusals_per_client", refusals_per_client)
+            .field("refusals_per_payer", refusals_per_payer)
+            .field("refusals_in_all", refusals_in_all)
+            .field("refusal_window", refusal_window)
+            .field("journal_max_mb", journal_max_mb)
+            .field("take_over", take_over)
+            .field("sales_url", &url_shown(sales_url))
             .field("rpc", &rpc_flags_shown(rpc))
-            .field("conciliar_cada", conciliar_cada)
-            .field("listen_metricas", listen_metricas)
+            .field("reconcile_every", reconcile_every)
+            .field("metrics_listen", metrics_listen)
             .finish()
     }
 }
 
 impl std::fmt::Debug for VerificarArgs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let VerificarArgs { dist, data, facilitador, modo, rpc, listen, proxies, tls_cert } = self;
+        let VerificarArgs { dist, data, facilitator, mode_name, rpc, listen, proxies, tls_cert } = self;
         f.debug_struct("VerificarArgs")
             .field("dist", dist)
             .field("data", data)
-            .field("facilitador", &url_shown(facilitador))
-            .field("modo", modo)
+            .field("facilitator", &url_shown(facilitator))
+            .field("mode_name", mode_name)
             .field("rpc", &rpc_flags_shown(rpc))
             .field("listen", listen)
             .field("proxies", proxies)
@@ -464,27 +500,27 @@ impl std::fmt::Debug for VerificarArgs {
 
 impl std::fmt::Debug for VentasArgs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let VentasArgs { action, data, ventas, json, formato, desde, hasta } = self;
+        let VentasArgs { action, data, sales_url, json, format, from, until } = self;
         f.debug_struct("VentasArgs")
             .field("action", action)
             .field("data", data)
-            .field("ventas", &url_shown(ventas))
+            .field("sales_url", &url_shown(sales_url))
             .field("json", json)
-            .field("formato", formato)
-            .field("desde", desde)
-            .field("hasta", hasta)
+            .field("format", format)
+            .field("from", from)
+            .field("until", until)
             .finish()
     }
 }
 
 impl std::fmt::Debug for ConciliarArgs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let ConciliarArgs { compra, liquidada, sin_pago, nota, rpc } = self;
+        let ConciliarArgs { purchase, settled_in, unpaid, note, rpc } = self;
         f.debug_struct("ConciliarArgs")
-            .field("compra", compra)
-            .field("liquidada", liquidada)
-            .field("sin_pago", sin_pago)
-            .field("nota", nota)
+            .field("purchase", purchase)
+            .field("settled_in", settled_in)
+            .field("unpaid", unpaid)
+            .field("note", note)
             .field("rpc", &rpc_flags_shown(rpc))
             .finish()
     }
@@ -511,6 +547,7 @@ impl std::fmt::Debug for Env {
         let Env {
             link_secret,
             receipt_key,
+            receipt_keys_previous,
             facilitator_url,
             facilitator_auth,
             facilitator_timeout,
@@ -525,6 +562,7 @@ impl std::fmt::Debug for Env {
         f.debug_struct("Env")
             .field("link_secret", &hidden(link_secret))
             .field("receipt_key", &hidden(receipt_key))
+            .field("receipt_keys_previous", receipt_keys_previous)
             .field("facilitator_url", &url_shown(facilitator_url))
             .field("facilitator_auth", &auth_shown(facilitator_auth))
             .field("facilitator_timeout", facilitator_timeout)
@@ -541,63 +579,64 @@ impl std::fmt::Debug for Env {
 impl Settings {
     pub fn from_args(args: Args, env: Env, manifest: &Manifest) -> Result<Settings> {
         if args.listen.parse::<SocketAddr>().is_err() {
-            bail!("--listen {:?} no es una dirección IP:puerto (p. ej. 127.0.0.1:8080)", args.listen);
+            bail!("--escuchar {:?} no es una dirección IP:puerto (p. ej. 127.0.0.1:8080)", args.listen);
         }
         let threads = match args.threads {
-            Some(0) => bail!("--threads debe ser al menos 1"),
+            Some(0) => bail!("--hilos debe ser al menos 1"),
             Some(n) => n,
             None => std::thread::available_parallelism().map(usize::from).unwrap_or(1),
         };
-        if args.max_conexiones == 0 {
+        if args.max_connections == 0 {
             bail!("--max-conexiones debe ser al menos 1");
         }
-        if !(args.limite_lectura > 0.0 && args.limite_lectura <= 3600.0) {
+        if !(args.read_timeout > 0.0 && args.read_timeout <= 3600.0) {
             bail!("--limite-lectura: se esperan segundos entre 0 y 3600");
         }
         for (flag, value) in [
-            ("--fallos-por-cliente", args.fallos_por_cliente),
-            ("--fallos-por-pagador", args.fallos_por_pagador),
-            ("--fallos-globales", args.fallos_globales),
+            ("--fallos-por-cliente", args.refusals_per_client),
+            ("--fallos-por-pagador", args.refusals_per_payer),
+            ("--fallos-globales", args.refusals_in_all),
         ] {
             if value == 0 {
                 bail!("{flag} debe ser al menos 1");
             }
         }
-        if !(1..=86_400).contains(&args.ventana_fallos) {
+        if !(1..=86_400).contains(&args.refusal_window) {
             bail!("--ventana-fallos: se esperan segundos entre 1 y 86400");
         }
-        if !(1..=4096).contains(&args.diario_max_mb) {
+        if !(1..=4096).contains(&args.journal_max_mb) {
             bail!("--diario-max-mb: se esperan megabytes entre 1 y 4096");
         }
         let refusal_limits = RefusalLimits {
-            per_client: args.fallos_por_cliente,
-            per_payer: args.fallos_por_pagador,
-            global: args.fallos_globales,
-            window: Duration::from_secs(args.ventana_fallos),
+            per_client: args.refusals_per_client,
+            per_payer: args.refusals_per_payer,
+            global: args.refusals_in_all,
+            window: Duration::from_secs(args.refusal_window),
         };
         let proxies = match &args.proxies {
             Some(list) => TrustedProxies::parse(list).map_err(|e| anyhow::anyhow!("--proxies: {e}"))?,
             None => TrustedProxies::default(),
         };
         let limits = gate_http::Limits {
-            read_timeout: Duration::from_secs_f64(args.limite_lectura),
-            max_connections: args.max_conexiones,
-            sendfile: !args.sin_sendfile,
+            read_timeout: Duration::from_secs_f64(args.read_timeout),
+            max_connections: args.max_connections,
+            sendfile: !args.no_sendfile,
             proxies,
             ..gate_http::Limits::default()
         };
         let mode = manifest.servicio.modo;
-        let facilitator = choose_facilitator(mode, args.facilitador, &args.data, &env)?;
+        let facilitator = choose_facilitator(mode, args.facilitator, &args.data, &env)?;
         let link_secret = load_secret(env.link_secret, &args.data, mode == Mode::Local)?;
-        let receipt_key = load_receipt_key(env.receipt_key, &args.data, mode == Mode::Local)?;
+        let receipt_key = load_receipt_key(env.receipt_key, &args.data, mode == Mode::Local)?
+            .with_previous(parse_previous_receipt_keys(env.receipt_keys_previous.as_deref())?);
         let mcp_hosts =
             args.mcp_hosts.or(env.mcp_hosts).map(|list| AllowedHosts::parse_list(&list)).unwrap_or_default();
         let mut rpc_urls = rpc_urls_from_env(env.rpc.iter().cloned()).map_err(|e| anyhow::anyhow!(e))?;
         rpc_urls.extend(rpc_urls_from_flags(&args.rpc).map_err(|e| anyhow::anyhow!(e))?);
-        if !(1..=86_400).contains(&args.conciliar_cada) {
+        if !(1..=86_400).contains(&args.reconcile_every) {
             bail!("--conciliar-cada: se esperan segundos entre 1 y 86400");
         }
-        let ventas = args.ventas.or(env.ventas).filter(|url| !url.trim().is_empty());
+        let ventas = args.sales_url.or(env.ventas).filter(|url| !url.trim().is_empty());
         if let Some(url) = &ventas {
             crate::sales::postgres::parse_url(url)?;
         }
@@ -614,14 +653,14 @@ impl Settings {
             mcp_hosts,
             limits,
             refusal_limits,
-            journal_segment_bytes: args.diario_max_mb * 1024 * 1024,
-            take_over: args.relevo,
+            journal_segment_bytes: args.journal_max_mb * 1024 * 1024,
+            take_over: args.take_over,
             ventas,
             tls: args.tls_cert.zip(args.tls_key).map(|(cert, key)| TlsFiles { cert, key }),
             rpc_urls,
             settler_key: env.settler_key,
-            metrics_listen: args.listen_metricas,
-            reconcile_every: Duration::from_secs(args.conciliar_cada),
+            metrics_listen: args.metrics_listen,
+            reconcile_every: Duration::from_secs(args.reconcile_every),
         })
     }
 
@@ -834,6 +873,8 @@ mod tests {
         let env = Env {
             link_secret: Some(secrets[0].into()),
             receipt_key: Some(secrets[1].into()),
+            // Public keys, not secrets: shown.
+            receipt_keys_previous: Some("did:key:z6MkPublica".into()),
             facilitator_url: Some("https://f.example/v2/clave-url-secreta?token=clave-url-secreta".into()),
             facilitator_auth: Some("Authorization: Bearer token-secreto-del-facilitador".into()),
             facilitator_timeout: Some("5".into()),
@@ -919,5 +960,55 @@ mod tests {
         assert_eq!(redacted_url("http://127.0.0.1:8545/"), "http://127.0.0.1:8545/");
         assert_eq!(redacted_url("https://h.example?apikey=k"), "https://h.example/[oculto]");
         assert_eq!(redacted_url("no es una URL:clave"), HIDDEN);
+    }
+    #[test]
+    fn the_english_flags_that_shipped_still_work_as_aliases_of_the_spanish_ones() {
+        let spanish = [
+            "gate",
+            "--escuchar",
+            "127.0.0.1:9",
+            "--datos",
+            "d",
+            "--hilos",
+            "3",
+            "--hosts-mcp",
+            "h.example",
+            "--certificado-tls",
+            "c.pem",
+            "--clave-tls",
+            "k.pem",
+            "--escuchar-metricas",
+            "127.0.0.1:10",
+        ];
+        let english = [
+            "gate",
+            "--listen",
+            "127.0.0.1:9",
+            "--data",
+            "d",
+            "--threads",
+            "3",
+            "--mcp-hosts",
+            "h.example",
+            "--tls-cert",
+            "c.pem",
+            "--tls-key",
+            "k.pem",
+            "--listen-metricas",
+            "127.0.0.1:10",
+        ];
+        let (a, b) = (Args::try_parse_from(spanish).expect("spanish"), Args::try_parse_from(english).expect("english"));
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        assert_eq!(
+            (a.listen.as_str(), a.threads, a.metrics_listen.as_deref()),
+            ("127.0.0.1:9", Some(3), Some("127.0.0.1:10"))
+        );
+        let verificar =
+            Args::try_parse_from(["gate", "verificar", "--listen", "0.0.0.0:80", "--data", "v", "--tls-cert", "c"]);
+        let Some(Command::Verificar(v)) = verificar.expect("verificar").command else { panic!("verificar") };
+        assert_eq!((v.listen.as_deref(), v.data.to_str(), v.tls_cert.is_some()), (Some("0.0.0.0:80"), Some("v"), true));
+        // The help lists the Spanish names only.
+        let help = <Args as clap::CommandFactory>::command().render_long_help().to_string();
+        assert!(help.contains("--escuchar <IP:PUERTO>") && !help.contains("--listen "), "{help}");
     }
 }

@@ -1,5 +1,5 @@
 //! Operations: the gate's liveness (`/salud`) and readiness (`/listo`) answers, and the
-//! listener of `--listen-metricas`, apart from the buyers' address, that serves the metrics of
+//! listener of `--escuchar-metricas`, apart from the buyers' address, that serves the metrics of
 //! [`crate::metrics`] besides them.
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -84,12 +84,12 @@ fn dist_present(gate: &Gate) -> Result<String, String> {
     Ok(format!("{} estudios, {} descargas", gate.manifest.estudios.len(), gate.manifest.descargas.len()))
 }
 
-/// Opens `--listen-metricas` and answers on it, on a thread of its own: `GET /metrics`
+/// Opens `--escuchar-metricas` and answers on it, on a thread of its own: `GET /metrics`
 /// (OpenMetrics text), `/salud` and `/listo`. Returns the bound address (port 0 picks one).
 /// A gate taking over from another (`--relevo`) waits for the old one to free the address.
 pub fn serve(listen: &str, live: Arc<Live>, take_over: bool) -> Result<Option<SocketAddr>> {
     let address: SocketAddr =
-        listen.parse().with_context(|| format!("--listen-metricas {listen:?} no es una dirección IP:puerto"))?;
+        listen.parse().with_context(|| format!("--escuchar-metricas {listen:?} no es una dirección IP:puerto"))?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let first = TcpListener::bind(address);
     let bound = match &first {
@@ -98,7 +98,7 @@ pub fn serve(listen: &str, live: Arc<Live>, take_over: bool) -> Result<Option<So
             tracing::info!("métricas: {address} sigue ocupada ({e}); se reintenta mientras el gate anterior se cierra");
             None
         }
-        Err(e) => anyhow::bail!("no se pudo abrir --listen-metricas {listen}: {e}"),
+        Err(e) => anyhow::bail!("no se pudo abrir --escuchar-metricas {listen}: {e}"),
     };
     std::thread::Builder::new().name("metricas".into()).spawn(move || {
         let mut listener = first.ok();

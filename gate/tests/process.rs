@@ -495,7 +495,7 @@ fn a_second_gate_on_a_busy_port_exits_at_once_naming_the_address() {
         address.clone(),
     ];
     let refused = refused_start(&args, &[], Duration::from_secs(2));
-    assert_clean_refusal("busy port", &refused, &[&address, "--listen", "en uso"]);
+    assert_clean_refusal("busy port", &refused, &[&address, "--escuchar", "en uso"]);
     // The first gate is untouched.
     assert!(TcpStream::connect(("127.0.0.1", first.port)).is_ok());
 }
@@ -510,7 +510,7 @@ fn start_up_mistakes_end_with_one_line_and_no_backtrace() {
     let missing = dir.path().join("no-existe").display().to_string();
     let args = |extra: &[&str], dist: &str, data: &str| -> Vec<String> {
         let mut args: Vec<String> = ["--dist", dist, "--data", data].map(String::from).to_vec();
-        if !extra.contains(&"--listen") {
+        if !extra.contains(&"--escuchar") {
             args.extend(["--listen".to_owned(), "127.0.0.1:0".to_owned()]);
         }
         args.extend(extra.iter().map(|s| s.to_string()));
@@ -528,14 +528,14 @@ fn start_up_mistakes_end_with_one_line_and_no_backtrace() {
             vec!["GATE_FACILITATOR_TIMEOUT"],
         ),
         ("short link secret", args(&[], &dist, &data), vec![("GATE_LINK_SECRET", "corto")], vec!["GATE_LINK_SECRET"]),
-        ("listen without a port", args(&["--listen", "localhost"], &dist, &data), vec![], vec!["--listen"]),
+        ("listen without a port", args(&["--escuchar", "localhost"], &dist, &data), vec![], vec!["--escuchar"]),
         (
             "an address of another machine",
-            args(&["--listen", "192.0.2.1:8080"], &dist, &data),
+            args(&["--escuchar", "192.0.2.1:8080"], &dist, &data),
             vec![],
-            vec!["192.0.2.1:8080", "--listen"],
+            vec!["192.0.2.1:8080", "--escuchar"],
         ),
-        ("zero threads", args(&["--threads", "0"], &dist, &data), vec![], vec!["--threads"]),
+        ("zero threads", args(&["--hilos", "0"], &dist, &data), vec![], vec!["--hilos"]),
     ];
     for (what, args, env, expected) in cases {
         let refused = refused_start(&args, &env, limit);

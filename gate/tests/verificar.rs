@@ -417,7 +417,7 @@ fn a_proxy_setting_that_does_not_match_the_traffic_is_refused() {
     let (code, output) =
         verificar_in(dist, data.path(), &["--listen", "0.0.0.0:8080", "--proxies", "10.0.0.0/8"], &env);
     assert_eq!(code, 0, "a warning is no failure: {output}");
-    assert!(output.lines().any(|l| l.starts_with("AVISO proxies: --listen 0.0.0.0:8080")), "{output}");
+    assert!(output.lines().any(|l| l.starts_with("AVISO proxies: --escuchar 0.0.0.0:8080")), "{output}");
     // A gate that serves TLS itself needs no proxy.
     let cert = data.path().join("cert.pem");
     std::fs::write(&cert, "no se lee").unwrap();

@@ -15,7 +15,7 @@ use crate::output::{Output, Staging, WrittenFile};
 use crate::problems::Problems;
 use crate::render::json::{FileInfo, Files, ZipInfo};
 use crate::render::templates::Templates;
-use crate::render::{self, Site};
+use crate::render::{self, site::Site};
 use crate::{Checked, manifest, package, parallel, paths};
 
 /// Settings of one build, already validated by the command line.

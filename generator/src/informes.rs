@@ -13,8 +13,8 @@ use anyhow::{Result, anyhow, bail};
 use crate::load::{REPORTS_DIR, STUDIES_DIR};
 use crate::metrics::analysis::Table;
 use crate::model::Study;
-use crate::render::Site;
 use crate::render::report::pdf::{RenderedReport, TEMPLATE, render_reports_with};
+use crate::render::site::Site;
 
 /// What `generator informes` writes: per study, its reports.
 pub struct WrittenReports {

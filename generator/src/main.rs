@@ -28,35 +28,35 @@ enum Command {
     /// Valida content/ y calcula todas las tablas sin escribir nada.
     Check {
         /// Carpeta de contenido.
-        #[arg(long, default_value = "content")]
+        #[arg(long = "contenido", alias = "content", value_name = "CARPETA", default_value = "content")]
         content: PathBuf,
     },
     /// Construye dist/: documentos públicos, paquetes, ZIP, manifiesto.
     Build {
         /// Carpeta de contenido.
-        #[arg(long, default_value = "content")]
+        #[arg(long = "contenido", alias = "content", value_name = "CARPETA", default_value = "content")]
         content: PathBuf,
         /// Carpeta de salida (se reemplaza entera solo si todo salió bien).
-        #[arg(long, default_value = "dist")]
+        #[arg(long = "salida", alias = "out", value_name = "CARPETA", default_value = "dist")]
         out: PathBuf,
         /// No imprimir las etapas.
-        #[arg(long)]
+        #[arg(long = "silencioso", alias = "quiet")]
         quiet: bool,
     },
     /// Genera los informes PDF (es y en) en content/estudios/<slug>/informes/. Necesita un
     /// binario compilado con `--features pdf`.
     Informes {
         /// Carpeta de contenido.
-        #[arg(long, default_value = "content")]
+        #[arg(long = "contenido", alias = "content", value_name = "CARPETA", default_value = "content")]
         content: PathBuf,
         /// Estudio a informar (se puede repetir). Sin esta opción, se regeneran los informes de
         /// los estudios que ya los tienen.
         #[arg(long = "estudio", value_name = "SLUG")]
-        estudios: Vec<String>,
+        studies: Vec<String>,
         /// Plantilla typst propia en lugar de la incluida (templates/informe.typ); recibe el
         /// mismo modelo del informe en /datos.json.
-        #[arg(long, value_name = "ARCHIVO")]
-        plantilla: Option<PathBuf>,
+        #[arg(long = "plantilla", value_name = "ARCHIVO")]
+        template: Option<PathBuf>,
     },
 }
 
@@ -65,7 +65,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check { content } => check(&content),
         Command::Build { content, out, quiet } => build(BuildOptions { content, out, quiet }),
-        Command::Informes { content, estudios, plantilla } => reports(&content, &estudios, plantilla.as_deref()),
+        Command::Informes { content, studies, template } => reports(&content, &studies, template.as_deref()),
     }
 }
 

@@ -18,7 +18,8 @@ use contract::{CONTENT_SECURITY_POLICY, View};
 
 use crate::output::Output;
 use crate::paths;
-use crate::render::{Site, offer, openapi, search, to_json};
+use crate::render::site::{Site, to_json};
+use crate::render::{offer, openapi, search};
 
 const JSON: &str = "application/json; charset=utf-8";
 const HTML: &str = "text/html; charset=utf-8";

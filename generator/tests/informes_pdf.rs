@@ -9,8 +9,8 @@ mod common;
 use std::process::Command;
 
 use common::{content_dir, copy_tree};
-use generator::render::Site;
 use generator::render::report::pdf::render_reports;
+use generator::render::site::Site;
 
 #[test]
 fn committed_reports_are_reproduced_byte_for_byte() {

@@ -42,6 +42,7 @@ fn crates_depend_only_on_what_the_readme_allows() {
         ("generator", "generator"),
         ("generator/synth", "synth"),
         ("gate", "gate"),
+        ("gate/http", "gate-http"),
         ("tests", "tests"),
     ]
     .into_iter()
@@ -266,6 +267,132 @@ fn the_generators_modules_import_only_what_the_readme_allows() {
     check_layout("The generator (`generator/src/`)", "generator/src");
 }
 
+/// Every crate's source folder (binaries and integration tests included).
+const SOURCE_FOLDERS: [&str; 8] = [
+    "cli/src",
+    "collector/src",
+    "contract/src",
+    "gate/src",
+    "gate/http/src",
+    "generator/src",
+    "generator/synth/src",
+    "tests/src",
+];
+
+/// The module a file is (`payment/shop.rs` → `payment::shop`, `payment/mod.rs` → `payment`),
+/// or `None` for a crate root or a binary, which may use anything.
+fn module_name(src: &Path, file: &Path) -> Option<String> {
+    let relative = file.strip_prefix(src).expect("under src").with_extension("");
+    let parts: Vec<String> = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    if matches!(parts[0].as_str(), "lib" | "main" | "bin") {
+        return None;
+    }
+    Some(parts.iter().map(String::as_str).filter(|p| *p != "mod").collect::<Vec<_>>().join("::"))
+}
+
+/// The module graph of one source folder, file by file: each module → the modules whose items it
+/// names through `crate::` or `super::` (outside its test module and comments).
+fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let files: Vec<(String, PathBuf)> =
+        rust_files(src).into_iter().filter_map(|f| module_name(src, &f).map(|m| (m, f))).collect();
+    let names: BTreeSet<String> = files.iter().map(|(m, _)| m.clone()).collect();
+    let mut graph = BTreeMap::new();
+    for (module, file) in &files {
+        let text = std::fs::read_to_string(file).expect("source");
+        let text = text.split("#[cfg(test)]").next().unwrap_or_default();
+        let code: String = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+        let is_folder_root = file.file_stem().is_some_and(|s| s == "mod");
+        let segments: Vec<&str> = module.split("::").collect();
+        let parent: Vec<&str> = if is_folder_root { segments.clone() } else { segments[..segments.len() - 1].to_vec() };
+        let mut targets = BTreeSet::new();
+        for path in referenced_paths(&code, &parent) {
+            let target = (1..=path.len()).rev().map(|n| path[..n].join("::")).find(|c| names.contains(c));
+            if let Some(target) = target.filter(|t| t != module) {
+                targets.insert(target);
+            }
+        }
+        graph.insert(module.clone(), targets);
+    }
+    graph
+}
+
+/// The groups of modules that reach one another through imports (the graph's strongly connected
+/// components of more than one module), so every cycle is reported at once.
+fn tangles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from.to_owned()];
+        while let Some(node) = stack.pop() {
+            for next in graph.get(&node).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    stack.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&String, BTreeSet<String>> = graph.keys().map(|n| (n, reach(n))).collect();
+    let mut tangles: Vec<BTreeSet<String>> = Vec::new();
+    for (node, reached) in &reaches {
+        if tangles.iter().any(|t| t.contains(*node)) {
+            continue;
+        }
+        let tangle: BTreeSet<String> = std::iter::once((*node).clone())
+            .chain(reached.iter().filter(|other| reaches.get(other).is_some_and(|r| r.contains(*node))).cloned())
+            .collect();
+        if tangle.len() > 1 {
+            tangles.push(tangle);
+        }
+    }
+    tangles
+}
+
+#[test]
+fn no_module_imports_one_that_imports_it_back_in_any_crate() {
+    let mut cycles = Vec::new();
+    for folder in SOURCE_FOLDERS {
+        for tangle in tangles(&module_graph(&root().join(folder))) {
+            cycles.push(format!("{folder}: {}", tangle.into_iter().collect::<Vec<_>>().join(" ⇄ ")));
+        }
+    }
+    assert!(cycles.is_empty(), "module cycles (cut one import of each):\n{}", cycles.join("\n"));
+}
+
+/// Lines a source file may have: past it, a file holds more than one concern.
+const MAX_LINES: usize = 1_000;
+
+#[test]
+fn no_source_file_is_over_a_thousand_lines() {
+    let mut long = Vec::new();
+    for folder in
+        SOURCE_FOLDERS.iter().copied().chain(["tests/tests", "gate/tests", "generator/tests", "collector/tests"])
+    {
+        for file in rust_files(&root().join(folder)) {
+            let lines = std::fs::read_to_string(&file).expect("source").lines().count();
+            if lines > MAX_LINES {
+                long.push(format!("{} ({lines} lines)", file.strip_prefix(root()).unwrap_or(&file).display()));
+            }
+        }
+    }
+    assert!(long.is_empty(), "files over {MAX_LINES} lines (split them by concern):\n{}", long.join("\n"));
+}
+
+#[test]
+fn the_http_layer_cannot_reach_the_gates_domain() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = std::process::Command::new(cargo)
+        .args(["tree", "-p", "gate-http", "-e", "normal", "--prefix", "none", "--offline", "--locked"])
+        .current_dir(root())
+        .output()
+        .expect("cargo tree");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let tree = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(tree.lines().any(|l| l.starts_with("pingora-core ")), "the tree lists the HTTP layer's crates:\n{tree}");
+    for forbidden in ["gate ", "contract ", "generator ", "tokio-postgres ", "alloy-primitives "] {
+        assert!(!tree.lines().any(|l| l.starts_with(forbidden)), "the HTTP layer links {forbidden}");
+    }
+}
+
 #[test]
 fn the_reference_parser_reads_groups_and_super_paths() {
     let code = "use crate::{downloads, mcp, payment::http::Storefront};\nuse super::offer::Offer;\nlet x = crate::clock::now();";
@@ -276,4 +403,14 @@ fn the_reference_parser_reads_groups_and_super_paths() {
     table.insert("a".to_owned(), BTreeSet::from(["b".to_owned()]));
     table.insert("b".to_owned(), BTreeSet::from(["a".to_owned()]));
     assert_eq!(find_cycle(&table), Some(vec!["a".into(), "b".into(), "a".into()]));
+    table.insert("c".to_owned(), BTreeSet::from(["a".to_owned()]));
+    assert_eq!(
+        tangles(&table),
+        vec![BTreeSet::from(["a".to_owned(), "b".to_owned()])],
+        "c reaches the cycle, is not in it"
+    );
+    // The module graph is read file by file: the offer stands on the sign-in challenge.
+    let gate = module_graph(&root().join("gate/src"));
+    assert!(gate["payment::offer"].contains("payment::signin"), "{:?}", gate["payment::offer"]);
+    assert!(gate["payment::reaccess"].contains("payment::shop"), "{:?}", gate["payment::reaccess"]);
 }

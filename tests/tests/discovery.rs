@@ -594,7 +594,7 @@ fn a_declared_license_is_validated_and_published() {
     service.licencia = Some(license.to_owned());
     assert!(generator::validate::validate_service(&root, &service, &metrics).is_empty());
     let content = generator::model::Content { service, metrics, change_method: None, studies: loaded.studies };
-    let site = generator::render::Site::new(&content);
+    let site = generator::render::site::Site::new(&content);
     let study = &content.studies[0];
     let sheet = generator::render::json::sheet(&site, study, &[], None);
     let dataset = generator::render::jsonld::dataset(&site, &sheet, site.price_of(study));

@@ -167,7 +167,7 @@ fn mismatched_or_missing_files_are_refused_at_load() {
     assert!(error.contains("no corresponde"), "{error}");
     let missing = TlsFiles { cert: PathBuf::from("/no/existe.crt"), key: a.key };
     let error = format!("{:#}", Certificate::load(missing).expect_err("missing"));
-    assert!(error.contains("--tls-cert") && error.contains("/no/existe.crt"), "{error}");
+    assert!(error.contains("--certificado-tls") && error.contains("/no/existe.crt"), "{error}");
 }
 
 /// A `PAYMENT-REQUIRED` value decoded, with the `sign-in-with-x` challenge (nonce and times)

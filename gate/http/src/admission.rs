@@ -11,10 +11,8 @@ use pingora_core::protocols::http::ServerSession;
 use pingora_http::RequestHeader;
 
 use crate::client::TrustedProxies;
+use crate::handler::Handler;
 use crate::response::Reply;
-use crate::server::Handler;
-use crate::socket;
-use crate::writing::write_reply;
 
 /// What one client may send or hold, so a hostile or broken one cannot starve the others.
 #[derive(Debug, Clone)]
@@ -120,26 +118,8 @@ impl Drop for Slot<'_> {
 /// How long a refused client gets to finish sending before its connection is closed.
 pub(crate) const LINGER: Duration = Duration::from_secs(1);
 
-/// Answers a head Pingora could not accept (too many header lines, a head over 1 MiB, a
-/// malformed line, contradictory `Host` and target) with JSON, then closes.
-pub(crate) async fn refuse_unreadable_head(session: &mut ServerSession, error: &pingora_core::Error, limits: &Limits) {
-    let reply = unreadable_head_reply(error, limits);
-    let status = reply.status;
-    session.set_keepalive(None);
-    let written = write_reply(session, reply, false, limits).await;
-    tracing::info!(
-        target: "acceso",
-        method = "-",
-        path = "-",
-        status,
-        bytes = *written.as_ref().unwrap_or(&0),
-        ms = "0",
-    );
-    socket::linger(session, LINGER).await;
-}
-
 /// The refusal for a head Pingora rejected: 431 when it is too large, 400 otherwise.
-fn unreadable_head_reply(error: &pingora_core::Error, limits: &Limits) -> Reply {
+pub(crate) fn unreadable_head_reply(error: &pingora_core::Error, limits: &Limits) -> Reply {
     let too_many_lines =
         error.root_cause().downcast_ref::<httparse::Error>().is_some_and(|e| *e == httparse::Error::TooManyHeaders);
     let too_large = error.context.as_ref().is_some_and(|c| c.as_str().contains("larger than"));

@@ -5,6 +5,7 @@
 //!
 //! | module | owns |
 //! |---|---|
+//! | [`handler`] | what a server is given: the [`Handler`] and the two views of a request |
 //! | [`server`] | the Pingora application: one request read, admitted, handled, answered, logged |
 //! | [`admission`] | the limits and the refusals before any route: heads, framing, `Host`, bodies |
 //! | [`writing`] | a reply onto the wire: `sendfile(2)`, chunked files, the access log line |
@@ -19,6 +20,7 @@
 
 pub mod admission;
 pub mod client;
+pub mod handler;
 pub mod lifecycle;
 pub mod pages;
 pub mod quick;
@@ -31,10 +33,10 @@ pub mod tls;
 pub mod writing;
 
 pub use admission::Limits;
+pub use handler::{Handler, Quick, Request, query_param};
 pub use lifecycle::{
     DEFAULT_LOG, RunOptions, Running, check_address, run, run_with_limits, spawn, spawn_tls, spawn_with_limits,
 };
-pub use quick::Quick;
 pub use response::{Body, Reply};
-pub use server::{App, Handler, Request, query_param};
+pub use server::App;
 pub use writing::preflight;

@@ -18,7 +18,8 @@ use pingora_core::services::Service as _;
 use pingora_core::services::listening::Service;
 
 use crate::admission::Limits;
-use crate::server::{App, Handler};
+use crate::handler::Handler;
+use crate::server::App;
 use crate::tls::{Certificate, TlsApp};
 
 /// The log filter unless `GATE_LOG` says otherwise: the gate's own lines (Spanish) at info,
@@ -46,7 +47,7 @@ pub struct RunOptions<'a> {
 }
 
 /// Runs a handler as a Pingora server until SIGTERM or SIGINT (graceful, about 1 s) or SIGQUIT
-/// (graceful upgrade: a new process started with the same `--data` takes the socket over).
+/// (graceful upgrade: a new process started with the same `--datos` takes the socket over).
 pub fn run<H: Handler>(handler: Arc<H>, options: RunOptions<'_>) -> Result<()> {
     run_with_limits(handler, options, Limits::default())
 }
@@ -96,21 +97,23 @@ pub fn run_with_limits<H: Handler>(handler: Arc<H>, options: RunOptions<'_>, lim
 /// busy address for half a minute and then panics in its service thread while the process
 /// stays up; an operator's mistake (a port in use, no permission, an address that is not this
 /// machine's, a typo) must instead end the start at once with one line that names the address
-/// and `--listen`. Like Pingora, the first address the name resolves to is the one served.
+/// and `--escuchar`. Like Pingora, the first address the name resolves to is the one served.
 pub fn check_address(listen: &str) -> Result<SocketAddr> {
     let addr = resolve(listen)?;
     match std::net::TcpListener::bind(addr) {
         Ok(_probe) => Ok(addr),
         Err(e) => {
-            anyhow::bail!("no se puede escuchar en {listen}: {}; elija otra dirección con --listen", bind_failure(&e))
+            anyhow::bail!("no se puede escuchar en {listen}: {}; elija otra dirección con --escuchar", bind_failure(&e))
         }
     }
 }
 
-/// The address a `--listen` value names (the first one, as Pingora takes).
+/// The address a `--escuchar` value names (the first one, as Pingora takes).
 fn resolve(listen: &str) -> Result<SocketAddr> {
     let invalid = || {
-        anyhow::anyhow!("--listen {listen}: no es una dirección válida (se espera host:puerto, p. ej. 127.0.0.1:8080)")
+        anyhow::anyhow!(
+            "--escuchar {listen}: no es una dirección válida (se espera host:puerto, p. ej. 127.0.0.1:8080)"
+        )
     };
     listen.to_socket_addrs().map_err(|_| invalid())?.next().ok_or_else(invalid)
 }
@@ -141,7 +144,7 @@ fn exit_if_the_listener_fails(name: &str, listen: &str) {
             .or_else(|| payload.downcast_ref::<&str>().copied())
             .unwrap_or_default();
         if message.starts_with("Failed to build listeners") {
-            eprintln!("{name}: no se puede escuchar en {listen} ({message}); elija otra dirección con --listen");
+            eprintln!("{name}: no se puede escuchar en {listen} ({message}); elija otra dirección con --escuchar");
             std::process::exit(1);
         }
         default(info);

@@ -23,8 +23,9 @@ use pingora_core::protocols::http::ServerSession;
 use pingora_core::server::ShutdownWatch;
 use tokio::io::AsyncReadExt;
 
+use crate::handler::{Handler, Quick};
 use crate::response::Body;
-use crate::server::{App, Handler, KEEPALIVE_SECONDS};
+use crate::server::{App, KEEPALIVE_SECONDS};
 use crate::socket;
 use crate::tls::ServesPlain;
 
@@ -34,39 +35,6 @@ const LANE_HEADERS: usize = 32;
 const LANE_HEAD_BYTES: usize = 8 * 1024;
 /// What the connection's buffer reserves before each read.
 const READ_RESERVE: usize = 4 * 1024;
-
-/// A simple request as the fast lane read it: GET or HEAD, origin-form target, no body.
-pub struct Quick<'a> {
-    head_only: bool,
-    path: &'a str,
-    query: Option<&'a str>,
-    headers: &'a [httparse::Header<'a>],
-}
-
-impl Quick<'_> {
-    pub fn path(&self) -> &str {
-        self.path
-    }
-
-    pub fn query(&self) -> Option<&str> {
-        self.query
-    }
-
-    /// Whether it is a HEAD (else a GET).
-    pub fn is_head(&self) -> bool {
-        self.head_only
-    }
-
-    /// The first value of a header, by name in any case.
-    pub fn header(&self, name: &str) -> Option<&[u8]> {
-        self.headers.iter().find(|h| h.name.eq_ignore_ascii_case(name)).map(|h| h.value)
-    }
-
-    /// Every value of a header, in order.
-    fn values(&self, name: &str) -> Vec<&[u8]> {
-        self.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(name)).map(|h| h.value).collect()
-    }
-}
 
 /// What became of the next request on a connection.
 enum Turn {

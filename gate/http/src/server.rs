@@ -10,91 +10,24 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use async_trait::async_trait;
-use bytes::Bytes;
 use http::Method;
 use pingora_core::ErrorType;
 use pingora_core::apps::{HttpPersistentSettings, HttpServerApp, ReusedHttpStream};
 use pingora_core::protocols::http::ServerSession;
 use pingora_core::protocols::http::server::ReusableHttpStream;
 use pingora_core::server::ShutdownWatch;
-use pingora_http::RequestHeader;
 
 use crate::admission::{
     BodyError, LINGER, Limits, Slots, read_body_in_time, refuse_ambiguous_framing, refuse_foreign_target,
-    refuse_missing_host, refuse_unreadable_head,
+    refuse_missing_host, unreadable_head_reply,
 };
-use crate::quick::Quick;
+use crate::handler::{Handler, Request};
 use crate::response::Reply;
 use crate::socket;
 use crate::writing::{log_access, write_reply};
 
 /// Idle keep-alive between requests, in seconds (the head deadline of [`Limits`] also caps it).
 pub(crate) const KEEPALIVE_SECONDS: u64 = 60;
-
-/// A request as routes see it: the parsed head and the whole (bounded) body.
-pub struct Request<'a> {
-    pub head: &'a RequestHeader,
-    pub body: Bytes,
-    /// The client's address (the peer of the connection, or what a trusted proxy says), when
-    /// known.
-    pub client: Option<std::net::IpAddr>,
-}
-
-impl Request<'_> {
-    pub fn method(&self) -> &Method {
-        &self.head.method
-    }
-
-    pub fn path(&self) -> &str {
-        self.head.uri.path()
-    }
-
-    pub fn query(&self) -> Option<&str> {
-        self.head.uri.query()
-    }
-
-    /// A header's value as bytes, if present.
-    pub fn header(&self, name: &str) -> Option<&[u8]> {
-        self.head.headers.get(name).map(|v| v.as_bytes())
-    }
-
-    /// The first value of a query parameter, percent-decoded.
-    pub fn query_param(&self, name: &str) -> Option<String> {
-        query_param(self.query(), name)
-    }
-}
-
-/// The first value of a query parameter of `query`, percent-decoded.
-pub fn query_param(query: Option<&str>, name: &str) -> Option<String> {
-    url::form_urlencoded::parse(query?.as_bytes()).find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
-}
-
-/// What a server built on this module does with each request.
-#[async_trait]
-pub trait Handler: Send + Sync + 'static {
-    async fn handle(&self, request: &Request<'_>) -> Reply;
-
-    /// Largest request body read, in bytes; longer bodies get 413.
-    fn body_limit(&self) -> usize {
-        64 * 1024
-    }
-
-    /// Whether `authority` (`host[:port]` of an absolute-form target) names this server.
-    fn serves_host(&self, _authority: &str) -> bool {
-        true
-    }
-
-    /// The answer to a simple GET or HEAD when it is in memory and needs no waiting (a free
-    /// document, a search), for the fast lane of plain HTTP/1.1 ([`crate::quick`]); `None`
-    /// sends the request the usual way, to [`Handler::handle`]. When both answer, they must
-    /// answer the same.
-    fn answer_at_once(&self, _request: &Quick<'_>) -> Option<Reply> {
-        None
-    }
-
-    /// Called once per answered request with its path and status (the gate's metrics).
-    fn observe(&self, _path: &str, _status: u16) {}
-}
 
 /// The Pingora application around a [`Handler`].
 pub struct App<H> {
@@ -213,4 +146,22 @@ impl<H: Handler> App<H> {
         let persistent = HttpPersistentSettings::for_session(&session);
         Some((session.finish().await.ok().flatten()?, persistent))
     }
+}
+
+/// Answers a head Pingora could not accept (too many header lines, a head over 1 MiB, a
+/// malformed line, contradictory `Host` and target) with JSON, then closes.
+async fn refuse_unreadable_head(session: &mut ServerSession, error: &pingora_core::Error, limits: &Limits) {
+    let reply = unreadable_head_reply(error, limits);
+    let status = reply.status;
+    session.set_keepalive(None);
+    let written = write_reply(session, reply, false, limits).await;
+    tracing::info!(
+        target: "acceso",
+        method = "-",
+        path = "-",
+        status,
+        bytes = *written.as_ref().unwrap_or(&0),
+        ms = "0",
+    );
+    socket::linger(session, LINGER).await;
 }

@@ -23,7 +23,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
 
-/// The PEM files of the gate's certificate (`--tls-cert`) and key (`--tls-key`).
+/// The PEM files of the gate's certificate (`--certificado-tls`) and key (`--clave-tls`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TlsFiles {
     pub cert: PathBuf,
@@ -133,12 +133,12 @@ fn certified_key(files: &TlsFiles) -> Result<CertifiedKey> {
     let chain = read_chain(&files.cert)?;
     let key = read_key(&files.key)?;
     let signing = rustls::crypto::aws_lc_rs::sign::any_supported_type(&key).map_err(|e| {
-        anyhow::anyhow!("--tls-key {}: clave de un tipo que rustls no admite: {e}", files.key.display())
+        anyhow::anyhow!("--clave-tls {}: clave de un tipo que rustls no admite: {e}", files.key.display())
     })?;
     let certified = CertifiedKey::new(chain, signing);
     certified.keys_match().map_err(|_| {
         anyhow::anyhow!(
-            "--tls-key {} no corresponde al certificado de --tls-cert {}",
+            "--clave-tls {} no corresponde al certificado de --certificado-tls {}",
             files.key.display(),
             files.cert.display()
         )
@@ -147,18 +147,19 @@ fn certified_key(files: &TlsFiles) -> Result<CertifiedKey> {
 }
 
 fn read_chain(path: &Path) -> Result<Vec<CertificateDer<'static>>> {
-    let bytes = std::fs::read(path).with_context(|| format!("--tls-cert: no se pudo leer {}", path.display()))?;
+    let bytes =
+        std::fs::read(path).with_context(|| format!("--certificado-tls: no se pudo leer {}", path.display()))?;
     let chain = CertificateDer::pem_slice_iter(&bytes)
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| anyhow::anyhow!("--tls-cert {}: PEM ilegible: {e}", path.display()))?;
+        .map_err(|e| anyhow::anyhow!("--certificado-tls {}: PEM ilegible: {e}", path.display()))?;
     if chain.is_empty() {
-        bail!("--tls-cert {}: no hay ningún certificado PEM (-----BEGIN CERTIFICATE-----)", path.display());
+        bail!("--certificado-tls {}: no hay ningún certificado PEM (-----BEGIN CERTIFICATE-----)", path.display());
     }
     Ok(chain)
 }
 
 fn read_key(path: &Path) -> Result<PrivateKeyDer<'static>> {
-    let bytes = std::fs::read(path).with_context(|| format!("--tls-key: no se pudo leer {}", path.display()))?;
+    let bytes = std::fs::read(path).with_context(|| format!("--clave-tls: no se pudo leer {}", path.display()))?;
     PrivateKeyDer::from_pem_slice(&bytes)
-        .map_err(|e| anyhow::anyhow!("--tls-key {}: no hay una clave privada PEM legible: {e}", path.display()))
+        .map_err(|e| anyhow::anyhow!("--clave-tls {}: no hay una clave privada PEM legible: {e}", path.display()))
 }

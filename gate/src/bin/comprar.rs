@@ -31,21 +31,21 @@ struct Args {
     #[arg(required = true)]
     url: Option<String>,
     /// Clave privada en hexadecimal (o la variable COMPRAR_KEY).
-    #[arg(long, conflicts_with = "key_file")]
+    #[arg(long = "clave", alias = "key", conflicts_with = "key_file")]
     key: Option<String>,
     /// Archivo con la clave privada en hexadecimal.
-    #[arg(long)]
+    #[arg(long = "archivo-clave", alias = "key-file")]
     key_file: Option<PathBuf>,
     /// Vista a comprar: completo (por defecto) o resumen.
-    #[arg(long)]
-    vista: Option<String>,
+    #[arg(long = "vista")]
+    view: Option<String>,
     /// Carpeta donde se guardan el estudio, su recibo y sus archivos (var/ no entra en git).
-    #[arg(long, default_value = "./var/compras")]
+    #[arg(long = "salida", alias = "out", default_value = "./var/compras")]
     out: PathBuf,
     /// Firmar con la billetera en lugar de pagar (sign-in-with-x): si esa billetera ya compró
     /// el estudio, lo recibe de nuevo con enlaces nuevos y sin cobro.
-    #[arg(long)]
-    reacceso: bool,
+    #[arg(long = "reacceso")]
+    reaccess: bool,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -59,11 +59,11 @@ struct VerifyArgs {
     /// Archivo del recibo (el ….recibo.json que guarda comprar, o un PAYMENT-RESPONSE decodificado).
     recibo: PathBuf,
     /// Clave pública del editor que debe haber firmado: did:key:z6Mk… (la de /.well-known/did.json del servicio).
-    #[arg(long)]
-    clave_publica: Option<String>,
+    #[arg(long = "clave-publica")]
+    public_key: Option<String>,
     /// Carpeta con los archivos descargados; por defecto, la carpeta del recibo.
-    #[arg(long)]
-    archivos: Option<PathBuf>,
+    #[arg(long = "archivos")]
+    files_dir: Option<PathBuf>,
 }
 
 fn main() {
@@ -100,7 +100,7 @@ fn study_url(args: &Args) -> Result<(url::Url, String)> {
         .filter(|s| !s.is_empty() && !s.contains('/'))
         .context("la URL debe ser la de un estudio: …/estudio/{slug}")?
         .to_owned();
-    if let Some(vista) = &args.vista {
+    if let Some(vista) = &args.view {
         let others: Vec<(String, String)> =
             url.query_pairs().filter(|(k, _)| k != "vista").map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
         url.query_pairs_mut().clear().extend_pairs(others).append_pair("vista", vista);
@@ -115,7 +115,7 @@ fn run(args: Args) -> Result<()> {
     let client = reqwest::Client::builder().build()?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
-        let purchase = if args.reacceso {
+        let purchase = if args.reaccess {
             println!("Pidiendo de nuevo {url} con la cuenta {} (sign-in-with-x, sin pagar)", signer.address());
             reaccess(&client, url.as_str(), &url.origin().ascii_serialization(), &signer).await?
         } else {
@@ -128,9 +128,9 @@ fn run(args: Args) -> Result<()> {
             bail!("el servicio respondió {}: {error}: {message}", purchase.status);
         }
         let (name, view) =
-            (purchase.body["nombre"].as_str().unwrap_or(&slug), purchase.body["vista"].as_str().unwrap_or(""));
-        let settlement = if args.reacceso {
-            let again = &purchase.body["reacceso"];
+            (purchase.body["nombre"].as_str().unwrap_or(&slug), purchase.body["view"].as_str().unwrap_or(""));
+        let settlement = if args.reaccess {
+            let again = &purchase.body["reaccess"];
             println!(
                 "Recibido de nuevo sin cobro: {name} ({view}); lo compró en la transacción {} (vista {})",
                 again["transaccion"].as_str().unwrap_or("?"),
@@ -148,7 +148,7 @@ fn run(args: Args) -> Result<()> {
             Some(settlement)
         };
         std::fs::create_dir_all(&args.out).with_context(|| format!("no se pudo crear {}", args.out.display()))?;
-        let stem = format!("{slug}.{}", purchase.body["vista"].as_str().unwrap_or("completo"));
+        let stem = format!("{slug}.{}", purchase.body["view"].as_str().unwrap_or("completo"));
         let saved = args.out.join(format!("{stem}.json"));
         std::fs::write(&saved, serde_json::to_vec_pretty(&purchase.body)?)
             .with_context(|| format!("no se pudo escribir {}", saved.display()))?;
@@ -161,7 +161,7 @@ fn run(args: Args) -> Result<()> {
                 std::fs::write(&path, bytes).with_context(|| format!("no se pudo escribir {}", path.display()))?;
                 println!("Recibo firmado guardado en {} (compruébelo con comprar verificar-recibo)", path.display());
             }
-            None if args.reacceso => {
+            None if args.reaccess => {
                 println!("Un reacceso no trae recibo nuevo: el recibo firmado es el de la compra original.")
             }
             None => println!("El servicio no entregó un recibo firmado (extensión offer-receipt)."),
@@ -190,15 +190,16 @@ fn verify_receipt(args: &VerifyArgs) -> Result<()> {
     let text = std::fs::read(&args.recibo).with_context(|| format!("no se pudo leer {}", args.recibo.display()))?;
     let document: serde_json::Value =
         serde_json::from_slice(&text).with_context(|| format!("{} no es JSON", args.recibo.display()))?;
-    let expected = args.clave_publica.as_deref().map(PublicKey::parse).transpose()?;
-    let folder = match &args.archivos {
+    let expected = args.public_key.as_deref().map(PublicKey::parse).transpose()?;
+    let folder = match &args.files_dir {
         Some(folder) => folder.clone(),
         None => args.recibo.parent().map(Path::to_path_buf).unwrap_or_default(),
     };
     let report = check_receipt(&document, expected.as_ref(), Some(&folder))
         .with_context(|| format!("el recibo {} no es válido", args.recibo.display()))?;
     print_report(&report);
-    let missing_asked = args.archivos.is_some() && report.files.iter().any(|(_, c)| matches!(c, FileCheck::Missing(_)));
+    let missing_asked =
+        args.files_dir.is_some() && report.files.iter().any(|(_, c)| matches!(c, FileCheck::Missing(_)));
     if !report.files_ok() {
         bail!("algún archivo no coincide con el recibo: no es lo que se vendió, o se dañó");
     }

@@ -19,19 +19,19 @@ use gate_http::{RunOptions, run};
 #[command(name = "facilitador-local", about = "Facilitador x402 local (sin cadena, sin dinero real) por HTTP.")]
 struct Args {
     /// Dirección IP:puerto donde escuchar.
-    #[arg(long, default_value = "127.0.0.1:8402")]
+    #[arg(long = "escuchar", alias = "listen", default_value = "127.0.0.1:8402")]
     listen: String,
     /// Carpeta del archivo pid y, salvo con --sin-libro, del libro de saldos y nonces.
-    #[arg(long, default_value = "./var/facilitador")]
+    #[arg(long = "datos", alias = "data", default_value = "./var/facilitador")]
     data: PathBuf,
     /// Saldo inicial de cada pagador nuevo, en unidades atómicas de USDC (1 USDC = 1000000).
-    #[arg(long, default_value_t = 100_000_000)]
-    saldo_inicial: u64,
+    #[arg(long = "saldo-inicial", default_value_t = 100_000_000)]
+    initial_balance: u64,
     /// Guardar saldos y nonces usados solo en memoria.
-    #[arg(long)]
-    sin_libro: bool,
+    #[arg(long = "sin-libro")]
+    no_ledger: bool,
     /// Hilos de trabajo.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long = "hilos", alias = "threads", default_value_t = 2)]
     threads: usize,
     /// RPC de la cadena donde liquidar (con la clave del liquidador en GATE_SETTLER_KEY, una
     /// cuenta con gas): cada autorización se envía como transferWithAuthorization y se responde
@@ -40,8 +40,8 @@ struct Args {
     rpc: Option<String>,
     /// Segundos que una liquidación espera a que su transacción entre en un bloque antes de
     /// responder settlement_pending (con --rpc).
-    #[arg(long, default_value_t = 20.0)]
-    espera: f64,
+    #[arg(long = "espera", default_value_t = 20.0)]
+    confirmation_wait: f64,
 }
 
 fn main() {
@@ -67,7 +67,7 @@ fn run_facilitator() -> Result<()> {
                 .ok()
                 .filter(|k| !k.trim().is_empty())
                 .with_context(|| format!("--rpc necesita la clave del liquidador en {SETTLER_KEY_ENV}"))?;
-            if !(0.0..=600.0).contains(&args.espera) {
+            if !(0.0..=600.0).contains(&args.confirmation_wait) {
                 anyhow::bail!("--espera: se esperan segundos entre 0 y 600");
             }
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -81,15 +81,15 @@ fn run_facilitator() -> Result<()> {
                 settler.address()
             );
             LocalConfig {
-                settle_wait: std::time::Duration::from_secs_f64(args.espera),
+                settle_wait: std::time::Duration::from_secs_f64(args.confirmation_wait),
                 ..LocalConfig::on_chain(Arc::new(settler))
             }
         }
         None => {
             tracing::info!("facilitador local: sin cadena y sin dinero real");
             LocalConfig {
-                opening_balance: U256::from(args.saldo_inicial),
-                ledger_file: (!args.sin_libro).then(|| args.data.join("libro-local.json")),
+                opening_balance: U256::from(args.initial_balance),
+                ledger_file: (!args.no_ledger).then(|| args.data.join("libro-local.json")),
                 ..LocalConfig::default()
             }
         }

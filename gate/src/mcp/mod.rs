@@ -104,7 +104,7 @@ impl AllowedHosts {
         AllowedHosts { hosts }
     }
 
-    /// Extra hosts from a comma-separated list (the `--mcp-hosts` flag or `GATE_MCP_HOSTS`).
+    /// Extra hosts from a comma-separated list (the `--hosts-mcp` flag or `GATE_MCP_HOSTS`).
     pub fn parse_list(list: &str) -> Vec<String> {
         list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
     }
@@ -164,6 +164,14 @@ impl McpServer {
             server_name: manifest.servicio.nombre.clone(),
             base_url,
         }
+    }
+
+    /// The same server with each tool's `outputSchema` taken from the published contract
+    /// (`openapi.json`), see [`tools::add_output_schemas`].
+    pub fn with_contract(mut self, openapi: &Value) -> McpServer {
+        tools::add_output_schemas(&mut self.tools_full["tools"], openapi);
+        tools::add_output_schemas(&mut self.tools_catalog["tools"], openapi);
+        self
     }
 
     /// The same server with more allowed hosts.

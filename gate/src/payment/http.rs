@@ -26,9 +26,10 @@ use serde_json::{Value, json};
 
 use super::mpp::{self, Mpp, Problem};
 use super::offer::{Binding, Offer, OfferError, Offers};
-use super::reaccess::Challenge;
+use super::refusal::Refusal;
 use super::settlement::UNCERTAIN_CODE;
-use super::shop::{Refusal, Shop};
+use super::shop::Shop;
+use super::signin::Challenge;
 use super::unpaid::Fillable;
 use crate::manifest::{self, Manifest};
 use crate::sales::journal::Protocol;

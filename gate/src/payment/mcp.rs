@@ -35,8 +35,9 @@ use super::mpp::{self, Mpp, Problem};
 pub use super::offer::BUY_TOOL;
 use super::offer::{Binding, Offer, Offers};
 use super::reaccess::{PROOF_META, Redelivery, proof_from_meta};
+use super::refusal::Refusal;
 use super::settlement::UNCERTAIN_CODE;
-use super::shop::{Delivery, Refusal, Shop};
+use super::shop::{Delivery, Shop};
 use crate::mcp::result::{ToolError, success};
 use crate::sales::journal::Protocol;
 use crate::x402::SettlementResponse;
@@ -192,6 +193,10 @@ pub async fn buy(
         }
     };
     let outcome = buy_offer(offer, shop, mpp, client, meta).await;
+    if matches!(outcome, Outcome::Required { .. } | Outcome::MppRefused { .. }) {
+        // What an HTTP purchase answers with a 402, counted with them.
+        shop.metrics().payment_required("/mcp");
+    }
     render(offer, mpp, bindings, outcome)
 }
 

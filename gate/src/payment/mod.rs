@@ -1,6 +1,8 @@
 //! Selling studies: what is for sale ([`offer`]), the one purchase implementation ([`shop`])
 //! with what a settlement's outcome means for the money ([`settlement`]), the re-access of past
-//! buyers who sign in with their wallet ([`reaccess`], x402 `sign-in-with-x`), and the two
+//! buyers who sign in with their wallet ([`reaccess`], x402 `sign-in-with-x`, whose challenge is
+//! [`signin`]), why a purchase is refused ([`refusal`]) and what tells payments apart
+//! ([`identifiers`]), and the two
 //! bindings, HTTP ([`http`]: `GET /estudio/{slug}`, its unpaid 402s prepared in [`unpaid`]) and
 //! MCP ([`mcp`]: the tool `comprar_estudio`). Both bindings build their 402 from
 //! [`offer::Offer::payment_required`], sell through [`shop::Shop::purchase`] and deliver again
@@ -14,6 +16,7 @@
 //! [`shop::Shop::purchase_as`].
 
 pub mod http;
+pub mod identifiers;
 pub mod limits;
 pub mod mcp;
 pub mod mpp;
@@ -21,7 +24,9 @@ pub mod offer;
 pub mod proof;
 pub mod reaccess;
 pub mod receipt;
+pub mod refusal;
 pub mod settlement;
 pub mod shop;
+pub mod signin;
 pub mod study;
 pub mod unpaid;

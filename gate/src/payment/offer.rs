@@ -6,7 +6,7 @@
 //! [`Offer::payment_required`], so the requirements a client signs are the same on every
 //! transport and deep-equal what the purchase compares `accepted` against. It adds the one
 //! part no build can write: the `sign-in-with-x` challenge, fresh for every 402 (see
-//! [`super::reaccess`]).
+//! [`super::signin`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -15,7 +15,7 @@ use anyhow::Result;
 use contract::View;
 use serde_json::{Value, json};
 
-use super::reaccess::{Challenge, Challenger, SignIn};
+use super::signin::{Challenge, Challenger, SignIn};
 use crate::manifest::{self, Manifest};
 use crate::x402::siwx::SIGN_IN_WITH_X;
 use crate::x402::{PaymentRequired, SupportedResponse};

@@ -22,37 +22,26 @@ use contract::View;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::limits::{Limited, Limiter, Scope};
+use super::identifiers::{fingerprint, payment_identifier};
+use super::limits::Limiter;
 use super::offer::Offer;
 use super::proof::{self, Proof};
 use super::receipt;
+use super::refusal::{Refusal, facilitator_refusal, nonce_used_refusal, seen_refusal, too_many, void_refusal};
 use super::settlement::{self, SETTLEMENT_PENDING, Settlement, UNCERTAIN_CODE, uncertain_message};
 use super::study::{STUDY_MEMORY, Spliced, StudyFiles};
 use crate::chain::{Chains, Verdict};
 use crate::clock::{Clock, iso8601};
-use crate::facilitator::{Facilitator, FacilitatorError};
+use crate::facilitator::Facilitator;
 use crate::links::LinkSigner;
 use crate::sales::journal::{Accepted, Event, Failed, Handed, Protocol, Reconciled, Settled};
 use crate::sales::{PaidSale, Reservation, Sales, Seen, UncertainSale};
 use crate::x402::evm::{Authorization, check_exact, parse_exact_payload};
 use crate::x402::receipt::ReceiptKey;
-use crate::x402::{PAYMENT_IDENTIFIER, PaymentPayload, PaymentRequirements, SettlementResponse};
+use crate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse};
 
 /// How long a non-EVM payment stays in the replay set (Solana blockhash life, doubled).
 const NON_EVM_REPLAY_SECONDS: u64 = 120;
-
-/// A refused purchase: nothing delivered, nothing charged.
-#[derive(Debug, Clone)]
-pub struct Refusal {
-    /// 400 malformed, 402 payment required or failed, 500 production failed, 502/503 facilitator.
-    pub status: u16,
-    pub code: String,
-    pub message: String,
-    /// The failed settlement, when the facilitator answered one.
-    pub settlement: Option<Box<SettlementResponse>>,
-    /// Seconds after which a turned-away buyer may try again (429).
-    pub retry_after: Option<u64>,
-}
 
 /// A delivered purchase.
 #[derive(Debug, Clone)]
@@ -181,10 +170,6 @@ impl Shop {
         &self.facilitator
     }
 
-    fn refuse(status: u16, code: &str, message: impl Into<String>) -> Refusal {
-        Refusal { status, code: code.to_owned(), message: message.into(), settlement: None, retry_after: None }
-    }
-
     /// Runs a purchase of `offer` paid with `payload`.
     ///
     /// Every step is journaled (fsync'd) before the next: `aceptado` before settling,
@@ -213,7 +198,7 @@ impl Shop {
         let now = self.clock.now();
         let requirements = accepted_requirement(offer, payload)?;
         let id =
-            payment_identifier(payload).map_err(|message| Self::refuse(400, "invalid_payment_identifier", message))?;
+            payment_identifier(payload).map_err(|message| Refusal::new(400, "invalid_payment_identifier", message))?;
         let huella = fingerprint(payload);
         let started = std::time::Instant::now();
         let check = self.check(requirements, payload, now).await?;
@@ -248,7 +233,7 @@ impl Shop {
         let key = check.replay_key.as_str();
         if let Err(e) = self.sales.write(key, now, Event::Aceptado(attempt.accepted())).await {
             tracing::error!("diario de ventas: no se pudo registrar la compra aceptada: {e}");
-            return Err(Self::refuse(
+            return Err(Refusal::new(
                 503,
                 "diario_no_disponible",
                 "No se pudo registrar la compra antes de cobrarla; no se cobró nada. Reintente en unos minutos con la misma firma.",
@@ -260,7 +245,7 @@ impl Shop {
             Ok(body) => body,
             Err(e) => {
                 tracing::error!(estudio = %offer.slug, "no se pudo armar la respuesta: {e:#}");
-                let refusal = Self::refuse(
+                let refusal = Refusal::new(
                     500,
                     "error_interno",
                     "No se pudo armar el estudio; no se cobró nada. Intente de nuevo.",
@@ -293,7 +278,7 @@ impl Shop {
             }
             Judged::Uncertain { detail, transaction } => {
                 tracing::warn!(target: "compras", compra = key, "liquidación incierta: {detail}");
-                let refusal = Self::refuse(503, UNCERTAIN_CODE, uncertain_message(&detail));
+                let refusal = Refusal::new(503, UNCERTAIN_CODE, uncertain_message(&detail));
                 let transaction = transaction.or_else(|| reservation.earlier_transaction().map(str::to_owned));
                 self.journal_failure(key, &refusal, Some(transaction.clone())).await;
                 reservation.uncertain(UncertainSale {
@@ -400,7 +385,7 @@ impl Shop {
         let started = std::time::Instant::now();
         let body = self.produce(offer, requirements, &check.payer, now).await.map_err(|e| {
             tracing::error!(estudio = %offer.slug, "no se pudo armar la respuesta: {e:#}");
-            Self::refuse(
+            Refusal::new(
                 500,
                 "error_interno",
                 "No se pudo armar el estudio; su pago ya está registrado: repita el mismo pedido.",
@@ -448,9 +433,9 @@ impl Shop {
     ) -> std::result::Result<Checked, Refusal> {
         if requirements.network.starts_with("eip155:") {
             let exact = parse_exact_payload(&payload.payload)
-                .map_err(|e| Self::refuse(400, "invalid_payload", e.to_string()))?;
+                .map_err(|e| Refusal::new(400, "invalid_payload", e.to_string()))?;
             let payer =
-                check_exact(requirements, &exact, now).map_err(|e| Self::refuse(402, e.code(), e.to_string()))?;
+                check_exact(requirements, &exact, now).map_err(|e| Refusal::new(402, e.code(), e.to_string()))?;
             let auth = &exact.authorization;
             return Ok(Checked {
                 payer: payer.to_checksum(None),
@@ -465,13 +450,13 @@ impl Shop {
             let code = verified.invalid_reason.unwrap_or_else(|| "invalid_payload".to_owned());
             let message =
                 verified.invalid_message.unwrap_or_else(|| format!("El facilitador rechazó el pago: {code}."));
-            return Err(Self::refuse(402, &code, message));
+            return Err(Refusal::new(402, &code, message));
         }
         // The payer is who a payment-identifier's re-delivery must match: a facilitator that
         // approves without naming one is not trusted with the sale (nothing is settled yet).
         let Some(payer) = verified.payer.filter(|p| !p.trim().is_empty()) else {
             tracing::warn!("facilitador: /verify aprobó un pago en {} sin nombrar al pagador", requirements.network);
-            return Err(Self::refuse(
+            return Err(Refusal::new(
                 502,
                 "facilitador_con_error",
                 "El facilitador aprobó el pago sin decir quién paga (payer); no se cobró nada y no se entrega el estudio. Reintente más tarde.",
@@ -697,43 +682,6 @@ struct Checked {
     authorization: Option<Authorization>,
 }
 
-/// A facilitator that failed to answer `/verify` (nothing is settled at that point).
-fn facilitator_refusal(error: &FacilitatorError) -> Refusal {
-    tracing::warn!("facilitador: {error}");
-    let (status, code) = match error {
-        FacilitatorError::NotReached(_) | FacilitatorError::Timeout | FacilitatorError::Broken(_) => {
-            (503, "facilitador_no_disponible")
-        }
-        FacilitatorError::Status { .. } | FacilitatorError::BadBody(_) => (502, "facilitador_con_error"),
-    };
-    Shop::refuse(
-        status,
-        code,
-        format!(
-            "No se pudo verificar el pago ({error}); no se cobró nada y no se entrega el estudio. Puede reintentar con la misma firma mientras no venza."
-        ),
-    )
-}
-
-/// A 429: too many refused attempts, with when to try again.
-fn too_many(limited: Limited) -> Refusal {
-    let who = match limited.scope {
-        Scope::Client => "desde su dirección",
-        Scope::Payer => "de esta billetera",
-        Scope::Global => "en el servicio (demasiados pagos rechazados a la vez)",
-    };
-    Refusal {
-        status: 429,
-        code: "demasiados_intentos".to_owned(),
-        message: format!(
-            "Demasiados intentos de pago rechazados {who}; no se cobró nada. Reintente en {} s. / Too many refused payment attempts; nothing was charged. Retry after {} s.",
-            limited.retry_after, limited.retry_after
-        ),
-        settlement: None,
-        retry_after: Some(limited.retry_after),
-    }
-}
-
 /// The offered requirement a payment's `accepted` deep-equals, or the refusal.
 fn accepted_requirement<'a>(
     offer: &'a Offer,
@@ -744,7 +692,7 @@ fn accepted_requirement<'a>(
         .iter()
         .position(|a| *a == payload.accepted)
         .and_then(|index| offer.required.accepts.get(index))
-        .ok_or_else(|| Shop::refuse(
+        .ok_or_else(|| Refusal::new(
             402,
             "invalid_payment_requirements",
             "El requisito aceptado (accepted) no es idéntico a ninguno de los que ofrece este recurso: copie sin cambios una entrada de accepts del 402 (red, activo, monto, payTo, maxTimeoutSeconds y extra).",
@@ -769,50 +717,12 @@ fn same_payer(paid_by: Option<&str>, payer: &str) -> bool {
     paid_by.map(str::trim).is_some_and(|paid_by| !paid_by.is_empty() && paid_by.eq_ignore_ascii_case(payer))
 }
 
-/// The refusal for a payment the book already holds in another state.
-fn seen_refusal(seen: Seen) -> Refusal {
-    match seen {
-        Seen::InFlight => Shop::refuse(
-            409,
-            "pago_en_curso",
-            "Este pago se está procesando en otra solicitud; espere unos segundos y repita el mismo pedido para recibir el estudio sin pagar de nuevo.",
-        ),
-        Seen::IdConflict | Seen::IdPaid(_) => Shop::refuse(
-            409,
-            "identificador_en_conflicto",
-            "Este payment-identifier ya se usó con otro pago (de otra billetera, para otro estudio, o aún en curso o por conciliar); use un identificador nuevo para un pago nuevo, o repita el pedido original.",
-        ),
-        Seen::Unavailable => Shop::refuse(
-            503,
-            "diario_no_disponible",
-            "No se pudo consultar el registro de ventas antes de cobrar; no se cobró nada. Reintente en unos minutos con la misma firma.",
-        ),
-        Seen::Paid(_) | Seen::Uncertain(_) => Shop::refuse(
-            409,
-            "pago_ya_usado",
-            "Esta autorización de pago ya se usó para otra compra; para comprar esto firme una nueva (nonce nuevo). Para recuperar aquella compra repita exactamente el mismo pedido.",
-        ),
-    }
-}
-
 /// Who established that the money moved.
 enum SoldBy {
     Facilitator(SettlementResponse),
     /// The chain: the facilitator's answer left it open, and the authorization's transaction
     /// paid payTo the price.
     Recovery(SettlementResponse),
-}
-
-/// The refusal of a new authorization whose nonce the facilitator says is used.
-fn nonce_used_refusal(answer: SettlementResponse) -> Refusal {
-    let code = answer.error_reason.clone().unwrap_or_default();
-    let mut refusal = Shop::refuse(
-        402,
-        &code,
-        "Esta autorización ya se usó en la cadena; no se cobró nada en esta compra y no se entrega el estudio. Firme un pago nuevo.",
-    );
-    refusal.settlement = Some(Box::new(answer));
-    refusal
 }
 
 /// The settlement of a payment the chain proved, as the buyer's receipt states it.
@@ -841,24 +751,6 @@ enum Judged {
         detail: String,
         transaction: Option<String>,
     },
-}
-
-/// The refusal of a purchase the chain voided.
-fn void_refusal(verdict: &Verdict) -> Refusal {
-    let (code, why) = match verdict {
-        Verdict::Canceled { .. } => {
-            ("autorizacion_cancelada", "el pagador la canceló en la cadena (cancelAuthorization)")
-        }
-        Verdict::Expired => ("autorizacion_vencida", "venció sin usarse"),
-        _ => ("autorizacion_usada_en_otro_pago", "su nonce se usó en otra transferencia, que no pagó este estudio"),
-    };
-    Shop::refuse(
-        402,
-        code,
-        format!(
-            "La cadena muestra que esta autorización de pago no pagó el estudio: {why}. No se cobró nada y no se entrega el estudio; para comprarlo firme un pago nuevo. / The chain shows this payment authorization did not pay: nothing was charged or delivered; sign a new payment to buy."
-        ),
-    )
 }
 
 /// One attempt to sell, with everything its steps need.
@@ -894,66 +786,9 @@ impl Attempt<'_> {
     }
 }
 
-/// Length limits of a `payment-identifier` id (x402 `payment-identifier` extension).
-const ID_CHARS: std::ops::RangeInclusive<usize> = 16..=128;
-
-/// The buyer's idempotency key from the x402 `payment-identifier` extension, if sent. The
-/// extension echoed without an `id` (a client that does not use it echoes the declaration, as
-/// x402 asks) is no key: the gate declares the id optional.
-pub fn payment_identifier(payload: &PaymentPayload) -> std::result::Result<Option<String>, String> {
-    let Some(extension) = payload.extensions.as_ref().and_then(|e| e.get(PAYMENT_IDENTIFIER)) else {
-        return Ok(None);
-    };
-    let Some(id) = extension.pointer("/info/id").filter(|id| !id.is_null()) else { return Ok(None) };
-    let id = id.as_str().ok_or_else(|| {
-        "La extensión payment-identifier debe traer info.id como texto de 16 a 128 caracteres.".to_owned()
-    })?;
-    let valid_chars = id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if !ID_CHARS.contains(&id.len()) || !valid_chars {
-        return Err(format!(
-            "payment-identifier info.id debe tener de {} a {} caracteres (letras, dígitos, - o _); tiene {}.",
-            ID_CHARS.start(),
-            ID_CHARS.end(),
-            id.chars().count()
-        ));
-    }
-    Ok(Some(id.to_owned()))
-}
-
-/// sha256 of a payment payload as decoded: tells a repeated request from a different one.
-pub fn fingerprint(payload: &PaymentPayload) -> String {
-    let bytes = serde_json::to_vec(payload).unwrap_or_default();
-    hex::encode(Sha256::digest(&bytes))
-}
-
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
-
-    fn with_extensions(extensions: Value) -> PaymentPayload {
-        PaymentPayload {
-            x402_version: 2,
-            resource: None,
-            accepted: json!({}),
-            payload: json!({}),
-            extensions: Some(extensions),
-        }
-    }
-
-    #[test]
-    fn a_payment_identifier_is_read_only_when_an_id_is_sent() {
-        let declared_only = with_extensions(json!({"payment-identifier": {"info": {"required": false}, "schema": {}}}));
-        assert_eq!(payment_identifier(&declared_only), Ok(None), "an echoed declaration is no key");
-        let id = "pay_0123456789abcdef0123456789abcdef";
-        let sent = with_extensions(json!({"payment-identifier": {"info": {"required": false, "id": id}}}));
-        assert_eq!(payment_identifier(&sent), Ok(Some(id.to_owned())));
-        for bad in [json!("corto"), json!(42), json!("con espacios 0123456789")] {
-            let payload = with_extensions(json!({"payment-identifier": {"info": {"id": bad}}}));
-            assert!(payment_identifier(&payload).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn an_empty_or_unknown_payer_is_never_the_same_buyer() {

@@ -1,6 +1,6 @@
 //! The unpaid 402 replies: prepared once at load, sent with a fresh sign-in challenge.
 //!
-//! Every 402 carries a `sign-in-with-x` nonce of its own ([`super::reaccess`]), yet its bytes
+//! Every 402 carries a `sign-in-with-x` nonce of its own ([`super::signin`]), yet its bytes
 //! (the JSON body, the base64 `PAYMENT-REQUIRED` value, the serialized head) are worth building
 //! once: the unpaid 402 is the gate's most frequent paid-route answer. So each is built with
 //! [`Challenge::placeholder`], whose three values have the lengths of real ones, and a request
@@ -12,7 +12,7 @@ use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
 use http::HeaderValue;
 
-use super::reaccess::Challenge;
+use super::signin::Challenge;
 use gate_http::response::{Body, Reply};
 
 /// The header whose base64 value holds the challenge.

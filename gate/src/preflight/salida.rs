@@ -85,7 +85,7 @@ pub fn check_synthetic(mode: Mode, manifest: &Manifest, dist: &Path) -> Result<S
     }
 }
 
-/// The serving flags that say where traffic comes from (`--listen`, `--proxies`, `--tls-cert`).
+/// The serving flags that say where traffic comes from (`--escuchar`, `--proxies`, `--certificado-tls`).
 #[derive(Debug, Clone, Default)]
 pub struct Serving {
     pub listen: Option<String>,
@@ -94,7 +94,7 @@ pub struct Serving {
 }
 
 /// The proxy setting against the traffic it implies. Outside local mode:
-/// - an https `base_url` served without `--tls-cert` means a TLS terminator in front, so every
+/// - an https `base_url` served without `--certificado-tls` means a TLS terminator in front, so every
 ///   request comes from its address: without `--proxies` every buyer shares it, and the refused
 ///   payments of a few lock everyone out (`--fallos-por-cliente`): refused;
 /// - `--proxies` that trusts every address (`0.0.0.0/0`, `::/0`) lets any client choose the
@@ -129,18 +129,18 @@ pub fn check_proxies(mode: Mode, base_url: &str, serving: &Serving, report: &mut
         (true, false, None) => report.fail(
             WHAT,
             format!(
-                "base_url es {base_url} y el gate sirve sin --tls-cert, así que delante hay un terminador TLS: sin --proxies todos los compradores llegan con la dirección del proxy y los pagos rechazados de unos pocos bloquean a todos (--fallos-por-cliente); nombre el proxy con --proxies (p. ej. --proxies 127.0.0.1)"
+                "base_url es {base_url} y el gate sirve sin --certificado-tls, así que delante hay un terminador TLS: sin --proxies todos los compradores llegan con la dirección del proxy y los pagos rechazados de unos pocos bloquean a todos (--fallos-por-cliente); nombre el proxy con --proxies (p. ej. --proxies 127.0.0.1)"
             ),
         ),
         (true, false, Some(_)) if listen.is_some_and(|a| is_public(a.ip())) => report.warn(
             WHAT,
             format!(
-                "--listen {} sin TLS es alcanzable desde internet además del proxy: escuche en 127.0.0.1 o en la red privada del proxy, o ciérrelo con un cortafuegos",
+                "--escuchar {} sin TLS es alcanzable desde internet además del proxy: escuche en 127.0.0.1 o en la red privada del proxy, o ciérrelo con un cortafuegos",
                 serving.listen.as_deref().unwrap_or_default()
             ),
         ),
         (true, false, Some(_)) => report.ok(WHAT, "TLS en el proxy de --proxies, del que se cree X-Forwarded-For"),
-        (_, true, _) => report.ok(WHAT, "el gate sirve TLS él mismo (--tls-cert)"),
+        (_, true, _) => report.ok(WHAT, "el gate sirve TLS él mismo (--certificado-tls)"),
         (false, false, _) => report.ok(WHAT, "sin TLS (base_url no es https: lo dice su propia línea)"),
     }
 }
@@ -158,7 +158,7 @@ fn is_public(ip: IpAddr) -> bool {
     }
 }
 
-/// The sales the journal of `--data` already holds that were not made in `mode`: sales the
+/// The sales the journal of `--datos` already holds that were not made in `mode`: sales the
 /// embedded local facilitator settled (its ledger, `libro-local.json`, names their
 /// transactions) and sales on networks this build does not sell on. `gate ventas` would count
 /// them with the real ones. A warning: the journal is the publisher's to move aside.
@@ -199,7 +199,7 @@ pub fn check_journal(mode: Mode, manifest: &Manifest, data: &Path, report: &mut 
     report.warn(
         WHAT,
         format!(
-            "{} tiene {} de {} ventas: `gate ventas` las contaría con las reales; mueva --data a otra carpeta (o apártela) antes de salir",
+            "{} tiene {} de {} ventas: `gate ventas` las contaría con las reales; mueva --datos a otra carpeta (o apártela) antes de salir",
             path.display(),
             parts.join(" y "),
             ledger.sales.len()

@@ -2,62 +2,12 @@
 //! CSV for a spreadsheet or an accountant. The exit status tells monitoring whether uncertain
 //! purchases wait to be reconciled ([`PENDING_EXIT_CODE`]).
 
-use anyhow::{Result, bail};
-
+use super::period::Period;
 use super::report::{Report, Totals, usdc};
 
 /// `gate ventas` exits with this when the record holds purchases to reconcile (1 is an error,
 /// 2 a wrong command line).
 pub const PENDING_EXIT_CODE: i32 = 3;
-
-/// The days a report covers, both inclusive, as `YYYY-MM-DD` (UTC, as the journal's `fecha`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Period {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub desde: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hasta: Option<String>,
-}
-
-impl Period {
-    /// `--desde` and `--hasta`, each a valid date, the first not after the second.
-    pub fn parse(desde: Option<&str>, hasta: Option<&str>) -> Result<Period> {
-        for (flag, day) in [("--desde", desde), ("--hasta", hasta)] {
-            if let Some(day) = day
-                && !is_date(day)
-            {
-                bail!("{flag} {day:?}: se espera una fecha AAAA-MM-DD");
-            }
-        }
-        if let (Some(from), Some(to)) = (desde, hasta)
-            && from > to
-        {
-            bail!("--desde {from} es posterior a --hasta {to}");
-        }
-        Ok(Period { desde: desde.map(str::to_owned), hasta: hasta.map(str::to_owned) })
-    }
-
-    pub fn is_all(&self) -> bool {
-        self.desde.is_none() && self.hasta.is_none()
-    }
-
-    /// Whether an ISO 8601 time (`2026-11-01T…`) falls on a day of the period.
-    pub fn contains(&self, fecha: &str) -> bool {
-        let day = fecha.get(..10).unwrap_or(fecha);
-        self.desde.as_deref().is_none_or(|from| day >= from) && self.hasta.as_deref().is_none_or(|to| day <= to)
-    }
-}
-
-fn is_date(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let digits = |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_digit);
-    if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' || !digits(0..4) || !digits(5..7) || !digits(8..10) {
-        return false;
-    }
-    let month: u32 = text[5..7].parse().unwrap_or(0);
-    let day: u32 = text[8..10].parse().unwrap_or(0);
-    (1..=12).contains(&month) && (1..=31).contains(&day)
-}
 
 /// The report restricted to the sales and re-accesses of `period`, its totals recounted. The
 /// purchases to reconcile stay, whatever their day: they wait for the publisher either way.

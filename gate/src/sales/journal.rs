@@ -1,4 +1,4 @@
-//! The sales journal: append-only JSON Lines files under `--data`, one line per purchase step,
+//! The sales journal: append-only JSON Lines files under `--datos`, one line per purchase step,
 //! each on disk (fsync'd) before the next step runs, so that after any crash the publisher can
 //! say which studies were sold to whom and settled where, and the gate can rebuild its replay
 //! book and recover paid sales. The one step nothing depends on, the delivery, is only waited
@@ -26,7 +26,7 @@ use anyhow::{Context, Result};
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
-/// The active journal file's name inside `--data`.
+/// The active journal file's name inside `--datos`.
 pub const JOURNAL_FILE: &str = "ventas.jsonl";
 /// Size past which the active file is rotated, by default.
 pub const DEFAULT_SEGMENT_BYTES: u64 = 64 * 1024 * 1024;

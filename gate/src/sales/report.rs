@@ -36,7 +36,7 @@ pub struct Report {
     pub avisos: Vec<String>,
     /// The days the sales and re-accesses were restricted to (`--desde`, `--hasta`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub periodo: Option<super::export::Period>,
+    pub periodo: Option<super::period::Period>,
 }
 
 #[derive(Debug, Default, Serialize)]

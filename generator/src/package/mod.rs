@@ -25,8 +25,8 @@ use crate::metrics::analysis::Table;
 use crate::metrics::mentions::AnswerBrands;
 use crate::model::{ServiceSettings, Study};
 use crate::render::json::{self, Sheet};
+use crate::render::site::{Site, to_json};
 use crate::render::templates::Templates;
-use crate::render::{Site, to_json};
 
 /// One study's paid files.
 pub struct PaidFiles {

@@ -16,8 +16,9 @@ use serde::Serialize;
 
 use crate::paths::{SCRIPT_URL, STYLESHEET_URL, study_page_url};
 use crate::render::json::{Catalog, Sheet};
+use crate::render::jsonld;
+use crate::render::site::Site;
 use crate::render::templates::Templates;
-use crate::render::{Site, jsonld};
 
 /// The stylesheet every page links, served at [`STYLESHEET_URL`].
 pub const STYLESHEET: &[u8] = include_bytes!("../../../templates/recursos/estilo.css");

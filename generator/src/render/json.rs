@@ -16,7 +16,7 @@ use crate::metrics::compare::{self, Comparison};
 use crate::metrics::mentions::{AnswerBrands, BrandMatcher};
 use crate::model::{Answer, Brand, MetricDefinition, Question, Source, Study, Tone};
 use crate::render::offer::HowToBuy;
-use crate::render::{RunDates, Site, metrics_used, run_dates};
+use crate::render::site::{RunDates, Site, metrics_used, run_dates};
 
 // ---------------------------------------------------------------------------------------
 // Service index (`/`)

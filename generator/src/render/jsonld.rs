@@ -16,8 +16,8 @@ use serde_json::{Value, json};
 
 use crate::model::MetricDefinition;
 use crate::paths::study_page_url;
-use crate::render::Site;
 use crate::render::json::Sheet;
+use crate::render::site::Site;
 
 /// The vocabulary every document uses.
 pub const CONTEXT: &str = "https://schema.org";

@@ -7,8 +7,8 @@
 use anyhow::Result;
 use serde_json::Value;
 
-use crate::render::Site;
 use crate::render::json::{self, Catalog};
+use crate::render::site::Site;
 use crate::render::templates::Templates;
 
 /// The `llms.txt` of the service.

@@ -5,8 +5,8 @@
 //! discovery documents ([`openapi`]), the MCP registry's `server.json` ([`registry`]), the
 //! search index ([`search`]) and the PDF reports' model ([`report`]). What a buyer is offered is
 //! decided once, in [`offer`], and every document that talks about payment derives from it.
-//! This module holds what they all share: the [`Site`] of one build, [`to_json`], and the
-//! facts about a study that several documents show.
+//! What they all share (the [`site::Site`] of one build, [`site::to_json`], and the facts
+//! about a study that several documents show) is [`site`], a leaf they stand on.
 //!
 //! [`service_files`] and [`study_files`] list what this stage adds to `dist/`, each file with
 //! its path from [`crate::paths`]; writing them is the output stage's job.
@@ -21,17 +21,16 @@ pub mod openapi;
 pub mod registry;
 pub mod report;
 pub mod search;
+pub mod site;
 pub mod templates;
 
 use anyhow::Result;
-use contract::Price;
-use serde::Serialize;
 
 use crate::metrics::analysis::Table;
-use crate::model::{Content, Study, TableKind};
+use crate::model::Study;
 use crate::paths;
 use crate::render::json::Files;
-use crate::render::offer::HowToBuy;
+use crate::render::site::{Site, to_json};
 use crate::render::templates::Templates;
 
 /// A rendered file: its path in `dist/` and its bytes.
@@ -73,78 +72,4 @@ pub fn study_files(
         (paths::study_page(&study.slug), html::study_page(site, templates, &sheet, price)?),
         (paths::payment_page(&study.slug), html::payment_page(site, templates, &sheet, price)?),
     ])
-}
-
-/// Settings every document of one build shares.
-pub struct Site<'a> {
-    pub content: &'a Content,
-    pub base_url: &'a str,
-}
-
-impl<'a> Site<'a> {
-    /// The site of `content`, at the base URL its `servicio.toml` declares.
-    pub fn new(content: &'a Content) -> Site<'a> {
-        Site { content, base_url: &content.service.base_url }
-    }
-}
-
-impl Site<'_> {
-    pub fn url(&self, path: &str) -> String {
-        format!("{}{}", self.base_url, path)
-    }
-
-    /// A study's price: its own, or the service's default.
-    pub fn price_of(&self, study: &Study) -> Price {
-        study.design.precio_usd.unwrap_or(self.content.service.precio_usd)
-    }
-
-    pub fn how_to_buy(&self, study: Option<&Study>) -> HowToBuy {
-        let service = &self.content.service;
-        let (price, url) = match study {
-            Some(s) => (self.price_of(s), self.url(&format!("/estudio/{}", s.slug))),
-            None => (service.precio_usd, self.url("/estudio/{slug}")),
-        };
-        offer::how_to_buy(service, price, &url)
-    }
-}
-
-/// Pretty JSON with a trailing newline.
-pub fn to_json<T: Serialize>(value: &T) -> anyhow::Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec_pretty(value)?;
-    bytes.push(b'\n');
-    Ok(bytes)
-}
-
-/// First and last day a study's answers were collected.
-#[derive(Debug, Clone, Serialize)]
-pub struct RunDates {
-    pub desde: String,
-    pub hasta: String,
-}
-
-/// First and last answer dates (dates are `YYYY-MM-DD`, so string order is date order).
-pub fn run_dates(study: &Study) -> RunDates {
-    let dates = study.answers.iter().map(|a| a.fecha.as_str());
-    RunDates {
-        desde: dates.clone().min().unwrap_or_default().to_owned(),
-        hasta: dates.max().unwrap_or_default().to_owned(),
-    }
-}
-
-/// Metric ids a study's tables use, sorted.
-pub fn metrics_used(study: &Study) -> Vec<String> {
-    let mut used: Vec<String> = Vec::new();
-    for spec in &study.design.analisis {
-        used.extend(spec.metricas.iter().map(|m| m.id().to_owned()));
-        match spec.tipo {
-            TableKind::Concentracion => used.extend(["hhi".to_owned(), "top1".to_owned()]),
-            TableKind::Acuerdo | TableKind::Estabilidad => used.push("acuerdo".to_owned()),
-            TableKind::Tono => used.push("tono_neto".to_owned()),
-            TableKind::Fuentes => used.push("citacion".to_owned()),
-            _ => {}
-        }
-    }
-    used.sort();
-    used.dedup();
-    used
 }

@@ -13,7 +13,8 @@ use contract::{Price, View};
 
 use crate::model::Study;
 use crate::paths;
-use crate::render::{Site, extensions, offer};
+use crate::render::site::Site;
+use crate::render::{extensions, offer};
 
 /// The OpenAPI 3.1 description of every public endpoint.
 pub fn openapi(site: &Site<'_>) -> Value {

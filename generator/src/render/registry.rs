@@ -11,7 +11,7 @@
 use serde_json::{Value, json};
 
 use crate::paths;
-use crate::render::Site;
+use crate::render::site::Site;
 
 /// The registry schema this document follows.
 pub const SCHEMA: &str = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";

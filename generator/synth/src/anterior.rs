@@ -12,7 +12,8 @@ use rand_chacha::ChaCha8Rng;
 
 use generator::model::{Answer, ModelSpec, PreviousRunSpec, Question, Study, Tier, Weighting};
 
-use crate::engine::{self, PreguntaBase};
+use crate::engine;
+use crate::industria::PreguntaBase;
 use crate::industria::{Anterior, Industria};
 use crate::modelos::Modelo;
 use crate::{ancho, estudio, semilla};

@@ -7,21 +7,19 @@
 //! when synth runs; a malformed file fails with its name, the line and the field path, and
 //! references that do not resolve (an undeclared brand, dimension value or context set) are
 //! reported all at once before anything is generated. The header of each file documents its
-//! tables; the engine ([`crate::engine`]) is the code that turns them into answers.
+//! tables; the engine ([`crate::engine`]) is the code that turns them into answers, and
+//! [`crate::carga`] reads, checks and expands them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use anyhow::{Result, bail};
 use serde::Deserialize;
 
 use generator::model::{Dimension, LANGUAGE_DIMENSION, Metric, Weighting};
 
-use crate::engine::PreguntaBase;
-use crate::engine::preguntas;
 use crate::modelos::Modelo;
 
 /// The data files, in slug order (the order the studies are generated and listed).
-const ARCHIVOS: [(&str, &str); 9] = [
+pub(crate) const ARCHIVOS: [(&str, &str); 9] = [
     ("banca.toml", include_str!("../industrias/banca.toml")),
     ("hoteles.toml", include_str!("../industrias/hoteles.toml")),
     ("cosmetica.toml", include_str!("../industrias/cosmetica.toml")),
@@ -388,31 +386,8 @@ pub(crate) struct SobreMarca {
     pub valores: BTreeMap<String, String>,
 }
 
-/// The nine industries, in slug order; `modelos` are the models their biases may name.
-pub(crate) fn industrias(modelos: &[Modelo]) -> Result<Vec<Industria>> {
-    ARCHIVOS.iter().map(|(nombre, texto)| cargar(nombre, texto, modelos)).collect()
-}
-
-/// Parses, checks and expands one data file; `nombre` is the file name the errors show.
-pub(crate) fn cargar(nombre: &str, texto: &str, modelos: &[Modelo]) -> Result<Industria> {
-    let archivo = format!("generator/synth/industrias/{nombre}");
-    let mut ind: Industria = generator::load::parse_toml(texto).map_err(|(donde, mensaje)| {
-        if donde.is_empty() {
-            anyhow::anyhow!("{archivo}: {mensaje}")
-        } else {
-            anyhow::anyhow!("{archivo}: {donde}: {mensaje}")
-        }
-    })?;
-    let problemas = validar(&ind, modelos);
-    if !problemas.is_empty() {
-        bail!("{archivo}:\n  {}", problemas.join("\n  "));
-    }
-    ind.preguntas = preguntas::expandir(&ind);
-    Ok(ind)
-}
-
 /// Every reference in the file that does not resolve, as `field path: message`.
-fn validar(ind: &Industria, modelos: &[Modelo]) -> Vec<String> {
+pub(crate) fn validar(ind: &Industria, modelos: &[Modelo]) -> Vec<String> {
     let mut p = Vec::new();
     let marcas: BTreeSet<&str> = ind.marcas.iter().map(|m| m.id.as_str()).collect();
     if marcas.len() != ind.marcas.len() {
@@ -595,9 +570,42 @@ fn validar(ind: &Industria, modelos: &[Modelo]) -> Vec<String> {
     p
 }
 
+/// What kind of answer a question calls for.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum TipoPregunta {
+    /// "Which X is best for ...": a ranked list.
+    Lista,
+    /// "How do I ...": advice first, fewer brands.
+    Consejo,
+    /// "A or B?": both named, the model's favourite first. Labels are the names the question
+    /// gives them (a product, an alias).
+    Comparar { a: String, b: String, la: String, lb: String },
+    /// "Is A good for ...?": that brand first, maybe alternatives.
+    Marca(String),
+}
+
+/// A question before it gets an id and a tier.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct PreguntaBase {
+    pub texto: String,
+    /// `es` or `en`.
+    pub idioma: String,
+    /// (dimension, value) for every dimension but the language.
+    pub dims: Vec<(String, String)>,
+    pub tipo: TipoPregunta,
+}
+
+impl PreguntaBase {
+    /// The question's dimension values (what tags in the text banks are matched against).
+    pub(crate) fn valores(&self) -> Vec<&str> {
+        self.dims.iter().map(|(_, v)| v.as_str()).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::carga::{cargar, industrias};
 
     fn modelos() -> Vec<Modelo> {
         crate::modelos::modelos().expect("modelos.toml loads")

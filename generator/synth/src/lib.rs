@@ -14,6 +14,7 @@
 //! The generator does not depend on this crate: synth writes content, the generator reads it.
 
 mod anterior;
+mod carga;
 mod engine;
 mod estudio;
 mod hallazgos;
@@ -33,8 +34,8 @@ use rayon::prelude::*;
 
 use generator::model::{Answer, Brand, BrandsFile, FindingsFile, Question, Study, Tier};
 
-use crate::engine::PreguntaBase;
-use crate::industria::{Industria, industrias};
+use crate::carga::industrias;
+use crate::industria::{Industria, PreguntaBase};
 use crate::modelos::Modelo;
 
 /// Options of `synth`.

@@ -14,42 +14,37 @@ use std::time::Instant;
 struct Cli {
     /// Carpeta de contenido de destino; se escriben sus estudios (y, si no es la de origen,
     /// se copian servicio.toml y metricas.toml).
-    #[arg(long, default_value = "content")]
+    #[arg(long = "salida", alias = "out", default_value = "content")]
     out: PathBuf,
     /// Carpeta de la que copiar servicio.toml y metricas.toml.
-    #[arg(long, default_value = "content")]
+    #[arg(long = "contenido", alias = "content", default_value = "content")]
     content: PathBuf,
     /// Multiplicador de tamaño: 1 es el contenido de muestra; 10 y 100 para benchmarks.
-    #[arg(long, default_value_t = 1)]
-    escala: u32,
+    #[arg(long = "escala", default_value_t = 1)]
+    scale: u32,
     /// Semilla del generador pseudoaleatorio.
-    #[arg(long, default_value_t = synth::DEFAULT_SEED)]
-    semilla: u64,
+    #[arg(long = "semilla", default_value_t = synth::DEFAULT_SEED)]
+    seed: u64,
     /// Sin corridas anteriores: ni `anterior/`, ni `[corrida_anterior]`, ni hallazgos de
     /// cambio (la referencia del benchmark de construcción).
-    #[arg(long)]
-    sin_corrida_anterior: bool,
+    #[arg(long = "sin-corrida-anterior")]
+    no_previous_run: bool,
 }
 
 fn main() -> ExitCode {
-    let Cli { out, content, escala, semilla, sin_corrida_anterior } = cli::parse();
-    if escala == 0 {
+    let Cli { out, content, scale, seed, no_previous_run } = cli::parse();
+    if scale == 0 {
         eprintln!("--escala debe ser al menos 1");
         return ExitCode::FAILURE;
     }
     let started = Instant::now();
     let result = synth::copy_service_files(&content, &out).and_then(|()| {
-        synth::run(&synth::SynthOptions {
-            out: out.clone(),
-            scale: escala,
-            seed: semilla,
-            without_previous: sin_corrida_anterior,
-        })
+        synth::run(&synth::SynthOptions { out: out.clone(), scale, seed, without_previous: no_previous_run })
     });
     match result {
         Ok(()) => {
             println!(
-                "{}: estudios sintéticos escritos (escala {escala}, semilla {semilla}) en {:.2} s",
+                "{}: estudios sintéticos escritos (escala {scale}, semilla {seed}) en {:.2} s",
                 out.display(),
                 started.elapsed().as_secs_f64()
             );

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::Lang;
 use super::charts::Tick;
-use super::format::{Unit, format_value, long_date, metric_unit};
+use super::format::{Unit, format_value, long_date, metric_unit, signed, signed_interval};
 use crate::metrics::analysis::{Cell, Table};
 use crate::metrics::change::{self, FELL, GREW, METRICS, NO_CHANGE};
 use crate::model::{Metric, Study};
@@ -69,7 +69,7 @@ pub(super) fn section(study: &Study, changes: &[Table], lang: Lang) -> Option<Ch
     let total = changes.iter().find(|t| t.id == format!("{}total", change::PREFIX))?;
     let mut paneles: Vec<ChangePanel> = METRICS.iter().map(|&m| panel(total, m, lang)).collect();
     paneles.extend(changes.iter().filter(|t| t.id != total.id).map(|t| panel(t, Metric::Mencion, lang)));
-    let dates = crate::render::run_dates(previous);
+    let dates = crate::render::site::run_dates(previous);
     let (from, to) = (dates.desde.as_str(), dates.hasta.as_str());
     let models = spec.modelos.iter().map(|m| m.nombre.as_str()).collect::<Vec<_>>().join(", ");
     let parrafos = match lang {
@@ -122,21 +122,6 @@ pub fn verdict_words(verdict: &str, lang: Lang) -> (&'static str, &'static str) 
         NO_CHANGE => (lang.pick("sin cambio más allá del ruido", "no change beyond the noise"), NEUTRAL_COLOUR),
         _ => (lang.pick("sin intervalo", "no interval"), NEUTRAL_COLOUR),
     }
-}
-
-/// A difference in `unit`, with its sign: `+9,1`, `−0,25`, `0,0`.
-pub fn signed(value: f64, unit: Unit, lang: Lang) -> String {
-    let text = format_value(Some(value), unit, lang);
-    if text.starts_with(['+', '\u{2212}']) || text.trim_start_matches(['0', '.', ',']).is_empty() {
-        text
-    } else {
-        format!("+{text}")
-    }
-}
-
-/// A difference's 95% interval, `[low – high]`, each bound signed.
-pub fn signed_interval(low: f64, high: f64, unit: Unit, lang: Lang) -> String {
-    format!("[{} – {}]", signed(low, unit, lang), signed(high, unit, lang))
 }
 
 fn metric_name(metric: Metric, lang: Lang) -> &'static str {

@@ -7,7 +7,7 @@ use super::format::{Unit, format_value, long_date};
 use super::tables::{brand_table, specs_and_tables};
 use crate::metrics::analysis::{Cell, Table};
 use crate::model::{Metric, Study, TableKind};
-use crate::render::run_dates;
+use crate::render::site::run_dates;
 
 /// A headline number of the cover.
 #[derive(Debug, Clone, Serialize)]

@@ -244,6 +244,21 @@ pub(super) fn translate_note(note: &str, lang: Lang) -> String {
     text
 }
 
+/// A difference in `unit`, with its sign: `+9,1`, `−0,25`, `0,0`.
+pub fn signed(value: f64, unit: Unit, lang: Lang) -> String {
+    let text = format_value(Some(value), unit, lang);
+    if text.starts_with(['+', '\u{2212}']) || text.trim_start_matches(['0', '.', ',']).is_empty() {
+        text
+    } else {
+        format!("+{text}")
+    }
+}
+
+/// A difference's 95% interval, `[low – high]`, each bound signed.
+pub fn signed_interval(low: f64, high: f64, unit: Unit, lang: Lang) -> String {
+    format!("[{} – {}]", signed(low, unit, lang), signed(high, unit, lang))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::Lang;
 use super::format::long_date;
 use crate::model::{Study, Tier};
-use crate::render::{Site, metrics_used, run_dates};
+use crate::render::site::{Site, metrics_used, run_dates};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Section {

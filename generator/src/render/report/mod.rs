@@ -33,7 +33,7 @@ use self::methodology::{MetricView, Section};
 use self::tables::{FindingView, TableView, specs_and_tables};
 use crate::metrics::analysis::Table;
 use crate::model::Study;
-use crate::render::Site;
+use crate::render::site::Site;
 
 /// The report languages, in file order.
 pub const LANGUAGES: [Lang; 2] = [Lang::Es, Lang::En];

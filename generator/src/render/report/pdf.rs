@@ -22,7 +22,7 @@ use typst_pdf::PdfOptions;
 use super::{LANGUAGES, Lang, report, report_file_name};
 use crate::metrics::analysis::Table;
 use crate::model::Study;
-use crate::render::Site;
+use crate::render::site::Site;
 
 /// The report template, compiled into the binary.
 pub const TEMPLATE: &str = include_str!("../../../../templates/informe.typ");

@@ -200,12 +200,12 @@ fn change_backing(table: &Table, fila: &str, columna: &str, lang: Lang) -> (Stri
         "_actual" => (format!("{name}: {}", lang.pick("actual", "current")), format_value(value, unit, lang)),
         "_diferencia" => (
             format!("{name}: {}", lang.pick("diferencia", "difference")),
-            value.map_or_else(|| "–".to_owned(), |v| super::changes::signed(v, unit, lang)),
+            value.map_or_else(|| "–".to_owned(), |v| super::format::signed(v, unit, lang)),
         ),
         _ => (columna.to_owned(), value.map_or_else(|| "–".to_owned(), |v| format_value(Some(v), unit, lang))),
     };
     let interval = match table.uncertainty(fila, columna) {
-        Some((_, Some((low, high)))) => super::changes::signed_interval(low, high, unit, lang),
+        Some((_, Some((low, high)))) => super::format::signed_interval(low, high, unit, lang),
         _ => "–".to_owned(),
     };
     let suffix = if unit == Unit::Percent { " (%)" } else { "" };

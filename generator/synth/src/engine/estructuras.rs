@@ -9,8 +9,9 @@
 use rand::Rng;
 
 use super::Elegida;
-use super::redaccion::{Escritor, Estructura};
+use super::redaccion::Escritor;
 use super::texto::{cap, enumerar, minuscula, negrita};
+use crate::modelos::Estructura;
 
 impl Escritor<'_> {
     /// A list of brands laid out as `estructura`.

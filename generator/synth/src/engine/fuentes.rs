@@ -11,8 +11,9 @@ use rand_chacha::ChaCha8Rng;
 
 use generator::model::Source;
 
+use super::Elegida;
 use super::texto::{es, relevantes, slug, una_de};
-use super::{Elegida, PreguntaBase};
+use crate::industria::PreguntaBase;
 use crate::industria::{Industria, Marca, Medio};
 use crate::modelos::Modelo;
 

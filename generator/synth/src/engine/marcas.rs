@@ -13,9 +13,10 @@ use rand_chacha::ChaCha8Rng;
 
 use generator::model::Tone;
 
+use super::Elegida;
 use super::texto::{cap, es, relevantes, una};
-use super::{Elegida, PreguntaBase, TipoPregunta};
 use crate::industria::{Industria, Marca};
+use crate::industria::{PreguntaBase, TipoPregunta};
 use crate::modelos::Modelo;
 
 /// A brand's weight for one question and model: its salience, × 2.5 when the question has one

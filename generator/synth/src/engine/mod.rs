@@ -32,42 +32,10 @@ use rand_chacha::ChaCha8Rng;
 
 use generator::model::{Source, Tier, Tone};
 
-use crate::industria::Industria;
+use crate::industria::{Industria, PreguntaBase};
 use crate::modelos::Modelo;
 
 use self::texto::{es, palabras, relevantes, una, ya_dicho};
-
-/// What kind of answer a question calls for.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum TipoPregunta {
-    /// "Which X is best for ...": a ranked list.
-    Lista,
-    /// "How do I ...": advice first, fewer brands.
-    Consejo,
-    /// "A or B?": both named, the model's favourite first. Labels are the names the question
-    /// gives them (a product, an alias).
-    Comparar { a: String, b: String, la: String, lb: String },
-    /// "Is A good for ...?": that brand first, maybe alternatives.
-    Marca(String),
-}
-
-/// A question before it gets an id and a tier.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct PreguntaBase {
-    pub texto: String,
-    /// `es` or `en`.
-    pub idioma: String,
-    /// (dimension, value) for every dimension but the language.
-    pub dims: Vec<(String, String)>,
-    pub tipo: TipoPregunta,
-}
-
-impl PreguntaBase {
-    /// The question's dimension values (what tags in the text banks are matched against).
-    pub(crate) fn valores(&self) -> Vec<&str> {
-        self.dims.iter().map(|(_, v)| v.as_str()).collect()
-    }
-}
 
 /// One generated answer, before it gets its id.
 pub(crate) struct Borrador {

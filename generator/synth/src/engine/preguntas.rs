@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use crate::industria::{Bloque, Contexto, Frase, Industria, TipoPlantilla};
 
 use super::texto::o_entre;
-use super::{PreguntaBase, TipoPregunta};
+use crate::industria::{PreguntaBase, TipoPregunta};
 
 /// Every question of the industry's blocks, in file order. The file has been validated:
 /// every context set a block names exists.

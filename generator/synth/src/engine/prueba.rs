@@ -5,7 +5,8 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::industria::{Industria, cargar};
+use crate::carga::cargar;
+use crate::industria::Industria;
 use crate::modelos::{Modelo, modelos};
 
 pub(crate) const TOML: &str = r#"

@@ -9,77 +9,15 @@
 use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
-use serde::Deserialize;
 
 use generator::model::Tier;
 
+use super::Elegida;
 use super::texto::{enumerar, es, etiquetas, minuscula, relevantes, una};
-use super::{Elegida, PreguntaBase, TipoPregunta};
 use crate::industria::Industria;
+use crate::industria::{PreguntaBase, TipoPregunta};
 use crate::modelos::Modelo;
-
-/// Which way an answer is laid out (the names are those of `modelos.toml`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum Estructura {
-    Numerada,
-    Guiones,
-    Prosa,
-    Favorita,
-    PorPerfil,
-    ChecklistPrimero,
-    Tabla,
-    Encabezados,
-    Corta,
-    AclaracionPrimero,
-    Faq,
-    Ranking,
-    ProsContras,
-    Resumen,
-    Foros,
-}
-
-/// The list layouts, in the order of a model's `estructuras` weights.
-pub(crate) const LISTAS: [Estructura; 15] = [
-    Estructura::Numerada,
-    Estructura::Guiones,
-    Estructura::Prosa,
-    Estructura::Favorita,
-    Estructura::PorPerfil,
-    Estructura::ChecklistPrimero,
-    Estructura::Tabla,
-    Estructura::Encabezados,
-    Estructura::Corta,
-    Estructura::AclaracionPrimero,
-    Estructura::Faq,
-    Estructura::Ranking,
-    Estructura::ProsContras,
-    Estructura::Resumen,
-    Estructura::Foros,
-];
-
-impl Estructura {
-    /// The layout's name in `modelos.toml`.
-    pub(crate) fn nombre(self) -> &'static str {
-        match self {
-            Estructura::Numerada => "numerada",
-            Estructura::Guiones => "guiones",
-            Estructura::Prosa => "prosa",
-            Estructura::Favorita => "favorita",
-            Estructura::PorPerfil => "por_perfil",
-            Estructura::ChecklistPrimero => "checklist_primero",
-            Estructura::Tabla => "tabla",
-            Estructura::Encabezados => "encabezados",
-            Estructura::Corta => "corta",
-            Estructura::AclaracionPrimero => "aclaracion_primero",
-            Estructura::Faq => "faq",
-            Estructura::Ranking => "ranking",
-            Estructura::ProsContras => "pros_contras",
-            Estructura::Resumen => "resumen",
-            Estructura::Foros => "foros",
-        }
-    }
-}
+use crate::modelos::{Estructura, LISTAS};
 
 /// The text of one answer naming the brands `el`, in that order.
 pub(crate) fn redactar(

@@ -92,13 +92,13 @@ fn the_image_matches_the_systemd_unit_and_itself() {
         .collect();
     // The same dist/ and data paths as the unit, and the same buyers' port.
     assert_eq!(flag(&cmd, "--dist"), flag(&exec, "--dist"));
-    assert_eq!(flag(&cmd, "--data"), flag(&exec, "--data"));
-    assert_eq!(port(flag(&cmd, "--listen")), port(flag(&exec, "--listen")));
+    assert_eq!(flag(&cmd, "--datos"), flag(&exec, "--datos"));
+    assert_eq!(port(flag(&cmd, "--escuchar")), port(flag(&exec, "--escuchar")));
     // dist/ is where the build stage's generator wrote it.
     let dist = flag(&cmd, "--dist");
     assert!(all.iter().any(|(w, r)| w == "COPY" && r == &format!("--from=build /dist {dist}")), "{all:?}");
     // --data is the volume, and the gate's user owns it.
-    let data = flag(&cmd, "--data");
+    let data = flag(&cmd, "--datos");
     assert_eq!(only(&all, "VOLUME"), data);
     let user = only(&all, "USER");
     assert!(user != "root" && user != "0", "the gate does not run as root");
@@ -108,8 +108,8 @@ fn the_image_matches_the_systemd_unit_and_itself() {
     // Both listeners are exposed; the health check asks /salud on the buyers' port.
     let expose = only(&all, "EXPOSE");
     let exposed: Vec<&str> = expose.split_whitespace().collect();
-    let buyers = port(flag(&cmd, "--listen"));
-    let metrics = port(flag(&cmd, "--listen-metricas"));
+    let buyers = port(flag(&cmd, "--escuchar"));
+    let metrics = port(flag(&cmd, "--escuchar-metricas"));
     assert_eq!(exposed, [buyers, metrics]);
     let health = only(&all, "HEALTHCHECK");
     assert!(health.contains(&format!("http://127.0.0.1:{buyers}{}", gate::telemetry::LIVENESS_PATH)), "{health}");

@@ -136,7 +136,7 @@ impl Machine {
     fn start_gate(&self, env: Env, segment_bytes: Option<u64>) -> Running {
         let dist = built().display().to_string();
         let data = self.datos.display().to_string();
-        let args = Args::try_parse_from(["gate", "--dist", &dist, "--data", &data]).expect("the gate's flags");
+        let args = Args::try_parse_from(["gate", "--dist", &dist, "--datos", &data]).expect("the gate's flags");
         let manifest = gate::manifest::load(built()).expect("manifest");
         let settings = Settings::from_args(args, env, &manifest).expect("settings");
         std::fs::create_dir_all(&settings.data).expect("data folder");
@@ -343,7 +343,7 @@ fn the_guide_s_folders_are_the_systemd_unit_s() {
             .map(|v| v.split_whitespace().next().unwrap_or_default().to_owned())
     };
     let datos = value("DATOS").expect("DATOS");
-    assert!(unit.contains(&format!("--data {datos} ")), "the unit's --data is {datos}");
+    assert!(unit.contains(&format!("--datos {datos} ")), "the unit's --datos is {datos}");
     assert!(unit.contains(&format!("StateDirectory={}", datos.trim_start_matches("/var/lib/"))));
     let secretos = value("SECRETOS").expect("SECRETOS");
     assert!(unit.contains(&format!("EnvironmentFile={secretos}/gate.env")), "the unit reads {secretos}/gate.env");

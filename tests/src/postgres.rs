@@ -27,21 +27,30 @@ pub struct Postgres {
     bin: PathBuf,
     port: u16,
     as_root: bool,
+    /// Every commit flushed to disk (`fsync` on), as a production server runs; the tests run
+    /// without it.
+    durable: bool,
 }
 
 impl Postgres {
     /// Makes a cluster, starts it and creates [`DATABASE`].
     pub fn start() -> Result<Postgres> {
-        Postgres::start_with(None)
+        Postgres::start_with(None, false)
+    }
+
+    /// [`Postgres::start`] with PostgreSQL's own durability (`fsync` and `synchronous_commit`
+    /// on, its defaults): what a benchmark compares with a journal that fsyncs.
+    pub fn start_durable() -> Result<Postgres> {
+        Postgres::start_with(None, true)
     }
 
     /// [`Postgres::start`] with TLS: the server presents `cert_pem` (its key `key_pem`), and
     /// its `pg_hba.conf` refuses every TCP connection that is not TLS.
     pub fn start_tls(cert_pem: &str, key_pem: &str) -> Result<Postgres> {
-        Postgres::start_with(Some((cert_pem, key_pem)))
+        Postgres::start_with(Some((cert_pem, key_pem)), false)
     }
 
-    fn start_with(tls: Option<(&str, &str)>) -> Result<Postgres> {
+    fn start_with(tls: Option<(&str, &str)>, durable: bool) -> Result<Postgres> {
         let bin = bin_dir()?;
         let dir = tempfile::Builder::new().prefix("pg-prueba-").tempdir().context("temp dir")?;
         // The effective uid of this process is the owner of its /proc entry.
@@ -51,7 +60,7 @@ impl Postgres {
             std::os::unix::fs::chown(dir.path(), Some(NOBODY_UID), None).context("chown of the cluster folder")?;
         }
         let port = free_port()?;
-        let server = Postgres { dir, bin, port, as_root };
+        let server = Postgres { dir, bin, port, as_root, durable };
         let data = server.data_dir();
         server.run(
             "initdb",
@@ -110,9 +119,10 @@ impl Postgres {
     /// Starts the server (again) on the same port and waits until it accepts connections.
     pub fn start_again(&self) -> Result<()> {
         let options = format!(
-            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync={} -c max_connections=200",
             self.port,
-            path_str(&self.socket_dir())?
+            path_str(&self.socket_dir())?,
+            if self.durable { "on" } else { "off" }
         );
         let log = self.dir.path().join("servidor.log");
         self.run(

@@ -155,7 +155,7 @@ async fn oversized_heads_targets_and_bodies_get_json_errors() {
         let body = vec![b'{'; 100 * 1024];
         write!(
             stream,
-            "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
             body.len()
         )
         .expect("head");
@@ -238,4 +238,68 @@ async fn slow_clients_are_cut_off_at_the_read_timeout() {
     // A normal client is still served.
     let response = client().get(format!("{}/catalogo", server.url())).send().await.expect("request");
     assert_eq!(response.status(), 200);
+}
+
+/// One answer off a raw connection: its head (status line and headers, as sent) and body.
+fn read_answer(stream: &mut std::net::TcpStream) -> (String, Vec<u8>) {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        stream.read_exact(&mut byte).expect("answer head");
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8(head).expect("UTF-8 head");
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_owned()))
+        .expect("content-length")
+        .parse()
+        .expect("number");
+    let mut body = vec![0u8; length];
+    stream.read_exact(&mut body).expect("whole body");
+    (head, body)
+}
+
+/// The race behind a request failing "at the transport" on a reused connection: the gate
+/// closing a kept-alive connection just as the client sends on it. Every answer that keeps a
+/// connection open says how long it may stay idle (`Keep-Alive: timeout=N`, a second under the
+/// head deadline); a client reusing it exactly at that limit is answered, on the fast lane
+/// (GET) and through Pingora (POST /mcp); a head that starts to arrive before the deadline is
+/// answered even if it completes after it; only a connection left idle past the deadline is
+/// closed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_alive_connection_says_its_idle_limit_and_only_idle_ones_are_closed() {
+    use std::io::{Read, Write};
+    use std::time::Duration;
+    let limits = gate_http::Limits { read_timeout: Duration::from_secs(3), ..gate_http::Limits::default() };
+    let (server, _data) = start_limited(limits);
+    let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
+    let get = b"GET /catalogo HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    let mcp_body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let mcp = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{mcp_body}",
+        mcp_body.len()
+    );
+    for request in [&get[..], mcp.as_bytes(), get] {
+        stream.write_all(request).expect("request");
+        let (head, _) = read_answer(&mut stream);
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        assert!(head.contains("Connection: keep-alive\r\n"), "{head}");
+        assert!(head.to_ascii_lowercase().contains("keep-alive: timeout=2\r\n"), "the limit it says: {head}");
+        // Reused exactly at the limit the answer said.
+        std::thread::sleep(Duration::from_secs(2));
+    }
+    // A head that starts before the deadline and ends after it is a request, not an idle
+    // connection: answered.
+    stream.write_all(b"GET /catalogo HTTP/1.1\r\n").expect("first half");
+    std::thread::sleep(Duration::from_millis(1500));
+    stream.write_all(b"Host: 127.0.0.1\r\n\r\n").expect("second half");
+    let (head, _) = read_answer(&mut stream);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    // Left idle past the deadline, the connection is closed (EOF), with nothing sent on it.
+    std::thread::sleep(Duration::from_millis(3500));
+    let mut rest = Vec::new();
+    assert_eq!(stream.read_to_end(&mut rest).expect("closed cleanly"), 0, "{}", String::from_utf8_lossy(&rest));
 }

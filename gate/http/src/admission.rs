@@ -51,6 +51,14 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// Seconds a kept-alive connection may stay idle as its answers say it (`Keep-Alive:
+    /// timeout=N`): one under the head deadline that closes an idle connection, so a client
+    /// that retires its idle connections by that hint (browsers, Node's undici) never sends a
+    /// request on one the gate is closing, which would fail it at the transport.
+    pub fn idle_seconds(&self) -> u64 {
+        self.read_timeout.as_secs().saturating_sub(1).max(1)
+    }
+
     /// The refusal for a request head over the limits, if it is.
     pub(crate) fn refuse_head(&self, head: &RequestHeader) -> Option<Reply> {
         let uri = head.uri.path_and_query().map_or(0, |pq| pq.as_str().len());

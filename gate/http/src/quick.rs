@@ -121,9 +121,16 @@ impl<H: Handler> App<H> {
         has_slot: bool,
         shutdown: &ShutdownWatch,
     ) -> Turn {
-        let deadline = Instant::now() + self.limits.read_timeout;
+        // Idle, the connection is closed after the head deadline; once a request starts to
+        // arrive it has the whole deadline for its head, however long the connection was idle:
+        // only an idle connection is closed for being idle.
+        let mut deadline = Instant::now() + self.limits.read_timeout;
+        let mut idle = pending.is_empty();
         loop {
             if !pending.is_empty() {
+                if std::mem::take(&mut idle) {
+                    deadline = Instant::now() + self.limits.read_timeout;
+                }
                 match head_state(pending) {
                     HeadState::Complete => break,
                     HeadState::Partial if pending.len() < LANE_HEAD_BYTES => {}
@@ -160,7 +167,8 @@ impl<H: Handler> App<H> {
         let body = if request.is_head() { &[][..] } else { &body[..] };
         // Checked to be a plain socket when the connection came (`serve_plain`).
         let fd = socket::descriptor(stream);
-        let sent = socket::send_answer(fd, &head, body, keep_alive, self.limits.write_stall).await;
+        let idle = keep_alive.then(|| self.limits.idle_seconds());
+        let sent = socket::send_answer(fd, &head, body, idle, self.limits.write_stall).await;
         let client = || self.limits.proxies.client_from(peer, |name| request.values(name));
         let forwarding = request.header("forwarded").is_some() || request.header("x-forwarded-for").is_some();
         self.limits.proxies.note_forwarding(peer, forwarding);

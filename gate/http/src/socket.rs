@@ -95,10 +95,10 @@ pub(crate) async fn send_prepared(
     session: &ServerSession,
     head: &[u8],
     body: &[u8],
-    stall: Duration,
+    (idle, stall): (u64, Duration),
 ) -> io::Result<Option<u64>> {
     let Some(socket) = plain_http1_descriptor(session) else { return Ok(None) };
-    send_answer(socket, head, body, session.get_keepalive().is_some(), stall).await
+    send_answer(socket, head, body, session.get_keepalive().is_some().then_some(idle), stall).await
 }
 
 /// Writes a prepared answer on a plain HTTP/1 socket (see [`send_prepared`]); `None` when the
@@ -107,12 +107,19 @@ pub(crate) async fn send_answer(
     socket: BorrowedFd<'_>,
     head: &[u8],
     body: &[u8],
-    keep_alive: bool,
+    keep_alive: Option<u64>,
     stall: Duration,
 ) -> io::Result<Option<u64>> {
-    let connection: &[u8] = if keep_alive { b"keep-alive" } else { b"close" };
+    // In the order Pingora's path writes them: the reply's own headers (`Keep-Alive` among
+    // them), then `Date` and `Connection`.
+    let mut seconds = itoa::Buffer::new();
+    let ([idle, seconds, end], connection): ([&[u8]; 3], &[u8]) = match keep_alive {
+        Some(idle) => ([b"Keep-Alive: timeout=", seconds.format(idle).as_bytes(), b"\r\n"], b"keep-alive"),
+        None => ([b"", b"", b""], b"close"),
+    };
     let date = pingora_core::protocols::http::date::get_cached_date();
-    let parts: [&[u8]; 7] = [head, b"Date: ", date.as_bytes(), b"\r\nConnection: ", connection, b"\r\n\r\n", body];
+    let parts: [&[u8]; 10] =
+        [head, idle, seconds, end, b"Date: ", date.as_bytes(), b"\r\nConnection: ", connection, b"\r\n\r\n", body];
     let mut ancillary = rustix::net::SendAncillaryBuffer::default();
     let written = match rustix::net::sendmsg(
         socket,

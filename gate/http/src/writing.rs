@@ -39,7 +39,9 @@ pub(crate) async fn write_reply(
     let len = body.len();
     if let Body::Prepared { head, body } = &body {
         let body = if head_only { &[][..] } else { &body[..] };
-        if let Some(sent) = socket::send_prepared(session, head, body, limits.write_stall).await? {
+        if let Some(sent) =
+            socket::send_prepared(session, head, body, (limits.idle_seconds(), limits.write_stall)).await?
+        {
             return Ok(sent);
         }
     }
@@ -50,6 +52,10 @@ pub(crate) async fn write_reply(
     head.insert_header("Content-Length", len.to_string())?;
     head.insert_header("Access-Control-Allow-Origin", "*")?;
     head.insert_header("Access-Control-Expose-Headers", EXPOSE_HEADERS)?;
+    if session.get_keepalive().is_some() && !session.is_http2() {
+        // Pingora adds `Connection: keep-alive`; how long the gate keeps it idle is ours to say.
+        head.insert_header("Keep-Alive", format!("timeout={}", limits.idle_seconds()))?;
+    }
     if head_only || len == 0 {
         session.write_response_header(Box::new(head)).await?;
         session.finish_body().await?;

@@ -23,6 +23,10 @@ use crate::x402::SettlementResponse;
 /// unexpired entries the book holds (sweeping on every insert above a fixed size made each sale
 /// walk the whole replay memory once a gate held more than that).
 const SWEEP_ABOVE: usize = 10_000;
+/// Seconds after which a sweep runs even if the entries have not doubled: what expired is
+/// gone within this time, so the book holds the authorizations still valid (a purchase rate
+/// times their validity) and not up to twice as many.
+const SWEEP_EVERY: u64 = 30;
 
 /// A paid purchase, enough to deliver it again.
 #[derive(Debug, Clone)]
@@ -36,6 +40,18 @@ pub struct PaidSale {
     pub settlement: SettlementResponse,
     /// Unix time of its `liquidado` step: when it settled, as its receipt says.
     pub settled_at: u64,
+}
+
+impl PaidSale {
+    /// The sale as the book keeps it: without the settlement's extensions. The signed receipt
+    /// they carry is a pure function of the sale and its offer, signed again for every repeat
+    /// (`payment::receipt::attach`), as for a sale restored from the journal, which never had
+    /// it; held here it was most of the memory each sale took for as long as its authorization
+    /// stays valid.
+    fn held(mut self) -> PaidSale {
+        self.settlement.extensions = None;
+        self
+    }
 }
 
 /// A purchase whose settlement may or may not have moved the money.
@@ -118,6 +134,8 @@ pub struct Book {
     proofs: HashMap<String, ProofEntry>,
     /// Entries above which the next sweep runs (`SWEEP_ABOVE` at least).
     sweep_at: usize,
+    /// Unix time after which the next sweep runs, doubled or not.
+    sweep_after: u64,
 }
 
 /// The key of a wallet's sales of one study on one network.
@@ -139,7 +157,8 @@ impl Book {
     }
 
     fn sweep(&mut self, now: u64) {
-        if self.entries() <= self.sweep_at.max(SWEEP_ABOVE) {
+        let entries = self.entries();
+        if entries <= SWEEP_ABOVE || (entries <= self.sweep_at && now < self.sweep_after) {
             return;
         }
         self.keys.retain(|_, entry| match entry {
@@ -151,7 +170,18 @@ impl Book {
             ProofEntry::InFlight => true,
             ProofEntry::Used { until } => *until >= now,
         });
+        // A table emptied by a sweep gives its room back (a map never shrinks by itself).
+        if self.keys.capacity() / 4 > self.keys.len() {
+            self.keys.shrink_to(2 * self.keys.len());
+        }
+        if self.ids.capacity() / 4 > self.ids.len() {
+            self.ids.shrink_to(2 * self.ids.len());
+        }
+        if self.proofs.capacity() / 4 > self.proofs.len() {
+            self.proofs.shrink_to(2 * self.proofs.len());
+        }
         self.sweep_at = 2 * self.entries();
+        self.sweep_after = now + SWEEP_EVERY;
     }
 
     /// Records a settled sale by its buyer, if it is the buyer's first of its view of the study
@@ -199,7 +229,7 @@ impl Book {
     /// Records a sale paid before a restart, valid until `until`.
     pub fn restore_paid(&mut self, key: &str, id: Option<&str>, until: u64, sale: PaidSale) {
         self.restore_id(id, key, &sale.huella, until);
-        self.keys.insert(key.to_owned(), Entry::Used { until, sale: Arc::new(sale) });
+        self.keys.insert(key.to_owned(), Entry::Used { until, sale: Arc::new(sale.held()) });
     }
 
     /// Records a purchase left uncertain before a restart, retriable until `until`.
@@ -321,7 +351,7 @@ impl Reservation {
                 liquidada: sale.settled_at,
             });
         }
-        book.keys.insert(self.key.clone(), Entry::Used { until: self.until, sale: Arc::new(sale) });
+        book.keys.insert(self.key.clone(), Entry::Used { until: self.until, sale: Arc::new(sale.held()) });
         self.done = true;
     }
 
@@ -451,6 +481,42 @@ mod tests {
         book.lock().restore_paid("expirado", None, 5, sale("h"));
         drop(Book::reserve(&book, "otro", None, "h", 1_000, 10).unwrap());
         assert!(book.lock().keys.contains_key("expirado"), "no sweep before the entries double");
+    }
+
+    #[test]
+    fn expired_entries_go_within_the_sweep_interval_without_waiting_for_the_book_to_double() {
+        let book = SharedBook::default();
+        for n in 0..=SWEEP_ABOVE {
+            book.lock().restore_paid(&format!("vivo{n}"), None, 1_000, sale("h"));
+        }
+        drop(Book::reserve(&book, "primera", None, "h", 1_000, 10).unwrap());
+        for n in 0..100 {
+            book.lock().restore_paid(&format!("breve{n}"), None, 20, sale("h"));
+        }
+        drop(Book::reserve(&book, "antes", None, "h", 1_000, 10 + SWEEP_EVERY - 1).unwrap());
+        assert!(book.lock().keys.contains_key("breve0"), "before the interval, no sweep");
+        drop(Book::reserve(&book, "despues", None, "h", 1_000, 10 + SWEEP_EVERY).unwrap());
+        let locked = book.lock();
+        assert!(!locked.keys.keys().any(|k| k.starts_with("breve")), "expired entries swept");
+        assert_eq!(locked.keys.len(), SWEEP_ABOVE + 1, "live entries kept");
+    }
+
+    #[test]
+    fn a_paid_sale_is_held_without_its_receipt_and_replays_with_what_the_receipt_needs() {
+        let book = SharedBook::default();
+        let mut paid = sale("h");
+        paid.settlement =
+            SettlementResponse::recorded("eip155:84532".into(), "0xt".into(), "0xAb".into(), "990000".into());
+        paid.settled_at = 77;
+        paid.settlement.extensions = Some(serde_json::json!({"offer-receipt": {"info": {"receipt": "firmado"}}}));
+        Book::reserve(&book, "k", None, "h", 100, 0).unwrap().commit(paid);
+        let Err(Seen::Paid(held)) = Book::reserve(&book, "k", None, "h", 100, 0) else { panic!("paid") };
+        assert!(held.settlement.extensions.is_none(), "the receipt is signed again, not held");
+        assert_eq!(
+            (held.settlement.transaction.as_str(), held.settlement.payer.as_deref(), held.settled_at),
+            ("0xt", Some("0xAb"), 77),
+            "what signing it again needs"
+        );
     }
 
     #[test]

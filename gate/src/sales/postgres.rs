@@ -50,8 +50,13 @@ const MIGRATION_LOCK: i64 = 0x7665_6e74_6173; // "ventas"
 const OPERATION_DEADLINE: Duration = Duration::from_secs(10);
 /// How long a gate holds an authorization in flight before others presume it stopped.
 pub const DEFAULT_HOLD: Duration = Duration::from_secs(150);
-/// Connections per gate.
-const POOL_SIZE: usize = 16;
+/// Connections per gate, unless [`POOL_ENV`] says otherwise. Each purchase step holds one for
+/// one statement, and the steps committing at once share one WAL flush, so this is how many
+/// steps a gate commits together: enough for the buyers a gate serves at once, within the
+/// server's `max_connections` (100 by default) for the gates that share it.
+const POOL_SIZE: usize = 32;
+/// The environment variable that sets the connections per gate (1 to 1,000).
+pub const POOL_ENV: &str = "GATE_VENTAS_CONEXIONES";
 
 /// A database error, already worded for the log (never with the password).
 #[derive(Debug)]
@@ -181,7 +186,7 @@ impl Shared {
             // The pool's timers belong to the database's runtime.
             let _entered = runtime.enter();
             Pool::builder(manager)
-                .max_size(POOL_SIZE)
+                .max_size(pool_size()?)
                 .runtime(Runtime::Tokio1)
                 .wait_timeout(Some(OPERATION_DEADLINE))
                 .create_timeout(Some(Duration::from_secs(5)))
@@ -290,14 +295,14 @@ impl Shared {
         let (red, pagador, estudio, vista) = (red.to_owned(), pagador.to_owned(), estudio.to_owned(), vista.to_owned());
         self.run(async move {
             let client = pool.get().await?;
-            let row = client
-                .query_opt(
+            let statement = client
+                .prepare_cached(
                     "SELECT compra, estudio, vista, red, pagador, monto, transaccion, liquidada_unix FROM compras
                      WHERE estado = 'pagada' AND red = $1 AND lower(pagador) = lower($2) AND estudio = $3
                      ORDER BY (vista = $4) DESC, liquidada_unix, compra LIMIT 1",
-                    &[&red, &pagador, &estudio, &vista],
                 )
                 .await?;
+            let row = client.query_opt(&statement, &[&red, &pagador, &estudio, &vista]).await?;
             Ok(row.map(|row| Owned {
                 compra: row.get("compra"),
                 estudio: row.get::<_, Option<String>>("estudio").unwrap_or_default(),
@@ -321,13 +326,13 @@ impl Shared {
         let until = i64::try_from(until).unwrap_or(i64::MAX);
         self.run(async move {
             let client = pool.get().await?;
-            let inserted = client
-                .execute(
+            let statement = client
+                .prepare_cached(
                     "INSERT INTO pruebas_usadas (red, pagador, nonce, valido_hasta) VALUES ($1, $2, $3, $4)
                      ON CONFLICT (red, pagador, nonce) DO NOTHING",
-                    &[&red, &wallet, &nonce, &until],
                 )
                 .await?;
+            let inserted = client.execute(&statement, &[&red, &wallet, &nonce, &until]).await?;
             Ok(inserted == 1)
         })
         .await
@@ -382,6 +387,19 @@ impl Shared {
     pub fn import(&self, records: Vec<Record>) -> Result<u64> {
         let pool = self.pool.clone();
         self.block(async move { import_in(&pool, &records).await })
+    }
+}
+
+/// [`POOL_SIZE`], or what [`POOL_ENV`] says.
+fn pool_size() -> Result<usize> {
+    match std::env::var(POOL_ENV) {
+        Err(_) => Ok(POOL_SIZE),
+        Ok(text) => text
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n| (1..=1_000).contains(n))
+            .with_context(|| format!("{POOL_ENV}: se espera un número de conexiones de 1 a 1000, no {text:?}")),
     }
 }
 
@@ -479,6 +497,10 @@ fn seen_from(row: &tokio_postgres::Row, now: u64) -> Seen {
     }
 }
 
+/// A reservation's row, unless the authorization has one already.
+const RESERVE: &str = "INSERT INTO compras (compra, estado, huella, valido_hasta, ficha, plazo)
+     VALUES ($1, 'en_curso', $2, $3, $4, $5) ON CONFLICT (compra) DO NOTHING";
+
 #[allow(clippy::too_many_arguments)]
 async fn reserve_in(
     pool: &Pool,
@@ -491,6 +513,15 @@ async fn reserve_in(
     hold: u64,
 ) -> Result<Result<(), Seen>, DbError> {
     let mut client = pool.get().await?;
+    if id.is_none() {
+        // The common case, a new authorization without an identifier: its row inserted and
+        // committed in one prepared statement. Any other case takes the transaction below.
+        let statement = client.prepare_cached(RESERVE).await?;
+        let inserted = client.execute(&statement, &[&key, &huella, &to_i64(until), &token, &to_i64(hold)]).await?;
+        if inserted == 1 {
+            return Ok(Ok(()));
+        }
+    }
     let transaction = client.transaction().await?;
     if let Some(id) = id {
         // An identifier whose authorization expired is free again.
@@ -572,13 +603,79 @@ async fn resume_in(
     }))
 }
 
-/// Inserts one record and applies what it means to its purchase's row, in one transaction.
+/// Commits one record with what it means to its purchase's row: one prepared statement (the
+/// event's insert and the row's change in one data-modifying `WITH`), so a step costs one round
+/// trip and one commit. The one step that changes two rows in an order (a purchase reconciled as
+/// unpaid: its row, then its identifiers) runs as a transaction.
 async fn write_in(pool: &Pool, record: &Record) -> Result<(), DbError> {
     let json = serde_json::to_string(record).map_err(|e| DbError(e.to_string()))?;
+    let evento = event_name(&json);
+    let unix = to_i64(record.unix);
+    let key = &record.compra;
+    let client = pool.get().await?;
+    let (sql, params): (&str, Vec<&(dyn tokio_postgres::types::ToSql + Sync)>) = match &record.event {
+        Event::Aceptado(a) => {
+            (ACCEPTED, vec![key, &evento, &unix, &json, &a.estudio, &a.vista, &a.red, &a.pagador, &a.monto])
+        }
+        Event::Liquidado(s) => (SETTLED, vec![key, &evento, &unix, &json, &s.transaccion, &s.red, &s.pagador]),
+        Event::Fallido(f) if f.incierto => (UNCERTAIN, vec![key, &evento, &unix, &json, &f.transaccion]),
+        Event::Conciliado(c) if c.liquidada => (RECONCILED_PAID, vec![key, &evento, &unix, &json, &c.transaccion]),
+        Event::Conciliado(_) => {
+            drop(client);
+            return write_in_transaction(pool, record, &json).await;
+        }
+        // Deliveries, certain failures (their reservation releases the row) and any other step
+        // leave the purchase's row as it is.
+        _ => (RECORD, vec![key, &evento, &unix, &json]),
+    };
+    let statement = client.prepare_cached(sql).await?;
+    client.execute(&statement, &params).await?;
+    Ok(())
+}
+
+/// The record's insert, as the first part of every step's statement ($1 compra, $2 evento,
+/// $3 unix, $4 the JSON record).
+macro_rules! with_record {
+    ($rest:literal) => {
+        concat!(
+            "WITH evento AS (INSERT INTO eventos (compra, evento, unix, registro) VALUES ($1, $2, $3, $4::text::jsonb)) ",
+            $rest
+        )
+    };
+}
+
+/// A step that changes no row: the record alone.
+const RECORD: &str = "INSERT INTO eventos (compra, evento, unix, registro) VALUES ($1, $2, $3, $4::text::jsonb)";
+/// `aceptado`: the row learns what is being bought.
+const ACCEPTED: &str =
+    with_record!("UPDATE compras SET estudio = $5, vista = $6, red = $7, pagador = $8, monto = $9 WHERE compra = $1");
+/// `liquidado`: the row is paid.
+const SETTLED: &str = with_record!(
+    "UPDATE compras SET estado = 'pagada', ficha = NULL, dudosa = FALSE,
+        transaccion = CASE WHEN $5 = '' THEN COALESCE(transaccion, '') ELSE $5 END,
+        red = COALESCE(NULLIF($6, ''), red), pagador = COALESCE(NULLIF($7, ''), pagador),
+        liquidada_unix = COALESCE(liquidada_unix, $3)
+     WHERE compra = $1"
+);
+/// An uncertain `fallido`: the row is uncertain unless paid.
+const UNCERTAIN: &str = with_record!(
+    "UPDATE compras SET estado = 'incierta', dudosa = TRUE, ficha = NULL, transaccion = COALESCE($5, transaccion)
+     WHERE compra = $1 AND estado <> 'pagada'"
+);
+/// `conciliado` as paid: the row is paid, at the reconciliation's time.
+const RECONCILED_PAID: &str = with_record!(
+    "UPDATE compras SET estado = 'pagada', ficha = NULL, dudosa = FALSE,
+        transaccion = COALESCE($5, transaccion), liquidada_unix = $3
+     WHERE compra = $1 AND estado <> 'pagada'"
+);
+
+/// A record and its row's change in one transaction (the unpaid reconciliation).
+async fn write_in_transaction(pool: &Pool, record: &Record, json: &str) -> Result<(), DbError> {
     let mut client = pool.get().await?;
     let transaction = client.transaction().await?;
-    insert_record(&transaction, record, &json, None).await?;
-    apply(&transaction, record).await?;
+    insert_record(&transaction, record, json, None).await?;
+    transaction.execute("DELETE FROM compras WHERE compra = $1 AND estado <> 'pagada'", &[&record.compra]).await?;
+    release_identifiers(&transaction, &record.compra).await?;
     transaction.commit().await?;
     Ok(())
 }
@@ -586,10 +683,12 @@ async fn write_in(pool: &Pool, record: &Record) -> Result<(), DbError> {
 /// The `evento` tag of a record's JSON, as the file journal writes it (so a new kind of event
 /// needs no change here).
 fn event_name(json: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(json)
-        .ok()
-        .and_then(|v| v.get("evento").and_then(|e| e.as_str()).map(str::to_owned))
-        .unwrap_or_default()
+    #[derive(serde::Deserialize)]
+    struct Tag<'a> {
+        #[serde(borrow)]
+        evento: std::borrow::Cow<'a, str>,
+    }
+    serde_json::from_str::<Tag<'_>>(json).map(|tag| tag.evento.into_owned()).unwrap_or_default()
 }
 
 async fn insert_record(
@@ -605,61 +704,6 @@ async fn insert_record(
             &[&record.compra, &event_name(json), &to_i64(record.unix), &json, &imported],
         )
         .await?)
-}
-
-/// What a step changes in its purchase's row.
-async fn apply(transaction: &deadpool_postgres::Transaction<'_>, record: &Record) -> Result<(), DbError> {
-    let key = &record.compra;
-    match &record.event {
-        Event::Aceptado(a) => {
-            transaction
-                .execute(
-                    "UPDATE compras SET estudio = $2, vista = $3, red = $4, pagador = $5, monto = $6 WHERE compra = $1",
-                    &[key, &a.estudio, &a.vista, &a.red, &a.pagador, &a.monto],
-                )
-                .await?;
-        }
-        Event::Liquidado(s) => {
-            transaction
-                .execute(
-                    "UPDATE compras SET estado = 'pagada', ficha = NULL, dudosa = FALSE,
-                        transaccion = CASE WHEN $2 = '' THEN COALESCE(transaccion, '') ELSE $2 END,
-                        red = COALESCE(NULLIF($3, ''), red), pagador = COALESCE(NULLIF($4, ''), pagador),
-                        liquidada_unix = COALESCE(liquidada_unix, $5)
-                     WHERE compra = $1",
-                    &[key, &s.transaccion, &s.red, &s.pagador, &to_i64(record.unix)],
-                )
-                .await?;
-        }
-        Event::Fallido(f) if f.incierto => {
-            transaction
-                .execute(
-                    "UPDATE compras SET estado = 'incierta', dudosa = TRUE, ficha = NULL,
-                        transaccion = COALESCE($2, transaccion)
-                     WHERE compra = $1 AND estado <> 'pagada'",
-                    &[key, &f.transaccion],
-                )
-                .await?;
-        }
-        Event::Conciliado(c) if c.liquidada => {
-            transaction
-                .execute(
-                    "UPDATE compras SET estado = 'pagada', ficha = NULL, dudosa = FALSE,
-                        transaccion = COALESCE($2, transaccion), liquidada_unix = $3
-                     WHERE compra = $1 AND estado <> 'pagada'",
-                    &[key, &c.transaccion, &to_i64(record.unix)],
-                )
-                .await?;
-        }
-        Event::Conciliado(_) => {
-            transaction.execute("DELETE FROM compras WHERE compra = $1 AND estado <> 'pagada'", &[key]).await?;
-            release_identifiers(transaction, key).await?;
-        }
-        // Deliveries, certain failures (their reservation releases the row) and any other step
-        // leave the purchase's row as it is.
-        _ => {}
-    }
-    Ok(())
 }
 
 /// Frees the identifiers of a purchase whose row is gone.

@@ -168,7 +168,7 @@ fn run() -> Result<()> {
 
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     if purchases_only {
-        purchases_file_and_postgres(&bin, &dist, &work, &gate_url, port_fac, seconds)?;
+        purchases_file_and_postgres(&bin, &dist, &work, (&gate_url, port_fac), seconds, rounds)?;
         let _ = std::fs::remove_dir_all(&work);
         return Ok(());
     }
@@ -260,7 +260,7 @@ fn run() -> Result<()> {
     );
 
     https(&gate_tls_url, &nginx_tls_url, &d, rounds)?;
-    purchases_file_and_postgres(&bin, &dist, &work, &gate_url, port_fac, seconds)?;
+    purchases_file_and_postgres(&bin, &dist, &work, (&gate_url, port_fac), seconds, rounds)?;
     runtime.block_on(memory(gate_pid, &format!("{gate_url}{link}"), big_bytes))?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
@@ -277,21 +277,20 @@ fn rounds_text(per_round: &[f64]) -> String {
 }
 
 /// Paid purchases at 8 and 64 buyers with the sales in the JSON Lines journal (the gate
-/// already running at `gate_url`), then with them in PostgreSQL: a throwaway local cluster
-/// (`tests::postgres`, the one the tests use) and a second gate on it with `--ventas`.
+/// already running at `gate_url`) and with them in PostgreSQL: a throwaway local cluster with
+/// its own durability on (`fsync`, `synchronous_commit`: `tests::postgres`, the one the tests
+/// use) and a second gate on it with `--ventas`. Each round runs the file and then PostgreSQL
+/// at each number of buyers, so a slower stretch of the machine hits both; each ratio is taken
+/// within its round and the median round is reported.
 fn purchases_file_and_postgres(
     bin: &Path,
     dist: &Path,
     work: &Path,
-    gate_url: &str,
-    port_fac: u16,
+    (gate_url, port_fac): (&str, u16),
     seconds: u64,
+    rounds: usize,
 ) -> Result<()> {
-    println!("compras con el diario en archivo (ventas.jsonl bajo --data, fdatasync agrupado):");
-    for buyers in [8, 64] {
-        purchases(bin, gate_url, seconds, buyers)?;
-    }
-    let db = tests::postgres::Postgres::start().context("PostgreSQL para el caso --ventas")?;
+    let db = tests::postgres::Postgres::start_durable().context("PostgreSQL para el caso --ventas")?;
     let port = free_port()?;
     let _gate = Guard(
         Command::new(bin.join("gate"))
@@ -305,25 +304,75 @@ fn purchases_file_and_postgres(
             .env("GATE_VENTAS", db.url())
             .spawn()?,
     );
-    let url = format!("http://127.0.0.1:{port}");
-    wait_up(&format!("{url}/catalogo"))?;
-    println!("compras con el registro en PostgreSQL (--ventas, servidor local en la misma máquina):");
-    for buyers in [8, 64] {
-        purchases(bin, &url, seconds, buyers)?;
+    let pg_url = format!("http://127.0.0.1:{port}");
+    wait_up(&format!("{pg_url}/catalogo"))?;
+    println!(
+        "compras: diario en archivo (ventas.jsonl bajo --data, fdatasync agrupado) y registro en PostgreSQL (--ventas, servidor local en la misma máquina, fsync y synchronous_commit activos), {rounds} rondas alternadas"
+    );
+    // [round][buyers index] = (file, PostgreSQL)
+    let mut runs: Vec<[(Purchases, Purchases); 2]> = Vec::new();
+    for round in 1..=rounds {
+        let pair = |buyers| -> Result<(Purchases, Purchases)> {
+            println!("ronda {round}, {buyers} compradores, diario en archivo:");
+            let file = purchases(bin, gate_url, seconds, buyers)?;
+            println!("ronda {round}, {buyers} compradores, PostgreSQL:");
+            let pg = purchases(bin, &pg_url, seconds, buyers)?;
+            Ok((file, pg))
+        };
+        runs.push([pair(8)?, pair(64)?]);
+    }
+    println!(
+        "{:<12} {:>14} {:>14} {:>15} {:>15} {:>8}   PostgreSQL ÷ archivo por ronda",
+        "compradores", "archivo c/s", "PG c/s", "archivo p99 ms", "PG p99 ms", "ratio"
+    );
+    for (index, buyers) in [8, 64].into_iter().enumerate() {
+        let figure = |f: fn(&(Purchases, Purchases)) -> f64| median(runs.iter().map(|r| f(&r[index])).collect());
+        let per_round: Vec<f64> = runs.iter().map(|r| r[index].1.rate / r[index].0.rate).collect();
+        println!(
+            "{buyers:<12} {:>14.0} {:>14.0} {:>15.2} {:>15.2} {:>8.2}   {}",
+            figure(|r| r.0.rate),
+            figure(|r| r.1.rate),
+            figure(|r| r.0.p99_ms),
+            figure(|r| r.1.p99_ms),
+            median(per_round.clone()),
+            rounds_text(&per_round)
+        );
     }
     Ok(())
+}
+
+/// What `bench-compras` measured: purchases per second and the total latency's p99.
+struct Purchases {
+    rate: f64,
+    p99_ms: f64,
 }
 
 /// Paid purchases with fresh signatures from `buyers` concurrent buyers, measured by the
 /// sibling `bench-compras` (the same program the peer benchmark uses), whose lines are printed
 /// as they come: purchases/s, total latency and, from the gate's `Server-Timing`, the gate's own
 /// time without the facilitator.
-fn purchases(bin: &Path, gate_url: &str, seconds: u64, buyers: usize) -> Result<()> {
-    run_cmd(
-        Command::new(bin.join("bench-compras"))
-            .args(["--url", gate_url, "--ruta", "/estudio/reumatologia-2026?vista=resumen"])
-            .args(["--compradores", &buyers.to_string(), "--segundos", &seconds.to_string()]),
-    )
+fn purchases(bin: &Path, gate_url: &str, seconds: u64, buyers: usize) -> Result<Purchases> {
+    let output = Command::new(bin.join("bench-compras"))
+        .args(["--url", gate_url, "--ruta", "/estudio/reumatologia-2026?vista=resumen"])
+        .args(["--compradores", &buyers.to_string(), "--segundos", &seconds.to_string()])
+        .stderr(Stdio::inherit())
+        .output()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    print!("{text}");
+    if !output.status.success() {
+        bail!("bench-compras contra {gate_url} falló");
+    }
+    let fields: Vec<f64> = text
+        .lines()
+        .find_map(|l| l.strip_prefix("RESULTADO "))
+        .context("bench-compras no dio su línea RESULTADO")?
+        .split_whitespace()
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    match fields[..] {
+        [rate, _p50, p99_ms, ..] => Ok(Purchases { rate, p99_ms }),
+        _ => bail!("línea RESULTADO ilegible"),
+    }
 }
 
 /// RSS growth of the gate while 50 clients download the largest file at once.

@@ -13,128 +13,123 @@ use rand_chacha::ChaCha8Rng;
 use generator::model::{Answer, ModelSpec, PreviousRunSpec, Question, Study, Tier, Weighting};
 
 use crate::engine;
-use crate::industria::PreguntaBase;
-use crate::industria::{Anterior, Industria};
-use crate::modelos::Modelo;
-use crate::{ancho, estudio, semilla};
+use crate::industria::BaseQuestion;
+use crate::industria::{Industry, PreviousRun};
+use crate::modelos::Model;
+use crate::{estudio, seed_for, width};
 
 /// Salt of the previous run's random streams.
-const SAL: u64 = 0x00A1_7E12_0A2D_2025;
+const SALT: u64 = 0x00A1_7E12_0A2D_2025;
 
 /// The previous run of `study` (this run, already generated from `preguntas`): its
 /// `[corrida_anterior]` and its questions and answers as a study of their own.
-pub(crate) fn generar(
-    ind: &Industria,
-    ant: &Anterior,
-    modelos: &[Modelo],
+pub(crate) fn generate(
+    ind: &Industry,
+    prev: &PreviousRun,
+    models: &[Model],
     study: &Study,
-    preguntas: &[(Question, PreguntaBase)],
+    questions: &[(Question, BaseQuestion)],
     seed: u64,
 ) -> (PreviousRunSpec, Study) {
     // The industry as it was: the rising brand weighed less, the retired site was cited.
-    let mut antes: Industria = ind.clone();
-    if let Some(m) = antes.marcas.iter_mut().find(|m| m.id == ant.en_alza.marca) {
-        m.peso *= ant.en_alza.factor;
+    let mut before: Industry = ind.clone();
+    if let Some(m) = before.brands.iter_mut().find(|m| m.id == prev.rising.brand) {
+        m.weight *= prev.rising.factor;
     }
-    antes.fuentes.medios.push(ant.medio_retirado.clone());
+    before.sources.media.push(prev.retired_site.clone());
     // The models as they were: the replaced one under its old id, with today's style.
-    let viejos: Vec<Modelo> = modelos
+    let old_models: Vec<Model> = models
         .iter()
         .map(|m| {
             let mut m = m.clone();
-            if m.id == ant.reemplazo.actual {
-                m.id = ant.reemplazo.id.clone();
-                m.nombre = ant.reemplazo.nombre.clone();
-                m.versiones = [ant.reemplazo.version.clone(), ant.reemplazo.version.clone()];
+            if m.id == prev.replacement.current {
+                m.id = prev.replacement.id.clone();
+                m.name = prev.replacement.name.clone();
+                m.versions = [prev.replacement.version.clone(), prev.replacement.version.clone()];
             }
             m
         })
         .collect();
     // The questions then: this run's but the last `agregadas`, and `retiradas` more from
     // the pool (texts this run does not ask), numbered after this run's.
-    let mut rng = ChaCha8Rng::seed_from_u64(semilla(seed ^ SAL, &ind.slug, u64::MAX));
-    let kept = preguntas.len().saturating_sub(ant.agregadas);
-    let mut antes_preguntas: Vec<(Question, PreguntaBase)> = preguntas[..kept].to_vec();
-    let usadas: Vec<&str> = preguntas.iter().map(|(q, _)| q.texto.as_str()).collect();
-    let mut libres: Vec<&PreguntaBase> = ind.preguntas.iter().filter(|b| !usadas.contains(&b.texto.as_str())).collect();
-    if libres.len() < ant.retiradas {
-        libres = ind.preguntas.iter().collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed_for(seed ^ SALT, &ind.slug, u64::MAX));
+    let kept = questions.len().saturating_sub(prev.added);
+    let mut questions_before: Vec<(Question, BaseQuestion)> = questions[..kept].to_vec();
+    let used: Vec<&str> = questions.iter().map(|(q, _)| q.texto.as_str()).collect();
+    let mut unused: Vec<&BaseQuestion> = ind.questions.iter().filter(|b| !used.contains(&b.text.as_str())).collect();
+    if unused.len() < prev.retired {
+        unused = ind.questions.iter().collect();
     }
-    let w = ancho(preguntas.len() + ant.retiradas, 3);
-    for (i, base) in libres.into_iter().take(ant.retiradas).enumerate() {
+    let w = width(questions.len() + prev.retired, 3);
+    for (i, base) in unused.into_iter().take(prev.retired).enumerate() {
         let mut dims: std::collections::BTreeMap<String, String> = base.dims.iter().cloned().collect();
-        if ind.dimensiones.iter().any(|d| d.id == "repeticion") {
+        if ind.dimensions.iter().any(|d| d.id == "repeticion") {
             dims.insert("repeticion".into(), "1".into());
         }
         let q = Question {
-            id: format!("P{:0w$}", preguntas.len() + i + 1),
-            texto: base.texto.clone(),
-            idioma: base.idioma.clone(),
+            id: format!("P{:0w$}", questions.len() + i + 1),
+            texto: base.text.clone(),
+            idioma: base.language.clone(),
             modelo: if rng.random_bool(0.5) { Tier::Standard } else { Tier::Advanced },
             dimensiones: dims,
         };
-        antes_preguntas.push((q, base.clone()));
+        questions_before.push((q, base.clone()));
     }
-    let nq = antes_preguntas.len();
+    let nq = questions_before.len();
     let mut answers = Vec::new();
-    for (qi, (q, base)) in antes_preguntas.iter().enumerate() {
-        let mut rng = ChaCha8Rng::seed_from_u64(semilla(seed ^ SAL, &ind.slug, qi as u64));
-        let dia_base = (qi as u64 * u64::from(ant.dias) / nq as u64) as u32;
-        for m in viejos.iter().filter(|m| m.nivel == q.modelo) {
-            let b = engine::responder(&antes, base, m, &mut rng);
-            let dia = (dia_base + rng.random_range(0..=1)).min(ant.dias - 1);
+    for (qi, (q, base)) in questions_before.iter().enumerate() {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed_for(seed ^ SALT, &ind.slug, qi as u64));
+        let base_day = (qi as u64 * u64::from(prev.days) / nq as u64) as u32;
+        for m in old_models.iter().filter(|m| m.tier == q.modelo) {
+            let b = engine::answer_question(&before, base, m, &mut rng);
+            let day = (base_day + rng.random_range(0..=1)).min(prev.days - 1);
             answers.push(Answer {
                 id: String::new(),
                 pregunta: q.id.clone(),
                 modelo: m.id.clone(),
-                version: m.versiones[0].clone(),
-                fecha: estudio::fecha(ant.inicio, dia),
+                version: m.versions[0].clone(),
+                fecha: estudio::date(prev.start, day),
                 respuesta: b.respuesta,
-                fuentes: b.fuentes,
-                tono: b.tono,
+                fuentes: b.sources,
+                tono: b.tone,
                 repeticion: None,
                 recoleccion: None,
             });
         }
     }
-    let w = ancho(answers.len(), 5);
+    let w = width(answers.len(), 5);
     for (i, a) in answers.iter_mut().enumerate() {
         a.id = format!("R{:0w$}", i + 1);
     }
-    let specs: Vec<ModelSpec> = viejos
+    let specs: Vec<ModelSpec> = old_models
         .iter()
-        .map(|m| ModelSpec {
-            id: m.id.clone(),
-            nombre: m.nombre.clone(),
-            proveedor: m.proveedor.clone(),
-            nivel: m.nivel,
-        })
+        .map(|m| ModelSpec { id: m.id.clone(), nombre: m.name.clone(), proveedor: m.provider.clone(), nivel: m.tier })
         .collect();
     // The market shares of then: the replaced model held its successor's.
-    let ponderacion = study.design.ponderacion.as_ref().map(|p| Weighting {
+    let weighting = study.design.ponderacion.as_ref().map(|p| Weighting {
         fuente: p.fuente.clone(),
         pesos: p
             .pesos
             .iter()
-            .map(|(id, w)| (if *id == ant.reemplazo.actual { ant.reemplazo.id.clone() } else { id.clone() }, *w))
+            .map(|(id, w)| (if *id == prev.replacement.current { prev.replacement.id.clone() } else { id.clone() }, *w))
             .collect(),
     });
     let spec = PreviousRunSpec {
-        descripcion: ant.descripcion.clone(),
-        descripcion_en: ant.descripcion_en.clone(),
+        descripcion: prev.description.clone(),
+        descripcion_en: prev.description_en.clone(),
         modelos: specs.clone(),
-        ponderacion: ponderacion.clone(),
+        ponderacion: weighting.clone(),
     };
     let mut design = study.design.clone();
     design.modelos = specs;
-    design.ponderacion = ponderacion;
+    design.ponderacion = weighting;
     design.analisis = Vec::new();
     design.corrida_anterior = None;
     let previous = Study {
         slug: study.slug.clone(),
         design,
         brands: study.brands.clone(),
-        questions: antes_preguntas.into_iter().map(|(q, _)| q).collect(),
+        questions: questions_before.into_iter().map(|(q, _)| q).collect(),
         answers,
         findings: Vec::new(),
         reports: Vec::new(),
@@ -154,20 +149,20 @@ fn tier_of(id: &str) -> Tier {
 /// the noise), and, in the tier whose model was replaced, the leader's mention with its
 /// verdict as computed. Each number is backed by its change cell; none is written unless its
 /// cell bears it out.
-pub(crate) fn hallazgos(ant: &Anterior, study: &Study) -> Vec<generator::model::Finding> {
+pub(crate) fn change_findings(prev: &PreviousRun, study: &Study) -> Vec<generator::model::Finding> {
     use generator::metrics::analysis::{Cell, Table};
     use generator::metrics::change::{self, FELL, GREW, NO_CHANGE};
     use generator::model::{Backing, Finding};
 
     let facts = generator::metrics::extract_facts(study);
-    let tablas = change::change_tables(study, &facts);
+    let tables = change::change_tables(study, &facts);
     let Some(counts) = change::question_counts(study) else { return Vec::new() };
-    let num = |t: &Table, fila: &str, col: &str| t.cell(fila, col).and_then(Cell::as_f64);
-    let text = |t: &Table, fila: &str, col: &str| match t.cell(fila, col) {
+    let num = |t: &Table, row: &str, col: &str| t.cell(row, col).and_then(Cell::as_f64);
+    let text = |t: &Table, row: &str, col: &str| match t.cell(row, col) {
         Some(Cell::Text(v)) => Some(v.clone()),
         _ => None,
     };
-    let interval = |t: &Table, fila: &str, col: &str| match t.cell(fila, col) {
+    let interval = |t: &Table, row: &str, col: &str| match t.cell(row, col) {
         Some(Cell::Interval(l, h)) => Some((*l, *h)),
         _ => None,
     };
@@ -175,14 +170,14 @@ pub(crate) fn hallazgos(ant: &Anterior, study: &Study) -> Vec<generator::model::
     let pct = |x: f64| format!("{:.1}", x * 100.0);
     let pct_es = |x: f64| pct(x).replace('.', ",");
     let three = |x: f64| (x * 1000.0).round() / 1000.0;
-    let backing = |tabla: &str, fila: &str, columna: &str, valor: f64, empate: bool| Backing {
-        tabla: tabla.into(),
-        fila: fila.into(),
-        columna: columna.into(),
-        valor: three(valor),
+    let backing = |table: &str, row: &str, column: &str, value: f64, tied: bool| Backing {
+        tabla: table.into(),
+        fila: row.into(),
+        columna: column.into(),
+        valor: three(value),
         decimales: 3,
         contexto: false,
-        empate,
+        empate: tied,
     };
     let mut out = Vec::new();
     // Evidence: the first two answers of this run (in `scope` models) that name the brand.
@@ -198,55 +193,55 @@ pub(crate) fn hallazgos(ant: &Anterior, study: &Study) -> Vec<generator::model::
     let next_id = |taken: usize| format!("H{:02}", study.findings.len() + taken + 1);
 
     // The rising brand, all models.
-    if let (Some(total), Some(brand)) = (tablas.first(), study.brands.iter().find(|b| b.id == ant.en_alza.marca)) {
-        let fila = brand.nombre.as_str();
+    if let (Some(total), Some(brand)) = (tables.first(), study.brands.iter().find(|b| b.id == prev.rising.brand)) {
+        let row = brand.nombre.as_str();
         let (a, b, d) = (
-            num(total, fila, "mencion_anterior"),
-            num(total, fila, "mencion_actual"),
-            num(total, fila, "mencion_diferencia"),
+            num(total, row, "mencion_anterior"),
+            num(total, row, "mencion_actual"),
+            num(total, row, "mencion_diferencia"),
         );
-        let ic = interval(total, fila, "mencion_diferencia_ic95");
+        let ic = interval(total, row, "mencion_diferencia_ic95");
         if let (Some(a), Some(b), Some(d), Some((l, h)), Some(GREW)) =
-            (a, b, d, ic, text(total, fila, "mencion_veredicto").as_deref())
+            (a, b, d, ic, text(total, row, "mencion_veredicto").as_deref())
         {
             out.push(Finding {
                 id: next_id(out.len()),
                 tipo: "cambio".into(),
                 seccion: "Cambio desde la corrida anterior".into(),
                 texto: format!(
-                    "{fila} creció desde la corrida anterior más allá del ruido: sobre las {} preguntas que comparten las dos corridas, la nombra el {} % de las respuestas, frente al {} % entonces (+{} puntos; intervalo al 95 % de la diferencia, de +{} a +{} puntos).",
+                    "{row} creció desde la corrida anterior más allá del ruido: sobre las {} preguntas que comparten las dos corridas, la nombra el {} % de las respuestas, frente al {} % entonces (+{} puntos; intervalo al 95 % de la diferencia, de +{} a +{} puntos).",
                     counts.compartidas, pct_es(b), pct_es(a), pct_es(d), pct_es(l), pct_es(h)
                 ),
                 texto_en: format!(
-                    "{fila} grew since the previous run beyond the noise: over the {} questions both runs share, {}% of answers name it, against {}% then (+{} points; 95% interval of the difference, +{} to +{} points).",
+                    "{row} grew since the previous run beyond the noise: over the {} questions both runs share, {}% of answers name it, against {}% then (+{} points; 95% interval of the difference, +{} to +{} points).",
                     counts.compartidas, pct(b), pct(a), pct(d), pct(l), pct(h)
                 ),
                 respaldo: vec![
-                    backing(&total.id, fila, "mencion_anterior", a, false),
-                    backing(&total.id, fila, "mencion_actual", b, false),
-                    backing(&total.id, fila, "mencion_diferencia", d, false),
+                    backing(&total.id, row, "mencion_anterior", a, false),
+                    backing(&total.id, row, "mencion_actual", b, false),
+                    backing(&total.id, row, "mencion_diferencia", d, false),
                 ],
-                evidencia: evidence(fila, None),
+                evidencia: evidence(row, None),
             });
         }
     }
 
     // The tier whose model was replaced: its most named brand now.
-    if let Some(tier) = tablas.iter().find(|t| t.id.starts_with("cambio_nivel_")) {
+    if let Some(tier) = tables.iter().find(|t| t.id.starts_with("cambio_nivel_")) {
         let leader = tier
             .row_keys()
-            .filter_map(|fila| num(tier, fila, "mencion_actual").map(|v| (fila.to_owned(), v)))
-            .fold(None::<(String, f64)>, |best, (fila, v)| match best {
+            .filter_map(|row| num(tier, row, "mencion_actual").map(|v| (row.to_owned(), v)))
+            .fold(None::<(String, f64)>, |best, (row, v)| match best {
                 Some((_, bv)) if bv >= v => best,
-                _ => Some((fila, v)),
+                _ => Some((row, v)),
             });
-        if let Some((fila, _)) = leader {
-            let fila = fila.as_str();
+        if let Some((row, _)) = leader {
+            let row = row.as_str();
             let values = (
-                num(tier, fila, "mencion_anterior"),
-                num(tier, fila, "mencion_actual"),
-                num(tier, fila, "mencion_diferencia"),
-                text(tier, fila, "mencion_veredicto"),
+                num(tier, row, "mencion_anterior"),
+                num(tier, row, "mencion_actual"),
+                num(tier, row, "mencion_diferencia"),
+                text(tier, row, "mencion_veredicto"),
             );
             if let (Some(a), Some(b), Some(d), Some(v)) = values {
                 let (es, en) = match v.as_str() {
@@ -255,30 +250,30 @@ pub(crate) fn hallazgos(ant: &Anterior, study: &Study) -> Vec<generator::model::
                     _ => ("no cambió más allá del ruido", "did not change beyond the noise"),
                 };
                 let sign = if d > 0.0 { "+" } else { "" };
-                let nuevo = study
+                let new_model = study
                     .design
                     .modelos
                     .iter()
-                    .find(|m| m.id == ant.reemplazo.actual)
-                    .map_or(ant.reemplazo.actual.as_str(), |m| m.nombre.as_str());
+                    .find(|m| m.id == prev.replacement.current)
+                    .map_or(prev.replacement.current.as_str(), |m| m.nombre.as_str());
                 out.push(Finding {
                     id: next_id(out.len()),
                     tipo: "cambio".into(),
                     seccion: "Cambio desde la corrida anterior".into(),
                     texto: format!(
-                        "{} fue reemplazado por {nuevo}: ese cambio se mide por nivel y no por modelo. En ese nivel, la mención de {fila} pasó del {} % al {} % ({sign}{} puntos) y {es} (intervalo al 95 % de la diferencia).",
-                        ant.reemplazo.nombre, pct_es(a), pct_es(b), pct_es(d)
+                        "{} fue reemplazado por {new_model}: ese cambio se mide por nivel y no por modelo. En ese nivel, la mención de {row} pasó del {} % al {} % ({sign}{} puntos) y {es} (intervalo al 95 % de la diferencia).",
+                        prev.replacement.name, pct_es(a), pct_es(b), pct_es(d)
                     ),
                     texto_en: format!(
-                        "{} was replaced by {nuevo}: that change is measured by tier, not by model. In that tier, {fila}'s mention rate went from {}% to {}% ({sign}{} points) and {en} (95% interval of the difference).",
-                        ant.reemplazo.nombre, pct(a), pct(b), pct(d)
+                        "{} was replaced by {new_model}: that change is measured by tier, not by model. In that tier, {row}'s mention rate went from {}% to {}% ({sign}{} points) and {en} (95% interval of the difference).",
+                        prev.replacement.name, pct(a), pct(b), pct(d)
                     ),
                     respaldo: vec![
-                        backing(&tier.id, fila, "mencion_anterior", a, false),
-                        backing(&tier.id, fila, "mencion_actual", b, false),
-                        backing(&tier.id, fila, "mencion_diferencia", d, v == NO_CHANGE),
+                        backing(&tier.id, row, "mencion_anterior", a, false),
+                        backing(&tier.id, row, "mencion_actual", b, false),
+                        backing(&tier.id, row, "mencion_diferencia", d, v == NO_CHANGE),
                     ],
-                    evidencia: evidence(fila, Some(tier_of(&tier.id))),
+                    evidencia: evidence(row, Some(tier_of(&tier.id))),
                 });
             }
         }

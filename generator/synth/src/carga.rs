@@ -6,28 +6,28 @@
 use anyhow::{Result, bail};
 
 use crate::engine::preguntas;
-use crate::industria::{ARCHIVOS, Industria, validar};
-use crate::modelos::Modelo;
+use crate::industria::{FILES, Industry, validate};
+use crate::modelos::Model;
 
 /// The nine industries, in slug order; `modelos` are the models their biases may name.
-pub(crate) fn industrias(modelos: &[Modelo]) -> Result<Vec<Industria>> {
-    ARCHIVOS.iter().map(|(nombre, texto)| cargar(nombre, texto, modelos)).collect()
+pub(crate) fn industries(models: &[Model]) -> Result<Vec<Industry>> {
+    FILES.iter().map(|(name, text)| load(name, text, models)).collect()
 }
 
 /// Parses, checks and expands one data file; `nombre` is the file name the errors show.
-pub(crate) fn cargar(nombre: &str, texto: &str, modelos: &[Modelo]) -> Result<Industria> {
-    let archivo = format!("generator/synth/industrias/{nombre}");
-    let mut ind: Industria = generator::load::parse_toml(texto).map_err(|(donde, mensaje)| {
-        if donde.is_empty() {
-            anyhow::anyhow!("{archivo}: {mensaje}")
+pub(crate) fn load(name: &str, text: &str, models: &[Model]) -> Result<Industry> {
+    let file = format!("generator/synth/industrias/{name}");
+    let mut ind: Industry = generator::load::parse_toml(text).map_err(|(location, message)| {
+        if location.is_empty() {
+            anyhow::anyhow!("{file}: {message}")
         } else {
-            anyhow::anyhow!("{archivo}: {donde}: {mensaje}")
+            anyhow::anyhow!("{file}: {location}: {message}")
         }
     })?;
-    let problemas = validar(&ind, modelos);
-    if !problemas.is_empty() {
-        bail!("{archivo}:\n  {}", problemas.join("\n  "));
+    let problems = validate(&ind, models);
+    if !problems.is_empty() {
+        bail!("{file}:\n  {}", problems.join("\n  "));
     }
-    ind.preguntas = preguntas::expandir(&ind);
+    ind.questions = preguntas::expand(&ind);
     Ok(ind)
 }

@@ -16,10 +16,10 @@ use serde::Deserialize;
 
 use generator::model::{Dimension, LANGUAGE_DIMENSION, Metric, Weighting};
 
-use crate::modelos::Modelo;
+use crate::modelos::Model;
 
 /// The data files, in slug order (the order the studies are generated and listed).
-pub(crate) const ARCHIVOS: [(&str, &str); 9] = [
+pub(crate) const FILES: [(&str, &str); 9] = [
     ("banca.toml", include_str!("../industrias/banca.toml")),
     ("hoteles.toml", include_str!("../industrias/hoteles.toml")),
     ("cosmetica.toml", include_str!("../industrias/cosmetica.toml")),
@@ -34,106 +34,144 @@ pub(crate) const ARCHIVOS: [(&str, &str); 9] = [
 /// One industry: a study's declaration plus its expanded question pool.
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Industria {
+pub(crate) struct Industry {
     pub slug: String,
-    pub nombre: String,
-    pub nombre_en: String,
-    pub descripcion: String,
-    pub descripcion_en: String,
-    pub industria: String,
-    pub subindustria: String,
-    pub pais: Vec<String>,
-    pub idiomas: Vec<String>,
+    #[serde(rename = "nombre")]
+    pub name: String,
+    #[serde(rename = "nombre_en")]
+    pub name_en: String,
+    #[serde(rename = "descripcion")]
+    pub description: String,
+    #[serde(rename = "descripcion_en")]
+    pub description_en: String,
+    #[serde(rename = "industria")]
+    pub industry: String,
+    #[serde(rename = "subindustria")]
+    pub subindustry: String,
+    #[serde(rename = "pais")]
+    pub country: Vec<String>,
+    #[serde(rename = "idiomas")]
+    pub languages: Vec<String>,
     pub tags: Vec<String>,
-    pub publicado: String,
+    #[serde(rename = "publicado")]
+    pub published: String,
     /// First day of the run, in 2026.
-    pub inicio: Dia,
+    #[serde(rename = "inicio")]
+    pub start: Day,
     /// Length of the run in days.
-    pub dias: u32,
+    #[serde(rename = "dias")]
+    pub days: u32,
     /// Google models moved to a new version in the middle of the run.
-    pub cambio_version: bool,
+    #[serde(rename = "cambio_version")]
+    pub version_change: bool,
     /// Questions at scale 1.
-    pub n_preguntas: usize,
-    pub con_hallazgos: bool,
+    #[serde(rename = "n_preguntas")]
+    pub n_questions: usize,
+    #[serde(rename = "con_hallazgos")]
+    pub with_findings: bool,
     /// Extra methodology paragraph specific to the study.
-    pub metodo_extra: String,
+    #[serde(rename = "metodo_extra")]
+    pub method_extra: String,
     /// Base share of list answers that name no tracked brand.
-    pub sin_marca: f64,
+    #[serde(rename = "sin_marca")]
+    pub brandless_rate: f64,
     /// Weight multiplier for a brand in a question matching one of its `debil` values.
-    pub debil_factor: f64,
+    #[serde(rename = "debil_factor")]
+    pub weak_factor: f64,
     /// Health register: doctor caveats, no "I'd pick" closings, more brandless answers.
-    pub salud: bool,
+    #[serde(rename = "salud")]
+    pub health: bool,
     /// A model's preference for or against a brand.
-    #[serde(default)]
-    pub sesgos: Vec<Sesgo>,
-    pub dimensiones: Vec<Dimension>,
-    pub ponderacion: Option<Weighting>,
+    #[serde(default, rename = "sesgos")]
+    pub biases: Vec<Bias>,
+    #[serde(rename = "dimensiones")]
+    pub dimensions: Vec<Dimension>,
+    #[serde(rename = "ponderacion")]
+    pub weighting: Option<Weighting>,
     /// Context sentences by set name.
-    #[serde(default)]
-    pub contextos: BTreeMap<String, Contexto>,
+    #[serde(default, rename = "contextos")]
+    pub contexts: BTreeMap<String, ContextSet>,
     /// The question blocks, in order (file key `preguntas`).
     #[serde(rename = "preguntas")]
-    pub bloques: Vec<Bloque>,
-    pub marcas: Vec<Marca>,
+    pub blocks: Vec<Block>,
+    #[serde(rename = "marcas")]
+    pub brands: Vec<TrackedBrand>,
     /// Advice sentences (checklists, caveats).
-    pub consejos: Textos,
+    #[serde(rename = "consejos")]
+    pub advice: Texts,
     /// Profiles for "depends on who you are" answers: "cobrás el sueldo en blanco".
-    pub perfiles: Textos,
+    #[serde(rename = "perfiles")]
+    pub profiles: Texts,
     /// Article titles the media sources carry.
-    pub titulos: Textos,
-    pub fuentes: Fuentes,
-    pub analisis: Analisis,
+    #[serde(rename = "titulos")]
+    pub titles: Texts,
+    #[serde(rename = "fuentes")]
+    pub sources: Sources,
+    #[serde(rename = "analisis")]
+    pub analysis: Analysis,
     /// The previous run of the study, when it has one (`[anterior]`): how it differed.
-    #[serde(default)]
-    pub anterior: Option<Anterior>,
+    #[serde(default, rename = "anterior")]
+    pub previous: Option<PreviousRun>,
     /// The question pool, expanded from `bloques` when the file is loaded.
     #[serde(skip)]
-    pub preguntas: Vec<PreguntaBase>,
+    pub questions: Vec<BaseQuestion>,
 }
 
 /// `[anterior]`: a previous run of the same questions, with the drift real re-runs show.
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Anterior {
+pub(crate) struct PreviousRun {
     /// What that run was, for `[corrida_anterior]` in estudio.toml.
-    pub descripcion: String,
-    pub descripcion_en: String,
+    #[serde(rename = "descripcion")]
+    pub description: String,
+    #[serde(rename = "descripcion_en")]
+    pub description_en: String,
     /// First day of that run, in 2026, and its length in days.
-    pub inicio: Dia,
-    pub dias: u32,
+    #[serde(rename = "inicio")]
+    pub start: Day,
+    #[serde(rename = "dias")]
+    pub days: u32,
     /// The model replaced since by its newer version: `actual` is today's id; `id`, `nombre`
     /// and `version` are the old model's (its style is today's).
-    pub reemplazo: Reemplazo,
+    #[serde(rename = "reemplazo")]
+    pub replacement: Replacement,
     /// A brand that has risen since: its weight then was `factor` × today's.
-    pub en_alza: EnAlza,
+    #[serde(rename = "en_alza")]
+    pub rising: RisingBrand,
     /// A site the answers cited then and no longer do.
-    pub medio_retirado: Medio,
+    #[serde(rename = "medio_retirado")]
+    pub retired_site: MediaSite,
     /// The last `agregadas` questions of this run were not asked then; `retiradas` questions
     /// were asked then and no longer (from the question pool).
-    pub agregadas: usize,
-    pub retiradas: usize,
+    #[serde(rename = "agregadas")]
+    pub added: usize,
+    #[serde(rename = "retiradas")]
+    pub retired: usize,
 }
 
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Reemplazo {
-    pub actual: String,
+pub(crate) struct Replacement {
+    #[serde(rename = "actual")]
+    pub current: String,
     pub id: String,
-    pub nombre: String,
+    #[serde(rename = "nombre")]
+    pub name: String,
     pub version: String,
 }
 
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct EnAlza {
-    pub marca: String,
+pub(crate) struct RisingBrand {
+    #[serde(rename = "marca")]
+    pub brand: String,
     pub factor: f64,
 }
 
-impl Industria {
+impl Industry {
     /// The index of a declared brand (references are checked when the file is loaded).
-    pub(crate) fn marca(&self, id: &str) -> usize {
-        self.marcas
+    pub(crate) fn brand_index(&self, id: &str) -> usize {
+        self.brands
             .iter()
             .position(|m| m.id == id)
             .unwrap_or_else(|| panic!("{}: marca `{id}` no declarada", self.slug))
@@ -143,16 +181,20 @@ impl Industria {
 /// A day of 2026.
 #[derive(Clone, Copy, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Dia {
+pub(crate) struct Day {
+    #[serde(rename = "mes")]
     pub mes: u32,
+    #[serde(rename = "dia")]
     pub dia: u32,
 }
 
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Sesgo {
-    pub modelo: String,
-    pub marca: String,
+pub(crate) struct Bias {
+    #[serde(rename = "modelo")]
+    pub model: String,
+    #[serde(rename = "marca")]
+    pub brand: String,
     /// Weight multiplier: above 1 favours the brand, 0 removes it from that model's answers.
     pub factor: f64,
 }
@@ -160,129 +202,153 @@ pub(crate) struct Sesgo {
 /// A pair of parallel text banks, Spanish and English (either may be left out).
 #[derive(Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub(crate) struct Textos {
+pub(crate) struct Texts {
     pub es: Vec<String>,
     pub en: Vec<String>,
 }
 
-impl Textos {
+impl Texts {
     /// The bank of one language (never the other one: an English answer must not borrow
     /// a Spanish sentence).
-    pub(crate) fn de(&self, idioma: &str) -> &[String] {
-        if idioma == "en" { &self.en } else { &self.es }
+    pub(crate) fn in_language(&self, language: &str) -> &[String] {
+        if language == "en" { &self.en } else { &self.es }
     }
 }
 
 /// A tracked brand or entity, with what the answers say about it.
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Marca {
+pub(crate) struct TrackedBrand {
     pub id: String,
-    pub nombre: String,
+    #[serde(rename = "nombre")]
+    pub name: String,
     /// Extra names written to `marcas.toml` and used in the answers; a leading `~` marks a
     /// sub-brand or product that never stands for the whole entity.
     #[serde(default)]
     pub alias: Vec<String>,
-    #[serde(default)]
-    pub excluir: Vec<String>,
-    pub dominios: Vec<String>,
+    #[serde(default, rename = "excluir")]
+    pub exclude: Vec<String>,
+    #[serde(rename = "dominios")]
+    pub domains: Vec<String>,
     /// Base salience: how often assistants think of it.
-    pub peso: f64,
+    #[serde(rename = "peso")]
+    pub weight: f64,
     /// Dimension values where the brand is especially relevant (weight × 2.5).
-    #[serde(default)]
-    pub foco: Vec<String>,
+    #[serde(default, rename = "foco")]
+    pub focus: Vec<String>,
     /// Dimension values where the brand rarely fits (weight × `debil_factor`).
-    #[serde(default)]
-    pub debil: Vec<String>,
+    #[serde(default, rename = "debil")]
+    pub weak: Vec<String>,
     /// Propensity to receive a caveat (and so a neutral or negative tone).
     pub neg: f64,
     /// Arguments for it: verb phrases in the third person, lowercase, no final period.
-    #[serde(default)]
-    pub pro: Vec<String>,
-    #[serde(default)]
-    pub pro_en: Vec<String>,
+    #[serde(default, rename = "pro")]
+    pub pros: Vec<String>,
+    #[serde(default, rename = "pro_en")]
+    pub pros_en: Vec<String>,
     /// Caveats: verb phrases in the third person, lowercase, no final period.
-    #[serde(default)]
-    pub contra: Vec<String>,
-    #[serde(default)]
-    pub contra_en: Vec<String>,
+    #[serde(default, rename = "contra")]
+    pub cons: Vec<String>,
+    #[serde(default, rename = "contra_en")]
+    pub cons_en: Vec<String>,
 }
 
-impl Marca {
+impl TrackedBrand {
     /// The arguments for the brand in one language.
-    pub(crate) fn argumentos(&self, idioma: &str) -> &[String] {
-        if idioma == "en" { &self.pro_en } else { &self.pro }
+    pub(crate) fn arguments(&self, language: &str) -> &[String] {
+        if language == "en" { &self.pros_en } else { &self.pros }
     }
 
     /// The caveats about the brand in one language.
-    pub(crate) fn advertencias(&self, idioma: &str) -> &[String] {
-        if idioma == "en" { &self.contra_en } else { &self.contra }
+    pub(crate) fn caveats(&self, language: &str) -> &[String] {
+        if language == "en" { &self.cons_en } else { &self.cons }
     }
 }
 
 /// Where the answers' sources come from.
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Fuentes {
-    pub medios: Vec<Medio>,
-    pub paginas: Vec<Pagina>,
+pub(crate) struct Sources {
+    #[serde(rename = "medios")]
+    pub media: Vec<MediaSite>,
+    #[serde(rename = "paginas")]
+    pub pages: Vec<BrandPage>,
 }
 
 /// One site the answers may cite.
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Medio {
+pub(crate) struct MediaSite {
     pub host: String,
-    pub nombre: String,
+    #[serde(rename = "nombre")]
+    pub name: String,
     /// Path before the slug; `{fecha}` becomes `2025/11/03`.
-    pub ruta: String,
+    #[serde(rename = "ruta")]
+    pub path: String,
     /// `es`, `en` or `*` (both).
-    pub idioma: String,
+    #[serde(rename = "idioma")]
+    pub language: String,
 }
 
 /// A page on a brand's own site; `{marca}` in the titles is the brand's name.
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Pagina {
-    pub ruta: String,
-    pub titulo: String,
-    pub titulo_en: String,
+pub(crate) struct BrandPage {
+    #[serde(rename = "ruta")]
+    pub path: String,
+    #[serde(rename = "titulo")]
+    pub title: String,
+    #[serde(rename = "titulo_en")]
+    pub title_en: String,
 }
 
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Analisis {
-    pub tablas: Vec<Tabla>,
+pub(crate) struct Analysis {
+    #[serde(rename = "tablas")]
+    pub tables: Vec<ShortTable>,
 }
 
 /// A table spec in short form; ids, names and titles are derived (see [`crate::estudio`]).
 #[derive(Clone, Deserialize)]
 #[serde(tag = "tipo", rename_all = "snake_case", deny_unknown_fields)]
-pub(crate) enum Tabla {
-    Marcas {
+pub(crate) enum ShortTable {
+    #[serde(rename = "marcas")]
+    Brands {
+        #[serde(rename = "metricas")]
         metricas: Vec<Metric>,
         /// At most one `dimension = value`: the table covers only those questions.
-        #[serde(default)]
+        #[serde(default, rename = "filtro")]
         filtro: BTreeMap<String, String>,
     },
-    MarcaPorModelo {
-        metrica: Metric,
+    #[serde(rename = "marca_por_modelo")]
+    BrandByModel {
+        #[serde(rename = "metrica")]
+        metric: Metric,
     },
-    MarcaPorDimension {
-        metrica: Metric,
+    #[serde(rename = "marca_por_dimension")]
+    BrandByDimension {
+        #[serde(rename = "metrica")]
+        metric: Metric,
         dimension: String,
     },
-    ModeloPorDimension {
-        metrica: Metric,
+    #[serde(rename = "modelo_por_dimension")]
+    ModelByDimension {
+        #[serde(rename = "metrica")]
+        metric: Metric,
         dimension: String,
-        marca: String,
+        #[serde(rename = "marca")]
+        brand: String,
     },
-    Concentracion {
-        dimension: Option<String>,
-    },
-    Acuerdo,
-    Tono,
-    Fuentes {
+    #[serde(rename = "concentracion")]
+    Concentration { dimension: Option<String> },
+    #[serde(rename = "acuerdo")]
+    Agreement,
+    #[serde(rename = "tono")]
+    Tone,
+    #[serde(rename = "fuentes")]
+    Sources {
+        #[serde(rename = "limite")]
         limite: usize,
     },
 }
@@ -290,224 +356,244 @@ pub(crate) enum Tabla {
 /// A named set of context sentences.
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Contexto {
+pub(crate) struct ContextSet {
     /// The dimension whose values the groups are; none for a plain list of sentences.
     pub dimension: Option<String>,
-    #[serde(default)]
-    pub grupos: Vec<Grupo>,
+    #[serde(default, rename = "grupos")]
+    pub grupos: Vec<ContextGroup>,
     /// The sentences of a set without a dimension.
-    #[serde(default)]
+    #[serde(default, rename = "frases")]
     pub frases: Vec<String>,
 }
 
 /// The context sentences of one dimension value.
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Grupo {
-    pub valor: String,
-    pub frases: Vec<String>,
+pub(crate) struct ContextGroup {
+    #[serde(rename = "valor")]
+    pub value: String,
+    #[serde(rename = "frases")]
+    pub sentences: Vec<String>,
 }
 
 /// Which sentences of each context group a block's questions get.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum Frase {
+pub(crate) enum SentencePick {
     /// One question per sentence.
     #[default]
-    Todas,
-    Primera,
-    Ultima,
+    #[serde(rename = "todas")]
+    All,
+    #[serde(rename = "primera")]
+    First,
+    #[serde(rename = "ultima")]
+    Last,
     /// Pairs asked in several wordings over a plain list: pair i, wording j gets sentence
     /// (i + j) mod n.
-    Rotativa,
+    #[serde(rename = "rotativa")]
+    Rotating,
 }
 
 /// A block of questions: one kind of entry, a language and how contexts are put in front.
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Bloque {
-    pub idioma: String,
+pub(crate) struct Block {
+    #[serde(rename = "idioma")]
+    pub language: String,
     /// The context set; none for questions asked without context.
-    pub contexto: Option<String>,
-    #[serde(default)]
-    pub frase: Frase,
+    #[serde(rename = "contexto")]
+    pub context: Option<String>,
+    #[serde(default, rename = "frase")]
+    pub sentence: SentencePick,
     /// Only the first N sentences of each group.
-    pub limite_frases: Option<usize>,
+    #[serde(rename = "limite_frases")]
+    pub sentence_limit: Option<usize>,
     /// Dimension values of every question of the block.
-    #[serde(default)]
-    pub valores: BTreeMap<String, String>,
+    #[serde(default, rename = "valores")]
+    pub values: BTreeMap<String, String>,
     /// Wordings for pairs that have no `texto` of their own.
-    #[serde(default)]
-    pub redacciones: Vec<String>,
-    #[serde(default)]
-    pub plantillas: Vec<Plantilla>,
-    #[serde(default)]
-    pub pares: Vec<Par>,
-    #[serde(default)]
-    pub sobre_marca: Vec<SobreMarca>,
+    #[serde(default, rename = "redacciones")]
+    pub wordings: Vec<String>,
+    #[serde(default, rename = "plantillas")]
+    pub templates: Vec<Template>,
+    #[serde(default, rename = "pares")]
+    pub pairs: Vec<Pair>,
+    #[serde(default, rename = "sobre_marca")]
+    pub about_brand: Vec<AboutBrand>,
 }
 
 /// "Which X is best ..." (a list) or "How do I ..." (advice).
 #[derive(Clone, Deserialize)]
-pub(crate) struct Plantilla {
-    pub tipo: TipoPlantilla,
-    pub texto: String,
+pub(crate) struct Template {
+    #[serde(rename = "tipo")]
+    pub kind: TemplateKind,
+    #[serde(rename = "texto")]
+    pub text: String,
     /// The entry's own dimension values.
     #[serde(flatten)]
-    pub valores: BTreeMap<String, String>,
+    pub values: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum TipoPlantilla {
-    Lista,
-    Consejo,
+pub(crate) enum TemplateKind {
+    #[serde(rename = "lista")]
+    List,
+    #[serde(rename = "consejo")]
+    Advice,
 }
 
 /// "A or B?": two brands and the names the question gives them.
 #[derive(Clone, Deserialize)]
-pub(crate) struct Par {
-    pub marca_a: String,
-    pub nombre_a: String,
-    pub marca_b: String,
-    pub nombre_b: String,
+pub(crate) struct Pair {
+    #[serde(rename = "marca_a")]
+    pub brand_a: String,
+    #[serde(rename = "nombre_a")]
+    pub name_a: String,
+    #[serde(rename = "marca_b")]
+    pub brand_b: String,
+    #[serde(rename = "nombre_b")]
+    pub name_b: String,
     /// With `{a}`, `{b}` or `{a_o_b}`; none to use the block's `redacciones`.
-    pub texto: Option<String>,
+    #[serde(rename = "texto")]
+    pub text: Option<String>,
     #[serde(flatten)]
-    pub valores: BTreeMap<String, String>,
+    pub values: BTreeMap<String, String>,
 }
 
 /// "Is A good for ...?".
 #[derive(Clone, Deserialize)]
-pub(crate) struct SobreMarca {
-    pub marca: String,
-    pub texto: String,
+pub(crate) struct AboutBrand {
+    #[serde(rename = "marca")]
+    pub brand: String,
+    #[serde(rename = "texto")]
+    pub text: String,
     #[serde(flatten)]
-    pub valores: BTreeMap<String, String>,
+    pub values: BTreeMap<String, String>,
 }
 
 /// Every reference in the file that does not resolve, as `field path: message`.
-pub(crate) fn validar(ind: &Industria, modelos: &[Modelo]) -> Vec<String> {
+pub(crate) fn validate(ind: &Industry, models: &[Model]) -> Vec<String> {
     let mut p = Vec::new();
-    let marcas: BTreeSet<&str> = ind.marcas.iter().map(|m| m.id.as_str()).collect();
-    if marcas.len() != ind.marcas.len() {
+    let brands: BTreeSet<&str> = ind.brands.iter().map(|m| m.id.as_str()).collect();
+    if brands.len() != ind.brands.len() {
         p.push("marcas: hay ids repetidos".to_owned());
     }
-    let dims: BTreeMap<&str, &Dimension> = ind.dimensiones.iter().map(|d| (d.id.as_str(), d)).collect();
-    let marca = |p: &mut Vec<String>, campo: String, id: &str| {
-        if !marcas.contains(id) {
-            p.push(format!("{campo}: marca `{id}` no declarada en [[marcas]]"));
+    let dims: BTreeMap<&str, &Dimension> = ind.dimensions.iter().map(|d| (d.id.as_str(), d)).collect();
+    let brand = |p: &mut Vec<String>, field: String, id: &str| {
+        if !brands.contains(id) {
+            p.push(format!("{field}: marca `{id}` no declarada en [[marcas]]"));
         }
     };
     // A dimension value given by a question entry, a block or a context group.
-    let valor = |p: &mut Vec<String>, campo: String, dim: &str, v: &str| match dims.get(dim) {
+    let value = |p: &mut Vec<String>, field: String, dim: &str, v: &str| match dims.get(dim) {
         _ if dim == LANGUAGE_DIMENSION => {
-            p.push(format!("{campo}: `{dim}` es el idioma del bloque, no un valor de la pregunta"))
+            p.push(format!("{field}: `{dim}` es el idioma del bloque, no un valor de la pregunta"))
         }
-        None => p.push(format!("{campo}: dimensión `{dim}` no declarada en [[dimensiones]]")),
+        None => p.push(format!("{field}: dimensión `{dim}` no declarada en [[dimensiones]]")),
         Some(d) if !d.valores.iter().any(|x| x == v) => {
-            p.push(format!("{campo}: `{v}` no es un valor de la dimensión `{dim}`"))
+            p.push(format!("{field}: `{v}` no es un valor de la dimensión `{dim}`"))
         }
         Some(_) => {}
     };
-    if ind.inicio.mes == 0 || ind.inicio.mes > 12 || ind.inicio.dia == 0 || ind.dias == 0 {
+    if ind.start.mes == 0 || ind.start.mes > 12 || ind.start.dia == 0 || ind.days == 0 {
         p.push("inicio, dias: fecha o duración inválidas".to_owned());
     }
-    if let Some(a) = &ind.anterior {
-        if !modelos.iter().any(|m| m.id == a.reemplazo.actual) {
-            p.push(format!("anterior.reemplazo.actual: modelo `{}` desconocido", a.reemplazo.actual));
+    if let Some(a) = &ind.previous {
+        if !models.iter().any(|m| m.id == a.replacement.current) {
+            p.push(format!("anterior.reemplazo.actual: modelo `{}` desconocido", a.replacement.current));
         }
-        marca(&mut p, "anterior.en_alza.marca".to_owned(), &a.en_alza.marca);
-        let cabe = (a.inicio.mes, a.inicio.dia + a.dias) < (ind.inicio.mes, ind.inicio.dia);
-        if a.inicio.mes == 0 || a.inicio.dia == 0 || a.dias == 0 || !cabe {
+        brand(&mut p, "anterior.en_alza.marca".to_owned(), &a.rising.brand);
+        let fits = (a.start.mes, a.start.dia + a.days) < (ind.start.mes, ind.start.dia);
+        if a.start.mes == 0 || a.start.dia == 0 || a.days == 0 || !fits {
             p.push("anterior.inicio, anterior.dias: la corrida anterior termina antes de que empiece esta".to_owned());
         }
     }
-    for (i, s) in ind.sesgos.iter().enumerate() {
-        if !modelos.iter().any(|m| m.id == s.modelo) {
-            p.push(format!("sesgos[{i}].modelo: modelo `{}` desconocido", s.modelo));
+    for (i, s) in ind.biases.iter().enumerate() {
+        if !models.iter().any(|m| m.id == s.model) {
+            p.push(format!("sesgos[{i}].modelo: modelo `{}` desconocido", s.model));
         }
-        marca(&mut p, format!("sesgos[{i}].marca"), &s.marca);
+        brand(&mut p, format!("sesgos[{i}].marca"), &s.brand);
     }
-    for (nombre, c) in &ind.contextos {
+    for (name, c) in &ind.contexts {
         match &c.dimension {
             Some(d) => {
                 if c.grupos.is_empty() || !c.frases.is_empty() {
-                    p.push(format!("contextos.{nombre}: con `dimension` van `grupos`, no `frases`"));
+                    p.push(format!("contextos.{name}: con `dimension` van `grupos`, no `frases`"));
                 }
                 for (i, g) in c.grupos.iter().enumerate() {
-                    valor(&mut p, format!("contextos.{nombre}.grupos[{i}].valor"), d, &g.valor);
+                    value(&mut p, format!("contextos.{name}.grupos[{i}].valor"), d, &g.value);
                 }
             }
             None if c.frases.is_empty() || !c.grupos.is_empty() => {
-                p.push(format!("contextos.{nombre}: sin `dimension` va una lista `frases`"))
+                p.push(format!("contextos.{name}: sin `dimension` va una lista `frases`"))
             }
             None => {}
         }
     }
-    for (b, bloque) in ind.bloques.iter().enumerate() {
-        let campo = format!("preguntas[{b}]");
-        if !ind.idiomas.contains(&bloque.idioma) {
-            p.push(format!("{campo}.idioma: `{}` no está en `idiomas`", bloque.idioma));
+    for (b, block) in ind.blocks.iter().enumerate() {
+        let field = format!("preguntas[{b}]");
+        if !ind.languages.contains(&block.language) {
+            p.push(format!("{field}.idioma: `{}` no está en `idiomas`", block.language));
         }
-        let contexto = bloque.contexto.as_ref().map(|c| (c, ind.contextos.get(c)));
-        match contexto {
-            Some((c, None)) => p.push(format!("{campo}.contexto: no hay [contextos.{c}]")),
-            Some((c, Some(ctx))) if bloque.frase == Frase::Rotativa && ctx.dimension.is_some() => {
-                p.push(format!("{campo}.frase: \"rotativa\" necesita un contexto sin dimensión (contextos.{c})"))
+        let context = block.context.as_ref().map(|c| (c, ind.contexts.get(c)));
+        match context {
+            Some((c, None)) => p.push(format!("{field}.contexto: no hay [contextos.{c}]")),
+            Some((c, Some(ctx))) if block.sentence == SentencePick::Rotating && ctx.dimension.is_some() => {
+                p.push(format!("{field}.frase: \"rotativa\" necesita un contexto sin dimensión (contextos.{c})"))
             }
-            None if bloque.frase != Frase::Todas || bloque.limite_frases.is_some() => {
-                p.push(format!("{campo}: `frase` y `limite_frases` necesitan un `contexto`"))
+            None if block.sentence != SentencePick::All || block.sentence_limit.is_some() => {
+                p.push(format!("{field}: `frase` y `limite_frases` necesitan un `contexto`"))
             }
             _ => {}
         }
-        for (d, v) in &bloque.valores {
-            valor(&mut p, format!("{campo}.valores.{d}"), d, v);
+        for (d, v) in &block.values {
+            value(&mut p, format!("{field}.valores.{d}"), d, v);
         }
-        let tipos = [!bloque.plantillas.is_empty(), !bloque.pares.is_empty(), !bloque.sobre_marca.is_empty()];
-        if tipos.iter().filter(|t| **t).count() != 1 {
-            p.push(format!("{campo}: cada bloque lleva una sola lista: `plantillas`, `pares` o `sobre_marca`"));
+        let kinds = [!block.templates.is_empty(), !block.pairs.is_empty(), !block.about_brand.is_empty()];
+        if kinds.iter().filter(|t| **t).count() != 1 {
+            p.push(format!("{field}: cada bloque lleva una sola lista: `plantillas`, `pares` o `sobre_marca`"));
         }
-        if bloque.frase == Frase::Rotativa && bloque.pares.is_empty() {
-            p.push(format!("{campo}.frase: \"rotativa\" es solo para `pares`"));
+        if block.sentence == SentencePick::Rotating && block.pairs.is_empty() {
+            p.push(format!("{field}.frase: \"rotativa\" es solo para `pares`"));
         }
-        let propios = |p: &mut Vec<String>, campo: String, valores: &BTreeMap<String, String>| {
-            for (d, v) in valores {
-                if bloque.valores.contains_key(d) {
-                    p.push(format!("{campo}.{d}: ya lo fija `valores` del bloque"));
+        let own = |p: &mut Vec<String>, field: String, values: &BTreeMap<String, String>| {
+            for (d, v) in values {
+                if block.values.contains_key(d) {
+                    p.push(format!("{field}.{d}: ya lo fija `valores` del bloque"));
                 }
-                valor(p, format!("{campo}.{d}"), d, v);
+                value(p, format!("{field}.{d}"), d, v);
             }
         };
-        for (i, x) in bloque.plantillas.iter().enumerate() {
-            propios(&mut p, format!("{campo}.plantillas[{i}]"), &x.valores);
+        for (i, x) in block.templates.iter().enumerate() {
+            own(&mut p, format!("{field}.plantillas[{i}]"), &x.values);
         }
-        for (i, x) in bloque.pares.iter().enumerate() {
-            let campo = format!("{campo}.pares[{i}]");
-            propios(&mut p, campo.clone(), &x.valores);
-            marca(&mut p, format!("{campo}.marca_a"), &x.marca_a);
-            marca(&mut p, format!("{campo}.marca_b"), &x.marca_b);
-            if x.texto.is_none() && bloque.redacciones.is_empty() {
-                p.push(format!("{campo}.texto: sin `texto` hacen falta las `redacciones` del bloque"));
+        for (i, x) in block.pairs.iter().enumerate() {
+            let field = format!("{field}.pares[{i}]");
+            own(&mut p, field.clone(), &x.values);
+            brand(&mut p, format!("{field}.marca_a"), &x.brand_a);
+            brand(&mut p, format!("{field}.marca_b"), &x.brand_b);
+            if x.text.is_none() && block.wordings.is_empty() {
+                p.push(format!("{field}.texto: sin `texto` hacen falta las `redacciones` del bloque"));
             }
         }
-        for (i, x) in bloque.sobre_marca.iter().enumerate() {
-            let campo = format!("{campo}.sobre_marca[{i}]");
-            propios(&mut p, campo.clone(), &x.valores);
-            marca(&mut p, format!("{campo}.marca"), &x.marca);
+        for (i, x) in block.about_brand.iter().enumerate() {
+            let field = format!("{field}.sobre_marca[{i}]");
+            own(&mut p, field.clone(), &x.values);
+            brand(&mut p, format!("{field}.marca"), &x.brand);
         }
     }
     // Tags of the text banks: a dimension value, or (arguments and profiles) a brand id.
-    let valores: BTreeSet<&str> = ind.dimensiones.iter().flat_map(|d| d.valores.iter().map(String::as_str)).collect();
-    let etiquetas = |p: &mut Vec<String>, campo: String, banco: &[String], con_marcas: bool| {
-        for (i, e) in banco.iter().enumerate() {
+    let values: BTreeSet<&str> = ind.dimensions.iter().flat_map(|d| d.valores.iter().map(String::as_str)).collect();
+    let split_tag = |p: &mut Vec<String>, field: String, bank: &[String], with_brands: bool| {
+        for (i, e) in bank.iter().enumerate() {
             let Some((tags, _)) = e.split_once('|') else { continue };
             for t in tags.split(',') {
-                let conocida = valores.contains(t) || (con_marcas && marcas.contains(t));
-                if !conocida {
-                    let que = if con_marcas { "ni el id de una marca" } else { "" };
+                let known = values.contains(t) || (with_brands && brands.contains(t));
+                if !known {
+                    let what = if with_brands { "ni el id de una marca" } else { "" };
                     p.push(
-                        format!("{campo}[{i}]: la etiqueta `{t}` no es un valor de una dimensión {que}")
+                        format!("{field}[{i}]: la etiqueta `{t}` no es un valor de una dimensión {what}")
                             .trim_end()
                             .to_owned(),
                     );
@@ -515,54 +601,53 @@ pub(crate) fn validar(ind: &Industria, modelos: &[Modelo]) -> Vec<String> {
             }
         }
     };
-    for (i, m) in ind.marcas.iter().enumerate() {
-        for (campo, banco) in
-            [("pro", &m.pro), ("pro_en", &m.pro_en), ("contra", &m.contra), ("contra_en", &m.contra_en)]
+    for (i, m) in ind.brands.iter().enumerate() {
+        for (field, bank) in [("pro", &m.pros), ("pro_en", &m.pros_en), ("contra", &m.cons), ("contra_en", &m.cons_en)]
         {
-            etiquetas(&mut p, format!("marcas[{i}].{campo}"), banco, false);
+            split_tag(&mut p, format!("marcas[{i}].{field}"), bank, false);
         }
-        for (campo, vs) in [("foco", &m.foco), ("debil", &m.debil)] {
+        for (field, vs) in [("foco", &m.focus), ("debil", &m.weak)] {
             for v in vs {
-                if !valores.contains(v.as_str()) {
-                    p.push(format!("marcas[{i}].{campo}: `{v}` no es un valor de una dimensión"));
+                if !values.contains(v.as_str()) {
+                    p.push(format!("marcas[{i}].{field}: `{v}` no es un valor de una dimensión"));
                 }
             }
         }
-        if m.dominios.is_empty() {
+        if m.domains.is_empty() {
             p.push(format!("marcas[{i}].dominios: hace falta al menos uno"));
         }
     }
-    for (nombre, textos) in [("consejos", &ind.consejos), ("perfiles", &ind.perfiles), ("titulos", &ind.titulos)] {
-        let con_marcas = nombre == "perfiles";
-        etiquetas(&mut p, format!("{nombre}.es"), &textos.es, con_marcas);
-        etiquetas(&mut p, format!("{nombre}.en"), &textos.en, con_marcas);
+    for (name, texts) in [("consejos", &ind.advice), ("perfiles", &ind.profiles), ("titulos", &ind.titles)] {
+        let with_brands = name == "perfiles";
+        split_tag(&mut p, format!("{name}.es"), &texts.es, with_brands);
+        split_tag(&mut p, format!("{name}.en"), &texts.en, with_brands);
     }
-    for (i, t) in ind.analisis.tablas.iter().enumerate() {
-        let campo = format!("analisis.tablas[{i}]");
+    for (i, t) in ind.analysis.tables.iter().enumerate() {
+        let field = format!("analisis.tablas[{i}]");
         let dimension = |p: &mut Vec<String>, d: &str| {
             if !dims.contains_key(d) {
-                p.push(format!("{campo}.dimension: dimensión `{d}` no declarada"));
+                p.push(format!("{field}.dimension: dimensión `{d}` no declarada"));
             }
         };
         match t {
-            Tabla::Marcas { filtro, .. } => {
-                if filtro.len() > 1 {
-                    p.push(format!("{campo}.filtro: una sola dimensión"));
+            ShortTable::Brands { filtro: filter, .. } => {
+                if filter.len() > 1 {
+                    p.push(format!("{field}.filtro: una sola dimensión"));
                 }
-                for (d, v) in filtro {
+                for (d, v) in filter {
                     // The language is a dimension of the question like any other here.
                     match dims.get(d.as_str()) {
                         Some(dim) if dim.valores.contains(v) => {}
-                        _ => p.push(format!("{campo}.filtro.{d}: `{v}` no es un valor de la dimensión")),
+                        _ => p.push(format!("{field}.filtro.{d}: `{v}` no es un valor de la dimensión")),
                     }
                 }
             }
-            Tabla::MarcaPorDimension { dimension: d, .. } | Tabla::Concentracion { dimension: Some(d) } => {
+            ShortTable::BrandByDimension { dimension: d, .. } | ShortTable::Concentration { dimension: Some(d) } => {
                 dimension(&mut p, d)
             }
-            Tabla::ModeloPorDimension { dimension: d, marca: m, .. } => {
+            ShortTable::ModelByDimension { dimension: d, brand: m, .. } => {
                 dimension(&mut p, d);
-                marca(&mut p, format!("{campo}.marca"), m);
+                brand(&mut p, format!("{field}.marca"), m);
             }
             _ => {}
         }
@@ -572,32 +657,32 @@ pub(crate) fn validar(ind: &Industria, modelos: &[Modelo]) -> Vec<String> {
 
 /// What kind of answer a question calls for.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum TipoPregunta {
+pub(crate) enum QuestionKind {
     /// "Which X is best for ...": a ranked list.
-    Lista,
+    List,
     /// "How do I ...": advice first, fewer brands.
-    Consejo,
+    Advice,
     /// "A or B?": both named, the model's favourite first. Labels are the names the question
     /// gives them (a product, an alias).
-    Comparar { a: String, b: String, la: String, lb: String },
+    Compare { a: String, b: String, label_a: String, label_b: String },
     /// "Is A good for ...?": that brand first, maybe alternatives.
-    Marca(String),
+    AboutBrand(String),
 }
 
 /// A question before it gets an id and a tier.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct PreguntaBase {
-    pub texto: String,
+pub(crate) struct BaseQuestion {
+    pub text: String,
     /// `es` or `en`.
-    pub idioma: String,
+    pub language: String,
     /// (dimension, value) for every dimension but the language.
     pub dims: Vec<(String, String)>,
-    pub tipo: TipoPregunta,
+    pub kind: QuestionKind,
 }
 
-impl PreguntaBase {
+impl BaseQuestion {
     /// The question's dimension values (what tags in the text banks are matched against).
-    pub(crate) fn valores(&self) -> Vec<&str> {
+    pub(crate) fn values(&self) -> Vec<&str> {
         self.dims.iter().map(|(_, v)| v.as_str()).collect()
     }
 }
@@ -605,58 +690,58 @@ impl PreguntaBase {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::carga::{cargar, industrias};
+    use crate::carga::{industries, load};
 
-    fn modelos() -> Vec<Modelo> {
-        crate::modelos::modelos().expect("modelos.toml loads")
+    fn models() -> Vec<Model> {
+        crate::modelos::models().expect("modelos.toml loads")
     }
 
-    fn error(texto: &str) -> String {
-        match cargar("prueba.toml", texto, &modelos()) {
+    fn error(text: &str) -> String {
+        match load("prueba.toml", text, &models()) {
             Ok(_) => panic!("the file should not load"),
             Err(e) => format!("{e:#}"),
         }
     }
 
     /// The running file with one substitution, as a malformed variant to load.
-    fn running_con(de: &str, a: &str) -> String {
-        let (_, texto) = ARCHIVOS.iter().find(|(n, _)| *n == "running.toml").expect("running.toml");
-        assert!(texto.contains(de), "running.toml contains {de:?}");
-        texto.replacen(de, a, 1)
+    fn running_with(from: &str, a: &str) -> String {
+        let (_, text) = FILES.iter().find(|(n, _)| *n == "running.toml").expect("running.toml");
+        assert!(text.contains(from), "running.toml contains {from:?}");
+        text.replacen(from, a, 1)
     }
 
     #[test]
     fn every_file_loads_and_expands_its_questions() {
-        let todas = industrias(&modelos()).expect("the data files load");
-        let slugs: Vec<&str> = todas.iter().map(|i| i.slug.as_str()).collect();
-        let mut ordenados = slugs.clone();
-        ordenados.sort_unstable();
-        assert_eq!(slugs, ordenados, "ARCHIVOS is in slug order");
-        for ind in &todas {
-            assert!(ind.preguntas.len() >= 40, "{}: {} preguntas", ind.slug, ind.preguntas.len());
+        let all = industries(&models()).expect("the data files load");
+        let slugs: Vec<&str> = all.iter().map(|i| i.slug.as_str()).collect();
+        let mut sorted = slugs.clone();
+        sorted.sort_unstable();
+        assert_eq!(slugs, sorted, "ARCHIVOS is in slug order");
+        for ind in &all {
+            assert!(ind.questions.len() >= 40, "{}: {} preguntas", ind.slug, ind.questions.len());
         }
     }
 
     #[test]
     fn a_type_error_names_the_file_the_line_and_the_field() {
-        let e = error(&running_con("peso = 0.85", "peso = \"mucho\""));
+        let e = error(&running_with("peso = 0.85", "peso = \"mucho\""));
         assert!(e.starts_with("generator/synth/industrias/prueba.toml: línea "), "{e}");
         assert!(e.contains("campo `marcas[1].peso`"), "{e}");
     }
 
     #[test]
     fn an_unknown_key_is_an_error() {
-        let e = error(&running_con("dias = 9", "dias = 9\nduracion = 9"));
+        let e = error(&running_with("dias = 9", "dias = 9\nduracion = 9"));
         assert!(e.contains("campo `duracion`") || e.contains("unknown field `duracion`"), "{e}");
     }
 
     #[test]
     fn unresolved_references_are_all_reported() {
-        let texto = running_con("marca_b = \"adidas\"", "marca_b = \"adidaz\"")
+        let text = running_with("marca_b = \"adidas\"", "marca_b = \"adidaz\"")
             .replacen("producto = \"relojes\", tipo", "producto = \"relojitos\", tipo", 1)
             .replacen("contexto = \"corredores_en\"", "contexto = \"runners\"", 1)
             .replacen("\"zapatillas|Probate", "\"zapatilla|Probate", 1);
-        let e = error(&texto);
+        let e = error(&text);
         assert!(e.contains("preguntas[2].pares[0].marca_b: marca `adidaz` no declarada"), "{e}");
         assert!(e.contains("preguntas[0].plantillas[3].producto: `relojitos` no es un valor"), "{e}");
         assert!(e.contains("preguntas[1].contexto: no hay [contextos.runners]"), "{e}");
@@ -665,7 +750,7 @@ mod tests {
 
     #[test]
     fn the_language_is_the_block_s_not_a_question_value() {
-        let e = error(&running_con("valores = { par_tipo = \"sin par\" }", "valores = { idioma = \"es\" }"));
+        let e = error(&running_with("valores = { par_tipo = \"sin par\" }", "valores = { idioma = \"es\" }"));
         assert!(e.contains("preguntas[0].valores.idioma: `idioma` es el idioma del bloque"), "{e}");
     }
 }

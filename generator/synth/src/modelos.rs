@@ -12,162 +12,196 @@ use serde::Deserialize;
 
 use generator::model::Tier;
 
-const ARCHIVO: &str = "generator/synth/modelos.toml";
-const TEXTO: &str = include_str!("../modelos.toml");
+const MODELS_PATH: &str = "generator/synth/modelos.toml";
+const MODELS_TOML: &str = include_str!("../modelos.toml");
 
 /// How a model tends to answer. Values are probabilities unless noted.
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Estilo {
+pub(crate) struct Style {
     /// Chance of a second argument per brand (longer answers).
-    pub verbosidad: f64,
+    #[serde(rename = "verbosidad")]
+    pub verbosity: f64,
     /// Brands per list answer (min, max).
-    pub marcas: (usize, usize),
+    #[serde(rename = "marcas")]
+    pub brand_range: (usize, usize),
     /// Media sources per answer (min, max).
-    pub fuentes: (usize, usize),
+    #[serde(rename = "fuentes")]
+    pub source_range: (usize, usize),
     /// Multiplier on the study's brandless-answer rate.
-    pub sin_marca: f64,
+    #[serde(rename = "sin_marca")]
+    pub brandless_factor: f64,
     /// Chance of citing the site of a named brand.
-    pub cita_marca: f64,
+    #[serde(rename = "cita_marca")]
+    pub cite_brand: f64,
     /// Chance of citing a brand site whose brand is not named.
-    pub fantasma: f64,
+    #[serde(rename = "fantasma")]
+    pub ghost_citation: f64,
     /// Multiplier on the chance of a caveat per brand.
-    pub contra: f64,
+    #[serde(rename = "contra")]
+    pub caveat_factor: f64,
     /// Exponent on brand weights: above 1 concentrates on the leaders.
-    pub nitidez: f64,
+    #[serde(rename = "nitidez")]
+    pub sharpness: f64,
     /// Chance of using the display name rather than an alias.
-    pub nombre_completo: f64,
+    #[serde(rename = "nombre_completo")]
+    pub full_name: f64,
     /// Chance of an opening line in the provider's manner.
-    pub apertura: f64,
+    #[serde(rename = "apertura")]
+    pub opening: f64,
     /// Chance of a closing block of practical advice.
     pub extension: f64,
     /// Weights of the fifteen list layouts, by name (all fifteen; see [`Estilo::pesos`]).
-    pub estructuras: BTreeMap<Estructura, f64>,
+    #[serde(rename = "estructuras")]
+    pub layouts: BTreeMap<Layout, f64>,
 }
 
-impl Estilo {
+impl Style {
     /// The layout weights in the order of [`LISTAS`] (every layout is present: checked on
     /// load).
-    pub(crate) fn pesos(&self) -> [f64; 15] {
-        LISTAS.map(|e| self.estructuras.get(&e).copied().unwrap_or(0.0))
+    pub(crate) fn weights(&self) -> [f64; 15] {
+        LIST_LAYOUTS.map(|e| self.layouts.get(&e).copied().unwrap_or(0.0))
     }
 }
 
 /// One model: its identity in `estudio.toml` and its style.
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Modelo {
+pub(crate) struct Model {
     pub id: String,
-    pub nombre: String,
-    pub proveedor: String,
-    pub nivel: Tier,
+    #[serde(rename = "nombre")]
+    pub name: String,
+    #[serde(rename = "proveedor")]
+    pub provider: String,
+    #[serde(rename = "nivel")]
+    pub tier: Tier,
     /// Versions: the second one is used after a mid-run update.
-    pub versiones: [String; 2],
-    pub estilo: Estilo,
+    #[serde(rename = "versiones")]
+    pub versions: [String; 2],
+    #[serde(rename = "estilo")]
+    pub style: Style,
 }
 
 #[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Archivo {
-    modelos: Vec<Modelo>,
+struct ModelsFile {
+    #[serde(rename = "modelos")]
+    models: Vec<Model>,
 }
 
 /// The six models, in the order every `estudio.toml` declares them.
-pub(crate) fn modelos() -> Result<Vec<Modelo>> {
-    cargar(TEXTO)
+pub(crate) fn models() -> Result<Vec<Model>> {
+    load(MODELS_TOML)
 }
 
-fn cargar(texto: &str) -> Result<Vec<Modelo>> {
-    let archivo: Archivo = generator::load::parse_toml(texto).map_err(|(donde, mensaje)| {
-        if donde.is_empty() { anyhow!("{ARCHIVO}: {mensaje}") } else { anyhow!("{ARCHIVO}: {donde}: {mensaje}") }
-    })?;
-    let mut problemas = Vec::new();
-    for (i, m) in archivo.modelos.iter().enumerate() {
-        let faltan: Vec<&str> =
-            LISTAS.iter().filter(|e| !m.estilo.estructuras.contains_key(e)).map(|e| e.nombre()).collect();
-        if !faltan.is_empty() {
-            problemas.push(format!("modelos[{i}].estilo.estructuras: faltan {}", faltan.join(", ")));
+fn load(text: &str) -> Result<Vec<Model>> {
+    let file: ModelsFile = generator::load::parse_toml(text).map_err(|(location, message)| {
+        if location.is_empty() {
+            anyhow!("{MODELS_PATH}: {message}")
+        } else {
+            anyhow!("{MODELS_PATH}: {location}: {message}")
         }
-        let (a, b) = m.estilo.marcas;
-        let (c, d) = m.estilo.fuentes;
+    })?;
+    let mut problems = Vec::new();
+    for (i, m) in file.models.iter().enumerate() {
+        let missing: Vec<&str> =
+            LIST_LAYOUTS.iter().filter(|e| !m.style.layouts.contains_key(e)).map(|e| e.file_name()).collect();
+        if !missing.is_empty() {
+            problems.push(format!("modelos[{i}].estilo.estructuras: faltan {}", missing.join(", ")));
+        }
+        let (a, b) = m.style.brand_range;
+        let (c, d) = m.style.source_range;
         if a == 0 || a > b || c > d {
-            problemas
+            problems
                 .push(format!("modelos[{i}].estilo: `marcas` y `fuentes` son [mínimo, máximo] y marcas empieza en 1"));
         }
-        if archivo.modelos[..i].iter().any(|x| x.id == m.id) {
-            problemas.push(format!("modelos[{i}].id: `{}` repetido", m.id));
+        if file.models[..i].iter().any(|x| x.id == m.id) {
+            problems.push(format!("modelos[{i}].id: `{}` repetido", m.id));
         }
     }
-    for nivel in [Tier::Standard, Tier::Advanced] {
-        if !archivo.modelos.iter().any(|m| m.nivel == nivel) {
-            problemas.push(format!("modelos: no hay ningún modelo de nivel {}", nivel.as_str()));
+    for tier in [Tier::Standard, Tier::Advanced] {
+        if !file.models.iter().any(|m| m.tier == tier) {
+            problems.push(format!("modelos: no hay ningún modelo de nivel {}", tier.as_str()));
         }
     }
-    if !problemas.is_empty() {
-        bail!("{ARCHIVO}:\n  {}", problemas.join("\n  "));
+    if !problems.is_empty() {
+        bail!("{MODELS_PATH}:\n  {}", problems.join("\n  "));
     }
-    Ok(archivo.modelos)
+    Ok(file.models)
 }
 
 /// Which way an answer is laid out (the names are those of `modelos.toml`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum Estructura {
-    Numerada,
-    Guiones,
-    Prosa,
-    Favorita,
-    PorPerfil,
-    ChecklistPrimero,
-    Tabla,
-    Encabezados,
-    Corta,
-    AclaracionPrimero,
+pub(crate) enum Layout {
+    #[serde(rename = "numerada")]
+    Numbered,
+    #[serde(rename = "guiones")]
+    Bullets,
+    #[serde(rename = "prosa")]
+    Prose,
+    #[serde(rename = "favorita")]
+    Favourite,
+    #[serde(rename = "por_perfil")]
+    ByProfile,
+    #[serde(rename = "checklist_primero")]
+    ChecklistFirst,
+    #[serde(rename = "tabla")]
+    Table,
+    #[serde(rename = "encabezados")]
+    Headings,
+    #[serde(rename = "corta")]
+    Short,
+    #[serde(rename = "aclaracion_primero")]
+    ClarificationFirst,
     Faq,
     Ranking,
-    ProsContras,
-    Resumen,
-    Foros,
+    #[serde(rename = "pros_contras")]
+    ProsCons,
+    #[serde(rename = "resumen")]
+    Summary,
+    #[serde(rename = "foros")]
+    Forums,
 }
 
 /// The list layouts, in the order of a model's `estructuras` weights.
-pub(crate) const LISTAS: [Estructura; 15] = [
-    Estructura::Numerada,
-    Estructura::Guiones,
-    Estructura::Prosa,
-    Estructura::Favorita,
-    Estructura::PorPerfil,
-    Estructura::ChecklistPrimero,
-    Estructura::Tabla,
-    Estructura::Encabezados,
-    Estructura::Corta,
-    Estructura::AclaracionPrimero,
-    Estructura::Faq,
-    Estructura::Ranking,
-    Estructura::ProsContras,
-    Estructura::Resumen,
-    Estructura::Foros,
+pub(crate) const LIST_LAYOUTS: [Layout; 15] = [
+    Layout::Numbered,
+    Layout::Bullets,
+    Layout::Prose,
+    Layout::Favourite,
+    Layout::ByProfile,
+    Layout::ChecklistFirst,
+    Layout::Table,
+    Layout::Headings,
+    Layout::Short,
+    Layout::ClarificationFirst,
+    Layout::Faq,
+    Layout::Ranking,
+    Layout::ProsCons,
+    Layout::Summary,
+    Layout::Forums,
 ];
 
-impl Estructura {
+impl Layout {
     /// The layout's name in `modelos.toml`.
-    pub(crate) fn nombre(self) -> &'static str {
+    pub(crate) fn file_name(self) -> &'static str {
         match self {
-            Estructura::Numerada => "numerada",
-            Estructura::Guiones => "guiones",
-            Estructura::Prosa => "prosa",
-            Estructura::Favorita => "favorita",
-            Estructura::PorPerfil => "por_perfil",
-            Estructura::ChecklistPrimero => "checklist_primero",
-            Estructura::Tabla => "tabla",
-            Estructura::Encabezados => "encabezados",
-            Estructura::Corta => "corta",
-            Estructura::AclaracionPrimero => "aclaracion_primero",
-            Estructura::Faq => "faq",
-            Estructura::Ranking => "ranking",
-            Estructura::ProsContras => "pros_contras",
-            Estructura::Resumen => "resumen",
-            Estructura::Foros => "foros",
+            Layout::Numbered => "numerada",
+            Layout::Bullets => "guiones",
+            Layout::Prose => "prosa",
+            Layout::Favourite => "favorita",
+            Layout::ByProfile => "por_perfil",
+            Layout::ChecklistFirst => "checklist_primero",
+            Layout::Table => "tabla",
+            Layout::Headings => "encabezados",
+            Layout::Short => "corta",
+            Layout::ClarificationFirst => "aclaracion_primero",
+            Layout::Faq => "faq",
+            Layout::Ranking => "ranking",
+            Layout::ProsCons => "pros_contras",
+            Layout::Summary => "resumen",
+            Layout::Forums => "foros",
         }
     }
 }
@@ -178,31 +212,31 @@ mod tests {
 
     #[test]
     fn six_models_three_per_tier_every_layout_weighted() {
-        let modelos = modelos().expect("modelos.toml loads");
-        assert_eq!(modelos.len(), 6);
-        for nivel in [Tier::Standard, Tier::Advanced] {
-            assert_eq!(modelos.iter().filter(|m| m.nivel == nivel).count(), 3);
+        let models = models().expect("modelos.toml loads");
+        assert_eq!(models.len(), 6);
+        for tier in [Tier::Standard, Tier::Advanced] {
+            assert_eq!(models.iter().filter(|m| m.tier == tier).count(), 3);
         }
-        let mini = &modelos[0];
+        let mini = &models[0];
         assert_eq!(mini.id, "gpt-5-mini");
         // The weights come back in LISTAS order: numbered first, forums last.
-        let pesos = mini.estilo.pesos();
-        assert_eq!(pesos[0], mini.estilo.estructuras[&Estructura::Numerada]);
-        assert_eq!(pesos[14], mini.estilo.estructuras[&Estructura::Foros]);
-        assert!(modelos.iter().all(|m| m.estilo.pesos().iter().sum::<f64>() > 0.0));
+        let weights = mini.style.weights();
+        assert_eq!(weights[0], mini.style.layouts[&Layout::Numbered]);
+        assert_eq!(weights[14], mini.style.layouts[&Layout::Forums]);
+        assert!(models.iter().all(|m| m.style.weights().iter().sum::<f64>() > 0.0));
     }
 
     #[test]
     fn a_missing_layout_weight_is_named() {
-        let texto = TEXTO.replacen("\nforos = 0.5\n", "\n", 1);
-        let e = format!("{:#}", cargar(&texto).err().expect("incomplete weights fail"));
+        let text = MODELS_TOML.replacen("\nforos = 0.5\n", "\n", 1);
+        let e = format!("{:#}", load(&text).err().expect("incomplete weights fail"));
         assert!(e.contains("modelos[0].estilo.estructuras: faltan foros"), "{e}");
     }
 
     #[test]
     fn an_unknown_layout_names_the_line() {
-        let texto = TEXTO.replacen("foros = 0.5", "foro = 0.5", 1);
-        let e = format!("{:#}", cargar(&texto).err().expect("an unknown layout fails"));
+        let text = MODELS_TOML.replacen("foros = 0.5", "foro = 0.5", 1);
+        let e = format!("{:#}", load(&text).err().expect("an unknown layout fails"));
         assert!(e.starts_with("generator/synth/modelos.toml: línea "), "{e}");
         assert!(e.contains("foro"), "{e}");
     }

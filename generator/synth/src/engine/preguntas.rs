@@ -9,117 +9,119 @@
 
 use std::collections::BTreeMap;
 
-use crate::industria::{Bloque, Contexto, Frase, Industria, TipoPlantilla};
+use crate::industria::{Block, ContextSet, Industry, SentencePick, TemplateKind};
 
-use super::texto::o_entre;
-use crate::industria::{PreguntaBase, TipoPregunta};
+use super::texto::or_between;
+use crate::industria::{BaseQuestion, QuestionKind};
 
 /// Every question of the industry's blocks, in file order. The file has been validated:
 /// every context set a block names exists.
-pub(crate) fn expandir(ind: &Industria) -> Vec<PreguntaBase> {
+pub(crate) fn expand(ind: &Industry) -> Vec<BaseQuestion> {
     let mut out = Vec::new();
-    for bloque in &ind.bloques {
-        let contexto = bloque.contexto.as_ref().and_then(|c| ind.contextos.get(c));
-        expandir_bloque(bloque, contexto, &mut out);
+    for block in &ind.blocks {
+        let context = block.context.as_ref().and_then(|c| ind.contexts.get(c));
+        expand_block(block, context, &mut out);
     }
     out
 }
 
 /// One context group: the dimension value it adds (if any) and its sentences.
-struct Grupo<'a> {
-    valor: Option<(&'a str, &'a str)>,
-    frases: Vec<&'a str>,
+struct Group<'a> {
+    value: Option<(&'a str, &'a str)>,
+    sentences: Vec<&'a str>,
 }
 
 /// The groups of a context set; a block without context gets one group with no sentence.
-fn grupos<'a>(contexto: Option<&'a Contexto>, limite: Option<usize>) -> Vec<Grupo<'a>> {
-    let limitar = |frases: &'a [String]| -> Vec<&'a str> {
-        let n = limite.unwrap_or(frases.len()).min(frases.len());
-        frases[..n].iter().map(String::as_str).collect()
+fn groups<'a>(context: Option<&'a ContextSet>, limit: Option<usize>) -> Vec<Group<'a>> {
+    let take_limited = |sentences: &'a [String]| -> Vec<&'a str> {
+        let n = limit.unwrap_or(sentences.len()).min(sentences.len());
+        sentences[..n].iter().map(String::as_str).collect()
     };
-    match contexto {
-        None => vec![Grupo { valor: None, frases: vec![""] }],
-        Some(Contexto { dimension: Some(d), grupos, .. }) => grupos
+    match context {
+        None => vec![Group { value: None, sentences: vec![""] }],
+        Some(ContextSet { dimension: Some(d), grupos: groups, .. }) => groups
             .iter()
-            .map(|g| Grupo { valor: Some((d.as_str(), g.valor.as_str())), frases: limitar(&g.frases) })
+            .map(|g| Group { value: Some((d.as_str(), g.value.as_str())), sentences: take_limited(&g.sentences) })
             .collect(),
-        Some(Contexto { dimension: None, frases, .. }) => vec![Grupo { valor: None, frases: limitar(frases) }],
+        Some(ContextSet { dimension: None, frases: sentences, .. }) => {
+            vec![Group { value: None, sentences: take_limited(sentences) }]
+        }
     }
 }
 
 /// The sentences of a group a question gets, for `frase` other than `rotativa`.
-fn elegidas<'a>(grupo: &Grupo<'a>, frase: Frase) -> Vec<&'a str> {
-    match frase {
-        Frase::Todas | Frase::Rotativa => grupo.frases.clone(),
-        Frase::Primera => vec![grupo.frases.first().copied().unwrap_or("")],
-        Frase::Ultima => vec![grupo.frases.last().copied().unwrap_or("")],
+fn chosen<'a>(group: &Group<'a>, sentence: SentencePick) -> Vec<&'a str> {
+    match sentence {
+        SentencePick::All | SentencePick::Rotating => group.sentences.clone(),
+        SentencePick::First => vec![group.sentences.first().copied().unwrap_or("")],
+        SentencePick::Last => vec![group.sentences.last().copied().unwrap_or("")],
     }
 }
 
 /// "context question", or the question alone when the context is empty.
-fn con_contexto(ctx: &str, texto: &str) -> String {
-    if ctx.is_empty() { texto.to_owned() } else { format!("{ctx} {texto}") }
+fn with_context(ctx: &str, text: &str) -> String {
+    if ctx.is_empty() { text.to_owned() } else { format!("{ctx} {text}") }
 }
 
 /// `{a}`, `{b}` and `{a_o_b}` ("A o B", "A u B") replaced by the names of a pair.
-pub(crate) fn redactar_par(plantilla: &str, a: &str, b: &str) -> String {
-    plantilla.replace("{a}", a).replace("{b}", b).replace("{a_o_b}", &o_entre(a, b))
+pub(crate) fn word_pair(template: &str, a: &str, b: &str) -> String {
+    template.replace("{a}", a).replace("{b}", b).replace("{a_o_b}", &or_between(a, b))
 }
 
 /// The dimension values of one question: the entry's, the group's, the block's.
-fn dims(propios: &BTreeMap<String, String>, grupo: &Grupo<'_>, bloque: &Bloque) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = propios.iter().map(|(d, x)| (d.clone(), x.clone())).collect();
-    if let Some((d, x)) = grupo.valor {
+fn dims(own: &BTreeMap<String, String>, group: &Group<'_>, block: &Block) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = own.iter().map(|(d, x)| (d.clone(), x.clone())).collect();
+    if let Some((d, x)) = group.value {
         v.push((d.to_owned(), x.to_owned()));
     }
-    v.extend(bloque.valores.iter().map(|(d, x)| (d.clone(), x.clone())));
+    v.extend(block.values.iter().map(|(d, x)| (d.clone(), x.clone())));
     v
 }
 
-fn expandir_bloque(bloque: &Bloque, contexto: Option<&Contexto>, out: &mut Vec<PreguntaBase>) {
-    let grupos = grupos(contexto, bloque.limite_frases);
-    let mut push = |texto: String, dims: Vec<(String, String)>, tipo: TipoPregunta| {
-        out.push(PreguntaBase { texto, idioma: bloque.idioma.clone(), dims, tipo });
+fn expand_block(block: &Block, context: Option<&ContextSet>, out: &mut Vec<BaseQuestion>) {
+    let groups = groups(context, block.sentence_limit);
+    let mut push = |text: String, dims: Vec<(String, String)>, kind: QuestionKind| {
+        out.push(BaseQuestion { text, language: block.language.clone(), dims, kind });
     };
-    for p in &bloque.plantillas {
-        let tipo = match p.tipo {
-            TipoPlantilla::Lista => TipoPregunta::Lista,
-            TipoPlantilla::Consejo => TipoPregunta::Consejo,
+    for p in &block.templates {
+        let kind = match p.kind {
+            TemplateKind::List => QuestionKind::List,
+            TemplateKind::Advice => QuestionKind::Advice,
         };
-        for g in &grupos {
-            for ctx in elegidas(g, bloque.frase) {
-                push(con_contexto(ctx, &p.texto), dims(&p.valores, g, bloque), tipo.clone());
+        for g in &groups {
+            for ctx in chosen(g, block.sentence) {
+                push(with_context(ctx, &p.text), dims(&p.values, g, block), kind.clone());
             }
         }
     }
-    for (i, par) in bloque.pares.iter().enumerate() {
-        let redacciones: Vec<&str> = match &par.texto {
+    for (i, pair) in block.pairs.iter().enumerate() {
+        let wordings: Vec<&str> = match &pair.text {
             Some(t) => vec![t.as_str()],
-            None => bloque.redacciones.iter().map(String::as_str).collect(),
+            None => block.wordings.iter().map(String::as_str).collect(),
         };
-        let tipo = TipoPregunta::Comparar {
-            a: par.marca_a.clone(),
-            b: par.marca_b.clone(),
-            la: par.nombre_a.clone(),
-            lb: par.nombre_b.clone(),
+        let kind = QuestionKind::Compare {
+            a: pair.brand_a.clone(),
+            b: pair.brand_b.clone(),
+            label_a: pair.name_a.clone(),
+            label_b: pair.name_b.clone(),
         };
-        for (j, plantilla) in redacciones.iter().enumerate() {
-            let q = redactar_par(plantilla, &par.nombre_a, &par.nombre_b);
-            for g in &grupos {
-                let frases = match bloque.frase {
-                    Frase::Rotativa if !g.frases.is_empty() => vec![g.frases[(i + j) % g.frases.len()]],
-                    f => elegidas(g, f),
+        for (j, template) in wordings.iter().enumerate() {
+            let q = word_pair(template, &pair.name_a, &pair.name_b);
+            for g in &groups {
+                let sentences = match block.sentence {
+                    SentencePick::Rotating if !g.sentences.is_empty() => vec![g.sentences[(i + j) % g.sentences.len()]],
+                    f => chosen(g, f),
                 };
-                for ctx in frases {
-                    push(con_contexto(ctx, &q), dims(&par.valores, g, bloque), tipo.clone());
+                for ctx in sentences {
+                    push(with_context(ctx, &q), dims(&pair.values, g, block), kind.clone());
                 }
             }
         }
     }
-    for s in &bloque.sobre_marca {
-        for g in &grupos {
-            for ctx in elegidas(g, bloque.frase) {
-                push(con_contexto(ctx, &s.texto), dims(&s.valores, g, bloque), TipoPregunta::Marca(s.marca.clone()));
+    for s in &block.about_brand {
+        for g in &groups {
+            for ctx in chosen(g, block.sentence) {
+                push(with_context(ctx, &s.text), dims(&s.values, g, block), QuestionKind::AboutBrand(s.brand.clone()));
             }
         }
     }
@@ -130,20 +132,20 @@ mod tests {
     use super::*;
     use crate::engine::prueba;
 
-    fn textos(ps: &[PreguntaBase]) -> Vec<&str> {
-        ps.iter().map(|p| p.texto.as_str()).collect()
+    fn texts(ps: &[BaseQuestion]) -> Vec<&str> {
+        ps.iter().map(|p| p.text.as_str()).collect()
     }
 
-    fn dims(p: &PreguntaBase) -> BTreeMap<&str, &str> {
+    fn dims(p: &BaseQuestion) -> BTreeMap<&str, &str> {
         p.dims.iter().map(|(d, v)| (d.as_str(), v.as_str())).collect()
     }
 
     #[test]
     fn templates_cross_every_sentence_of_every_group_in_file_order() {
-        let ps = prueba::industria().preguntas;
+        let ps = prueba::industry().questions;
         assert_eq!(ps.len(), 10 + 2 + 2 + 4 + 1);
         assert_eq!(
-            textos(&ps[..5]),
+            texts(&ps[..5]),
             [
                 "Tengo 23 años. ¿Qué banco me conviene?",
                 "Soy estudiante. ¿Qué banco me conviene?",
@@ -152,63 +154,68 @@ mod tests {
                 "Vivo en Rosario. ¿Qué banco me conviene?",
             ]
         );
-        assert_eq!(ps[5].texto, "Tengo 23 años. ¿Cómo bajo el costo?");
-        assert_eq!(ps[0].tipo, TipoPregunta::Lista);
-        assert_eq!(ps[5].tipo, TipoPregunta::Consejo);
+        assert_eq!(ps[5].text, "Tengo 23 años. ¿Cómo bajo el costo?");
+        assert_eq!(ps[0].kind, QuestionKind::List);
+        assert_eq!(ps[5].kind, QuestionKind::Advice);
         // The entry's value and the group's value.
         assert_eq!(dims(&ps[0]), BTreeMap::from([("producto", "cuentas"), ("segmento", "jóvenes")]));
         assert_eq!(dims(&ps[9]), BTreeMap::from([("producto", "tarjetas"), ("segmento", "jubilados")]));
-        assert!(ps[..10].iter().all(|p| p.idioma == "es"));
+        assert!(ps[..10].iter().all(|p| p.language == "es"));
     }
 
     #[test]
     fn pairs_take_the_first_sentence_and_name_both_brands() {
-        let ps = prueba::industria().preguntas;
+        let ps = prueba::industry().questions;
         // "o" becomes "u" before a word starting with an "o" sound.
-        assert_eq!(textos(&ps[10..12]), ["Tengo 23 años. ¿Alfa u Omega Beta?", "Soy jubilado. ¿Alfa u Omega Beta?"]);
+        assert_eq!(texts(&ps[10..12]), ["Tengo 23 años. ¿Alfa u Omega Beta?", "Soy jubilado. ¿Alfa u Omega Beta?"]);
         assert_eq!(
-            ps[10].tipo,
-            TipoPregunta::Comparar { a: "alfa".into(), b: "beta".into(), la: "Alfa".into(), lb: "Omega Beta".into() }
+            ps[10].kind,
+            QuestionKind::Compare {
+                a: "alfa".into(),
+                b: "beta".into(),
+                label_a: "Alfa".into(),
+                label_b: "Omega Beta".into()
+            }
         );
     }
 
     #[test]
     fn questions_about_a_brand_take_the_last_sentence() {
-        let ps = prueba::industria().preguntas;
-        assert_eq!(textos(&ps[12..14]), ["Soy estudiante. ¿Es buena Gama?", "Vivo en Rosario. ¿Es buena Gama?"]);
-        assert_eq!(ps[12].tipo, TipoPregunta::Marca("gama".into()));
+        let ps = prueba::industry().questions;
+        assert_eq!(texts(&ps[12..14]), ["Soy estudiante. ¿Es buena Gama?", "Vivo en Rosario. ¿Es buena Gama?"]);
+        assert_eq!(ps[12].kind, QuestionKind::AboutBrand("gama".into()));
         assert_eq!(dims(&ps[13]), BTreeMap::from([("producto", "tarjetas"), ("segmento", "jubilados")]));
     }
 
     #[test]
     fn rotating_sentences_shift_by_pair_and_by_wording() {
-        let ps = prueba::industria().preguntas;
+        let ps = prueba::industry().questions;
         // Pair i, wording j gets sentence (i + j) mod 3.
         assert_eq!(
-            textos(&ps[14..18]),
+            texts(&ps[14..18]),
             ["Uno. Alfa or Beta?", "Dos. Alfa vs Beta?", "Dos. Beta or Gama?", "Tres. Beta vs Gama?"]
         );
         // Block values only (the set has no dimension).
         assert_eq!(dims(&ps[17]), BTreeMap::from([("producto", "cuentas"), ("segmento", "jóvenes")]));
-        assert!(ps[14..18].iter().all(|p| p.idioma == "en"));
+        assert!(ps[14..18].iter().all(|p| p.language == "en"));
     }
 
     #[test]
     fn a_block_without_context_asks_the_text_alone() {
-        let ps = prueba::industria().preguntas;
-        let ultima = ps.last().expect("questions");
-        assert_eq!(ultima.texto, "Which card?");
-        assert_eq!(dims(ultima), BTreeMap::from([("producto", "tarjetas"), ("segmento", "jubilados")]));
+        let ps = prueba::industry().questions;
+        let last = ps.last().expect("questions");
+        assert_eq!(last.text, "Which card?");
+        assert_eq!(dims(last), BTreeMap::from([("producto", "tarjetas"), ("segmento", "jubilados")]));
     }
 
     #[test]
     fn a_sentence_limit_keeps_the_first_sentences_of_each_group() {
-        let ind = prueba::industria_con(
+        let ind = prueba::industry_with(
             "contexto = \"segmentos\"\nplantillas",
             "contexto = \"segmentos\"\nlimite_frases = 1\nplantillas",
         );
         assert_eq!(
-            textos(&ind.preguntas[..4]),
+            texts(&ind.questions[..4]),
             [
                 "Tengo 23 años. ¿Qué banco me conviene?",
                 "Soy jubilado. ¿Qué banco me conviene?",
@@ -220,9 +227,9 @@ mod tests {
 
     #[test]
     fn pair_placeholders() {
-        assert_eq!(redactar_par("¿{a} o {b}?", "Hoka", "Brooks"), "¿Hoka o Brooks?");
-        assert_eq!(redactar_par("¿{a_o_b}?", "Booking", "Airbnb"), "¿Booking o Airbnb?");
-        assert_eq!(redactar_par("¿{a_o_b}?", "Sancor", "Galicia"), "¿Sancor o Galicia?");
-        assert_eq!(redactar_par("¿{a_o_b}?", "Sancor", "Horizonte"), "¿Sancor u Horizonte?");
+        assert_eq!(word_pair("¿{a} o {b}?", "Hoka", "Brooks"), "¿Hoka o Brooks?");
+        assert_eq!(word_pair("¿{a_o_b}?", "Booking", "Airbnb"), "¿Booking o Airbnb?");
+        assert_eq!(word_pair("¿{a_o_b}?", "Sancor", "Galicia"), "¿Sancor o Galicia?");
+        assert_eq!(word_pair("¿{a_o_b}?", "Sancor", "Horizonte"), "¿Sancor u Horizonte?");
     }
 }

@@ -13,13 +13,13 @@
 //!
 //! The generator does not depend on this crate: synth writes content, the generator reads it.
 
-mod anterior;
-mod carga;
+mod design;
 mod engine;
-mod estudio;
-mod hallazgos;
-mod industria;
-mod modelos;
+mod findings;
+mod industry;
+mod loading;
+mod models;
+mod previous;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -34,9 +34,9 @@ use rayon::prelude::*;
 
 use generator::model::{Answer, Brand, BrandsFile, FindingsFile, Question, Study, Tier};
 
-use crate::carga::industries;
-use crate::industria::{BaseQuestion, Industry};
-use crate::modelos::Model;
+use crate::industry::{BaseQuestion, Industry};
+use crate::loading::industries;
+use crate::models::Model;
 
 /// Options of `synth`.
 pub struct SynthOptions {
@@ -56,7 +56,7 @@ pub const DEFAULT_SEED: u64 = 2026;
 /// Writes the nine studies under `<out>/estudios/`, replacing their folders.
 pub fn run(opts: &SynthOptions) -> Result<()> {
     anyhow::ensure!(opts.scale >= 1, "synth: la escala debe ser 1 o más");
-    let models = modelos::models()?;
+    let models = models::models()?;
     let industries = industries(&models)?;
     let dir = opts.out.join("estudios");
     fs::create_dir_all(&dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
@@ -178,7 +178,7 @@ pub(crate) fn generate(ind: &Industry, models: &[Model], scale: u32, seed: u64) 
                         pregunta: q.id.clone(),
                         modelo: m.id.clone(),
                         version: version.clone(),
-                        fecha: estudio::date(ind.start, day),
+                        fecha: design::date(ind.start, day),
                         respuesta: b.respuesta,
                         fuentes: b.sources,
                         tono: b.tone,
@@ -200,7 +200,7 @@ pub(crate) fn generate(ind: &Industry, models: &[Model], scale: u32, seed: u64) 
         answers.push(answer);
         orders.push(order);
     }
-    let design = estudio::design(ind, models, nq, answers.len(), seed);
+    let design = design::design(ind, models, nq, answers.len(), seed);
     let mut study = Study {
         slug: ind.slug.clone(),
         design,
@@ -214,16 +214,16 @@ pub(crate) fn generate(ind: &Industry, models: &[Model], scale: u32, seed: u64) 
         previous: None,
     };
     if let Some(prev) = &ind.previous {
-        let (spec, previous) = anterior::generate(ind, prev, models, &study, &questions, seed);
+        let (spec, previous) = previous::generate(ind, prev, models, &study, &questions, seed);
         study.design.corrida_anterior = Some(spec);
         study.previous = Some(Box::new(previous));
     }
     if ind.with_findings {
         let tables =
             generator::metrics::analysis::analyze(&study).with_context(|| format!("{}: análisis", ind.slug))?;
-        study.findings = hallazgos::findings(ind, &study, &tables, &orders);
+        study.findings = findings::findings(ind, &study, &tables, &orders);
         if let Some(prev) = &ind.previous {
-            let changes = anterior::change_findings(prev, &study);
+            let changes = previous::change_findings(prev, &study);
             study.findings.extend(changes);
         }
     }

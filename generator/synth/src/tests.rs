@@ -9,7 +9,7 @@ use super::*;
 use generator::metrics::mentions::BrandMatcher;
 
 fn models() -> Vec<Model> {
-    modelos::models().expect("modelos.toml loads")
+    models::models().expect("modelos.toml loads")
 }
 
 fn all_industries() -> Vec<Industry> {

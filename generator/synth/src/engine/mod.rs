@@ -16,14 +16,14 @@
 //! the one ChaCha8 stream of the question, in a fixed order: changing the order of two draws
 //! changes every answer after it (the sample-content test catches that).
 
-mod estructuras;
-pub(crate) mod fuentes;
-pub(crate) mod marcas;
-pub(crate) mod preguntas;
+pub(crate) mod brands;
 #[cfg(test)]
-pub(crate) mod prueba;
-pub(crate) mod redaccion;
-pub(crate) mod texto;
+pub(crate) mod fixture;
+mod layouts;
+pub(crate) mod questions;
+pub(crate) mod sources;
+pub(crate) mod wording;
+pub(crate) mod writing;
 
 use std::collections::BTreeMap;
 
@@ -32,10 +32,10 @@ use rand_chacha::ChaCha8Rng;
 
 use generator::model::{Source, Tier, Tone};
 
-use crate::industria::{BaseQuestion, Industry};
-use crate::modelos::Model;
+use crate::industry::{BaseQuestion, Industry};
+use crate::models::Model;
 
-use self::texto::{already_said, pick, relevant, spanish, word_count};
+use self::wording::{already_said, pick, relevant, spanish, word_count};
 
 /// One generated answer, before it gets its id.
 pub(crate) struct Draft {
@@ -59,8 +59,8 @@ pub(crate) struct Chosen<'a> {
 /// Writes one answer for `pregunta` as `modelo` would.
 pub(crate) fn answer_question(ind: &Industry, question: &BaseQuestion, model: &Model, rng: &mut ChaCha8Rng) -> Draft {
     let language = question.language.as_str();
-    let chosen = marcas::choose_brands(ind, question, model, rng);
-    let mut text = redaccion::compose(ind, question, model, &chosen, rng);
+    let chosen = brands::choose_brands(ind, question, model, rng);
+    let mut text = writing::compose(ind, question, model, &chosen, rng);
     // Short answers and verbose models get a block of advice (brandless) at the end, the
     // way a model adds context; it never repeats advice already in the text.
     let values = question.values();
@@ -147,8 +147,8 @@ pub(crate) fn answer_question(ind: &Industry, question: &BaseQuestion, model: &M
         text.push_str("\n\n");
         text.push_str(offer);
     }
-    let tone = marcas::label_tones(ind, &chosen, &text, rng);
-    let sources = fuentes::cite(ind, question, model, &chosen, rng);
+    let tone = brands::label_tones(ind, &chosen, &text, rng);
+    let sources = sources::cite(ind, question, model, &chosen, rng);
     Draft { respuesta: text, sources, tone, order: chosen.iter().map(|e| e.idx).collect() }
 }
 
@@ -157,7 +157,7 @@ mod tests {
     use generator::metrics::mentions::BrandMatcher;
 
     use super::*;
-    use crate::engine::prueba::{all_models, industry, rng};
+    use crate::engine::fixture::{all_models, industry, rng};
 
     #[test]
     fn an_answer_names_what_it_chose_labels_it_and_reads_long_enough() {

@@ -14,10 +14,10 @@ use rand_chacha::ChaCha8Rng;
 use generator::model::Tone;
 
 use super::Chosen;
-use super::texto::{cap, pick, relevant, spanish};
-use crate::industria::{BaseQuestion, QuestionKind};
-use crate::industria::{Industry, TrackedBrand};
-use crate::modelos::Model;
+use super::wording::{cap, pick, relevant, spanish};
+use crate::industry::{BaseQuestion, QuestionKind};
+use crate::industry::{Industry, TrackedBrand};
+use crate::models::Model;
 
 /// A brand's weight for one question and model: its salience, × 2.5 when the question has one
 /// of its `foco` values, × `debil_factor` when it has one of its `debil` values, × every bias
@@ -172,7 +172,7 @@ pub(crate) fn label_tones(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::prueba::{self, industry, model, rng};
+    use crate::engine::fixture::{self, industry, model, rng};
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-12
@@ -201,7 +201,7 @@ mod tests {
         assert!(matches!(q.kind, QuestionKind::Compare { .. }));
         let (alfa, beta) = (ind.brand_index("alfa"), ind.brand_index("beta"));
         let mut alfa_first = 0;
-        for m in prueba::all_models() {
+        for m in fixture::all_models() {
             for seed in 0..100 {
                 let chosen = choose_brands(&ind, q, &m, &mut rng(seed));
                 let pair: Vec<usize> = chosen.iter().take(2).map(|e| e.idx).collect();
@@ -230,7 +230,7 @@ mod tests {
 
     #[test]
     fn a_bias_of_zero_keeps_a_brand_out_of_that_model_s_answers() {
-        let ind = prueba::industry_with(
+        let ind = fixture::industry_with(
             "sesgos = [{ modelo = \"gpt-5\", marca = \"gama\", factor = 3.0 }]",
             "sesgos = [{ modelo = \"gpt-5-mini\", marca = \"beta\", factor = 0.0 }]",
         );

@@ -13,10 +13,10 @@ use rand_chacha::ChaCha8Rng;
 use generator::model::{Answer, ModelSpec, PreviousRunSpec, Question, Study, Tier, Weighting};
 
 use crate::engine;
-use crate::industria::BaseQuestion;
-use crate::industria::{Industry, PreviousRun};
-use crate::modelos::Model;
-use crate::{estudio, seed_for, width};
+use crate::industry::BaseQuestion;
+use crate::industry::{Industry, PreviousRun};
+use crate::models::Model;
+use crate::{design, seed_for, width};
 
 /// Salt of the previous run's random streams.
 const SALT: u64 = 0x00A1_7E12_0A2D_2025;
@@ -88,7 +88,7 @@ pub(crate) fn generate(
                 pregunta: q.id.clone(),
                 modelo: m.id.clone(),
                 version: m.versions[0].clone(),
-                fecha: estudio::date(prev.start, day),
+                fecha: design::date(prev.start, day),
                 respuesta: b.respuesta,
                 fuentes: b.sources,
                 tono: b.tone,

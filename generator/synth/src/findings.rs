@@ -21,7 +21,7 @@ use generator::metrics::analysis::{Cell, Table};
 use generator::metrics::mentions::{host_matches, host_of};
 use generator::model::{Backing, Finding, Metric, Study, TableKind, Tone};
 
-use crate::industria::Industry;
+use crate::industry::Industry;
 
 const VISIBILITY: &str = "Visibilidad de marcas";
 const MODELS: &str = "Diferencias entre modelos";
@@ -562,8 +562,8 @@ fn model_preference(r: &mut FindingsWriter<'_>) -> Option<()> {
     let models: Vec<String> = r.study.design.modelos.iter().map(|m| m.id.clone()).collect();
     // The model where another brand is furthest ahead of the overall leader, preferring a
     // difference that holds at 95%.
-    let Ahead { column: model, brand: marca, holds: sostiene, .. } = ahead_of(r, t, &leader, &models)?;
-    let x = r.figure(t, &marca, &model, 1, false)?;
+    let Ahead { column: model, brand, holds, .. } = ahead_of(r, t, &leader, &models)?;
+    let x = r.figure(t, &brand, &model, 1, false)?;
     let y = r.figure(t, &leader, &model, 1, false)?;
     let z = r.figure(t, &leader, "total", 1, false)?;
     // The overall figure only places the leader: it is not set against the model's.
@@ -574,19 +574,19 @@ fn model_preference(r: &mut FindingsWriter<'_>) -> Option<()> {
     } else {
         ("En el total", "Across the total")
     };
-    let mi = r.brand_by_name(&marca)?;
+    let mi = r.brand_by_name(&brand)?;
     let ev = r.evidence(3, |i| r.model_of(i) == model && r.orders[i].first() == Some(&mi));
-    let (text, text_en) = if sostiene {
+    let (text, text_en) = if holds {
         let (sig, sig_en) = SIGNIFICANT;
         (
             format!(
-                "{model} favorece a {marca}: en ese modelo su Protagonismo IA es {}, por encima del {} de {leader} ({sig}). {total} de los seis modelos lidera {leader}, con {}.",
+                "{model} favorece a {brand}: en ese modelo su Protagonismo IA es {}, por encima del {} de {leader} ({sig}). {total} de los seis modelos lidera {leader}, con {}.",
                 x.es(),
                 y.es(),
                 z.es()
             ),
             format!(
-                "{model} favours {marca}: its AI Prominence there is {}, ahead of {leader}'s {} ({sig_en}). {total_en} of the six models, {leader} leads with {}.",
+                "{model} favours {brand}: its AI Prominence there is {}, ahead of {leader}'s {} ({sig_en}). {total_en} of the six models, {leader} leads with {}.",
                 x.en(),
                 y.en(),
                 z.en()
@@ -594,16 +594,16 @@ fn model_preference(r: &mut FindingsWriter<'_>) -> Option<()> {
         )
     } else {
         r.mark_tied(&[x, y]);
-        let (sup, sup_en) = overlapping(r.distinguishable(t, (&marca, &model), (&leader, &model)));
+        let (sup, sup_en) = overlapping(r.distinguishable(t, (&brand, &model), (&leader, &model)));
         (
             format!(
-                "Ningún modelo pone a otra marca por encima de {leader} con una diferencia significativa al 95 %. El caso que más se acerca es {model}: allí el Protagonismo IA de {marca} es {} y el de {leader}, {}, un empate dentro del margen de error ({sup}). {total} de los seis modelos lidera {leader}, con {}.",
+                "Ningún modelo pone a otra marca por encima de {leader} con una diferencia significativa al 95 %. El caso que más se acerca es {model}: allí el Protagonismo IA de {brand} es {} y el de {leader}, {}, un empate dentro del margen de error ({sup}). {total} de los seis modelos lidera {leader}, con {}.",
                 x.es(),
                 y.es(),
                 z.es()
             ),
             format!(
-                "No model puts another brand above {leader} by a difference significant at 95%. The closest case is {model}: there {marca}'s AI Prominence is {} and {leader}'s {}, a tie within the margin of error ({sup_en}). {total_en} of the six models, {leader} leads with {}.",
+                "No model puts another brand above {leader} by a difference significant at 95%. The closest case is {model}: there {brand}'s AI Prominence is {} and {leader}'s {}, a tie within the margin of error ({sup_en}). {total_en} of the six models, {leader} leads with {}.",
                 x.en(),
                 y.en(),
                 z.en()
@@ -937,9 +937,9 @@ fn ghost(r: &mut FindingsWriter<'_>) -> Option<()> {
     Some(())
 }
 
-mod tono;
+mod tone;
 
-use tono::tone;
+use tone::tone;
 
 #[cfg(test)]
 mod tests;

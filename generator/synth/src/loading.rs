@@ -5,9 +5,9 @@
 
 use anyhow::{Result, bail};
 
-use crate::engine::preguntas;
-use crate::industria::{FILES, Industry, validate};
-use crate::modelos::Model;
+use crate::engine::questions;
+use crate::industry::{FILES, Industry, validate};
+use crate::models::Model;
 
 /// The nine industries, in slug order; `modelos` are the models their biases may name.
 pub(crate) fn industries(models: &[Model]) -> Result<Vec<Industry>> {
@@ -28,6 +28,6 @@ pub(crate) fn load(name: &str, text: &str, models: &[Model]) -> Result<Industry>
     if !problems.is_empty() {
         bail!("{file}:\n  {}", problems.join("\n  "));
     }
-    ind.questions = preguntas::expand(&ind);
+    ind.questions = questions::expand(&ind);
     Ok(ind)
 }

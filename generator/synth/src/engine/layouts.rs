@@ -9,9 +9,9 @@
 use rand::Rng;
 
 use super::Chosen;
-use super::redaccion::Writer;
-use super::texto::{bold, cap, join_list, lowercase_first};
-use crate::modelos::Layout;
+use super::wording::{bold, cap, join_list, lowercase_first};
+use super::writing::Writer;
+use crate::models::Layout;
 
 impl Writer<'_> {
     /// A list of brands laid out as `estructura`.

@@ -13,11 +13,11 @@ use rand_chacha::ChaCha8Rng;
 use generator::model::Tier;
 
 use super::Chosen;
-use super::texto::{join_list, lowercase_first, pick, relevant, spanish, split_tag};
-use crate::industria::Industry;
-use crate::industria::{BaseQuestion, QuestionKind};
-use crate::modelos::Model;
-use crate::modelos::{LIST_LAYOUTS, Layout};
+use super::wording::{join_list, lowercase_first, pick, relevant, spanish, split_tag};
+use crate::industry::Industry;
+use crate::industry::{BaseQuestion, QuestionKind};
+use crate::models::Model;
+use crate::models::{LIST_LAYOUTS, Layout};
 
 /// The text of one answer naming the brands `el`, in that order.
 pub(crate) fn compose(
@@ -29,16 +29,20 @@ pub(crate) fn compose(
 ) -> String {
     let language = question.language.as_str();
     let values = question.values();
-    let mut w = Writer { ind, language, modelo: model, rng, out: String::new(), valores: values, used: Vec::new() };
+    let mut w = Writer { ind, language, model, rng, out: String::new(), values, used: Vec::new() };
     if chosen.is_empty() {
         w.brandless_answer();
         return w.out;
     }
     match &question.kind {
-        QuestionKind::Compare { a, b, label_a: la, label_b: lb } if chosen.len() >= 2 || a == b => {
+        QuestionKind::Compare { a, b, label_a, label_b } if chosen.len() >= 2 || a == b => {
             let ia = ind.brand_index(a);
             // The labels name the products; the first one written is the model's favourite.
-            let (l1, l2) = if chosen[0].idx == ia { (la.clone(), lb.clone()) } else { (lb.clone(), la.clone()) };
+            let (l1, l2) = if chosen[0].idx == ia {
+                (label_a.clone(), label_b.clone())
+            } else {
+                (label_b.clone(), label_a.clone())
+            };
             w.compare(chosen, &l1, &l2, a == b);
         }
         QuestionKind::AboutBrand(_) => w.about_brand(chosen),
@@ -79,11 +83,11 @@ pub(crate) fn choose_layout(weights: &[f64; 15], rng: &mut ChaCha8Rng) -> usize 
 pub(crate) struct Writer<'a> {
     pub ind: &'a Industry,
     pub language: &'a str,
-    pub modelo: &'a Model,
+    pub model: &'a Model,
     pub rng: &'a mut ChaCha8Rng,
     pub out: String,
     /// The question's dimension values (to pick relevant advice).
-    pub valores: Vec<&'a str>,
+    pub values: Vec<&'a str>,
     /// Advice and profiles already written, so nothing repeats.
     pub used: Vec<&'a str>,
 }
@@ -115,7 +119,7 @@ impl<'a> Writer<'a> {
     /// Up to `n` advice sentences relevant to the question, never repeating one.
     pub(crate) fn advice(&mut self, n: usize) -> Vec<&'a str> {
         let bank = self.ind.advice.in_language(self.language);
-        let all = relevant(self.rng, bank, &self.valores, bank.len());
+        let all = relevant(self.rng, bank, &self.values, bank.len());
         let v: Vec<&'a str> = all.into_iter().filter(|c| !self.used.contains(c)).take(n).collect();
         self.used.extend(v.iter().copied());
         v
@@ -124,7 +128,7 @@ impl<'a> Writer<'a> {
     /// A profile that fits the brand (tagged with its id or a question value), unused so far.
     pub(crate) fn profile(&mut self, brand: usize) -> &'a str {
         let id = self.ind.brands[brand].id.as_str();
-        let mut keys = self.valores.clone();
+        let mut keys = self.values.clone();
         keys.push(id);
         let bank = self.ind.profiles.in_language(self.language);
         let mut own: Vec<&'a str> = bank
@@ -176,8 +180,8 @@ impl<'a> Writer<'a> {
 
     /// Opening line in the provider's manner (sometimes none).
     pub(crate) fn opening(&mut self) {
-        let provider = self.modelo.provider.as_str();
-        let opens = self.rng.random_bool(self.modelo.style.opening);
+        let provider = self.model.provider.as_str();
+        let opens = self.rng.random_bool(self.model.style.opening);
         let s = match (provider, self.spanish(), self.ind.health) {
             ("Google", true, _) => pick(
                 self.rng,
@@ -392,7 +396,7 @@ impl<'a> Writer<'a> {
     }
 
     pub(crate) fn advanced(&self) -> bool {
-        self.modelo.tier == Tier::Advanced
+        self.model.tier == Tier::Advanced
     }
 }
 
@@ -403,7 +407,7 @@ mod tests {
     use generator::metrics::mentions::BrandMatcher;
 
     use super::*;
-    use crate::engine::prueba::{all_models, industry, model, rng};
+    use crate::engine::fixture::{all_models, industry, model, rng};
 
     fn chosen() -> Vec<Chosen<'static>> {
         vec![
@@ -419,15 +423,7 @@ mod tests {
     }
 
     fn writer<'a>(ind: &'a Industry, model: &'a Model, rng: &'a mut ChaCha8Rng) -> Writer<'a> {
-        Writer {
-            ind,
-            language: "es",
-            modelo: model,
-            rng,
-            out: String::new(),
-            valores: vec!["cuentas"],
-            used: Vec::new(),
-        }
+        Writer { ind, language: "es", model, rng, out: String::new(), values: vec!["cuentas"], used: Vec::new() }
     }
 
     #[test]

@@ -5,9 +5,9 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::carga::load;
-use crate::industria::Industry;
-use crate::modelos::{Model, models};
+use crate::industry::Industry;
+use crate::loading::load;
+use crate::models::{Model, models};
 
 pub(crate) const TOML: &str = r#"
 slug = "prueba-2026"

@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use generator::model::{Dimension, LANGUAGE_DIMENSION, Metric, Weighting};
 
-use crate::modelos::Model;
+use crate::models::Model;
 
 /// The data files, in slug order (the order the studies are generated and listed).
 pub(crate) const FILES: [(&str, &str); 9] = [
@@ -183,9 +183,9 @@ impl Industry {
 #[serde(deny_unknown_fields)]
 pub(crate) struct Day {
     #[serde(rename = "mes")]
-    pub mes: u32,
+    pub month: u32,
     #[serde(rename = "dia")]
-    pub dia: u32,
+    pub day: u32,
 }
 
 #[derive(Clone, Deserialize)]
@@ -316,10 +316,10 @@ pub(crate) enum ShortTable {
     #[serde(rename = "marcas")]
     Brands {
         #[serde(rename = "metricas")]
-        metricas: Vec<Metric>,
+        metrics: Vec<Metric>,
         /// At most one `dimension = value`: the table covers only those questions.
         #[serde(default, rename = "filtro")]
-        filtro: BTreeMap<String, String>,
+        filter: BTreeMap<String, String>,
     },
     #[serde(rename = "marca_por_modelo")]
     BrandByModel {
@@ -349,7 +349,7 @@ pub(crate) enum ShortTable {
     #[serde(rename = "fuentes")]
     Sources {
         #[serde(rename = "limite")]
-        limite: usize,
+        limit: usize,
     },
 }
 
@@ -360,10 +360,10 @@ pub(crate) struct ContextSet {
     /// The dimension whose values the groups are; none for a plain list of sentences.
     pub dimension: Option<String>,
     #[serde(default, rename = "grupos")]
-    pub grupos: Vec<ContextGroup>,
+    pub groups: Vec<ContextGroup>,
     /// The sentences of a set without a dimension.
     #[serde(default, rename = "frases")]
-    pub frases: Vec<String>,
+    pub sentences: Vec<String>,
 }
 
 /// The context sentences of one dimension value.
@@ -496,7 +496,7 @@ pub(crate) fn validate(ind: &Industry, models: &[Model]) -> Vec<String> {
         }
         Some(_) => {}
     };
-    if ind.start.mes == 0 || ind.start.mes > 12 || ind.start.dia == 0 || ind.days == 0 {
+    if ind.start.month == 0 || ind.start.month > 12 || ind.start.day == 0 || ind.days == 0 {
         p.push("inicio, dias: fecha o duración inválidas".to_owned());
     }
     if let Some(a) = &ind.previous {
@@ -504,8 +504,8 @@ pub(crate) fn validate(ind: &Industry, models: &[Model]) -> Vec<String> {
             p.push(format!("anterior.reemplazo.actual: modelo `{}` desconocido", a.replacement.current));
         }
         brand(&mut p, "anterior.en_alza.marca".to_owned(), &a.rising.brand);
-        let fits = (a.start.mes, a.start.dia + a.days) < (ind.start.mes, ind.start.dia);
-        if a.start.mes == 0 || a.start.dia == 0 || a.days == 0 || !fits {
+        let fits = (a.start.month, a.start.day + a.days) < (ind.start.month, ind.start.day);
+        if a.start.month == 0 || a.start.day == 0 || a.days == 0 || !fits {
             p.push("anterior.inicio, anterior.dias: la corrida anterior termina antes de que empiece esta".to_owned());
         }
     }
@@ -518,14 +518,14 @@ pub(crate) fn validate(ind: &Industry, models: &[Model]) -> Vec<String> {
     for (name, c) in &ind.contexts {
         match &c.dimension {
             Some(d) => {
-                if c.grupos.is_empty() || !c.frases.is_empty() {
+                if c.groups.is_empty() || !c.sentences.is_empty() {
                     p.push(format!("contextos.{name}: con `dimension` van `grupos`, no `frases`"));
                 }
-                for (i, g) in c.grupos.iter().enumerate() {
+                for (i, g) in c.groups.iter().enumerate() {
                     value(&mut p, format!("contextos.{name}.grupos[{i}].valor"), d, &g.value);
                 }
             }
-            None if c.frases.is_empty() || !c.grupos.is_empty() => {
+            None if c.sentences.is_empty() || !c.groups.is_empty() => {
                 p.push(format!("contextos.{name}: sin `dimension` va una lista `frases`"))
             }
             None => {}
@@ -630,7 +630,7 @@ pub(crate) fn validate(ind: &Industry, models: &[Model]) -> Vec<String> {
             }
         };
         match t {
-            ShortTable::Brands { filtro: filter, .. } => {
+            ShortTable::Brands { filter, .. } => {
                 if filter.len() > 1 {
                     p.push(format!("{field}.filtro: una sola dimensión"));
                 }
@@ -690,10 +690,10 @@ impl BaseQuestion {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::carga::{industries, load};
+    use crate::loading::{industries, load};
 
     fn models() -> Vec<Model> {
-        crate::modelos::models().expect("modelos.toml loads")
+        crate::models::models().expect("modelos.toml loads")
     }
 
     fn error(text: &str) -> String {

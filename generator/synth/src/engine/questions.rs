@@ -9,10 +9,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::industria::{Block, ContextSet, Industry, SentencePick, TemplateKind};
+use crate::industry::{Block, ContextSet, Industry, SentencePick, TemplateKind};
 
-use super::texto::or_between;
-use crate::industria::{BaseQuestion, QuestionKind};
+use super::wording::or_between;
+use crate::industry::{BaseQuestion, QuestionKind};
 
 /// Every question of the industry's blocks, in file order. The file has been validated:
 /// every context set a block names exists.
@@ -39,11 +39,11 @@ fn groups<'a>(context: Option<&'a ContextSet>, limit: Option<usize>) -> Vec<Grou
     };
     match context {
         None => vec![Group { value: None, sentences: vec![""] }],
-        Some(ContextSet { dimension: Some(d), grupos: groups, .. }) => groups
+        Some(ContextSet { dimension: Some(d), groups, .. }) => groups
             .iter()
             .map(|g| Group { value: Some((d.as_str(), g.value.as_str())), sentences: take_limited(&g.sentences) })
             .collect(),
-        Some(ContextSet { dimension: None, frases: sentences, .. }) => {
+        Some(ContextSet { dimension: None, sentences, .. }) => {
             vec![Group { value: None, sentences: take_limited(sentences) }]
         }
     }
@@ -130,7 +130,7 @@ fn expand_block(block: &Block, context: Option<&ContextSet>, out: &mut Vec<BaseQ
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::prueba;
+    use crate::engine::fixture;
 
     fn texts(ps: &[BaseQuestion]) -> Vec<&str> {
         ps.iter().map(|p| p.text.as_str()).collect()
@@ -142,7 +142,7 @@ mod tests {
 
     #[test]
     fn templates_cross_every_sentence_of_every_group_in_file_order() {
-        let ps = prueba::industry().questions;
+        let ps = fixture::industry().questions;
         assert_eq!(ps.len(), 10 + 2 + 2 + 4 + 1);
         assert_eq!(
             texts(&ps[..5]),
@@ -165,7 +165,7 @@ mod tests {
 
     #[test]
     fn pairs_take_the_first_sentence_and_name_both_brands() {
-        let ps = prueba::industry().questions;
+        let ps = fixture::industry().questions;
         // "o" becomes "u" before a word starting with an "o" sound.
         assert_eq!(texts(&ps[10..12]), ["Tengo 23 años. ¿Alfa u Omega Beta?", "Soy jubilado. ¿Alfa u Omega Beta?"]);
         assert_eq!(
@@ -181,7 +181,7 @@ mod tests {
 
     #[test]
     fn questions_about_a_brand_take_the_last_sentence() {
-        let ps = prueba::industry().questions;
+        let ps = fixture::industry().questions;
         assert_eq!(texts(&ps[12..14]), ["Soy estudiante. ¿Es buena Gama?", "Vivo en Rosario. ¿Es buena Gama?"]);
         assert_eq!(ps[12].kind, QuestionKind::AboutBrand("gama".into()));
         assert_eq!(dims(&ps[13]), BTreeMap::from([("producto", "tarjetas"), ("segmento", "jubilados")]));
@@ -189,7 +189,7 @@ mod tests {
 
     #[test]
     fn rotating_sentences_shift_by_pair_and_by_wording() {
-        let ps = prueba::industry().questions;
+        let ps = fixture::industry().questions;
         // Pair i, wording j gets sentence (i + j) mod 3.
         assert_eq!(
             texts(&ps[14..18]),
@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn a_block_without_context_asks_the_text_alone() {
-        let ps = prueba::industry().questions;
+        let ps = fixture::industry().questions;
         let last = ps.last().expect("questions");
         assert_eq!(last.text, "Which card?");
         assert_eq!(dims(last), BTreeMap::from([("producto", "tarjetas"), ("segmento", "jubilados")]));
@@ -210,7 +210,7 @@ mod tests {
 
     #[test]
     fn a_sentence_limit_keeps_the_first_sentences_of_each_group() {
-        let ind = prueba::industry_with(
+        let ind = fixture::industry_with(
             "contexto = \"segmentos\"\nplantillas",
             "contexto = \"segmentos\"\nlimite_frases = 1\nplantillas",
         );

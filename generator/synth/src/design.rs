@@ -9,15 +9,15 @@ use std::collections::BTreeMap;
 
 use generator::model::{MethodSection, Metric, ModelSpec, StudyFile, TableKind, TableSpec};
 
-use crate::engine::texto::{join_list, slug};
-use crate::industria::{Day, Industry, ShortTable};
-use crate::modelos::Model;
+use crate::engine::wording::{join_list, slug};
+use crate::industry::{Day, Industry, ShortTable};
+use crate::models::Model;
 
 const DAYS_IN_MONTH: [u32; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /// `YYYY-MM-DD` of the day `offset` days after `inicio` in 2026.
 pub(crate) fn date(start: Day, offset: u32) -> String {
-    let Day { mes: mut month, dia: mut day } = start;
+    let Day { mut month, mut day } = start;
     day += offset;
     while day > DAYS_IN_MONTH[(month - 1) as usize] {
         day -= DAYS_IN_MONTH[(month - 1) as usize];
@@ -78,7 +78,7 @@ pub(crate) fn tables(ind: &Industry) -> Vec<TableSpec> {
                 limite: None,
             };
             match t {
-                ShortTable::Brands { metricas: metrics, filtro: filter } => match filter.iter().next() {
+                ShortTable::Brands { metrics, filter } => match filter.iter().next() {
                     None => {
                         let (es, en): (Vec<String>, Vec<String>) = metrics
                             .iter()
@@ -182,7 +182,7 @@ pub(crate) fn tables(ind: &Industry) -> Vec<TableSpec> {
                     tipo: TableKind::Tono,
                     ..base
                 },
-                ShortTable::Sources { limite: limit } => TableSpec {
+                ShortTable::Sources { limit } => TableSpec {
                     nombre: "fuentes_citadas".into(),
                     titulo: "Dominios más citados como fuente".into(),
                     titulo_en: "Most cited source domains".into(),

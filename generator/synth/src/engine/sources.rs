@@ -12,10 +12,10 @@ use rand_chacha::ChaCha8Rng;
 use generator::model::Source;
 
 use super::Chosen;
-use super::texto::{pick_of, relevant, slug, spanish};
-use crate::industria::BaseQuestion;
-use crate::industria::{Industry, MediaSite, TrackedBrand};
-use crate::modelos::Model;
+use super::wording::{pick_of, relevant, slug, spanish};
+use crate::industry::BaseQuestion;
+use crate::industry::{Industry, MediaSite, TrackedBrand};
+use crate::models::Model;
 
 /// Sources: media and review sites of the region, brand pages for some named brands, and
 /// now and then a brand page for a brand the text does not name (a ghost citation).
@@ -124,7 +124,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::engine::prueba::{industry, model, rng};
+    use crate::engine::fixture::{industry, model, rng};
 
     #[test]
     fn a_brand_page_is_on_one_of_its_domains() {

@@ -15,7 +15,7 @@ use crate::models::Model;
 
 const DAYS_IN_MONTH: [u32; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-/// `YYYY-MM-DD` of the day `offset` days after `inicio` in 2026.
+/// `YYYY-MM-DD` of the day `offset` days after `start` in 2026.
 pub(crate) fn date(start: Day, offset: u32) -> String {
     let Day { mut month, mut day } = start;
     day += offset;

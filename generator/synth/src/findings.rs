@@ -31,7 +31,7 @@ const TONE: &str = "Tono";
 /// What a text says after a difference that holds at 95%.
 const SIGNIFICANT: (&str, &str) = ("diferencia significativa al 95 %", "significant at 95%");
 
-/// What a text says after two values tied within the margin of error: why (`se_distinguen`
+/// What a text says after two values tied within the margin of error: why (`distinguishable`
 /// gave `Some(false)`, or `None` when a value has no interval).
 fn overlapping(verdict: Option<bool>) -> (&'static str, &'static str) {
     match verdict {
@@ -152,7 +152,7 @@ impl<'a> FindingsWriter<'a> {
         self.distinguishable(t, a, b) == Some(true)
     }
 
-    /// Marks the backings of `datos` as tied within the margin of error: the finding does
+    /// Marks the backings of `figures` as tied within the margin of error: the finding does
     /// not claim they differ.
     fn mark_tied(&mut self, figures: &[Figure]) {
         for d in figures {
@@ -426,13 +426,13 @@ struct Ahead {
     brand: String,
     /// The difference with the leader holds at 95%.
     holds: bool,
-    /// `marca` has the column's highest value.
+    /// `brand` has the column's highest value.
     first: bool,
 }
 
-/// Among `columnas` of the cross table `t`, the (column, brand) where a brand other than
-/// `lider` is furthest above it among those whose difference holds at 95%, or, when none
-/// holds, furthest above it. `None` when no brand is above `lider` in any of the columns.
+/// Among `columns` of the cross table `t`, the (column, brand) where a brand other than
+/// `leader` is furthest above it among those whose difference holds at 95%, or, when none
+/// holds, furthest above it. `None` when no brand is above `leader` in any of the columns.
 fn ahead_of(r: &FindingsWriter<'_>, t: &Table, leader: &str, columns: &[String]) -> Option<Ahead> {
     let mut best: Option<(bool, f64, Ahead)> = None;
     for column in columns {

@@ -8,7 +8,7 @@
 //! references that do not resolve (an undeclared brand, dimension value or context set) are
 //! reported all at once before anything is generated. The header of each file documents its
 //! tables; the engine ([`crate::engine`]) is the code that turns them into answers, and
-//! [`crate::carga`] reads, checks and expands them.
+//! [`crate::loading`] reads, checks and expands them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -112,7 +112,7 @@ pub(crate) struct Industry {
     /// The previous run of the study, when it has one (`[anterior]`): how it differed.
     #[serde(default, rename = "anterior")]
     pub previous: Option<PreviousRun>,
-    /// The question pool, expanded from `bloques` when the file is loaded.
+    /// The question pool, expanded from `blocks` when the file is loaded.
     #[serde(skip)]
     pub questions: Vec<BaseQuestion>,
 }
@@ -309,7 +309,7 @@ pub(crate) struct Analysis {
     pub tables: Vec<ShortTable>,
 }
 
-/// A table spec in short form; ids, names and titles are derived (see [`crate::estudio`]).
+/// A table spec in short form; ids, names and titles are derived (see [`crate::design`]).
 #[derive(Clone, Deserialize)]
 #[serde(tag = "tipo", rename_all = "snake_case", deny_unknown_fields)]
 pub(crate) enum ShortTable {
@@ -716,7 +716,7 @@ mod tests {
         let slugs: Vec<&str> = all.iter().map(|i| i.slug.as_str()).collect();
         let mut sorted = slugs.clone();
         sorted.sort_unstable();
-        assert_eq!(slugs, sorted, "ARCHIVOS is in slug order");
+        assert_eq!(slugs, sorted, "FILES is in slug order");
         for ind in &all {
             assert!(ind.questions.len() >= 40, "{}: {} preguntas", ind.slug, ind.questions.len());
         }

@@ -3,7 +3,7 @@
 //! The store needs sample studies that read like the real thing (Argentine and Southern Cone
 //! consumer questions, assistant-style answers, realistic brands, domains and sources) and
 //! benchmark corpora ten and a hundred times larger. Both come from this program: one data
-//! file per industry (`industrias/*.toml`, read by [`industria`]), one shared answer engine
+//! file per industry (`industrias/*.toml`, read by [`industry`]), one shared answer engine
 //! ([`engine`]), and findings computed from the real analysis tables
 //! ([`generator::metrics::analysis`]) so every number they quote is backed.
 //!
@@ -111,7 +111,7 @@ pub(crate) fn width(n: usize, min_width: usize) -> usize {
     n.to_string().len().max(min_width)
 }
 
-/// Picks and numbers the questions of a study: `n_preguntas × scale` of them.
+/// Picks and numbers the questions of a study: `n_questions × scale` of them.
 fn pick_questions(ind: &Industry, scale: u32, seed: u64) -> Vec<(Question, BaseQuestion)> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed_for(seed, &ind.slug, u64::MAX));
     let repeats = ind.dimensions.iter().any(|d| d.id == "repeticion");

@@ -51,13 +51,13 @@ pub(crate) struct Style {
     pub opening: f64,
     /// Chance of a closing block of practical advice.
     pub extension: f64,
-    /// Weights of the fifteen list layouts, by name (all fifteen; see [`Estilo::pesos`]).
+    /// Weights of the fifteen list layouts, by name (all fifteen; see [`Style::weights`]).
     #[serde(rename = "estructuras")]
     pub layouts: BTreeMap<Layout, f64>,
 }
 
 impl Style {
-    /// The layout weights in the order of [`LISTAS`] (every layout is present: checked on
+    /// The layout weights in the order of [`LIST_LAYOUTS`] (every layout is present: checked on
     /// load).
     pub(crate) fn weights(&self) -> [f64; 15] {
         LIST_LAYOUTS.map(|e| self.layouts.get(&e).copied().unwrap_or(0.0))
@@ -219,7 +219,7 @@ mod tests {
         }
         let mini = &models[0];
         assert_eq!(mini.id, "gpt-5-mini");
-        // The weights come back in LISTAS order: numbered first, forums last.
+        // The weights come back in LIST_LAYOUTS order: numbered first, forums last.
         let weights = mini.style.weights();
         assert_eq!(weights[0], mini.style.layouts[&Layout::Numbered]);
         assert_eq!(weights[14], mini.style.layouts[&Layout::Forums]);

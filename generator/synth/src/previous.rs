@@ -21,7 +21,7 @@ use crate::{design, seed_for, width};
 /// Salt of the previous run's random streams.
 const SALT: u64 = 0x00A1_7E12_0A2D_2025;
 
-/// The previous run of `study` (this run, already generated from `preguntas`): its
+/// The previous run of `study` (this run, already generated from `questions`): its
 /// `[corrida_anterior]` and its questions and answers as a study of their own.
 pub(crate) fn generate(
     ind: &Industry,

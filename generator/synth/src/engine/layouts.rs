@@ -1,4 +1,4 @@
-//! The layouts of an answer, assembled from the pieces of [`Escritor`]: fifteen ways to
+//! The layouts of an answer, assembled from the pieces of [`Writer`]: fifteen ways to
 //! present a list of brands, plus comparisons, answers about one brand and answers that name
 //! no brand.
 //!
@@ -14,7 +14,7 @@ use super::writing::Writer;
 use crate::models::Layout;
 
 impl Writer<'_> {
-    /// A list of brands laid out as `estructura`.
+    /// A list of brands laid out as `layout`.
     pub(crate) fn list(&mut self, layout: Layout, chosen: &[Chosen<'_>]) {
         let names: Vec<String> = chosen.iter().map(|e| e.name.clone()).collect();
         let top = names[0].clone();
@@ -388,7 +388,7 @@ impl Writer<'_> {
         self.p(&parts.join(" "));
     }
 
-    /// "A or B?": `l1` (the favourite, `el[0]`) against `l2`; `mismo` when both labels are
+    /// "A or B?": `l1` (the favourite, `chosen[0]`) against `l2`; `same_brand` when both labels are
     /// products of one brand.
     pub(crate) fn compare(&mut self, chosen: &[Chosen<'_>], l1: &str, l2: &str, same_brand: bool) {
         let spanish = self.spanish();

@@ -1,6 +1,6 @@
 //! The shared answer engine: industry data in, assistant-like answers out.
 //!
-//! The industry files ([`crate::industria`]) describe *what* a study is about (brands with
+//! The industry files ([`crate::industry`]) describe *what* a study is about (brands with
 //! their arguments, question blocks, advice, media sites); the engine decides *how* an
 //! assistant would word it. Each answer picks a structure (numbered list, prose, table, pros
 //! and cons, a comparison, a no-brand answer, ...), chooses brands by weighted sampling with
@@ -9,10 +9,10 @@
 //! are written in the order they were sampled, so the order the metrics detect is the order
 //! the engine intended (a test checks this with the real matcher).
 //!
-//! One module per step, in the order an answer is made: [`preguntas`] expands the question
-//! blocks, [`marcas`] chooses the brands and labels their tone, [`redaccion`] and
-//! [`estructuras`] write the text, [`fuentes`] cites the sources; [`texto`] holds the wording
-//! helpers they share. [`responder`] below ties them together. Every random draw comes from
+//! One module per step, in the order an answer is made: [`questions`] expands the question
+//! blocks, [`brands`] chooses the brands and labels their tone, [`writing`] and
+//! [`layouts`] write the text, [`sources`] cites the sources; [`wording`] holds the wording
+//! helpers they share. [`answer_question`] below ties them together. Every random draw comes from
 //! the one ChaCha8 stream of the question, in a fixed order: changing the order of two draws
 //! changes every answer after it (the sample-content test catches that).
 
@@ -56,7 +56,7 @@ pub(crate) struct Chosen<'a> {
     pub caveat: Option<&'a str>,
 }
 
-/// Writes one answer for `pregunta` as `modelo` would.
+/// Writes one answer for `question` as `model` would.
 pub(crate) fn answer_question(ind: &Industry, question: &BaseQuestion, model: &Model, rng: &mut ChaCha8Rng) -> Draft {
     let language = question.language.as_str();
     let chosen = brands::choose_brands(ind, question, model, rng);

@@ -21,7 +21,7 @@ pub(crate) fn pick<'a>(rng: &mut ChaCha8Rng, bank: &[&'a str]) -> &'a str {
     bank.choose(rng).copied().unwrap_or("")
 }
 
-/// Picks one string from a data bank ("" from an empty one); the same draw as [`una`].
+/// Picks one string from a data bank ("" from an empty one); the same draw as [`pick`].
 pub(crate) fn pick_of<'a>(rng: &mut ChaCha8Rng, bank: &'a [String]) -> &'a str {
     bank.choose(rng).map_or("", String::as_str)
 }
@@ -34,7 +34,7 @@ pub(crate) fn split_tag(entry: &str) -> (Option<&str>, &str) {
     }
 }
 
-/// Up to `n` entries of a bank, preferring those tagged with one of `claves` (a dimension
+/// Up to `n` entries of a bank, preferring those tagged with one of `keys` (a dimension
 /// value or a brand id), then untagged ones; entries tagged for something else are skipped.
 pub(crate) fn relevant<'a>(rng: &mut ChaCha8Rng, bank: &'a [String], keys: &[&str], n: usize) -> Vec<&'a str> {
     let mut own = Vec::new();
@@ -126,7 +126,7 @@ pub(crate) fn slug(s: &str) -> String {
     out.trim_end_matches('-').to_owned()
 }
 
-/// Whether `texto` already contains `frase`, ignoring the case of its first letter.
+/// Whether `text` already contains `sentence`, ignoring the case of its first letter.
 pub(crate) fn already_said(text: &str, sentence: &str) -> bool {
     let rest = sentence.char_indices().nth(1).map_or("", |(i, _)| &sentence[i..]);
     !rest.is_empty() && text.contains(rest)

@@ -2,9 +2,9 @@
 //!
 //! A model's style weights fifteen list layouts (numbered, prose, table, FAQ, ...); a
 //! comparison, a question about one brand and a brandless answer have their own shapes. The
-//! [`Escritor`] keeps the answer being written and what it already said, so advice and
+//! [`Writer`] keeps the answer being written and what it already said, so advice and
 //! profiles never repeat, and offers the pieces (opening line, list intro, closing, health
-//! caveat, one sentence per brand) that the layouts in [`super::estructuras`] assemble.
+//! caveat, one sentence per brand) that the layouts in [`super::layouts`] assemble.
 
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -19,7 +19,7 @@ use crate::industry::{BaseQuestion, QuestionKind};
 use crate::models::Model;
 use crate::models::{LIST_LAYOUTS, Layout};
 
-/// The text of one answer naming the brands `el`, in that order.
+/// The text of one answer naming the brands `chosen`, in that order.
 pub(crate) fn compose(
     ind: &Industry,
     question: &BaseQuestion,
@@ -66,7 +66,7 @@ pub(crate) fn compose(
     w.out
 }
 
-/// A list layout drawn by weight (an index into [`LISTAS`]).
+/// A list layout drawn by weight (an index into [`LIST_LAYOUTS`]).
 pub(crate) fn choose_layout(weights: &[f64; 15], rng: &mut ChaCha8Rng) -> usize {
     let total: f64 = weights.iter().sum();
     let mut u = rng.random_range(0.0..total);

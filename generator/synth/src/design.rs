@@ -120,11 +120,11 @@ pub(crate) fn tables(ind: &Industry) -> Vec<TableSpec> {
                 }
                 ShortTable::BrandByDimension { metric: m, dimension: d } => {
                     let (e, en) = metric(*m);
-                    let (de, den) = dim(d);
+                    let (dim_es, dim_en) = dim(d);
                     TableSpec {
                         nombre: format!("{}_por_{d}", m.id()),
-                        titulo: format!("{e} por {}", de.to_lowercase()),
-                        titulo_en: format!("{en} by {}", den.to_lowercase()),
+                        titulo: format!("{e} por {}", dim_es.to_lowercase()),
+                        titulo_en: format!("{en} by {}", dim_en.to_lowercase()),
                         tipo: TableKind::MarcaPorDimension,
                         metricas: vec![*m],
                         dimension: Some(d.clone()),
@@ -133,15 +133,20 @@ pub(crate) fn tables(ind: &Industry) -> Vec<TableSpec> {
                 }
                 ShortTable::ModelByDimension { metric: m, dimension: d, brand: b } => {
                     let (e, en) = metric(*m);
-                    let (de, den) = dim(d);
+                    let (dim_es, dim_en) = dim(d);
                     TableSpec {
                         nombre: format!("{}_{}_modelo_{d}", b.replace('-', "_"), m.id()),
-                        titulo: format!("{}: {} por modelo y {}", brand(b), title_case_metric(e), de.to_lowercase()),
+                        titulo: format!(
+                            "{}: {} por modelo y {}",
+                            brand(b),
+                            title_case_metric(e),
+                            dim_es.to_lowercase()
+                        ),
                         titulo_en: format!(
                             "{}: {} by model and {}",
                             brand(b),
                             title_case_metric(en),
-                            den.to_lowercase()
+                            dim_en.to_lowercase()
                         ),
                         tipo: TableKind::ModeloPorDimension,
                         metricas: vec![*m],
@@ -158,11 +163,17 @@ pub(crate) fn tables(ind: &Industry) -> Vec<TableSpec> {
                     ..base
                 },
                 ShortTable::Concentration { dimension: Some(d) } => {
-                    let (de, den) = dim(d);
+                    let (dim_es, dim_en) = dim(d);
                     TableSpec {
                         nombre: format!("concentracion_por_{d}"),
-                        titulo: format!("Concentración por {} (HHI sobre share of voice y Top 1)", de.to_lowercase()),
-                        titulo_en: format!("Concentration by {} (HHI on share of voice and top-1)", den.to_lowercase()),
+                        titulo: format!(
+                            "Concentración por {} (HHI sobre share of voice y Top 1)",
+                            dim_es.to_lowercase()
+                        ),
+                        titulo_en: format!(
+                            "Concentration by {} (HHI on share of voice and top-1)",
+                            dim_en.to_lowercase()
+                        ),
                         tipo: TableKind::Concentracion,
                         dimension: Some(d.clone()),
                         ..base

@@ -229,7 +229,7 @@ fn rows(t: &Table) -> Vec<String> {
 pub(crate) fn findings(_ind: &Industry, study: &Study, tables: &[Table], orders: &[Vec<usize>]) -> Vec<Finding> {
     let mut r = FindingsWriter { study, tables, orders, findings: Vec::new(), backing: Vec::new() };
     let steps: [fn(&mut FindingsWriter<'_>) -> Option<()>; 10] =
-        [leadership, gap, by_dimension, model_preference, ausencia, concentration, divergence, top_source, ghost, tone];
+        [leadership, gap, by_dimension, model_preference, absence, concentration, divergence, top_source, ghost, tone];
     for step in steps {
         // A finding given up half-way leaves no backing behind for the next one.
         if step(&mut r).is_none() {
@@ -614,7 +614,7 @@ fn model_preference(r: &mut FindingsWriter<'_>) -> Option<()> {
     Some(())
 }
 
-fn ausencia(r: &mut FindingsWriter<'_>) -> Option<()> {
+fn absence(r: &mut FindingsWriter<'_>) -> Option<()> {
     let t = r.table(|s| s.tipo == TableKind::MarcaPorModelo && s.metricas.first() == Some(&Metric::Mencion))?;
     let models: Vec<String> = r.study.design.modelos.iter().map(|m| m.id.clone()).collect();
     // The (brand, model) with the lowest mention relative to the brand's total: first among

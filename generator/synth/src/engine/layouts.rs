@@ -157,7 +157,7 @@ impl Writer<'_> {
                     })
                     .collect();
                 self.p(&lines.join("\n"));
-                let contras: Vec<String> = chosen
+                let caveats: Vec<String> = chosen
                     .iter()
                     .filter_map(|e| e.caveat.map(|c| (e, c)))
                     .map(|(e, c)| {
@@ -168,8 +168,8 @@ impl Writer<'_> {
                         }
                     })
                     .collect();
-                if !contras.is_empty() {
-                    self.p(&contras.join(" "));
+                if !caveats.is_empty() {
+                    self.p(&caveats.join(" "));
                 }
                 self.health_warning();
             }

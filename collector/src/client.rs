@@ -160,8 +160,8 @@ fn jitter() -> f64 {
 /// The wait before retry number `retry` (1 for the first retry): exponential with "equal
 /// jitter" (half fixed, half random), at most `espera_maxima_s`.
 pub fn backoff(retries: &Retries, retry: u32) -> Duration {
-    let base = retries.espera_inicial_ms as f64 * 2f64.powi(retry.saturating_sub(1).min(30) as i32);
-    let capped = base.min(retries.espera_maxima_s as f64 * 1000.0);
+    let base = retries.first_wait_ms as f64 * 2f64.powi(retry.saturating_sub(1).min(30) as i32);
+    let capped = base.min(retries.max_wait_s as f64 * 1000.0);
     Duration::from_millis((capped / 2.0 + capped / 2.0 * jitter()) as u64)
 }
 
@@ -204,13 +204,12 @@ pub async fn send(
     let url = format!("{}{}", endpoint.base_url, request.path);
     let mut attempts = Attempts::default();
     let mut last = String::new();
-    while attempts.count < retries.intentos {
+    while attempts.count < retries.attempts {
         if attempts.count > 0 && stop.is_set() {
             return Err(Failure::Stopped);
         }
         attempts.count += 1;
-        let mut builder =
-            client.post(&url).timeout(Duration::from_secs(retries.tiempo_limite_s)).body(request.body.clone());
+        let mut builder = client.post(&url).timeout(Duration::from_secs(retries.timeout_s)).body(request.body.clone());
         for (name, value) in &request.headers {
             builder = builder.header(*name, value);
         }
@@ -256,7 +255,7 @@ pub async fn send(
                 }
             }
             Err(e) if e.is_timeout() => {
-                last = format!("tiempo_agotado: sin respuesta en {} s", retries.tiempo_limite_s);
+                last = format!("tiempo_agotado: sin respuesta en {} s", retries.timeout_s);
                 None
             }
             Err(e) => {
@@ -264,7 +263,7 @@ pub async fn send(
                 None
             }
         };
-        if attempts.count >= retries.intentos {
+        if attempts.count >= retries.attempts {
             break;
         }
         let wait = hint.unwrap_or_else(|| backoff(retries, attempts.count));

@@ -14,41 +14,53 @@ use serde::Deserialize;
 #[serde(deny_unknown_fields)]
 pub struct CollectionFile {
     /// How many times each (question, model) is asked.
-    pub repeticiones: u32,
+    #[serde(rename = "repeticiones")]
+    pub repetitions: u32,
     /// The hard cap on what the run may spend, in USD, at the prices below.
-    pub presupuesto_usd: f64,
+    #[serde(rename = "presupuesto_usd")]
+    pub budget_usd: f64,
     /// Generation settings for every model (each model may override some).
     #[serde(default)]
-    pub generacion: Generation,
+    #[serde(rename = "generacion")]
+    pub generation: Generation,
     /// Expected tokens and searches per call, for `--plan` and for the budget's reservations.
     #[serde(default)]
-    pub estimacion: Estimate,
+    #[serde(rename = "estimacion")]
+    pub estimate: Estimate,
     /// Retries, backoff and timeouts.
     #[serde(default)]
-    pub reintentos: Retries,
+    #[serde(rename = "reintentos")]
+    pub retries: Retries,
     /// Where the searches say the user is (OpenAI, Anthropic and Perplexity take it).
-    pub ubicacion: Option<Location>,
+    #[serde(rename = "ubicacion")]
+    pub location: Option<Location>,
     /// Providers by name: kind, base URL, key variable, concurrency, requests per minute.
-    pub proveedores: BTreeMap<String, ProviderSettings>,
+    #[serde(rename = "proveedores")]
+    pub providers: BTreeMap<String, ProviderSettings>,
     /// The models asked: one per model id of the study.
-    pub modelos: Vec<ModelSettings>,
+    #[serde(rename = "modelos")]
+    pub models: Vec<ModelSettings>,
     /// The judge that labels tone (`recolector tono`).
-    pub juez: Option<Judge>,
+    #[serde(rename = "juez")]
+    pub judge: Option<Judge>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Generation {
     /// System instructions; none by default (a consumer's question, as typed).
-    pub instrucciones: Option<String>,
-    pub temperatura: Option<f64>,
+    #[serde(rename = "instrucciones")]
+    pub instructions: Option<String>,
+    #[serde(rename = "temperatura")]
+    pub temperature: Option<f64>,
     #[serde(default = "default_max_tokens")]
-    pub max_tokens_salida: u32,
+    #[serde(rename = "max_tokens_salida")]
+    pub max_output_tokens: u32,
 }
 
 impl Default for Generation {
     fn default() -> Self {
-        Generation { instrucciones: None, temperatura: None, max_tokens_salida: default_max_tokens() }
+        Generation { instructions: None, temperature: None, max_output_tokens: default_max_tokens() }
     }
 }
 
@@ -60,24 +72,28 @@ fn default_max_tokens() -> u32 {
 #[serde(deny_unknown_fields)]
 pub struct Estimate {
     #[serde(default = "default_input_tokens")]
-    pub tokens_entrada: u64,
+    #[serde(rename = "tokens_entrada")]
+    pub input_tokens: u64,
     #[serde(default = "default_output_tokens")]
-    pub tokens_salida: u64,
+    #[serde(rename = "tokens_salida")]
+    pub output_tokens: u64,
     #[serde(default = "default_searches")]
-    pub busquedas: f64,
+    #[serde(rename = "busquedas")]
+    pub searches: f64,
     /// Seconds an answer takes (web search answers take tens of seconds): with the concurrency,
     /// it bounds the calls per minute as much as the rate limit does.
     #[serde(default = "default_seconds")]
-    pub segundos: f64,
+    #[serde(rename = "segundos")]
+    pub seconds: f64,
 }
 
 impl Default for Estimate {
     fn default() -> Self {
         Estimate {
-            tokens_entrada: default_input_tokens(),
-            tokens_salida: default_output_tokens(),
-            busquedas: default_searches(),
-            segundos: default_seconds(),
+            input_tokens: default_input_tokens(),
+            output_tokens: default_output_tokens(),
+            searches: default_searches(),
+            seconds: default_seconds(),
         }
     }
 }
@@ -100,25 +116,29 @@ fn default_seconds() -> f64 {
 pub struct Retries {
     /// Attempts per call, the first included.
     #[serde(default = "default_attempts")]
-    pub intentos: u32,
+    #[serde(rename = "intentos")]
+    pub attempts: u32,
     /// First backoff, doubled on each retry (with jitter), unless the provider says how long.
     #[serde(default = "default_first_wait")]
-    pub espera_inicial_ms: u64,
+    #[serde(rename = "espera_inicial_ms")]
+    pub first_wait_ms: u64,
     /// Longest wait between two attempts.
     #[serde(default = "default_max_wait")]
-    pub espera_maxima_s: u64,
+    #[serde(rename = "espera_maxima_s")]
+    pub max_wait_s: u64,
     /// Longest a call may take (web search answers take tens of seconds).
     #[serde(default = "default_timeout")]
-    pub tiempo_limite_s: u64,
+    #[serde(rename = "tiempo_limite_s")]
+    pub timeout_s: u64,
 }
 
 impl Default for Retries {
     fn default() -> Self {
         Retries {
-            intentos: default_attempts(),
-            espera_inicial_ms: default_first_wait(),
-            espera_maxima_s: default_max_wait(),
-            tiempo_limite_s: default_timeout(),
+            attempts: default_attempts(),
+            first_wait_ms: default_first_wait(),
+            max_wait_s: default_max_wait(),
+            timeout_s: default_timeout(),
         }
     }
 }
@@ -140,11 +160,14 @@ fn default_timeout() -> u64 {
 #[serde(deny_unknown_fields)]
 pub struct Location {
     /// ISO 3166-1 alpha-2 ("AR").
-    pub pais: String,
-    pub ciudad: Option<String>,
+    #[serde(rename = "pais")]
+    pub country: String,
+    #[serde(rename = "ciudad")]
+    pub city: Option<String>,
     pub region: Option<String>,
     /// IANA time zone ("America/Argentina/Buenos_Aires").
-    pub zona_horaria: Option<String>,
+    #[serde(rename = "zona_horaria")]
+    pub timezone: Option<String>,
 }
 
 /// The four wire protocols the collector speaks.
@@ -185,17 +208,22 @@ impl Kind {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderSettings {
-    pub tipo: Kind,
+    #[serde(rename = "tipo")]
+    pub kind: Kind,
     /// Overrides the provider's public URL (and is overridden by `RECOLECTOR_URL_<NOMBRE>`).
-    pub url_base: Option<String>,
+    #[serde(rename = "url_base")]
+    pub base_url: Option<String>,
     /// The environment variable holding the key (the key itself never goes in a file).
-    pub clave_env: Option<String>,
+    #[serde(rename = "clave_env")]
+    pub key_env: Option<String>,
     /// Calls in flight at once to this provider.
     #[serde(default = "default_concurrency")]
-    pub concurrencia: u32,
+    #[serde(rename = "concurrencia")]
+    pub concurrency: u32,
     /// Calls started per minute, at most (the provider's rate tier).
     #[serde(default = "default_rpm")]
-    pub solicitudes_por_minuto: u32,
+    #[serde(rename = "solicitudes_por_minuto")]
+    pub requests_per_minute: u32,
 }
 
 fn default_concurrency() -> u32 {
@@ -211,27 +239,38 @@ pub struct ModelSettings {
     /// The study's model id (`modelos` of `estudio.toml`, `modelo` of each answer).
     pub id: String,
     /// A key of `[proveedores]`.
-    pub proveedor: String,
+    #[serde(rename = "proveedor")]
+    pub provider: String,
     /// The provider's model id ("gpt-5-mini", "claude-sonnet-4-5", "gemini-2.5-flash").
-    pub modelo: String,
+    #[serde(rename = "modelo")]
+    pub model: String,
     /// The tier the sheets show: "estándar" or "avanzado"; the model answers that tier's questions.
-    pub nivel: String,
+    #[serde(rename = "nivel")]
+    pub level: String,
     /// Web search on (the studies measure what assistants cite).
     #[serde(default = "yes")]
-    pub busqueda_web: bool,
+    #[serde(rename = "busqueda_web")]
+    pub web_search_on: bool,
     /// Searches per call at most (Anthropic's `max_uses`).
-    pub busquedas_max: Option<u32>,
+    #[serde(rename = "busquedas_max")]
+    pub max_searches: Option<u32>,
     /// What the search price is per: `"consulta"` (each search the provider reports: OpenAI,
     /// Anthropic, Gemini 3) or `"llamada"` (once per call that searched: Gemini 2.5's grounded
     /// prompts, Perplexity's request fee).
     #[serde(default)]
-    pub cobro_busqueda: SearchBilling,
+    #[serde(rename = "cobro_busqueda")]
+    pub search_billing: SearchBilling,
     /// OpenAI's `reasoning.effort` ("minimal", "low", "medium", "high").
-    pub esfuerzo: Option<String>,
-    pub temperatura: Option<f64>,
-    pub max_tokens_salida: Option<u32>,
-    pub precio: Price,
-    pub estimacion: Option<Estimate>,
+    #[serde(rename = "esfuerzo")]
+    pub effort: Option<String>,
+    #[serde(rename = "temperatura")]
+    pub temperature: Option<f64>,
+    #[serde(rename = "max_tokens_salida")]
+    pub max_output_tokens: Option<u32>,
+    #[serde(rename = "precio")]
+    pub price: Price,
+    #[serde(rename = "estimacion")]
+    pub estimate: Option<Estimate>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -260,25 +299,32 @@ fn yes() -> bool {
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Price {
-    pub entrada: f64,
-    pub salida: f64,
+    #[serde(rename = "entrada")]
+    pub input: f64,
+    #[serde(rename = "salida")]
+    pub output: f64,
     #[serde(default)]
-    pub busqueda: f64,
+    #[serde(rename = "busqueda")]
+    pub search: f64,
 }
 
 impl Price {
     pub fn cost(&self, input_tokens: u64, output_tokens: u64, searches: f64) -> f64 {
-        input_tokens as f64 * self.entrada / 1e6 + output_tokens as f64 * self.salida / 1e6 + searches * self.busqueda
+        input_tokens as f64 * self.input / 1e6 + output_tokens as f64 * self.output / 1e6 + searches * self.search
     }
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Judge {
-    pub proveedor: String,
-    pub modelo: String,
-    pub precio: Price,
-    pub max_tokens_salida: Option<u32>,
+    #[serde(rename = "proveedor")]
+    pub provider: String,
+    #[serde(rename = "modelo")]
+    pub model: String,
+    #[serde(rename = "precio")]
+    pub price: Price,
+    #[serde(rename = "max_tokens_salida")]
+    pub max_output_tokens: Option<u32>,
 }
 
 pub const TIERS: [&str; 2] = ["estándar", "avanzado"];
@@ -303,26 +349,26 @@ impl CollectionFile {
     /// What is wrong with a parsed file.
     pub fn problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
-        if self.repeticiones == 0 {
+        if self.repetitions == 0 {
             problems.push("campo `repeticiones`: al menos 1".to_owned());
         }
-        if !(self.presupuesto_usd.is_finite() && self.presupuesto_usd > 0.0) {
+        if !(self.budget_usd.is_finite() && self.budget_usd > 0.0) {
             problems.push("campo `presupuesto_usd`: se esperaba un monto positivo en dólares".to_owned());
         }
-        if self.reintentos.intentos == 0 {
+        if self.retries.attempts == 0 {
             problems.push("reintentos.intentos: al menos 1 (el primer intento cuenta)".to_owned());
         }
-        if self.reintentos.tiempo_limite_s == 0 {
+        if self.retries.timeout_s == 0 {
             problems.push("reintentos.tiempo_limite_s: al menos 1 segundo".to_owned());
         }
-        for (name, provider) in &self.proveedores {
-            if provider.concurrencia == 0 {
+        for (name, provider) in &self.providers {
+            if provider.concurrency == 0 {
                 problems.push(format!("proveedores.{name}.concurrencia: al menos 1"));
             }
-            if provider.solicitudes_por_minuto == 0 {
+            if provider.requests_per_minute == 0 {
                 problems.push(format!("proveedores.{name}.solicitudes_por_minuto: al menos 1"));
             }
-            match &provider.url_base {
+            match &provider.base_url {
                 Some(url) => {
                     if let Err(e) = url::Url::parse(url) {
                         problems.push(format!("proveedores.{name}.url_base: `{url}` no es una URL: {e}"));
@@ -330,7 +376,7 @@ impl CollectionFile {
                         problems.push(format!("proveedores.{name}.url_base: sin barra final"));
                     }
                 }
-                None if provider.tipo == Kind::Compatible => {
+                None if provider.kind == Kind::Compatible => {
                     problems.push(format!(
                         "proveedores.{name}.url_base: un proveedor `compatible` necesita su URL (https://api.perplexity.ai, http://127.0.0.1:8000/v1)"
                     ));
@@ -339,47 +385,47 @@ impl CollectionFile {
             }
         }
         let mut ids = BTreeSet::new();
-        if self.modelos.is_empty() {
+        if self.models.is_empty() {
             problems.push("modelos: al menos un modelo".to_owned());
         }
-        for (i, model) in self.modelos.iter().enumerate() {
+        for (i, model) in self.models.iter().enumerate() {
             if !ids.insert(model.id.as_str()) {
                 problems.push(format!("modelos[{i}].id: `{}` está repetido", model.id));
             }
-            if model.id.trim().is_empty() || model.modelo.trim().is_empty() {
+            if model.id.trim().is_empty() || model.model.trim().is_empty() {
                 problems.push(format!("modelos[{i}]: `id` y `modelo` no pueden estar vacíos"));
             }
-            if !self.proveedores.contains_key(&model.proveedor) {
+            if !self.providers.contains_key(&model.provider) {
                 problems.push(format!(
                     "modelos[{i}].proveedor: `{}` no está en [proveedores] ({})",
-                    model.proveedor,
-                    self.proveedores.keys().cloned().collect::<Vec<_>>().join(", ")
+                    model.provider,
+                    self.providers.keys().cloned().collect::<Vec<_>>().join(", ")
                 ));
             }
-            if !TIERS.contains(&model.nivel.as_str()) {
+            if !TIERS.contains(&model.level.as_str()) {
                 problems
-                    .push(format!("modelos[{i}].nivel: `{}`: se esperaba \"estándar\" o \"avanzado\"", model.nivel));
+                    .push(format!("modelos[{i}].nivel: `{}`: se esperaba \"estándar\" o \"avanzado\"", model.level));
             }
-            price_problems(&model.precio, &format!("modelos[{i}].precio"), &mut problems);
+            price_problems(&model.price, &format!("modelos[{i}].precio"), &mut problems);
         }
-        if let Some(judge) = &self.juez {
-            if !self.proveedores.contains_key(&judge.proveedor) {
-                problems.push(format!("juez.proveedor: `{}` no está en [proveedores]", judge.proveedor));
+        if let Some(judge) = &self.judge {
+            if !self.providers.contains_key(&judge.provider) {
+                problems.push(format!("juez.proveedor: `{}` no está en [proveedores]", judge.provider));
             }
-            price_problems(&judge.precio, "juez.precio", &mut problems);
+            price_problems(&judge.price, "juez.precio", &mut problems);
         }
         problems
     }
 
     pub fn model(&self, id: &str) -> Option<&ModelSettings> {
-        self.modelos.iter().find(|m| m.id == id)
+        self.models.iter().find(|m| m.id == id)
     }
 
     /// The estimate for one call of a model.
     pub fn estimate(&self, model: &ModelSettings) -> Estimate {
-        let mut estimate = model.estimacion.unwrap_or(self.estimacion);
-        if !model.busqueda_web {
-            estimate.busquedas = 0.0;
+        let mut estimate = model.estimate.unwrap_or(self.estimate);
+        if !model.web_search_on {
+            estimate.searches = 0.0;
         }
         estimate
     }
@@ -387,7 +433,7 @@ impl CollectionFile {
     /// The expected cost of one call of a model.
     pub fn expected_cost(&self, model: &ModelSettings) -> f64 {
         let e = self.estimate(model);
-        model.precio.cost(e.tokens_entrada, e.tokens_salida, e.busquedas)
+        model.price.cost(e.input_tokens, e.output_tokens, e.searches)
     }
 }
 
@@ -407,7 +453,7 @@ fn line_of_error(text: &str, message: &str, start: usize) -> usize {
 }
 
 fn price_problems(price: &Price, path: &str, problems: &mut Vec<String>) {
-    for (field, value) in [("entrada", price.entrada), ("salida", price.salida), ("busqueda", price.busqueda)] {
+    for (field, value) in [("entrada", price.input), ("salida", price.output), ("busqueda", price.search)] {
         if !(value.is_finite() && value >= 0.0) {
             problems.push(format!("{path}.{field}: se esperaba un precio en dólares, 0 o más"));
         }
@@ -423,12 +469,12 @@ pub fn base_url(name: &str, provider: &ProviderSettings) -> Option<String> {
     std::env::var(variable)
         .ok()
         .filter(|v| !v.is_empty())
-        .or_else(|| provider.url_base.clone())
-        .or_else(|| provider.tipo.default_base_url().map(str::to_owned))
+        .or_else(|| provider.base_url.clone())
+        .or_else(|| provider.kind.default_base_url().map(str::to_owned))
         .map(|url| url.trim_end_matches('/').to_owned())
 }
 
 /// The name of the variable that holds a provider's key, if it needs one.
 pub fn key_variable(provider: &ProviderSettings) -> Option<String> {
-    provider.clave_env.clone().or_else(|| provider.tipo.default_key_variable().map(str::to_owned))
+    provider.key_env.clone().or_else(|| provider.kind.default_key_variable().map(str::to_owned))
 }

@@ -24,9 +24,11 @@ pub const COLLECTION: &str = "recoleccion.toml";
 #[derive(Debug, Clone, Deserialize)]
 pub struct Question {
     pub id: String,
-    pub texto: String,
+    #[serde(rename = "texto")]
+    pub text: String,
     /// The tier of the models that answer it.
-    pub modelo: String,
+    #[serde(rename = "modelo")]
+    pub model: String,
 }
 
 /// One line of `respuestas.jsonl`: the content format (`content/README.md` §3.6) plus the
@@ -34,83 +36,114 @@ pub struct Question {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct AnswerLine {
     pub id: String,
-    pub pregunta: String,
-    pub modelo: String,
+    #[serde(rename = "pregunta")]
+    pub question: String,
+    #[serde(rename = "modelo")]
+    pub model: String,
     pub version: String,
-    pub fecha: String,
-    pub respuesta: String,
+    #[serde(rename = "fecha")]
+    pub date: String,
+    #[serde(rename = "respuesta")]
+    pub answer: String,
     #[serde(default)]
-    pub fuentes: Vec<SourceLine>,
+    #[serde(rename = "fuentes")]
+    pub sources: Vec<SourceLine>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub tono: BTreeMap<String, String>,
+    #[serde(rename = "tono")]
+    pub tone: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repeticion: Option<u32>,
+    #[serde(rename = "repeticion")]
+    pub repetition: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recoleccion: Option<Collected>,
+    #[serde(rename = "recoleccion")]
+    pub collection: Option<Collected>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct SourceLine {
     pub url: String,
-    pub titulo: String,
+    #[serde(rename = "titulo")]
+    pub title: String,
 }
 
 /// What the collection recorded about one answer.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Collected {
     /// When the answer arrived, UTC, RFC 3339 to the second.
-    pub hora: String,
+    #[serde(rename = "hora")]
+    pub time: String,
     /// The provider's model id that was asked.
-    pub modelo_proveedor: String,
-    pub tokens_entrada: u64,
-    pub tokens_salida: u64,
-    pub busquedas: u64,
+    #[serde(rename = "modelo_proveedor")]
+    pub provider_model: String,
+    #[serde(rename = "tokens_entrada")]
+    pub input_tokens: u64,
+    #[serde(rename = "tokens_salida")]
+    pub output_tokens: u64,
+    #[serde(rename = "busquedas")]
+    pub searches: u64,
     /// At the prices of `recoleccion.toml` at the time.
-    pub costo_usd: f64,
+    #[serde(rename = "costo_usd")]
+    pub cost_usd: f64,
     /// The provider flagged the answer as a refusal.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub rechazo: bool,
+    #[serde(rename = "rechazo")]
+    pub refusal: bool,
     /// Who labelled the tone, when someone did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tono: Option<ToneOrigin>,
+    #[serde(rename = "tono")]
+    pub tone: Option<ToneOrigin>,
 }
 
 /// Who labelled the tone of an answer.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct ToneOrigin {
     /// `juez` (a model) or `humano` (imported).
-    pub origen: String,
+    #[serde(rename = "origen")]
+    pub origin: String,
     /// The judge's model id and the version it reported; the import file for people.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub modelo: Option<String>,
+    #[serde(rename = "modelo")]
+    pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub archivo: Option<String>,
-    pub hora: String,
+    #[serde(rename = "archivo")]
+    pub file: Option<String>,
+    #[serde(rename = "hora")]
+    pub time: String,
 }
 
 /// One line of `incidencias.jsonl`: a call that gave no answer to write.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct IncidentLine {
-    pub pregunta: String,
-    pub modelo: String,
-    pub repeticion: u32,
-    pub hora: String,
+    #[serde(rename = "pregunta")]
+    pub question: String,
+    #[serde(rename = "modelo")]
+    pub model: String,
+    #[serde(rename = "repeticion")]
+    pub repetition: u32,
+    #[serde(rename = "hora")]
+    pub time: String,
     /// `vacia`, `rechazo`, `http_400`, `http_429`, `tiempo_agotado`, `cuerpo_ilegible`, `red`...
-    pub causa: String,
-    pub detalle: String,
+    #[serde(rename = "causa")]
+    pub cause: String,
+    #[serde(rename = "detalle")]
+    pub detail: String,
     /// `true`: the provider answered (empty, or refused without text) and was paid; a rerun does
     /// not ask again. `false`: a rerun asks again.
-    pub definitiva: bool,
+    #[serde(rename = "definitiva")]
+    pub final_refusal: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     #[serde(default)]
-    pub tokens_entrada: u64,
+    #[serde(rename = "tokens_entrada")]
+    pub input_tokens: u64,
     #[serde(default)]
-    pub tokens_salida: u64,
+    #[serde(rename = "tokens_salida")]
+    pub output_tokens: u64,
     #[serde(default)]
-    pub costo_usd: f64,
+    #[serde(rename = "costo_usd")]
+    pub cost_usd: f64,
 }
 
 /// The key of one call.
@@ -118,17 +151,24 @@ pub type Triple = (String, String, u32);
 
 #[derive(Deserialize)]
 struct KeyOfLine {
-    pregunta: String,
-    modelo: String,
-    repeticion: Option<u32>,
+    #[serde(rename = "pregunta")]
+    question: String,
+    #[serde(rename = "modelo")]
+    model: String,
+    #[serde(rename = "repeticion")]
+    repetition: Option<u32>,
 }
 
 #[derive(Deserialize)]
 struct KeyOfIncident {
-    pregunta: String,
-    modelo: String,
-    repeticion: u32,
-    definitiva: bool,
+    #[serde(rename = "pregunta")]
+    question: String,
+    #[serde(rename = "modelo")]
+    model: String,
+    #[serde(rename = "repeticion")]
+    repetition: u32,
+    #[serde(rename = "definitiva")]
+    final_refusal: bool,
 }
 
 /// Reads `preguntas.jsonl`.
@@ -155,14 +195,14 @@ pub fn done(study: &Path) -> io::Result<BTreeSet<Triple>> {
     let mut done = BTreeSet::new();
     for line in whole_lines(&study.join(ANSWERS))? {
         if let Ok(key) = serde_json::from_str::<KeyOfLine>(&line) {
-            done.insert((key.pregunta, key.modelo, key.repeticion.unwrap_or(1)));
+            done.insert((key.question, key.model, key.repetition.unwrap_or(1)));
         }
     }
     for line in whole_lines(&study.join(INCIDENTS))? {
         if let Ok(key) = serde_json::from_str::<KeyOfIncident>(&line)
-            && key.definitiva
+            && key.final_refusal
         {
-            done.insert((key.pregunta, key.modelo, key.repeticion));
+            done.insert((key.question, key.model, key.repetition));
         }
     }
     Ok(done)
@@ -293,24 +333,28 @@ pub fn answers(study: &Path) -> Result<Vec<AnswerLine>, String> {
 #[derive(Debug, Clone, Deserialize)]
 pub struct Brand {
     pub id: String,
-    pub nombre: String,
+    #[serde(rename = "nombre")]
+    pub name: String,
     #[serde(default)]
     pub alias: Vec<String>,
     #[serde(default)]
-    pub excluir: Vec<String>,
+    #[serde(rename = "excluir")]
+    pub exclude: Vec<String>,
     #[serde(default)]
-    pub dominios: Vec<String>,
+    #[serde(rename = "dominios")]
+    pub domains: Vec<String>,
 }
 
 #[derive(Deserialize)]
 struct BrandsFile {
-    marcas: Vec<Brand>,
+    #[serde(rename = "marcas")]
+    brands: Vec<Brand>,
 }
 
 /// Reads a study's `marcas.toml`.
 pub fn brand_list(path: &Path) -> Result<Vec<Brand>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: no se pudo leer: {e}", path.display()))?;
-    toml::from_str::<BrandsFile>(&text).map(|f| f.marcas).map_err(|e| format!("{}: {}", path.display(), e.message()))
+    toml::from_str::<BrandsFile>(&text).map(|f| f.brands).map_err(|e| format!("{}: {}", path.display(), e.message()))
 }
 
 /// (name, domain) of each brand, for the simulator's answers.
@@ -318,8 +362,8 @@ pub fn brands(path: &Path) -> Result<Vec<(String, String)>, String> {
     Ok(brand_list(path)?
         .into_iter()
         .map(|b| {
-            let domain = b.dominios.first().cloned().unwrap_or_else(|| format!("{}.example.com", b.id));
-            (b.nombre, domain)
+            let domain = b.domains.first().cloned().unwrap_or_else(|| format!("{}.example.com", b.id));
+            (b.name, domain)
         })
         .collect())
 }

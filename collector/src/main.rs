@@ -27,25 +27,27 @@ enum Command {
     /// respuestas.jsonl apenas llega. Se puede cortar y volver a correr: sigue donde quedó.
     Recolectar {
         /// Carpeta del estudio (content/estudios/<slug>), con preguntas.jsonl y recoleccion.toml.
-        estudio: PathBuf,
+        #[arg(value_name = "ESTUDIO")]
+        study: PathBuf,
         /// Archivo de recolección (por defecto, recoleccion.toml dentro del estudio).
-        #[arg(long, value_name = "ARCHIVO")]
-        archivo: Option<PathBuf>,
+        #[arg(long = "archivo", value_name = "ARCHIVO")]
+        file: Option<PathBuf>,
         /// Solo muestra el plan (llamadas, tokens y costo esperados) sin preguntar nada.
         #[arg(long)]
         plan: bool,
         /// Dibuja la barra de progreso aunque stderr no sea una terminal.
-        #[arg(long)]
-        progreso: bool,
+        #[arg(long = "progreso")]
+        progress: bool,
     },
     /// Etiqueta el tono (pos, neu, neg) de cada marca nombrada en cada respuesta con el juez de
     /// [juez] en recoleccion.toml, y anota el modelo y la versión del juez.
     Tono {
         /// Carpeta del estudio, con respuestas.jsonl, marcas.toml y recoleccion.toml.
-        estudio: PathBuf,
+        #[arg(value_name = "ESTUDIO")]
+        study: PathBuf,
         /// Archivo de recolección (por defecto, recoleccion.toml dentro del estudio).
-        #[arg(long, value_name = "ARCHIVO")]
-        archivo: Option<PathBuf>,
+        #[arg(long = "archivo", value_name = "ARCHIVO")]
+        file: Option<PathBuf>,
         /// Solo muestra cuántas respuestas faltan etiquetar y el costo esperado.
         #[arg(long)]
         plan: bool,
@@ -54,19 +56,21 @@ enum Command {
     /// reemplazan las del juez en esas respuestas.
     ImportarTono {
         /// Carpeta del estudio.
-        estudio: PathBuf,
+        #[arg(value_name = "ESTUDIO")]
+        study: PathBuf,
         /// Archivo de etiquetas.
-        etiquetas: PathBuf,
+        #[arg(value_name = "ETIQUETAS")]
+        labels: PathBuf,
     },
     /// Sirve en local un simulador de las cuatro APIs (OpenAI, Anthropic, Gemini y compatibles)
     /// para ensayar un estudio sin claves ni costo: apunte url_base (o RECOLECTOR_URL_<NOMBRE>) a él.
     Simulador {
         /// Dirección donde escuchar.
-        #[arg(long, default_value = "127.0.0.1:8089")]
-        escuchar: String,
+        #[arg(long = "escuchar", value_name = "IP:PUERTO", default_value = "127.0.0.1:8089")]
+        listen: String,
         /// Marcas que nombran las respuestas simuladas: marcas.toml de un estudio.
-        #[arg(long, value_name = "MARCAS_TOML")]
-        marcas: Option<PathBuf>,
+        #[arg(long = "marcas", value_name = "MARCAS_TOML")]
+        brands: Option<PathBuf>,
     },
 }
 
@@ -80,18 +84,18 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Recolectar { estudio, archivo, plan, progreso } => {
-            runtime.block_on(collect(&estudio, archivo.as_deref(), plan, progreso))
+        Command::Recolectar { study, file, plan, progress } => {
+            runtime.block_on(collect(&study, file.as_deref(), plan, progress))
         }
-        Command::Tono { estudio, archivo, plan } => runtime.block_on(tone(&estudio, archivo.as_deref(), plan)),
-        Command::ImportarTono { estudio, etiquetas } => match collector::tone::import(&estudio, &etiquetas) {
+        Command::Tono { study, file, plan } => runtime.block_on(tone(&study, file.as_deref(), plan)),
+        Command::ImportarTono { study, labels } => match collector::tone::import(&study, &labels) {
             Ok(n) => {
                 println!("{n} respuestas con etiquetas de personas importadas.");
                 ExitCode::SUCCESS
             }
             Err(problems) => fail(&problems),
         },
-        Command::Simulador { escuchar, marcas } => runtime.block_on(simulate(&escuchar, marcas.as_deref())),
+        Command::Simulador { listen, brands } => runtime.block_on(simulate(&listen, brands.as_deref())),
     }
 }
 
@@ -132,7 +136,7 @@ async fn collect(study: &Path, file: Option<&Path>, only_plan: bool, progress: b
             }
         }
     });
-    let budget = settings.presupuesto_usd;
+    let budget = settings.budget_usd;
     let options = Options { study: study.to_path_buf(), progress: progress || run::stderr_is_terminal(), keys };
     match run::collect(settings, plan, options, stop).await {
         Ok(summary) => {
@@ -162,10 +166,10 @@ async fn tone(study: &Path, file: Option<&Path>, only_plan: bool) -> ExitCode {
             Err(problem) => fail(&[problem]),
         };
     }
-    let Some(judge) = settings.juez.as_ref() else { return fail(&["recoleccion.toml no tiene [juez]".to_owned()]) };
-    let used = std::collections::BTreeSet::from([judge.proveedor.as_str()]);
+    let Some(judge) = settings.judge.as_ref() else { return fail(&["recoleccion.toml no tiene [juez]".to_owned()]) };
+    let used = std::collections::BTreeSet::from([judge.provider.as_str()]);
     let key = match run::keys_for(&settings, &used) {
-        Ok(mut keys) => keys.remove(&judge.proveedor).flatten(),
+        Ok(mut keys) => keys.remove(&judge.provider).flatten(),
         Err(problems) => return fail(&problems),
     };
     let stop = Stop::default();
@@ -184,7 +188,7 @@ async fn tone(study: &Path, file: Option<&Path>, only_plan: bool) -> ExitCode {
             if summary.labelled > 0 {
                 println!(
                     "Para la metodología: «El tono de cada marca nombrada en cada respuesta (positivo, neutro o negativo) lo etiquetó el modelo {} (versión {}), sin búsqueda web.»",
-                    judge.modelo,
+                    judge.model,
                     summary.versions.iter().cloned().collect::<Vec<_>>().join(", ")
                 );
             }

@@ -60,12 +60,12 @@ impl Plan {
 pub fn plan(study: &Path, file: &CollectionFile) -> Result<Plan, String> {
     let questions = journal::questions(study)?;
     let done = journal::done(study).map_err(|e| format!("{}: {e}", study.display()))?;
-    let mut plan = Plan { questions: questions.len(), repetitions: file.repeticiones, ..Plan::default() };
+    let mut plan = Plan { questions: questions.len(), repetitions: file.repetitions, ..Plan::default() };
     let questions: Vec<Arc<Question>> = questions.into_iter().map(Arc::new).collect();
-    for repetition in 1..=file.repeticiones {
+    for repetition in 1..=file.repetitions {
         for question in &questions {
-            for (index, model) in file.modelos.iter().enumerate() {
-                if model.nivel != question.modelo {
+            for (index, model) in file.models.iter().enumerate() {
+                if model.level != question.model {
                     continue;
                 }
                 if done.contains(&(question.id.clone(), model.id.clone(), repetition)) {
@@ -74,11 +74,11 @@ pub fn plan(study: &Path, file: &CollectionFile) -> Result<Plan, String> {
                 }
                 let estimate = file.estimate(model);
                 let row = plan.per_model.entry(model.id.clone()).or_default();
-                row.provider.clone_from(&model.proveedor);
+                row.provider.clone_from(&model.provider);
                 row.calls += 1;
-                row.input_tokens += estimate.tokens_entrada;
-                row.output_tokens += estimate.tokens_salida;
-                row.searches += estimate.busquedas;
+                row.input_tokens += estimate.input_tokens;
+                row.output_tokens += estimate.output_tokens;
+                row.searches += estimate.searches;
                 row.cost += file.expected_cost(model);
                 plan.jobs.push(Job { question: Arc::clone(question), model: index, repetition });
             }
@@ -126,21 +126,21 @@ pub fn render_plan(plan: &Plan, file: &CollectionFile) -> String {
         searches,
         plan.cost()
     );
-    let _ = writeln!(out, "\nPresupuesto: {:.2} USD (tope duro).", file.presupuesto_usd);
-    if plan.cost() > file.presupuesto_usd {
+    let _ = writeln!(out, "\nPresupuesto: {:.2} USD (tope duro).", file.budget_usd);
+    if plan.cost() > file.budget_usd {
         let _ =
             writeln!(out, "Aviso: el costo esperado supera el presupuesto; la corrida se detendrá al llegar al tope.");
     }
-    let seconds = file.estimacion.segundos.max(0.001);
+    let seconds = file.estimate.seconds.max(0.001);
     for (provider, calls) in by_provider {
-        if let Some(settings) = file.proveedores.get(provider) {
-            let by_concurrency = f64::from(settings.concurrencia) * 60.0 / seconds;
-            let per_minute = f64::from(settings.solicitudes_por_minuto).min(by_concurrency);
+        if let Some(settings) = file.providers.get(provider) {
+            let by_concurrency = f64::from(settings.concurrency) * 60.0 / seconds;
+            let per_minute = f64::from(settings.requests_per_minute).min(by_concurrency);
             let _ = writeln!(
                 out,
                 "{provider}: {calls} llamadas; {} por minuto como máximo, y {} en paralelo con ~{seconds:.0} s por respuesta dan {by_concurrency:.0} por minuto: unos {:.0} min.",
-                settings.solicitudes_por_minuto,
-                settings.concurrencia,
+                settings.requests_per_minute,
+                settings.concurrency,
                 calls as f64 / per_minute
             );
         }
@@ -248,7 +248,7 @@ pub struct Options {
 
 /// The key of every provider the plan uses; a missing variable is an error before any call.
 pub fn keys_from_env(file: &CollectionFile, plan: &Plan) -> Result<BTreeMap<String, Option<String>>, Vec<String>> {
-    let used: BTreeSet<&str> = plan.jobs.iter().map(|j| file.modelos[j.model].proveedor.as_str()).collect();
+    let used: BTreeSet<&str> = plan.jobs.iter().map(|j| file.models[j.model].provider.as_str()).collect();
     keys_for(file, &used)
 }
 
@@ -256,7 +256,7 @@ pub fn keys_for(file: &CollectionFile, used: &BTreeSet<&str>) -> Result<BTreeMap
     let mut keys = BTreeMap::new();
     let mut problems = Vec::new();
     for name in used {
-        let Some(provider) = file.proveedores.get(*name) else { continue };
+        let Some(provider) = file.providers.get(*name) else { continue };
         match config::key_variable(provider) {
             None => {
                 keys.insert((*name).to_owned(), None);
@@ -296,16 +296,16 @@ pub fn endpoints(
 ) -> Result<BTreeMap<String, Arc<Endpoint>>, String> {
     let mut endpoints = BTreeMap::new();
     for (name, key) in keys {
-        let provider = file.proveedores.get(name).ok_or_else(|| format!("proveedor `{name}` desconocido"))?;
+        let provider = file.providers.get(name).ok_or_else(|| format!("proveedor `{name}` desconocido"))?;
         let base_url = config::base_url(name, provider).ok_or_else(|| format!("proveedores.{name}: falta url_base"))?;
         endpoints.insert(
             name.clone(),
             Arc::new(Endpoint {
                 name: name.clone(),
-                kind: provider.tipo,
+                kind: provider.kind,
                 base_url,
                 key: key.clone(),
-                pacer: Pacer::per_minute(provider.solicitudes_por_minuto),
+                pacer: Pacer::per_minute(provider.requests_per_minute),
             }),
         );
     }
@@ -414,13 +414,13 @@ pub async fn collect(file: CollectionFile, plan: Plan, options: Options, stop: S
     let (api, redirects) = clients()?;
     let endpoints = endpoints(&file, &options.keys)?;
     let semaphores = file
-        .proveedores
+        .providers
         .iter()
-        .map(|(name, p)| (name.clone(), Arc::new(Semaphore::new(p.concurrencia as usize))))
+        .map(|(name, p)| (name.clone(), Arc::new(Semaphore::new(p.concurrency as usize))))
         .collect();
     let total = plan.jobs.len();
     let shared = Arc::new(Shared {
-        budget: Mutex::new(Budget { cap: file.presupuesto_usd, spent: 0.0, reserved: 0.0 }),
+        budget: Mutex::new(Budget { cap: file.budget_usd, spent: 0.0, reserved: 0.0 }),
         summary: Mutex::new(Summary {
             planned: total,
             already_done: plan.already_done,
@@ -459,9 +459,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// One job: wait for a permit and a slot, reserve its expected cost, ask, write what came back.
 async fn ask(shared: &Shared, job: Job) {
-    let model = &shared.file.modelos[job.model];
-    let endpoint = Arc::clone(&shared.endpoints[&model.proveedor]);
-    let semaphore = Arc::clone(&shared.semaphores[&model.proveedor]);
+    let model = &shared.file.models[job.model];
+    let endpoint = Arc::clone(&shared.endpoints[&model.provider]);
+    let semaphore = Arc::clone(&shared.semaphores[&model.provider]);
     let not_asked = || lock(&shared.summary).not_asked += 1;
     let permit = tokio::select! {
         biased;
@@ -481,16 +481,16 @@ async fn ask(shared: &Shared, job: Job) {
         shared.stop.trigger(StopReason::Budget);
         return not_asked();
     }
-    let call = call_of(&shared.file, model, &job.question.texto);
+    let call = call_of(&shared.file, model, &job.question.text);
     let request = providers::request(endpoint.kind, &call, endpoint.key.as_deref());
-    let result = client::send(&shared.api, &endpoint, &request, &shared.file.reintentos, &shared.stop).await;
+    let result = client::send(&shared.api, &endpoint, &request, &shared.file.retries, &shared.stop).await;
     if let Err(Failure::Auth { status }) = &result {
         // Before the permit goes: no other call of this provider starts with a rejected key.
         shared.stop.trigger(StopReason::Fatal(format!(
             "`{}` respondió HTTP {status}: revise la clave ({}) y el acceso al modelo `{}`",
             endpoint.name,
-            config::key_variable(&shared.file.proveedores[&model.proveedor]).unwrap_or_default(),
-            model.modelo
+            config::key_variable(&shared.file.providers[&model.provider]).unwrap_or_default(),
+            model.model
         )));
     }
     drop(permit);
@@ -501,8 +501,8 @@ async fn ask(shared: &Shared, job: Job) {
             if endpoint.kind == Kind::Google {
                 client::resolve_redirects(&shared.redirects, &mut reply).await;
             }
-            let billed = model.cobro_busqueda.billed(reply.searches) as f64;
-            let cost = round6(model.precio.cost(reply.input_tokens, reply.output_tokens, billed));
+            let billed = model.search_billing.billed(reply.searches) as f64;
+            let cost = round6(model.price.cost(reply.input_tokens, reply.output_tokens, billed));
             let written = record_reply(shared, &triple, model, reply, cost, date, time);
             if let Err(e) = written {
                 shared.stop.trigger(StopReason::Fatal(format!("no se pudo escribir: {e}")));
@@ -515,17 +515,17 @@ async fn ask(shared: &Shared, job: Job) {
             } else {
                 lock(&shared.summary).failures.entry(failure.cause()).and_modify(|n| *n += 1).or_insert(1);
                 let line = IncidentLine {
-                    pregunta: triple.0.clone(),
-                    modelo: triple.1.clone(),
-                    repeticion: triple.2,
-                    hora: time,
-                    causa: failure.cause(),
-                    detalle: failure.detail(),
-                    definitiva: false,
+                    question: triple.0.clone(),
+                    model: triple.1.clone(),
+                    repetition: triple.2,
+                    time,
+                    cause: failure.cause(),
+                    detail: failure.detail(),
+                    final_refusal: false,
                     version: None,
-                    tokens_entrada: 0,
-                    tokens_salida: 0,
-                    costo_usd: 0.0,
+                    input_tokens: 0,
+                    output_tokens: 0,
+                    cost_usd: 0.0,
                 };
                 if let Err(e) = shared.journal.incident(&line) {
                     shared.stop.trigger(StopReason::Fatal(format!("no se pudo escribir: {e}")));
@@ -558,26 +558,26 @@ fn record_reply(
         summary.searches += reply.searches;
         summary.cost += cost;
     }
-    let version = reply.version.clone().filter(|v| !v.trim().is_empty()).unwrap_or_else(|| model.modelo.clone());
+    let version = reply.version.clone().filter(|v| !v.trim().is_empty()).unwrap_or_else(|| model.model.clone());
     if reply.text.trim().is_empty() {
         let cause = if reply.refusal { "rechazo" } else { "vacia" };
         lock(&shared.summary).empty += 1;
         return shared.journal.incident(&IncidentLine {
-            pregunta: triple.0.clone(),
-            modelo: triple.1.clone(),
-            repeticion: triple.2,
-            hora: time,
-            causa: cause.to_owned(),
-            detalle: if reply.refusal {
+            question: triple.0.clone(),
+            model: triple.1.clone(),
+            repetition: triple.2,
+            time,
+            cause: cause.to_owned(),
+            detail: if reply.refusal {
                 "el proveedor rechazó la pregunta sin texto".to_owned()
             } else {
                 "el proveedor respondió sin texto".to_owned()
             },
-            definitiva: true,
+            final_refusal: true,
             version: Some(version),
-            tokens_entrada: reply.input_tokens,
-            tokens_salida: reply.output_tokens,
-            costo_usd: cost,
+            input_tokens: reply.input_tokens,
+            output_tokens: reply.output_tokens,
+            cost_usd: cost,
         });
     }
     {
@@ -594,23 +594,23 @@ fn record_reply(
     }
     let line = AnswerLine {
         id: journal::answer_id(&triple.0, &triple.1, triple.2),
-        pregunta: triple.0.clone(),
-        modelo: triple.1.clone(),
+        question: triple.0.clone(),
+        model: triple.1.clone(),
         version,
-        fecha: date,
-        respuesta: reply.text,
-        fuentes: reply.sources.into_iter().map(|s| SourceLine { url: s.url, titulo: s.title }).collect(),
-        tono: BTreeMap::new(),
-        repeticion: Some(triple.2),
-        recoleccion: Some(Collected {
-            hora: time,
-            modelo_proveedor: model.modelo.clone(),
-            tokens_entrada: reply.input_tokens,
-            tokens_salida: reply.output_tokens,
-            busquedas: reply.searches,
-            costo_usd: cost,
-            rechazo: reply.refusal,
-            tono: None,
+        date,
+        answer: reply.text,
+        sources: reply.sources.into_iter().map(|s| SourceLine { url: s.url, title: s.title }).collect(),
+        tone: BTreeMap::new(),
+        repetition: Some(triple.2),
+        collection: Some(Collected {
+            time,
+            provider_model: model.model.clone(),
+            input_tokens: reply.input_tokens,
+            output_tokens: reply.output_tokens,
+            searches: reply.searches,
+            cost_usd: cost,
+            refusal: reply.refusal,
+            tone: None,
         }),
     };
     shared.journal.answer(&line)
@@ -619,15 +619,15 @@ fn record_reply(
 /// The call of one question to one model, with the file's generation settings.
 pub fn call_of<'a>(file: &'a CollectionFile, model: &'a ModelSettings, prompt: &'a str) -> Call<'a> {
     Call {
-        model: &model.modelo,
+        model: &model.model,
         prompt,
-        instructions: file.generacion.instrucciones.as_deref(),
-        temperature: model.temperatura.or(file.generacion.temperatura),
-        max_output_tokens: model.max_tokens_salida.unwrap_or(file.generacion.max_tokens_salida),
-        web_search: model.busqueda_web,
-        max_searches: model.busquedas_max,
-        effort: model.esfuerzo.as_deref(),
-        location: file.ubicacion.as_ref(),
+        instructions: file.generation.instructions.as_deref(),
+        temperature: model.temperature.or(file.generation.temperature),
+        max_output_tokens: model.max_output_tokens.unwrap_or(file.generation.max_output_tokens),
+        web_search: model.web_search_on,
+        max_searches: model.max_searches,
+        effort: model.effort.as_deref(),
+        location: file.location.as_ref(),
     }
 }
 

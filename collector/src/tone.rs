@@ -58,7 +58,7 @@ pub fn brands_named(brands: &[Brand], text: &str) -> Vec<usize> {
     let folded = fold(text);
     let mut aliases: Vec<(String, usize)> = Vec::new();
     for (i, brand) in brands.iter().enumerate() {
-        for alias in std::iter::once(&brand.nombre).chain(&brand.alias) {
+        for alias in std::iter::once(&brand.name).chain(&brand.alias) {
             let alias = fold(alias.trim());
             if !alias.is_empty() && !aliases.iter().any(|(a, b)| *a == alias && *b == i) {
                 aliases.push((alias, i));
@@ -68,7 +68,7 @@ pub fn brands_named(brands: &[Brand], text: &str) -> Vec<usize> {
     // Longest alias first; at equal length, by folded text.
     aliases.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
     let exclusions: Vec<Vec<(usize, usize)>> =
-        brands.iter().map(|b| b.excluir.iter().flat_map(|e| occurrences(&folded, &fold(e.trim()))).collect()).collect();
+        brands.iter().map(|b| b.exclude.iter().flat_map(|e| occurrences(&folded, &fold(e.trim()))).collect()).collect();
     let mut taken: Vec<(usize, usize, usize)> = Vec::new();
     for (alias, brand) in &aliases {
         for (begin, end) in occurrences(&folded, alias) {
@@ -95,15 +95,18 @@ pub fn brands_named(brands: &[Brand], text: &str) -> Vec<usize> {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ToneLine {
     pub id: String,
-    pub tono: BTreeMap<String, String>,
-    pub origen: ToneOrigin,
+    #[serde(rename = "tono")]
+    pub tone: BTreeMap<String, String>,
+    #[serde(rename = "origen")]
+    pub origin: ToneOrigin,
     #[serde(default)]
-    pub costo_usd: f64,
+    #[serde(rename = "costo_usd")]
+    pub cost_usd: f64,
 }
 
 /// The judge's user message for one answer.
 pub fn judge_prompt(answer: &str, brands: &[&Brand]) -> String {
-    let list = brands.iter().map(|b| format!("{}={}", b.id, b.nombre)).collect::<Vec<_>>().join("; ");
+    let list = brands.iter().map(|b| format!("{}={}", b.id, b.name)).collect::<Vec<_>>().join("; ");
     format!("MARCAS: {list}\n\nRESPUESTA:\n{answer}")
 }
 
@@ -149,10 +152,10 @@ fn pending(study: &Path, brands: &[Brand]) -> Result<Pending, String> {
         .collect();
     let mut work = Vec::new();
     for (i, answer) in answers.iter().enumerate() {
-        if !answer.tono.is_empty() || journaled.contains(&answer.id) {
+        if !answer.tone.is_empty() || journaled.contains(&answer.id) {
             continue;
         }
-        let named = brands_named(brands, &answer.respuesta);
+        let named = brands_named(brands, &answer.answer);
         if !named.is_empty() {
             work.push((i, named));
         }
@@ -162,17 +165,17 @@ fn pending(study: &Path, brands: &[Brand]) -> Result<Pending, String> {
 
 /// `recolector tono --plan`: how many judge calls, and their expected cost.
 pub fn plan(study: &Path, file: &CollectionFile) -> Result<String, String> {
-    let judge = file.juez.as_ref().ok_or("recoleccion.toml no tiene [juez]")?;
+    let judge = file.judge.as_ref().ok_or("recoleccion.toml no tiene [juez]")?;
     let brands = journal::brand_list(&study.join("marcas.toml"))?;
     let (answers, work) = pending(study, &brands)?;
-    let e = file.estimacion;
-    let cost = work.len() as f64 * judge.precio.cost(e.tokens_salida + 300, 40, 0.0);
+    let e = file.estimate;
+    let cost = work.len() as f64 * judge.price.cost(e.output_tokens + 300, 40, 0.0);
     Ok(format!(
         "Tono: {} respuestas, {} por etiquetar (nombran alguna marca y no tienen etiquetas); juez {} ({}); costo esperado {:.4} USD.\n",
         answers.len(),
         work.len(),
-        judge.modelo,
-        judge.proveedor,
+        judge.model,
+        judge.provider,
         cost
     ))
 }
@@ -184,18 +187,18 @@ pub async fn label(
     key: Option<String>,
     stop: &Stop,
 ) -> Result<ToneSummary, String> {
-    let judge = file.juez.as_ref().ok_or("recoleccion.toml no tiene [juez]")?;
-    let provider = &file.proveedores[&judge.proveedor];
+    let judge = file.judge.as_ref().ok_or("recoleccion.toml no tiene [juez]")?;
+    let provider = &file.providers[&judge.provider];
     let brands = journal::brand_list(&study.join("marcas.toml"))?;
     let (answers, work) = pending(study, &brands)?;
     let mut summary = ToneSummary { answers: answers.len(), to_label: work.len(), ..ToneSummary::default() };
     let (api, _) = crate::run::clients()?;
     let endpoint = Endpoint {
-        name: judge.proveedor.clone(),
-        kind: provider.tipo,
-        base_url: config::base_url(&judge.proveedor, provider).ok_or("falta url_base del juez")?,
+        name: judge.provider.clone(),
+        kind: provider.kind,
+        base_url: config::base_url(&judge.provider, provider).ok_or("falta url_base del juez")?,
         key,
-        pacer: Pacer::per_minute(provider.solicitudes_por_minuto),
+        pacer: Pacer::per_minute(provider.requests_per_minute),
     };
     let journal_path = study.join(TONE_JOURNAL);
     let mut out = std::fs::OpenOptions::new()
@@ -209,13 +212,13 @@ pub async fn label(
         }
         let answer = &answers[index];
         let listed: Vec<&Brand> = named.iter().map(|&b| &brands[b]).collect();
-        let prompt = judge_prompt(&answer.respuesta, &listed);
+        let prompt = judge_prompt(&answer.answer, &listed);
         let call = Call {
-            model: &judge.modelo,
+            model: &judge.model,
             prompt: &prompt,
             instructions: Some(JUDGE_INSTRUCTIONS),
             temperature: None,
-            max_output_tokens: judge.max_tokens_salida.unwrap_or(1024),
+            max_output_tokens: judge.max_output_tokens.unwrap_or(1024),
             web_search: false,
             max_searches: None,
             effort: None,
@@ -223,14 +226,14 @@ pub async fn label(
         };
         endpoint.pacer.slot().await;
         let request = providers::request(endpoint.kind, &call, endpoint.key.as_deref());
-        match client::send(&api, &endpoint, &request, &file.reintentos, stop).await {
+        match client::send(&api, &endpoint, &request, &file.retries, stop).await {
             Ok((reply, _)) => {
                 let ids: BTreeSet<&str> = listed.iter().map(|b| b.id.as_str()).collect();
                 let labels = read_labels(&reply.text, &ids);
                 if let Some(version) = &reply.version {
                     summary.versions.insert(version.clone());
                 }
-                let cost = crate::run::round6(judge.precio.cost(reply.input_tokens, reply.output_tokens, 0.0));
+                let cost = crate::run::round6(judge.price.cost(reply.input_tokens, reply.output_tokens, 0.0));
                 summary.cost += cost;
                 if labels.is_empty() {
                     summary.failed += 1;
@@ -239,15 +242,15 @@ pub async fn label(
                 let (_, time) = journal::date_and_time(SystemTime::now());
                 let line = ToneLine {
                     id: answer.id.clone(),
-                    tono: labels,
-                    origen: ToneOrigin {
-                        origen: "juez".into(),
-                        modelo: Some(judge.modelo.clone()),
+                    tone: labels,
+                    origin: ToneOrigin {
+                        origin: "juez".into(),
+                        model: Some(judge.model.clone()),
                         version: reply.version.clone(),
-                        archivo: None,
-                        hora: time,
+                        file: None,
+                        time,
                     },
-                    costo_usd: cost,
+                    cost_usd: cost,
                 };
                 let mut bytes = serde_json::to_vec(&line).map_err(|e| e.to_string())?;
                 bytes.push(b'\n');
@@ -277,13 +280,13 @@ pub fn merge(study: &Path) -> Result<usize, String> {
     let mut answers = journal::answers(study)?;
     let mut merged = 0;
     for answer in &mut answers {
-        if !answer.tono.is_empty() {
+        if !answer.tone.is_empty() {
             continue;
         }
         if let Some(line) = labels.get(&answer.id) {
-            answer.tono.clone_from(&line.tono);
-            if let Some(collected) = answer.recoleccion.as_mut() {
-                collected.tono = Some(line.origen.clone());
+            answer.tone.clone_from(&line.tone);
+            if let Some(collected) = answer.collection.as_mut() {
+                collected.tone = Some(line.origin.clone());
             }
             merged += 1;
         }
@@ -299,7 +302,8 @@ pub fn merge(study: &Path) -> Result<usize, String> {
 #[serde(deny_unknown_fields)]
 struct HumanLine {
     id: String,
-    tono: BTreeMap<String, String>,
+    #[serde(rename = "tono")]
+    tone: BTreeMap<String, String>,
 }
 
 /// Imports people's labels (JSON Lines). They replace a judge's labels of the same answer; a
@@ -330,31 +334,31 @@ pub fn import(study: &Path, labels_file: &Path) -> Result<usize, Vec<String>> {
             continue;
         };
         let named: BTreeSet<&str> =
-            brands_named(&brands, &answers[index].respuesta).into_iter().map(|b| brands[b].id.as_str()).collect();
-        for (brand, label) in &parsed.tono {
+            brands_named(&brands, &answers[index].answer).into_iter().map(|b| brands[b].id.as_str()).collect();
+        for (brand, label) in &parsed.tone {
             if !["pos", "neu", "neg"].contains(&label.as_str()) {
                 problems.push(format!("{place}: tono.{brand}: `{label}`: se esperaba pos, neu o neg"));
             } else if !named.contains(brand.as_str()) {
                 problems.push(format!("{place}: tono.{brand}: la respuesta `{}` no nombra esa marca", parsed.id));
             }
         }
-        updates.push((index, parsed.tono));
+        updates.push((index, parsed.tone));
     }
     if !problems.is_empty() {
         return Err(problems);
     }
     let (_, time) = journal::date_and_time(SystemTime::now());
     let file_name = labels_file.file_name().map(|n| n.to_string_lossy().into_owned());
-    for (index, tono) in &updates {
+    for (index, tone) in &updates {
         let answer = &mut answers[*index];
-        answer.tono.clone_from(tono);
-        if let Some(collected) = answer.recoleccion.as_mut() {
-            collected.tono = Some(ToneOrigin {
-                origen: "humano".into(),
-                modelo: None,
+        answer.tone.clone_from(tone);
+        if let Some(collected) = answer.collection.as_mut() {
+            collected.tone = Some(ToneOrigin {
+                origin: "humano".into(),
+                model: None,
                 version: None,
-                archivo: file_name.clone(),
-                hora: time.clone(),
+                file: file_name.clone(),
+                time: time.clone(),
             });
         }
     }
@@ -369,10 +373,10 @@ mod tests {
     fn brand(id: &str, name: &str, alias: &[&str], exclude: &[&str]) -> Brand {
         Brand {
             id: id.into(),
-            nombre: name.into(),
+            name: name.into(),
             alias: alias.iter().map(|s| (*s).to_owned()).collect(),
-            excluir: exclude.iter().map(|s| (*s).to_owned()).collect(),
-            dominios: Vec::new(),
+            exclude: exclude.iter().map(|s| (*s).to_owned()).collect(),
+            domains: Vec::new(),
         }
     }
 
@@ -384,7 +388,7 @@ mod tests {
             brand("movistar", "Movistar", &[], &[]),
         ];
         let names =
-            |text: &str| brands_named(&brands, text).into_iter().map(|b| brands[b].nombre.clone()).collect::<Vec<_>>();
+            |text: &str| brands_named(&brands, text).into_iter().map(|b| brands[b].name.clone()).collect::<Vec<_>>();
         // The table of content/README.md §3.4.
         assert_eq!(names("Claro que sí: Claro y Movistar."), ["Claro", "Movistar"]);
         assert_eq!(names("CLARO, que es la más grande"), ["Claro"]);

@@ -122,7 +122,7 @@ fn repo() -> PathBuf {
 fn content(root: &Path, url: &str) -> PathBuf {
     std::fs::create_dir_all(root.join("estudios")).unwrap();
     for file in ["servicio.toml", "metricas.toml"] {
-        std::fs::copy(repo().join("content").join(file), root.join(file)).unwrap();
+        std::fs::copy(repo().join("tests/muestra").join(file), root.join(file)).unwrap();
     }
     let study = root.join("estudios/telefonia-recolectada-2026");
     write_questions(&study, 20);
@@ -231,8 +231,12 @@ async fn killed_with_sigkill_and_resumed_every_triple_is_answered_once() {
     // Built, and every published cell recomputed by the independent implementation
     // (tests/recalculo, Python), repetitions clustered by question.
     let dist = root.path().join("dist");
-    let options =
-        generator::build::BuildOptions { content: root.path().join("content"), out: dist.clone(), quiet: true };
+    let options = generator::build::BuildOptions {
+        content: root.path().join("content"),
+        out: dist.clone(),
+        quiet: true,
+        discard_previous: false,
+    };
     generator::build::build(&options).unwrap_or_else(|e| panic!("generator build: {e}"));
     match Command::new("python3")
         .arg(repo().join("tests/recalculo/recalcular.py"))

@@ -18,10 +18,10 @@ fn source(url: &str, title: &str) -> Source {
 
 fn location() -> Location {
     Location {
-        pais: "AR".into(),
-        ciudad: Some("Buenos Aires".into()),
+        country: "AR".into(),
+        city: Some("Buenos Aires".into()),
         region: None,
-        zona_horaria: Some("America/Argentina/Buenos_Aires".into()),
+        timezone: Some("America/Argentina/Buenos_Aires".into()),
     }
 }
 

@@ -59,7 +59,7 @@ fn write(root: &Path, questions: &[&str], answers: &[String]) {
     let study = root.join("estudios/repeticiones-2026");
     std::fs::create_dir_all(&study).unwrap();
     for file in ["servicio.toml", "metricas.toml"] {
-        std::fs::copy(repo().join("content").join(file), root.join(file)).unwrap();
+        std::fs::copy(repo().join("tests/muestra").join(file), root.join(file)).unwrap();
     }
     std::fs::write(study.join("estudio.toml"), STUDY).unwrap();
     std::fs::write(study.join("marcas.toml"), BRANDS).unwrap();

@@ -122,6 +122,11 @@ pub struct Download {
     pub tipo: String,
     pub bytes: u64,
     pub sha256: String,
+    /// Set on a file of an earlier build, kept because links and receipts already issued name
+    /// it: the slug of the study it was a build of. A later build keeps it until the publisher
+    /// runs `generator build --descartar-anteriores`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anterior_de: Option<String>,
 }
 
 /// Writes a value with its object keys sorted (as a `serde_json::Value` is), so the bytes of

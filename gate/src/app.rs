@@ -110,7 +110,7 @@ impl Gate {
         Ok(Gate {
             dist: dist.to_owned(),
             search: Search::new(&manifest.busqueda, &manifest.servicio.base_url),
-            mcp: McpServer::new(&manifest, &[]),
+            mcp: McpServer::new(&manifest, &[]).with_contract(&published_contract(&statics)),
             shop: Shop::new(&manifest.servicio.base_url, facilitator, links, sales, limiter, receipts, clock, chains),
             manifest,
             statics,
@@ -183,6 +183,11 @@ fn did_document(receipts: &ReceiptKey, base_url: &str) -> StaticFile {
         bytes::Bytes::from(bytes),
         None,
     )
+}
+
+/// The `openapi.json` that `dist/` publishes (null when a build has none).
+fn published_contract(statics: &Statics) -> Value {
+    statics.get("/openapi.json").and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok()).unwrap_or(Value::Null)
 }
 
 /// The service index's "how to buy" block, which every JSON 402 repeats.

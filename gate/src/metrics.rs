@@ -3,13 +3,14 @@
 //! | metric | kind | labels |
 //! |---|---|---|
 //! | `gate_pedidos_total` | counter | `ruta` (a route template), `estado` (HTTP status) |
-//! | `gate_402_total` | counter | `ruta`: 402 answers served over HTTP |
+//! | `gate_402_total` | counter | `ruta`: 402 answers served over HTTP, and `comprar_estudio`'s payment-required answers under `/mcp` |
 //! | `gate_compras_total` | counter | `resultado`: `vendida`, `incierta`, `rechazada`, `limitada`, `error` |
 //! | `gate_compras_inciertas_total` | counter | purchases whose settlement ended uncertain |
 //! | `gate_compras_por_conciliar` | gauge | purchases the sales record holds uncertain now |
 //! | `gate_liquidacion_segundos` | histogram | time the facilitator took to settle |
 //! | `gate_facilitador_errores_total` | counter | `tipo`: `sin_conexion`, `tiempo_agotado`, `conexion_cortada`, `estado_http`, `respuesta_ilegible` |
 //! | `gate_diario_fsync_segundos` | histogram | fsync of the sales journal (file record only) |
+//! | `gate_base_commit_segundos` | histogram | a step committed to the PostgreSQL sales record (shared record only) |
 //! | `gate_reenvio_ignorado_total` | counter | requests with `Forwarded`/`X-Forwarded-For` from a peer not in `--proxies` |
 //! | `gate_listo` | gauge | 1 when `/listo` would answer 200 |
 //!
@@ -61,6 +62,7 @@ pub struct Metrics {
     settlement: Histogram,
     facilitator_errors: Family<KindLabels, Counter>,
     fsync: Histogram,
+    commit: Histogram,
     forwarded_ignored: Counter,
     ready: Gauge,
     /// When `pending` was last counted.
@@ -79,7 +81,11 @@ impl Metrics {
         let requests = Family::<RequestLabels, Counter>::default();
         registry.register("gate_pedidos", "Pedidos atendidos, por ruta y estado HTTP", requests.clone());
         let payment_required = Family::<RouteLabels, Counter>::default();
-        registry.register("gate_402", "Respuestas 402 (pago requerido) servidas por HTTP", payment_required.clone());
+        registry.register(
+            "gate_402",
+            "Respuestas de pago requerido: 402 por HTTP y pago requerido de comprar_estudio por MCP",
+            payment_required.clone(),
+        );
         let purchases = Family::<OutcomeLabels, Counter>::default();
         registry.register("gate_compras", "Compras con un pago, por resultado", purchases.clone());
         let uncertain = Counter::default();
@@ -106,6 +112,13 @@ impl Metrics {
         // 50 µs to ~1 s: a fast SSD to a saturated disk.
         let fsync = Histogram::new([0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1.0]);
         registry.register("gate_diario_fsync_segundos", "Tiempo de cada fsync del diario de ventas", fsync.clone());
+        // 250 µs to ~5 s: a database on the same host to one across a region, or struggling.
+        let commit = Histogram::new([0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0]);
+        registry.register(
+            "gate_base_commit_segundos",
+            "Tiempo de cada paso de una compra confirmado (COMMIT) en la base de ventas PostgreSQL",
+            commit.clone(),
+        );
         let forwarded_ignored = Counter::default();
         registry.register(
             "gate_reenvio_ignorado",
@@ -124,6 +137,7 @@ impl Metrics {
             settlement,
             facilitator_errors,
             fsync,
+            commit,
             forwarded_ignored,
             ready,
             pending_counted: Mutex::new(None),
@@ -136,6 +150,12 @@ impl Metrics {
         if estado == 402 {
             self.payment_required.get_or_create(&RouteLabels { ruta }).inc();
         }
+    }
+
+    /// A payment-required answer that is not an HTTP 402: `comprar_estudio` over MCP answers
+    /// it inside a JSON-RPC message (HTTP 200), in any of its bindings.
+    pub fn payment_required(&self, ruta: &'static str) {
+        self.payment_required.get_or_create(&RouteLabels { ruta }).inc();
     }
 
     /// A purchase's outcome: `Ok` is a delivery; a refusal by its status and whether its
@@ -164,6 +184,12 @@ impl Metrics {
     /// A settlement without a readable answer, by kind (`FacilitatorError::kind`).
     pub fn facilitator_error(&self, tipo: &'static str) {
         self.facilitator_errors.get_or_create(&KindLabels { tipo }).inc();
+    }
+
+    /// The time one step of a purchase took to commit to the PostgreSQL sales record (the
+    /// transaction the purchase waits for: its insert, its row update and the commit).
+    pub fn committed_in(&self, elapsed: Duration) {
+        self.commit.observe(elapsed.as_secs_f64());
     }
 
     /// The histogram the sales journal's writer observes each fsync in.

@@ -24,16 +24,22 @@ use sha2::{Digest, Sha256};
 const DEV_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 const BUILT_BASE_URL: &str = "http://127.0.0.1:8080";
 
+/// The sample content the tests carry (not `content/`, which is the publisher's).
 fn content() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../content")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/muestra")
 }
 
 fn build(content: &Path, out: &Path) {
-    let options = generator::build::BuildOptions { content: content.to_owned(), out: out.to_owned(), quiet: true };
+    let options = generator::build::BuildOptions {
+        content: content.to_owned(),
+        out: out.to_owned(),
+        quiet: true,
+        discard_previous: false,
+    };
     generator::build::build(&options).unwrap_or_else(|e| panic!("build failed: {e}"));
 }
 
-/// The real content built once for this test binary.
+/// The sample content (`tests/muestra/`) built once for this test binary.
 fn built() -> &'static Path {
     static DIST: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, dist) = DIST.get_or_init(|| {

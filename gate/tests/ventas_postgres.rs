@@ -26,14 +26,15 @@ use serde_json::{Value, json};
 /// The public Anvil/Hardhat development key #0 (never for real funds).
 const DEV_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 
-/// The real content built once for this test binary.
+/// The sample content (`tests/muestra/`) built once for this test binary.
 fn built() -> &'static Path {
     static DIST: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, dist) = DIST.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let dist = dir.path().join("dist");
-        let content = Path::new(env!("CARGO_MANIFEST_DIR")).join("../content");
-        let options = generator::build::BuildOptions { content, out: dist.clone(), quiet: true };
+        let content = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/muestra");
+        let options =
+            generator::build::BuildOptions { content, out: dist.clone(), quiet: true, discard_previous: false };
         generator::build::build(&options).unwrap_or_else(|e| panic!("build failed: {e}"));
         (dir, dist)
     });

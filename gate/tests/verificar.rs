@@ -50,14 +50,14 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// The real content built for going live: mainnet mode, an https base_url (built once).
+/// The sample content built for going live: mainnet mode, an https base_url (built once).
 fn mainnet_dist() -> &'static Path {
     static DIST: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, dist) = DIST.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let content = dir.path().join("content");
         std::fs::create_dir_all(&content).unwrap();
-        copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../content"), &content);
+        copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/muestra"), &content);
         let settings = content.join("servicio.toml");
         let text = std::fs::read_to_string(&settings)
             .unwrap()
@@ -80,7 +80,8 @@ fn mainnet_dist() -> &'static Path {
             std::fs::write(&path, own.join("\n") + "\n").unwrap();
         }
         let dist = dir.path().join("dist");
-        let options = generator::build::BuildOptions { content, out: dist.clone(), quiet: true };
+        let options =
+            generator::build::BuildOptions { content, out: dist.clone(), quiet: true, discard_previous: false };
         generator::build::build(&options).unwrap_or_else(|e| panic!("build failed: {e}"));
         (dir, dist)
     });
@@ -363,7 +364,7 @@ fn a_development_account_as_payee_is_refused_on_mainnet() {
         );
     }
     assert!(
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../content/servicio.toml"))
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/muestra/servicio.toml"))
             .unwrap()
             .contains(&format!("pagar_a_evm = \"{DEV_PAYEE}\""))
     );

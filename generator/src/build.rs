@@ -1,17 +1,20 @@
 //! `generator build`: the whole pipeline, as a flat list of named stages.
 //!
 //! Each stage is one call below, timed and printed as one line (as Zola does): load, validate
-//! and compute ([`crate::check`]) → package every study and store its paid files → render the
-//! free documents (the sheets publish the packages' sizes and hashes) → manifest and sums →
-//! write. Studies are packaged in parallel, largest first; every result lands in a sorted map,
+//! and compute ([`crate::check`]) → package every study and store its paid files → name them
+//! against the build already in the output folder ([`crate::previous`]: a file whose bytes
+//! changed gets a new name, the sold one is kept) → render the free documents (the sheets
+//! publish the packages' sizes and hashes) → manifest and sums → write. Studies are packaged in parallel, largest first; every result lands in a sorted map,
 //! so the bytes do not depend on the thread count.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
 use crate::output::{Output, Staging, WrittenFile};
+use crate::previous::{self, Carried};
 use crate::problems::Problems;
 use crate::render::json::{FileInfo, Files, ZipInfo};
 use crate::render::templates::Templates;
@@ -23,6 +26,8 @@ pub struct BuildOptions {
     pub content: PathBuf,
     pub out: PathBuf,
     pub quiet: bool,
+    /// Do not keep the paid files of the build already in `out` (`--descartar-anteriores`).
+    pub discard_previous: bool,
 }
 
 /// Why a build failed: problems in the content (each located), or anything else.
@@ -57,6 +62,9 @@ pub struct BuildSummary {
     pub stages: Vec<(&'static str, Duration)>,
     /// Warnings of the check (they do not stop the build).
     pub warnings: Problems,
+    /// One line per study whose paid files changed since the build in the output folder, or
+    /// that is no longer sold (its earlier files are kept).
+    pub changed: Vec<String>,
 }
 
 /// Runs the whole build.
@@ -68,16 +76,21 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
 
     let site = Site::new(&checked.content);
     let templates = Templates::new()?;
+    let previous = previous::read(&options.out, options.discard_previous)?;
     let staging = Staging::create(&options.out)?;
     let stored = package_studies(&site, &templates, &checked, &staging)?;
     clock.done("paquetes, xlsx y ZIP por estudio");
 
     let mut output = Output::default();
-    render_studies(&site, &templates, &checked, stored, &mut output)?;
+    let carried = name_paid_files(&checked, &stored, &previous, &staging)?;
+    previous.copy_kept(&carried.kept, &staging, &mut output)?;
+    clock.done("archivos vendidos antes");
+
+    render_studies(&site, &templates, &checked, stored, &carried, &mut output)?;
     output.add_all(render::service_files(&site, &templates)?)?;
     clock.done("documentos públicos");
 
-    manifest::add_files(&site, &mut output)?;
+    manifest::add_files(&site, &carried, &mut output)?;
     clock.done("manifiesto y sumas");
 
     output.write_into(&staging)?;
@@ -92,7 +105,41 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
         bytes: output.total_bytes(),
         stages: clock.stages,
         warnings: checked.warnings.clone(),
+        changed: carried.warnings,
     })
+}
+
+/// Names each study's paid files against the previous build, moving a staged file to its new
+/// name when the previous build sold other bytes under the plain one.
+fn name_paid_files(
+    checked: &Checked,
+    stored: &[StoredStudy],
+    previous: &previous::Previous,
+    staging: &Staging,
+) -> Result<Carried> {
+    let current: BTreeMap<String, [(String, String); 2]> = checked
+        .content
+        .studies
+        .iter()
+        .zip(stored)
+        .map(|(study, stored)| {
+            let slug = &study.slug;
+            let files = [
+                (paths::json_download(slug), stored.package.sha256.clone()),
+                (paths::zip_download(slug), stored.zip.sha256.clone()),
+            ];
+            (slug.clone(), files)
+        })
+        .collect();
+    let carried = previous.carry(&current, checked.content.service.vigencia_enlaces_dias);
+    for (slug, files) in &current {
+        for ((plain, _), name) in files.iter().zip(&carried.names[slug]) {
+            if plain != name {
+                staging.rename(&paths::download(plain), &paths::download(name))?;
+            }
+        }
+    }
+    Ok(carried)
 }
 
 /// One study's paid files once stored in the staging folder.
@@ -134,26 +181,28 @@ fn render_studies(
     templates: &Templates,
     checked: &Checked,
     stored: Vec<StoredStudy>,
+    carried: &Carried,
     output: &mut Output,
 ) -> Result<()> {
     for ((study, tables), stored) in checked.content.studies.iter().zip(&checked.tables).zip(stored) {
         let slug = &study.slug;
+        let [json_name, zip_name] = carried.names.get(slug).cloned().unwrap_or_default();
         let downloads = Files {
             json: FileInfo {
-                nombre: paths::json_download(slug),
+                nombre: json_name.clone(),
                 bytes: stored.package.len,
                 sha256: stored.package.sha256.clone(),
             },
             zip: ZipInfo {
-                nombre: paths::zip_download(slug),
+                nombre: zip_name.clone(),
                 bytes: stored.zip.len,
                 sha256: stored.zip.sha256.clone(),
                 contiene: stored.zip_entries,
             },
         };
         output.add_all(render::study_files(site, templates, study, tables, downloads)?)?;
-        output.add_written(paths::package(slug), &stored.package)?;
-        output.add_written(paths::zip(slug), &stored.zip)?;
+        output.add_written(paths::download(&json_name), &stored.package)?;
+        output.add_written(paths::download(&zip_name), &stored.zip)?;
         output.add(paths::summary(slug), stored.summary)?;
     }
     Ok(())

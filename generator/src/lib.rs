@@ -12,6 +12,8 @@
 //! 4. [`render`]: the documents: JSON, HTML pages, `llms.txt`, OpenAPI and x402 discovery,
 //!    the search index, the PDF reports' model.
 //! 5. [`package`]: each study's paid files: full package, summary, ZIP (with the xlsx).
+//!    [`previous`]: the paid files named against the build already in the output folder (a
+//!    file whose bytes changed gets a new name; the one sold before is kept, and reported).
 //! 6. [`manifest`]: `gate.json` for the gate, `_headers` and `_redirects` for static hosts,
 //!    `SHA256SUMS`.
 //! 7. [`output`]: every file hashed once, written into a staging folder that replaces the
@@ -33,6 +35,7 @@ pub mod output;
 pub mod package;
 pub mod parallel;
 pub mod paths;
+pub mod previous;
 pub mod problems;
 pub mod render;
 pub mod validate;

@@ -42,6 +42,12 @@ enum Command {
         /// No imprimir las etapas.
         #[arg(long = "silencioso", alias = "quiet")]
         quiet: bool,
+        /// No conservar los archivos pagos de la construcción que ya está en --out. Sin esta
+        /// opción, un paquete o ZIP que cambió recibe un nombre nuevo y el anterior sigue
+        /// abriendo con los enlaces y recibos ya emitidos. Úsela cuando pasó la vigencia de los
+        /// enlaces desde el último cambio: los enlaces a los archivos descartados dejan de abrir.
+        #[arg(long = "descartar-anteriores")]
+        discard_previous: bool,
     },
     /// Genera los informes PDF (es y en) en content/estudios/<slug>/informes/. Necesita un
     /// binario compilado con `--features pdf`.
@@ -64,7 +70,9 @@ fn main() -> ExitCode {
     let cli: Cli = cli::parse();
     match cli.command {
         Command::Check { content } => check(&content),
-        Command::Build { content, out, quiet } => build(BuildOptions { content, out, quiet }),
+        Command::Build { content, out, quiet, discard_previous } => {
+            build(BuildOptions { content, out, quiet, discard_previous })
+        }
         Command::Informes { content, studies, template } => reports(&content, &studies, template.as_deref()),
     }
 }
@@ -136,6 +144,9 @@ fn build(options: BuildOptions) -> ExitCode {
     match generator::build::build(&options) {
         Ok(summary) => {
             eprint!("{}", summary.warnings.as_warnings());
+            for line in &summary.changed {
+                eprintln!("aviso: {line}");
+            }
             if !options.quiet {
                 println!(
                     "Listo: {} estudios, {} respuestas, {} archivos, {:.1} MB en {:.2} s",

@@ -18,6 +18,7 @@ use contract::{CONTENT_SECURITY_POLICY, View};
 
 use crate::output::Output;
 use crate::paths;
+use crate::previous::Carried;
 use crate::render::site::{Site, to_json};
 use crate::render::{offer, openapi, search};
 
@@ -31,8 +32,8 @@ const DIST_README: &str = include_str!("../../templates/dist-README.md");
 
 /// Adds `gate.json`, `_headers`, `_redirects`, `README.md` and, last, `SHA256SUMS` (the
 /// sha256 of every other file) to the output.
-pub fn add_files(site: &Site<'_>, output: &mut Output) -> Result<()> {
-    let manifest = gate_manifest(site, output)?;
+pub fn add_files(site: &Site<'_>, carried: &Carried, output: &mut Output) -> Result<()> {
+    let manifest = gate_manifest(site, carried, output)?;
     output.add(manifest::FILE, to_json(&manifest)?)?;
     output.add("public/_headers", cdn_headers(&manifest).into_bytes())?;
     output.add("public/_redirects", cdn_redirects(&manifest).into_bytes())?;
@@ -75,7 +76,7 @@ fn file_of<'o>(output: &'o Output, file: &str) -> Result<(u64, &'o str)> {
 }
 
 /// `gate.json`: the contract with the gate.
-fn gate_manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
+fn gate_manifest(site: &Site<'_>, carried: &Carried, output: &Output) -> Result<Manifest> {
     let mut rutas = BTreeMap::new();
     for (url, file, tipo) in public_routes(site) {
         let (bytes, sha256) = file_of(output, &file)?;
@@ -95,14 +96,15 @@ fn gate_manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
     let mut descargas = BTreeMap::new();
     let mut estudios = BTreeMap::new();
     for study in &site.content.studies {
-        let names = [paths::json_download(&study.slug), paths::zip_download(&study.slug)];
-        for name in &names {
+        let names =
+            carried.names.get(&study.slug).with_context(|| format!("{}: sin nombres de descarga", study.slug))?;
+        for name in names {
             let file = paths::download(name);
             let (bytes, sha256) = file_of(output, &file)?;
             let tipo = if name.ends_with(".zip") { "application/zip" } else { JSON };
             descargas.insert(
                 name.clone(),
-                Download { archivo: file, tipo: tipo.to_owned(), bytes, sha256: sha256.to_owned() },
+                Download { archivo: file, tipo: tipo.to_owned(), bytes, sha256: sha256.to_owned(), anterior_de: None },
             );
         }
         let view = |view: View, file: String| {
@@ -116,7 +118,7 @@ fn gate_manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
                 nombre: study.design.nombre.clone(),
                 precio: ListedPrice(site.price_of(study)),
                 vistas: BTreeMap::from([
-                    view(View::Completo, paths::package(&study.slug)),
+                    view(View::Completo, paths::download(&names[0])),
                     view(View::Resumen, paths::summary(&study.slug)),
                 ]),
                 descargas: names.to_vec(),
@@ -124,6 +126,13 @@ fn gate_manifest(site: &Site<'_>, output: &Output) -> Result<Manifest> {
             },
         );
         file_of(output, &paths::payment_page(&study.slug))?;
+    }
+    // The files earlier builds sold, for the links and receipts already issued.
+    for (name, kept) in &carried.kept {
+        file_of(output, &kept.archivo)?;
+        if descargas.insert(name.clone(), kept.clone()).is_some() {
+            anyhow::bail!("la descarga {name} es a la vez de esta construcción y de una anterior");
+        }
     }
     let service = &site.content.service;
     Ok(Manifest {

@@ -142,6 +142,15 @@ impl Staging {
         Ok(WrittenFile { len: bytes.len() as u64, sha256: sha256_hex(bytes) })
     }
 
+    /// Moves a file already written into the staging folder to another path in it.
+    pub fn rename(&self, from: &str, to: &str) -> Result<()> {
+        let (from, to) = (self.dir.join(from), self.dir.join(to));
+        if let Some(dir) = to.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
+        }
+        std::fs::rename(&from, &to).with_context(|| format!("no se pudo mover {} a {}", from.display(), to.display()))
+    }
+
     /// Renames the staging folder over the output (the old output is removed after).
     pub fn replace_output(mut self) -> Result<()> {
         if self.out.exists() {

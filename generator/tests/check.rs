@@ -1,11 +1,11 @@
-//! `generator check` as a publisher runs it: on the real content, and on a broken copy.
+//! `generator check` as a publisher runs it: on the sample content, and on a broken copy.
 
 mod common;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::{content_dir, copy_tree};
+use common::{copy_tree, sample_dir};
 
 fn check(content: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_generator"))
@@ -30,8 +30,8 @@ fn field(line: &str, name: &str) -> String {
 }
 
 #[test]
-fn the_real_content_passes() {
-    let output = check(&content_dir());
+fn the_sample_content_passes() {
+    let output = check(&sample_dir());
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.contains("correcto — 9 estudios"), "{stdout}");
@@ -41,7 +41,7 @@ fn the_real_content_passes() {
 fn a_broken_copy_lists_every_problem_with_its_place() {
     let work = tempfile::tempdir().expect("temp");
     let content = work.path().join("content");
-    copy_tree(&content_dir(), &content);
+    copy_tree(&sample_dir(), &content);
     let study = |slug: &str, file: &str| content.join("estudios").join(slug).join(file);
 
     // 1. A bad JSON line in one study's questions.
@@ -101,7 +101,7 @@ fn a_broken_copy_lists_every_problem_with_its_place() {
 fn missing_files_and_type_errors_are_located() {
     let work = tempfile::tempdir().expect("temp");
     let content = work.path().join("content");
-    copy_tree(&content_dir(), &content);
+    copy_tree(&sample_dir(), &content);
     std::fs::remove_file(content.join("estudios/farma-2026/marcas.toml")).expect("remove");
     let service = content.join("servicio.toml");
     let text = std::fs::read_to_string(&service).expect("read");
@@ -136,7 +136,7 @@ fn append_comparison(findings: &Path, table: &str, a: (&str, f64), b: (&str, f64
 fn a_comparison_the_intervals_do_not_support_is_a_warning() {
     let work = tempfile::tempdir().expect("temp");
     let content = work.path().join("content");
-    copy_tree(&content_dir(), &content);
+    copy_tree(&sample_dir(), &content);
     // The two brands of farma-2026's brand table with the closest mention rates, whose
     // intervals overlap; and the first and last brands, whose intervals do not.
     let checked = generator::check(&content).unwrap_or_else(|p| panic!("{p}"));
@@ -187,7 +187,7 @@ fn a_comparison_the_intervals_do_not_support_is_a_warning() {
 fn names_ending_like_interval_columns_are_reserved() {
     let work = tempfile::tempdir().expect("temp");
     let content = work.path().join("content");
-    copy_tree(&content_dir(), &content);
+    copy_tree(&sample_dir(), &content);
     let design = content.join("estudios/farma-2026/estudio.toml");
     let text = std::fs::read_to_string(&design).expect("read");
     // The first `id = "…"` after `[[modelos]]` is a model id; rename it everywhere.
@@ -227,7 +227,7 @@ fn a_change_its_verdict_does_not_bear_out_is_a_warning() {
 
     let work = tempfile::tempdir().expect("temp");
     let content = work.path().join("content");
-    copy_tree(&content_dir(), &content);
+    copy_tree(&sample_dir(), &content);
     let checked = generator::check(&content).unwrap_or_else(|p| panic!("{p}"));
     // The sample content claims no change the data do not bear out.
     assert!(!checked.warnings.to_string().contains("afirma un cambio"), "{}", checked.warnings);

@@ -8,13 +8,13 @@ mod common;
 
 use std::process::Command;
 
-use common::{content_dir, copy_tree};
+use common::{copy_tree, sample_dir};
 use generator::render::report::pdf::render_reports;
 use generator::render::site::Site;
 
 #[test]
 fn committed_reports_are_reproduced_byte_for_byte() {
-    let checked = generator::check(&content_dir()).unwrap_or_else(|p| panic!("content checks: {p}"));
+    let checked = generator::check(&sample_dir()).unwrap_or_else(|p| panic!("content checks: {p}"));
     let site = Site::new(&checked.content);
     let (mut compared, mut with_changes) = (0, 0);
     for ((study, tables), changes) in checked.content.studies.iter().zip(&checked.tables).zip(&checked.changes) {
@@ -49,7 +49,7 @@ fn committed_reports_are_reproduced_byte_for_byte() {
 fn a_separate_process_renders_the_same_bytes() {
     let dir = tempfile::tempdir().expect("temp");
     let content = dir.path().join("content");
-    copy_tree(&content_dir(), &content);
+    copy_tree(&sample_dir(), &content);
     let status = Command::new(env!("CARGO_BIN_EXE_generator"))
         .args(["informes", "--content"])
         .arg(&content)
@@ -65,7 +65,7 @@ fn a_separate_process_renders_the_same_bytes() {
         }
         for file in std::fs::read_dir(&reports).expect("reports") {
             let path = file.expect("file").path();
-            let original = content_dir().join(path.strip_prefix(&content).expect("prefix"));
+            let original = sample_dir().join(path.strip_prefix(&content).expect("prefix"));
             assert!(
                 std::fs::read(&path).expect("new") == std::fs::read(&original).expect("committed"),
                 "{} differs from the committed file",
@@ -81,7 +81,7 @@ fn a_separate_process_renders_the_same_bytes() {
 fn without_reports_and_without_a_choice_it_says_what_to_do() {
     let dir = tempfile::tempdir().expect("temp");
     let content = dir.path().join("content");
-    copy_tree(&content_dir(), &content);
+    copy_tree(&sample_dir(), &content);
     for entry in std::fs::read_dir(content.join("estudios")).expect("studies") {
         let _ = std::fs::remove_dir_all(entry.expect("entry").path().join("informes"));
     }

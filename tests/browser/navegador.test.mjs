@@ -1,4 +1,5 @@
-// Browser tests of the pages for people, against the real gate over a fresh build of content/.
+// Browser tests of the pages for people, against the real gate over a fresh build of the sample
+// content (tests/muestra/: the tests name its studies).
 //
 // Debian's Chromium (headless, driven by puppeteer-core, which downloads no browser) loads the
 // catalog, a study page, the browser 402 and the privacy page from the running gate; it checks
@@ -79,7 +80,7 @@ before(async () => {
   assert.ok(fs.existsSync(CHROMIUM), `missing ${CHROMIUM}: apt-get install chromium`);
   fs.rmSync(OUT, { recursive: true, force: true });
   fs.mkdirSync(SHOTS, { recursive: true });
-  const build = run(path.join(BIN, "generator"), ["build", "--content", path.join(ROOT, "content"), "--out", DIST, "--quiet"]);
+  const build = run(path.join(BIN, "generator"), ["build", "--content", path.join(ROOT, "tests", "muestra"), "--out", DIST, "--quiet"]);
   assert.equal(build.status, 0, `generator build failed:\n${build.stdout}${build.stderr}`);
 
   const port = await freePort();

@@ -5,7 +5,7 @@
 #   tests/contrato/schemathesis.sh ST GATE GENERATOR
 #
 # ST is Schemathesis' `st` (tests/contrato/requirements.txt), GATE and GENERATOR the debug
-# binaries. It builds content/ into a temporary dist/, starts the gate in local mode on a free
+# binaries. It builds the sample content (tests/muestra/) into a temporary dist/, starts the gate in local mode on a free
 # loopback port with a temporary --data, runs Schemathesis, and stops the gate.
 #
 # Checks left out, each for a reason that is the contract's, not a failure of it:
@@ -23,7 +23,7 @@ st="$1"; gate="$2"; generator="$3"
 work="$(mktemp -d)"
 cleanup() { [ -n "${pid:-}" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
-"$generator" build --content content --out "$work/dist" --quiet
+"$generator" build --content tests/muestra --out "$work/dist" --quiet
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 "$gate" --dist "$work/dist" --data "$work/var" --listen "127.0.0.1:$port" --threads 2 >"$work/gate.log" 2>&1 &
 pid=$!

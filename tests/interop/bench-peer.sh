@@ -68,7 +68,7 @@ wait_up() {
 }
 
 port_gate="$(free_port)"; port_fac="$(free_port)"
-cp -r "$root/content" "$work/content"
+cp -r "$root/tests/muestra" "$work/content"
 sed -i "s|^base_url *=.*|base_url = \"http://127.0.0.1:$port_gate\"|" "$work/content/servicio.toml"
 "$bin_dir/generator" build --quiet --content "$work/content" --out "$work/dist"
 pay_to="$(sed -n 's/^pagar_a_evm *= *"\(0x[0-9a-fA-F]*\)".*/\1/p' "$work/content/servicio.toml")"

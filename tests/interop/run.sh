@@ -3,7 +3,7 @@
 #
 #   tests/interop/run.sh [--bin-dir DIR]
 #
-# Builds content/ into a temporary dist whose base_url is the chosen loopback port (so the signed
+# Builds the sample content (tests/muestra/) into a temporary dist whose base_url is the chosen loopback port (so the signed
 # links the gate issues point at it, as in a real deployment), starts the `gate` binary in local
 # mode with a temporary --data, runs each client, and ends with the line "N passed, N failed"
 # (one unit per client). Exits non-zero when any client fails. Besides, cdp-jwt.mjs checks the
@@ -50,8 +50,8 @@ port="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", 
 [ -n "$port" ] || { echo "run.sh: no free loopback port" >&2; exit 1; }
 base="http://127.0.0.1:$port"
 
-echo "== interop: building content/ into $work/dist for $base"
-cp -r "$root/content" "$work/content"
+echo "== interop: building tests/muestra/ into $work/dist for $base"
+cp -r "$root/tests/muestra" "$work/content"
 sed -i "s|^base_url *=.*|base_url = \"$base\"|" "$work/content/servicio.toml"
 "$bin_dir/generator" build --content "$work/content" --out "$work/dist" --quiet || { echo "run.sh: generator build falló" >&2; exit 1; }
 

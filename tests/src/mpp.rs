@@ -12,15 +12,15 @@ use gate::x402::PaymentRequirements;
 use gate::x402::evm::{Authorization, domain_for, sign_authorization};
 use serde_json::{Map, Value, json};
 
-/// The auth-params of a `Payment` challenge (values are quoted base64url, hosts and dates).
+/// The first `Payment` challenge of a `WWW-Authenticate` value, as the JSON object a credential
+/// echoes (`request` as its base64url), parsed by the gate's wire code that
+/// `tests/tests/mpp_conformance.rs` holds to the conformance vectors.
 pub fn parse_challenge(header: &str) -> Map<String, Value> {
-    let rest = header.strip_prefix("Payment ").expect("Payment scheme");
-    let mut params = Map::new();
-    for part in rest.split(", ") {
-        let (name, value) = part.split_once('=').expect("name=value");
-        params.insert(name.to_owned(), json!(value.trim_matches('"')));
+    let challenge = gate::payment::mpp::wire::parse_challenge(header).expect("a Payment challenge");
+    match serde_json::to_value(challenge) {
+        Ok(Value::Object(map)) => map,
+        other => panic!("{other:?}"),
     }
-    params
 }
 
 pub fn str_of<'a>(map: &'a Map<String, Value>, key: &str) -> &'a str {

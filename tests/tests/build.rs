@@ -1,4 +1,4 @@
-//! `generator build` on the real content: what a publisher deploys and an agent reads.
+//! `generator build` on the sample content (`tests/muestra/`): what a publisher deploys and an agent reads.
 
 mod common;
 
@@ -17,7 +17,7 @@ fn two_builds_give_identical_bytes() {
     let second = other.path().join("dist");
     // A different thread count must not change a byte either.
     let pool = rayon_pool(1);
-    pool.install(|| build_into(&content_dir(), &second));
+    pool.install(|| build_into(&sample_dir(), &second));
     let files = files_under(first);
     assert_eq!(files, files_under(&second), "same file list");
     assert!(files.len() > 40, "a full dist has many files, got {}", files.len());
@@ -574,7 +574,7 @@ fn manifest_routes_and_downloads_point_at_real_files() {
 fn a_broken_study_fails_the_build_and_leaves_dist_untouched() {
     let work = tempfile::tempdir().expect("temp");
     let content = work.path().join("content");
-    copy_tree(&content_dir(), &content);
+    copy_tree(&sample_dir(), &content);
     let dist = work.path().join("dist");
     build_into(&content, &dist);
     let before = snapshot(&dist);
@@ -585,7 +585,12 @@ fn a_broken_study_fails_the_build_and_leaves_dist_untouched() {
     let broken = text.replacen("\"pregunta\":\"", "\"pregunta\":\"NO-EXISTE-", 1);
     std::fs::write(&answers, broken).expect("write");
 
-    let options = generator::build::BuildOptions { content: content.clone(), out: dist.clone(), quiet: true };
+    let options = generator::build::BuildOptions {
+        content: content.clone(),
+        out: dist.clone(),
+        quiet: true,
+        discard_previous: false,
+    };
     let error = generator::build::build(&options).expect_err("a broken study fails the build").to_string();
     assert!(error.contains("farma-2026") && error.contains("respuestas.jsonl"), "{error}");
     assert!(error.contains("línea 1") && error.contains("NO-EXISTE-"), "{error}");

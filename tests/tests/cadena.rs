@@ -33,8 +33,8 @@ fn now() -> u64 {
 /// The requirement the gate's 402 offers for a study, from `content/servicio.toml` through the
 /// generator's own function (what the build writes into `gate.json`).
 fn requirement() -> PaymentRequirements {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../content/servicio.toml");
-    let text = std::fs::read_to_string(&file).expect("content/servicio.toml");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("muestra/servicio.toml");
+    let text = std::fs::read_to_string(&file).expect("tests/muestra/servicio.toml");
     let service: generator::model::ServiceSettings = toml::from_str(&text).expect("servicio.toml parses");
     let accepts = generator::render::offer::accepts(&service, service.precio_usd);
     let requirement = accepts.into_iter().find(|a| a.network == "eip155:84532").expect("Base Sepolia is offered");

@@ -30,13 +30,13 @@ use tests::cdp_stub::{CdpStub, PREFIX, new_ec_key, new_ed25519_key};
 const KEY_ID: &str = "organizations/0b1c2d3e-prueba/apiKeys/4f5a6b7c-prueba";
 const LINK_SECRET: &str = "secreto-de-enlaces-de-prueba-0123456789abcdef";
 
-/// The real content in mainnet mode, built once for this test binary.
+/// The sample content in mainnet mode, built once for this test binary.
 fn mainnet_dist() -> &'static Path {
     static DIST: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, dist) = DIST.get_or_init(|| {
         let dir = tempfile::tempdir().expect("temp dir");
         let content = dir.path().join("content");
-        copy_tree(&common::content_dir(), &content);
+        copy_tree(&common::sample_dir(), &content);
         let settings = content.join("servicio.toml");
         let text = std::fs::read_to_string(&settings).expect("servicio.toml");
         let text = text.replace("modo = \"local\"", "modo = \"mainnet\"");

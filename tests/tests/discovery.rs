@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::gate::{client, start_local};
-use common::{SLUGS, built, content_dir, read_json, sha256_hex};
+use common::{SLUGS, built, read_json, sample_dir, sha256_hex};
 use serde_json::{Value, json};
 
 /// The registry's schema of server.json, byte for byte (see `tests/vendor/README.md`).
@@ -43,7 +43,7 @@ fn python(script: &str, args: &[&Path]) -> Value {
 
 /// The content's `servicio.toml`.
 fn service_settings() -> toml::Table {
-    let text = std::fs::read_to_string(content_dir().join("servicio.toml")).expect("servicio.toml");
+    let text = std::fs::read_to_string(sample_dir().join("servicio.toml")).expect("servicio.toml");
     toml::from_str(&text).expect("servicio.toml parses")
 }
 
@@ -581,7 +581,7 @@ fn the_home_page_carries_the_data_catalog_of_every_study() {
 
 #[test]
 fn a_declared_license_is_validated_and_published() {
-    let root = content_dir();
+    let root = sample_dir();
     let loaded = generator::load::load(&root);
     let metrics = loaded.metrics.clone().expect("metricas.toml");
     let mut service = loaded.service.clone().expect("servicio.toml");

@@ -15,12 +15,12 @@ use serde_json::Value;
 const LANGS: [&str; 2] = ["es", "en"];
 
 fn report_path(slug: &str, lang: &str) -> PathBuf {
-    content_dir().join(format!("estudios/{slug}/informes/informe-{lang}.pdf"))
+    sample_dir().join(format!("estudios/{slug}/informes/informe-{lang}.pdf"))
 }
 
 /// Studies whose `informes/` folder holds reports.
 fn studies_with_reports() -> Vec<&'static str> {
-    SLUGS.iter().copied().filter(|slug| content_dir().join(format!("estudios/{slug}/informes")).is_dir()).collect()
+    SLUGS.iter().copied().filter(|slug| sample_dir().join(format!("estudios/{slug}/informes")).is_dir()).collect()
 }
 
 /// `pdftotext -layout`: table rows stay on one line.
@@ -161,7 +161,7 @@ fn cell(table: &Value, row: &str, column: &str) -> Value {
 fn content_study(slug: &str) -> &'static Study {
     static CHECKED: std::sync::OnceLock<generator::Checked> = std::sync::OnceLock::new();
     let checked =
-        CHECKED.get_or_init(|| generator::check(&content_dir()).unwrap_or_else(|p| panic!("content checks: {p}")));
+        CHECKED.get_or_init(|| generator::check(&sample_dir()).unwrap_or_else(|p| panic!("content checks: {p}")));
     checked.content.studies.iter().find(|s| s.slug == slug).expect("study")
 }
 
@@ -171,10 +171,10 @@ fn four_or_more_studies_ship_both_reports_and_the_rest_none() {
     assert!(with.len() >= 4, "at least four studies have reports, got {with:?}");
     assert!(with.len() < SLUGS.len(), "some studies ship without reports, as in the service this replaces");
     // Both kinds of study have reports: compared with a previous run and first runs.
-    let compared = with.iter().filter(|slug| content_dir().join(format!("estudios/{slug}/anterior")).is_dir()).count();
+    let compared = with.iter().filter(|slug| sample_dir().join(format!("estudios/{slug}/anterior")).is_dir()).count();
     assert!(compared >= 1 && compared < with.len(), "{compared} of {with:?} compared with a previous run");
     for slug in SLUGS {
-        let dir = content_dir().join(format!("estudios/{slug}/informes"));
+        let dir = sample_dir().join(format!("estudios/{slug}/informes"));
         if !dir.is_dir() {
             continue;
         }

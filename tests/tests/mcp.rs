@@ -182,7 +182,7 @@ async fn tools_are_listed_with_titles_schemas_and_hints_and_the_catalog_has_no_p
             assert!(tool["description"].as_str().is_some_and(|d| d.contains("EN: ")), "{name}");
             assert_eq!(tool["inputSchema"]["type"], "object", "{name}");
             assert_eq!(tool["inputSchema"]["additionalProperties"], false, "{name}");
-            assert!(tool.get("outputSchema").is_none(), "{name} has no outputSchema");
+            assert_eq!(tool["outputSchema"]["type"], "object", "{name}: its outputSchema, from openapi.json");
             let paid = name == "comprar_estudio";
             assert_eq!(tool["annotations"]["readOnlyHint"], !paid, "{name}");
             assert_eq!(tool["annotations"]["destructiveHint"], false, "{name}");
@@ -242,7 +242,12 @@ async fn free_tools_answer_what_the_http_routes_serve() {
                 specific["pago_requerido"]["accepts"],
                 manifest["estudios"][slug]["vistas"]["resumen"]["pago_requerido"]["accepts"]
             );
-            assert_eq!(specific["precio_usd"], manifest["estudios"][slug]["precio_usd"]);
+            // A number, as in the catalog and the sheet (the manifest keeps the text "0.99").
+            let ficha = http_json(&gate, &format!("/estudio/{slug}/ficha")).await;
+            assert!(specific["precio_usd"].is_number(), "{specific}");
+            assert_eq!(specific["precio_usd"], ficha["precio_usd"]);
+            let text = manifest["estudios"][slug]["precio_usd"].as_str().expect("text");
+            assert_eq!(specific["precio_usd"].as_f64(), text.parse::<f64>().ok());
         }
     }
 }

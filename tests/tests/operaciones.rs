@@ -16,7 +16,7 @@ use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate::facilitator::{Facilitator, FacilitatorError};
 use gate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse, SupportedResponse, VerifyResponse};
 use gate_http::spawn;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// The local facilitator, except that the next settlement (when armed) times out without
 /// settling: for the gate, an uncertain outcome.
@@ -95,6 +95,22 @@ impl Ops {
     }
 }
 
+/// One `tools/call` over MCP's Streamable HTTP (stateless), its JSON-RPC answer.
+async fn mcp_call(http: &reqwest::Client, url: String, params: Value) -> Value {
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let response = http
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .body(message.to_string())
+        .send()
+        .await
+        .expect("POST /mcp");
+    assert_eq!(response.status(), 200);
+    response.json().await.expect("JSON-RPC answer")
+}
+
 fn value(samples: &BTreeMap<String, f64>, name: &str) -> f64 {
     samples.get(name).copied().unwrap_or(0.0)
 }
@@ -148,6 +164,19 @@ async fn health_readiness_and_metrics_follow_what_happens() {
     assert_eq!(moved("gate_pedidos_total{ruta=\"/estudio/{slug}\",estado=\"402\"}"), 1.0, "{after:#?}");
     assert_eq!(moved("gate_402_total{ruta=\"/estudio/{slug}\"}"), 1.0);
     assert_eq!(moved("gate_pedidos_total{ruta=\"/salud\",estado=\"200\"}"), 0.0, "the metrics listener is not counted");
+
+    // comprar_estudio without a payment over MCP: a JSON-RPC answer (HTTP 200) that is a
+    // payment-required answer all the same, counted with the 402s under /mcp.
+    let buy = json!({"name": "comprar_estudio", "arguments": {"slug": "banca-2026"}});
+    let unpaid = mcp_call(&http, url("/mcp"), buy).await;
+    assert_eq!(unpaid["result"]["isError"], true, "{unpaid}");
+    assert_eq!(unpaid["result"]["structuredContent"]["x402Version"], 2, "{unpaid}");
+    let free = mcp_call(&http, url("/mcp"), json!({"name": "listar_estudios", "arguments": {}})).await;
+    assert_eq!(free["result"]["isError"], false, "a free tool is no payment-required answer");
+    let mcp = ops.scrape_when(|m| delta(m, "gate_pedidos_total{ruta=\"/mcp\",estado=\"200\"}") >= 2.0).await;
+    assert_eq!(delta(&mcp, "gate_pedidos_total{ruta=\"/mcp\",estado=\"200\"}"), 2.0, "{mcp:#?}");
+    assert_eq!(delta(&mcp, "gate_402_total{ruta=\"/mcp\"}"), 1.0, "{mcp:#?}");
+    assert_eq!(delta(&mcp, "gate_402_total{ruta=\"/estudio/{slug}\"}"), 1.0);
 
     // A purchase: sold, one settlement timed, the journal fsync'd.
     let key = signer(DEV_KEY);
@@ -215,4 +244,36 @@ async fn health_readiness_and_metrics_follow_what_happens() {
     assert_eq!(body["comprobaciones"]["dist"]["ok"], false, "{body}");
     assert!(body["comprobaciones"]["dist"]["detalle"].as_str().expect("detail").starts_with(name.as_str()), "{body}");
     assert_eq!(http.get(url("/salud")).send().await.expect("salud").status(), 200, "alive all the same");
+}
+
+/// With the sales in PostgreSQL there is no fsync to time: each step of a purchase is a
+/// commit, timed in `gate_base_commit_segundos` (and the journal's histogram stays empty).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shared_record_times_each_commit() {
+    let db = tests::postgres::Postgres::start().expect("PostgreSQL starts");
+    let shared = gate::sales::postgres::Shared::connect(&db.url()).expect("the sales database answers");
+    let sales = gate::sales::Sales::open_shared(shared).expect("shared record");
+    let facilitator: Arc<dyn Facilitator> = Arc::new(LocalFacilitator::new(LocalConfig::default()));
+    let gate = Gate::load_with(built(), services(facilitator, sales, gate::chain::Chains::new())).expect("gate");
+    let live = Arc::new(Live::new(gate));
+    let server = spawn(Arc::clone(&live), 2).expect("gate starts");
+    let bound = gate::telemetry::serve("127.0.0.1:0", Arc::clone(&live), false).expect("metrics").expect("bound");
+    let ops = Ops { metrics: format!("http://{bound}"), client: client() };
+    let before = ops.scrape().await;
+    assert_eq!(value(&before, "gate_base_commit_segundos_count"), 0.0, "{before:#?}");
+
+    let accepted = accepted_of(built(), "banca-2026", "resumen");
+    let paid = client()
+        .get(format!("{}/estudio/banca-2026?vista=resumen", server.url()))
+        .header("PAYMENT-SIGNATURE", signed_header(&accepted, &signer(DEV_KEY), |_, _| {}))
+        .send();
+    assert_eq!(paid.await.expect("purchase").status(), 200);
+    // aceptado, liquidado, entregado: three steps, three commits.
+    let sold = ops.scrape_when(|m| value(m, "gate_base_commit_segundos_count") >= 3.0).await;
+    assert_eq!(value(&sold, "gate_base_commit_segundos_count"), 3.0, "{sold:#?}");
+    assert!(value(&sold, "gate_base_commit_segundos_sum") > 0.0);
+    let rows: u64 = db.psql("SELECT count(*) FROM eventos").expect("psql").parse().expect("count");
+    assert_eq!(rows, 3, "one commit per event row");
+    assert_eq!(value(&sold, "gate_diario_fsync_segundos_count"), 0.0, "no journal file");
+    assert_eq!(value(&sold, "gate_compras_total{resultado=\"vendida\"}"), 1.0);
 }

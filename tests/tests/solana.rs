@@ -33,10 +33,10 @@ const DEVNET: &str = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const DEVNET_USDC: &str = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
 const FEE_PAYER: &str = "2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9";
 
-/// The real content in testnet mode with a Solana payee, built into `dir/dist`.
+/// The sample content in testnet mode with a Solana payee, built into `dir/dist`.
 fn build_testnet_with_solana(dir: &Path) -> std::path::PathBuf {
     let content = dir.join("content");
-    copy_tree(&common::content_dir(), &content);
+    copy_tree(&common::sample_dir(), &content);
     let settings = content.join("servicio.toml");
     let text = std::fs::read_to_string(&settings).expect("servicio.toml");
     let text = text.replace("modo = \"local\"", "modo = \"testnet\"").replacen(
@@ -195,7 +195,7 @@ fn one_setting_puts_solana_in_every_document() {
 fn local_mode_never_offers_solana() {
     let dir = tempfile::tempdir().expect("temp");
     let content = dir.path().join("content");
-    copy_tree(&common::content_dir(), &content);
+    copy_tree(&common::sample_dir(), &content);
     let settings = content.join("servicio.toml");
     let text = std::fs::read_to_string(&settings).expect("servicio.toml");
     std::fs::write(
@@ -215,13 +215,17 @@ fn local_mode_never_offers_solana() {
 fn a_bad_solana_address_is_reported_with_file_and_field() {
     let dir = tempfile::tempdir().expect("temp");
     let content = dir.path().join("content");
-    copy_tree(&common::content_dir(), &content);
+    copy_tree(&common::sample_dir(), &content);
     let settings = content.join("servicio.toml");
     let text = std::fs::read_to_string(&settings).expect("servicio.toml");
     std::fs::write(&settings, text.replacen("pagar_a_evm =", "pagar_a_solana = \"0xnot-base58\"\npagar_a_evm =", 1))
         .expect("write");
-    let options =
-        generator::build::BuildOptions { content: content.clone(), out: dir.path().join("dist"), quiet: true };
+    let options = generator::build::BuildOptions {
+        content: content.clone(),
+        out: dir.path().join("dist"),
+        quiet: true,
+        discard_previous: false,
+    };
     let error = format!("{:#}", generator::build::build(&options).expect_err("build refuses"));
     assert!(error.contains("servicio.toml") && error.contains("pagar_a_solana"), "{error}");
     assert!(!dir.path().join("dist").exists(), "nothing written");

@@ -367,3 +367,90 @@ fn the_shared_record_is_reached_over_tls_and_only_with_the_right_certificate() {
     let plain = refused(format!("{}?sslmode=disable", db.url()));
     assert!(plain.contains("no se pudo usar la base de ventas"), "{plain}");
 }
+
+/// `gate ventas` on the shared record names each sale's protocol: an MPP sale (`Authorization:
+/// Payment`, built as `mppx` builds it) and an x402 sale made on two gates sharing the database,
+/// listed by the table and the CSV that `gate ventas --ventas postgres://…` prints.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gate_ventas_on_postgres_names_each_sales_protocol() {
+    let db = Postgres::start().expect("PostgreSQL starts");
+    let (served, local) = facilitator();
+    let dist = built();
+    let gates = [start_shared(dist, client_of(&served), &db.url()), start_shared(dist, client_of(&served), &db.url())];
+    let client = client();
+
+    // MPP on gate A: the challenge of its 402, the credential, 200 with a Payment-Receipt.
+    let mpp_path = "/estudio/banca-2026?vista=resumen";
+    let unpaid = client.get(gates[0].url(mpp_path)).send().await.expect("402");
+    assert_eq!(unpaid.status(), 402);
+    let offered = unpaid.headers()["www-authenticate"].to_str().expect("ascii").to_owned();
+    let challenge = tests::mpp::parse_challenge(&offered);
+    let accepted = accepted_of(dist, "banca-2026", "resumen");
+    let credential = tests::mpp::credential(&challenge, &accepted, &signer(DEV_KEY));
+    let response = client.get(gates[0].url(mpp_path)).header("Authorization", credential).send().await.expect("MPP");
+    assert_eq!(response.status(), 200);
+    let receipt = response.headers()["payment-receipt"].to_str().expect("ascii").to_owned();
+    let mpp_transaction = tests::mpp::b64_json(&receipt)["reference"].as_str().expect("reference").to_owned();
+
+    // x402 on gate B.
+    let x402_path = "/estudio/farma-2026";
+    let header = signed_header(&accepted_of(dist, "farma-2026", "completo"), &signer(OTHER_KEY), |_, _| {});
+    let (status, bought) = buy(&client, &gates[1].url(x402_path), &header).await;
+    assert_eq!(status, 200, "{bought}");
+    let x402_transaction = bought["liquidacion"]["transaccion"].as_str().expect("transaction").to_owned();
+    assert_ne!(mpp_transaction, x402_transaction);
+    assert_eq!(local.settlements(), 2);
+
+    // The record: one sale of each protocol, in the order they were made.
+    let shared = Shared::connect(&db.url()).expect("connect");
+    let report = report(&shared);
+    let sold: Vec<(&str, &str, &str, &str)> = report
+        .ventas
+        .iter()
+        .map(|s| (s.estudio.as_str(), s.vista.as_str(), s.protocolo.as_str(), s.transaccion.as_str()))
+        .collect();
+    assert_eq!(
+        sold,
+        vec![
+            ("banca-2026", "resumen", "mpp", mpp_transaction.as_str()),
+            ("farma-2026", "completo", "x402", x402_transaction.as_str()),
+        ]
+    );
+    // In the database, the MPP sale's accepted step carries `protocolo`; x402's omits it.
+    assert_eq!(
+        db.psql("SELECT evento FROM eventos WHERE registro::text LIKE '%\"protocolo\": \"mpp\"%'").expect("query"),
+        "aceptado"
+    );
+    assert_eq!(db.psql("SELECT count(*) FROM eventos WHERE registro::text LIKE '%protocolo%'").expect("query"), "1");
+
+    // The table `gate ventas` prints: a `protocolo` column, each row naming its protocol.
+    let table = gate::sales::report::table(&report);
+    let header_line = table.lines().find(|l| l.contains("protocolo")).unwrap_or_else(|| panic!("{table}"));
+    let column = header_line.find("protocolo").expect("column");
+    let row_of = |transaction: &str| {
+        table
+            .lines()
+            .find(|l| l.contains(transaction))
+            .unwrap_or_else(|| panic!("{transaction} in\n{table}"))
+            .to_owned()
+    };
+    for (transaction, protocol) in [(&mpp_transaction, "mpp"), (&x402_transaction, "x402")] {
+        let row = row_of(transaction);
+        let cell = row.get(column..).and_then(|rest| rest.split_whitespace().next());
+        assert_eq!(cell, Some(protocol), "{row}\n{table}");
+    }
+
+    // The CSV `gate ventas --formato csv` prints: the `protocolo` field of each row.
+    let csv = gate::sales::export::csv(&report);
+    let mut lines = csv.split("\r\n").filter(|l| !l.is_empty());
+    let fields: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let protocol = fields.iter().position(|f| *f == "protocolo").expect("protocolo column");
+    let transaction = fields.iter().position(|f| *f == "transaccion").expect("transaccion column");
+    let rows: Vec<(String, String)> = lines
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            (cells[transaction].to_owned(), cells[protocol].to_owned())
+        })
+        .collect();
+    assert_eq!(rows, vec![(mpp_transaction, "mpp".to_owned()), (x402_transaction, "x402".to_owned())], "{csv}");
+}

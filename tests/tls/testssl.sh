@@ -34,7 +34,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 365 -
   -addext "keyUsage=critical,digitalSignature" -addext "extendedKeyUsage=serverAuth" \
   -addext "crlDistributionPoints=URI:http://localhost/ca.crl" \
   -keyout "$work/tls.key" -out "$work/tls.crt" 2>/dev/null
-"$bin_dir/generator" build --quiet --content "$root/content" --out "$work/dist"
+"$bin_dir/generator" build --quiet --content "$root/tests/muestra" --out "$work/dist"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 GATE_LOG=warn "$bin_dir/gate" --dist "$work/dist" --data "$work/var" --listen "127.0.0.1:$port" \
   --tls-cert "$work/tls.crt" --tls-key "$work/tls.key" >"$work/gate.log" 2>&1 &

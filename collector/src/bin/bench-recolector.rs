@@ -21,20 +21,20 @@ use tokio::sync::Semaphore;
 )]
 struct Cli {
     /// Preguntas del estudio de prueba (× 4 modelos × 2 repeticiones llamadas).
-    #[arg(long, default_value_t = 250)]
-    preguntas: usize,
+    #[arg(long = "preguntas", default_value_t = 250)]
+    questions: usize,
     /// Rondas de cada medición (se informa la mediana).
-    #[arg(long, default_value_t = 3)]
-    rondas: usize,
+    #[arg(long = "rondas", default_value_t = 3)]
+    rounds: usize,
     /// Llamadas en paralelo por proveedor.
-    #[arg(long, default_value_t = 8)]
-    concurrencia: u32,
+    #[arg(long = "concurrencia", default_value_t = 8)]
+    concurrency: u32,
     /// Segundos de cada medición de ritmo con límites publicados (0: no medir).
-    #[arg(long, default_value_t = 20)]
-    segundos: u64,
+    #[arg(long = "segundos", default_value_t = 20)]
+    seconds: u64,
     /// Carpeta donde crear los estudios de prueba (en disco: cada línea hace fsync).
-    #[arg(long, default_value = "target/bench-recolector")]
-    carpeta: PathBuf,
+    #[arg(long = "carpeta", default_value = "target/bench-recolector")]
+    folder: PathBuf,
 }
 
 const PROVIDERS: [(&str, &str, &str); 4] = [
@@ -92,15 +92,15 @@ async fn reference_round(url: &str, dir: &Path, concurrency: u32) -> (Duration, 
     let plan = run::plan(dir, &settings).expect("plan");
     let (client, _) = run::clients().expect("cliente");
     let semaphores: BTreeMap<String, Arc<Semaphore>> =
-        settings.proveedores.keys().map(|n| (n.clone(), Arc::new(Semaphore::new(concurrency as usize)))).collect();
+        settings.providers.keys().map(|n| (n.clone(), Arc::new(Semaphore::new(concurrency as usize)))).collect();
     let started = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for job in &plan.jobs {
-        let model = &settings.modelos[job.model];
-        let kind = settings.proveedores[&model.proveedor].tipo;
-        let call = run::call_of(&settings, model, &job.question.texto);
+        let model = &settings.models[job.model];
+        let kind = settings.providers[&model.provider].kind;
+        let call = run::call_of(&settings, model, &job.question.text);
         let request = collector::providers::request(kind, &call, Some("clave-de-prueba"));
-        let semaphore = Arc::clone(&semaphores[&model.proveedor]);
+        let semaphore = Arc::clone(&semaphores[&model.provider]);
         let client = client.clone();
         let target = format!("{url}{}", request.path);
         tasks.spawn(async move {
@@ -134,20 +134,20 @@ async fn main() {
     let simulator = Simulator::start("127.0.0.1:0", Behaviour::default(), false).await.expect("simulador");
     let url = simulator.url();
     let unlimited = BTreeMap::new();
-    let file = collection_file(&url, cli.concurrencia, &unlimited);
-    let calls = cli.preguntas * PROVIDERS.len() * 2;
+    let file = collection_file(&url, cli.concurrency, &unlimited);
+    let calls = cli.questions * PROVIDERS.len() * 2;
     println!(
         "Costo propio por llamada: {calls} llamadas ({} preguntas × {} modelos × 2 repeticiones), {} en paralelo por proveedor, simulador local sin demora",
-        cli.preguntas,
+        cli.questions,
         PROVIDERS.len(),
-        cli.concurrencia
+        cli.concurrency
     );
     let mut ours = Vec::new();
     let mut theirs = Vec::new();
-    for round in 1..=cli.rondas {
-        let dir = cli.carpeta.join(format!("ronda-{round}"));
-        study(&dir, cli.preguntas, &file).expect("estudio de prueba");
-        let (reference, n_ref) = reference_round(&url, &dir, cli.concurrencia).await;
+    for round in 1..=cli.rounds {
+        let dir = cli.folder.join(format!("ronda-{round}"));
+        study(&dir, cli.questions, &file).expect("estudio de prueba");
+        let (reference, n_ref) = reference_round(&url, &dir, cli.concurrency).await;
         let (collected, n_col) = collector_round(&dir).await;
         assert_eq!(n_col as usize, calls, "el recolector escribió todas las respuestas");
         let per_ref = reference.as_secs_f64() * 1e6 / n_ref as f64;
@@ -167,7 +167,7 @@ async fn main() {
         c / r,
         c - r
     );
-    if cli.segundos == 0 {
+    if cli.seconds == 0 {
         return;
     }
     // Published tiers (requests per minute) of each provider's entry paid tier; the simulator
@@ -181,7 +181,7 @@ async fn main() {
             .expect("simulador");
     println!(
         "\nRitmo con los límites publicados (simulador con 2 s por respuesta, {} en paralelo por proveedor, {} s por proveedor):",
-        cli.concurrencia, cli.segundos
+        cli.concurrency, cli.seconds
     );
     for (name, kind, model) in PROVIDERS {
         let rpm = tiers[name];
@@ -191,19 +191,19 @@ async fn main() {
         text.push_str(&format!(
             "[proveedores.{name}]\ntipo = \"{kind}\"\nurl_base = \"{}\"\nconcurrencia = {}\nsolicitudes_por_minuto = {rpm}\n\n",
             slow.url(),
-            cli.concurrencia
+            cli.concurrency
         ));
         text.push_str(&format!(
             "[[modelos]]\nid = \"{model}\"\nproveedor = \"{name}\"\nmodelo = \"{model}\"\nnivel = \"estándar\"\nprecio = {{ entrada = 0.25, salida = 2.0 }}\n"
         ));
-        let dir = cli.carpeta.join(format!("ritmo-{name}"));
+        let dir = cli.folder.join(format!("ritmo-{name}"));
         study(&dir, 2000, &text).expect("estudio de prueba");
         let settings = CollectionFile::read(&dir.join("recoleccion.toml")).expect("recoleccion.toml");
         let plan = run::plan(&dir, &settings).expect("plan");
         let keys = test_keys(&settings);
         let stop = Stop::default();
         let timer = stop.clone();
-        let seconds = cli.segundos;
+        let seconds = cli.seconds;
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_secs(seconds)).await;
             timer.trigger(collector::client::StopReason::Interrupted);
@@ -213,10 +213,10 @@ async fn main() {
             .await
             .expect("recolección");
         let minutes = started.elapsed().as_secs_f64() / 60.0;
-        let ceiling = f64::from(rpm).min(f64::from(cli.concurrencia) * 60.0 / 2.0);
+        let ceiling = f64::from(rpm).min(f64::from(cli.concurrency) * 60.0 / 2.0);
         println!(
             "  {name:<11} límite {rpm:>5}/min · techo con {} en paralelo y 2 s: {ceiling:.0}/min · logrado {:.0}/min ({} respuestas en {:.1} s)",
-            cli.concurrencia,
+            cli.concurrency,
             summary.answers as f64 / minutes,
             summary.answers,
             minutes * 60.0
@@ -226,5 +226,5 @@ async fn main() {
 
 /// A made-up key per provider: the simulator takes any.
 fn test_keys(settings: &CollectionFile) -> BTreeMap<String, Option<String>> {
-    settings.proveedores.keys().map(|name| (name.clone(), Some("clave-de-prueba".to_owned()))).collect()
+    settings.providers.keys().map(|name| (name.clone(), Some("clave-de-prueba".to_owned()))).collect()
 }

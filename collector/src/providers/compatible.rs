@@ -50,7 +50,7 @@ pub fn request(call: &Call<'_>, key: Option<&str>) -> Request {
         max_tokens: call.max_output_tokens,
         temperature: call.temperature,
         web_search_options: call.location.filter(|_| call.web_search).map(|l| WebSearchOptions {
-            user_location: UserLocation { country: &l.pais, city: l.ciudad.as_deref(), region: l.region.as_deref() },
+            user_location: UserLocation { country: &l.country, city: l.city.as_deref(), region: l.region.as_deref() },
         }),
     };
     let mut headers = vec![("content-type", "application/json".to_owned())];

@@ -55,10 +55,10 @@ pub fn request(call: &Call<'_>, key: Option<&str>) -> Request {
             kind: "web_search",
             user_location: call.location.map(|l| UserLocation {
                 kind: "approximate",
-                country: &l.pais,
-                city: l.ciudad.as_deref(),
+                country: &l.country,
+                city: l.city.as_deref(),
                 region: l.region.as_deref(),
-                timezone: l.zona_horaria.as_deref(),
+                timezone: l.timezone.as_deref(),
             }),
         }]
     } else {

@@ -112,7 +112,7 @@ pub const CALL_COST: f64 = 0.01085;
 
 /// Keys for every provider of a file, made up (the simulator takes any).
 pub fn keys(file: &CollectionFile, key: &str) -> BTreeMap<String, Option<String>> {
-    file.proveedores.keys().map(|name| (name.clone(), Some(format!("{key}-{name}")))).collect()
+    file.providers.keys().map(|name| (name.clone(), Some(format!("{key}-{name}")))).collect()
 }
 
 /// Plans and collects a study in-process.

@@ -128,9 +128,9 @@ fn run(args: Args) -> Result<()> {
             bail!("el servicio respondió {}: {error}: {message}", purchase.status);
         }
         let (name, view) =
-            (purchase.body["nombre"].as_str().unwrap_or(&slug), purchase.body["view"].as_str().unwrap_or(""));
+            (purchase.body["nombre"].as_str().unwrap_or(&slug), purchase.body["vista"].as_str().unwrap_or(""));
         let settlement = if args.reaccess {
-            let again = &purchase.body["reaccess"];
+            let again = &purchase.body["reacceso"];
             println!(
                 "Recibido de nuevo sin cobro: {name} ({view}); lo compró en la transacción {} (vista {})",
                 again["transaccion"].as_str().unwrap_or("?"),
@@ -148,7 +148,7 @@ fn run(args: Args) -> Result<()> {
             Some(settlement)
         };
         std::fs::create_dir_all(&args.out).with_context(|| format!("no se pudo crear {}", args.out.display()))?;
-        let stem = format!("{slug}.{}", purchase.body["view"].as_str().unwrap_or("completo"));
+        let stem = format!("{slug}.{}", purchase.body["vista"].as_str().unwrap_or("completo"));
         let saved = args.out.join(format!("{stem}.json"));
         std::fs::write(&saved, serde_json::to_vec_pretty(&purchase.body)?)
             .with_context(|| format!("no se pudo escribir {}", saved.display()))?;

@@ -166,6 +166,14 @@ impl McpServer {
         }
     }
 
+    /// The same server with each tool's `outputSchema` taken from the published contract
+    /// (`openapi.json`), see [`tools::add_output_schemas`].
+    pub fn with_contract(mut self, openapi: &Value) -> McpServer {
+        tools::add_output_schemas(&mut self.tools_full["tools"], openapi);
+        tools::add_output_schemas(&mut self.tools_catalog["tools"], openapi);
+        self
+    }
+
     /// The same server with more allowed hosts.
     pub fn with_extra_hosts(mut self, extra: &[String]) -> McpServer {
         self.allowed = AllowedHosts::new(&self.base_url, extra);

@@ -55,7 +55,7 @@ pub fn definitions(slugs: &[&str], endpoint: Endpoint) -> Vec<Value> {
             "Buscar estudios",
             "Busca estudios por tema, industria, país o marca (sin distinguir tildes ni mayúsculas), con el mismo orden que /buscar y por qué coincidió cada uno. \"corrida anterior\" encuentra los estudios que se comparan con una corrida anterior.",
             "Searches studies by topic, industry, country or brand (accent- and case-insensitive), ranked as /buscar, with why each one matched. \"previous run\" finds the studies compared with a previous run.",
-            json!({"q": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "description": "Qué busca, p. ej. \"bancos argentina\" o \"Galicia\". / What to look for."}}),
+            json!({"q": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "pattern": "\\S", "description": "Qué busca, p. ej. \"bancos argentina\" o \"Galicia\". / What to look for."}}),
             &["q"],
         ),
         free(
@@ -95,6 +95,86 @@ pub fn definitions(slugs: &[&str], endpoint: Endpoint) -> Vec<Value> {
         }));
     }
     tools
+}
+
+/// The `openapi.json` path whose 200 answer each tool's `structuredContent` is: the free tools
+/// answer the very documents of those routes, and `comprar_estudio` the purchase's JSON.
+const MIRRORED_ROUTES: [(&str, &str); 5] = [
+    ("listar_estudios", "/catalogo"),
+    ("buscar_estudios", "/buscar"),
+    ("ver_ficha", "/estudio/{slug}/ficha"),
+    ("ver_metricas", "/metricas"),
+    (BUY_TOOL, "/estudio/{slug}"),
+];
+
+/// Adds to each tool of a `tools/list` its `outputSchema`, from the published contract
+/// (`openapi.json`): any of the schema of the 200 answer of the route it mirrors (for
+/// `como_comprar`, its own) and the contract's `Error`, which every tool error carries, and
+/// for `comprar_estudio` also its `PaymentRequired`, which the payment-required answer carries
+/// in `structuredContent` (x402's MCP binding). Clients check error results against it too (the
+/// TypeScript SDK 1.x does), so it names every shape `structuredContent` takes. The `$ref`s to
+/// `components.schemas` are written out: an output schema stands alone. A tool whose route the
+/// contract lacks is left without one.
+pub fn add_output_schemas(tools: &mut Value, openapi: &Value) {
+    let components = &openapi["components"]["schemas"];
+    let component = |name: &str| inline(&json!({"$ref": format!("#/components/schemas/{name}")}), components);
+    for tool in tools.as_array_mut().into_iter().flatten() {
+        let name = tool["name"].as_str().unwrap_or_default();
+        let schema = match name {
+            "como_comprar" => Some(how_to_buy_schema(components)),
+            _ => MIRRORED_ROUTES.iter().find(|(tool, _)| *tool == name).and_then(|(_, route)| {
+                let schema = openapi.pointer(&format!(
+                    "/paths/{}/get/responses/200/content/application~1json/schema",
+                    route.replace('~', "~0").replace('/', "~1")
+                ))?;
+                Some(inline(schema, components))
+            }),
+        };
+        let Some(answer) = schema.filter(|s| s["type"] == "object") else { continue };
+        let mut shapes = vec![answer];
+        if name == BUY_TOOL {
+            shapes.push(component("PaymentRequired"));
+        }
+        shapes.push(component("Error"));
+        tool["outputSchema"] = json!({"type": "object", "anyOf": shapes});
+    }
+}
+
+/// `schema` with every `{"$ref": "#/components/schemas/X"}` replaced by X, recursively.
+fn inline(schema: &Value, components: &Value) -> Value {
+    match schema {
+        Value::Object(map) => {
+            if let Some(name) =
+                map.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/components/schemas/"))
+            {
+                return inline(&components[name], components);
+            }
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), inline(v, components))).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| inline(v, components)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// What `como_comprar` answers ([`how_to_buy`]).
+fn how_to_buy_schema(components: &Value) -> Value {
+    json!({
+        "type": "object",
+        "required": ["protocolo", "mcp", "http"],
+        "properties": {
+            "protocolo": {"type": "string"},
+            "mcp": {"type": "object", "required": ["servidor", "herramienta", "pasos"], "properties": {
+                "servidor": {"type": "string"},
+                "herramienta": {"type": "string", "const": BUY_TOOL},
+                "pasos": {"type": "array", "items": {"type": "string"}},
+            }},
+            "http": {"type": ["object", "null"], "description": "Los pasos por HTTP que publica el documento del servicio o la ficha del estudio."},
+            "estudio": {"type": "string"},
+            "precio_usd": {"type": "number"},
+            "monto_atomico": {"type": "string", "pattern": "^[0-9]+$"},
+            "pago_requerido": inline(&json!({"$ref": "#/components/schemas/PaymentRequired"}), components),
+        },
+    })
 }
 
 /// An input schema: an object with exactly these properties.
@@ -323,7 +403,7 @@ fn how_to_buy(server: &McpServer, store: &Store<'_>, arguments: &Map<String, Val
     if let Some(slug) = slug {
         answer["estudio"] = json!(slug);
         if let Some(study) = store.manifest.estudios.get(slug) {
-            answer["precio_usd"] = json!(study.precio.0.usd());
+            answer["precio_usd"] = json!(study.precio.0.usd_number());
             answer["monto_atomico"] = json!(study.precio.0.atomic_string());
         }
         if let Ok(offer) = store.offers.find(slug, Some(MCP_DEFAULT_VIEW.as_str())) {
@@ -356,7 +436,7 @@ mod tests {
             assert!(tool["description"].as_str().is_some_and(|d| d.contains("\n\nEN: ")), "{name}: es + en");
             assert_eq!(tool["inputSchema"]["type"], "object");
             assert_eq!(tool["inputSchema"]["additionalProperties"], false);
-            assert!(tool.get("outputSchema").is_none(), "{name}");
+            assert!(tool.get("outputSchema").is_none(), "{name}: only from the contract (add_output_schemas)");
             let paid = name == BUY_TOOL;
             assert_eq!(tool["annotations"]["readOnlyHint"], !paid, "{name}");
             assert_eq!(tool["annotations"]["destructiveHint"], false, "{name}");
@@ -364,6 +444,34 @@ mod tests {
         assert_eq!(full[5]["inputSchema"]["required"], json!(["slug"]));
         assert_eq!(full[5]["inputSchema"]["properties"]["slug"]["enum"], json!(slugs));
         assert!(full[0]["inputSchema"].get("required").is_none());
+    }
+
+    #[test]
+    fn output_schemas_come_from_the_contract_written_out() {
+        let openapi = json!({
+            "paths": {
+                "/catalogo": {"get": {"responses": {"200": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Catalogo"}}}}}}},
+                "/metricas": {"get": {"responses": {"200": {"content": {"application/json": {"schema": {"type": "object"}}}}}}},
+            },
+            "components": {"schemas": {
+                "Catalogo": {"type": "object", "properties": {"uno": {"$ref": "#/components/schemas/Uno"}}},
+                "Uno": {"type": "integer"},
+                "PaymentRequired": {"type": "object"},
+                "Error": {"type": "object", "required": ["error"]},
+            }},
+        });
+        let mut tools = json!(definitions(&["a-2026"], Endpoint::Full));
+        add_output_schemas(&mut tools, &openapi);
+        let schema =
+            |name: &str| tools.as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()["outputSchema"].clone();
+        let error = json!({"type": "object", "required": ["error"]});
+        assert_eq!(
+            schema("listar_estudios"),
+            json!({"type": "object", "anyOf": [{"type": "object", "properties": {"uno": {"type": "integer"}}}, error]})
+        );
+        assert_eq!(schema("ver_metricas"), json!({"type": "object", "anyOf": [{"type": "object"}, error]}));
+        assert_eq!(schema("como_comprar")["anyOf"][0]["properties"]["pago_requerido"], json!({"type": "object"}));
+        assert_eq!(schema("ver_ficha"), Value::Null, "no route in this contract, no schema");
     }
 
     #[test]

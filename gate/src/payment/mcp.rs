@@ -193,6 +193,10 @@ pub async fn buy(
         }
     };
     let outcome = buy_offer(offer, shop, mpp, client, meta).await;
+    if matches!(outcome, Outcome::Required { .. } | Outcome::MppRefused { .. }) {
+        // What an HTTP purchase answers with a 402, counted with them.
+        shop.metrics().payment_required("/mcp");
+    }
     render(offer, mpp, bindings, outcome)
 }
 

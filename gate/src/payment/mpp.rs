@@ -16,30 +16,29 @@
 //!   (or, as `pympp` signs it, `keccak256(JSON.stringify([id, realm]))`);
 //! - receipt: `Payment-Receipt: <base64url(JSON {method, reference, status, timestamp})>`.
 //!
+//! The wire forms themselves (parsing and formatting the three headers, base64url, JCS, the
+//! challenge id) are in [`wire`], held to the conformance vectors of `tempoxyz/mpp-tools`.
+//!
 //! A credential that passes the challenge checks here becomes the x402 `exact` payload it is
 //! (as mppx's own server does before calling an x402 facilitator) and is sold by
 //! [`super::shop::Shop::purchase_as`]: the same signature, amount and time checks, reservation,
 //! replay memory, settle-after-production, journal and chain proof as an x402 purchase.
 
+pub mod wire;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use alloy_primitives::{Address, keccak256};
-use base64::Engine;
-use base64::alphabet;
-use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-use hmac::{Hmac, Mac};
 use parking_lot::Mutex;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use sha2::Sha256;
 
 use super::offer::Offer;
 use crate::clock::{Clock, iso8601};
 use crate::links::LinkSigner;
 use crate::x402::{PaymentPayload, PaymentRequirements};
-
-type HmacSha256 = Hmac<Sha256>;
+pub use wire::{Challenge, Credential, Receipt, canonical, credential_token as credential_of};
 
 /// The payment method and intent this gate offers.
 pub const METHOD: &str = "evm";
@@ -53,14 +52,6 @@ const USDC_DECIMALS: u32 = 6;
 const MAX_CHALLENGE_SECONDS: u64 = 300;
 /// Base URI of the problem types (RFC 9457) of the draft.
 pub const PROBLEM_BASE: &str = "https://paymentauth.org/problems/";
-/// The largest credential decoded (mppx caps `request` at 16 KiB).
-const MAX_CREDENTIAL_BYTES: usize = 32 * 1024;
-
-/// base64url; writes without padding, reads with or without.
-const B64: GeneralPurpose = GeneralPurpose::new(
-    &alphabet::URL_SAFE,
-    GeneralPurposeConfig::new().with_encode_padding(false).with_decode_padding_mode(DecodePaddingMode::Indifferent),
-);
 
 /// Issues and checks the gate's MPP challenges.
 #[derive(Clone)]
@@ -81,32 +72,6 @@ impl std::fmt::Debug for Mpp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Mpp").field("realm", &self.realm).finish_non_exhaustive()
     }
-}
-
-/// One MPP challenge, its fields as they travel.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Challenge {
-    pub id: String,
-    pub realm: String,
-    pub method: String,
-    pub intent: String,
-    /// base64url of the JCS request.
-    pub request: String,
-    #[serde(default)]
-    pub expires: Option<String>,
-    #[serde(default)]
-    pub digest: Option<String>,
-    #[serde(default)]
-    pub opaque: Option<String>,
-}
-
-/// A credential as sent in `Authorization: Payment`.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Credential {
-    pub challenge: Challenge,
-    pub payload: Value,
-    #[serde(default)]
-    pub source: Option<String>,
 }
 
 /// The EIP-3009 authorization of an `evm` charge credential.
@@ -224,67 +189,51 @@ impl Mpp {
         }
         let challenges: Vec<Challenge> =
             offer.required.accepts.iter().filter_map(|req| self.challenge_for(offer, req, now)).collect();
-        let value =
-            (!challenges.is_empty()).then(|| challenges.iter().map(serialize_challenge).collect::<Vec<_>>().join(", "));
+        let value = (!challenges.is_empty())
+            .then(|| challenges.iter().filter_map(|c| wire::format_challenge(c).ok()).collect::<Vec<_>>().join(", "));
         self.headers.lock().insert(key, (now, value.clone()));
         value
     }
 
     fn challenge_for(&self, offer: &Offer, req: &PaymentRequirements, now: u64) -> Option<Challenge> {
         let request = request_of(req)?;
-        let request = B64.encode(canonical(&request));
+        let request = wire::encode(canonical(&request).as_bytes());
         let lifetime = req.max_timeout_seconds.clamp(30, MAX_CHALLENGE_SECONDS);
         let expires = iso8601(now + lifetime);
-        let opaque = B64.encode(canonical(&json!({"estudio": offer.slug, "vista": offer.view.as_str()})));
+        let opaque = wire::encode(canonical(&json!({"estudio": offer.slug, "vista": offer.view.as_str()})).as_bytes());
         let mut challenge = Challenge {
             id: String::new(),
             realm: self.realm.clone(),
             method: METHOD.to_owned(),
             intent: INTENT.to_owned(),
             request,
-            expires: Some(expires),
+            description: None,
             digest: None,
+            expires: Some(expires),
             opaque: Some(opaque),
+            header: None,
         };
         challenge.id = self.id_of(&challenge);
         Some(challenge)
     }
 
-    /// base64url(HMAC-SHA256(key, realm|method|intent|request|expires|digest|opaque)).
+    /// The challenge's id under this gate's key ([`wire::challenge_id`]; the key is 32 bytes, so
+    /// it never fails, and an empty id would match nothing).
     fn id_of(&self, c: &Challenge) -> String {
-        // new_from_slice accepts any key length for HMAC.
-        let mut mac = HmacSha256::new_from_slice(&self.key).unwrap_or_else(|_| unreachable!());
-        let slots = [
-            c.realm.as_str(),
-            c.method.as_str(),
-            c.intent.as_str(),
-            c.request.as_str(),
-            c.expires.as_deref().unwrap_or_default(),
-            c.digest.as_deref().unwrap_or_default(),
-            c.opaque.as_deref().unwrap_or_default(),
-        ];
-        mac.update(slots.join("|").as_bytes());
-        B64.encode(mac.finalize().into_bytes())
+        wire::challenge_id(&self.key, c).unwrap_or_default()
     }
 
     /// Checks a credential (the bytes after `Payment `) for `offer` and turns it into the x402
     /// payment it is. Every refusal is a problem; nothing here panics on what a buyer sends.
     pub fn admit(&self, offer: &Offer, encoded: &[u8]) -> Result<Admitted, Problem> {
-        self.admit_credential(offer, decode_credential(encoded)?)
+        let credential = wire::decode_credential(encoded).map_err(|e| Problem::malformed(e.0))?;
+        self.admit_credential(offer, credential)
     }
 
     /// [`Mpp::admit`] for a credential sent as a JSON object (MCP's
     /// `_meta["org.paymentauth/credential"]`, where mppx sends the challenge's `request` decoded).
     pub fn admit_value(&self, offer: &Offer, value: &Value) -> Result<Admitted, Problem> {
-        let mut value = value.clone();
-        if let Some(request) = value.pointer_mut("/challenge/request")
-            && request.is_object()
-        {
-            *request = Value::String(B64.encode(canonical(request)));
-        }
-        let credential: Credential = serde_json::from_value(value).map_err(|e| {
-            Problem::malformed(format!("la credencial no es el JSON {{challenge, payload}} esperado: {e}"))
-        })?;
+        let credential = wire::credential_from_json(value).map_err(|e| Problem::malformed(e.0))?;
         self.admit_credential(offer, credential)
     }
 
@@ -305,7 +254,7 @@ impl Mpp {
         // The id binds every field but itself: recompute it over the request as canonical JSON
         // (as mppx does), so a client that re-encoded the request is still recognised.
         let request = decode_request(&c.request)?;
-        let recoded = Challenge { request: B64.encode(canonical(&request)), ..c.clone() };
+        let recoded = Challenge { request: wire::encode(canonical(&request).as_bytes()), ..c.clone() };
         let expected = self.id_of(&recoded);
         if !constant_time_eq(expected.as_bytes(), c.id.as_bytes()) {
             return Err(Problem::invalid(
@@ -313,15 +262,18 @@ impl Mpp {
             ));
         }
         let now = self.clock.now();
-        let expires = c.expires.as_deref().and_then(parse_iso8601);
+        let expires = c.expires.as_deref().and_then(wire::unix_of_rfc3339);
         match expires {
             Some(expires) if expires > now => {}
             _ => {
                 return Err(Problem::invalid("el desafío venció: pida un 402 nuevo y firme su desafío"));
             }
         }
-        let bound =
-            c.opaque.as_deref().and_then(|o| B64.decode(o).ok()).and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+        let bound = c
+            .opaque
+            .as_deref()
+            .and_then(|o| wire::decode(o).ok())
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
         let for_this = bound.as_ref().is_some_and(|b| {
             b.get("estudio").and_then(Value::as_str) == Some(offer.slug.as_str())
                 && b.get("vista").and_then(Value::as_str) == Some(offer.view.as_str())
@@ -417,58 +369,20 @@ pub fn request_of(req: &PaymentRequirements) -> Option<Value> {
     }))
 }
 
-/// A `Payment` auth-param list, as mppx writes it.
-pub fn serialize_challenge(c: &Challenge) -> String {
-    let mut parts = vec![
-        param("id", &c.id),
-        param("realm", &c.realm),
-        param("method", &c.method),
-        param("intent", &c.intent),
-        param("request", &c.request),
-    ];
-    if let Some(digest) = &c.digest {
-        parts.push(param("digest", digest));
-    }
-    if let Some(expires) = &c.expires {
-        parts.push(param("expires", expires));
-    }
-    if let Some(opaque) = &c.opaque {
-        parts.push(param("opaque", opaque));
-    }
-    format!("Payment {}", parts.join(", "))
-}
-
-fn param(name: &str, value: &str) -> String {
-    format!("{name}=\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""))
-}
-
 /// The challenge as a JSON object with `request` decoded (the MCP binding's form).
 pub fn challenge_json(c: &Challenge) -> Value {
-    let mut object = json!({"id": c.id, "realm": c.realm, "method": c.method, "intent": c.intent});
-    object["request"] = decode_request(&c.request).unwrap_or(Value::Null);
-    if let Some(expires) = &c.expires {
-        object["expires"] = json!(expires);
-    }
-    if let Some(opaque) = &c.opaque {
-        object["opaque"] = json!(opaque);
-    }
-    object
-}
-
-/// The bytes after the `Payment` scheme of an `Authorization` value, if it is one.
-pub fn credential_of(authorization: &[u8]) -> Option<&[u8]> {
-    let text = std::str::from_utf8(authorization).ok()?.trim_start();
-    let (scheme, rest) = text.split_at_checked(7)?;
-    if !scheme.eq_ignore_ascii_case("payment") || !rest.starts_with(|c: char| c.is_ascii_whitespace()) {
-        return None;
-    }
-    Some(rest.trim().as_bytes())
+    c.to_json()
 }
 
 /// `Payment-Receipt`: base64url of `{method, reference, status, timestamp}`.
 pub fn receipt(transaction: &str, unix: u64) -> String {
-    let body = json!({"method": METHOD, "reference": transaction, "status": "success", "timestamp": iso8601(unix)});
-    B64.encode(canonical(&body))
+    wire::format_receipt(&Receipt {
+        method: METHOD.to_owned(),
+        reference: transaction.to_owned(),
+        status: "success".to_owned(),
+        timestamp: iso8601(unix),
+        extra: Map::new(),
+    })
 }
 
 /// The receipt as a JSON object (the MCP binding's form).
@@ -482,88 +396,13 @@ pub fn receipt_json(transaction: &str, unix: u64, challenge_id: &str) -> Value {
     })
 }
 
-fn decode_credential(encoded: &[u8]) -> Result<Credential, Problem> {
-    if encoded.len() > MAX_CREDENTIAL_BYTES {
-        return Err(Problem::malformed("la credencial es demasiado grande"));
-    }
-    let bytes = B64.decode(encoded).map_err(|_| Problem::malformed("la credencial no es base64url"))?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| Problem::malformed(format!("la credencial no es el JSON {{challenge, payload}} esperado: {e}")))
-}
-
 fn decode_request(encoded: &str) -> Result<Value, Problem> {
-    let bytes = B64.decode(encoded).map_err(|_| Problem::invalid("challenge.request no es base64url"))?;
+    let bytes = wire::decode(encoded).map_err(|_| Problem::invalid("challenge.request no es base64url"))?;
     let value: Value = serde_json::from_slice(&bytes).map_err(|_| Problem::invalid("challenge.request no es JSON"))?;
     if !value.is_object() {
         return Err(Problem::invalid("challenge.request no es un objeto JSON"));
     }
     Ok(value)
-}
-
-/// JSON Canonicalization Scheme (RFC 8785) for the values a request holds: keys sorted by
-/// UTF-16 code units, no whitespace, serde_json's string escaping and integers.
-pub fn canonical(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(&mut out, value);
-    out
-}
-
-fn write_canonical(out: &mut String, value: &Value) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                if let Some(v) = map.get(key) {
-                    write_canonical(out, v);
-                }
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(out, item);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
-    }
-}
-
-/// Unix seconds of `YYYY-MM-DDTHH:MM:SS[.fff]Z`.
-fn parse_iso8601(text: &str) -> Option<u64> {
-    let b = text.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
-        return None;
-    }
-    if !text.ends_with('Z') {
-        return None;
-    }
-    let n = |range: std::ops::Range<usize>| text.get(range)?.parse::<i64>().ok();
-    let (year, month, day) = (n(0..4)?, n(5..7)?, n(8..10)?);
-    let (hour, minute, second) = (n(11..13)?, n(14..16)?, n(17..19)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60 {
-        return None;
-    }
-    // Howard Hinnant's days-from-civil.
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    u64::try_from(days * 86_400 + hour * 3600 + minute * 60 + second).ok()
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
@@ -575,41 +414,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn canonical_json_sorts_keys_and_drops_spaces() {
-        let value = json!({"b": 1, "a": {"d": [1, "x"], "c": null}, "methodDetails": {"chainId": 84532}});
-        assert_eq!(canonical(&value), r#"{"a":{"c":null,"d":[1,"x"]},"b":1,"methodDetails":{"chainId":84532}}"#);
-    }
-
-    #[test]
-    fn dates_round_trip() {
-        for unix in [0, 1_700_000_000, 1_709_164_800, 1_800_000_123] {
-            assert_eq!(parse_iso8601(&iso8601(unix)), Some(unix));
-        }
-        assert_eq!(parse_iso8601("2023-11-14T22:13:20.000Z"), Some(1_700_000_000));
-        assert_eq!(parse_iso8601("2023-11-14 22:13:20"), None);
-        assert_eq!(parse_iso8601("not a date at all!!!"), None);
-    }
-
-    #[test]
     fn the_challenge_hashes_are_mppx_s_and_pympp_s() {
         // mppx 0.11.0: Hash.keccak256(Bytes.fromString(`${id}${realm}`)); pympp 0.16.0:
         // challenge_hash("abc", "api.example.com") = keccak256('["abc","api.example.com"]').
         let [packed, json] = nonce_bindings("abc", "api.example.com");
         assert_eq!(packed, "0xe1adfd8f031bdf83646eee741bda35015ff27366153d3ec246a28e6d3960b516");
         assert_eq!(json, "0x5fc7620ab10ee4cbef955fe0902682f5688d24749a3a0322452c6728cd3d1425");
-    }
-
-    #[test]
-    fn authorization_values_name_the_scheme() {
-        assert_eq!(credential_of(b"Payment eyJh"), Some(&b"eyJh"[..]));
-        assert_eq!(credential_of(b"payment   eyJh  "), Some(&b"eyJh"[..]));
-        assert_eq!(credential_of(b"Bearer eyJh"), None);
-        assert_eq!(credential_of(b"Paymenteyj"), None);
-        assert_eq!(credential_of(b"Pay"), None);
-    }
-
-    #[test]
-    fn params_are_quoted_and_escaped() {
-        assert_eq!(param("realm", r#"a"b\c"#), r#"realm="a\"b\\c""#);
     }
 }

@@ -206,7 +206,12 @@ impl Sales {
         let record = Record { fecha: iso8601(unix), unix, compra: compra.to_owned(), event };
         if let Some(shared) = &self.shared {
             // A commit is the write and its fsync at once.
-            return shared.write(record).await;
+            let started = std::time::Instant::now();
+            let written = shared.write(record).await;
+            if written.is_ok() {
+                self.metrics.committed_in(started.elapsed());
+            }
+            return written;
         }
         let Some(journal) = &self.journal else { return Ok(()) };
         journal.write(record, wait).await

@@ -40,6 +40,10 @@ use contract::x402::PaymentRequirements;
 pub const OFFER_RECEIPT: &str = "offer-receipt";
 /// Environment variable holding the publisher's receipt key (32-byte Ed25519 seed, hex).
 pub const KEY_ENV: &str = "GATE_RECEIPT_KEY";
+/// Environment variable listing receipt keys used before a rotation, by their public half
+/// (`did:key:z6Mk…`, comma-separated): published beside the current key in the DID document,
+/// so receipts they signed stay attributable to the service.
+pub const PREVIOUS_KEYS_ENV: &str = "GATE_RECEIPT_KEYS_ANTERIORES";
 /// File name of the development key generated in the data folder (local mode only).
 pub const KEY_FILE: &str = "clave-recibos";
 /// Where the gate publishes its receipt key as a `did:web` DID document.
@@ -59,6 +63,8 @@ const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 #[derive(Clone)]
 pub struct ReceiptKey {
     signing: SigningKey,
+    /// Keys that signed before a rotation, published but never used to sign.
+    previous: Vec<PublicKey>,
 }
 
 impl std::fmt::Debug for ReceiptKey {
@@ -69,7 +75,24 @@ impl std::fmt::Debug for ReceiptKey {
 
 impl ReceiptKey {
     pub fn from_seed(seed: [u8; 32]) -> ReceiptKey {
-        ReceiptKey { signing: SigningKey::from_bytes(&seed) }
+        ReceiptKey { signing: SigningKey::from_bytes(&seed), previous: Vec::new() }
+    }
+
+    /// The same key, publishing beside it the public halves of keys it replaced (the current
+    /// key and repeats are left out).
+    pub fn with_previous(mut self, previous: Vec<PublicKey>) -> ReceiptKey {
+        let current = self.public();
+        for key in previous {
+            if key != current && !self.previous.contains(&key) {
+                self.previous.push(key);
+            }
+        }
+        self
+    }
+
+    /// The keys published as previous ones.
+    pub fn previous(&self) -> &[PublicKey] {
+        &self.previous
     }
 
     /// The public development key: its seed is written right here, so anyone can sign with
@@ -159,19 +182,26 @@ impl ReceiptKey {
     /// The `did:web` DID document of the service at `base_url`, served at
     /// [`DID_DOCUMENT_PATH`]: it binds the receipt key to the service's domain (the extension's
     /// signer authorization), and its `publicKeyMultibase` is the receipts' `did:key` identifier.
+    /// Keys replaced by a rotation ([`ReceiptKey::with_previous`]) follow the current one, as
+    /// `#recibos-anterior-1`, `-2`…, so receipts they signed stay bound to the domain.
     pub fn did_document(&self, base_url: &str) -> Value {
         let did = did_web(base_url);
-        let method = format!("{did}#{KEY_FRAGMENT}");
+        let keys = std::iter::once((KEY_FRAGMENT.to_owned(), self.public())).chain(
+            self.previous.iter().enumerate().map(|(i, key)| (format!("{KEY_FRAGMENT}-anterior-{}", i + 1), *key)),
+        );
+        let (methods, ids): (Vec<Value>, Vec<String>) = keys
+            .map(|(fragment, key)| {
+                let id = format!("{did}#{fragment}");
+                let method =
+                    json!({"id": id, "type": "Multikey", "controller": did, "publicKeyMultibase": key.multibase()});
+                (method, id)
+            })
+            .unzip();
         json!({
             "@context": ["https://www.w3.org/ns/did/v1", "https://w3id.org/security/multikey/v1"],
             "id": did,
-            "verificationMethod": [{
-                "id": method,
-                "type": "Multikey",
-                "controller": did,
-                "publicKeyMultibase": self.public().multibase(),
-            }],
-            "assertionMethod": [method],
+            "verificationMethod": methods,
+            "assertionMethod": ids,
         })
     }
 }
@@ -423,6 +453,17 @@ pub fn load_key(env_value: Option<String>, data_dir: &Path, local_mode: bool) ->
     ReceiptKey::parse(&text).with_context(|| format!("{} no es una clave de recibos", path.display()))
 }
 
+/// The keys of [`PREVIOUS_KEYS_ENV`]: public keys separated by commas or spaces, each as
+/// [`PublicKey::parse`] reads it (`did:key:z6Mk…`, `z6Mk…`). Empty or unset: none.
+pub fn parse_previous(env_value: Option<&str>) -> Result<Vec<PublicKey>> {
+    env_value
+        .unwrap_or_default()
+        .split([',', ' ', '\n', '\t'])
+        .filter(|item| !item.trim().is_empty())
+        .map(|item| PublicKey::parse(item).map_err(|e| anyhow::anyhow!("{PREVIOUS_KEYS_ENV}: {item}: {e}")))
+        .collect()
+}
+
 /// JSON Canonicalization Scheme (RFC 8785) for the values receipts and offers hold: object
 /// keys sorted by UTF-16 code units, no whitespace, ES6 string escaping (what serde_json
 /// writes), integers as digits.
@@ -648,6 +689,31 @@ mod tests {
         assert_eq!(document["assertionMethod"][0], "did:web:estudios.example.com#recibos");
         let multibase = document["verificationMethod"][0]["publicKeyMultibase"].as_str().expect("multibase");
         assert_eq!(format!("did:key:{multibase}"), key.did_key());
+    }
+
+    #[test]
+    fn previous_keys_are_published_after_the_current_one_and_never_sign() {
+        let old = ReceiptKey::from_seed([3u8; 32]);
+        let older = ReceiptKey::from_seed([4u8; 32]);
+        let listed = format!("{}, {}", old.did_key(), older.public().multibase());
+        let previous = parse_previous(Some(&listed)).expect("two keys");
+        let key = key().with_previous([previous.clone(), vec![key().public()]].concat());
+        assert_eq!(key.previous(), &previous[..], "the current key is not its own previous key");
+        let document = key.did_document("https://estudios.example.com");
+        let ids: Vec<&str> =
+            document["assertionMethod"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        assert_eq!(
+            ids,
+            [
+                "did:web:estudios.example.com#recibos",
+                "did:web:estudios.example.com#recibos-anterior-1",
+                "did:web:estudios.example.com#recibos-anterior-2"
+            ]
+        );
+        assert_eq!(document["verificationMethod"][1]["publicKeyMultibase"], old.public().multibase());
+        assert_eq!(document["verificationMethod"][0]["publicKeyMultibase"], key.public().multibase());
+        assert!(parse_previous(None).expect("none").is_empty());
+        assert!(parse_previous(Some("did:key:zNoEsUnaClave")).is_err());
     }
 
     #[test]

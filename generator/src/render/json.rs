@@ -50,7 +50,9 @@ pub fn service_index(site: &Site<'_>) -> ServiceIndex {
         descripcion: s.descripcion.clone(),
         description: s.descripcion_en.clone(),
         modo: s.modo.as_str().to_owned(),
-        precio_usd: s.precio_usd.usd_number(),
+        // The price every study is sold at; the service's default only when they differ (then
+        // como_comprar.precios_usd lists each).
+        precio_usd: site.common_price().unwrap_or(s.precio_usd).usd_number(),
         moneda: s.moneda.clone(),
         estudios_disponibles: site.content.studies.len(),
         estudios: site.content.studies.iter().map(|st| st.slug.clone()).collect(),

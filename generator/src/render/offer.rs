@@ -5,6 +5,8 @@
 //! manifest, and the 402 requirements the gate sends, which it reads from `gate.json`) is
 //! derived here, so no two documents can give two answers to the same question.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -69,8 +71,20 @@ pub struct NetworkSummary {
 pub struct HowToBuy {
     pub protocolo: String,
     pub moneda: String,
-    pub precio_usd: f64,
-    pub monto_atomico: String,
+    /// The price, when the steps are for one price (a study, or a store whose studies all cost
+    /// the same); absent when they differ, and then `precios_usd` lists each.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precio_usd: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub monto_atomico: Option<String>,
+    /// Slug → price, when the studies' own prices differ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precios_usd: Option<BTreeMap<String, f64>>,
+    /// The lowest and highest price, when they differ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precio_desde_usd: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precio_hasta_usd: Option<f64>,
     pub modo: String,
     pub redes: Vec<NetworkSummary>,
     pub pasos: Vec<String>,
@@ -125,9 +139,51 @@ pub struct HowToBuyEn {
     pub client_cap: String,
 }
 
+/// What the steps say a study costs.
+pub enum Pricing<'a> {
+    /// One price: a study's, or every study's when they all cost the same.
+    One(Price),
+    /// Slug → price, when the studies' own prices differ.
+    PerStudy(&'a BTreeMap<String, Price>),
+}
+
+impl Pricing<'_> {
+    /// The highest price asked (what a client's cap must admit); `default` for no study.
+    fn highest(&self, default: Price) -> Price {
+        match self {
+            Pricing::One(price) => *price,
+            Pricing::PerStudy(prices) => prices.values().copied().max().unwrap_or(default),
+        }
+    }
+
+    /// "banca-2026 1.49 USD, farma-2026 0.99 USD".
+    fn list(prices: &BTreeMap<String, Price>) -> String {
+        prices.iter().map(|(slug, price)| format!("{slug} {} USD", price.usd())).collect::<Vec<_>>().join(", ")
+    }
+}
+
 /// Builds the "how to buy" block for a study URL template (`{slug}` kept literal when general).
-pub fn how_to_buy(service: &ServiceSettings, price: Price, study_url: &str) -> HowToBuy {
-    let (price_usd, amount) = (price.usd(), price.atomic());
+pub fn how_to_buy(service: &ServiceSettings, pricing: Pricing<'_>, study_url: &str) -> HowToBuy {
+    let highest = pricing.highest(service.precio_usd);
+    // The amount as step 2 and MPP's step 1 state it, in Spanish and English.
+    let (amount_es, amount_en, mpp_amount_es, mpp_amount_en) = match &pricing {
+        Pricing::One(price) => (
+            format!("{} unidades de USDC ({} USD)", price.atomic(), price.usd()),
+            format!("{} USDC units ({} USD)", price.atomic(), price.usd()),
+            format!("{} unidades de USDC", price.atomic()),
+            format!("{} USDC units", price.atomic()),
+        ),
+        Pricing::PerStudy(prices) => {
+            let list = Pricing::list(prices);
+            (
+                format!("el monto del 402 en unidades de USDC (6 decimales): el precio del estudio ({list})"),
+                format!("the 402's amount in USDC units (6 decimals): the study's price ({list})"),
+                "el precio del estudio".to_owned(),
+                "the study's price".to_owned(),
+            )
+        }
+    };
+    let (price_usd, amount) = (highest.usd(), highest.atomic());
     let mode_note = |n: &Network| match service.modo {
         Mode::Local => " (modo local: un facilitador local verifica la firma; no se mueve dinero en cadena)".to_owned(),
         Mode::Testnet => format!(" (red de prueba: USDC de prueba de {})", n.nombre),
@@ -157,13 +213,22 @@ pub fn how_to_buy(service: &ServiceSettings, price: Price, study_url: &str) -> H
     HowToBuy {
         protocolo: format!("x402 v{X402_VERSION} (esquema exact, EIP-3009)"),
         moneda: service.moneda.clone(),
-        precio_usd: price.usd_number(),
-        monto_atomico: amount.to_string(),
+        precio_usd: matches!(pricing, Pricing::One(_)).then(|| highest.usd_number()),
+        monto_atomico: matches!(pricing, Pricing::One(_)).then(|| amount.to_string()),
+        precios_usd: match &pricing {
+            Pricing::One(_) => None,
+            Pricing::PerStudy(prices) => Some(prices.iter().map(|(slug, p)| (slug.clone(), p.usd_number())).collect()),
+        },
+        precio_desde_usd: match &pricing {
+            Pricing::One(_) => None,
+            Pricing::PerStudy(prices) => prices.values().min().map(|p| p.usd_number()),
+        },
+        precio_hasta_usd: matches!(pricing, Pricing::PerStudy(_)).then(|| highest.usd_number()),
         modo: service.modo.as_str().to_owned(),
         redes,
         pasos: vec![
             format!("1. Pida GET {study_url} sin pago: la respuesta 402 trae el encabezado PAYMENT-REQUIRED (y el mismo objeto en el campo x402 del cuerpo) con el precio, la red y la dirección de cobro."),
-            format!("2. Firme con su billetera una autorización EIP-3009 por exactamente {amount} unidades de USDC ({price_usd} USD) a la dirección de cobro; un cliente x402 oficial (@x402/fetch, x402 de Python) lo hace solo.{solana_note}"),
+            format!("2. Firme con su billetera una autorización EIP-3009 por exactamente {amount_es} a la dirección de cobro; un cliente x402 oficial (@x402/fetch, x402 de Python) lo hace solo.{solana_note}"),
             "3. Repita el mismo GET con el encabezado PAYMENT-SIGNATURE: recibe 200 con el estudio, el encabezado PAYMENT-RESPONSE con la liquidación y enlaces de descarga firmados (JSON y ZIP) válidos por ".to_owned()
                 + &format!("{} días.", service.vigencia_enlaces_dias),
         ],
@@ -183,12 +248,12 @@ pub fn how_to_buy(service: &ServiceSettings, price: Price, study_url: &str) -> H
             "@modelcontextprotocol/sdk con el binding x402 de MCP".into(),
             "mppx (TypeScript, npm) con el método evm: MPP por HTTP y por MCP (mppx/mcp/client)".into(),
         ],
-        mpp: mpp_how_to(study_url, &amount.to_string()),
+        mpp: mpp_how_to(study_url, &mpp_amount_es, &mpp_amount_en),
         en: HowToBuyEn {
             protocol: format!("x402 v{X402_VERSION} (exact scheme, EIP-3009)"),
             steps: vec![
                 format!("1. GET {study_url} without payment: the 402 answer carries the PAYMENT-REQUIRED header (and the same object in the body field x402) with price, network and pay-to address."),
-                format!("2. Sign an EIP-3009 authorization for exactly {amount} USDC units ({price_usd} USD) to the pay-to address; official x402 clients do it for you.{solana_note_en}"),
+                format!("2. Sign an EIP-3009 authorization for exactly {amount_en} to the pay-to address; official x402 clients do it for you.{solana_note_en}"),
                 format!("3. Repeat the GET with the PAYMENT-SIGNATURE header: 200 with the study, PAYMENT-RESPONSE with the settlement, and signed download links (JSON and ZIP) valid for {} days.", service.vigencia_enlaces_dias),
             ],
             views: Views {
@@ -206,12 +271,12 @@ pub fn how_to_buy(service: &ServiceSettings, price: Price, study_url: &str) -> H
 }
 
 /// How the same study is bought with MPP, from the same 402.
-fn mpp_how_to(study_url: &str, amount: &str) -> MppHowTo {
+fn mpp_how_to(study_url: &str, amount_es: &str, amount_en: &str) -> MppHowTo {
     MppHowTo {
         protocolo: "MPP (Machine Payments Protocol, borrador IETF draft-ryan-httpauth-payment): method=\"evm\", intent=\"charge\", credencial EIP-3009 (authorization); solo redes EVM".into(),
         resumen: "También MPP / also MPP: el mismo 402 trae WWW-Authenticate: Payment method=\"evm\" intent=\"charge\"; repita con Authorization: Payment <credencial> (mppx, pympp) y recibe Payment-Receipt. / The same 402 carries that challenge; send Authorization: Payment and get Payment-Receipt.".into(),
         pasos: vec![
-            format!("1. Pida GET {study_url} sin pago: además del 402 de x402, el encabezado WWW-Authenticate trae un desafío Payment (method=\"evm\", intent=\"charge\") por el mismo monto ({amount} unidades de USDC), token, red y cobrador; vence a los 5 minutos."),
+            format!("1. Pida GET {study_url} sin pago: además del 402 de x402, el encabezado WWW-Authenticate trae un desafío Payment (method=\"evm\", intent=\"charge\") por el mismo monto ({amount_es}), token, red y cobrador; vence a los 5 minutos."),
             "2. Firme una autorización EIP-3009 cuyo nonce es keccak256(id ‖ realm) del desafío y repita el GET con Authorization: Payment <base64url del JSON {challenge, payload, source}> (mppx lo hace solo). No envíe a la vez PAYMENT-SIGNATURE: dos pagos en un pedido reciben 400.".into(),
             "3. Recibe 200 con el estudio y Payment-Receipt (base64url de {method, reference, status, timestamp}; reference es la transacción). Una credencial rechazada recibe 402 con un problema RFC 9457 (malformed-credential, invalid-challenge, verification-failed) y un desafío nuevo; cada credencial se cobra una sola vez.".into(),
         ],
@@ -221,7 +286,7 @@ fn mpp_how_to(study_url: &str, amount: &str) -> MppHowTo {
         ],
         protocol: "MPP (Machine Payments Protocol, IETF draft-ryan-httpauth-payment): method \"evm\", intent \"charge\", EIP-3009 authorization credential; EVM networks only".into(),
         steps: vec![
-            format!("1. GET {study_url} without payment: beside x402's 402, WWW-Authenticate carries a Payment challenge (method=\"evm\", intent=\"charge\") for the same amount ({amount} USDC units), token, network and payee; it expires in 5 minutes."),
+            format!("1. GET {study_url} without payment: beside x402's 402, WWW-Authenticate carries a Payment challenge (method=\"evm\", intent=\"charge\") for the same amount ({amount_en}), token, network and payee; it expires in 5 minutes."),
             "2. Sign an EIP-3009 authorization whose nonce is keccak256(id ‖ realm) of the challenge and repeat the GET with Authorization: Payment <base64url of {challenge, payload, source}> (mppx does it for you). Never send PAYMENT-SIGNATURE too: two payments in one request get 400.".into(),
             "3. 200 with the study and Payment-Receipt (reference is the transaction). A refused credential gets 402 with an RFC 9457 problem and a fresh challenge; each credential is charged once.".into(),
         ],

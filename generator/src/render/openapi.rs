@@ -54,9 +54,20 @@ fn guidance(site: &Site<'_>) -> String {
     let how = site.how_to_buy(None);
     let mcp = site.url("/mcp");
     let tool = contract::mcp::BUY_TOOL;
+    // Each study's own price: one figure when they all cost the same, else every study's.
+    let (price_es, price_en) = match site.common_price() {
+        Some(price) => (format!("{} USD", price.usd()), format!("{} USD", price.usd())),
+        None => {
+            let list = site.prices().iter().map(|(slug, p)| format!("{slug} {} USD", p.usd())).collect::<Vec<_>>();
+            (
+                format!("cada estudio a su precio: {};", list.join(", ")),
+                format!("each study at its own price: {};", list.join(", ")),
+            )
+        }
+    };
     let mut lines = vec![format!(
-        "Cómo comprar un estudio ({} USD en {}, x402 v2). Gratis y sin pago: /catalogo, /buscar?q=, /estudio/{{slug}}/ficha, /metricas, /llms.txt.",
-        how.precio_usd, how.moneda
+        "Cómo comprar un estudio ({price_es} en {}, x402 v2). Gratis y sin pago: /catalogo, /buscar?q=, /estudio/{{slug}}/ficha, /metricas, /llms.txt.",
+        how.moneda
     )];
     lines.extend(how.pasos.iter().cloned());
     lines.push(format!(
@@ -64,7 +75,7 @@ fn guidance(site: &Site<'_>) -> String {
     ));
     lines.push(how.mpp.resumen.clone());
     lines.push(String::new());
-    lines.push(format!("How to buy a study ({} USD in {}, x402 v2):", how.precio_usd, how.moneda));
+    lines.push(format!("How to buy a study ({price_en} in {}, x402 v2):", how.moneda));
     lines.extend(how.en.steps.iter().cloned());
     lines.push(format!(
         "MCP alternative: {mcp}, tool {tool}, with the PaymentPayload in params._meta[\"x402/payment\"]."
@@ -133,7 +144,10 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
         "description": "Identificador del estudio (ver /catalogo).",
         "schema": {"type": "string", "enum": slugs},
     });
-    let price = site.content.service.precio_usd.usd();
+    let price = match site.common_price() {
+        Some(price) => format!("por {} USDC", price.usd()),
+        None => "a su precio (x-x402.prices_usd; de cada estudio en /catalogo)".to_owned(),
+    };
     let payment_info = payment_info(site);
     json!({
         "/": {"get": {
@@ -175,7 +189,7 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
         }},
         "/estudio/{slug}": {"get": {
             "operationId": "comprarEstudio",
-            "summary": format!("Compra un estudio completo por {price} USDC con x402 v2."),
+            "summary": format!("Compra un estudio completo {price} con x402 v2."),
             "description": "Sin el encabezado PAYMENT-SIGNATURE responde 402 con PAYMENT-REQUIRED (base64 del objeto PaymentRequired, repetido en el campo x402 del cuerpo). Con un pago válido verifica, arma el estudio, liquida y solo entonces responde 200 con PAYMENT-RESPONSE (con el recibo firmado de la extensión offer-receipt) y enlaces de descarga firmados. Quien ya compró el estudio lo recibe de nuevo sin pagar con el encabezado SIGN-IN-WITH-X (extensión sign-in-with-x: firma el desafío que trae cada 402). Además de las extensiones que declara gate.json, el gate agrega a cada 402 las ofertas firmadas (offer-receipt) y un desafío nuevo de sign-in-with-x por pedido.",
             "parameters": [
                 slug_param,

@@ -33,13 +33,40 @@ impl Site<'_> {
         study.design.precio_usd.unwrap_or(self.content.service.precio_usd)
     }
 
+    /// Slug → price of every study.
+    pub fn prices(&self) -> std::collections::BTreeMap<String, Price> {
+        self.content.studies.iter().map(|s| (s.slug.clone(), self.price_of(s))).collect()
+    }
+
+    /// The one price every study is sold at (the service's default when there is no study), or
+    /// `None` when the studies' own prices differ.
+    pub fn common_price(&self) -> Option<Price> {
+        let prices: std::collections::BTreeSet<Price> = self.prices().into_values().collect();
+        match prices.len() {
+            0 => Some(self.content.service.precio_usd),
+            1 => prices.first().copied(),
+            _ => None,
+        }
+    }
+
+    /// The buying steps for a study, or for any study (with each study's own price when they
+    /// differ, never the service's default in their place).
     pub fn how_to_buy(&self, study: Option<&Study>) -> HowToBuy {
         let service = &self.content.service;
-        let (price, url) = match study {
-            Some(s) => (self.price_of(s), self.url(&format!("/estudio/{}", s.slug))),
-            None => (service.precio_usd, self.url("/estudio/{slug}")),
-        };
-        offer::how_to_buy(service, price, &url)
+        match study {
+            Some(s) => offer::how_to_buy(
+                service,
+                offer::Pricing::One(self.price_of(s)),
+                &self.url(&format!("/estudio/{}", s.slug)),
+            ),
+            None => {
+                let url = self.url("/estudio/{slug}");
+                match self.common_price() {
+                    Some(price) => offer::how_to_buy(service, offer::Pricing::One(price), &url),
+                    None => offer::how_to_buy(service, offer::Pricing::PerStudy(&self.prices()), &url),
+                }
+            }
+        }
     }
 }
 

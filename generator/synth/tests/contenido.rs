@@ -1,12 +1,14 @@
 //! The safety net of the sample content: synth at seed 2026, scale 1, writes exactly the
-//! files committed under `content/estudios/<slug>/`, byte for byte. A change to the engine,
-//! the industry specs or the serialisation that alters the sample fails here first.
+//! files of the sample the tests carry, `tests/muestra/estudios/<slug>/`, byte for byte. A
+//! change to the engine, the industry specs or the serialisation that alters the sample fails
+//! here first. It reads the sample, not `content/`: a publisher's own studies there are none of
+//! synth's business.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-fn content_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../content")
+fn sample_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/muestra")
 }
 
 #[test]
@@ -15,13 +17,13 @@ fn seed_2026_scale_1_writes_the_committed_sample() {
     synth::run(&synth::SynthOptions { out: tmp.path().to_path_buf(), scale: 1, seed: 2026, without_previous: false })
         .expect("synth runs");
     let written = tmp.path().join("estudios");
-    let committed = content_dir().join("estudios");
+    let committed = sample_dir().join("estudios");
     let mut slugs: Vec<String> = fs::read_dir(&written)
         .expect("written studies")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
     slugs.sort();
-    // Every committed study with an estudio.toml is a synth study, and the reverse.
+    // Every sample study is a synth study, and the reverse.
     let mut expected: Vec<String> = fs::read_dir(&committed)
         .expect("committed studies")
         .map(|e| e.expect("entry").path())

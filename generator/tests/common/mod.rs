@@ -2,9 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-/// The publisher's `content/` folder of this repository.
-pub(crate) fn content_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../content")
+/// The sample content the tests carry (`tests/muestra/`): a publisher who replaces
+/// `content/` does not change what these tests read.
+pub(crate) fn sample_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/muestra")
 }
 
 /// Copies a folder tree (so a test can break its own copy of the content).

@@ -45,13 +45,13 @@ fn run() -> Result<(), String> {
     );
     for scale in scales {
         let content = if scale == 1 {
-            root.join("content")
+            root.join("tests/muestra")
         } else {
             let dir = work.join(format!("content-{scale}"));
             run_cmd(
                 Command::new(&synth)
                     .args(["--escala", &scale.to_string(), "--content"])
-                    .arg(root.join("content"))
+                    .arg(root.join("tests/muestra"))
                     .arg("--out")
                     .arg(&dir),
             )?;
@@ -115,7 +115,7 @@ fn run_previous(scales: &[u32]) -> Result<(), String> {
             let mut command = Command::new(&synth);
             command
                 .args(["--escala", &scale.to_string(), "--content"])
-                .arg(root.join("content"))
+                .arg(root.join("tests/muestra"))
                 .arg("--out")
                 .arg(&dir);
             if without {

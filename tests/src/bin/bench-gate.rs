@@ -72,7 +72,7 @@ fn run() -> Result<()> {
     run_cmd(
         Command::new(bin.join("synth"))
             .args(["--escala", SCALE, "--content"])
-            .arg(root.join("content"))
+            .arg(root.join("tests/muestra"))
             .arg("--out")
             .arg(&content),
     )?;

@@ -88,7 +88,7 @@ fn run() -> Result<()> {
 
 fn build_dist(work: &Path) -> Result<PathBuf> {
     let bin = std::env::current_exe()?.parent().context("bin dir")?.to_path_buf();
-    let content = Path::new(env!("CARGO_MANIFEST_DIR")).join("../content");
+    let content = Path::new(env!("CARGO_MANIFEST_DIR")).join("muestra");
     let dist = work.join("dist");
     let status = Command::new(bin.join("generator"))
         .args(["build", "--quiet", "--content"])

@@ -109,7 +109,7 @@ fn run() -> Result<()> {
     let dist = work.join("dist");
     let status = Command::new(bin.join("generator"))
         .args(["build", "--quiet", "--content"])
-        .arg(root.join("content"))
+        .arg(root.join("tests/muestra"))
         .arg("--out")
         .arg(&dist)
         .status()

@@ -1,5 +1,5 @@
-//! Shared by the end-to-end tests: where the real content is, one build of it per test
-//! binary, and small file helpers.
+//! Shared by the end-to-end tests: where the sample content is, one build of it per test
+//! binary, where the publisher's content is, and small file helpers.
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -10,18 +10,32 @@ use std::sync::OnceLock;
 
 use generator::build::{BuildOptions, build};
 
-/// The repository's real `content/`.
-pub fn content_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../content")
+/// The sample content the tests carry (`tests/muestra/`, the nine synthetic studies): the
+/// tests that check exact figures and named studies read it, never `content/`, so a publisher
+/// who replaces `content/` with their own studies does not break them.
+pub fn sample_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("muestra")
 }
 
-/// The real content built once into a temporary `dist/` (kept for the whole test binary).
+/// The variable that names the content folder the publisher-content tests read
+/// (`tests/tests/contenido_propio.rs`); without it, the repository's `content/`.
+pub const CONTENT_ENV: &str = "TIENDA_CONTENIDO";
+
+/// The publisher's content folder: `$TIENDA_CONTENIDO`, or the repository's `content/`.
+pub fn publisher_content() -> PathBuf {
+    match std::env::var_os(CONTENT_ENV) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../content"),
+    }
+}
+
+/// The sample content built once into a temporary `dist/` (kept for the whole test binary).
 pub fn built() -> &'static Path {
     static DIST: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, dist) = DIST.get_or_init(|| {
         let dir = tempfile::tempdir().expect("temp dir");
         let dist = dir.path().join("dist");
-        build_into(&content_dir(), &dist);
+        build_into(&sample_dir(), &dist);
         (dir, dist)
     });
     dist
@@ -29,7 +43,8 @@ pub fn built() -> &'static Path {
 
 /// Builds `content` into `out`, panicking with the build's own message on failure.
 pub fn build_into(content: &Path, out: &Path) {
-    let options = BuildOptions { content: content.to_path_buf(), out: out.to_path_buf(), quiet: true };
+    let options =
+        BuildOptions { content: content.to_path_buf(), out: out.to_path_buf(), quiet: true, discard_previous: false };
     if let Err(e) = build(&options) {
         panic!("build of {} failed:\n{e}", content.display());
     }
@@ -72,7 +87,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The nine study slugs the product sells.
+/// The nine study slugs of the sample content.
 pub const SLUGS: [&str; 9] = [
     "banca-2026",
     "cadenas-hoteleras-cono-sur-2026",

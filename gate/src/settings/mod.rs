@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use clap::Parser;
 
 use crate::chain::evm::RpcChain;
 use crate::chain::settler::Settler;
@@ -24,7 +23,10 @@ use crate::links::{LinkSigner, SECRET_ENV, load_secret};
 use crate::manifest::{Manifest, Mode};
 use crate::mcp::AllowedHosts;
 use crate::payment::limits::RefusalLimits;
-use crate::x402::receipt::{KEY_ENV as RECEIPT_KEY_ENV, ReceiptKey, load_key as load_receipt_key};
+use crate::x402::receipt::{
+    KEY_ENV as RECEIPT_KEY_ENV, PREVIOUS_KEYS_ENV as PREVIOUS_RECEIPT_KEYS_ENV, ReceiptKey,
+    load_key as load_receipt_key, parse_previous as parse_previous_receipt_keys,
+};
 use gate_http::client::TrustedProxies;
 use gate_http::tls::TlsFiles;
 
@@ -44,253 +46,12 @@ pub const LOCAL_LEDGER_FILE: &str = "libro-local.json";
 /// Sales journal, in the data folder (see [`crate::journal`]).
 pub const PURCHASES_FILE: &str = crate::sales::journal::JOURNAL_FILE;
 
-/// What the user typed. The doc comments of the options are their `--help`, in Spanish like
-/// every command line of the workspace (see the `cli` crate). Its `Debug` hides what a URL may
-/// carry (the database password, a key in a facilitator's URL).
-#[derive(Parser)]
-#[command(name = "gate", version, about = "Sirve dist/, vende los estudios con x402 v2 y protege las descargas.")]
-pub struct Args {
-    #[command(subcommand)]
-    pub command: Option<Command>,
-    /// Salida de `generator build`.
-    #[arg(long, value_name = "CARPETA", default_value = "./dist")]
-    pub dist: PathBuf,
-    /// Dirección IP:puerto donde escuchar (p. ej. 0.0.0.0:8080 para toda la red).
-    #[arg(long = "escuchar", alias = "listen", value_name = "IP:PUERTO", default_value = "127.0.0.1:8080")]
-    pub listen: String,
-    /// Carpeta de datos: archivo pid, socket de relevo, clave local de enlaces, libro del facilitador
-    /// local y diario de ventas.
-    #[arg(long = "datos", alias = "data", value_name = "CARPETA", default_value = "./var")]
-    pub data: PathBuf,
-    /// Hilos de trabajo (por defecto, uno por núcleo).
-    #[arg(long = "hilos", alias = "threads", value_name = "N")]
-    pub threads: Option<usize>,
-    /// URL del facilitador (reemplaza a GATE_FACILITATOR_URL; en modo local, se usa en lugar del
-    /// facilitador incluido).
-    #[arg(long = "facilitador", value_name = "URL")]
-    pub facilitator: Option<String>,
-    /// Hosts adicionales admitidos en los encabezados Host y Origin de los endpoints MCP,
-    /// separados por comas (reemplaza a GATE_MCP_HOSTS; localhost y el host de base_url se
-    /// admiten siempre).
-    #[arg(long = "hosts-mcp", alias = "mcp-hosts", value_name = "HOSTS")]
-    pub mcp_hosts: Option<String>,
-    /// Certificado TLS (cadena PEM): el gate sirve HTTPS con HTTP/2 y HTTP/1.1; se recarga con
-    /// SIGHUP. Va con --clave-tls.
-    #[arg(long = "certificado-tls", alias = "tls-cert", value_name = "ARCHIVO", requires = "tls_key")]
-    pub tls_cert: Option<PathBuf>,
-    /// Clave privada PEM del certificado de --certificado-tls.
-    #[arg(long = "clave-tls", alias = "tls-key", value_name = "ARCHIVO", requires = "tls_cert")]
-    pub tls_key: Option<PathBuf>,
-    /// Proxies de confianza (direcciones o redes CIDR, separadas por comas): solo de ellos se
-    /// creen Forwarded y X-Forwarded-For para la dirección del cliente (límites y registros); de
-    /// cualquier otro se ignoran.
-    #[arg(long, value_name = "REDES")]
-    pub proxies: Option<String>,
-    /// Conexiones atendidas a la vez; más allá, un pedido recibe 503.
-    #[arg(long = "max-conexiones", value_name = "N", default_value_t = 1024)]
-    pub max_connections: usize,
-    /// Segundos que tiene un cliente para enviar el encabezado de un pedido, y luego su cuerpo
-    /// (ahí terminan los clientes lentos y las conexiones inactivas).
-    #[arg(long = "limite-lectura", value_name = "SEGUNDOS", default_value_t = 15.0)]
-    pub read_timeout: f64,
-    /// Enviar las descargas por partes desde el proceso en lugar de con sendfile(2) (como
-    /// `sendfile off` de nginx, para sistemas de archivos donde sendfile falla).
-    #[arg(long = "sin-sendfile")]
-    pub no_sendfile: bool,
-    /// Intentos de pago rechazados que puede hacer una dirección de cliente (IPv6: su /64) por
-    /// ventana; después, 429.
-    #[arg(long = "fallos-por-cliente", value_name = "N", default_value_t = 20)]
-    pub refusals_per_client: u32,
-    /// Liquidaciones rechazadas que puede tener un pagador por ventana; después, 429.
-    #[arg(long = "fallos-por-pagador", value_name = "N", default_value_t = 5)]
-    pub refusals_per_payer: u32,
-    /// Liquidaciones rechazadas que acepta el gate entero por ventana antes de rechazar las
-    /// nuevas con 429.
-    #[arg(long = "fallos-globales", value_name = "N", default_value_t = 600)]
-    pub refusals_in_all: u32,
-    /// La ventana de los tres límites anteriores, en segundos.
-    #[arg(long = "ventana-fallos", value_name = "SEGUNDOS", default_value_t = 600)]
-    pub refusal_window: u64,
-    /// Tamaño (MB) a partir del cual el diario de ventas empieza un archivo nuevo
-    /// (`ventas.NNNNNN.jsonl`).
-    #[arg(long = "diario-max-mb", value_name = "MB", default_value_t = 64)]
-    pub journal_max_mb: u64,
-    /// Relevar a un gate en marcha con la misma --datos sin cortar el servicio: este proceso
-    /// espera su socket, que el anterior entrega al recibir SIGQUIT.
-    #[arg(long = "relevo")]
-    pub take_over: bool,
-    /// Registro de ventas compartido en PostgreSQL (postgres://usuario:clave@host:puerto/base)
-    /// en lugar del diario en --datos: varios gates con la misma base reconocen cualquier venta.
-    /// Mejor en GATE_VENTAS, que no se ve en la lista de procesos (la URL lleva la clave).
-    #[arg(long = "ventas", value_name = "URL")]
-    pub sales_url: Option<String>,
-    /// RPC de una red EVM, como RED=URL (p. ej. eip155:8453=https://…), repetible: con él, el
-    /// gate no entrega un estudio por la palabra de un facilitador salvo un éxito con
-    /// transacción, y busca en la cadena la prueba de todo lo demás. Mejor en
-    /// GATE_RPC_EIP155_<id>, que no se ve en la lista de procesos (la URL suele llevar una clave).
-    #[arg(long, value_name = "RED=URL")]
-    pub rpc: Vec<String>,
-    /// Segundos entre dos conciliaciones con la cadena de las compras inciertas (con un RPC).
-    #[arg(long = "conciliar-cada", value_name = "SEGUNDOS", default_value_t = 30)]
-    pub reconcile_every: u64,
-    /// Dirección IP:puerto de las métricas de Prometheus (GET /metrics, y /salud y /listo), aparte
-    /// de la de los compradores (p. ej. 127.0.0.1:9090). Sin ella, no hay métricas.
-    #[arg(long = "escuchar-metricas", alias = "listen-metricas", value_name = "IP:PUERTO")]
-    pub metrics_listen: Option<String>,
-}
+mod args;
+mod redact;
 
-/// Subcommands besides serving.
-#[derive(Debug, clap::Subcommand)]
-pub enum Command {
-    /// Muestra las ventas del diario (`--datos`/ventas.jsonl, o la base de --ventas) con totales
-    /// por estudio, red y día. Sale con 3 si hay compras inciertas por conciliar.
-    Ventas(VentasArgs),
-    /// Comprueba, sin mover dinero, todo lo que hace falta para vender.
-    #[command(
-        visible_alias = "preflight",
-        about = "Comprueba, sin mover dinero, todo lo que hace falta para vender",
-        long_about = "Comprueba, sin mover dinero, todo lo que hace falta para vender: que dist/ se construyó para el modo pedido con las redes, activos y dominios EIP-712 canónicos, las direcciones de cobro (checksum EIP-55, base58 de Solana), la clave de los enlaces, que base_url es https, y que el facilitador responde /supported con sus credenciales para exact en cada red ofrecida. Fuera del modo local rechaza además una dirección de cobro que sea una cuenta de desarrollo de Hardhat/Anvil, estudios cuya nota dice que son sintéticos y un terminador TLS delante sin --proxies, y avisa si el diario de --datos tiene ventas del modo local. Una línea por comprobación (ok, AVISO o FALLA); sale con 1 si alguna falla."
-    )]
-    Verificar(VerificarArgs),
-    /// Imprime un JWT de CDP para un pedido, firmado con CDP_API_KEY_ID/CDP_API_KEY_SECRET (pruebas).
-    #[command(name = "token-cdp", hide = true, about = "Imprime un JWT de CDP para un pedido (pruebas).")]
-    TokenCdp(TokenCdpArgs),
-}
-
-#[derive(clap::Args)]
-pub struct VerificarArgs {
-    #[arg(
-        long,
-        value_name = "CARPETA",
-        default_value = "./dist",
-        help = "Salida de `generator build`, como al servir."
-    )]
-    pub dist: PathBuf,
-    #[arg(
-        long = "datos",
-        alias = "data",
-        value_name = "CARPETA",
-        default_value = "./var",
-        help = "Carpeta de datos del gate, como al servir."
-    )]
-    pub data: PathBuf,
-    #[arg(
-        long = "facilitador",
-        value_name = "URL",
-        help = "URL del facilitador (reemplaza a GATE_FACILITATOR_URL), como al servir."
-    )]
-    pub facilitator: Option<String>,
-    #[arg(
-        long = "modo",
-        value_name = "MODO",
-        value_parser = ["local", "testnet", "mainnet"],
-        help = "Modo para el que debe estar construido dist/ (mainnet para salir con dinero real)."
-    )]
-    pub mode_name: Option<String>,
-    #[arg(
-        long,
-        value_name = "RED=URL",
-        help = "RPC de una red EVM (repetible; o GATE_RPC_EIP155_<id>): se comprueba la cadena, el dominio del activo y payTo."
-    )]
-    pub rpc: Vec<String>,
-    #[arg(
-        long = "escuchar",
-        alias = "listen",
-        value_name = "IP:PUERTO",
-        help = "Dirección IP:puerto donde escuchará el gate, como al servir."
-    )]
-    pub listen: Option<String>,
-    #[arg(
-        long,
-        value_name = "REDES",
-        help = "Proxies de confianza, como al servir (hace falta detrás de un terminador TLS)."
-    )]
-    pub proxies: Option<String>,
-    #[arg(
-        long = "certificado-tls",
-        alias = "tls-cert",
-        value_name = "ARCHIVO",
-        help = "Certificado TLS, como al servir: el gate sirve HTTPS él mismo."
-    )]
-    pub tls_cert: Option<PathBuf>,
-}
-
-impl VerificarArgs {
-    pub fn mode(&self) -> Option<Mode> {
-        match self.mode_name.as_deref()? {
-            "local" => Some(Mode::Local),
-            "testnet" => Some(Mode::Testnet),
-            _ => Some(Mode::Mainnet),
-        }
-    }
-}
-
-#[derive(Debug, clap::Args)]
-pub struct TokenCdpArgs {
-    #[arg(help = "Método HTTP (GET, POST).")]
-    pub method: String,
-    #[arg(help = "URL completa del pedido.")]
-    pub url: String,
-}
-
-#[derive(clap::Args)]
-pub struct VentasArgs {
-    #[command(subcommand)]
-    pub action: Option<VentasAction>,
-    /// Carpeta de datos del gate.
-    #[arg(long = "datos", alias = "data", value_name = "CARPETA", default_value = "./var", global = true)]
-    pub data: PathBuf,
-    /// El registro de ventas compartido en PostgreSQL (o GATE_VENTAS) en lugar del diario de
-    /// --datos.
-    #[arg(long = "ventas", value_name = "URL", global = true)]
-    pub sales_url: Option<String>,
-    /// JSON en lugar de una tabla (lo mismo que --formato json).
-    #[arg(long, conflicts_with = "format")]
-    pub json: bool,
-    /// tabla (por defecto), json, o csv: una fila por venta, para una planilla o el contador.
-    #[arg(long = "formato", value_name = "FORMATO", value_parser = ["tabla", "json", "csv"])]
-    pub format: Option<String>,
-    /// Solo las ventas desde este día, inclusive (AAAA-MM-DD, UTC).
-    #[arg(long = "desde", value_name = "AAAA-MM-DD")]
-    pub from: Option<String>,
-    /// Solo las ventas hasta este día, inclusive (AAAA-MM-DD, UTC).
-    #[arg(long = "hasta", value_name = "AAAA-MM-DD")]
-    pub until: Option<String>,
-}
-
-/// What to do with the journal besides printing it.
-#[derive(Debug, clap::Subcommand)]
-pub enum VentasAction {
-    /// Registra cómo se resolvió una compra a conciliar, después de buscar su nonce en la cadena.
-    Conciliar(ConciliarArgs),
-    /// Carga el diario de --datos (ventas.jsonl y sus segmentos) en la base de --ventas; lo ya
-    /// cargado no se repite, así que se puede correr otra vez.
-    Importar,
-}
-
-/// `gate ventas conciliar`: by hand (a purchase and how it ended) or, with no purchase named,
-/// every uncertain purchase from the chain through its network's RPC.
-#[derive(clap::Args)]
-#[command(group(clap::ArgGroup::new("resultado").args(["settled_in", "unpaid"]).requires("purchase")))]
-pub struct ConciliarArgs {
-    /// La clave de la compra (`compra`, como la lista `gate ventas`), con --liquidada o
-    /// --sin-pago. Sin ella, se concilia cada compra incierta con la cadena (GATE_RPC_EIP155_<id>
-    /// o --rpc): pagada, cancelada, o vencida sin usarse.
-    #[arg(requires = "resultado")]
-    pub purchase: Option<String>,
-    /// El dinero se movió, en esta transacción (hash).
-    #[arg(long = "liquidada", value_name = "TRANSACCION")]
-    pub settled_in: Option<String>,
-    /// El nonce no se usó o la autorización venció sin usarse: no se cobró nada.
-    #[arg(long = "sin-pago")]
-    pub unpaid: bool,
-    /// Una nota que se guarda con la resolución (dónde se comprobó).
-    #[arg(long = "nota", value_name = "TEXTO", default_value = "")]
-    pub note: String,
-    /// RPC de una red EVM como RED=URL (repetible), para conciliar con la cadena.
-    #[arg(long, value_name = "RED=URL")]
-    pub rpc: Vec<String>,
-}
+pub use args::{Args, Command, ConciliarArgs, TokenCdpArgs, VentasAction, VentasArgs, VerificarArgs};
+pub use redact::redacted_url;
+use redact::{HIDDEN, auth_shown, hidden, url_shown};
 
 /// Validated settings.
 pub struct Settings {
@@ -348,6 +109,8 @@ pub enum FacilitatorChoice {
 pub struct Env {
     pub link_secret: Option<String>,
     pub receipt_key: Option<String>,
+    /// Public halves of receipt keys replaced by a rotation ([`PREVIOUS_RECEIPT_KEYS_ENV`]).
+    pub receipt_keys_previous: Option<String>,
     pub facilitator_url: Option<String>,
     pub facilitator_auth: Option<String>,
     pub facilitator_timeout: Option<String>,
@@ -366,6 +129,7 @@ impl Env {
         Env {
             link_secret: std::env::var(SECRET_ENV).ok(),
             receipt_key: std::env::var(RECEIPT_KEY_ENV).ok(),
+            receipt_keys_previous: std::env::var(PREVIOUS_RECEIPT_KEYS_ENV).ok(),
             facilitator_url: std::env::var(FACILITATOR_URL_ENV).ok(),
             facilitator_auth: std::env::var(FACILITATOR_AUTH_ENV).ok(),
             facilitator_timeout: std::env::var(FACILITATOR_TIMEOUT_ENV).ok(),
@@ -376,147 +140,6 @@ impl Env {
             rpc: std::env::vars().filter(|(name, _)| name.starts_with(crate::chain::RPC_ENV_PREFIX)).collect(),
             settler_key: std::env::var(SETTLER_KEY_ENV).ok().filter(|k| !k.trim().is_empty()),
         }
-    }
-}
-
-/// What a `Debug` shows of a secret: that it is set, never its value.
-const HIDDEN: &str = "[oculto]";
-
-/// A URL as `Debug` and logs may show it: scheme, host and port only. The user and password
-/// (a database URL), the path and the query (where RPC providers and some facilitators put
-/// the API key) are replaced by [`HIDDEN`].
-pub fn redacted_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else { return HIDDEN.to_owned() };
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(end);
-    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
-    let tail = if tail.is_empty() || tail == "/" { tail } else { "/[oculto]" };
-    format!("{scheme}://{host}{tail}")
-}
-
-fn hidden(secret: &Option<String>) -> Option<&'static str> {
-    secret.as_ref().map(|_| HIDDEN)
-}
-
-fn url_shown(url: &Option<String>) -> Option<String> {
-    url.as_deref().map(redacted_url)
-}
-
-/// `--rpc RED=URL` values with each URL shown as scheme, host and port only.
-fn rpc_flags_shown(values: &[String]) -> Vec<String> {
-    values
-        .iter()
-        .map(|value| match value.split_once('=') {
-            Some((network, url)) => format!("{network}={}", redacted_url(url)),
-            None => HIDDEN.to_owned(),
-        })
-        .collect()
-}
-
-/// `Name: value` with the value hidden.
-fn auth_shown(auth: &Option<String>) -> Option<String> {
-    auth.as_deref().map(|a| format!("{}: {HIDDEN}", a.split_once(':').map_or("", |(name, _)| name.trim())))
-}
-
-// The `Debug` impls below destructure without `..`: a field added later does not compile until
-// someone decides whether it is a secret.
-
-impl std::fmt::Debug for Args {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let Args {
-            command,
-            dist,
-            listen,
-            data,
-            threads,
-            facilitator,
-            mcp_hosts,
-            tls_cert,
-            tls_key,
-            proxies,
-            max_connections,
-            read_timeout,
-            no_sendfile,
-            refusals_per_client,
-            refusals_per_payer,
-            refusals_in_all,
-            refusal_window,
-            journal_max_mb,
-            take_over,
-            sales_url,
-            rpc,
-            reconcile_every,
-            metrics_listen,
-        } = self;
-        f.debug_struct("Args")
-            .field("command", command)
-            .field("dist", dist)
-            .field("listen", listen)
-            .field("data", data)
-            .field("threads", threads)
-            .field("facilitator", &url_shown(facilitator))
-            .field("mcp_hosts", mcp_hosts)
-            .field("tls_cert", tls_cert)
-            .field("tls_key", tls_key)
-            .field("proxies", proxies)
-            .field("max_connections", max_connections)
-            .field("read_timeout", read_timeout)
-            .field("no_sendfile", no_sendfile)
-            .field("refusals_per_client", refusals_per_client)
-            .field("refusals_per_payer", refusals_per_payer)
-            .field("refusals_in_all", refusals_in_all)
-            .field("refusal_window", refusal_window)
-            .field("journal_max_mb", journal_max_mb)
-            .field("take_over", take_over)
-            .field("sales_url", &url_shown(sales_url))
-            .field("rpc", &rpc_flags_shown(rpc))
-            .field("reconcile_every", reconcile_every)
-            .field("metrics_listen", metrics_listen)
-            .finish()
-    }
-}
-
-impl std::fmt::Debug for VerificarArgs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let VerificarArgs { dist, data, facilitator, mode_name, rpc, listen, proxies, tls_cert } = self;
-        f.debug_struct("VerificarArgs")
-            .field("dist", dist)
-            .field("data", data)
-            .field("facilitator", &url_shown(facilitator))
-            .field("mode_name", mode_name)
-            .field("rpc", &rpc_flags_shown(rpc))
-            .field("listen", listen)
-            .field("proxies", proxies)
-            .field("tls_cert", tls_cert)
-            .finish()
-    }
-}
-
-impl std::fmt::Debug for VentasArgs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let VentasArgs { action, data, sales_url, json, format, from, until } = self;
-        f.debug_struct("VentasArgs")
-            .field("action", action)
-            .field("data", data)
-            .field("sales_url", &url_shown(sales_url))
-            .field("json", json)
-            .field("format", format)
-            .field("from", from)
-            .field("until", until)
-            .finish()
-    }
-}
-
-impl std::fmt::Debug for ConciliarArgs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let ConciliarArgs { purchase, settled_in, unpaid, note, rpc } = self;
-        f.debug_struct("ConciliarArgs")
-            .field("purchase", purchase)
-            .field("settled_in", settled_in)
-            .field("unpaid", unpaid)
-            .field("note", note)
-            .field("rpc", &rpc_flags_shown(rpc))
-            .finish()
     }
 }
 
@@ -541,6 +164,7 @@ impl std::fmt::Debug for Env {
         let Env {
             link_secret,
             receipt_key,
+            receipt_keys_previous,
             facilitator_url,
             facilitator_auth,
             facilitator_timeout,
@@ -555,6 +179,7 @@ impl std::fmt::Debug for Env {
         f.debug_struct("Env")
             .field("link_secret", &hidden(link_secret))
             .field("receipt_key", &hidden(receipt_key))
+            .field("receipt_keys_previous", receipt_keys_previous)
             .field("facilitator_url", &url_shown(facilitator_url))
             .field("facilitator_auth", &auth_shown(facilitator_auth))
             .field("facilitator_timeout", facilitator_timeout)
@@ -619,7 +244,8 @@ impl Settings {
         let mode = manifest.servicio.modo;
         let facilitator = choose_facilitator(mode, args.facilitator, &args.data, &env)?;
         let link_secret = load_secret(env.link_secret, &args.data, mode == Mode::Local)?;
-        let receipt_key = load_receipt_key(env.receipt_key, &args.data, mode == Mode::Local)?;
+        let receipt_key = load_receipt_key(env.receipt_key, &args.data, mode == Mode::Local)?
+            .with_previous(parse_previous_receipt_keys(env.receipt_keys_previous.as_deref())?);
         let mcp_hosts =
             args.mcp_hosts.or(env.mcp_hosts).map(|list| AllowedHosts::parse_list(&list)).unwrap_or_default();
         let mut rpc_urls = rpc_urls_from_env(env.rpc.iter().cloned()).map_err(|e| anyhow::anyhow!(e))?;
@@ -782,6 +408,7 @@ fn parse_auth(text: &str) -> Result<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser as _;
 
     #[test]
     fn auth_header_form() {
@@ -864,6 +491,8 @@ mod tests {
         let env = Env {
             link_secret: Some(secrets[0].into()),
             receipt_key: Some(secrets[1].into()),
+            // Public keys, not secrets: shown.
+            receipt_keys_previous: Some("did:key:z6MkPublica".into()),
             facilitator_url: Some("https://f.example/v2/clave-url-secreta?token=clave-url-secreta".into()),
             facilitator_auth: Some("Authorization: Bearer token-secreto-del-facilitador".into()),
             facilitator_timeout: Some("5".into()),
@@ -949,55 +578,5 @@ mod tests {
         assert_eq!(redacted_url("http://127.0.0.1:8545/"), "http://127.0.0.1:8545/");
         assert_eq!(redacted_url("https://h.example?apikey=k"), "https://h.example/[oculto]");
         assert_eq!(redacted_url("no es una URL:clave"), HIDDEN);
-    }
-    #[test]
-    fn the_english_flags_that_shipped_still_work_as_aliases_of_the_spanish_ones() {
-        let spanish = [
-            "gate",
-            "--escuchar",
-            "127.0.0.1:9",
-            "--datos",
-            "d",
-            "--hilos",
-            "3",
-            "--hosts-mcp",
-            "h.example",
-            "--certificado-tls",
-            "c.pem",
-            "--clave-tls",
-            "k.pem",
-            "--escuchar-metricas",
-            "127.0.0.1:10",
-        ];
-        let english = [
-            "gate",
-            "--listen",
-            "127.0.0.1:9",
-            "--data",
-            "d",
-            "--threads",
-            "3",
-            "--mcp-hosts",
-            "h.example",
-            "--tls-cert",
-            "c.pem",
-            "--tls-key",
-            "k.pem",
-            "--listen-metricas",
-            "127.0.0.1:10",
-        ];
-        let (a, b) = (Args::try_parse_from(spanish).expect("spanish"), Args::try_parse_from(english).expect("english"));
-        assert_eq!(format!("{a:?}"), format!("{b:?}"));
-        assert_eq!(
-            (a.listen.as_str(), a.threads, a.metrics_listen.as_deref()),
-            ("127.0.0.1:9", Some(3), Some("127.0.0.1:10"))
-        );
-        let verificar =
-            Args::try_parse_from(["gate", "verificar", "--listen", "0.0.0.0:80", "--data", "v", "--tls-cert", "c"]);
-        let Some(Command::Verificar(v)) = verificar.expect("verificar").command else { panic!("verificar") };
-        assert_eq!((v.listen.as_deref(), v.data.to_str(), v.tls_cert.is_some()), (Some("0.0.0.0:80"), Some("v"), true));
-        // The help lists the Spanish names only.
-        let help = <Args as clap::CommandFactory>::command().render_long_help().to_string();
-        assert!(help.contains("--escuchar <IP:PUERTO>") && !help.contains("--listen "), "{help}");
     }
 }

@@ -3,7 +3,7 @@
 //! The store needs sample studies that read like the real thing (Argentine and Southern Cone
 //! consumer questions, assistant-style answers, realistic brands, domains and sources) and
 //! benchmark corpora ten and a hundred times larger. Both come from this program: one data
-//! file per industry (`industrias/*.toml`, read by [`industria`]), one shared answer engine
+//! file per industry (`industrias/*.toml`, read by [`industry`]), one shared answer engine
 //! ([`engine`]), and findings computed from the real analysis tables
 //! ([`generator::metrics::analysis`]) so every number they quote is backed.
 //!
@@ -13,13 +13,13 @@
 //!
 //! The generator does not depend on this crate: synth writes content, the generator reads it.
 
-mod anterior;
-mod carga;
+mod design;
 mod engine;
-mod estudio;
-mod hallazgos;
-mod industria;
-mod modelos;
+mod findings;
+mod industry;
+mod loading;
+mod models;
+mod previous;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -34,9 +34,9 @@ use rayon::prelude::*;
 
 use generator::model::{Answer, Brand, BrandsFile, FindingsFile, Question, Study, Tier};
 
-use crate::carga::industrias;
-use crate::industria::{Industria, PreguntaBase};
-use crate::modelos::Modelo;
+use crate::industry::{BaseQuestion, Industry};
+use crate::loading::industries;
+use crate::models::Model;
 
 /// Options of `synth`.
 pub struct SynthOptions {
@@ -56,18 +56,18 @@ pub const DEFAULT_SEED: u64 = 2026;
 /// Writes the nine studies under `<out>/estudios/`, replacing their folders.
 pub fn run(opts: &SynthOptions) -> Result<()> {
     anyhow::ensure!(opts.scale >= 1, "synth: la escala debe ser 1 o más");
-    let modelos = modelos::modelos()?;
-    let industrias = industrias(&modelos)?;
+    let models = models::models()?;
+    let industries = industries(&models)?;
     let dir = opts.out.join("estudios");
     fs::create_dir_all(&dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
-    industrias
+    industries
         .par_iter()
         .map(|ind| {
-            let mut generado = generar(ind, &modelos, opts.scale, opts.seed)?;
+            let mut generated = generate(ind, &models, opts.scale, opts.seed)?;
             if opts.without_previous {
-                without_previous(&mut generado.study);
+                without_previous(&mut generated.study);
             }
-            escribir(&dir.join(&ind.slug), &generado)
+            write_study(&dir.join(&ind.slug), &generated)
         })
         .collect::<Result<()>>()
 }
@@ -82,71 +82,71 @@ fn without_previous(study: &mut Study) {
 }
 
 /// One study, generated, with what the files need.
-pub(crate) struct Generado {
+pub(crate) struct Generated {
     pub study: Study,
     /// Per answer, the brand indexes in the order the engine wrote them (checked by tests).
     #[cfg_attr(not(test), allow(dead_code))]
-    pub ordenes: Vec<Vec<usize>>,
+    pub orders: Vec<Vec<usize>>,
 }
 
 /// A stable 64-bit mix (splitmix64), so per-question seeds do not depend on the platform.
-fn mezclar(mut x: u64) -> u64 {
+fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     x ^ (x >> 31)
 }
 
-pub(crate) fn semilla(seed: u64, slug: &str, parte: u64) -> u64 {
+pub(crate) fn seed_for(seed: u64, slug: &str, part: u64) -> u64 {
     // FNV-1a over the slug: stable across runs and platforms.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in slug.bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    mezclar(seed ^ mezclar(h ^ mezclar(parte)))
+    mix(seed ^ mix(h ^ mix(part)))
 }
 
-pub(crate) fn ancho(n: usize, minimo: usize) -> usize {
-    n.to_string().len().max(minimo)
+pub(crate) fn width(n: usize, min_width: usize) -> usize {
+    n.to_string().len().max(min_width)
 }
 
-/// Picks and numbers the questions of a study: `n_preguntas × scale` of them.
-fn preguntas(ind: &Industria, scale: u32, seed: u64) -> Vec<(Question, PreguntaBase)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(semilla(seed, &ind.slug, u64::MAX));
-    let repite = ind.dimensiones.iter().any(|d| d.id == "repeticion");
-    let reps = if repite { 2 } else { 1 };
-    let total = ind.n_preguntas * scale as usize / reps;
-    let mut orden: Vec<usize> = (0..ind.preguntas.len()).collect();
-    orden.shuffle(&mut rng);
-    let mut elegidas: Vec<(usize, usize)> = Vec::with_capacity(total);
-    let mut ronda = 0;
-    while elegidas.len() < total {
-        for &i in &orden {
-            if elegidas.len() == total {
+/// Picks and numbers the questions of a study: `n_questions × scale` of them.
+fn pick_questions(ind: &Industry, scale: u32, seed: u64) -> Vec<(Question, BaseQuestion)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed_for(seed, &ind.slug, u64::MAX));
+    let repeats = ind.dimensions.iter().any(|d| d.id == "repeticion");
+    let reps = if repeats { 2 } else { 1 };
+    let total = ind.n_questions * scale as usize / reps;
+    let mut order: Vec<usize> = (0..ind.questions.len()).collect();
+    order.shuffle(&mut rng);
+    let mut chosen: Vec<(usize, usize)> = Vec::with_capacity(total);
+    let mut round = 0;
+    while chosen.len() < total {
+        for &i in &order {
+            if chosen.len() == total {
                 break;
             }
-            elegidas.push((ronda, i));
+            chosen.push((round, i));
         }
-        ronda += 1;
+        round += 1;
     }
-    elegidas.sort_unstable();
-    let w = ancho(total * reps, 3);
+    chosen.sort_unstable();
+    let w = width(total * reps, 3);
     let mut out = Vec::with_capacity(total * reps);
-    for (_, i) in elegidas {
-        let base = &ind.preguntas[i];
-        let nivel = if rng.random_bool(0.5) { Tier::Standard } else { Tier::Advanced };
+    for (_, i) in chosen {
+        let base = &ind.questions[i];
+        let tier = if rng.random_bool(0.5) { Tier::Standard } else { Tier::Advanced };
         for r in 1..=reps {
             // The language is the question's own field, never one of its dimensions.
             let mut dims: BTreeMap<String, String> = base.dims.iter().cloned().collect();
-            if repite {
+            if repeats {
                 dims.insert("repeticion".into(), r.to_string());
             }
             let q = Question {
                 id: format!("P{:0w$}", out.len() + 1),
-                texto: base.texto.clone(),
-                idioma: base.idioma.clone(),
-                modelo: nivel,
+                texto: base.text.clone(),
+                idioma: base.language.clone(),
+                modelo: tier,
                 dimensiones: dims,
             };
             out.push((q, base.clone()));
@@ -156,56 +156,56 @@ fn preguntas(ind: &Industria, scale: u32, seed: u64) -> Vec<(Question, PreguntaB
 }
 
 /// Generates one study: questions, answers, then the findings from its computed tables.
-pub(crate) fn generar(ind: &Industria, modelos: &[Modelo], scale: u32, seed: u64) -> Result<Generado> {
-    let preguntas = preguntas(ind, scale, seed);
-    let nq = preguntas.len();
-    let por_pregunta: Vec<Vec<(Answer, Vec<usize>)>> = preguntas
+pub(crate) fn generate(ind: &Industry, models: &[Model], scale: u32, seed: u64) -> Result<Generated> {
+    let questions = pick_questions(ind, scale, seed);
+    let nq = questions.len();
+    let by_question: Vec<Vec<(Answer, Vec<usize>)>> = questions
         .par_iter()
         .enumerate()
         .map(|(qi, (q, base))| {
-            let mut rng = ChaCha8Rng::seed_from_u64(semilla(seed, &ind.slug, qi as u64));
-            let dia_base = (qi as u64 * u64::from(ind.dias) / nq as u64) as u32;
-            modelos
+            let mut rng = ChaCha8Rng::seed_from_u64(seed_for(seed, &ind.slug, qi as u64));
+            let base_day = (qi as u64 * u64::from(ind.days) / nq as u64) as u32;
+            models
                 .iter()
-                .filter(|m| m.nivel == q.modelo)
+                .filter(|m| m.tier == q.modelo)
                 .map(|m| {
-                    let b = engine::responder(ind, base, m, &mut rng);
-                    let dia = (dia_base + rng.random_range(0..=1)).min(ind.dias - 1);
+                    let b = engine::answer_question(ind, base, m, &mut rng);
+                    let day = (base_day + rng.random_range(0..=1)).min(ind.days - 1);
                     let version =
-                        if ind.cambio_version && dia < ind.dias / 2 { &m.versiones[0] } else { &m.versiones[1] };
+                        if ind.version_change && day < ind.days / 2 { &m.versions[0] } else { &m.versions[1] };
                     let answer = Answer {
                         id: String::new(),
                         pregunta: q.id.clone(),
                         modelo: m.id.clone(),
                         version: version.clone(),
-                        fecha: estudio::fecha(ind.inicio, dia),
+                        fecha: design::date(ind.start, day),
                         respuesta: b.respuesta,
-                        fuentes: b.fuentes,
-                        tono: b.tono,
+                        fuentes: b.sources,
+                        tono: b.tone,
                         repeticion: None,
                         recoleccion: None,
                     };
-                    (answer, b.orden)
+                    (answer, b.order)
                 })
                 .collect()
         })
         .collect();
-    let total: usize = por_pregunta.iter().map(Vec::len).sum();
-    let w = ancho(total, 5);
+    let total: usize = by_question.iter().map(Vec::len).sum();
+    let w = width(total, 5);
     let mut answers = Vec::with_capacity(total);
-    let mut ordenes = Vec::with_capacity(total);
-    for (answer, orden) in por_pregunta.into_iter().flatten() {
+    let mut orders = Vec::with_capacity(total);
+    for (answer, order) in by_question.into_iter().flatten() {
         let mut answer = answer;
         answer.id = format!("R{:0w$}", answers.len() + 1);
         answers.push(answer);
-        ordenes.push(orden);
+        orders.push(order);
     }
-    let design = estudio::estudio(ind, modelos, nq, answers.len(), seed);
+    let design = design::design(ind, models, nq, answers.len(), seed);
     let mut study = Study {
         slug: ind.slug.clone(),
         design,
-        brands: marcas(ind),
-        questions: preguntas.iter().map(|(q, _)| q.clone()).collect(),
+        brands: brands(ind),
+        questions: questions.iter().map(|(q, _)| q.clone()).collect(),
         answers,
         findings: Vec::new(),
         reports: Vec::new(),
@@ -213,60 +213,60 @@ pub(crate) fn generar(ind: &Industria, modelos: &[Modelo], scale: u32, seed: u64
         answer_lines: Vec::new(),
         previous: None,
     };
-    if let Some(ant) = &ind.anterior {
-        let (spec, previous) = anterior::generar(ind, ant, modelos, &study, &preguntas, seed);
+    if let Some(prev) = &ind.previous {
+        let (spec, previous) = previous::generate(ind, prev, models, &study, &questions, seed);
         study.design.corrida_anterior = Some(spec);
         study.previous = Some(Box::new(previous));
     }
-    if ind.con_hallazgos {
-        let tablas =
+    if ind.with_findings {
+        let tables =
             generator::metrics::analysis::analyze(&study).with_context(|| format!("{}: análisis", ind.slug))?;
-        study.findings = hallazgos::hallazgos(ind, &study, &tablas, &ordenes);
-        if let Some(ant) = &ind.anterior {
-            let cambios = anterior::hallazgos(ant, &study);
-            study.findings.extend(cambios);
+        study.findings = findings::findings(ind, &study, &tables, &orders);
+        if let Some(prev) = &ind.previous {
+            let changes = previous::change_findings(prev, &study);
+            study.findings.extend(changes);
         }
     }
-    Ok(Generado { study, ordenes })
+    Ok(Generated { study, orders })
 }
 
-fn marcas(ind: &Industria) -> Vec<Brand> {
-    ind.marcas
+fn brands(ind: &Industry) -> Vec<Brand> {
+    ind.brands
         .iter()
         .map(|m| Brand {
             id: m.id.clone(),
-            nombre: m.nombre.clone(),
+            nombre: m.name.clone(),
             alias: m.alias.iter().map(|s| s.trim_start_matches('~').to_owned()).collect(),
-            excluir: m.excluir.clone(),
-            dominios: m.dominios.clone(),
+            excluir: m.exclude.clone(),
+            dominios: m.domains.clone(),
         })
         .collect()
 }
 
 /// The five files of a study, as bytes: (file name, contents).
-pub(crate) fn archivos(g: &Generado) -> Result<Vec<(&'static str, Vec<u8>)>> {
+pub(crate) fn study_files(g: &Generated) -> Result<Vec<(&'static str, Vec<u8>)>> {
     let s = &g.study;
-    let estudio = toml::to_string_pretty(&s.design).context("serializando estudio.toml")?;
-    let marcas =
+    let study = toml::to_string_pretty(&s.design).context("serializando estudio.toml")?;
+    let brands =
         toml::to_string_pretty(&BrandsFile { marcas: s.brands.clone() }).context("serializando marcas.toml")?;
-    let hallazgos = toml::to_string_pretty(&FindingsFile { hallazgos: s.findings.clone() })
+    let findings = toml::to_string_pretty(&FindingsFile { hallazgos: s.findings.clone() })
         .context("serializando hallazgos.toml")?;
-    let mut preguntas = Vec::new();
+    let mut questions = Vec::new();
     for q in &s.questions {
-        serde_json::to_writer(&mut preguntas, q).context("serializando preguntas.jsonl")?;
-        preguntas.push(b'\n');
+        serde_json::to_writer(&mut questions, q).context("serializando preguntas.jsonl")?;
+        questions.push(b'\n');
     }
-    let mut respuestas = Vec::with_capacity(s.answers.len() * 1500);
+    let mut answers = Vec::with_capacity(s.answers.len() * 1500);
     for a in &s.answers {
-        serde_json::to_writer(&mut respuestas, a).context("serializando respuestas.jsonl")?;
-        respuestas.push(b'\n');
+        serde_json::to_writer(&mut answers, a).context("serializando respuestas.jsonl")?;
+        answers.push(b'\n');
     }
     let mut files = vec![
-        ("estudio.toml", estudio.into_bytes()),
-        ("marcas.toml", marcas.into_bytes()),
-        ("preguntas.jsonl", preguntas),
-        ("respuestas.jsonl", respuestas),
-        ("hallazgos.toml", hallazgos.into_bytes()),
+        ("estudio.toml", study.into_bytes()),
+        ("marcas.toml", brands.into_bytes()),
+        ("preguntas.jsonl", questions),
+        ("respuestas.jsonl", answers),
+        ("hallazgos.toml", findings.into_bytes()),
     ];
     if let Some(previous) = &s.previous {
         files.push(("anterior/preguntas.jsonl", jsonl(&previous.questions)?));
@@ -303,13 +303,13 @@ pub fn copy_service_files(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-fn escribir(dir: &Path, g: &Generado) -> Result<()> {
+fn write_study(dir: &Path, g: &Generated) -> Result<()> {
     if dir.exists() {
         fs::remove_dir_all(dir).with_context(|| format!("no se pudo borrar {}", dir.display()))?;
     }
     fs::create_dir_all(dir).with_context(|| format!("no se pudo crear {}", dir.display()))?;
-    for (nombre, bytes) in archivos(g)? {
-        let path = dir.join(nombre);
+    for (name, bytes) in study_files(g)? {
+        let path = dir.join(name);
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).with_context(|| format!("no se pudo crear {}", parent.display()))?;
         }

@@ -8,42 +8,41 @@ use std::path::Path;
 use super::*;
 use generator::metrics::mentions::BrandMatcher;
 
-fn modelos() -> Vec<Modelo> {
-    modelos::modelos().expect("modelos.toml loads")
+fn models() -> Vec<Model> {
+    models::models().expect("modelos.toml loads")
 }
 
-fn todas() -> Vec<Industria> {
-    industrias(&modelos()).expect("the industry files load")
+fn all_industries() -> Vec<Industry> {
+    industries(&models()).expect("the industry files load")
 }
 
-fn todos(scale: u32, seed: u64) -> Vec<Generado> {
-    let modelos = modelos();
-    todas().iter().map(|i| generar(i, &modelos, scale, seed).expect("generar")).collect()
+fn generate_all(scale: u32, seed: u64) -> Vec<Generated> {
+    let models = models();
+    all_industries().iter().map(|i| generate(i, &models, scale, seed).expect("generar")).collect()
 }
 
 #[test]
 fn same_seed_same_bytes_other_seed_other_bytes() {
-    let a = todos(1, DEFAULT_SEED);
-    let b = todos(1, DEFAULT_SEED);
-    let c = todos(1, DEFAULT_SEED + 1);
+    let a = generate_all(1, DEFAULT_SEED);
+    let b = generate_all(1, DEFAULT_SEED);
+    let c = generate_all(1, DEFAULT_SEED + 1);
     for ((x, y), z) in a.iter().zip(&b).zip(&c) {
-        let (fx, fy, fz) = (archivos(x).expect("x"), archivos(y).expect("y"), archivos(z).expect("z"));
+        let (fx, fy, fz) = (study_files(x).expect("x"), study_files(y).expect("y"), study_files(z).expect("z"));
         assert_eq!(fx, fy, "{}: misma semilla, bytes distintos", x.study.slug);
-        let respuestas =
-            |f: &[(&str, Vec<u8>)]| f.iter().find(|(n, _)| *n == "respuestas.jsonl").map(|(_, b)| b.clone());
-        assert_ne!(respuestas(&fx), respuestas(&fz), "{}: otra semilla, mismas respuestas", x.study.slug);
+        let answers = |f: &[(&str, Vec<u8>)]| f.iter().find(|(n, _)| *n == "respuestas.jsonl").map(|(_, b)| b.clone());
+        assert_ne!(answers(&fx), answers(&fz), "{}: otra semilla, mismas respuestas", x.study.slug);
     }
 }
 
 #[test]
 fn sizes_at_scale_one_and_ten() {
-    let estudios = todos(1, DEFAULT_SEED);
+    let studies = generate_all(1, DEFAULT_SEED);
     // Nine studies in slug order (which ones: tests/contenido.rs, against content/).
-    let slugs: Vec<&str> = estudios.iter().map(|g| g.study.slug.as_str()).collect();
+    let slugs: Vec<&str> = studies.iter().map(|g| g.study.slug.as_str()).collect();
     assert_eq!(slugs.len(), 9);
     assert!(slugs.is_sorted_by(|a, b| a < b), "{slugs:?}");
     let mut total = 0;
-    for g in &estudios {
+    for g in &studies {
         let n = g.study.questions.len();
         assert!((40..=200).contains(&n), "{}: {n} preguntas", g.study.slug);
         assert_eq!(g.study.answers.len(), 3 * n, "{}: tres respuestas por pregunta", g.study.slug);
@@ -52,106 +51,106 @@ fn sizes_at_scale_one_and_ten() {
     }
     assert!(total >= 3000, "{total} respuestas en total");
     // Scale 10: ten times the questions, so ten times the answers (three per question).
-    for ind in todas() {
-        let uno = preguntas(&ind, 1, DEFAULT_SEED).len();
-        let diez = preguntas(&ind, 10, DEFAULT_SEED).len();
-        assert_eq!(diez, 10 * uno, "{}", ind.slug);
+    for ind in all_industries() {
+        let one = pick_questions(&ind, 1, DEFAULT_SEED).len();
+        let ten = pick_questions(&ind, 10, DEFAULT_SEED).len();
+        assert_eq!(ten, 10 * one, "{}", ind.slug);
     }
-    let reuma = todas().into_iter().find(|i| i.slug == "reumatologia-2026").expect("reumatologia");
-    let g = generar(&reuma, &modelos(), 10, DEFAULT_SEED).expect("escala 10");
-    assert_eq!(g.study.answers.len(), 10 * 3 * reuma.n_preguntas);
+    let rheuma = all_industries().into_iter().find(|i| i.slug == "reumatologia-2026").expect("reumatologia");
+    let g = generate(&rheuma, &models(), 10, DEFAULT_SEED).expect("escala 10");
+    assert_eq!(g.study.answers.len(), 10 * 3 * rheuma.n_questions);
 }
 
 #[test]
 fn answers_reference_questions_and_models_of_their_tier() {
-    for g in todos(1, DEFAULT_SEED) {
+    for g in generate_all(1, DEFAULT_SEED) {
         let s = &g.study;
-        let preguntas: BTreeMap<&str, &Question> = s.questions.iter().map(|q| (q.id.as_str(), q)).collect();
-        assert_eq!(preguntas.len(), s.questions.len(), "{}: ids de pregunta repetidos", s.slug);
-        let modelos: BTreeMap<&str, Tier> = s.design.modelos.iter().map(|m| (m.id.as_str(), m.nivel)).collect();
-        assert_eq!(modelos.len(), 6);
+        let questions: BTreeMap<&str, &Question> = s.questions.iter().map(|q| (q.id.as_str(), q)).collect();
+        assert_eq!(questions.len(), s.questions.len(), "{}: ids de pregunta repetidos", s.slug);
+        let models: BTreeMap<&str, Tier> = s.design.modelos.iter().map(|m| (m.id.as_str(), m.nivel)).collect();
+        assert_eq!(models.len(), 6);
         let mut ids = BTreeSet::new();
-        let mut pares = BTreeSet::new();
-        let mut por_pregunta: BTreeMap<&str, usize> = BTreeMap::new();
-        let (inicio, fin) =
+        let mut pairs = BTreeSet::new();
+        let mut by_question: BTreeMap<&str, usize> = BTreeMap::new();
+        let (start, end) =
             (s.answers.iter().map(|a| a.fecha.as_str()).min(), s.answers.iter().map(|a| a.fecha.as_str()).max());
         assert!(
-            inicio.is_some_and(|f| f.starts_with("2026-")) && fin < Some(s.design.publicado.as_str()),
+            start.is_some_and(|f| f.starts_with("2026-")) && end < Some(s.design.publicado.as_str()),
             "{}: fechas",
             s.slug
         );
         for a in &s.answers {
             assert!(ids.insert(a.id.as_str()), "{}: {} repetida", s.slug, a.id);
-            let q = preguntas.get(a.pregunta.as_str()).unwrap_or_else(|| panic!("{}: {} sin pregunta", s.slug, a.id));
-            assert_eq!(modelos.get(a.modelo.as_str()), Some(&q.modelo), "{}: {} de otro nivel", s.slug, a.id);
+            let q = questions.get(a.pregunta.as_str()).unwrap_or_else(|| panic!("{}: {} sin pregunta", s.slug, a.id));
+            assert_eq!(models.get(a.modelo.as_str()), Some(&q.modelo), "{}: {} de otro nivel", s.slug, a.id);
             assert!(
-                pares.insert((a.pregunta.as_str(), a.modelo.as_str())),
+                pairs.insert((a.pregunta.as_str(), a.modelo.as_str())),
                 "{}: {} duplica pregunta y modelo",
                 s.slug,
                 a.id
             );
-            *por_pregunta.entry(a.pregunta.as_str()).or_default() += 1;
+            *by_question.entry(a.pregunta.as_str()).or_default() += 1;
             assert!(a.fuentes.len() <= 6);
         }
-        assert!(por_pregunta.values().all(|n| *n == 3), "{}", s.slug);
-        let niveles: BTreeSet<Tier> = s.questions.iter().map(|q| q.modelo).collect();
-        assert_eq!(niveles.len(), 2, "{}: hay que mezclar los dos niveles", s.slug);
+        assert!(by_question.values().all(|n| *n == 3), "{}", s.slug);
+        let tiers: BTreeSet<Tier> = s.questions.iter().map(|q| q.modelo).collect();
+        assert_eq!(tiers.len(), 2, "{}: hay que mezclar los dos niveles", s.slug);
         for d in &s.design.dimensiones {
-            let usados: BTreeSet<&str> = s.questions.iter().filter_map(|q| q.dimension(&d.id)).collect();
+            let used: BTreeSet<&str> = s.questions.iter().filter_map(|q| q.dimension(&d.id)).collect();
             for v in &d.valores {
-                assert!(usados.contains(v.as_str()), "{}: el valor {v} de {} no se usa", s.slug, d.id);
+                assert!(used.contains(v.as_str()), "{}: el valor {v} de {} no se usa", s.slug, d.id);
             }
-            assert!(usados.iter().all(|v| d.valores.iter().any(|x| x == v)), "{}: {}", s.slug, d.id);
+            assert!(used.iter().all(|v| d.valores.iter().any(|x| x == v)), "{}: {}", s.slug, d.id);
         }
     }
 }
 
 #[test]
 fn the_matcher_finds_exactly_the_brands_the_engine_wrote() {
-    for g in todos(1, DEFAULT_SEED) {
+    for g in generate_all(1, DEFAULT_SEED) {
         let s = &g.study;
         let matcher = BrandMatcher::new(&s.brands);
-        let mut sin_marca = 0;
-        for (a, orden) in s.answers.iter().zip(&g.ordenes) {
-            let encontradas = matcher.brands_in_text(&a.respuesta);
-            assert_eq!(&encontradas, orden, "{} {}: orden detectado distinto\n{}", s.slug, a.id, a.respuesta);
-            let etiquetadas: BTreeSet<&str> = a.tono.keys().map(String::as_str).collect();
-            let nombradas: BTreeSet<&str> = encontradas.iter().map(|&b| s.brands[b].id.as_str()).collect();
-            assert_eq!(etiquetadas, nombradas, "{} {}: tono de marcas no nombradas", s.slug, a.id);
-            let palabras = a.respuesta.split_whitespace().count();
-            assert!((45..=380).contains(&palabras), "{} {}: {palabras} palabras", s.slug, a.id);
-            sin_marca += usize::from(encontradas.is_empty());
+        let mut brandless = 0;
+        for (a, order) in s.answers.iter().zip(&g.orders) {
+            let found = matcher.brands_in_text(&a.respuesta);
+            assert_eq!(&found, order, "{} {}: orden detectado distinto\n{}", s.slug, a.id, a.respuesta);
+            let labelled: BTreeSet<&str> = a.tono.keys().map(String::as_str).collect();
+            let named: BTreeSet<&str> = found.iter().map(|&b| s.brands[b].id.as_str()).collect();
+            assert_eq!(labelled, named, "{} {}: tono de marcas no nombradas", s.slug, a.id);
+            let word_count = a.respuesta.split_whitespace().count();
+            assert!((45..=380).contains(&word_count), "{} {}: {word_count} palabras", s.slug, a.id);
+            brandless += usize::from(found.is_empty());
         }
-        let tasa = sin_marca as f64 / s.answers.len() as f64;
-        assert!((0.05..=0.6).contains(&tasa), "{}: {tasa} sin marca", s.slug);
+        let rate = brandless as f64 / s.answers.len() as f64;
+        assert!((0.05..=0.6).contains(&rate), "{}: {rate} sin marca", s.slug);
     }
 }
 
 #[test]
 fn findings_are_backed_by_their_cells() {
-    for g in todos(1, DEFAULT_SEED) {
+    for g in generate_all(1, DEFAULT_SEED) {
         let s = &g.study;
-        let tablas = generator::metrics::analysis::analyze(s).expect("analyze");
-        assert!((6..=12).contains(&tablas.len()), "{}: tablas", s.slug);
+        let tables = generator::metrics::analysis::analyze(s).expect("analyze");
+        assert!((6..=12).contains(&tables.len()), "{}: tablas", s.slug);
         // Findings about change are backed by the change tables (and claim what they show).
         let facts = generator::metrics::extract_facts(s);
-        let cambios = generator::metrics::change::change_tables(s, &facts);
-        let todas: Vec<_> = tablas.iter().chain(&cambios).cloned().collect();
-        let problemas = generator::validate::check_findings(Path::new("content"), s, &todas);
-        assert!(problemas.is_empty(), "{}: {:?}", s.slug, problemas.iter().collect::<Vec<_>>());
-        let avisos = generator::validate::unsupported_changes(Path::new("content"), s, &cambios);
-        assert!(avisos.is_empty(), "{}: {:?}", s.slug, avisos.iter().collect::<Vec<_>>());
+        let changes = generator::metrics::change::change_tables(s, &facts);
+        let all: Vec<_> = tables.iter().chain(&changes).cloned().collect();
+        let problems = generator::validate::check_findings(Path::new("content"), s, &all);
+        assert!(problems.is_empty(), "{}: {:?}", s.slug, problems.iter().collect::<Vec<_>>());
+        let warnings = generator::validate::unsupported_changes(Path::new("content"), s, &changes);
+        assert!(warnings.is_empty(), "{}: {:?}", s.slug, warnings.iter().collect::<Vec<_>>());
         if s.slug == "reumatologia-2026" {
             assert!(s.findings.is_empty());
             continue;
         }
-        let de_cambio = s.findings.iter().filter(|f| f.tipo == "cambio").count();
-        assert_eq!(de_cambio > 0, s.previous.is_some(), "{}: hallazgos de cambio", s.slug);
+        let change_count = s.findings.iter().filter(|f| f.tipo == "cambio").count();
+        assert_eq!(change_count > 0, s.previous.is_some(), "{}: hallazgos de cambio", s.slug);
         let findings: Vec<_> = s.findings.iter().filter(|f| f.tipo != "cambio").collect();
         assert!((5..=10).contains(&findings.len()), "{}: {} hallazgos", s.slug, findings.len());
-        let tipos: BTreeSet<&str> = findings.iter().map(|f| f.tipo.as_str()).collect();
-        let secciones: BTreeSet<&str> = findings.iter().map(|f| f.seccion.as_str()).collect();
-        assert!(tipos.len() >= 4 && (2..=4).contains(&secciones.len()), "{}", s.slug);
+        let kinds: BTreeSet<&str> = findings.iter().map(|f| f.tipo.as_str()).collect();
+        let sections: BTreeSet<&str> = findings.iter().map(|f| f.seccion.as_str()).collect();
+        assert!(kinds.len() >= 4 && (2..=4).contains(&sections.len()), "{}", s.slug);
         let ids: BTreeSet<&str> = s.answers.iter().map(|a| a.id.as_str()).collect();
         for f in &s.findings {
             assert!(!f.respaldo.is_empty(), "{} {}: sin respaldo", s.slug, f.id);
@@ -168,21 +167,21 @@ fn findings_are_backed_by_their_cells() {
 fn findings_claim_only_the_differences_that_hold_at_95() {
     use generator::metrics::compare::{Claim, comparisons};
 
-    let (mut diferencias, mut empates) = (0, 0);
-    for g in todos(1, DEFAULT_SEED) {
+    let (mut differences, mut ties) = (0, 0);
+    for g in generate_all(1, DEFAULT_SEED) {
         let s = &g.study;
-        let tablas = generator::metrics::analysis::analyze(s).expect("analyze");
-        let avisos = generator::validate::unsupported_comparisons(Path::new("content"), s, &tablas);
-        assert!(avisos.is_empty(), "{}: {:?}", s.slug, avisos.iter().collect::<Vec<_>>());
+        let tables = generator::metrics::analysis::analyze(s).expect("analyze");
+        let warnings = generator::validate::unsupported_comparisons(Path::new("content"), s, &tables);
+        assert!(warnings.is_empty(), "{}: {:?}", s.slug, warnings.iter().collect::<Vec<_>>());
         for f in &s.findings {
-            for c in comparisons(s, f, &tablas) {
+            for c in comparisons(s, f, &tables) {
                 let (es, en) = match c.afirma {
                     Claim::Diferencia => {
-                        diferencias += 1;
+                        differences += 1;
                         ("significativa al 95 %", "significant at 95%")
                     }
                     Claim::Empate => {
-                        empates += 1;
+                        ties += 1;
                         ("margen de error", "margin of error")
                     }
                 };
@@ -198,7 +197,7 @@ fn findings_claim_only_the_differences_that_hold_at_95() {
         }
     }
     // The sample has both kinds, so the test is not vacuous.
-    assert!(diferencias > 0 && empates > 0, "{diferencias} diferencias, {empates} empates");
+    assert!(differences > 0 && ties > 0, "{differences} diferencias, {ties} empates");
 }
 
 #[test]
@@ -206,24 +205,24 @@ fn written_files_load_back() {
     let dir = tempfile::tempdir().expect("tempdir");
     run(&SynthOptions { out: dir.path().to_path_buf(), scale: 1, seed: DEFAULT_SEED, without_previous: false })
         .expect("run");
-    for ind in todas() {
-        let mut problemas = generator::problems::Problems::default();
-        let estudio = generator::load::load_study(&dir.path().join("estudios").join(&ind.slug), &mut problemas);
-        assert!(problemas.is_empty(), "{}: {:?}", ind.slug, problemas.iter().collect::<Vec<_>>());
-        let estudio = estudio.expect("cargado");
-        assert_eq!(estudio.questions.len(), ind.n_preguntas);
+    for ind in all_industries() {
+        let mut problems = generator::problems::Problems::default();
+        let study = generator::load::load_study(&dir.path().join("estudios").join(&ind.slug), &mut problems);
+        assert!(problems.is_empty(), "{}: {:?}", ind.slug, problems.iter().collect::<Vec<_>>());
+        let study = study.expect("cargado");
+        assert_eq!(study.questions.len(), ind.n_questions);
     }
 }
 
 #[test]
 fn seeds_mix_like_splitmix64_and_differ_by_study_and_part() {
     // The first output of splitmix64 from state 0.
-    assert_eq!(mezclar(0), 0xE220_A839_7B1D_CDAF);
-    let a = semilla(DEFAULT_SEED, "banca-2026", 0);
-    assert_eq!(a, semilla(DEFAULT_SEED, "banca-2026", 0));
-    assert_ne!(a, semilla(DEFAULT_SEED, "banca-2026", 1));
-    assert_ne!(a, semilla(DEFAULT_SEED, "farma-2026", 0));
-    assert_ne!(a, semilla(DEFAULT_SEED + 1, "banca-2026", 0));
+    assert_eq!(mix(0), 0xE220_A839_7B1D_CDAF);
+    let a = seed_for(DEFAULT_SEED, "banca-2026", 0);
+    assert_eq!(a, seed_for(DEFAULT_SEED, "banca-2026", 0));
+    assert_ne!(a, seed_for(DEFAULT_SEED, "banca-2026", 1));
+    assert_ne!(a, seed_for(DEFAULT_SEED, "farma-2026", 0));
+    assert_ne!(a, seed_for(DEFAULT_SEED + 1, "banca-2026", 0));
 }
 
 /// Each question has its own random stream, so answers do not depend on the order (or the
@@ -232,36 +231,36 @@ fn seeds_mix_like_splitmix64_and_differ_by_study_and_part() {
 fn every_question_draws_from_its_own_stream() {
     use rand::SeedableRng;
 
-    let modelos = modelos();
-    let ind = todas().into_iter().find(|i| i.slug == "cosmetica-2026").expect("cosmetica");
-    let g = generar(&ind, &modelos, 1, DEFAULT_SEED).expect("generar");
-    let preguntas = preguntas(&ind, 1, DEFAULT_SEED);
-    for qi in [0, 17, preguntas.len() - 1] {
-        let (q, base) = &preguntas[qi];
-        let primero = modelos.iter().find(|m| m.nivel == q.modelo).expect("a model of the tier");
-        let mut rng = ChaCha8Rng::seed_from_u64(semilla(DEFAULT_SEED, &ind.slug, qi as u64));
-        let b = engine::responder(&ind, base, primero, &mut rng);
+    let models = models();
+    let ind = all_industries().into_iter().find(|i| i.slug == "cosmetica-2026").expect("cosmetica");
+    let g = generate(&ind, &models, 1, DEFAULT_SEED).expect("generar");
+    let questions = pick_questions(&ind, 1, DEFAULT_SEED);
+    for qi in [0, 17, questions.len() - 1] {
+        let (q, base) = &questions[qi];
+        let first = models.iter().find(|m| m.tier == q.modelo).expect("a model of the tier");
+        let mut rng = ChaCha8Rng::seed_from_u64(seed_for(DEFAULT_SEED, &ind.slug, qi as u64));
+        let b = engine::answer_question(&ind, base, first, &mut rng);
         let a = &g.study.answers[3 * qi];
-        assert_eq!((a.pregunta.as_str(), a.modelo.as_str()), (q.id.as_str(), primero.id.as_str()));
+        assert_eq!((a.pregunta.as_str(), a.modelo.as_str()), (q.id.as_str(), first.id.as_str()));
         assert_eq!(a.respuesta, b.respuesta, "question {qi}");
     }
 }
 
 #[test]
 fn service_files_are_copied_to_another_folder_only() {
-    let desde = tempfile::tempdir().expect("tempdir");
-    let hacia = tempfile::tempdir().expect("tempdir");
-    for nombre in ["servicio.toml", "metricas.toml"] {
-        std::fs::write(desde.path().join(nombre), format!("# {nombre}\n")).expect("write");
+    let from_dir = tempfile::tempdir().expect("tempdir");
+    let to_dir = tempfile::tempdir().expect("tempdir");
+    for name in ["servicio.toml", "metricas.toml"] {
+        std::fs::write(from_dir.path().join(name), format!("# {name}\n")).expect("write");
     }
-    let destino = hacia.path().join("corpus");
-    copy_service_files(desde.path(), &destino).expect("copy");
-    assert_eq!(std::fs::read_to_string(destino.join("metricas.toml")).expect("copied"), "# metricas.toml\n");
-    assert!(destino.join("servicio.toml").is_file());
+    let dest = to_dir.path().join("corpus");
+    copy_service_files(from_dir.path(), &dest).expect("copy");
+    assert_eq!(std::fs::read_to_string(dest.join("metricas.toml")).expect("copied"), "# metricas.toml\n");
+    assert!(dest.join("servicio.toml").is_file());
     // The same folder: nothing to copy, and no error even without the files.
-    let vacia = tempfile::tempdir().expect("tempdir");
-    copy_service_files(vacia.path(), vacia.path()).expect("same folder");
-    assert!(copy_service_files(vacia.path(), &vacia.path().join("otra")).is_err(), "missing files fail");
+    let empty = tempfile::tempdir().expect("tempdir");
+    copy_service_files(empty.path(), empty.path()).expect("same folder");
+    assert!(copy_service_files(empty.path(), &empty.path().join("otra")).is_err(), "missing files fail");
 }
 
 #[test]
@@ -273,7 +272,7 @@ fn without_previous_runs_the_same_studies_are_first_runs() {
     run(&SynthOptions { out: without.path().to_path_buf(), scale: 1, seed: DEFAULT_SEED, without_previous: true })
         .expect("run");
     let mut had_previous = 0;
-    for ind in todas() {
+    for ind in all_industries() {
         let (a, b) = (with.path().join("estudios").join(&ind.slug), without.path().join("estudios").join(&ind.slug));
         let read = |p: &std::path::Path| std::fs::read(p).expect("file");
         // This run's questions and answers are the same bytes either way.
@@ -281,12 +280,12 @@ fn without_previous_runs_the_same_studies_are_first_runs() {
             assert!(read(&a.join(file)) == read(&b.join(file)), "{}: {file}", ind.slug);
         }
         assert!(!b.join("anterior").exists(), "{}: no anterior/", ind.slug);
-        let mut problemas = generator::problems::Problems::default();
-        let estudio = generator::load::load_study(&b, &mut problemas).expect("loads");
-        assert!(problemas.is_empty(), "{}: {:?}", ind.slug, problemas.iter().collect::<Vec<_>>());
-        assert!(estudio.design.corrida_anterior.is_none() && estudio.previous.is_none());
+        let mut problems = generator::problems::Problems::default();
+        let study = generator::load::load_study(&b, &mut problems).expect("loads");
+        assert!(problems.is_empty(), "{}: {:?}", ind.slug, problems.iter().collect::<Vec<_>>());
+        assert!(study.design.corrida_anterior.is_none() && study.previous.is_none());
         assert!(
-            estudio.findings.iter().all(|f| f.respaldo.iter().all(|r| !r.tabla.starts_with("cambio_"))),
+            study.findings.iter().all(|f| f.respaldo.iter().all(|r| !r.tabla.starts_with("cambio_"))),
             "{}: no change findings",
             ind.slug
         );

@@ -1,6 +1,6 @@
 //! The shared answer engine: industry data in, assistant-like answers out.
 //!
-//! The industry files ([`crate::industria`]) describe *what* a study is about (brands with
+//! The industry files ([`crate::industry`]) describe *what* a study is about (brands with
 //! their arguments, question blocks, advice, media sites); the engine decides *how* an
 //! assistant would word it. Each answer picks a structure (numbered list, prose, table, pros
 //! and cons, a comparison, a no-brand answer, ...), chooses brands by weighted sampling with
@@ -9,21 +9,21 @@
 //! are written in the order they were sampled, so the order the metrics detect is the order
 //! the engine intended (a test checks this with the real matcher).
 //!
-//! One module per step, in the order an answer is made: [`preguntas`] expands the question
-//! blocks, [`marcas`] chooses the brands and labels their tone, [`redaccion`] and
-//! [`estructuras`] write the text, [`fuentes`] cites the sources; [`texto`] holds the wording
-//! helpers they share. [`responder`] below ties them together. Every random draw comes from
+//! One module per step, in the order an answer is made: [`questions`] expands the question
+//! blocks, [`brands`] chooses the brands and labels their tone, [`writing`] and
+//! [`layouts`] write the text, [`sources`] cites the sources; [`wording`] holds the wording
+//! helpers they share. [`answer_question`] below ties them together. Every random draw comes from
 //! the one ChaCha8 stream of the question, in a fixed order: changing the order of two draws
 //! changes every answer after it (the sample-content test catches that).
 
-mod estructuras;
-pub(crate) mod fuentes;
-pub(crate) mod marcas;
-pub(crate) mod preguntas;
+pub(crate) mod brands;
 #[cfg(test)]
-pub(crate) mod prueba;
-pub(crate) mod redaccion;
-pub(crate) mod texto;
+pub(crate) mod fixture;
+mod layouts;
+pub(crate) mod questions;
+pub(crate) mod sources;
+pub(crate) mod wording;
+pub(crate) mod writing;
 
 use std::collections::BTreeMap;
 
@@ -32,58 +32,60 @@ use rand_chacha::ChaCha8Rng;
 
 use generator::model::{Source, Tier, Tone};
 
-use crate::industria::{Industria, PreguntaBase};
-use crate::modelos::Modelo;
+use crate::industry::{BaseQuestion, Industry};
+use crate::models::Model;
 
-use self::texto::{es, palabras, relevantes, una, ya_dicho};
+use self::wording::{already_said, pick, relevant, spanish, word_count};
 
 /// One generated answer, before it gets its id.
-pub(crate) struct Borrador {
+pub(crate) struct Draft {
     pub respuesta: String,
-    pub fuentes: Vec<Source>,
-    pub tono: BTreeMap<String, Tone>,
+    pub sources: Vec<Source>,
+    pub tone: BTreeMap<String, Tone>,
     /// Brand indexes in order of appearance (what the matcher must find).
-    pub orden: Vec<usize>,
+    pub order: Vec<usize>,
 }
 
 /// A brand chosen for one answer, with what will be said about it.
 #[derive(Clone, Debug)]
-pub(crate) struct Elegida<'a> {
+pub(crate) struct Chosen<'a> {
     pub idx: usize,
     /// The name written: the display name or an alias.
-    pub nombre: String,
-    pub pro: Vec<&'a str>,
-    pub contra: Option<&'a str>,
+    pub name: String,
+    pub pros: Vec<&'a str>,
+    pub caveat: Option<&'a str>,
 }
 
-/// Writes one answer for `pregunta` as `modelo` would.
-pub(crate) fn responder(ind: &Industria, pregunta: &PreguntaBase, modelo: &Modelo, rng: &mut ChaCha8Rng) -> Borrador {
-    let idioma = pregunta.idioma.as_str();
-    let elegidas = marcas::elegir_marcas(ind, pregunta, modelo, rng);
-    let mut texto = redaccion::redactar(ind, pregunta, modelo, &elegidas, rng);
+/// Writes one answer for `question` as `model` would.
+pub(crate) fn answer_question(ind: &Industry, question: &BaseQuestion, model: &Model, rng: &mut ChaCha8Rng) -> Draft {
+    let language = question.language.as_str();
+    let chosen = brands::choose_brands(ind, question, model, rng);
+    let mut text = writing::compose(ind, question, model, &chosen, rng);
     // Short answers and verbose models get a block of advice (brandless) at the end, the
     // way a model adds context; it never repeats advice already in the text.
-    let valores = pregunta.valores();
-    let largo = modelo.nivel == Tier::Advanced;
-    let quiere = if rng.random_bool(modelo.estilo.extension) {
-        if largo { rng.random_range(2..=4) } else { rng.random_range(1..=3) }
+    let values = question.values();
+    let long_form = model.tier == Tier::Advanced;
+    let wanted = if rng.random_bool(model.style.extension) {
+        if long_form { rng.random_range(2..=4) } else { rng.random_range(1..=3) }
     } else {
         0
     };
-    let disponibles: Vec<&str> =
-        relevantes(rng, ind.consejos.de(idioma), &valores, 20).into_iter().filter(|c| !ya_dicho(&texto, c)).collect();
-    let mut nuevos: Vec<&str> = disponibles.iter().copied().take(quiere).collect();
+    let available: Vec<&str> = relevant(rng, ind.advice.in_language(language), &values, 20)
+        .into_iter()
+        .filter(|c| !already_said(&text, c))
+        .collect();
+    let mut added_advice: Vec<&str> = available.iter().copied().take(wanted).collect();
     // Never below 60 words: add advice until the answer reaches it.
-    let mut resto = disponibles.iter().copied().skip(quiere);
-    while palabras(&texto) + nuevos.iter().map(|c| palabras(c)).sum::<usize>() < 62 {
-        match resto.next() {
-            Some(c) => nuevos.push(c),
+    let mut rest = available.iter().copied().skip(wanted);
+    while word_count(&text) + added_advice.iter().map(|c| word_count(c)).sum::<usize>() < 62 {
+        match rest.next() {
+            Some(c) => added_advice.push(c),
             None => break,
         }
     }
-    if !nuevos.is_empty() {
-        let enc = if es(idioma) {
-            una(
+    if !added_advice.is_empty() {
+        let heading = if spanish(language) {
+            pick(
                 rng,
                 &[
                     "Algunos puntos a tener en cuenta:",
@@ -93,13 +95,13 @@ pub(crate) fn responder(ind: &Industria, pregunta: &PreguntaBase, modelo: &Model
                 ],
             )
         } else {
-            una(rng, &["A few things to keep in mind:", "Practical tips:", "Before deciding:"])
+            pick(rng, &["A few things to keep in mind:", "Practical tips:", "Before deciding:"])
         };
-        let lista: Vec<String> = nuevos.iter().map(|c| format!("- {c}")).collect();
-        texto.push_str(&format!("\n\n{enc}\n{}", lista.join("\n")));
+        let list: Vec<String> = added_advice.iter().map(|c| format!("- {c}")).collect();
+        text.push_str(&format!("\n\n{heading}\n{}", list.join("\n")));
     }
     // Last resort for very short answers: general remarks that fit any study.
-    let generales: &[&str] = if es(idioma) {
+    let general: &[&str] = if spanish(language) {
         &[
             "Las condiciones y los precios cambian seguido, así que conviene verificar la información actualizada en los sitios oficiales antes de decidir.",
             "Lo ideal es comparar al menos dos o tres alternativas con tu caso concreto, y leer opiniones recientes de otros usuarios.",
@@ -110,22 +112,22 @@ pub(crate) fn responder(ind: &Industria, pregunta: &PreguntaBase, modelo: &Model
             "Ideally, compare two or three alternatives against your own situation and read recent reviews from other users.",
         ]
     };
-    for g in generales {
-        if palabras(&texto) >= 60 {
+    for g in general {
+        if word_count(&text) >= 60 {
             break;
         }
-        texto.push_str("\n\n");
-        texto.push_str(g);
+        text.push_str("\n\n");
+        text.push_str(g);
     }
-    if largo && rng.random_bool(0.35) && !texto.contains("Si me contás") {
-        let oferta = if ind.salud {
-            if es(idioma) {
+    if long_form && rng.random_bool(0.35) && !text.contains("Si me contás") {
+        let offer = if ind.health {
+            if spanish(language) {
                 "Si querés, te ayudo a preparar las preguntas para la próxima consulta con tu médico."
             } else {
                 "If you like, I can help you prepare questions for your next appointment."
             }
-        } else if es(idioma) {
-            una(
+        } else if spanish(language) {
+            pick(
                 rng,
                 &[
                     "Si me contás un poco más de tu situación, te ayudo a afinar la elección.",
@@ -134,7 +136,7 @@ pub(crate) fn responder(ind: &Industria, pregunta: &PreguntaBase, modelo: &Model
                 ],
             )
         } else {
-            una(
+            pick(
                 rng,
                 &[
                     "If you tell me more about your situation, I can narrow it down.",
@@ -142,12 +144,12 @@ pub(crate) fn responder(ind: &Industria, pregunta: &PreguntaBase, modelo: &Model
                 ],
             )
         };
-        texto.push_str("\n\n");
-        texto.push_str(oferta);
+        text.push_str("\n\n");
+        text.push_str(offer);
     }
-    let tono = marcas::etiquetar(ind, &elegidas, &texto, rng);
-    let fuentes = fuentes::citar(ind, pregunta, modelo, &elegidas, rng);
-    Borrador { respuesta: texto, fuentes, tono, orden: elegidas.iter().map(|e| e.idx).collect() }
+    let tone = brands::label_tones(ind, &chosen, &text, rng);
+    let sources = sources::cite(ind, question, model, &chosen, rng);
+    Draft { respuesta: text, sources, tone, order: chosen.iter().map(|e| e.idx).collect() }
 }
 
 #[cfg(test)]
@@ -155,48 +157,48 @@ mod tests {
     use generator::metrics::mentions::BrandMatcher;
 
     use super::*;
-    use crate::engine::prueba::{industria, los_modelos, rng};
+    use crate::engine::fixture::{all_models, industry, rng};
 
     #[test]
     fn an_answer_names_what_it_chose_labels_it_and_reads_long_enough() {
-        let ind = industria();
-        let matcher = BrandMatcher::new(&crate::marcas(&ind));
-        for m in los_modelos() {
-            for (qi, q) in ind.preguntas.iter().enumerate() {
-                let b = responder(&ind, q, &m, &mut rng(qi as u64));
-                assert_eq!(matcher.brands_in_text(&b.respuesta), b.orden, "{} {qi}\n{}", m.id, b.respuesta);
-                let ids: Vec<&str> = b.orden.iter().map(|&i| ind.marcas[i].id.as_str()).collect();
-                let mut etiquetadas: Vec<&str> = b.tono.keys().map(String::as_str).collect();
-                let mut nombradas = ids.clone();
-                etiquetadas.sort_unstable();
-                nombradas.sort_unstable();
-                assert_eq!(etiquetadas, nombradas, "a tone for every brand named, no other");
-                assert!(palabras(&b.respuesta) >= 45, "{} {qi}: {}", m.id, b.respuesta);
-                assert!(b.fuentes.len() <= 6);
+        let ind = industry();
+        let matcher = BrandMatcher::new(&crate::brands(&ind));
+        for m in all_models() {
+            for (qi, q) in ind.questions.iter().enumerate() {
+                let b = answer_question(&ind, q, &m, &mut rng(qi as u64));
+                assert_eq!(matcher.brands_in_text(&b.respuesta), b.order, "{} {qi}\n{}", m.id, b.respuesta);
+                let ids: Vec<&str> = b.order.iter().map(|&i| ind.brands[i].id.as_str()).collect();
+                let mut labelled: Vec<&str> = b.tone.keys().map(String::as_str).collect();
+                let mut named = ids.clone();
+                labelled.sort_unstable();
+                named.sort_unstable();
+                assert_eq!(labelled, named, "a tone for every brand named, no other");
+                assert!(word_count(&b.respuesta) >= 45, "{} {qi}: {}", m.id, b.respuesta);
+                assert!(b.sources.len() <= 6);
             }
         }
     }
 
     #[test]
     fn the_same_stream_writes_the_same_answer() {
-        let ind = industria();
-        let m = &los_modelos()[3];
-        for (qi, q) in ind.preguntas.iter().enumerate() {
-            let a = responder(&ind, q, m, &mut rng(7));
-            let b = responder(&ind, q, m, &mut rng(7));
-            assert_eq!((&a.respuesta, &a.orden, &a.tono), (&b.respuesta, &b.orden, &b.tono), "{qi}");
-            assert_eq!(format!("{:?}", a.fuentes), format!("{:?}", b.fuentes));
+        let ind = industry();
+        let m = &all_models()[3];
+        for (qi, q) in ind.questions.iter().enumerate() {
+            let a = answer_question(&ind, q, m, &mut rng(7));
+            let b = answer_question(&ind, q, m, &mut rng(7));
+            assert_eq!((&a.respuesta, &a.order, &a.tone), (&b.respuesta, &b.order, &b.tone), "{qi}");
+            assert_eq!(format!("{:?}", a.sources), format!("{:?}", b.sources));
         }
     }
 
     #[test]
     fn english_questions_get_english_answers() {
-        let ind = industria();
-        for m in los_modelos() {
+        let ind = industry();
+        for m in all_models() {
             for seed in 0..10 {
-                let b = responder(&ind, &ind.preguntas[14], &m, &mut rng(seed));
-                for palabra in [" tiene ", " conviene ", " también ", "Consejos"] {
-                    assert!(!b.respuesta.contains(palabra), "{palabra:?} in\n{}", b.respuesta);
+                let b = answer_question(&ind, &ind.questions[14], &m, &mut rng(seed));
+                for word in [" tiene ", " conviene ", " también ", "Consejos"] {
+                    assert!(!b.respuesta.contains(word), "{word:?} in\n{}", b.respuesta);
                 }
             }
         }

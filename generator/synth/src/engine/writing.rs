@@ -2,9 +2,9 @@
 //!
 //! A model's style weights fifteen list layouts (numbered, prose, table, FAQ, ...); a
 //! comparison, a question about one brand and a brandless answer have their own shapes. The
-//! [`Escritor`] keeps the answer being written and what it already said, so advice and
+//! [`Writer`] keeps the answer being written and what it already said, so advice and
 //! profiles never repeat, and offers the pieces (opening line, list intro, closing, health
-//! caveat, one sentence per brand) that the layouts in [`super::estructuras`] assemble.
+//! caveat, one sentence per brand) that the layouts in [`super::layouts`] assemble.
 
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -12,62 +12,65 @@ use rand_chacha::ChaCha8Rng;
 
 use generator::model::Tier;
 
-use super::Elegida;
-use super::texto::{enumerar, es, etiquetas, minuscula, relevantes, una};
-use crate::industria::Industria;
-use crate::industria::{PreguntaBase, TipoPregunta};
-use crate::modelos::Modelo;
-use crate::modelos::{Estructura, LISTAS};
+use super::Chosen;
+use super::wording::{join_list, lowercase_first, pick, relevant, spanish, split_tag};
+use crate::industry::Industry;
+use crate::industry::{BaseQuestion, QuestionKind};
+use crate::models::Model;
+use crate::models::{LIST_LAYOUTS, Layout};
 
-/// The text of one answer naming the brands `el`, in that order.
-pub(crate) fn redactar(
-    ind: &Industria,
-    pregunta: &PreguntaBase,
-    modelo: &Modelo,
-    el: &[Elegida<'_>],
+/// The text of one answer naming the brands `chosen`, in that order.
+pub(crate) fn compose(
+    ind: &Industry,
+    question: &BaseQuestion,
+    model: &Model,
+    chosen: &[Chosen<'_>],
     rng: &mut ChaCha8Rng,
 ) -> String {
-    let idioma = pregunta.idioma.as_str();
-    let valores = pregunta.valores();
-    let mut w = Escritor { ind, idioma, modelo, rng, out: String::new(), valores, usados: Vec::new() };
-    if el.is_empty() {
-        w.sin_marcas();
+    let language = question.language.as_str();
+    let values = question.values();
+    let mut w = Writer { ind, language, model, rng, out: String::new(), values, used: Vec::new() };
+    if chosen.is_empty() {
+        w.brandless_answer();
         return w.out;
     }
-    match &pregunta.tipo {
-        TipoPregunta::Comparar { a, b, la, lb } if el.len() >= 2 || a == b => {
-            let ia = ind.marca(a);
+    match &question.kind {
+        QuestionKind::Compare { a, b, label_a, label_b } if chosen.len() >= 2 || a == b => {
+            let ia = ind.brand_index(a);
             // The labels name the products; the first one written is the model's favourite.
-            let (l1, l2) = if el[0].idx == ia { (la.clone(), lb.clone()) } else { (lb.clone(), la.clone()) };
-            w.comparar(el, &l1, &l2, a == b);
+            let (l1, l2) = if chosen[0].idx == ia {
+                (label_a.clone(), label_b.clone())
+            } else {
+                (label_b.clone(), label_a.clone())
+            };
+            w.compare(chosen, &l1, &l2, a == b);
         }
-        TipoPregunta::Marca(_) => w.sobre_marca(el),
-        TipoPregunta::Consejo => {
-            let e =
-                [Estructura::ChecklistPrimero, Estructura::AclaracionPrimero, Estructura::Encabezados, Estructura::Faq];
+        QuestionKind::AboutBrand(_) => w.about_brand(chosen),
+        QuestionKind::Advice => {
+            let e = [Layout::ChecklistFirst, Layout::ClarificationFirst, Layout::Headings, Layout::Faq];
             let i = w.rng.random_range(0..e.len());
-            let e = if el.len() == 1 && e[i] == Estructura::Faq { Estructura::ChecklistPrimero } else { e[i] };
-            w.lista(e, el);
+            let e = if chosen.len() == 1 && e[i] == Layout::Faq { Layout::ChecklistFirst } else { e[i] };
+            w.list(e, chosen);
         }
         _ => {
-            let mut idx = elegir_estructura(&modelo.estilo.pesos(), w.rng);
-            if ind.salud && LISTAS[idx] == Estructura::Ranking {
+            let mut idx = choose_layout(&model.style.weights(), w.rng);
+            if ind.health && LIST_LAYOUTS[idx] == Layout::Ranking {
                 idx = 0;
             }
-            if el.len() == 1 && matches!(LISTAS[idx], Estructura::Tabla | Estructura::Ranking | Estructura::Faq) {
+            if chosen.len() == 1 && matches!(LIST_LAYOUTS[idx], Layout::Table | Layout::Ranking | Layout::Faq) {
                 idx = 2;
             }
-            w.lista(LISTAS[idx], el);
+            w.list(LIST_LAYOUTS[idx], chosen);
         }
     }
     w.out
 }
 
-/// A list layout drawn by weight (an index into [`LISTAS`]).
-pub(crate) fn elegir_estructura(pesos: &[f64; 15], rng: &mut ChaCha8Rng) -> usize {
-    let total: f64 = pesos.iter().sum();
+/// A list layout drawn by weight (an index into [`LIST_LAYOUTS`]).
+pub(crate) fn choose_layout(weights: &[f64; 15], rng: &mut ChaCha8Rng) -> usize {
+    let total: f64 = weights.iter().sum();
     let mut u = rng.random_range(0.0..total);
-    for (i, p) in pesos.iter().enumerate() {
+    for (i, p) in weights.iter().enumerate() {
         if u < *p {
             return i;
         }
@@ -77,27 +80,27 @@ pub(crate) fn elegir_estructura(pesos: &[f64; 15], rng: &mut ChaCha8Rng) -> usiz
 }
 
 /// An answer being written.
-pub(crate) struct Escritor<'a> {
-    pub ind: &'a Industria,
-    pub idioma: &'a str,
-    pub modelo: &'a Modelo,
+pub(crate) struct Writer<'a> {
+    pub ind: &'a Industry,
+    pub language: &'a str,
+    pub model: &'a Model,
     pub rng: &'a mut ChaCha8Rng,
     pub out: String,
     /// The question's dimension values (to pick relevant advice).
-    pub valores: Vec<&'a str>,
+    pub values: Vec<&'a str>,
     /// Advice and profiles already written, so nothing repeats.
-    pub usados: Vec<&'a str>,
+    pub used: Vec<&'a str>,
 }
 
-impl<'a> Escritor<'a> {
-    pub(crate) fn es(&self) -> bool {
-        es(self.idioma)
+impl<'a> Writer<'a> {
+    pub(crate) fn spanish(&self) -> bool {
+        spanish(self.language)
     }
 
     /// Picks from the Spanish or the English bank.
-    pub(crate) fn t(&mut self, es_: &[&'static str], en: &[&'static str]) -> &'static str {
-        let banco = if self.es() { es_ } else { en };
-        una(self.rng, banco)
+    pub(crate) fn t(&mut self, spanish: &[&'static str], en: &[&'static str]) -> &'static str {
+        let bank = if self.spanish() { spanish } else { en };
+        pick(self.rng, bank)
     }
 
     /// Appends a paragraph.
@@ -109,44 +112,45 @@ impl<'a> Escritor<'a> {
     }
 
     /// One advice sentence not written yet ("" when none is left).
-    pub(crate) fn consejo(&mut self) -> &'a str {
-        self.consejos(1).pop().unwrap_or("")
+    pub(crate) fn one_advice(&mut self) -> &'a str {
+        self.advice(1).pop().unwrap_or("")
     }
 
     /// Up to `n` advice sentences relevant to the question, never repeating one.
-    pub(crate) fn consejos(&mut self, n: usize) -> Vec<&'a str> {
-        let banco = self.ind.consejos.de(self.idioma);
-        let todos = relevantes(self.rng, banco, &self.valores, banco.len());
-        let v: Vec<&'a str> = todos.into_iter().filter(|c| !self.usados.contains(c)).take(n).collect();
-        self.usados.extend(v.iter().copied());
+    pub(crate) fn advice(&mut self, n: usize) -> Vec<&'a str> {
+        let bank = self.ind.advice.in_language(self.language);
+        let all = relevant(self.rng, bank, &self.values, bank.len());
+        let v: Vec<&'a str> = all.into_iter().filter(|c| !self.used.contains(c)).take(n).collect();
+        self.used.extend(v.iter().copied());
         v
     }
 
     /// A profile that fits the brand (tagged with its id or a question value), unused so far.
-    pub(crate) fn perfil(&mut self, marca: usize) -> &'a str {
-        let id = self.ind.marcas[marca].id.as_str();
-        let mut claves = self.valores.clone();
-        claves.push(id);
-        let banco = self.ind.perfiles.de(self.idioma);
-        let mut propios: Vec<&'a str> = banco
+    pub(crate) fn profile(&mut self, brand: usize) -> &'a str {
+        let id = self.ind.brands[brand].id.as_str();
+        let mut keys = self.values.clone();
+        keys.push(id);
+        let bank = self.ind.profiles.in_language(self.language);
+        let mut own: Vec<&'a str> = bank
             .iter()
-            .filter_map(|e| match etiquetas(e) {
-                (Some(t), texto) if t.split(',').any(|x| x == id) => Some(texto),
+            .filter_map(|e| match split_tag(e) {
+                (Some(t), text) if t.split(',').any(|x| x == id) => Some(text),
                 _ => None,
             })
-            .filter(|p| !self.usados.contains(p))
+            .filter(|p| !self.used.contains(p))
             .collect();
-        propios.shuffle(self.rng);
-        let elegido = propios.first().copied().or_else(|| {
-            relevantes(self.rng, banco, &claves, banco.len()).into_iter().find(|p| !self.usados.contains(p))
-        });
-        match elegido {
+        own.shuffle(self.rng);
+        let picked = own
+            .first()
+            .copied()
+            .or_else(|| relevant(self.rng, bank, &keys, bank.len()).into_iter().find(|p| !self.used.contains(p)));
+        match picked {
             Some(p) => {
-                self.usados.push(p);
+                self.used.push(p);
                 p
             }
             None => {
-                let generico: &[&'static str] = if self.es() {
+                let generic: &[&'static str] = if self.spanish() {
                     &[
                         "buscás una opción equilibrada",
                         "querés algo práctico",
@@ -163,23 +167,23 @@ impl<'a> Escritor<'a> {
                         "you want to try an alternative",
                     ]
                 };
-                let libre = generico.iter().copied().find(|p| !self.usados.contains(p)).unwrap_or(generico[0]);
-                self.usados.push(libre);
-                libre
+                let free = generic.iter().copied().find(|p| !self.used.contains(p)).unwrap_or(generic[0]);
+                self.used.push(free);
+                free
             }
         }
     }
 
-    pub(crate) fn perfiles(&mut self, marcas: &[usize]) -> Vec<&'a str> {
-        marcas.iter().map(|m| self.perfil(*m)).collect()
+    pub(crate) fn profiles(&mut self, brands: &[usize]) -> Vec<&'a str> {
+        brands.iter().map(|m| self.profile(*m)).collect()
     }
 
     /// Opening line in the provider's manner (sometimes none).
-    pub(crate) fn apertura(&mut self) {
-        let prov = self.modelo.proveedor.as_str();
-        let abre = self.rng.random_bool(self.modelo.estilo.apertura);
-        let s = match (prov, self.es(), self.ind.salud) {
-            ("Google", true, _) => una(
+    pub(crate) fn opening(&mut self) {
+        let provider = self.model.provider.as_str();
+        let opens = self.rng.random_bool(self.model.style.opening);
+        let s = match (provider, self.spanish(), self.ind.health) {
+            ("Google", true, _) => pick(
                 self.rng,
                 &[
                     "¡Claro! Aquí tienes un resumen de las opciones más recomendadas.",
@@ -187,21 +191,21 @@ impl<'a> Escritor<'a> {
                     "¡Por supuesto! Te dejo una guía rápida para decidir.",
                 ],
             ),
-            ("Google", false, _) => una(
+            ("Google", false, _) => pick(
                 self.rng,
                 &[
                     "Of course! Here's a quick overview of the most recommended options.",
                     "Great question! There are several good options depending on your priorities.",
                 ],
             ),
-            ("Anthropic", true, true) => una(
+            ("Anthropic", true, true) => pick(
                 self.rng,
                 &[
                     "Te doy información general, pero las decisiones de tratamiento siempre tienen que pasar por tu médico.",
                     "Es una consulta frecuente; te cuento lo más importante con una aclaración: no reemplaza una consulta profesional.",
                 ],
             ),
-            ("Anthropic", true, false) => una(
+            ("Anthropic", true, false) => pick(
                 self.rng,
                 &[
                     "Te doy un panorama general, con la aclaración de que las condiciones cambian seguido.",
@@ -209,14 +213,14 @@ impl<'a> Escritor<'a> {
                     "Puedo darte una orientación general para que compares con criterio.",
                 ],
             ),
-            ("Anthropic", false, _) => una(
+            ("Anthropic", false, _) => pick(
                 self.rng,
                 &[
                     "Here's a general overview, with the caveat that conditions change often.",
                     "Good question, and there isn't a single right answer.",
                 ],
             ),
-            (_, true, _) => una(
+            (_, true, _) => pick(
                 self.rng,
                 &[
                     "Depende bastante de tu caso, pero hay opciones que se repiten en casi todas las recomendaciones.",
@@ -224,7 +228,7 @@ impl<'a> Escritor<'a> {
                     "Te resumo lo esencial.",
                 ],
             ),
-            (_, false, _) => una(
+            (_, false, _) => pick(
                 self.rng,
                 &[
                     "It depends on your situation, but a few options come up again and again.",
@@ -232,15 +236,15 @@ impl<'a> Escritor<'a> {
                 ],
             ),
         };
-        if abre {
+        if opens {
             self.p(s);
         }
         // Advanced models often frame the answer before listing anything.
-        if self.avanzado() && self.rng.random_bool(0.45) {
-            let cs = self.consejos(2);
+        if self.advanced() && self.rng.random_bool(0.45) {
+            let cs = self.advice(2);
             if cs.len() == 2 {
-                let lead = if self.es() {
-                    una(
+                let lead = if self.spanish() {
+                    pick(
                         self.rng,
                         &[
                             "Antes de ir a las opciones, dos cosas clave:",
@@ -249,16 +253,16 @@ impl<'a> Escritor<'a> {
                         ],
                     )
                 } else {
-                    una(self.rng, &["Before the options, two key points:", "Some context first:"])
+                    pick(self.rng, &["Before the options, two key points:", "Some context first:"])
                 };
-                let t = format!("{lead} {} {}", minuscula(cs[0]), cs[1]);
+                let t = format!("{lead} {} {}", lowercase_first(cs[0]), cs[1]);
                 self.p(&t);
             }
         }
     }
 
-    pub(crate) fn intro_lista(&mut self) -> &'static str {
-        if self.ind.salud {
+    pub(crate) fn list_intro(&mut self) -> &'static str {
+        if self.ind.health {
             self.t(
                 &[
                     "Estas son algunas de las opciones que suelen indicarse o recomendarse:",
@@ -291,8 +295,8 @@ impl<'a> Escritor<'a> {
     }
 
     /// Closing recommendation naming the first brand (already named above).
-    pub(crate) fn cierre(&mut self, top: &str, segunda: Option<&str>) {
-        let s = if self.ind.salud {
+    pub(crate) fn closing(&mut self, top: &str, second: Option<&str>) {
+        let s = if self.ind.health {
             let b = self.t(
                 &[
                     "La elección entre {top} y otras alternativas depende de la evaluación de tu médico, de tus antecedentes y de la cobertura de tu obra social o prepaga.",
@@ -306,7 +310,7 @@ impl<'a> Escritor<'a> {
             );
             b.replace("{top}", top)
         } else {
-            let b = match segunda {
+            let b = match second {
                 Some(_) => self.t(
                     &[
                         "En resumen, {top} es la opción más equilibrada para la mayoría; {dos} es una buena alternativa si tu caso es distinto.",
@@ -330,13 +334,13 @@ impl<'a> Escritor<'a> {
                     ],
                 ),
             };
-            b.replace("{top}", top).replace("{dos}", segunda.unwrap_or(""))
+            b.replace("{top}", top).replace("{dos}", second.unwrap_or(""))
         };
         self.p(&s);
     }
 
-    pub(crate) fn aviso_salud(&mut self) {
-        if self.ind.salud {
+    pub(crate) fn health_warning(&mut self) {
+        if self.ind.health {
             let s = self.t(
                 &[
                     "Importante: esta información es general y no reemplaza la consulta médica. No te automediques.",
@@ -353,12 +357,12 @@ impl<'a> Escritor<'a> {
     }
 
     /// "Galicia tiene ..., aunque ...".
-    pub(crate) fn frase(&mut self, e: &Elegida<'_>, sujeto: &str) -> String {
-        let pros: Vec<String> = e.pro.iter().map(|p| p.to_string()).collect();
-        let mut s = format!("{sujeto} {}", enumerar(&pros, self.idioma));
-        match e.contra {
+    pub(crate) fn sentence(&mut self, e: &Chosen<'_>, subject: &str) -> String {
+        let pros: Vec<String> = e.pros.iter().map(|p| p.to_string()).collect();
+        let mut s = format!("{subject} {}", join_list(&pros, self.language));
+        match e.caveat {
             Some(c) => {
-                s.push_str(if self.es() { ", aunque " } else { ", although it " });
+                s.push_str(if self.spanish() { ", aunque " } else { ", although it " });
                 s.push_str(c);
                 s.push('.');
             }
@@ -368,31 +372,31 @@ impl<'a> Escritor<'a> {
     }
 
     /// Justification without subject, for "**A**: ..." lines.
-    pub(crate) fn justificacion(&mut self, e: &Elegida<'_>) -> String {
-        let mut s = e.pro.first().copied().unwrap_or("").to_owned();
-        if e.pro.len() > 1 {
-            let resto: Vec<String> = e.pro[1..].iter().map(|p| p.to_string()).collect();
-            s.push_str(if self.es() { "; además, " } else { "; it also " });
-            s.push_str(&enumerar(&resto, self.idioma));
+    pub(crate) fn justification(&mut self, e: &Chosen<'_>) -> String {
+        let mut s = e.pros.first().copied().unwrap_or("").to_owned();
+        if e.pros.len() > 1 {
+            let rest: Vec<String> = e.pros[1..].iter().map(|p| p.to_string()).collect();
+            s.push_str(if self.spanish() { "; además, " } else { "; it also " });
+            s.push_str(&join_list(&rest, self.language));
         }
         s.push('.');
-        if let Some(c) = e.contra {
+        if let Some(c) = e.caveat {
             s.push(' ');
-            s.push_str(&if self.es() {
+            s.push_str(&if self.spanish() {
                 format!("Como punto en contra, {c}.")
             } else {
                 format!("On the downside, it {c}.")
             });
         }
-        if self.avanzado() && self.rng.random_bool(0.45) {
-            let perfil = self.perfil(e.idx);
-            s.push_str(&if self.es() { format!(" Ideal si {perfil}.") } else { format!(" Best if {perfil}.") });
+        if self.advanced() && self.rng.random_bool(0.45) {
+            let profile = self.profile(e.idx);
+            s.push_str(&if self.spanish() { format!(" Ideal si {profile}.") } else { format!(" Best if {profile}.") });
         }
         s
     }
 
-    pub(crate) fn avanzado(&self) -> bool {
-        self.modelo.nivel == Tier::Advanced
+    pub(crate) fn advanced(&self) -> bool {
+        self.model.tier == Tier::Advanced
     }
 }
 
@@ -403,119 +407,119 @@ mod tests {
     use generator::metrics::mentions::BrandMatcher;
 
     use super::*;
-    use crate::engine::prueba::{industria, los_modelos, modelo, rng};
+    use crate::engine::fixture::{all_models, industry, model, rng};
 
-    fn elegidas() -> Vec<Elegida<'static>> {
+    fn chosen() -> Vec<Chosen<'static>> {
         vec![
-            Elegida {
+            Chosen {
                 idx: 0,
-                nombre: "Banco Alfa".into(),
-                pro: vec!["tiene una app simple", "da descuentos con tarjeta"],
-                contra: Some("cobra mantenimiento"),
+                name: "Banco Alfa".into(),
+                pros: vec!["tiene una app simple", "da descuentos con tarjeta"],
+                caveat: Some("cobra mantenimiento"),
             },
-            Elegida { idx: 1, nombre: "Beta".into(), pro: vec!["no cobra comisiones"], contra: None },
-            Elegida { idx: 2, nombre: "Gama".into(), pro: vec!["tiene buena atención"], contra: None },
+            Chosen { idx: 1, name: "Beta".into(), pros: vec!["no cobra comisiones"], caveat: None },
+            Chosen { idx: 2, name: "Gama".into(), pros: vec!["tiene buena atención"], caveat: None },
         ]
     }
 
-    fn escritor<'a>(ind: &'a Industria, modelo: &'a Modelo, rng: &'a mut ChaCha8Rng) -> Escritor<'a> {
-        Escritor { ind, idioma: "es", modelo, rng, out: String::new(), valores: vec!["cuentas"], usados: Vec::new() }
+    fn writer<'a>(ind: &'a Industry, model: &'a Model, rng: &'a mut ChaCha8Rng) -> Writer<'a> {
+        Writer { ind, language: "es", model, rng, out: String::new(), values: vec!["cuentas"], used: Vec::new() }
     }
 
     #[test]
     fn layouts_have_the_names_of_modelos_toml() {
-        for e in LISTAS {
-            let leido: BTreeMap<String, Estructura> =
-                generator::load::parse_toml(&format!("x = \"{}\"", e.nombre())).expect("a layout name");
-            assert_eq!(leido["x"], e);
+        for e in LIST_LAYOUTS {
+            let parsed: BTreeMap<String, Layout> =
+                generator::load::parse_toml(&format!("x = \"{}\"", e.file_name())).expect("a layout name");
+            assert_eq!(parsed["x"], e);
         }
     }
 
     #[test]
     fn layouts_are_drawn_by_weight() {
-        let mut solo = [0.0; 15];
-        solo[7] = 1.0;
-        assert!((0..50).all(|s| elegir_estructura(&solo, &mut rng(s)) == 7));
-        let mut dos = [0.0; 15];
-        (dos[0], dos[14]) = (3.0, 1.0);
+        let mut only = [0.0; 15];
+        only[7] = 1.0;
+        assert!((0..50).all(|s| choose_layout(&only, &mut rng(s)) == 7));
+        let mut second = [0.0; 15];
+        (second[0], second[14]) = (3.0, 1.0);
         let n = 4000;
-        let primeros = (0..n).filter(|&s| elegir_estructura(&dos, &mut rng(s)) == 0).count();
-        assert!((2800..=3200).contains(&primeros), "{primeros} of {n}, expected about three quarters");
+        let firsts = (0..n).filter(|&s| choose_layout(&second, &mut rng(s)) == 0).count();
+        assert!((2800..=3200).contains(&firsts), "{firsts} of {n}, expected about three quarters");
     }
 
     /// The invariant the metrics rest on: every layout names the brands in the order chosen.
     #[test]
     fn every_layout_names_the_brands_in_the_order_chosen() {
-        let ind = industria();
-        let matcher = BrandMatcher::new(&crate::marcas(&ind));
-        let el = elegidas();
-        for m in los_modelos() {
-            for e in &LISTAS {
+        let ind = industry();
+        let matcher = BrandMatcher::new(&crate::brands(&ind));
+        let chosen = chosen();
+        for m in all_models() {
+            for e in &LIST_LAYOUTS {
                 for seed in 0..5 {
                     let mut r = rng(seed);
-                    let mut w = escritor(&ind, &m, &mut r);
-                    w.lista(*e, &el);
+                    let mut w = writer(&ind, &m, &mut r);
+                    w.list(*e, &chosen);
                     assert_eq!(matcher.brands_in_text(&w.out), [0, 1, 2], "{e:?}\n{}", w.out);
                     let mut r = rng(seed);
-                    let mut w = escritor(&ind, &m, &mut r);
-                    w.lista(*e, &el[..1]);
+                    let mut w = writer(&ind, &m, &mut r);
+                    w.list(*e, &chosen[..1]);
                     assert_eq!(matcher.brands_in_text(&w.out), [0], "{e:?} with one brand\n{}", w.out);
                 }
             }
             let mut r = rng(1);
-            let mut w = escritor(&ind, &m, &mut r);
-            w.comparar(&el[..2], "Alfa", "Beta", false);
+            let mut w = writer(&ind, &m, &mut r);
+            w.compare(&chosen[..2], "Alfa", "Beta", false);
             assert_eq!(matcher.brands_in_text(&w.out), [0, 1], "{}", w.out);
             let mut r = rng(1);
-            let mut w = escritor(&ind, &m, &mut r);
-            w.sobre_marca(&el);
+            let mut w = writer(&ind, &m, &mut r);
+            w.about_brand(&chosen);
             assert_eq!(matcher.brands_in_text(&w.out)[0], 0, "{}", w.out);
             let mut r = rng(1);
-            let mut w = escritor(&ind, &m, &mut r);
-            w.sin_marcas();
+            let mut w = writer(&ind, &m, &mut r);
+            w.brandless_answer();
             assert!(matcher.brands_in_text(&w.out).is_empty(), "{}", w.out);
         }
     }
 
     #[test]
     fn a_health_study_never_ranks_and_always_warns() {
-        let mut ind = industria();
-        ind.salud = true;
-        let el = elegidas();
-        let q = &ind.preguntas[0];
-        for m in los_modelos() {
+        let mut ind = industry();
+        ind.health = true;
+        let chosen = chosen();
+        let q = &ind.questions[0];
+        for m in all_models() {
             for seed in 0..40 {
-                let texto = redactar(&ind, q, &m, &el, &mut rng(seed));
-                assert!(!texto.contains("Ranking orientativo"), "{texto}");
-                assert!(!texto.contains("Si tengo que elegir una, me quedo con"), "{texto}");
+                let text = compose(&ind, q, &m, &chosen, &mut rng(seed));
+                assert!(!text.contains("Ranking orientativo"), "{text}");
+                assert!(!text.contains("Si tengo que elegir una, me quedo con"), "{text}");
             }
         }
-        let mini = modelo("gpt-5-mini");
+        let mini = model("gpt-5-mini");
         let mut r = rng(3);
-        let mut w = escritor(&ind, &mini, &mut r);
-        w.lista(Estructura::Numerada, &el);
+        let mut w = writer(&ind, &mini, &mut r);
+        w.list(Layout::Numbered, &chosen);
         // The closing defers to the doctor and the caveat says it is no medical advice.
-        let ultimo = w.out.rsplit("\n\n").next().unwrap_or_default();
-        assert!(["médic", "profesional"].iter().any(|x| ultimo.contains(x)), "{}", w.out);
+        let last = w.out.rsplit("\n\n").next().unwrap_or_default();
+        assert!(["médic", "profesional"].iter().any(|x| last.contains(x)), "{}", w.out);
     }
 
     #[test]
     fn advice_and_profiles_never_repeat_in_one_answer() {
-        let ind = industria();
-        let m = modelo("gpt-5");
+        let ind = industry();
+        let m = model("gpt-5");
         let mut r = rng(9);
-        let mut w = escritor(&ind, &m, &mut r);
-        let a = w.consejos(2);
-        let b = w.consejos(10);
+        let mut w = writer(&ind, &m, &mut r);
+        let a = w.advice(2);
+        let b = w.advice(10);
         assert_eq!(a.len(), 2);
         assert!(b.iter().all(|c| !a.contains(c)), "{a:?} {b:?}");
         // Untagged advice and advice tagged "cuentas" only: 3 of the 5 entries.
         assert_eq!(a.len() + b.len(), 3);
-        assert_eq!(w.consejo(), "", "nothing left");
+        assert_eq!(w.one_advice(), "", "nothing left");
         // A profile tagged with the brand first; then a generic one, not the same twice.
-        assert_eq!(w.perfil(0), "cobrás el sueldo");
-        let otro = w.perfil(0);
-        assert_ne!(otro, "cobrás el sueldo");
-        assert_ne!(w.perfil(0), otro);
+        assert_eq!(w.profile(0), "cobrás el sueldo");
+        let other = w.profile(0);
+        assert_ne!(other, "cobrás el sueldo");
+        assert_ne!(w.profile(0), other);
     }
 }

@@ -9,33 +9,33 @@ use std::collections::BTreeMap;
 
 use generator::model::{MethodSection, Metric, ModelSpec, StudyFile, TableKind, TableSpec};
 
-use crate::engine::texto::{enumerar, slug};
-use crate::industria::{Dia, Industria, Tabla};
-use crate::modelos::Modelo;
+use crate::engine::wording::{join_list, slug};
+use crate::industry::{Day, Industry, ShortTable};
+use crate::models::Model;
 
-const DIAS_MES: [u32; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const DAYS_IN_MONTH: [u32; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-/// `YYYY-MM-DD` of the day `offset` days after `inicio` in 2026.
-pub(crate) fn fecha(inicio: Dia, offset: u32) -> String {
-    let Dia { mut mes, mut dia } = inicio;
-    dia += offset;
-    while dia > DIAS_MES[(mes - 1) as usize] {
-        dia -= DIAS_MES[(mes - 1) as usize];
-        mes += 1;
+/// `YYYY-MM-DD` of the day `offset` days after `start` in 2026.
+pub(crate) fn date(start: Day, offset: u32) -> String {
+    let Day { mut month, mut day } = start;
+    day += offset;
+    while day > DAYS_IN_MONTH[(month - 1) as usize] {
+        day -= DAYS_IN_MONTH[(month - 1) as usize];
+        month += 1;
     }
-    format!("2026-{mes:02}-{dia:02}")
+    format!("2026-{month:02}-{day:02}")
 }
 
 /// Lowercases a metric name for use inside a title, keeping acronyms ("Protagonismo IA",
 /// "AI Prominence", "Top 1").
-fn minuscula(nombre: &str) -> String {
-    match nombre {
-        "Protagonismo IA" | "AI Prominence" | "Top 1" => nombre.to_owned(),
-        _ => nombre.to_lowercase(),
+fn title_case_metric(name: &str) -> String {
+    match name {
+        "Protagonismo IA" | "AI Prominence" | "Top 1" => name.to_owned(),
+        _ => name.to_lowercase(),
     }
 }
 
-fn metrica(m: Metric) -> (&'static str, &'static str) {
+fn metric(m: Metric) -> (&'static str, &'static str) {
     match m {
         Metric::Mencion => ("Tasa de mención", "Mention rate"),
         Metric::Orden => ("Orden promedio", "Average order"),
@@ -49,19 +49,19 @@ fn metrica(m: Metric) -> (&'static str, &'static str) {
 }
 
 /// The study's table specs, numbered A01, A02, ... in order.
-pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
+pub(crate) fn tables(ind: &Industry) -> Vec<TableSpec> {
     let dim = |id: &str| -> (String, String) {
-        ind.dimensiones
+        ind.dimensions
             .iter()
             .find(|d| d.id == id)
             .map(|d| (d.etiqueta.clone(), d.etiqueta_en.clone()))
             .unwrap_or((id.to_owned(), id.to_owned()))
     };
-    let marca = |id: &str| -> String {
-        ind.marcas.iter().find(|m| m.id == id).map_or_else(|| id.to_owned(), |m| m.nombre.clone())
+    let brand = |id: &str| -> String {
+        ind.brands.iter().find(|m| m.id == id).map_or_else(|| id.to_owned(), |m| m.name.clone())
     };
-    ind.analisis
-        .tablas
+    ind.analysis
+        .tables
         .iter()
         .enumerate()
         .map(|(i, t)| {
@@ -78,20 +78,20 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                 limite: None,
             };
             match t {
-                Tabla::Marcas { metricas, filtro } => match filtro.iter().next() {
+                ShortTable::Brands { metrics, filter } => match filter.iter().next() {
                     None => {
-                        let (es, en): (Vec<String>, Vec<String>) = metricas
+                        let (es, en): (Vec<String>, Vec<String>) = metrics
                             .iter()
                             .map(|m| {
-                                let (e, n) = metrica(*m);
-                                (minuscula(e), minuscula(n))
+                                let (e, n) = metric(*m);
+                                (title_case_metric(e), title_case_metric(n))
                             })
                             .unzip();
                         TableSpec {
                             nombre: "visibilidad_marcas".into(),
-                            titulo: format!("Visibilidad de marcas: {}", enumerar(&es, "es")),
-                            titulo_en: format!("Brand visibility: {}", enumerar(&en, "en")),
-                            metricas: metricas.clone(),
+                            titulo: format!("Visibilidad de marcas: {}", join_list(&es, "es")),
+                            titulo_en: format!("Brand visibility: {}", join_list(&en, "en")),
+                            metricas: metrics.clone(),
                             ..base
                         }
                     }
@@ -101,14 +101,14 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                             nombre: format!("visibilidad_{}", slug(v).replace('-', "_")),
                             titulo: format!("Visibilidad de marcas, solo {} = {v}", e.to_lowercase()),
                             titulo_en: format!("Brand visibility, {} = {v} only", en.to_lowercase()),
-                            metricas: metricas.clone(),
-                            filtro: filtro.clone(),
+                            metricas: metrics.clone(),
+                            filtro: filter.clone(),
                             ..base
                         }
                     }
                 },
-                Tabla::MarcaPorModelo { metrica: m } => {
-                    let (e, en) = metrica(*m);
+                ShortTable::BrandByModel { metric: m } => {
+                    let (e, en) = metric(*m);
                     TableSpec {
                         nombre: format!("{}_por_modelo", m.id()),
                         titulo: format!("{e} por modelo"),
@@ -118,26 +118,36 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                         ..base
                     }
                 }
-                Tabla::MarcaPorDimension { metrica: m, dimension: d } => {
-                    let (e, en) = metrica(*m);
-                    let (de, den) = dim(d);
+                ShortTable::BrandByDimension { metric: m, dimension: d } => {
+                    let (e, en) = metric(*m);
+                    let (dim_es, dim_en) = dim(d);
                     TableSpec {
                         nombre: format!("{}_por_{d}", m.id()),
-                        titulo: format!("{e} por {}", de.to_lowercase()),
-                        titulo_en: format!("{en} by {}", den.to_lowercase()),
+                        titulo: format!("{e} por {}", dim_es.to_lowercase()),
+                        titulo_en: format!("{en} by {}", dim_en.to_lowercase()),
                         tipo: TableKind::MarcaPorDimension,
                         metricas: vec![*m],
                         dimension: Some(d.clone()),
                         ..base
                     }
                 }
-                Tabla::ModeloPorDimension { metrica: m, dimension: d, marca: b } => {
-                    let (e, en) = metrica(*m);
-                    let (de, den) = dim(d);
+                ShortTable::ModelByDimension { metric: m, dimension: d, brand: b } => {
+                    let (e, en) = metric(*m);
+                    let (dim_es, dim_en) = dim(d);
                     TableSpec {
                         nombre: format!("{}_{}_modelo_{d}", b.replace('-', "_"), m.id()),
-                        titulo: format!("{}: {} por modelo y {}", marca(b), minuscula(e), de.to_lowercase()),
-                        titulo_en: format!("{}: {} by model and {}", marca(b), minuscula(en), den.to_lowercase()),
+                        titulo: format!(
+                            "{}: {} por modelo y {}",
+                            brand(b),
+                            title_case_metric(e),
+                            dim_es.to_lowercase()
+                        ),
+                        titulo_en: format!(
+                            "{}: {} by model and {}",
+                            brand(b),
+                            title_case_metric(en),
+                            dim_en.to_lowercase()
+                        ),
                         tipo: TableKind::ModeloPorDimension,
                         metricas: vec![*m],
                         dimension: Some(d.clone()),
@@ -145,44 +155,50 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
                         ..base
                     }
                 }
-                Tabla::Concentracion { dimension: None } => TableSpec {
+                ShortTable::Concentration { dimension: None } => TableSpec {
                     nombre: "concentracion_por_modelo".into(),
                     titulo: "Concentración por modelo (HHI sobre share of voice y Top 1)".into(),
                     titulo_en: "Concentration by model (HHI on share of voice and top-1)".into(),
                     tipo: TableKind::Concentracion,
                     ..base
                 },
-                Tabla::Concentracion { dimension: Some(d) } => {
-                    let (de, den) = dim(d);
+                ShortTable::Concentration { dimension: Some(d) } => {
+                    let (dim_es, dim_en) = dim(d);
                     TableSpec {
                         nombre: format!("concentracion_por_{d}"),
-                        titulo: format!("Concentración por {} (HHI sobre share of voice y Top 1)", de.to_lowercase()),
-                        titulo_en: format!("Concentration by {} (HHI on share of voice and top-1)", den.to_lowercase()),
+                        titulo: format!(
+                            "Concentración por {} (HHI sobre share of voice y Top 1)",
+                            dim_es.to_lowercase()
+                        ),
+                        titulo_en: format!(
+                            "Concentration by {} (HHI on share of voice and top-1)",
+                            dim_en.to_lowercase()
+                        ),
                         tipo: TableKind::Concentracion,
                         dimension: Some(d.clone()),
                         ..base
                     }
                 }
-                Tabla::Acuerdo => TableSpec {
+                ShortTable::Agreement => TableSpec {
                     nombre: "acuerdo_entre_modelos".into(),
                     titulo: "Acuerdo entre modelos: Jaccard de marcas y coincidencia del primer lugar".into(),
                     titulo_en: "Agreement between models: Jaccard of brand sets and top-1 match".into(),
                     tipo: TableKind::Acuerdo,
                     ..base
                 },
-                Tabla::Tono => TableSpec {
+                ShortTable::Tone => TableSpec {
                     nombre: "tono_por_marca".into(),
                     titulo: "Tono de las menciones por marca".into(),
                     titulo_en: "Tone of mentions by brand".into(),
                     tipo: TableKind::Tono,
                     ..base
                 },
-                Tabla::Fuentes { limite } => TableSpec {
+                ShortTable::Sources { limit } => TableSpec {
                     nombre: "fuentes_citadas".into(),
                     titulo: "Dominios más citados como fuente".into(),
                     titulo_en: "Most cited source domains".into(),
                     tipo: TableKind::Fuentes,
-                    limite: Some(*limite),
+                    limite: Some(*limit),
                     ..base
                 },
             }
@@ -194,25 +210,25 @@ pub(crate) fn tablas(ind: &Industria) -> Vec<TableSpec> {
 // estudio.toml
 // ---------------------------------------------------------------------------------------
 
-fn metodologia(
-    ind: &Industria,
-    modelos: &[Modelo],
-    n_preguntas: usize,
-    n_respuestas: usize,
+fn methodology(
+    ind: &Industry,
+    models: &[Model],
+    n_questions: usize,
+    n_answers: usize,
     seed: u64,
 ) -> Vec<MethodSection> {
     let dims: Vec<String> =
-        ind.dimensiones.iter().map(|d| format!("{} ({})", d.etiqueta.to_lowercase(), d.valores.join(", "))).collect();
-    let fin = fecha(ind.inicio, ind.dias - 1);
-    let ini = fecha(ind.inicio, 0);
+        ind.dimensions.iter().map(|d| format!("{} ({})", d.etiqueta.to_lowercase(), d.valores.join(", "))).collect();
+    let end = date(ind.start, ind.days - 1);
+    let first_day = date(ind.start, 0);
     // The published texts still name the program `generator synth` (its name when the sample
     // was written): renaming it here would change every committed study, its ZIP and its PDF
     // reports, so it waits for the next regeneration of the sample.
-    let mut secciones = vec![
+    let mut sections = vec![
         MethodSection {
             titulo: "Diseño y corpus".into(),
             texto: format!(
-                "El estudio reúne {n_preguntas} preguntas y {n_respuestas} respuestas, recogidas entre el {ini} y el {fin}.\n\
+                "El estudio reúne {n_questions} preguntas y {n_answers} respuestas, recogidas entre el {first_day} y el {end}.\n\
                  Cada pregunta se clasifica por {}.\n\
                  Cada pregunta tiene un nivel de modelo: las de nivel estándar las responden GPT-5 mini, Gemini 2.5 Flash y Claude Haiku 4.5; \
                  las de nivel avanzado, GPT-5, Gemini 2.5 Pro y Claude Sonnet 4.5. Cada modelo responde una vez cada pregunta de su nivel.\n\
@@ -220,7 +236,7 @@ fn metodologia(
                  Importante: las respuestas de este paquete son datos sintéticos de demostración generados con `generator synth` (semilla {seed}); \
                  no son salidas reales de los modelos.",
                 dims.join("; "),
-                ind.metodo_extra
+                ind.method_extra
             ),
         },
         MethodSection {
@@ -256,9 +272,9 @@ fn metodologia(
                 .into(),
         },
     ];
-    let pond = match &ind.ponderacion {
+    let weighting_text = match &ind.weighting {
         Some(w) => {
-            let pesos: Vec<String> = modelos
+            let weights: Vec<String> = models
                 .iter()
                 .filter_map(|m| w.pesos.get(&m.id).map(|p| format!("{} {}", m.id, format!("{p}").replace('.', ","))))
                 .collect();
@@ -267,7 +283,7 @@ fn metodologia(
                  Fuente de las cuotas: {}.\n\
                  Dentro de cada celda, las respuestas de un modelo pesan su cuota repartida entre ellas, de modo que cada modelo \
                  aporta su peso aunque responda distinta cantidad de preguntas. El acuerdo entre modelos no se pondera.",
-                pesos.join("; "),
+                weights.join("; "),
                 w.fuente
             )
         }
@@ -276,56 +292,45 @@ fn metodologia(
                  respuestas, de modo que un modelo con más respuestas no pesa más. El acuerdo entre modelos no se pondera."
             .to_owned(),
     };
-    secciones.push(MethodSection { titulo: "Ponderación de modelos".into(), texto: pond });
-    secciones
+    sections.push(MethodSection { titulo: "Ponderación de modelos".into(), texto: weighting_text });
+    sections
 }
 
 /// The `estudio.toml` of a study.
-pub(crate) fn estudio(
-    ind: &Industria,
-    modelos: &[Modelo],
-    n_preguntas: usize,
-    n_respuestas: usize,
-    seed: u64,
-) -> StudyFile {
-    let specs = modelos
+pub(crate) fn design(ind: &Industry, models: &[Model], n_questions: usize, n_answers: usize, seed: u64) -> StudyFile {
+    let specs = models
         .iter()
-        .map(|m| ModelSpec {
-            id: m.id.clone(),
-            nombre: m.nombre.clone(),
-            proveedor: m.proveedor.clone(),
-            nivel: m.nivel,
-        })
+        .map(|m| ModelSpec { id: m.id.clone(), nombre: m.name.clone(), proveedor: m.provider.clone(), nivel: m.tier })
         .collect();
     StudyFile {
-        nombre: ind.nombre.clone(),
-        nombre_en: ind.nombre_en.clone(),
-        descripcion: ind.descripcion.clone(),
-        descripcion_en: ind.descripcion_en.clone(),
-        industria: ind.industria.clone(),
-        subindustria: ind.subindustria.clone(),
-        pais: ind.pais.clone(),
-        idioma: ind.idiomas.clone(),
-        publicado: ind.publicado.clone(),
+        nombre: ind.name.clone(),
+        nombre_en: ind.name_en.clone(),
+        descripcion: ind.description.clone(),
+        descripcion_en: ind.description_en.clone(),
+        industria: ind.industry.clone(),
+        subindustria: ind.subindustry.clone(),
+        pais: ind.country.clone(),
+        idioma: ind.languages.clone(),
+        publicado: ind.published.clone(),
         precio_usd: None,
         version_paquete: "1.0.0".into(),
         tags: ind.tags.clone(),
         como_citar: format!(
             "Visibilidad IA Cono Sur ({}). {}. Paquete de datos, versión 1.0.0, publicado el {}. Datos sintéticos de demostración.",
-            &ind.publicado[..4],
-            ind.nombre,
-            ind.publicado
+            &ind.published[..4],
+            ind.name,
+            ind.published
         ),
         nota: format!(
             "Las respuestas de este estudio son datos sintéticos de demostración generados con `generator synth` (semilla {seed}); \
              no son salidas reales de los modelos. Las marcas, dominios y fuentes son reales, pero lo que las respuestas dicen de \
              ellas es ilustrativo."
         ),
-        metodologia: metodologia(ind, modelos, n_preguntas, n_respuestas, seed),
-        dimensiones: ind.dimensiones.clone(),
+        metodologia: methodology(ind, models, n_questions, n_answers, seed),
+        dimensiones: ind.dimensions.clone(),
         modelos: specs,
-        ponderacion: ind.ponderacion.clone(),
-        analisis: tablas(ind),
+        ponderacion: ind.weighting.clone(),
+        analisis: tables(ind),
         corrida_anterior: None,
     }
 }

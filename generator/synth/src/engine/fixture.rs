@@ -5,9 +5,9 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::carga::cargar;
-use crate::industria::Industria;
-use crate::modelos::{Modelo, modelos};
+use crate::industry::Industry;
+use crate::loading::load;
+use crate::models::{Model, models};
 
 pub(crate) const TOML: &str = r#"
 slug = "prueba-2026"
@@ -159,24 +159,24 @@ tablas = [{ tipo = "marcas", metricas = ["mencion"] }, { tipo = "acuerdo" }]
 "#;
 
 /// The test industry, loaded and expanded like a real file.
-pub(crate) fn industria() -> Industria {
-    industria_con("", "")
+pub(crate) fn industry() -> Industry {
+    industry_with("", "")
 }
 
 /// The test industry with the first occurrence of `de` in its file replaced by `a`.
-pub(crate) fn industria_con(de: &str, a: &str) -> Industria {
-    assert!(TOML.contains(de), "the fixture contains {de:?}");
-    cargar("prueba.toml", &TOML.replacen(de, a, 1), &modelos().unwrap()).unwrap()
+pub(crate) fn industry_with(from: &str, a: &str) -> Industry {
+    assert!(TOML.contains(from), "the fixture contains {from:?}");
+    load("prueba.toml", &TOML.replacen(from, a, 1), &models().unwrap()).unwrap()
 }
 
 /// The six real models.
-pub(crate) fn los_modelos() -> Vec<Modelo> {
-    modelos().unwrap()
+pub(crate) fn all_models() -> Vec<Model> {
+    models().unwrap()
 }
 
 /// One of the real models, by id.
-pub(crate) fn modelo(id: &str) -> Modelo {
-    los_modelos().into_iter().find(|m| m.id == id).unwrap()
+pub(crate) fn model(id: &str) -> Model {
+    all_models().into_iter().find(|m| m.id == id).unwrap()
 }
 
 pub(crate) fn rng(seed: u64) -> ChaCha8Rng {

@@ -160,7 +160,11 @@ async fn every_study_sells(dist: &Path, prices: &BTreeMap<String, f64>) {
             let unpaid = client.get(&url).header("Accept", "application/json").send().await.expect("402");
             assert_eq!(unpaid.status().as_u16(), 402, "{slug} {view}");
             let unpaid: serde_json::Value = unpaid.json().await.expect("JSON 402");
-            assert_eq!(unpaid["como_comprar"]["precio_usd"].as_f64(), Some(*price), "{slug} {view}: the 402's como_comprar");
+            assert_eq!(
+                unpaid["como_comprar"]["precio_usd"].as_f64(),
+                Some(*price),
+                "{slug} {view}: the 402's como_comprar"
+            );
             let purchase = gate::buyer::buy(&client, &url, &key, now()).await.expect("purchase");
             assert_eq!(purchase.status, 200, "{slug} {view}: {}", purchase.body);
             let accepted = &purchase.payment_required.as_ref().expect("402 first").accepts[0];

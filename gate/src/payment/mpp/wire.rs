@@ -21,6 +21,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::Sha256;
 
+/// JSON Canonicalization Scheme (RFC 8785): the one the signed offers and receipts use.
+pub use crate::x402::receipt::canonical;
+
 /// base64url; writes without padding, reads with or without.
 pub const B64: GeneralPurpose = GeneralPurpose::new(
     &alphabet::URL_SAFE,
@@ -399,46 +402,6 @@ pub fn parse_receipt(header: &str) -> Result<Receipt, WireError> {
         return Err(WireError::new(format!("timestamp {:?} no es una fecha RFC 3339", receipt.timestamp)));
     }
     Ok(receipt)
-}
-
-/// JSON Canonicalization Scheme (RFC 8785) for the values a request holds: keys sorted by
-/// UTF-16 code units, no whitespace, serde_json's string escaping and integers.
-pub fn canonical(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(&mut out, value);
-    out
-}
-
-fn write_canonical(out: &mut String, value: &Value) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                if let Some(v) = map.get(key) {
-                    write_canonical(out, v);
-                }
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(out, item);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
-    }
 }
 
 /// Unix seconds of an RFC 3339 date-time (`YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`).

@@ -186,10 +186,32 @@ fn schema(properties: Value, required: &[&str]) -> Value {
     schema
 }
 
+/// What the instructions say of the prices (Spanish, English): the one price when every study
+/// has it; otherwise the range, and where each study's own price is stated.
+fn price_phrases(prices: impl Iterator<Item = contract::Price>) -> (String, String) {
+    let prices: std::collections::BTreeMap<u64, String> = prices.map(|p| (p.atomic(), p.usd())).collect();
+    let usd = |(_, text): (&u64, &String)| text.clone();
+    match (prices.first_key_value(), prices.last_key_value()) {
+        (Some(low), Some(high)) if low.0 != high.0 => (
+            format!(
+                "de USD {} a USD {} según el estudio (el precio de cada uno está en listar_estudios, ver_ficha y como_comprar)",
+                usd(low),
+                usd(high)
+            ),
+            format!(
+                "from USD {} to USD {} depending on the study (each one's price is in listar_estudios, ver_ficha and como_comprar)",
+                usd(low),
+                usd(high)
+            ),
+        ),
+        (Some(one), _) => (format!("cada uno a USD {}", usd(one)), format!("USD {} each", usd(one))),
+        _ => (String::new(), String::new()),
+    }
+}
+
 /// The server instructions (Spanish, then English): what is sold and how to pay.
 pub fn instructions(manifest: &Manifest, base_url: &str, endpoint: Endpoint) -> String {
-    let prices: std::collections::BTreeSet<String> = manifest.estudios.values().map(|s| s.precio.0.usd()).collect();
-    let price = prices.into_iter().collect::<Vec<_>>().join(" / ");
+    let (price_es, price_en) = price_phrases(manifest.estudios.values().map(|s| s.precio.0));
     let networks =
         manifest.servicio.redes.iter().map(|n| format!("{} ({})", n.nombre, n.caip2)).collect::<Vec<_>>().join(", ");
     let n = manifest.estudios.len();
@@ -199,11 +221,11 @@ pub fn instructions(manifest: &Manifest, base_url: &str, endpoint: Endpoint) -> 
         ""
     };
     let common_es = format!(
-        "{name}: {n} estudios de visibilidad en IA (qué marcas nombran los asistentes de IA al responder preguntas de consumidores, en qué orden y con qué fuentes), cada uno a USD {price} en USDC con x402 v2 ({networks}). Herramientas gratuitas: listar_estudios (catálogo), buscar_estudios {{q}}, ver_ficha {{slug}} (ficha sin contenido pago), ver_metricas (definiciones) y como_comprar {{slug?}}.",
+        "{name}: {n} estudios de visibilidad en IA (qué marcas nombran los asistentes de IA al responder preguntas de consumidores, en qué orden y con qué fuentes), {price_es} en USDC con x402 v2 ({networks}). Herramientas gratuitas: listar_estudios (catálogo), buscar_estudios {{q}}, ver_ficha {{slug}} (ficha sin contenido pago), ver_metricas (definiciones) y como_comprar {{slug?}}.",
         name = manifest.servicio.nombre,
     );
     let common_en = format!(
-        "EN: {n} AI-visibility studies (which brands AI assistants name when answering consumer questions, in what order, citing which sources), USD {price} each in USDC over x402 v2. Free tools: listar_estudios (catalog), buscar_estudios {{q}}, ver_ficha {{slug}}, ver_metricas, como_comprar {{slug?}}."
+        "EN: {n} AI-visibility studies (which brands AI assistants name when answering consumer questions, in what order, citing which sources), {price_en} in USDC over x402 v2. Free tools: listar_estudios (catalog), buscar_estudios {{q}}, ver_ficha {{slug}}, ver_metricas, como_comprar {{slug?}}."
     );
     match endpoint {
         Endpoint::Full => format!(
@@ -419,6 +441,16 @@ fn how_to_buy(server: &McpServer, store: &Store<'_>, arguments: &Map<String, Val
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_instructions_state_one_price_or_the_range_and_where_each_is() {
+        let price = |usd: &str| contract::Price::from_usd(usd).expect("price");
+        let (es, en) = price_phrases([price("0.99"), price("0.99")].into_iter());
+        assert_eq!((es.as_str(), en.as_str()), ("cada uno a USD 0.99", "USD 0.99 each"));
+        let (es, en) = price_phrases([price("1.49"), price("0.99"), price("2.50")].into_iter());
+        assert!(es.starts_with("de USD 0.99 a USD 2.50 según el estudio") && es.contains("como_comprar"), "{es}");
+        assert!(en.starts_with("from USD 0.99 to USD 2.50 depending on the study"), "{en}");
+    }
 
     #[test]
     fn tool_lists_are_well_formed() {

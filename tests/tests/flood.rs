@@ -7,7 +7,7 @@ mod common;
 
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use alloy_primitives::U256;
@@ -15,45 +15,17 @@ use alloy_signer_local::PrivateKeySigner;
 use common::built;
 use common::gate::*;
 use gate::app::{Gate, Services};
+use gate::facilitator::Facilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::facilitator::{Facilitator, FacilitatorError};
 use gate::payment::limits::{Limiter, RefusalLimits};
 use gate::sales::Sales;
-use gate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse, SupportedResponse, VerifyResponse};
 use gate_http::{Running, spawn};
 use serde_json::Value;
-
-/// The local facilitator, counting `/settle` calls.
-struct Counting {
-    local: LocalFacilitator,
-    settles: AtomicUsize,
-}
-
-#[async_trait::async_trait]
-impl Facilitator for Counting {
-    fn name(&self) -> String {
-        "contador".into()
-    }
-    async fn verify(&self, p: &PaymentPayload, r: &PaymentRequirements) -> Result<VerifyResponse, FacilitatorError> {
-        self.local.verify(p, r).await
-    }
-    async fn settle(
-        &self,
-        p: &PaymentPayload,
-        r: &PaymentRequirements,
-    ) -> Result<SettlementResponse, FacilitatorError> {
-        self.settles.fetch_add(1, Ordering::SeqCst);
-        self.local.settle(p, r).await
-    }
-    async fn supported(&self) -> Result<SupportedResponse, FacilitatorError> {
-        self.local.supported().await
-    }
-}
 
 struct Flooded {
     server: Running,
     data: tempfile::TempDir,
-    facilitator: Arc<Counting>,
+    facilitator: Arc<WatchedLocal>,
 }
 
 impl Flooded {
@@ -69,7 +41,7 @@ impl Flooded {
 /// A gate whose facilitator gives every new payer `balance` units, with these limits.
 fn start(limits: RefusalLimits, balance: u64) -> Flooded {
     let local = LocalFacilitator::new(LocalConfig { opening_balance: U256::from(balance), ..LocalConfig::default() });
-    let facilitator = Arc::new(Counting { local, settles: AtomicUsize::new(0) });
+    let facilitator = Arc::new(WatchedLocal::new(local));
     let data = tempfile::tempdir().expect("data");
     let journal = data.path().join(gate::sales::journal::JOURNAL_FILE);
     let services = Services {

@@ -7,46 +7,15 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 use common::gate::*;
 use common::{built, copy_tree};
 use gate::app::{Gate, Live};
+use gate::facilitator::Facilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
-use gate::facilitator::{Facilitator, FacilitatorError};
-use gate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse, SupportedResponse, VerifyResponse};
 use gate_http::spawn;
 use serde_json::{Value, json};
-
-/// The local facilitator, except that the next settlement (when armed) times out without
-/// settling: for the gate, an uncertain outcome.
-struct Flaky {
-    local: LocalFacilitator,
-    time_out_next: AtomicBool,
-}
-
-#[async_trait::async_trait]
-impl Facilitator for Flaky {
-    fn name(&self) -> String {
-        "local con fallas".into()
-    }
-    async fn verify(&self, p: &PaymentPayload, r: &PaymentRequirements) -> Result<VerifyResponse, FacilitatorError> {
-        self.local.verify(p, r).await
-    }
-    async fn settle(
-        &self,
-        p: &PaymentPayload,
-        r: &PaymentRequirements,
-    ) -> Result<SettlementResponse, FacilitatorError> {
-        if self.time_out_next.swap(false, Ordering::SeqCst) {
-            return Err(FacilitatorError::Timeout);
-        }
-        self.local.settle(p, r).await
-    }
-    async fn supported(&self) -> Result<SupportedResponse, FacilitatorError> {
-        self.local.supported().await
-    }
-}
 
 /// The samples of an OpenMetrics text, by `name{labels}`.
 fn parse(text: &str) -> BTreeMap<String, f64> {
@@ -123,7 +92,7 @@ async fn health_readiness_and_metrics_follow_what_happens() {
     let data = tempfile::tempdir().expect("data");
     let journal = data.path().join(gate::sales::journal::JOURNAL_FILE);
     let sales = gate::sales::Sales::open(&journal, gate::sales::journal::DEFAULT_SEGMENT_BYTES).expect("journal");
-    let flaky = Arc::new(Flaky { local: LocalFacilitator::new(LocalConfig::default()), time_out_next: false.into() });
+    let flaky = Arc::new(WatchedLocal::new(LocalFacilitator::new(LocalConfig::default())));
     let facilitator: Arc<dyn Facilitator> = flaky.clone();
     let gate = Gate::load_with(&dist, services(facilitator, sales, gate::chain::Chains::new())).expect("gate");
     let live = Arc::new(Live::new(gate));

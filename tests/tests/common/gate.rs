@@ -157,6 +157,49 @@ impl Facilitator for SharedLocal {
     }
 }
 
+/// The local facilitator, watched: counts its `/settle` calls and, when armed, makes the next
+/// settlement time out without settling (for the gate, an uncertain outcome).
+pub struct WatchedLocal {
+    pub local: LocalFacilitator,
+    pub settles: std::sync::atomic::AtomicUsize,
+    pub time_out_next: std::sync::atomic::AtomicBool,
+}
+
+impl WatchedLocal {
+    pub fn new(local: LocalFacilitator) -> WatchedLocal {
+        WatchedLocal { local, settles: Default::default(), time_out_next: Default::default() }
+    }
+}
+
+#[async_trait::async_trait]
+impl Facilitator for WatchedLocal {
+    fn name(&self) -> String {
+        self.local.name()
+    }
+    async fn verify(
+        &self,
+        p: &PaymentPayload,
+        r: &PaymentRequirements,
+    ) -> Result<gate::x402::VerifyResponse, gate::facilitator::FacilitatorError> {
+        self.local.verify(p, r).await
+    }
+    async fn settle(
+        &self,
+        p: &PaymentPayload,
+        r: &PaymentRequirements,
+    ) -> Result<gate::x402::SettlementResponse, gate::facilitator::FacilitatorError> {
+        use std::sync::atomic::Ordering;
+        self.settles.fetch_add(1, Ordering::SeqCst);
+        if self.time_out_next.swap(false, Ordering::SeqCst) {
+            return Err(gate::facilitator::FacilitatorError::Timeout);
+        }
+        self.local.settle(p, r).await
+    }
+    async fn supported(&self) -> Result<gate::x402::SupportedResponse, gate::facilitator::FacilitatorError> {
+        self.local.supported().await
+    }
+}
+
 pub fn client() -> reqwest::Client {
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client")

@@ -32,13 +32,7 @@ fn run() -> Result<(), String> {
         return run_previous(&args.escalas);
     }
     let scales = args.escalas;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let generator = release_binary(&root, "generator")?;
-    let synth = release_binary(&root, "synth")?;
-    let work = std::env::temp_dir().join(format!("bench-build-{}", std::process::id()));
-    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
-    println!("generator: {}", generator.display());
-    println!("synth: {}", synth.display());
+    let (root, generator, synth, work) = binaries_and_work_dir()?;
     println!(
         "{:>7} {:>9} {:>11} {:>11} {:>12} {:>7} {:>9}",
         "escala", "answers", "build 2t s", "build 1t s", "zip+sha s", "ratio", "speed-up"
@@ -95,9 +89,9 @@ struct Args {
     corrida_anterior: bool,
 }
 
-/// The `--corrida-anterior` comparison: per scale, the build with the previous runs against
-/// without them, in the same invocation.
-fn run_previous(scales: &[u32]) -> Result<(), String> {
+/// The repository root, the release `generator` and `synth` (named as they are printed), and a
+/// fresh work folder for this run.
+fn binaries_and_work_dir() -> Result<(PathBuf, PathBuf, PathBuf, PathBuf), String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let generator = release_binary(&root, "generator")?;
     let synth = release_binary(&root, "synth")?;
@@ -105,6 +99,13 @@ fn run_previous(scales: &[u32]) -> Result<(), String> {
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     println!("generator: {}", generator.display());
     println!("synth: {}", synth.display());
+    Ok((root, generator, synth, work))
+}
+
+/// The `--corrida-anterior` comparison: per scale, the build with the previous runs against
+/// without them, in the same invocation.
+fn run_previous(scales: &[u32]) -> Result<(), String> {
+    let (root, generator, synth, work) = binaries_and_work_dir()?;
     println!(
         "{:>7} {:>9} {:>9} {:>10} {:>10} {:>9} {:>10} {:>7}",
         "escala", "answers", "previous", "without s", "with s", "with/w.o", "zip+sha s", "ratio"

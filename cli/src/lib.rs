@@ -261,19 +261,21 @@ mod tests {
         #[command(subcommand)]
         command: Option<Sub>,
         /// Puerto donde escuchar.
-        #[arg(long, default_value_t = 8080)]
-        puerto: u16,
+        #[arg(long = "puerto", value_name = "PUERTO", default_value_t = 8080)]
+        port: u16,
         /// Modo de trabajo.
-        #[arg(long, value_parser = ["local", "mainnet"])]
-        modo: Option<String>,
+        #[arg(long = "modo", value_name = "MODO", value_parser = ["local", "mainnet"])]
+        mode: Option<String>,
     }
 
     #[derive(Subcommand, Debug)]
     enum Sub {
         /// Imprime las ventas.
-        Ventas {
+        #[command(name = "ventas")]
+        Sales {
             /// Archivo a leer.
-            archivo: String,
+            #[arg(value_name = "ARCHIVO")]
+            file: String,
         },
     }
 
@@ -328,11 +330,11 @@ mod tests {
         #[derive(Parser, Debug)]
         #[command(name = "mala", about = "Sin descripciones.")]
         struct Bad {
-            #[arg(long)]
-            callada: bool,
+            #[arg(long = "callada")]
+            quiet: bool,
             /// Folder of the data file.
-            #[arg(long)]
-            datos: Option<String>,
+            #[arg(long = "datos", value_name = "DATOS")]
+            data: Option<String>,
         }
         let problems = help_problems(&help::<Bad>());
         assert!(problems.iter().any(|p| p.contains("--callada")), "{problems:?}");
@@ -361,7 +363,7 @@ mod tests {
     #[test]
     fn good_arguments_parse() {
         let args = run(&["--puerto", "9000", "ventas", "a.jsonl"]).unwrap();
-        assert_eq!(args.puerto, 9000);
-        assert!(matches!(args.command, Some(Sub::Ventas { archivo }) if archivo == "a.jsonl"));
+        assert_eq!(args.port, 9000);
+        assert!(matches!(args.command, Some(Sub::Sales { file }) if file == "a.jsonl"));
     }
 }

@@ -277,16 +277,18 @@ pub struct ModelSettings {
 #[serde(rename_all = "lowercase")]
 pub enum SearchBilling {
     #[default]
-    Consulta,
-    Llamada,
+    #[serde(rename = "consulta")]
+    Query,
+    #[serde(rename = "llamada")]
+    Call,
 }
 
 impl SearchBilling {
     /// Searches billed for a call that reported `searches`.
     pub fn billed(self, searches: u64) -> u64 {
         match self {
-            SearchBilling::Consulta => searches,
-            SearchBilling::Llamada => searches.min(1),
+            SearchBilling::Query => searches,
+            SearchBilling::Call => searches.min(1),
         }
     }
 }

@@ -25,7 +25,8 @@ struct Cli {
 enum Command {
     /// Hace las llamadas que faltan (pregunta × modelo × repetición) y agrega cada respuesta a
     /// respuestas.jsonl apenas llega. Se puede cortar y volver a correr: sigue donde quedó.
-    Recolectar {
+    #[command(name = "recolectar")]
+    Collect {
         /// Carpeta del estudio (content/estudios/<slug>), con preguntas.jsonl y recoleccion.toml.
         #[arg(value_name = "ESTUDIO")]
         study: PathBuf,
@@ -41,7 +42,8 @@ enum Command {
     },
     /// Etiqueta el tono (pos, neu, neg) de cada marca nombrada en cada respuesta con el juez de
     /// [juez] en recoleccion.toml, y anota el modelo y la versión del juez.
-    Tono {
+    #[command(name = "tono")]
+    Tone {
         /// Carpeta del estudio, con respuestas.jsonl, marcas.toml y recoleccion.toml.
         #[arg(value_name = "ESTUDIO")]
         study: PathBuf,
@@ -54,7 +56,8 @@ enum Command {
     },
     /// Importa etiquetas de tono hechas por personas (JSON Lines: {"id": "...", "tono": {"marca": "pos"}});
     /// reemplazan las del juez en esas respuestas.
-    ImportarTono {
+    #[command(name = "importar-tono")]
+    ImportTone {
         /// Carpeta del estudio.
         #[arg(value_name = "ESTUDIO")]
         study: PathBuf,
@@ -64,7 +67,8 @@ enum Command {
     },
     /// Sirve en local un simulador de las cuatro APIs (OpenAI, Anthropic, Gemini y compatibles)
     /// para ensayar un estudio sin claves ni costo: apunte url_base (o RECOLECTOR_URL_<NOMBRE>) a él.
-    Simulador {
+    #[command(name = "simulador")]
+    Simulator {
         /// Dirección donde escuchar.
         #[arg(long = "escuchar", value_name = "IP:PUERTO", default_value = "127.0.0.1:8089")]
         listen: String,
@@ -84,18 +88,18 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Recolectar { study, file, plan, progress } => {
+        Command::Collect { study, file, plan, progress } => {
             runtime.block_on(collect(&study, file.as_deref(), plan, progress))
         }
-        Command::Tono { study, file, plan } => runtime.block_on(tone(&study, file.as_deref(), plan)),
-        Command::ImportarTono { study, labels } => match collector::tone::import(&study, &labels) {
+        Command::Tone { study, file, plan } => runtime.block_on(tone(&study, file.as_deref(), plan)),
+        Command::ImportTone { study, labels } => match collector::tone::import(&study, &labels) {
             Ok(n) => {
                 println!("{n} respuestas con etiquetas de personas importadas.");
                 ExitCode::SUCCESS
             }
             Err(problems) => fail(&problems),
         },
-        Command::Simulador { listen, brands } => runtime.block_on(simulate(&listen, brands.as_deref())),
+        Command::Simulator { listen, brands } => runtime.block_on(simulate(&listen, brands.as_deref())),
     }
 }
 

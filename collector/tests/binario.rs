@@ -133,7 +133,7 @@ fn content(root: &Path, url: &str) -> PathBuf {
     study
 }
 
-fn recolector(args: &[&str], out: &Path) -> Command {
+fn collector(args: &[&str], out: &Path) -> Command {
     let mut command = Command::new(EXE);
     command.args(args).env_remove("RUST_LOG");
     for (variable, key) in KEYS {
@@ -160,14 +160,14 @@ async fn killed_with_sigkill_and_resumed_every_triple_is_answered_once() {
     let study_arg = study.to_str().unwrap();
 
     // --plan asks nothing.
-    let status = recolector(&["recolectar", study_arg, "--plan"], logs.path()).status().unwrap();
+    let status = collector(&["recolectar", study_arg, "--plan"], logs.path()).status().unwrap();
     assert!(status.success());
     assert_eq!(sim.served(), 0);
     let plan = std::fs::read_to_string(logs.path().join("stdout.txt")).unwrap();
     assert!(plan.contains("360 llamadas por hacer"), "{plan}");
 
     // Killed mid-run.
-    let mut child = recolector(&["recolectar", study_arg], logs.path()).spawn().unwrap();
+    let mut child = collector(&["recolectar", study_arg], logs.path()).spawn().unwrap();
     let started = Instant::now();
     while count_lines(&answers) < 60 {
         assert!(started.elapsed() < Duration::from_secs(60), "the run did not start");
@@ -180,7 +180,7 @@ async fn killed_with_sigkill_and_resumed_every_triple_is_answered_once() {
     assert!(at_kill < 360, "killed mid-run ({at_kill} lines)");
 
     // Resumed to the end.
-    let status = recolector(&["recolectar", study_arg], logs.path()).status().unwrap();
+    let status = collector(&["recolectar", study_arg], logs.path()).status().unwrap();
     let stdout = std::fs::read_to_string(logs.path().join("stdout.txt")).unwrap();
     assert!(status.success(), "{stdout}");
     assert!(stdout.contains("ya estaban hechas"), "{stdout}");
@@ -326,7 +326,7 @@ async fn ctrl_c_finishes_the_calls_in_flight_writes_them_and_stops() {
     let logs = tempfile::tempdir().unwrap();
     let study = content(&root.path().join("content"), &sim.url());
     let answers = study.join("respuestas.jsonl");
-    let mut child = recolector(&["recolectar", study.to_str().unwrap()], logs.path()).spawn().unwrap();
+    let mut child = collector(&["recolectar", study.to_str().unwrap()], logs.path()).spawn().unwrap();
     let started = Instant::now();
     while count_lines(&answers) < 10 {
         assert!(started.elapsed() < Duration::from_secs(60), "the run did not start");
@@ -341,7 +341,7 @@ async fn ctrl_c_finishes_the_calls_in_flight_writes_them_and_stops() {
     let written = lines(&answers); // every line whole
     assert!(written.len() < 360);
     assert!(sim.served() as usize <= written.len() + 8, "at most the calls in flight were lost");
-    let status = recolector(&["recolectar", study.to_str().unwrap()], logs.path()).status().unwrap();
+    let status = collector(&["recolectar", study.to_str().unwrap()], logs.path()).status().unwrap();
     assert!(status.success());
     assert_eq!(lines(&answers).len(), 360);
 }
@@ -360,12 +360,12 @@ async fn tone_by_the_judge_then_peoples_labels_and_the_generator_accepts_both() 
     );
     std::fs::write(&file, text).unwrap();
     let study_arg = study.to_str().unwrap();
-    assert!(recolector(&["recolectar", study_arg], logs.path()).status().unwrap().success());
+    assert!(collector(&["recolectar", study_arg], logs.path()).status().unwrap().success());
     let collected = sim.requests().len();
 
-    assert!(recolector(&["tono", study_arg, "--plan"], logs.path()).status().unwrap().success());
+    assert!(collector(&["tono", study_arg, "--plan"], logs.path()).status().unwrap().success());
     assert_eq!(sim.requests().len(), collected, "--plan asks nothing");
-    let status = recolector(&["tono", study_arg], logs.path()).status().unwrap();
+    let status = collector(&["tono", study_arg], logs.path()).status().unwrap();
     let stdout = std::fs::read_to_string(logs.path().join("stdout.txt")).unwrap();
     assert!(status.success(), "{stdout}");
     assert!(stdout.contains("lo etiquetó el modelo gpt-5-mini (versión gpt-5-mini-2025-08-07)"), "{stdout}");
@@ -397,7 +397,7 @@ async fn tone_by_the_judge_then_peoples_labels_and_the_generator_accepts_both() 
         assert_eq!(origin["version"], "gpt-5-mini-2025-08-07");
     }
     // A rerun has nothing left to label.
-    assert!(recolector(&["tono", study_arg], logs.path()).status().unwrap().success());
+    assert!(collector(&["tono", study_arg], logs.path()).status().unwrap().success());
     assert_eq!(sim.requests().len(), collected + 120);
 
     // People's labels replace the judge's for those answers; a wrong one is refused whole.

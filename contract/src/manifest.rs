@@ -23,35 +23,48 @@ pub const FILE: &str = "gate.json";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
-    pub formato: String,
-    pub servicio: Service,
+    #[serde(rename = "formato")]
+    pub format: String,
+    #[serde(rename = "servicio")]
+    pub service: Service,
     /// URL path → free file of `public/`.
-    pub rutas: BTreeMap<String, Route>,
+    #[serde(rename = "rutas")]
+    pub routes: BTreeMap<String, Route>,
     /// Slug → what is sold.
-    pub estudios: BTreeMap<String, Study>,
+    #[serde(rename = "estudios")]
+    pub studies: BTreeMap<String, Study>,
     /// Download name → private file.
-    pub descargas: BTreeMap<String, Download>,
-    pub busqueda: SearchIndex,
+    #[serde(rename = "descargas")]
+    pub downloads: BTreeMap<String, Download>,
+    #[serde(rename = "busqueda")]
+    pub search: SearchIndex,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Service {
-    pub nombre: String,
+    #[serde(rename = "nombre")]
+    pub name: String,
     /// Absolute URL the gate is reached at, without a trailing slash.
     pub base_url: String,
-    pub modo: Mode,
-    pub vigencia_enlaces_dias: u32,
-    pub contacto: String,
-    pub redes: Vec<Network>,
+    #[serde(rename = "modo")]
+    pub mode: Mode,
+    #[serde(rename = "vigencia_enlaces_dias")]
+    pub link_validity_days: u32,
+    #[serde(rename = "contacto")]
+    pub contact: String,
+    #[serde(rename = "redes")]
+    pub networks: Vec<Network>,
 }
 
 /// One network a buyer can pay on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Network {
     /// Short name ("base-sepolia").
-    pub red: String,
+    #[serde(rename = "red")]
+    pub network: String,
     /// Readable name.
-    pub nombre: String,
+    #[serde(rename = "nombre")]
+    pub name: String,
     /// CAIP-2 id ("eip155:84532").
     pub caip2: String,
     /// USDC contract (EVM) or mint (Solana) on that network.
@@ -61,7 +74,8 @@ pub struct Network {
     pub eip712_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eip712_version: Option<String>,
-    pub pagar_a: String,
+    #[serde(rename = "pagar_a")]
+    pub pay_to: String,
 }
 
 impl Network {
@@ -74,9 +88,11 @@ impl Network {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Route {
     /// Path relative to `dist/`.
-    pub archivo: String,
+    #[serde(rename = "archivo")]
+    pub file: String,
     /// Content type.
-    pub tipo: String,
+    #[serde(rename = "tipo")]
+    pub media_type: String,
     pub etag: String,
     pub bytes: u64,
     /// Cache-Control.
@@ -89,44 +105,54 @@ pub struct Route {
 /// A study for sale.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Study {
-    pub nombre: String,
+    #[serde(rename = "nombre")]
+    pub name: String,
     #[serde(flatten)]
-    pub precio: ListedPrice,
+    pub price: ListedPrice,
     /// What each view delivers and what its 402 asks for it.
-    pub vistas: BTreeMap<View, ViewOffer>,
-    /// Names of the downloads a purchase links to (keys of [`Manifest::descargas`]).
-    pub descargas: Vec<String>,
+    #[serde(rename = "vistas")]
+    pub views: BTreeMap<View, ViewOffer>,
+    /// Names of the downloads a purchase links to (keys of [`Manifest::downloads`]).
+    #[serde(rename = "descargas")]
+    pub downloads: Vec<String>,
     /// The HTML a browser gets with the 402 (the JSON 402 is `vistas.*.pago_requerido`).
-    pub pagina_402: String,
+    #[serde(rename = "pagina_402")]
+    pub page_402: String,
 }
 
 /// One paid view of a study.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ViewOffer {
     /// The file the paid answer embeds, relative to `dist/`.
-    pub archivo: String,
+    #[serde(rename = "archivo")]
+    pub file: String,
     /// The PaymentRequired object the gate answers this view with over HTTP (without `error`).
     #[serde(serialize_with = "with_sorted_keys")]
-    pub pago_requerido: PaymentRequired,
+    #[serde(rename = "pago_requerido")]
+    pub payment_required: PaymentRequired,
     /// The same over MCP (the tool `comprar_estudio`): the same `accepts`, a resource naming
     /// the tool, and the extensions that describe the tool call.
     #[serde(serialize_with = "with_sorted_keys")]
-    pub pago_requerido_mcp: PaymentRequired,
+    #[serde(rename = "pago_requerido_mcp")]
+    pub payment_required_mcp: PaymentRequired,
 }
 
 /// A file a signed link opens.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Download {
     /// Path relative to `dist/`.
-    pub archivo: String,
-    pub tipo: String,
+    #[serde(rename = "archivo")]
+    pub file: String,
+    #[serde(rename = "tipo")]
+    pub media_type: String,
     pub bytes: u64,
     pub sha256: String,
     /// Set on a file of an earlier build, kept because links and receipts already issued name
     /// it: the slug of the study it was a build of. A later build keeps it until the publisher
     /// runs `generator build --descartar-anteriores`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub anterior_de: Option<String>,
+    #[serde(rename = "anterior_de")]
+    pub previous_of: Option<String>,
 }
 
 /// Writes a value with its object keys sorted (as a `serde_json::Value` is), so the bytes of
@@ -159,14 +185,14 @@ mod tests {
             extensions: Some(serde_json::json!({})),
         };
         Study {
-            nombre: "A".into(),
-            precio: ListedPrice(Price::from_usd("0.99").expect("price")),
-            vistas: BTreeMap::from([(
-                View::Completo,
-                ViewOffer { archivo: "a.json".into(), pago_requerido_mcp: required.clone(), pago_requerido: required },
+            name: "A".into(),
+            price: ListedPrice(Price::from_usd("0.99").expect("price")),
+            views: BTreeMap::from([(
+                View::Full,
+                ViewOffer { file: "a.json".into(), payment_required_mcp: required.clone(), payment_required: required },
             )]),
-            descargas: vec!["a.json".into()],
-            pagina_402: "pago-a.html".into(),
+            downloads: vec!["a.json".into()],
+            page_402: "pago-a.html".into(),
         }
     }
 

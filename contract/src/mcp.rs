@@ -10,7 +10,7 @@ use crate::view::View;
 pub const BUY_TOOL: &str = "comprar_estudio";
 /// The view sold over MCP when none is asked: the summary keeps an agent's context small, and
 /// the links reach the full package anyway.
-pub const DEFAULT_VIEW: View = View::Resumen;
+pub const DEFAULT_VIEW: View = View::Summary;
 
 /// The resource URL an MCP 402 names: the tool and what it sells.
 pub fn resource_url(slug: &str, view: View) -> String {
@@ -42,6 +42,6 @@ mod tests {
         assert_eq!(schema["properties"]["slug"]["enum"], json!(["a-2026", "b-2026"]));
         assert_eq!(schema["properties"]["vista"]["enum"], json!(["resumen", "completo"]));
         assert_eq!(schema["required"], json!(["slug"]));
-        assert_eq!(resource_url("a-2026", View::Completo), "mcp://tool/comprar_estudio?slug=a-2026&vista=completo");
+        assert_eq!(resource_url("a-2026", View::Full), "mcp://tool/comprar_estudio?slug=a-2026&vista=completo");
     }
 }

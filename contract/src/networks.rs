@@ -12,9 +12,9 @@ use crate::mode::Mode;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Canonical {
     /// Short name ("base-sepolia").
-    pub red: &'static str,
+    pub network: &'static str,
     /// Readable name.
-    pub nombre: &'static str,
+    pub name: &'static str,
     /// CAIP-2 id.
     pub caip2: &'static str,
     /// USDC contract (EVM) or mint (Solana).
@@ -24,32 +24,32 @@ pub struct Canonical {
 }
 
 pub const BASE_SEPOLIA: Canonical = Canonical {
-    red: "base-sepolia",
-    nombre: "Base Sepolia",
+    network: "base-sepolia",
+    name: "Base Sepolia",
     caip2: "eip155:84532",
     asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
     eip712: Some(("USDC", "2")),
 };
 
 pub const BASE: Canonical = Canonical {
-    red: "base",
-    nombre: "Base",
+    network: "base",
+    name: "Base",
     caip2: "eip155:8453",
     asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
     eip712: Some(("USD Coin", "2")),
 };
 
 pub const SOLANA_DEVNET: Canonical = Canonical {
-    red: "solana-devnet",
-    nombre: "Solana devnet",
+    network: "solana-devnet",
+    name: "Solana devnet",
     caip2: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
     asset: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
     eip712: None,
 };
 
 pub const SOLANA: Canonical = Canonical {
-    red: "solana",
-    nombre: "Solana",
+    network: "solana",
+    name: "Solana",
     caip2: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
     asset: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
     eip712: None,
@@ -75,21 +75,21 @@ pub fn solana(mode: Mode) -> Option<Canonical> {
 
 impl Canonical {
     /// The manifest's form of this network, paying `pagar_a`.
-    pub fn network(&self, pagar_a: &str) -> Network {
+    pub fn network(&self, pay_to: &str) -> Network {
         Network {
-            red: self.red.to_owned(),
-            nombre: self.nombre.to_owned(),
+            network: self.network.to_owned(),
+            name: self.name.to_owned(),
             caip2: self.caip2.to_owned(),
             asset: self.asset.to_owned(),
             eip712_name: self.eip712.map(|(name, _)| name.to_owned()),
             eip712_version: self.eip712.map(|(_, version)| version.to_owned()),
-            pagar_a: pagar_a.to_owned(),
+            pay_to: pay_to.to_owned(),
         }
     }
 
     /// Whether a manifest network is this one (all but the payee).
     pub fn matches(&self, network: &Network) -> bool {
-        let payee = &network.pagar_a;
+        let payee = &network.pay_to;
         *network == self.network(payee)
     }
 }

@@ -107,13 +107,15 @@ pub struct ListedPrice(pub Price);
 
 #[derive(Serialize, Deserialize)]
 struct PriceFields {
-    precio_usd: String,
-    monto: String,
+    #[serde(rename = "precio_usd")]
+    price_usd: String,
+    #[serde(rename = "monto")]
+    amount: String,
 }
 
 impl From<ListedPrice> for PriceFields {
     fn from(listed: ListedPrice) -> PriceFields {
-        PriceFields { precio_usd: listed.0.usd(), monto: listed.0.atomic_string() }
+        PriceFields { price_usd: listed.0.usd(), amount: listed.0.atomic_string() }
     }
 }
 
@@ -121,10 +123,10 @@ impl TryFrom<PriceFields> for ListedPrice {
     type Error = String;
 
     fn try_from(fields: PriceFields) -> Result<ListedPrice, String> {
-        let price = Price::from_atomic_str(&fields.monto)
-            .ok_or_else(|| format!("monto {:?} no es un entero positivo de unidades atómicas", fields.monto))?;
-        if Price::from_usd(&fields.precio_usd).ok() != Some(price) {
-            return Err(format!("precio_usd {:?} no coincide con monto {:?}", fields.precio_usd, fields.monto));
+        let price = Price::from_atomic_str(&fields.amount)
+            .ok_or_else(|| format!("monto {:?} no es un entero positivo de unidades atómicas", fields.amount))?;
+        if Price::from_usd(&fields.price_usd).ok() != Some(price) {
+            return Err(format!("precio_usd {:?} no coincide con monto {:?}", fields.price_usd, fields.amount));
         }
         Ok(ListedPrice(price))
     }

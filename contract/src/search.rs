@@ -22,30 +22,41 @@ pub const FIELDS: [(&str, f64); 5] =
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SearchIndex {
     /// Field name → weight, in [`FIELDS`] order by index.
-    pub campos: Vec<FieldWeight>,
-    pub documentos: Vec<SearchDocument>,
+    #[serde(rename = "campos")]
+    pub fields: Vec<FieldWeight>,
+    #[serde(rename = "documentos")]
+    pub documents: Vec<SearchDocument>,
     /// Folded term → postings `[document, field, term frequency]`, sorted.
-    pub terminos: BTreeMap<String, Vec<[u32; 3]>>,
+    #[serde(rename = "terminos")]
+    pub terms: BTreeMap<String, Vec<[u32; 3]>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FieldWeight {
-    pub campo: String,
-    pub peso: f64,
+    #[serde(rename = "campo")]
+    pub field: String,
+    #[serde(rename = "peso")]
+    pub weight: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SearchDocument {
     pub slug: String,
-    pub nombre: String,
-    pub nombre_en: String,
-    pub industria: String,
-    pub pais: Vec<String>,
+    #[serde(rename = "nombre")]
+    pub name: String,
+    #[serde(rename = "nombre_en")]
+    pub name_en: String,
+    #[serde(rename = "industria")]
+    pub industry: String,
+    #[serde(rename = "pais")]
+    pub country: Vec<String>,
     /// Brand display names, for "why it matched".
-    pub marcas: Vec<String>,
+    #[serde(rename = "marcas")]
+    pub brands: Vec<String>,
     /// The folded terms of each brand name, in `marcas` order (so queries never fold brands).
     #[serde(default)]
-    pub marcas_terminos: Vec<Vec<String>>,
+    #[serde(rename = "marcas_terminos")]
+    pub brand_terms: Vec<Vec<String>>,
 }
 
 /// Longest query the gate accepts, in bytes.
@@ -87,22 +98,22 @@ impl SearchIndex {
         // the query terms and field names once lets that sort compare numbers, not strings:
         // the indexed terms of one query term arrive in order already (a range of the index).
         let term_ranks = string_ranks(terms.iter().map(String::as_str));
-        let field_ranks = string_ranks(self.campos.iter().map(|f| f.campo.as_str()));
+        let field_ranks = string_ranks(self.fields.iter().map(|f| f.field.as_str()));
         // One running score per document; every match of every document in one list.
-        let mut scores = vec![0.0f64; self.documentos.len()];
+        let mut scores = vec![0.0f64; self.documents.len()];
         let mut found: Vec<(u32, MatchOrder, Reason<'a>)> = Vec::with_capacity(64);
         for (term, term_rank) in terms.iter().zip(&term_ranks) {
             for (sequence, (indexed, postings, factor)) in self.matching_terms(term).enumerate() {
                 // The hit names the indexed term, which is the query term or begins with it.
-                let termino = &indexed[..term.len().min(indexed.len())];
+                let term = &indexed[..term.len().min(indexed.len())];
                 for [doc, field, tf] in postings {
                     let (weight, name, field_rank) = self
-                        .campos
+                        .fields
                         .get(*field as usize)
-                        .map_or((1.0, "?", u32::MAX), |f| (f.peso, f.campo.as_str(), field_ranks[*field as usize]));
+                        .map_or((1.0, "?", u32::MAX), |f| (f.weight, f.field.as_str(), field_ranks[*field as usize]));
                     let Some(score) = scores.get_mut(*doc as usize) else { continue };
                     *score += weight * factor * (1.0 + f64::from(*tf).ln());
-                    found.push((*doc, (*term_rank, sequence as u32, field_rank), (termino, indexed, name)));
+                    found.push((*doc, (*term_rank, sequence as u32, field_rank), (term, indexed, name)));
                 }
             }
         }
@@ -111,7 +122,7 @@ impl SearchIndex {
         let mut hits: Vec<Hit<'a>> = Vec::new();
         for group in found.chunk_by(|a, b| a.0 == b.0) {
             let position = group[0].0 as usize;
-            let (Some(document), Some(score)) = (self.documentos.get(position), scores.get(position)) else { continue };
+            let (Some(document), Some(score)) = (self.documents.get(position), scores.get(position)) else { continue };
             let matched_terms = group.chunk_by(|a, b| a.1.0 == b.1.0).count();
             let matches: Vec<Reason<'a>> = group.iter().map(|m| m.2).collect();
             let brands = matching_brands(document, &matches);
@@ -131,7 +142,7 @@ impl SearchIndex {
     where
         'a: 'q,
     {
-        self.terminos
+        self.terms
             .range::<str, _>((std::ops::Bound::Included(term), std::ops::Bound::Unbounded))
             .take_while(move |(indexed, _)| indexed.starts_with(term))
             .filter(move |(indexed, _)| indexed.as_str() == term || term.len() >= MIN_PREFIX)
@@ -199,11 +210,11 @@ struct Preparing<'i> {
 
 impl<'i> Preparing<'i> {
     fn new(index: &'i SearchIndex) -> Preparing<'i> {
-        let mut field_names: Vec<String> = index.campos.iter().map(|f| f.campo.clone()).collect();
+        let mut field_names: Vec<String> = index.fields.iter().map(|f| f.field.clone()).collect();
         field_names.push("?".to_owned());
         Preparing {
             index,
-            field_ranks: string_ranks(index.campos.iter().map(|f| f.campo.as_str())),
+            field_ranks: string_ranks(index.fields.iter().map(|f| f.field.as_str())),
             field_names,
             reason_ids: BTreeMap::new(),
             reasons: Vec::new(),
@@ -214,7 +225,7 @@ impl<'i> Preparing<'i> {
     /// document the index does not have count for nothing, as in `query`).
     fn term(&mut self, position: u32, text: &str, postings: &[[u32; 3]]) -> PreparedTerm {
         let mut by_document: BTreeMap<u32, Vec<[u32; 3]>> = BTreeMap::new();
-        for posting in postings.iter().filter(|p| (p[0] as usize) < self.index.documentos.len()) {
+        for posting in postings.iter().filter(|p| (p[0] as usize) < self.index.documents.len()) {
             by_document.entry(posting[0]).or_default().push(*posting);
         }
         let documents = by_document
@@ -227,12 +238,12 @@ impl<'i> Preparing<'i> {
     /// One term's postings in one document: their weights in order, the reasons they give
     /// sorted by field name and each once (as `query` dedups them), the brands they name.
     fn term_in_document(&mut self, term: u32, text: &str, document: u32, postings: &[[u32; 3]]) -> TermInDocument {
-        let campos = &self.index.campos;
+        let fields = &self.index.fields;
         let weights = postings
             .iter()
-            .map(|[_, field, tf]| (campos.get(*field as usize).map_or(1.0, |f| f.peso), 1.0 + f64::from(*tf).ln()))
+            .map(|[_, field, tf]| (fields.get(*field as usize).map_or(1.0, |f| f.weight), 1.0 + f64::from(*tf).ln()))
             .collect();
-        let unknown_field = campos.len() as u32;
+        let unknown_field = fields.len() as u32;
         let mut fields: Vec<(u32, u32)> = postings
             .iter()
             .map(|[_, field, _]| match self.field_ranks.get(*field as usize) {
@@ -244,7 +255,7 @@ impl<'i> Preparing<'i> {
         fields.dedup_by_key(|(rank, _)| *rank);
         let in_brands = fields.iter().any(|(_, slot)| self.field_names[*slot as usize] == "marcas");
         let reasons = fields.iter().map(|(_, slot)| self.reason_id(term, *slot)).collect();
-        let brands = match self.index.documentos.get(document as usize) {
+        let brands = match self.index.documents.get(document as usize) {
             Some(study) if in_brands => brands_named_by(study, text),
             _ => Box::default(),
         };
@@ -300,13 +311,13 @@ impl PreparedIndex {
     pub fn new(index: &SearchIndex) -> PreparedIndex {
         let mut preparing = Preparing::new(index);
         let terms: Vec<PreparedTerm> = index
-            .terminos
+            .terms
             .iter()
             .enumerate()
             .map(|(position, (text, postings))| preparing.term(position as u32, text, postings))
             .collect();
         let words = WordTable::new(&terms);
-        let slug_ranks = string_ranks(index.documentos.iter().map(|d| d.slug.as_str()));
+        let slug_ranks = string_ranks(index.documents.iter().map(|d| d.slug.as_str()));
         let Preparing { reasons, field_names, .. } = preparing;
         PreparedIndex { terms, words, reasons, field_names, slug_ranks }
     }
@@ -385,9 +396,9 @@ impl PreparedIndex {
 /// Positions of the brands of `document` whose folded name has `term`.
 fn brands_named_by(document: &SearchDocument, term: &str) -> Box<[u32]> {
     document
-        .marcas
+        .brands
         .iter()
-        .zip(&document.marcas_terminos)
+        .zip(&document.brand_terms)
         .enumerate()
         .filter(|(_, (_, terms))| terms.iter().any(|t| t == term))
         .map(|(position, _)| position as u32)
@@ -500,9 +511,9 @@ fn matching_brands<'a>(document: &'a SearchDocument, matches: &[(&str, &str, &st
         return Vec::new();
     }
     document
-        .marcas
+        .brands
         .iter()
-        .zip(&document.marcas_terminos)
+        .zip(&document.brand_terms)
         .filter(|(_, terms)| terms.iter().any(|t| brand_terms.contains(&t.as_str())))
         .map(|(name, _)| name.as_str())
         .collect()
@@ -513,29 +524,29 @@ mod tests {
     use super::*;
     use crate::fold::{fold, terms};
 
-    fn doc(slug: &str, marcas: &[&str]) -> SearchDocument {
+    fn doc(slug: &str, brands: &[&str]) -> SearchDocument {
         SearchDocument {
             slug: slug.into(),
-            nombre: slug.into(),
-            nombre_en: slug.into(),
-            industria: "x".into(),
-            pais: vec!["Argentina".into()],
-            marcas: marcas.iter().map(|m| (*m).to_owned()).collect(),
-            marcas_terminos: marcas.iter().map(|m| terms(&fold(m)).map(str::to_owned).collect()).collect(),
+            name: slug.into(),
+            name_en: slug.into(),
+            industry: "x".into(),
+            country: vec!["Argentina".into()],
+            brands: brands.iter().map(|m| (*m).to_owned()).collect(),
+            brand_terms: brands.iter().map(|m| terms(&fold(m)).map(str::to_owned).collect()).collect(),
         }
     }
 
     fn index() -> SearchIndex {
-        let mut terminos = BTreeMap::new();
-        terminos.insert("hoteles".to_owned(), vec![[0, 0, 2]]);
-        terminos.insert("hotel".to_owned(), vec![[1, 4, 1]]);
-        terminos.insert("galicia".to_owned(), vec![[1, 1, 1]]);
-        terminos.insert("banco".to_owned(), vec![[1, 0, 1], [1, 1, 3]]);
-        terminos.insert("cordoba".to_owned(), vec![[0, 2, 1], [1, 2, 1]]);
+        let mut terms = BTreeMap::new();
+        terms.insert("hoteles".to_owned(), vec![[0, 0, 2]]);
+        terms.insert("hotel".to_owned(), vec![[1, 4, 1]]);
+        terms.insert("galicia".to_owned(), vec![[1, 1, 1]]);
+        terms.insert("banco".to_owned(), vec![[1, 0, 1], [1, 1, 3]]);
+        terms.insert("cordoba".to_owned(), vec![[0, 2, 1], [1, 2, 1]]);
         SearchIndex {
-            campos: FIELDS.iter().map(|(c, p)| FieldWeight { campo: (*c).into(), peso: *p }).collect(),
-            documentos: vec![doc("hoteles-2026", &[]), doc("banca-2026", &["Banco Galicia", "Ualá"])],
-            terminos,
+            fields: FIELDS.iter().map(|(c, p)| FieldWeight { field: (*c).into(), weight: *p }).collect(),
+            documents: vec![doc("hoteles-2026", &[]), doc("banca-2026", &["Banco Galicia", "Ualá"])],
+            terms,
         }
     }
 
@@ -567,7 +578,7 @@ mod tests {
     #[test]
     fn a_term_longer_than_any_query_is_found_by_its_prefixes() {
         let mut index = index();
-        index.terminos.insert("x".repeat(2000), vec![[0, 4, 1]]);
+        index.terms.insert("x".repeat(2000), vec![[0, 4, 1]]);
         let prepared = PreparedIndex::new(&index);
         assert!(prepared.words.words.len() < 600, "words past the longest query are not kept");
         for query in ["xxx".to_owned(), "x".repeat(MAX_QUERY_BYTES)] {
@@ -614,20 +625,20 @@ mod tests {
             0..12,
         );
         (fields, documents, postings).prop_map(|(fields, documents, postings)| SearchIndex {
-            campos: fields.into_iter().map(|(c, p)| FieldWeight { campo: c.to_owned(), peso: p }).collect(),
-            documentos: documents
+            fields: fields.into_iter().map(|(c, p)| FieldWeight { field: c.to_owned(), weight: p }).collect(),
+            documents: documents
                 .into_iter()
                 .map(|(slug, brands)| SearchDocument {
                     slug: slug.to_owned(),
-                    nombre: slug.to_owned(),
-                    nombre_en: slug.to_owned(),
-                    industria: String::new(),
-                    pais: Vec::new(),
-                    marcas: brands.iter().map(|terms| terms.join(" ")).collect(),
-                    marcas_terminos: brands.iter().map(|terms| terms.iter().map(|t| fold(t)).collect()).collect(),
+                    name: slug.to_owned(),
+                    name_en: slug.to_owned(),
+                    industry: String::new(),
+                    country: Vec::new(),
+                    brands: brands.iter().map(|terms| terms.join(" ")).collect(),
+                    brand_terms: brands.iter().map(|terms| terms.iter().map(|t| fold(t)).collect()).collect(),
                 })
                 .collect(),
-            terminos: postings
+            terms: postings
                 .into_iter()
                 .map(|(t, p)| (fold(t), p.into_iter().map(|(d, f, tf)| [d, f, tf]).collect()))
                 .collect(),
@@ -640,7 +651,7 @@ mod tests {
             .hits
             .iter()
             .map(|hit| {
-                let document = &index.documentos[hit.position];
+                let document = &index.documents[hit.position];
                 Hit {
                     document,
                     position: hit.position,
@@ -655,7 +666,7 @@ mod tests {
                         .collect(),
                     brands: ranked.brands[hit.brands.clone()]
                         .iter()
-                        .map(|b| document.marcas[*b as usize].as_str())
+                        .map(|b| document.brands[*b as usize].as_str())
                         .collect(),
                 }
             })
@@ -710,8 +721,8 @@ mod tests {
                 let mut named: Vec<&str> = hit.matches.iter().map(|m| m.0).collect();
                 named.dedup();
                 proptest::prop_assert_eq!(hit.matched_terms, named.len());
-                for (termino, indexed, _) in &hit.matches {
-                    proptest::prop_assert!(terms.iter().any(|t| t == termino) && indexed.starts_with(termino));
+                for (term, indexed, _) in &hit.matches {
+                    proptest::prop_assert!(terms.iter().any(|t| t == term) && indexed.starts_with(term));
                 }
             }
         }

@@ -8,21 +8,23 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "lowercase")]
 pub enum View {
     /// The full package: every table and every raw answer.
-    Completo,
+    #[serde(rename = "completo")]
+    Full,
     /// Sheet, design, findings and metrics, without the answers.
-    Resumen,
+    #[serde(rename = "resumen")]
+    Summary,
 }
 
 impl View {
     /// Every view, in order; the first is the HTTP route's default.
-    pub const ALL: [View; 2] = [View::Completo, View::Resumen];
+    pub const ALL: [View; 2] = [View::Full, View::Summary];
     /// Their names, for error messages and schemas.
     pub const NAMES: [&'static str; 2] = ["completo", "resumen"];
 
     pub fn as_str(self) -> &'static str {
         match self {
-            View::Completo => "completo",
-            View::Resumen => "resumen",
+            View::Full => "completo",
+            View::Summary => "resumen",
         }
     }
 

@@ -102,17 +102,17 @@ impl Gate {
         let Services { facilitator, links, sales, limiter, receipts, clock, chains } = services;
         let manifest = manifest::load(dist)?;
         let mut statics = Statics::load(dist, &manifest)?;
-        statics.insert(DID_DOCUMENT_PATH, did_document(&receipts, &manifest.servicio.base_url));
+        statics.insert(DID_DOCUMENT_PATH, did_document(&receipts, &manifest.service.base_url));
         let challenger = Challenger::new(&links, clock.clone());
         let mut offers = Offers::from_manifest(dist, &manifest, &challenger)?;
         sign_offers(&mut offers, &receipts);
-        let mpp = Mpp::new(&links, &manifest.servicio.base_url, clock.clone());
+        let mpp = Mpp::new(&links, &manifest.service.base_url, clock.clone());
         let storefront = Storefront::load(dist, &manifest, &offers, how_to_buy(&statics, &manifest))?.with_mpp(mpp);
         Ok(Gate {
             dist: dist.to_owned(),
-            search: Search::new(&manifest.busqueda, &manifest.servicio.base_url),
+            search: Search::new(&manifest.search, &manifest.service.base_url),
             mcp: McpServer::new(&manifest, &[]).with_contract(&published_contract(&statics)),
-            shop: Shop::new(&manifest.servicio.base_url, facilitator, links, sales, limiter, receipts, clock, chains),
+            shop: Shop::new(&manifest.service.base_url, facilitator, links, sales, limiter, receipts, clock, chains),
             manifest,
             statics,
             offers,
@@ -201,7 +201,7 @@ fn how_to_buy(statics: &Statics, manifest: &Manifest) -> BTreeMap<String, Value>
             .and_then(|document| document.get("como_comprar").cloned())
             .unwrap_or(Value::Null)
     };
-    manifest.estudios.keys().map(|slug| (slug.clone(), block(&format!("/estudio/{slug}/ficha")))).collect()
+    manifest.studies.keys().map(|slug| (slug.clone(), block(&format!("/estudio/{slug}/ficha")))).collect()
 }
 
 /// The gate new requests go to, swappable under a running server.
@@ -222,7 +222,7 @@ impl Live {
     /// Loads `dist/` again and swaps it in; on error the running gate stays as it was.
     pub fn reload(&self) -> Result<()> {
         let next = self.current().reload()?;
-        let studies = next.manifest.estudios.len();
+        let studies = next.manifest.studies.len();
         *self.current.write() = Arc::new(next);
         tracing::info!("dist/ recargado: {studies} estudios");
         Ok(())

@@ -220,8 +220,8 @@ pub fn check_receipt(document: &Value, expected: Option<&PublicKey>, files: Opti
     let verified = receipt::verify(signed, expected)?;
     let mut checks = Vec::new();
     if let Some(folder) = files {
-        for (kind, file) in &verified.payload.archivos {
-            let path = folder.join(&file.archivo);
+        for (kind, file) in &verified.payload.files {
+            let path = folder.join(&file.file);
             let check = match std::fs::read(&path) {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => FileCheck::Missing(path),
                 Err(e) => return Err(anyhow::Error::new(e).context(format!("no se pudo leer {}", path.display()))),

@@ -24,18 +24,18 @@ pub struct Asked<'a> {
 /// The file behind a link, checked at `now` (the gate's clock).
 pub fn answer(dist: &Path, manifest: &Manifest, links: &LinkSigner, name: &str, asked: Asked<'_>, now: u64) -> Reply {
     let Asked { query, range, if_range } = asked;
-    let Some(download) = manifest.descargas.get(name) else {
+    let Some(download) = manifest.downloads.get(name) else {
         return forbidden(
             "enlace_invalido",
             "Ese archivo no se descarga por aquí; los enlaces válidos llegan con cada compra.",
         );
     };
-    let vence = query_param(query, "vence");
-    let firma = query_param(query, "firma");
-    if let Err(e) = links.verify(name, vence.as_deref(), firma.as_deref(), now) {
+    let expires = query_param(query, "vence");
+    let signature = query_param(query, "firma");
+    if let Err(e) = links.verify(name, expires.as_deref(), signature.as_deref(), now) {
         return forbidden("enlace_invalido", e.to_string());
     }
-    let Ok(path) = manifest::file_path(dist, &download.archivo) else {
+    let Ok(path) = manifest::file_path(dist, &download.file) else {
         return Reply::error(500, "error_interno", "El manifiesto nombra un archivo fuera de dist/.");
     };
     let total = download.bytes;
@@ -55,7 +55,7 @@ pub fn answer(dist: &Path, manifest: &Manifest, links: &LinkSigner, name: &str, 
             .with_header("Cache-Control", "no-store");
         }
     };
-    let reply = Reply::new(status, &download.tipo, Body::File { path, start, len })
+    let reply = Reply::new(status, &download.media_type, Body::File { path, start, len })
         .with_header("Content-Disposition", format!("attachment; filename=\"{name}\""))
         .with_header("Cache-Control", "private, no-store")
         .with_header("X-Content-SHA256", download.sha256.clone())

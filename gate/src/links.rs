@@ -104,14 +104,20 @@ impl LinkSigner {
     }
 
     /// Checks `vence` and `firma` (as they came in the query) for a file name at `now`.
-    pub fn verify(&self, file: &str, vence: Option<&str>, firma: Option<&str>, now: u64) -> Result<(), LinkError> {
-        let vence = vence.ok_or(LinkError::Malformed("falta vence"))?;
-        let firma = firma.ok_or(LinkError::Malformed("falta firma"))?;
-        if vence.is_empty() || vence.len() > 20 || !vence.bytes().all(|b| b.is_ascii_digit()) {
+    pub fn verify(
+        &self,
+        file: &str,
+        expires: Option<&str>,
+        signature: Option<&str>,
+        now: u64,
+    ) -> Result<(), LinkError> {
+        let expires = expires.ok_or(LinkError::Malformed("falta vence"))?;
+        let signature = signature.ok_or(LinkError::Malformed("falta firma"))?;
+        if expires.is_empty() || expires.len() > 20 || !expires.bytes().all(|b| b.is_ascii_digit()) {
             return Err(LinkError::Malformed("vence debe ser un entero positivo (segundos unix)"));
         }
-        let expires: u64 = vence.parse().map_err(|_| LinkError::Malformed("vence fuera de rango"))?;
-        let signature = hex::decode(firma).map_err(|_| LinkError::Malformed("firma debe ser hexadecimal"))?;
+        let expires: u64 = expires.parse().map_err(|_| LinkError::Malformed("vence fuera de rango"))?;
+        let signature = hex::decode(signature).map_err(|_| LinkError::Malformed("firma debe ser hexadecimal"))?;
         // Signature first, in constant time, so a forged link learns nothing about expiry rules.
         self.mac(file, expires).verify_slice(&signature).map_err(|_| LinkError::BadSignature)?;
         if expires <= now {
@@ -158,11 +164,11 @@ mod tests {
         let s = signer();
         let now = 1_800_000_000;
         let exp = s.expiry(now);
-        let firma = s.sign("a.zip", exp);
-        assert_eq!(firma.len(), 64);
-        assert_eq!(s.verify("a.zip", Some(&exp.to_string()), Some(&firma), now), Ok(()));
-        assert_eq!(s.verify("a.zip", Some(&exp.to_string()), Some(&firma), exp), Err(LinkError::Expired));
-        assert_eq!(s.link("a.zip", exp), format!("/descarga/a.zip?vence={exp}&firma={firma}"));
+        let signature = s.sign("a.zip", exp);
+        assert_eq!(signature.len(), 64);
+        assert_eq!(s.verify("a.zip", Some(&exp.to_string()), Some(&signature), now), Ok(()));
+        assert_eq!(s.verify("a.zip", Some(&exp.to_string()), Some(&signature), exp), Err(LinkError::Expired));
+        assert_eq!(s.link("a.zip", exp), format!("/descarga/a.zip?vence={exp}&firma={signature}"));
     }
 
     #[test]
@@ -170,15 +176,21 @@ mod tests {
         let s = signer();
         let now = 1_800_000_000;
         let exp = s.expiry(now);
-        let firma = s.sign("a.zip", exp);
+        let signature = s.sign("a.zip", exp);
         let e = exp.to_string();
-        assert_eq!(s.verify("b.zip", Some(&e), Some(&firma), now), Err(LinkError::BadSignature));
-        assert_eq!(s.verify("a.zip", Some(&(exp + 1).to_string()), Some(&firma), now), Err(LinkError::BadSignature));
+        assert_eq!(s.verify("b.zip", Some(&e), Some(&signature), now), Err(LinkError::BadSignature));
+        assert_eq!(
+            s.verify("a.zip", Some(&(exp + 1).to_string()), Some(&signature), now),
+            Err(LinkError::BadSignature)
+        );
         for bad in ["-1", "", "12a", "999999999999999999999999"] {
-            assert!(matches!(s.verify("a.zip", Some(bad), Some(&firma), now), Err(LinkError::Malformed(_))), "{bad}");
+            assert!(
+                matches!(s.verify("a.zip", Some(bad), Some(&signature), now), Err(LinkError::Malformed(_))),
+                "{bad}"
+            );
         }
         assert!(matches!(s.verify("a.zip", Some(&e), Some("zz"), now), Err(LinkError::Malformed(_))));
-        assert!(matches!(s.verify("a.zip", None, Some(&firma), now), Err(LinkError::Malformed(_))));
+        assert!(matches!(s.verify("a.zip", None, Some(&signature), now), Err(LinkError::Malformed(_))));
         // Far future with a correct signature from a leaked key is still bounded.
         let far = now + 365 * 86_400;
         assert_eq!(s.verify("a.zip", Some(&far.to_string()), Some(&s.sign("a.zip", far)), now), Err(LinkError::TooFar));
@@ -214,16 +226,16 @@ mod tests {
         #[test]
         fn only_the_exact_signature_verifies(
             file in "\\PC{0,80}",
-            vence in proptest::option::of("\\PC{0,30}"),
-            firma in proptest::option::of("[0-9a-fA-F]{0,70}|\\PC{0,70}"),
+            expires in proptest::option::of("\\PC{0,30}"),
+            signature in proptest::option::of("[0-9a-fA-F]{0,70}|\\PC{0,70}"),
             now in 0u64..4_000_000_000,
         ) {
             let s = signer();
-            let result = s.verify(&file, vence.as_deref(), firma.as_deref(), now);
+            let result = s.verify(&file, expires.as_deref(), signature.as_deref(), now);
             if result.is_ok() {
-                let (vence, firma) = (vence.unwrap(), firma.unwrap());
-                let expires: u64 = vence.parse().unwrap();
-                proptest::prop_assert_eq!(firma.to_ascii_lowercase(), s.sign(&file, expires));
+                let (expires, signature) = (expires.unwrap(), signature.unwrap());
+                let expires: u64 = expires.parse().unwrap();
+                proptest::prop_assert_eq!(signature.to_ascii_lowercase(), s.sign(&file, expires));
                 proptest::prop_assert!(expires > now && expires <= now + s.lifetime_seconds() + SKEW_SECONDS);
             }
         }
@@ -233,10 +245,10 @@ mod tests {
         fn a_link_opens_only_its_own_file(a in "[a-z0-9._-]{1,40}", b in "[a-z0-9._-]{1,40}", now in 1u64..4_000_000_000) {
             let s = signer();
             let expires = s.expiry(now);
-            let firma = s.sign(&a, expires);
-            proptest::prop_assert_eq!(s.verify(&a, Some(&expires.to_string()), Some(&firma), now), Ok(()));
+            let signature = s.sign(&a, expires);
+            proptest::prop_assert_eq!(s.verify(&a, Some(&expires.to_string()), Some(&signature), now), Ok(()));
             if a != b {
-                proptest::prop_assert_eq!(s.verify(&b, Some(&expires.to_string()), Some(&firma), now), Err(LinkError::BadSignature));
+                proptest::prop_assert_eq!(s.verify(&b, Some(&expires.to_string()), Some(&signature), now), Err(LinkError::BadSignature));
             }
         }
     }

@@ -7,11 +7,9 @@ use gate::app::{Gate, Live, Services};
 use gate::manifest;
 use gate::payment::limits::Limiter;
 use gate::sales::Sales;
-use gate::sales::postgres::{Shared, URL_ENV as VENTAS_ENV};
+use gate::sales::postgres::{Shared, URL_ENV as SALES_ENV};
 use gate::sales::report::Resolution;
-use gate::settings::{
-    Args, Command, Env, PURCHASES_FILE, Settings, TokenCdpArgs, VentasAction, VentasArgs, VerificarArgs,
-};
+use gate::settings::{Args, Command, Env, PURCHASES_FILE, SalesAction, SalesArgs, Settings, TokenCdpArgs, VerifyArgs};
 use gate::x402::receipt;
 use gate_http::tls::Certificate;
 use gate_http::{RunOptions, run_with_limits};
@@ -24,17 +22,17 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 fn main() {
     let mut args: Args = cli::parse();
     let result = match args.command.take() {
-        Some(Command::Ventas(ventas)) => {
+        Some(Command::Sales(sales)) => {
             // stdout carries the report; warnings (a torn journal line) go to stderr.
             init_stderr_logging();
-            match print_sales(&ventas) {
+            match print_sales(&sales) {
                 Ok(pending) if pending > 0 => std::process::exit(gate::sales::export::PENDING_EXIT_CODE),
                 other => other.map(|_| ()),
             }
         }
-        Some(Command::Verificar(verificar)) => {
+        Some(Command::Verify(verify)) => {
             init_stderr_logging();
-            match preflight(&verificar) {
+            match preflight(&verify) {
                 Ok(true) => Ok(()),
                 Ok(false) => std::process::exit(1),
                 Err(e) => Err(e),
@@ -74,7 +72,7 @@ fn start(args: Args) -> Result<()> {
     let settings = Settings::from_args(args, Env::from_process(), &manifest)?;
     std::fs::create_dir_all(&settings.data).with_context(|| format!("no se pudo crear {}", settings.data.display()))?;
     let (facilitator, chains) = settings.build_payment()?;
-    let sales = Arc::new(match &settings.ventas {
+    let sales = Arc::new(match &settings.sales {
         Some(url) => Sales::open_shared(Shared::connect(url)?)?,
         None => Sales::open(&settings.data.join(PURCHASES_FILE), settings.journal_segment_bytes)?,
     });
@@ -102,7 +100,7 @@ fn start(args: Args) -> Result<()> {
     let gate = fill_fee_payers(gate, facilitator.as_ref())?;
     tracing::info!(
         "gate: {} estudios, {} rutas libres ({} KB en memoria), modo {}, facilitador {}, {} hilos; abriendo {}",
-        gate.manifest.estudios.len(),
+        gate.manifest.studies.len(),
         gate.statics.len(),
         gate.statics.bytes() / 1024,
         settings.mode.as_str(),
@@ -134,7 +132,7 @@ fn start(args: Args) -> Result<()> {
         );
     }
     let certificate = settings.tls.clone().map(Certificate::load).transpose()?;
-    warn_if_https_without_tls(&gate.manifest.servicio.base_url, settings.mode, certificate.is_some());
+    warn_if_https_without_tls(&gate.manifest.service.base_url, settings.mode, certificate.is_some());
     let live = Arc::new(Live::new(gate));
     live.reload_on_sighup(certificate.clone())?;
     if let Some(listen) = &settings.metrics_listen {
@@ -183,12 +181,12 @@ fn fill_fee_payers(mut gate: Gate, facilitator: &dyn gate::facilitator::Facilita
 /// `gate ventas`: the journal (or the shared record) as a table, JSON or CSV, `conciliar` to
 /// resolve a purchase, `importar` to load the journal of `--datos` into the shared record.
 /// Returns how many purchases wait to be reconciled (the report only; 0 for the actions).
-fn print_sales(args: &VentasArgs) -> Result<usize> {
-    let url = args.sales_url.clone().or_else(|| std::env::var(VENTAS_ENV).ok()).filter(|url| !url.trim().is_empty());
+fn print_sales(args: &SalesArgs) -> Result<usize> {
+    let url = args.sales_url.clone().or_else(|| std::env::var(SALES_ENV).ok()).filter(|url| !url.trim().is_empty());
     let shared = url.as_deref().map(Shared::connect).transpose()?;
-    if let Some(VentasAction::Importar) = &args.action {
+    if let Some(SalesAction::Import) = &args.action {
         let shared = shared
-            .with_context(|| format!("importar necesita la base de destino: --ventas postgres://… (o {VENTAS_ENV})"))?;
+            .with_context(|| format!("importar necesita la base de destino: --ventas postgres://… (o {SALES_ENV})"))?;
         let path = args.data.join(PURCHASES_FILE);
         if !path.exists() {
             anyhow::bail!("no hay diario de ventas en {}", path.display());
@@ -205,8 +203,8 @@ fn print_sales(args: &VentasArgs) -> Result<usize> {
         );
         return Ok(0);
     }
-    if let Some(VentasAction::Conciliar(c)) = &args.action {
-        let Some(compra) = &c.purchase else {
+    if let Some(SalesAction::Reconcile(c)) = &args.action {
+        let Some(purchase) = &c.purchase else {
             return reconcile_from_chain(args, c, shared.as_deref()).map(|()| 0);
         };
         let resolution = match &c.settled_in {
@@ -214,15 +212,15 @@ fn print_sales(args: &VentasArgs) -> Result<usize> {
             None => Resolution::Unpaid,
         };
         let pending = match &shared {
-            Some(shared) => gate::sales::report::reconcile_shared(shared, compra, resolution, &c.note)?,
-            None => gate::sales::report::reconcile(&args.data, compra, resolution, &c.note)?,
+            Some(shared) => gate::sales::report::reconcile_shared(shared, purchase, resolution, &c.note)?,
+            None => gate::sales::report::reconcile(&args.data, purchase, resolution, &c.note)?,
         };
         println!(
             "conciliada: {} ({}, {}, pagador {}) como {}",
-            pending.compra,
-            pending.estudio,
-            pending.red,
-            pending.pagador,
+            pending.purchase,
+            pending.study,
+            pending.network,
+            pending.payer,
             if c.settled_in.is_some() { "venta" } else { "sin pago" }
         );
         return Ok(0);
@@ -239,7 +237,7 @@ fn print_sales(args: &VentasArgs) -> Result<usize> {
         "csv" => print!("{}", gate::sales::export::csv(&report)),
         _ => print!("{}", gate::sales::report::table(&report)),
     }
-    let pending = report.pendientes.len();
+    let pending = report.pending.len();
     if pending > 0 {
         eprintln!(
             "gate ventas: {pending} compras inciertas por conciliar (gate ventas conciliar); sale con {}",
@@ -251,7 +249,7 @@ fn print_sales(args: &VentasArgs) -> Result<usize> {
 
 /// `gate ventas conciliar` with no purchase named: each uncertain purchase looked up on the
 /// chain of its network and resolved when the chain decides (paid, canceled, expired unused).
-fn reconcile_from_chain(args: &VentasArgs, c: &gate::settings::ConciliarArgs, shared: Option<&Shared>) -> Result<()> {
+fn reconcile_from_chain(args: &SalesArgs, c: &gate::settings::ReconcileArgs, shared: Option<&Shared>) -> Result<()> {
     use gate::chain::{Chains, evm::RpcChain, rpc_urls_from_env, rpc_urls_from_flags};
     use gate::payment::proof::Resolved;
     let mut urls = rpc_urls_from_env(Env::from_process().rpc.into_iter()).map_err(|e| anyhow::anyhow!(e))?;
@@ -285,14 +283,17 @@ fn reconcile_from_chain(args: &VentasArgs, c: &gate::settings::ConciliarArgs, sh
                 format!("sigue por conciliar ({why})")
             }
         };
-        println!("{} ({}, {}, pagador {}): {line}", purchase.compra, purchase.estudio, purchase.red, purchase.pagador);
+        println!(
+            "{} ({}, {}, pagador {}): {line}",
+            purchase.purchase, purchase.study, purchase.network, purchase.payer
+        );
     }
     println!("conciliación con la cadena: {paid} pagadas, {void} anuladas, {open} siguen por conciliar");
     Ok(())
 }
 
 /// `gate verificar`: the go-live checks on stdout; `Ok(false)` when any failed.
-fn preflight(args: &VerificarArgs) -> Result<bool> {
+fn preflight(args: &VerifyArgs) -> Result<bool> {
     let env = Env::from_process();
     let inputs = gate::preflight::Inputs {
         dist: &args.dist,

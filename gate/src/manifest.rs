@@ -19,8 +19,8 @@ pub fn load(dist: &Path) -> Result<Manifest> {
     let mut de = serde_json::Deserializer::from_str(&text);
     let manifest: Manifest = serde_path_to_error::deserialize(&mut de)
         .with_context(|| format!("{}: el manifiesto no tiene la forma esperada", path.display()))?;
-    if manifest.formato != FORMAT {
-        bail!("{}: formato {:?}, esta versión del gate lee {FORMAT:?}", path.display(), manifest.formato);
+    if manifest.format != FORMAT {
+        bail!("{}: formato {:?}, esta versión del gate lee {FORMAT:?}", path.display(), manifest.format);
     }
     check_files(&manifest, dist)?;
     check_offers(&manifest)?;
@@ -39,12 +39,12 @@ pub fn file_path(dist: &Path, relative: &str) -> Result<PathBuf> {
 
 fn check_files(manifest: &Manifest, dist: &Path) -> Result<()> {
     let named = manifest
-        .rutas
+        .routes
         .values()
-        .map(|r| (&r.archivo, Some(r.bytes)))
-        .chain(manifest.descargas.values().map(|d| (&d.archivo, Some(d.bytes))))
-        .chain(manifest.estudios.values().flat_map(|s| s.vistas.values().map(|v| (&v.archivo, None))))
-        .chain(manifest.estudios.values().map(|s| (&s.pagina_402, None)));
+        .map(|r| (&r.file, Some(r.bytes)))
+        .chain(manifest.downloads.values().map(|d| (&d.file, Some(d.bytes))))
+        .chain(manifest.studies.values().flat_map(|s| s.views.values().map(|v| (&v.file, None))))
+        .chain(manifest.studies.values().map(|s| (&s.page_402, None)));
     for (relative, bytes) in named {
         let path = file_path(dist, relative)?;
         let meta = std::fs::metadata(&path)
@@ -55,16 +55,16 @@ fn check_files(manifest: &Manifest, dist: &Path) -> Result<()> {
             bail!("{relative}: mide {} bytes y gate.json dice {expected}", meta.len());
         }
     }
-    for (url, route) in &manifest.rutas {
+    for (url, route) in &manifest.routes {
         if let Some(alternate) = &route.html
-            && !manifest.rutas.contains_key(alternate)
+            && !manifest.routes.contains_key(alternate)
         {
             bail!("gate.json: la ruta {url} ofrece la alternativa HTML {alternate}, que no es una ruta");
         }
     }
-    for (slug, study) in &manifest.estudios {
-        for name in &study.descargas {
-            if !manifest.descargas.contains_key(name) {
+    for (slug, study) in &manifest.studies {
+        for name in &study.downloads {
+            if !manifest.downloads.contains_key(name) {
                 bail!("gate.json: el estudio {slug} lista la descarga {name}, que no está en descargas");
             }
         }
@@ -73,12 +73,12 @@ fn check_files(manifest: &Manifest, dist: &Path) -> Result<()> {
 }
 
 fn check_offers(manifest: &Manifest) -> Result<()> {
-    for (slug, study) in &manifest.estudios {
-        for (view, offer) in &study.vistas {
-            if offer.pago_requerido_mcp.accepts != offer.pago_requerido.accepts {
+    for (slug, study) in &manifest.studies {
+        for (view, offer) in &study.views {
+            if offer.payment_required_mcp.accepts != offer.payment_required.accepts {
                 bail!("gate.json: estudios.{slug}.vistas.{view}: el 402 de MCP pide otros requisitos que el de HTTP");
             }
-            if offer.pago_requerido.accepts.is_empty() {
+            if offer.payment_required.accepts.is_empty() {
                 bail!("gate.json: estudios.{slug}.vistas.{view} no ofrece ninguna red de pago");
             }
         }

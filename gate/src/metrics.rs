@@ -20,7 +20,7 @@
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::encoding::{EncodeLabel, EncodeLabelSet, LabelSetEncoder};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -30,26 +30,44 @@ use prometheus_client::registry::Registry;
 /// How long a count of the purchases to reconcile is reused (it reads the whole record).
 const PENDING_TTL: Duration = Duration::from_secs(15);
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
 struct RequestLabels {
-    ruta: &'static str,
-    estado: u16,
+    route: &'static str,
+    status: u16,
 }
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
 struct RouteLabels {
-    ruta: &'static str,
+    route: &'static str,
 }
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
 struct OutcomeLabels {
-    resultado: &'static str,
+    outcome: &'static str,
 }
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
 struct KindLabels {
-    tipo: &'static str,
+    kind: &'static str,
 }
+
+/// A label set whose fields are English and whose label names are the Spanish ones operators
+/// query (`gate_pedidos_total{ruta="/",estado="200"}`): the derive would name them after the fields.
+macro_rules! label_set {
+    ($ty:ident { $($field:ident => $label:literal),+ }) => {
+        impl EncodeLabelSet for $ty {
+            fn encode(&self, encoder: &mut LabelSetEncoder) -> Result<(), std::fmt::Error> {
+                $( ($label, self.$field).encode(encoder.encode_label())?; )+
+                Ok(())
+            }
+        }
+    };
+}
+
+label_set!(RequestLabels { route => "ruta", status => "estado" });
+label_set!(RouteLabels { route => "ruta" });
+label_set!(OutcomeLabels { outcome => "resultado" });
+label_set!(KindLabels { kind => "tipo" });
 
 /// Every metric the gate keeps.
 pub struct Metrics {
@@ -145,23 +163,23 @@ impl Metrics {
     }
 
     /// One answered request.
-    pub fn request(&self, ruta: &'static str, estado: u16) {
-        self.requests.get_or_create(&RequestLabels { ruta, estado }).inc();
-        if estado == 402 {
-            self.payment_required.get_or_create(&RouteLabels { ruta }).inc();
+    pub fn request(&self, route: &'static str, status: u16) {
+        self.requests.get_or_create(&RequestLabels { route, status }).inc();
+        if status == 402 {
+            self.payment_required.get_or_create(&RouteLabels { route }).inc();
         }
     }
 
     /// A payment-required answer that is not an HTTP 402: `comprar_estudio` over MCP answers
     /// it inside a JSON-RPC message (HTTP 200), in any of its bindings.
-    pub fn payment_required(&self, ruta: &'static str) {
-        self.payment_required.get_or_create(&RouteLabels { ruta }).inc();
+    pub fn payment_required(&self, route: &'static str) {
+        self.payment_required.get_or_create(&RouteLabels { route }).inc();
     }
 
     /// A purchase's outcome: `Ok` is a delivery; a refusal by its status and whether its
     /// settlement ended uncertain.
     pub fn purchase(&self, outcome: Result<(), (u16, bool)>) {
-        let resultado = match outcome {
+        let outcome = match outcome {
             Ok(()) => "vendida",
             Err((_, true)) => {
                 self.uncertain.inc();
@@ -173,7 +191,7 @@ impl Metrics {
             Err((status, _)) if status >= 500 => "error",
             Err(_) => "rechazada",
         };
-        self.purchases.get_or_create(&OutcomeLabels { resultado }).inc();
+        self.purchases.get_or_create(&OutcomeLabels { outcome }).inc();
     }
 
     /// The time one settlement took at the facilitator.
@@ -182,8 +200,8 @@ impl Metrics {
     }
 
     /// A settlement without a readable answer, by kind (`FacilitatorError::kind`).
-    pub fn facilitator_error(&self, tipo: &'static str) {
-        self.facilitator_errors.get_or_create(&KindLabels { tipo }).inc();
+    pub fn facilitator_error(&self, kind: &'static str) {
+        self.facilitator_errors.get_or_create(&KindLabels { kind }).inc();
     }
 
     /// The time one step of a purchase took to commit to the PostgreSQL sales record (the

@@ -27,8 +27,8 @@ use crate::settings::{Env, FACILITATOR_URL_ENV, FacilitatorChoice, build_facilit
 use crate::x402::SupportedResponse;
 use crate::x402::receipt::{KEY_ENV as RECEIPT_KEY_ENV, KEY_FILE as RECEIPT_KEY_FILE, ReceiptKey};
 
-pub mod salida;
-pub use salida::Serving;
+pub mod output;
+pub use output::Serving;
 
 /// The link secret's minimum length outside local mode, in bytes.
 const MIN_LINK_SECRET_BYTES: usize = 32;
@@ -111,7 +111,7 @@ pub async fn run(inputs: Inputs<'_>) -> Report {
     let mut report = Report::default();
     let manifest = match crate::manifest::load(inputs.dist) {
         Ok(manifest) => {
-            report.ok("manifiesto", format!("{} estudios en {}", manifest.estudios.len(), inputs.dist.display()));
+            report.ok("manifiesto", format!("{} estudios en {}", manifest.studies.len(), inputs.dist.display()));
             manifest
         }
         Err(e) => {
@@ -119,22 +119,22 @@ pub async fn run(inputs: Inputs<'_>) -> Report {
             return report;
         }
     };
-    let mode = manifest.servicio.modo;
+    let mode = manifest.service.mode;
     report.check("modo", check_mode(mode, inputs.expected_mode));
     check_networks(&manifest, &mut report);
     check_offers(&manifest, &mut report);
     for payee in payees(&manifest) {
         report.check(format!("pagar_a {payee}"), check_payee(&payee));
         if payee.starts_with("0x") {
-            report.check(format!("pagar_a {payee} propia"), salida::check_not_development(mode, &payee));
+            report.check(format!("pagar_a {payee} propia"), output::check_not_development(mode, &payee));
         }
     }
-    report.check("estudios", salida::check_synthetic(mode, &manifest, inputs.dist));
+    report.check("estudios", output::check_synthetic(mode, &manifest, inputs.dist));
     report.check("clave de enlaces", check_link_secret(mode, inputs.env.link_secret.as_deref()));
     report.check("clave de recibos", check_receipt_key(mode, inputs.env.receipt_key.as_deref()));
-    report.check("base_url", check_base_url(mode, &manifest.servicio.base_url));
-    salida::check_proxies(mode, &manifest.servicio.base_url, &inputs.serving, &mut report);
-    salida::check_journal(mode, &manifest, inputs.data, &mut report);
+    report.check("base_url", check_base_url(mode, &manifest.service.base_url));
+    output::check_proxies(mode, &manifest.service.base_url, &inputs.serving, &mut report);
+    output::check_journal(mode, &manifest, inputs.data, &mut report);
     match choose_facilitator(mode, inputs.facilitator_url, inputs.data, inputs.env) {
         Err(e) => report.fail("facilitador", format!("{e:#}")),
         Ok(choice) => {
@@ -166,7 +166,7 @@ async fn check_chains(manifest: &Manifest, env: &Env, flags: &[String], report: 
         Ok(more) => urls.extend(more),
         Err(e) => report.fail("RPC", e),
     }
-    for network in manifest.servicio.redes.iter().filter(|n| !n.is_solana()) {
+    for network in manifest.service.networks.iter().filter(|n| !n.is_solana()) {
         let what = format!("cadena {}", network.caip2);
         let Some(url) = urls.get(&network.caip2) else {
             let id = network.caip2.trim_start_matches("eip155:");
@@ -241,11 +241,11 @@ async fn check_chain(chain: &RpcChain, network: &Network, report: &mut Report) {
             Err(e) => Err(format!("no se pudo leer el contrato del activo: {e}")),
         },
     );
-    if let Ok(pay_to) = network.pagar_a.parse::<Address>() {
+    if let Ok(pay_to) = network.pay_to.parse::<Address>() {
         let code = chain.rpc().code(pay_to).await.map(|c| c.is_empty());
         let balance = chain.balance_of(asset, pay_to).await;
         report.check(
-            format!("payTo {}", network.pagar_a),
+            format!("payTo {}", network.pay_to),
             match (code, balance) {
                 (Ok(plain), Ok(balance)) => Ok(format!(
                     "{}, saldo {} USDC: confirme que es la cuenta del editor",
@@ -270,10 +270,10 @@ fn check_mode(mode: Mode, expected: Option<Mode>) -> Result<String, String> {
 
 /// The manifest's networks against the canonical ones of its mode, one line each.
 fn check_networks(manifest: &Manifest, report: &mut Report) {
-    let mode = manifest.servicio.modo;
+    let mode = manifest.service.mode;
     let evm = contract::networks::evm(mode);
     let solana = contract::networks::solana(mode);
-    for network in &manifest.servicio.redes {
+    for network in &manifest.service.networks {
         let what = format!("red {}", network.caip2);
         let canonical = [Some(evm), solana].into_iter().flatten().find(|c| c.caip2 == network.caip2);
         let result = match canonical {
@@ -287,9 +287,9 @@ fn check_networks(manifest: &Manifest, report: &mut Report) {
             )),
             Some(c) if c.matches(network) => Ok(match c.eip712 {
                 Some((name, version)) => {
-                    format!("{}, USDC {}, dominio EIP-712 \"{name}\" versión {version}", c.nombre, c.asset)
+                    format!("{}, USDC {}, dominio EIP-712 \"{name}\" versión {version}", c.name, c.asset)
                 }
-                None => format!("{}, USDC {}", c.nombre, c.asset),
+                None => format!("{}, USDC {}", c.name, c.asset),
             }),
             Some(c) => Err(format!(
                 "no es la red canónica del modo {mode}: se esperaba activo {} y dominio {}, y gate.json dice activo {} y dominio {}",
@@ -301,10 +301,10 @@ fn check_networks(manifest: &Manifest, report: &mut Report) {
         };
         report.check(what, result);
     }
-    if !manifest.servicio.redes.iter().any(|n| n.caip2 == evm.caip2) {
+    if !manifest.service.networks.iter().any(|n| n.caip2 == evm.caip2) {
         report.fail(
             format!("red {}", evm.caip2),
-            format!("el modo {mode} vende en {} y gate.json no la ofrece", evm.nombre),
+            format!("el modo {mode} vende en {} y gate.json no la ofrece", evm.name),
         );
     }
 }
@@ -320,12 +320,12 @@ fn domain_text(domain: Option<(String, String)>) -> String {
 fn check_offers(manifest: &Manifest, report: &mut Report) {
     let mut problems = Vec::new();
     let mut count = 0;
-    for (slug, study) in &manifest.estudios {
-        for (view, offer) in &study.vistas {
-            for requirement in &offer.pago_requerido.accepts {
+    for (slug, study) in &manifest.studies {
+        for (view, offer) in &study.views {
+            for requirement in &offer.payment_required.accepts {
                 count += 1;
                 let at = format!("{slug}/{}", view.as_str());
-                let Some(network) = manifest.servicio.redes.iter().find(|n| n.caip2 == requirement.network) else {
+                let Some(network) = manifest.service.networks.iter().find(|n| n.caip2 == requirement.network) else {
                     problems.push(format!("{at}: la red {} no está en servicio.redes", requirement.network));
                     continue;
                 };
@@ -338,8 +338,8 @@ fn check_offers(manifest: &Manifest, report: &mut Report) {
                         requirement.asset, network.caip2, network.asset
                     ));
                 }
-                if requirement.pay_to != network.pagar_a {
-                    problems.push(format!("{at}: payTo {} y la red cobra en {}", requirement.pay_to, network.pagar_a));
+                if requirement.pay_to != network.pay_to {
+                    problems.push(format!("{at}: payTo {} y la red cobra en {}", requirement.pay_to, network.pay_to));
                 }
                 let domain = requirement.extra_str("name").zip(requirement.extra_str("version"));
                 if !network.is_solana()
@@ -353,7 +353,7 @@ fn check_offers(manifest: &Manifest, report: &mut Report) {
     match problems.len() {
         0 => report.ok(
             "requisitos de pago",
-            format!("{count} en {} estudios, todos en las redes de arriba", manifest.estudios.len()),
+            format!("{count} en {} estudios, todos en las redes de arriba", manifest.studies.len()),
         ),
         n => report.fail(
             "requisitos de pago",
@@ -365,11 +365,11 @@ fn check_offers(manifest: &Manifest, report: &mut Report) {
 /// Every payee the manifest names, in the networks and in the requirements.
 fn payees(manifest: &Manifest) -> BTreeSet<String> {
     let offered = manifest
-        .estudios
+        .studies
         .values()
-        .flat_map(|s| s.vistas.values())
-        .flat_map(|o| o.pago_requerido.accepts.iter().map(|r| r.pay_to.clone()));
-    manifest.servicio.redes.iter().map(|n| n.pagar_a.clone()).chain(offered).collect()
+        .flat_map(|s| s.views.values())
+        .flat_map(|o| o.payment_required.accepts.iter().map(|r| r.pay_to.clone()));
+    manifest.service.networks.iter().map(|n| n.pay_to.clone()).chain(offered).collect()
 }
 
 /// An EVM address must carry its EIP-55 checksum (a typo then fails instead of paying a
@@ -474,9 +474,9 @@ async fn check_supported(manifest: &Manifest, choice: &FacilitatorChoice) -> Res
         }
         other => other.to_string(),
     })?;
-    let missing: Vec<String> = manifest.servicio.redes.iter().filter_map(|n| missing_kind(&supported, n)).collect();
+    let missing: Vec<String> = manifest.service.networks.iter().filter_map(|n| missing_kind(&supported, n)).collect();
     if missing.is_empty() {
-        let networks: Vec<&str> = manifest.servicio.redes.iter().map(|n| n.caip2.as_str()).collect();
+        let networks: Vec<&str> = manifest.service.networks.iter().map(|n| n.caip2.as_str()).collect();
         Ok(format!("admite exact (x402 v2) en {}", networks.join(", ")))
     } else {
         Err(missing.join("; "))

@@ -120,7 +120,7 @@ impl Gate {
             || path == telemetry::LIVENESS_PATH
             || path == telemetry::READINESS_PATH
             || path.starts_with("/descarga/")
-            || path.strip_prefix("/estudio/").is_some_and(|slug| self.manifest.estudios.contains_key(slug));
+            || path.strip_prefix("/estudio/").is_some_and(|slug| self.manifest.studies.contains_key(slug));
         known.then_some(ALLOW_READ)
     }
 

@@ -134,7 +134,7 @@ impl Search {
     /// Prepares the search over `index`, with links under `base_url`.
     pub fn new(index: &SearchIndex, base_url: &str) -> Search {
         let base_url = base_url.trim_end_matches('/').to_owned();
-        let documents = index.documentos.iter().map(|d| DocumentJson::new(d, &base_url)).collect();
+        let documents = index.documents.iter().map(|d| DocumentJson::new(d, &base_url)).collect();
         let mut closing = b",\"catalogo\":".to_vec();
         push_json(&mut closing, &format!("{base_url}/catalogo"));
         closing.push(b'}');
@@ -346,13 +346,13 @@ impl DocumentJson {
         let mut head = b"{\"slug\":".to_vec();
         push_json(&mut head, &d.slug);
         head.extend_from_slice(b",\"nombre\":");
-        push_json(&mut head, &d.nombre);
+        push_json(&mut head, &d.name);
         head.extend_from_slice(b",\"nombre_en\":");
-        push_json(&mut head, &d.nombre_en);
+        push_json(&mut head, &d.name_en);
         head.extend_from_slice(b",\"industria\":");
-        push_json(&mut head, &d.industria);
+        push_json(&mut head, &d.industry);
         head.extend_from_slice(b",\"pais\":");
-        push_json_list(&mut head, d.pais.iter().map(String::as_str));
+        push_json_list(&mut head, d.country.iter().map(String::as_str));
         head.extend_from_slice(b",\"puntaje\":");
         let mut tail = b"\"urls\":{\"ficha\":".to_vec();
         push_json(&mut tail, &format!("{base_url}/estudio/{}/ficha", d.slug));
@@ -360,7 +360,7 @@ impl DocumentJson {
         push_json(&mut tail, &format!("{base_url}/estudio/{}", d.slug));
         tail.extend_from_slice(b"}}");
         let brands = d
-            .marcas
+            .brands
             .iter()
             .map(|brand| {
                 let mut json = Vec::new();
@@ -465,7 +465,7 @@ mod tests {
     /// answer must still be valid JSON.
     fn index_with_a_quoted_term() -> SearchIndex {
         let mut index = index();
-        index.terminos.insert("hot\"el\\x".to_owned(), vec![[1, 3, 1]]);
+        index.terms.insert("hot\"el\\x".to_owned(), vec![[1, 3, 1]]);
         index
     }
 
@@ -532,74 +532,85 @@ mod tests {
         #[derive(Serialize)]
         struct SearchAnswer<'a> {
             q: &'a str,
-            terminos: &'a [String],
+            #[serde(rename = "terminos")]
+            terms: &'a [String],
             total: usize,
-            resultados: Vec<SearchResult<'a>>,
-            catalogo: String,
+            #[serde(rename = "resultados")]
+            results: Vec<SearchResult<'a>>,
+            #[serde(rename = "catalogo")]
+            catalog: String,
         }
 
         #[derive(Serialize)]
         struct SearchResult<'a> {
             slug: &'a str,
-            nombre: &'a str,
-            nombre_en: &'a str,
-            industria: &'a str,
-            pais: &'a [String],
-            puntaje: f64,
-            terminos_encontrados: usize,
-            por_que: Vec<Why<'a>>,
-            marcas_coincidentes: &'a [&'a str],
+            #[serde(rename = "nombre")]
+            name: &'a str,
+            #[serde(rename = "nombre_en")]
+            name_en: &'a str,
+            #[serde(rename = "industria")]
+            industry: &'a str,
+            #[serde(rename = "pais")]
+            country: &'a [String],
+            #[serde(rename = "puntaje")]
+            score: f64,
+            #[serde(rename = "terminos_encontrados")]
+            found_terms: usize,
+            #[serde(rename = "por_que")]
+            why: Vec<Why<'a>>,
+            #[serde(rename = "marcas_coincidentes")]
+            matching_brands: &'a [&'a str],
             urls: Urls,
         }
 
         #[derive(Serialize)]
         struct Why<'a> {
-            termino: &'a str,
-            coincide_con: &'a str,
-            campo: &'a str,
+            #[serde(rename = "termino")]
+            term: &'a str,
+            #[serde(rename = "coincide_con")]
+            matches_with: &'a str,
+            #[serde(rename = "campo")]
+            field: &'a str,
         }
 
         #[derive(Serialize)]
         struct Urls {
-            ficha: String,
-            comprar: String,
+            #[serde(rename = "ficha")]
+            sheet: String,
+            #[serde(rename = "comprar")]
+            buy: String,
         }
 
         pub(super) fn answer(index: &SearchIndex, base_url: &str, q: &str) -> Option<Vec<u8>> {
             let (terms, hits) = index.query(q).ok()?;
-            let resultados = hits
+            let results = hits
                 .iter()
                 .take(MAX_RESULTS)
                 .map(|hit| {
                     let d = hit.document;
                     SearchResult {
                         slug: &d.slug,
-                        nombre: &d.nombre,
-                        nombre_en: &d.nombre_en,
-                        industria: &d.industria,
-                        pais: &d.pais,
-                        puntaje: (hit.score * 1000.0).round() / 1000.0,
-                        terminos_encontrados: hit.matched_terms,
-                        por_que: hit
+                        name: &d.name,
+                        name_en: &d.name_en,
+                        industry: &d.industry,
+                        country: &d.country,
+                        score: (hit.score * 1000.0).round() / 1000.0,
+                        found_terms: hit.matched_terms,
+                        why: hit
                             .matches
                             .iter()
-                            .map(|&(termino, coincide_con, campo)| Why { termino, coincide_con, campo })
+                            .map(|&(term, matches_with, field)| Why { term, matches_with, field })
                             .collect(),
-                        marcas_coincidentes: &hit.brands,
+                        matching_brands: &hit.brands,
                         urls: Urls {
-                            ficha: format!("{base_url}/estudio/{}/ficha", d.slug),
-                            comprar: format!("{base_url}/estudio/{}", d.slug),
+                            sheet: format!("{base_url}/estudio/{}/ficha", d.slug),
+                            buy: format!("{base_url}/estudio/{}", d.slug),
                         },
                     }
                 })
                 .collect();
-            let answer = SearchAnswer {
-                q,
-                terminos: &terms,
-                total: hits.len(),
-                resultados,
-                catalogo: format!("{base_url}/catalogo"),
-            };
+            let answer =
+                SearchAnswer { q, terms: &terms, total: hits.len(), results, catalog: format!("{base_url}/catalogo") };
             serde_json::to_vec(&answer).ok()
         }
     }

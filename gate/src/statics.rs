@@ -42,14 +42,14 @@ impl Statics {
     /// Loads every route the manifest lists, checking sizes.
     pub fn load(dist: &Path, manifest: &Manifest) -> Result<Statics> {
         let mut files = BTreeMap::new();
-        for (url, route) in &manifest.rutas {
-            let path = manifest::file_path(dist, &route.archivo)?;
+        for (url, route) in &manifest.routes {
+            let path = manifest::file_path(dist, &route.file)?;
             let bytes = std::fs::read(&path).with_context(|| format!("no se pudo leer {}", path.display()))?;
             if bytes.len() as u64 != route.bytes {
-                bail!("{}: {} bytes, gate.json dice {}", route.archivo, bytes.len(), route.bytes);
+                bail!("{}: {} bytes, gate.json dice {}", route.file, bytes.len(), route.bytes);
             }
             let file = StaticFile::new(
-                route.tipo.as_str().into_header_value(),
+                route.media_type.as_str().into_header_value(),
                 route.etag.as_str().into_header_value(),
                 route.cache.as_str().into_header_value(),
                 Bytes::from(bytes),

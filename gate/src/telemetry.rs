@@ -29,9 +29,7 @@ pub fn route_of(gate: &Gate, path: &str) -> &'static str {
         "/mcp/catalogo" => "/mcp/catalogo",
         _ if path.starts_with("/descarga/") => "/descarga/{archivo}",
         _ if gate.statics.get(path).is_some() => "documento",
-        _ if path.strip_prefix("/estudio/").is_some_and(|s| gate.manifest.estudios.contains_key(s)) => {
-            "/estudio/{slug}"
-        }
+        _ if path.strip_prefix("/estudio/").is_some_and(|s| gate.manifest.studies.contains_key(s)) => "/estudio/{slug}",
         _ => "otra",
     }
 }
@@ -66,8 +64,8 @@ fn dist_present(gate: &Gate) -> Result<String, String> {
     if !manifest.is_file() {
         return Err(format!("falta {}: dist/ no está cargado", manifest.display()));
     }
-    for (name, download) in &gate.manifest.descargas {
-        let path = gate.dist.join(&download.archivo);
+    for (name, download) in &gate.manifest.downloads {
+        let path = gate.dist.join(&download.file);
         match std::fs::metadata(&path) {
             Ok(meta) if meta.len() == download.bytes => {}
             Ok(meta) => {
@@ -81,7 +79,7 @@ fn dist_present(gate: &Gate) -> Result<String, String> {
             Err(e) => return Err(format!("{name}: {}: {e}", path.display())),
         }
     }
-    Ok(format!("{} estudios, {} descargas", gate.manifest.estudios.len(), gate.manifest.descargas.len()))
+    Ok(format!("{} estudios, {} descargas", gate.manifest.studies.len(), gate.manifest.downloads.len()))
 }
 
 /// Opens `--escuchar-metricas` and answers on it, on a thread of its own: `GET /metrics`

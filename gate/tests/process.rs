@@ -138,7 +138,7 @@ fn signed_header(accepted: &Value) -> String {
     encode_json(&json!({"x402Version": 2, "accepted": accepted, "payload": exact_payload_json(&auth, &signature)}))
 }
 
-fn ventas(data: &Path) -> Value {
+fn sales(data: &Path) -> Value {
     let output = Command::new(env!("CARGO_BIN_EXE_gate"))
         .args(["ventas", "--json", "--data", &data.display().to_string()])
         .output()
@@ -185,7 +185,7 @@ async fn a_sale_killed_between_settlement_and_response_is_journaled_and_recovere
     drop(gate);
 
     // The journal holds the settled sale, not yet delivered; the facilitator's ledger, one settlement.
-    let report = ventas(data);
+    let report = sales(data);
     assert_eq!(report["ventas"].as_array().unwrap().len(), 1, "{report:#}");
     let sale = &report["ventas"][0];
     assert_eq!(sale["estudio"], "banca-2026");
@@ -202,7 +202,7 @@ async fn a_sale_killed_between_settlement_and_response_is_journaled_and_recovere
     let mut file = std::fs::OpenOptions::new().append(true).open(&journal).unwrap();
     file.write_all(br#"{"fecha":"2026-11-23T00:00:00Z","unix":1,"compra":"x","evento":"acep"#).unwrap();
     drop(file);
-    assert_eq!(ventas(data)["avisos"].as_array().unwrap().len(), 1, "ventas reports the torn line");
+    assert_eq!(sales(data)["avisos"].as_array().unwrap().len(), 1, "ventas reports the torn line");
 
     // 2. Restart: the buyer repeats the same request and gets the study, with no second settlement.
     let gate = GateProcess::start(dist, data, &[]);
@@ -247,7 +247,7 @@ async fn a_sale_killed_between_settlement_and_response_is_journaled_and_recovere
         (100_000_000u64 - 2 * 990_000).to_string()
     );
 
-    let report = ventas(data);
+    let report = sales(data);
     assert!(report["avisos"].as_array().unwrap().is_empty(), "the torn tail was cut off");
     assert_eq!(report["ventas"][0]["entregado"], true);
     assert_eq!(report["ventas"][0]["reentregas"], 1);
@@ -280,7 +280,7 @@ async fn an_abort_right_after_settlement_loses_no_sale() {
     assert!(answer.is_err(), "no answer left the aborted gate");
     assert!(!gate.child.wait().unwrap().success());
     drop(gate);
-    let report = ventas(data);
+    let report = sales(data);
     assert_eq!(report["ventas"][0]["estudio"], "cosmetica-2026");
     assert_eq!(report["ventas"][0]["vista"], "resumen");
     let gate = GateProcess::start(dist, data, &[]);
@@ -319,7 +319,7 @@ async fn a_kill_after_the_settle_and_before_the_journal_loses_no_sale() {
     assert!(!gate.child.wait().unwrap().success());
     assert!(pending.await.unwrap().is_err(), "the buyer never got an answer");
     drop(gate);
-    let report = ventas(data);
+    let report = sales(data);
     assert!(report["ventas"].as_array().unwrap().is_empty(), "{report:#}");
     assert_eq!(report["pendientes"].as_array().unwrap().len(), 1, "listed to reconcile: {report:#}");
     assert_eq!(report["pendientes"][0]["estado"], "sin_resultado");
@@ -339,7 +339,7 @@ async fn a_kill_after_the_settle_and_before_the_journal_loses_no_sale() {
     let body: Value = response.json().await.unwrap();
     assert!(body["paquete"].is_object());
     assert_eq!(ledger(data)["liquidaciones"], 1, "exactly one settlement");
-    let report = ventas(data);
+    let report = sales(data);
     assert!(report["pendientes"].as_array().unwrap().is_empty(), "{report:#}");
     assert_eq!(report["ventas"].as_array().unwrap().len(), 1, "{report:#}");
     let origin = report["ventas"][0]["origen"].as_str().unwrap_or_default();

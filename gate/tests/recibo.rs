@@ -19,19 +19,19 @@ fn key() -> ReceiptKey {
 
 /// Two delivered files in `folder` and the receipt of their sale, saved as `comprar` saves it.
 fn sale(folder: &Path) -> std::path::PathBuf {
-    let mut archivos = BTreeMap::new();
+    let mut files = BTreeMap::new();
     for (kind, name, bytes) in [
         ("json", "banca-2026.json", b"{\"estudio\":\"banca-2026\"}".to_vec()),
         ("zip", "banca-2026.zip", vec![7u8; 4096]),
     ] {
         std::fs::write(folder.join(name), &bytes).unwrap();
         let file = ReceiptFile {
-            archivo: name.into(),
-            tipo: format!("application/{kind}"),
+            file: name.into(),
+            media_type: format!("application/{kind}"),
             bytes: bytes.len() as u64,
             sha256: hex::encode(Sha256::digest(&bytes)),
         };
-        archivos.insert(kind.to_owned(), file);
+        files.insert(kind.to_owned(), file);
     }
     let payload = ReceiptPayload {
         version: 1,
@@ -44,9 +44,9 @@ fn sale(folder: &Path) -> std::path::PathBuf {
         asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e".into(),
         amount: "990000".into(),
         pay_to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
-        estudio: "banca-2026".into(),
-        vista: "resumen".into(),
-        archivos,
+        study: "banca-2026".into(),
+        view: "resumen".into(),
+        files,
     };
     let path = folder.join("banca-2026.resumen.recibo.json");
     std::fs::write(&path, serde_json::to_vec_pretty(&key().sign_receipt(&payload)).unwrap()).unwrap();
@@ -54,7 +54,7 @@ fn sale(folder: &Path) -> std::path::PathBuf {
 }
 
 /// Runs `comprar verificar-recibo` with `args`; returns (exit code, stdout, stderr).
-fn verificar(args: &[&str]) -> (i32, String, String) {
+fn verify(args: &[&str]) -> (i32, String, String) {
     let output =
         Command::new(env!("CARGO_BIN_EXE_comprar")).arg("verificar-recibo").args(args).env_clear().output().unwrap();
     let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
@@ -74,18 +74,18 @@ fn a_good_receipt_and_its_files_verify() {
     let path = receipt.to_str().unwrap();
     let did = key().did_key();
     for args in [vec![path, "--clave-publica", did.as_str()], vec![path, "--clave-publica", &key().kid()], vec![path]] {
-        let (code, stdout, stderr) = verificar(&args);
+        let (code, stdout, stderr) = verify(&args);
         assert_eq!(code, 0, "{args:?}: {stdout}{stderr}");
         assert!(stdout.starts_with(&format!("Firma válida: recibo firmado por {did}")), "{stdout}");
         assert!(stdout.contains("Estudio: banca-2026 (vista resumen)"), "{stdout}");
         assert!(stdout.contains("Liquidado: 2027-01-15T08:00:00Z"), "{stdout}");
         assert_eq!(stdout.matches(": coincide").count(), 2, "{stdout}");
     }
-    let (_, unchecked, _) = verificar(&[path]);
+    let (_, unchecked, _) = verify(&[path]);
     assert!(unchecked.contains("sin --clave-publica"), "says the key was not compared: {unchecked}");
     // The files elsewhere: named with --archivos; missing ones are then a failure.
     let elsewhere = tempfile::tempdir().unwrap();
-    assert_refused(verificar(&[path, "--archivos", &elsewhere.path().display().to_string()]), "faltan en");
+    assert_refused(verify(&[path, "--archivos", &elsewhere.path().display().to_string()]), "faltan en");
 }
 
 #[test]
@@ -103,12 +103,12 @@ fn one_byte_changed_in_the_receipt_or_a_file_is_refused() {
         bytes[at] = if bytes[at] == b'Q' { b'R' } else { b'Q' };
         let changed = folder.path().join("cambiado.recibo.json");
         std::fs::write(&changed, bytes).unwrap();
-        assert_refused(verificar(&[changed.to_str().unwrap(), "--clave-publica", &did]), "no es válido");
+        assert_refused(verify(&[changed.to_str().unwrap(), "--clave-publica", &did]), "no es válido");
     }
     let mut zip = std::fs::read(folder.path().join("banca-2026.zip")).unwrap();
     zip[10] ^= 1;
     std::fs::write(folder.path().join("banca-2026.zip"), zip).unwrap();
-    let result = verificar(&[path, "--clave-publica", &did]);
+    let result = verify(&[path, "--clave-publica", &did]);
     assert!(result.1.contains("Archivo zip: banca-2026.zip") && result.1.contains("NO COINCIDE"), "{}", result.1);
     assert_refused(result, "algún archivo no coincide con el recibo");
 }
@@ -119,15 +119,15 @@ fn another_key_a_bad_key_or_no_receipt_are_refused_in_spanish() {
     let receipt = sale(folder.path());
     let path = receipt.to_str().unwrap();
     let other = ReceiptKey::from_seed([0x43; 32]).did_key();
-    assert_refused(verificar(&[path, "--clave-publica", &other]), "no por la clave esperada");
+    assert_refused(verify(&[path, "--clave-publica", &other]), "no por la clave esperada");
     assert_refused(
-        verificar(&[path, "--clave-publica", "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"]),
+        verify(&[path, "--clave-publica", "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"]),
         "no es una clave pública Ed25519",
     );
     let not_json = folder.path().join("nada.json");
     std::fs::write(&not_json, "hola").unwrap();
-    assert_refused(verificar(&[not_json.to_str().unwrap()]), "no es JSON");
+    assert_refused(verify(&[not_json.to_str().unwrap()]), "no es JSON");
     std::fs::write(&not_json, "{\"success\": true}").unwrap();
-    assert_refused(verificar(&[not_json.to_str().unwrap()]), "no hay un recibo firmado");
-    assert_refused(verificar(&["/no/existe.json"]), "no existe");
+    assert_refused(verify(&[not_json.to_str().unwrap()]), "no hay un recibo firmado");
+    assert_refused(verify(&["/no/existe.json"]), "no existe");
 }

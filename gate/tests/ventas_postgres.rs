@@ -126,7 +126,7 @@ fn signed_header(slug: &str, view: &str) -> String {
 
 /// `gate ventas ARGS…`: whether it succeeded (exit 0, or 3 for "purchases to reconcile"),
 /// stdout and stderr.
-fn ventas(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
+fn sales(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_gate"));
     command.arg("ventas").args(args).env_remove("GATE_VENTAS");
     for (name, value) in env {
@@ -140,8 +140,8 @@ fn ventas(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
     )
 }
 
-fn ventas_json(url: &str) -> Value {
-    let (ok, stdout, stderr) = ventas(&["--json", "--ventas", url], &[]);
+fn sales_json(url: &str) -> Value {
+    let (ok, stdout, stderr) = sales(&["--json", "--ventas", url], &[]);
     assert!(ok, "{stderr}");
     let report: Value = serde_json::from_str(&stdout).unwrap();
     // Exit 3 says so exactly when purchases wait to be reconciled (stderr says how many).
@@ -179,7 +179,7 @@ fn a_gate_that_cannot_reach_its_database_refuses_to_start_without_showing_the_pa
         }
     }
     // A URL that is not PostgreSQL's is refused before anything.
-    let (ok, _, stderr) = ventas(&["--ventas", "mysql://x@y/z"], &[]);
+    let (ok, _, stderr) = sales(&["--ventas", "mysql://x@y/z"], &[]);
     assert!(!ok && stderr.contains("se espera una URL postgres://"), "{stderr}");
 }
 
@@ -223,7 +223,7 @@ async fn a_gate_killed_between_settlement_and_reply_is_recovered_through_the_oth
     a.child.kill().unwrap();
     assert!(!a.child.wait().unwrap().success(), "killed");
     assert!(pending.await.unwrap().is_err(), "the buyer never got an answer");
-    let report = ventas_json(&url);
+    let report = sales_json(&url);
     assert_eq!(report["ventas"].as_array().unwrap().len(), 1, "{report:#}");
     assert_eq!(report["ventas"][0]["entregado"], false);
     let transaction = report["ventas"][0]["transaccion"].as_str().unwrap().to_owned();
@@ -238,7 +238,7 @@ async fn a_gate_killed_between_settlement_and_reply_is_recovered_through_the_oth
     assert!(body["paquete"].is_object());
     assert_eq!(settlements(), 1, "not settled again");
 
-    let report = ventas_json(&url);
+    let report = sales_json(&url);
     assert_eq!(report["diario"], format!("postgres://postgres@127.0.0.1:{}/ventas", db.port()));
     assert_eq!(
         (report["ventas"][0]["entregado"].clone(), report["ventas"][0]["reentregas"].clone()),
@@ -258,13 +258,13 @@ async fn a_gate_killed_between_settlement_and_reply_is_recovered_through_the_oth
     assert_eq!(response.status(), 200);
     drop(single);
     let alone = alone.display().to_string();
-    let (ok, first, stderr) = ventas(&["importar", "--data", &alone, "--ventas", &url], &[]);
+    let (ok, first, stderr) = sales(&["importar", "--data", &alone, "--ventas", &url], &[]);
     assert!(ok, "{stderr}");
     assert!(first.contains("3 registros nuevos de 3"), "{first}");
-    let (ok, second, stderr) = ventas(&["importar", "--data", &alone], &[("GATE_VENTAS", &url)]);
+    let (ok, second, stderr) = sales(&["importar", "--data", &alone], &[("GATE_VENTAS", &url)]);
     assert!(ok, "{stderr}");
     assert!(second.contains("0 registros nuevos de 3 (3 ya estaban)"), "{second}");
-    let (ok, table, stderr) = ventas(&["--ventas", &url], &[]);
+    let (ok, table, stderr) = sales(&["--ventas", &url], &[]);
     assert!(ok, "{stderr}");
     assert!(table.contains(&transaction) && table.contains("farma-2026") && table.contains("1.98"), "{table}");
 }
@@ -312,7 +312,7 @@ async fn a_gate_killed_after_the_settle_and_before_the_record_loses_no_sale() {
     a.child.kill().unwrap();
     assert!(!a.child.wait().unwrap().success());
     assert!(pending.await.unwrap().is_err(), "the buyer never got an answer");
-    let report = ventas_json(&url);
+    let report = sales_json(&url);
     assert!(report["ventas"].as_array().unwrap().is_empty(), "{report:#}");
     assert_eq!(report["pendientes"][0]["estado"], "sin_resultado", "listed to reconcile: {report:#}");
 
@@ -330,15 +330,15 @@ async fn a_gate_killed_after_the_settle_and_before_the_record_loses_no_sale() {
     let body: Value = response.json().await.unwrap();
     assert_eq!((status.as_u16(), body["error"].as_str()), (503, Some("liquidacion_incierta")), "{body}");
     assert_eq!(settlements(), 1, "exactly one settlement");
-    let report = ventas_json(&url);
+    let report = sales_json(&url);
     assert_eq!(report["pendientes"].as_array().unwrap().len(), 1, "{report:#}");
     // The publisher finds the transaction (here in the facilitator's ledger, in production on a
     // block explorer) and reconciles it: then any gate delivers the sale to the same repeat.
     let ledger: Value =
         serde_json::from_slice(&std::fs::read(facilitator_data.join("libro-local.json")).unwrap()).unwrap();
     let transaction = ledger["pagos"].as_object().unwrap().values().next().unwrap()["transaccion"].as_str().unwrap();
-    let compra = report["pendientes"][0]["compra"].as_str().unwrap();
-    let (ok, _, stderr) = ventas(&["conciliar", compra, "--liquidada", transaction, "--ventas", &url], &[]);
+    let purchase = report["pendientes"][0]["compra"].as_str().unwrap();
+    let (ok, _, stderr) = sales(&["conciliar", purchase, "--liquidada", transaction, "--ventas", &url], &[]);
     assert!(ok, "{stderr}");
     let response = client.get(b.url(path)).header("PAYMENT-SIGNATURE", &header).send().await.unwrap();
     let status = response.status();
@@ -347,7 +347,7 @@ async fn a_gate_killed_after_the_settle_and_before_the_record_loses_no_sale() {
     assert!(body["paquete"].is_object());
     assert_eq!(body["liquidacion"]["transaccion"], transaction);
     assert_eq!(settlements(), 1, "exactly one settlement");
-    let report = ventas_json(&url);
+    let report = sales_json(&url);
     assert!(report["pendientes"].as_array().unwrap().is_empty(), "{report:#}");
     assert_eq!(report["ventas"].as_array().unwrap().len(), 1, "{report:#}");
     assert_eq!(report["ventas"][0]["origen"], "conciliada");

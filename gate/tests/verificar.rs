@@ -154,16 +154,16 @@ impl Stub {
 
 /// Runs `gate verificar` as a gate behind a TLS proxy ([`SERVING`]) with only `env` in its
 /// environment; returns (exit code, stdout).
-fn verificar(dist: &Path, extra_args: &[&str], env: &[(&str, String)]) -> (i32, String) {
+fn verify(dist: &Path, extra_args: &[&str], env: &[(&str, String)]) -> (i32, String) {
     let data = tempfile::tempdir().unwrap();
     let args: Vec<&str> = SERVING.iter().copied().chain(extra_args.iter().copied()).collect();
-    let result = verificar_in(dist, data.path(), &args, env);
+    let result = verify_in(dist, data.path(), &args, env);
     assert!(std::fs::read_dir(data.path()).unwrap().next().is_none(), "verificar writes nothing into --data");
     result
 }
 
 /// `gate verificar` with exactly these arguments and `--data`.
-fn verificar_in(dist: &Path, data: &Path, extra_args: &[&str], env: &[(&str, String)]) -> (i32, String) {
+fn verify_in(dist: &Path, data: &Path, extra_args: &[&str], env: &[(&str, String)]) -> (i32, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_gate"))
         .args(["verificar", "--dist", &dist.display().to_string(), "--data", &data.display().to_string()])
         .args(extra_args)
@@ -199,7 +199,7 @@ fn assert_fails(result: (i32, String), what: &str, says: &str) {
 fn a_good_mainnet_configuration_passes_every_check_with_either_key_kind() {
     for secret in [new_ec_key(), new_ed25519_key()] {
         let stub = Stub::start(secret, None);
-        let (code, output) = verificar(mainnet_dist(), &["--modo", "mainnet"], &stub.env());
+        let (code, output) = verify(mainnet_dist(), &["--modo", "mainnet"], &stub.env());
         assert_eq!(code, 0, "{output}");
         for line in output.lines().filter(|l| !l.ends_with("ninguna falla")) {
             assert!(line.starts_with("ok "), "{line}");
@@ -248,31 +248,23 @@ fn each_broken_case_exits_1_with_its_falla_line() {
     let dir = tempfile::tempdir().unwrap();
 
     // dist/ built for another mode than the one being checked.
-    assert_fails(verificar(dist, &["--modo", "testnet"], &good), "modo", "se construyó en modo mainnet");
+    assert_fails(verify(dist, &["--modo", "testnet"], &good), "modo", "se construyó en modo mainnet");
 
     // The link secret: missing, then too short.
     assert_fails(
-        verificar(dist, &[], &with(&good, "GATE_LINK_SECRET", None)),
+        verify(dist, &[], &with(&good, "GATE_LINK_SECRET", None)),
         "clave de enlaces",
         "falta GATE_LINK_SECRET",
     );
-    assert_fails(
-        verificar(dist, &[], &with(&good, "GATE_LINK_SECRET", Some("corta"))),
-        "clave de enlaces",
-        "al menos 32",
-    );
+    assert_fails(verify(dist, &[], &with(&good, "GATE_LINK_SECRET", Some("corta"))), "clave de enlaces", "al menos 32");
 
     // The receipt key: missing, then not 32 bytes of hex.
     assert_fails(
-        verificar(dist, &[], &with(&good, "GATE_RECEIPT_KEY", None)),
+        verify(dist, &[], &with(&good, "GATE_RECEIPT_KEY", None)),
         "clave de recibos",
         "falta GATE_RECEIPT_KEY",
     );
-    assert_fails(
-        verificar(dist, &[], &with(&good, "GATE_RECEIPT_KEY", Some("corta"))),
-        "clave de recibos",
-        "hexadecimal",
-    );
+    assert_fails(verify(dist, &[], &with(&good, "GATE_RECEIPT_KEY", Some("corta"))), "clave de recibos", "hexadecimal");
 
     // A payee without its EIP-55 checksum.
     let lower = payee().to_lowercase();
@@ -280,67 +272,63 @@ fn each_broken_case_exits_1_with_its_falla_line() {
         m["servicio"]["redes"][0]["pagar_a"] = lower.as_str().into();
         each_requirement(m, |r| r["payTo"] = lower.as_str().into());
     });
-    assert_fails(verificar(&lowercase, &[], &good), &format!("pagar_a {lower}"), &payee());
+    assert_fails(verify(&lowercase, &[], &good), &format!("pagar_a {lower}"), &payee());
 
     // base_url over plain http.
     let http =
         edited_dist(&dir.path().join("http"), |m| m["servicio"]["base_url"] = "http://estudios.example.com".into());
-    assert_fails(verificar(&http, &[], &good), "base_url", "no es https");
+    assert_fails(verify(&http, &[], &good), "base_url", "no es https");
 
     // Base mainnet under the testnet USDC's EIP-712 domain, and the testnet asset on mainnet.
     let domain = edited_dist(&dir.path().join("dominio"), |m| {
         m["servicio"]["redes"][0]["eip712_name"] = "USDC".into();
         each_requirement(m, |r| r["extra"]["name"] = "USDC".into());
     });
-    assert_fails(verificar(&domain, &[], &good), "red eip155:8453", "no es la red canónica del modo mainnet");
+    assert_fails(verify(&domain, &[], &good), "red eip155:8453", "no es la red canónica del modo mainnet");
     let asset = edited_dist(&dir.path().join("activo"), |m| {
         m["servicio"]["redes"][0]["asset"] = "0x036CbD53842c5426634e7929541eC2318f3dCF7e".into();
     });
-    assert_fails(verificar(&asset, &[], &good), "red eip155:8453", "activo 0x036CbD53842c5426634e7929541eC2318f3dCF7e");
-    assert_fails(
-        verificar(&asset, &[], &good),
-        "requisitos de pago",
-        "activo 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-    );
+    assert_fails(verify(&asset, &[], &good), "red eip155:8453", "activo 0x036CbD53842c5426634e7929541eC2318f3dCF7e");
+    assert_fails(verify(&asset, &[], &good), "requisitos de pago", "activo 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913");
 
     // The facilitator refuses our token: signed by another key.
     let foreign = with(&good, "CDP_API_KEY_SECRET", Some(&new_ec_key()));
-    assert_fails(verificar(dist, &[], &foreign), "facilitador /supported", "401");
+    assert_fails(verify(dist, &[], &foreign), "facilitador /supported", "401");
 
     // The facilitator does not settle Base mainnet.
     let sepolia_only = Stub::start(new_ed25519_key(), Some(vec!["eip155:84532".into()]));
     assert_fails(
-        verificar(dist, &[], &sepolia_only.env()),
+        verify(dist, &[], &sepolia_only.env()),
         "facilitador /supported",
         "no admite exact (x402 v2) en eip155:8453",
     );
 
     // x402.org settles testnets only.
     let x402_org = with(&good, "GATE_FACILITATOR_URL", Some("https://x402.org/facilitator"));
-    assert_fails(verificar(dist, &[], &x402_org), "facilitador", "solo redes de prueba");
+    assert_fails(verify(dist, &[], &x402_org), "facilitador", "solo redes de prueba");
 
     // No facilitator it can authenticate to, half a key, a malformed key, two kinds of auth.
     let none =
         with(&with(&with(&good, "GATE_FACILITATOR_URL", None), "CDP_API_KEY_ID", None), "CDP_API_KEY_SECRET", None);
-    assert_fails(verificar(dist, &[], &none), "facilitador", "defina CDP_API_KEY_ID y CDP_API_KEY_SECRET");
+    assert_fails(verify(dist, &[], &none), "facilitador", "defina CDP_API_KEY_ID y CDP_API_KEY_SECRET");
     assert_fails(
-        verificar(dist, &[], &with(&good, "CDP_API_KEY_SECRET", None)),
+        verify(dist, &[], &with(&good, "CDP_API_KEY_SECRET", None)),
         "facilitador",
         "falta CDP_API_KEY_SECRET",
     );
     assert_fails(
-        verificar(dist, &[], &with(&good, "CDP_API_KEY_SECRET", Some("AAAA"))),
+        verify(dist, &[], &with(&good, "CDP_API_KEY_SECRET", Some("AAAA"))),
         "facilitador",
         "una clave Ed25519 en base64 mide 64 bytes",
     );
     assert_fails(
-        verificar(dist, &[], &with(&good, "GATE_FACILITATOR_AUTH", Some("Authorization: Bearer x"))),
+        verify(dist, &[], &with(&good, "GATE_FACILITATOR_AUTH", Some("Authorization: Bearer x"))),
         "facilitador",
         "no van juntas",
     );
 
     // No dist/ at all.
-    assert_fails(verificar(&dir.path().join("no-existe"), &[], &good), "manifiesto", "generator build");
+    assert_fails(verify(&dir.path().join("no-existe"), &[], &good), "manifiesto", "generator build");
 }
 
 /// The sample's payee, and each of the ten development accounts of the Hardhat/Anvil mnemonic,
@@ -349,12 +337,12 @@ fn each_broken_case_exits_1_with_its_falla_line() {
 fn a_development_account_as_payee_is_refused_on_mainnet() {
     let stub = Stub::start(new_ec_key(), None);
     let dir = tempfile::tempdir().unwrap();
-    for (index, (address, _)) in gate::preflight::salida::DEVELOPMENT_ACCOUNTS.iter().enumerate() {
+    for (index, (address, _)) in gate::preflight::output::DEVELOPMENT_ACCOUNTS.iter().enumerate() {
         let dist = edited_dist(&dir.path().join(index.to_string()), |m| {
             m["servicio"]["redes"][0]["pagar_a"] = (*address).into();
             each_requirement(m, |r| r["payTo"] = (*address).into());
         });
-        let result = verificar(&dist, &[], &stub.env());
+        let result = verify(&dist, &[], &stub.env());
         assert_fails(result.clone(), &format!("pagar_a {address} propia"), &format!("cuenta #{index} de desarrollo"));
         assert_eq!(
             result.1.lines().filter(|l| l.starts_with("FALLA")).count(),
@@ -387,7 +375,7 @@ fn synthetic_studies_are_refused_on_mainnet() {
     std::fs::remove_file(dist.join("public")).unwrap();
     copy_dir(&mainnet_dist().join("public"), &dist.join("public"));
     std::fs::write(dist.join(sheet), &synthetic).unwrap();
-    let result = verificar(&dist, &[], &stub.env());
+    let result = verify(&dist, &[], &stub.env());
     assert_fails(
         result.clone(),
         "estudios",
@@ -409,20 +397,19 @@ fn a_proxy_setting_that_does_not_match_the_traffic_is_refused() {
     let data = tempfile::tempdir().unwrap();
     let dist = mainnet_dist();
     let env = stub.env();
-    assert_fails(verificar_in(dist, data.path(), &["--listen", "127.0.0.1:8080"], &env), "proxies", "sin --proxies");
+    assert_fails(verify_in(dist, data.path(), &["--listen", "127.0.0.1:8080"], &env), "proxies", "sin --proxies");
     assert_fails(
-        verificar_in(dist, data.path(), &["--proxies", "0.0.0.0/0"], &env),
+        verify_in(dist, data.path(), &["--proxies", "0.0.0.0/0"], &env),
         "proxies",
         "cualquier dirección de internet",
     );
-    let (code, output) =
-        verificar_in(dist, data.path(), &["--listen", "0.0.0.0:8080", "--proxies", "10.0.0.0/8"], &env);
+    let (code, output) = verify_in(dist, data.path(), &["--listen", "0.0.0.0:8080", "--proxies", "10.0.0.0/8"], &env);
     assert_eq!(code, 0, "a warning is no failure: {output}");
     assert!(output.lines().any(|l| l.starts_with("AVISO proxies: --escuchar 0.0.0.0:8080")), "{output}");
     // A gate that serves TLS itself needs no proxy.
     let cert = data.path().join("cert.pem");
     std::fs::write(&cert, "no se lee").unwrap();
-    let (code, output) = verificar_in(dist, data.path(), &["--tls-cert", &cert.display().to_string()], &env);
+    let (code, output) = verify_in(dist, data.path(), &["--tls-cert", &cert.display().to_string()], &env);
     assert_eq!(code, 0, "{output}");
     assert!(output.contains("ok    proxies: el gate sirve TLS él mismo"), "{output}");
 }
@@ -435,35 +422,43 @@ fn a_journal_with_local_mode_sales_is_warned_about() {
     let stub = Stub::start(new_ec_key(), None);
     let data = tempfile::tempdir().unwrap();
     let journal = data.path().join(gate::settings::PURCHASES_FILE);
-    let sale = |compra: &str, red: &str, transaccion: &str| {
+    let sale = |purchase: &str, network: &str, transaction: &str| {
         let accepted = Accepted {
-            estudio: "banca-2026".into(),
-            vista: "completo".into(),
-            red: red.into(),
-            pagador: DEV_PAYEE.into(),
-            nonce: format!("0x{compra}"),
-            monto: "990000".into(),
-            activo: "0x036CbD53842c5426634e7929541eC2318f3dCF7e".into(),
-            pagar_a: DEV_PAYEE.into(),
-            valido_hasta: 2_000_000_000,
-            valido_desde: 0,
-            huella: "h".into(),
-            identificador: None,
-            protocolo: Protocol::X402,
+            study: "banca-2026".into(),
+            view: "completo".into(),
+            network: network.into(),
+            payer: DEV_PAYEE.into(),
+            nonce: format!("0x{purchase}"),
+            amount: "990000".into(),
+            asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e".into(),
+            pay_to: DEV_PAYEE.into(),
+            valid_until: 2_000_000_000,
+            valid_from: 0,
+            fingerprint: "h".into(),
+            identifier: None,
+            protocol: Protocol::X402,
         };
-        let at =
-            |event| Record { fecha: "2026-11-01T00:00:00Z".into(), unix: 1_793_491_200, compra: compra.into(), event };
-        append_one(&journal, &at(Event::Aceptado(accepted))).unwrap();
-        let settled =
-            Settled { transaccion: transaccion.into(), red: red.into(), pagador: DEV_PAYEE.into(), recuperado: false };
-        append_one(&journal, &at(Event::Liquidado(settled))).unwrap();
-        append_one(&journal, &at(Event::Entregado(Handed { transaccion: transaccion.into(), bytes: 10 }))).unwrap();
+        let at = |event| Record {
+            date: "2026-11-01T00:00:00Z".into(),
+            unix: 1_793_491_200,
+            purchase: purchase.into(),
+            event,
+        };
+        append_one(&journal, &at(Event::Accepted(accepted))).unwrap();
+        let settled = Settled {
+            transaction: transaction.into(),
+            network: network.into(),
+            payer: DEV_PAYEE.into(),
+            recovered: false,
+        };
+        append_one(&journal, &at(Event::Settled(settled))).unwrap();
+        append_one(&journal, &at(Event::Delivered(Handed { transaction: transaction.into(), bytes: 10 }))).unwrap();
     };
     let local_tx = format!("0x{}", "ab".repeat(32));
     sale("uno", "eip155:8453", &local_tx);
     let ledger = serde_json::json!({"saldos": {}, "nonces_usados": [], "pagos": {"eip155:8453|x|uno": {"a": "x", "valor": "990000", "transaccion": local_tx}}, "liquidaciones": 1});
     std::fs::write(data.path().join("libro-local.json"), ledger.to_string()).unwrap();
-    let (code, output) = verificar_in(mainnet_dist(), data.path(), &SERVING, &stub.env());
+    let (code, output) = verify_in(mainnet_dist(), data.path(), &SERVING, &stub.env());
     assert_eq!(code, 0, "a warning is no failure: {output}");
     assert!(
         output.lines().any(|l| l.starts_with("AVISO diario de ventas:") && l.contains("1 del modo local")),
@@ -472,7 +467,7 @@ fn a_journal_with_local_mode_sales_is_warned_about() {
 
     // A testnet sale (Base Sepolia) left beside: the other warning, in the same line.
     sale("dos", "eip155:84532", &format!("0x{}", "cd".repeat(32)));
-    let (_, output) = verificar_in(mainnet_dist(), data.path(), &SERVING, &stub.env());
+    let (_, output) = verify_in(mainnet_dist(), data.path(), &SERVING, &stub.env());
     let line = output.lines().find(|l| l.starts_with("AVISO diario de ventas:")).unwrap_or_else(|| panic!("{output}"));
     assert!(
         line.contains("1 del modo local")

@@ -131,7 +131,7 @@ fn name_paid_files(
             (slug.clone(), files)
         })
         .collect();
-    let carried = previous.carry(&current, checked.content.service.vigencia_enlaces_dias);
+    let carried = previous.carry(&current, checked.content.service.link_validity_days);
     for (slug, files) in &current {
         for ((plain, _), name) in files.iter().zip(&carried.names[slug]) {
             if plain != name {
@@ -189,15 +189,15 @@ fn render_studies(
         let [json_name, zip_name] = carried.names.get(slug).cloned().unwrap_or_default();
         let downloads = Files {
             json: FileInfo {
-                nombre: json_name.clone(),
+                name: json_name.clone(),
                 bytes: stored.package.len,
                 sha256: stored.package.sha256.clone(),
             },
             zip: ZipInfo {
-                nombre: zip_name.clone(),
+                name: zip_name.clone(),
                 bytes: stored.zip.len,
                 sha256: stored.zip.sha256.clone(),
-                contiene: stored.zip_entries,
+                contains: stored.zip_entries,
             },
         };
         output.add_all(render::study_files(site, templates, study, tables, downloads)?)?;

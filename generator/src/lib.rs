@@ -25,8 +25,6 @@
 //! downloads. `informes` (cargo feature `pdf`) writes the PDF reports into `content/`.
 
 pub mod build;
-#[cfg(feature = "pdf")]
-pub mod informes;
 pub mod load;
 pub mod manifest;
 pub mod metrics;
@@ -38,6 +36,8 @@ pub mod paths;
 pub mod previous;
 pub mod problems;
 pub mod render;
+#[cfg(feature = "pdf")]
+pub mod reports;
 pub mod validate;
 
 use std::path::Path;

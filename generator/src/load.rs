@@ -55,7 +55,7 @@ pub fn load(root: &Path) -> Loaded {
     let mut problems = Problems::default();
     let service = read_toml::<ServiceSettings>(&root.join(SERVICE_FILE), &mut problems);
     let (metrics, change_method) = match read_toml::<MetricsFile>(&root.join(METRICS_FILE), &mut problems) {
-        Some(m) => (Some(m.metricas), m.cambio),
+        Some(m) => (Some(m.metrics), m.change),
         None => (None, None),
     };
     let studies = load_studies(&root.join(STUDIES_DIR), &mut problems);
@@ -113,7 +113,7 @@ pub fn load_study(dir: &Path, problems: &mut Problems) -> Option<Study> {
     let findings = read_toml::<FindingsFile>(&dir.join(FINDINGS_FILE), problems);
     let reports = read_reports(&dir.join(REPORTS_DIR), problems);
     let previous_dir = dir.join(PREVIOUS_DIR);
-    let previous = match design.as_ref().map(|d| d.corrida_anterior.is_some()) {
+    let previous = match design.as_ref().map(|d| d.previous_run.is_some()) {
         Some(true) => Some((
             read_jsonl::<Question>(&previous_dir.join(QUESTIONS_FILE), problems),
             read_jsonl::<Answer>(&previous_dir.join(ANSWERS_FILE), problems),
@@ -136,10 +136,10 @@ pub fn load_study(dir: &Path, problems: &mut Problems) -> Option<Study> {
     let mut study = Study {
         slug,
         design: design?,
-        brands: brands?.marcas,
+        brands: brands?.brands,
         questions,
         answers,
-        findings: findings?.hallazgos,
+        findings: findings?.findings,
         reports,
         question_lines,
         answer_lines,
@@ -161,12 +161,12 @@ fn previous_run(
     question_lines: Vec<usize>,
     answer_lines: Vec<usize>,
 ) -> Option<Study> {
-    let spec = study.design.corrida_anterior.as_ref()?;
+    let spec = study.design.previous_run.as_ref()?;
     let mut design = study.design.clone();
-    design.modelos = spec.modelos.clone();
-    design.ponderacion = spec.ponderacion.clone();
-    design.analisis = Vec::new();
-    design.corrida_anterior = None;
+    design.models = spec.models.clone();
+    design.weighting = spec.weighting.clone();
+    design.analyses = Vec::new();
+    design.previous_run = None;
     Some(Study {
         slug: study.slug.clone(),
         design,

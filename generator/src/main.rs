@@ -51,7 +51,8 @@ enum Command {
     },
     /// Genera los informes PDF (es y en) en content/estudios/<slug>/informes/. Necesita un
     /// binario compilado con `--features pdf`.
-    Informes {
+    #[command(name = "informes")]
+    Reports {
         /// Carpeta de contenido.
         #[arg(long = "contenido", alias = "content", value_name = "CARPETA", default_value = "content")]
         content: PathBuf,
@@ -73,14 +74,14 @@ fn main() -> ExitCode {
         Command::Build { content, out, quiet, discard_previous } => {
             build(BuildOptions { content, out, quiet, discard_previous })
         }
-        Command::Informes { content, studies, template } => reports(&content, &studies, template.as_deref()),
+        Command::Reports { content, studies, template } => reports(&content, &studies, template.as_deref()),
     }
 }
 
 #[cfg(feature = "pdf")]
 fn reports(content: &Path, slugs: &[String], template: Option<&Path>) -> ExitCode {
     let started = Instant::now();
-    match generator::informes::write_reports(content, slugs, template) {
+    match generator::reports::write_reports(content, slugs, template) {
         Ok(written) => {
             for study in &written {
                 for r in &study.reports {

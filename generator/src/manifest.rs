@@ -77,15 +77,15 @@ fn file_of<'o>(output: &'o Output, file: &str) -> Result<(u64, &'o str)> {
 
 /// `gate.json`: the contract with the gate.
 fn gate_manifest(site: &Site<'_>, carried: &Carried, output: &Output) -> Result<Manifest> {
-    let mut rutas = BTreeMap::new();
-    for (url, file, tipo) in public_routes(site) {
+    let mut routes = BTreeMap::new();
+    for (url, file, kind) in public_routes(site) {
         let (bytes, sha256) = file_of(output, &file)?;
         let html = (url == "/").then(|| HOME_PAGE_URL.to_owned());
-        rutas.insert(
+        routes.insert(
             url,
             Route {
-                archivo: file.clone(),
-                tipo: tipo.to_owned(),
+                file: file.clone(),
+                media_type: kind.to_owned(),
                 etag: etag(sha256),
                 bytes,
                 cache: "public, max-age=300".to_owned(),
@@ -93,62 +93,62 @@ fn gate_manifest(site: &Site<'_>, carried: &Carried, output: &Output) -> Result<
             },
         );
     }
-    let mut descargas = BTreeMap::new();
-    let mut estudios = BTreeMap::new();
+    let mut downloads = BTreeMap::new();
+    let mut studies = BTreeMap::new();
     for study in &site.content.studies {
         let names =
             carried.names.get(&study.slug).with_context(|| format!("{}: sin nombres de descarga", study.slug))?;
         for name in names {
             let file = paths::download(name);
             let (bytes, sha256) = file_of(output, &file)?;
-            let tipo = if name.ends_with(".zip") { "application/zip" } else { JSON };
-            descargas.insert(
+            let kind = if name.ends_with(".zip") { "application/zip" } else { JSON };
+            downloads.insert(
                 name.clone(),
-                Download { archivo: file, tipo: tipo.to_owned(), bytes, sha256: sha256.to_owned(), anterior_de: None },
+                Download { file, media_type: kind.to_owned(), bytes, sha256: sha256.to_owned(), previous_of: None },
             );
         }
         let view = |view: View, file: String| {
-            let pago_requerido = openapi::payment_required(site, study, view);
-            let pago_requerido_mcp = openapi::payment_required_mcp(site, study, view);
-            (view, ViewOffer { archivo: file, pago_requerido, pago_requerido_mcp })
+            let payment_required = openapi::payment_required(site, study, view);
+            let payment_required_mcp = openapi::payment_required_mcp(site, study, view);
+            (view, ViewOffer { file, payment_required, payment_required_mcp })
         };
-        estudios.insert(
+        studies.insert(
             study.slug.clone(),
             manifest::Study {
-                nombre: study.design.nombre.clone(),
-                precio: ListedPrice(site.price_of(study)),
-                vistas: BTreeMap::from([
-                    view(View::Completo, paths::download(&names[0])),
-                    view(View::Resumen, paths::summary(&study.slug)),
+                name: study.design.name.clone(),
+                price: ListedPrice(site.price_of(study)),
+                views: BTreeMap::from([
+                    view(View::Full, paths::download(&names[0])),
+                    view(View::Summary, paths::summary(&study.slug)),
                 ]),
-                descargas: names.to_vec(),
-                pagina_402: paths::payment_page(&study.slug),
+                downloads: names.to_vec(),
+                page_402: paths::payment_page(&study.slug),
             },
         );
         file_of(output, &paths::payment_page(&study.slug))?;
     }
     // The files earlier builds sold, for the links and receipts already issued.
     for (name, kept) in &carried.kept {
-        file_of(output, &kept.archivo)?;
-        if descargas.insert(name.clone(), kept.clone()).is_some() {
+        file_of(output, &kept.file)?;
+        if downloads.insert(name.clone(), kept.clone()).is_some() {
             anyhow::bail!("la descarga {name} es a la vez de esta construcción y de una anterior");
         }
     }
     let service = &site.content.service;
     Ok(Manifest {
-        formato: manifest::FORMAT.to_owned(),
-        servicio: Service {
-            nombre: service.nombre.clone(),
+        format: manifest::FORMAT.to_owned(),
+        service: Service {
+            name: service.name.clone(),
             base_url: service.base_url.clone(),
-            modo: service.modo,
-            vigencia_enlaces_dias: service.vigencia_enlaces_dias,
-            contacto: service.contacto.clone(),
-            redes: offer::networks(service),
+            mode: service.mode,
+            link_validity_days: service.link_validity_days,
+            contact: service.contact.clone(),
+            networks: offer::networks(service),
         },
-        rutas,
-        estudios,
-        descargas,
-        busqueda: search::build_index(&site.content.studies),
+        routes,
+        studies,
+        downloads,
+        search: search::build_index(&site.content.studies),
     })
 }
 
@@ -158,8 +158,8 @@ fn gate_manifest(site: &Site<'_>, carried: &Carried, output: &Output) -> Result<
 fn cdn_headers(manifest: &Manifest) -> String {
     let mut text = String::from("# Encabezados para hosts estáticos (Netlify, Cloudflare Pages). Generado.\n");
     let mut seen = BTreeSet::new();
-    for (url, route) in &manifest.rutas {
-        let route = route.html.as_ref().and_then(|alt| manifest.rutas.get(alt)).unwrap_or(route);
+    for (url, route) in &manifest.routes {
+        let route = route.html.as_ref().and_then(|alt| manifest.routes.get(alt)).unwrap_or(route);
         let file_url = served_url(route);
         for path in [url.as_str(), file_url.as_str()] {
             if !seen.insert(path.to_owned()) {
@@ -168,9 +168,9 @@ fn cdn_headers(manifest: &Manifest) -> String {
             let _ = writeln!(
                 text,
                 "{path}\n  Content-Type: {}\n  Cache-Control: {}\n  Access-Control-Allow-Origin: *\n  Access-Control-Expose-Headers: PAYMENT-REQUIRED, PAYMENT-RESPONSE\n  X-Content-Type-Options: nosniff",
-                route.tipo, route.cache
+                route.media_type, route.cache
             );
-            if route.tipo.starts_with("text/html") {
+            if route.media_type.starts_with("text/html") {
                 let _ = writeln!(text, "  Content-Security-Policy: {CONTENT_SECURITY_POLICY}");
             }
         }
@@ -181,7 +181,7 @@ fn cdn_headers(manifest: &Manifest) -> String {
 /// `_redirects`: the extensionless URLs rewritten (status 200) to their files.
 fn cdn_redirects(manifest: &Manifest) -> String {
     let mut text = String::from("# Reescrituras para hosts estáticos: URL sin extensión → archivo. Generado.\n");
-    for (url, route) in &manifest.rutas {
+    for (url, route) in &manifest.routes {
         let file_url = served_url(route);
         // "/" is the home page, `index.html`, which every static host serves by itself.
         if *url != file_url && url != "/" {
@@ -193,7 +193,7 @@ fn cdn_redirects(manifest: &Manifest) -> String {
 
 /// The URL under which a static host serves a route's file as it is (`public/` is its root).
 fn served_url(route: &Route) -> String {
-    format!("/{}", route.archivo.trim_start_matches("public/"))
+    format!("/{}", route.file.trim_start_matches("public/"))
 }
 
 /// `SHA256SUMS` in `sha256sum` format, every file but itself.

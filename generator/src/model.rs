@@ -15,38 +15,51 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct ServiceSettings {
     /// Service name in Spanish.
-    pub nombre: String,
+    #[serde(rename = "nombre")]
+    pub name: String,
     /// Service name in English.
-    pub nombre_en: String,
+    #[serde(rename = "nombre_en")]
+    pub name_en: String,
     pub editor: String,
     /// The publisher's web site (absolute URL).
     pub web: String,
-    pub descripcion: String,
-    pub descripcion_en: String,
+    #[serde(rename = "descripcion")]
+    pub description: String,
+    #[serde(rename = "descripcion_en")]
+    pub description_en: String,
     /// Absolute URL the gate is reached at, without a trailing slash.
     pub base_url: String,
     /// Contact e-mail shown on the privacy page and in the packages.
-    pub contacto: String,
+    #[serde(rename = "contacto")]
+    pub contact: String,
     /// The one setting that decides networks and facilitator: `local`, `testnet` or `mainnet`.
-    pub modo: Mode,
+    #[serde(rename = "modo")]
+    pub mode: Mode,
     /// Default price of a study, written in US dollars ("0.99"), held in atomic units.
-    pub precio_usd: Price,
+    #[serde(rename = "precio_usd")]
+    pub price_usd: Price,
     /// Currency the price is paid in (USDC).
-    pub moneda: String,
+    #[serde(rename = "moneda")]
+    pub currency: String,
     /// How long the signed download links stay valid, in days.
-    pub vigencia_enlaces_dias: u32,
+    #[serde(rename = "vigencia_enlaces_dias")]
+    pub link_validity_days: u32,
     /// EVM address (0x + 40 hex) that receives payments on Base / Base Sepolia.
-    pub pagar_a_evm: String,
+    #[serde(rename = "pagar_a_evm")]
+    pub pay_to_evm: String,
     /// Optional Solana address (base58 public key) that receives payments on Solana devnet
     /// (testnet mode) or Solana mainnet (mainnet mode). Local mode never offers Solana: the
     /// local facilitator verifies EVM signatures only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pagar_a_solana: Option<String>,
+    #[serde(rename = "pagar_a_solana")]
+    pub pay_to_solana: Option<String>,
     /// Optional URL of the license or terms of use the studies are sold under; published as
     /// the schema.org `license` of every study's `Dataset` markup when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub licencia: Option<String>,
-    pub privacidad: Privacy,
+    #[serde(rename = "licencia")]
+    pub license: Option<String>,
+    #[serde(rename = "privacidad")]
+    pub privacy: Privacy,
 }
 
 /// Payment mode (defined with the manifest, which carries it to the gate).
@@ -55,20 +68,26 @@ pub use contract::Mode;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Privacy {
-    pub titulo: String,
-    pub titulo_en: String,
-    pub texto: String,
-    pub texto_en: String,
+    #[serde(rename = "titulo")]
+    pub title: String,
+    #[serde(rename = "titulo_en")]
+    pub title_en: String,
+    #[serde(rename = "texto")]
+    pub text: String,
+    #[serde(rename = "texto_en")]
+    pub text_en: String,
 }
 
 /// `content/metricas.toml`: the metric definitions published at `/metricas` and in every package.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MetricsFile {
-    pub metricas: Vec<MetricDefinition>,
+    #[serde(rename = "metricas")]
+    pub metrics: Vec<MetricDefinition>,
     /// How a change between a study's run and its previous run is computed (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cambio: Option<ChangeDefinition>,
+    #[serde(rename = "cambio")]
+    pub change: Option<ChangeDefinition>,
 }
 
 /// `[cambio]` in `metricas.toml`: the change tables' method, published at `/metricas` and in
@@ -76,18 +95,26 @@ pub struct MetricsFile {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChangeDefinition {
-    pub nombre: String,
-    pub nombre_en: String,
-    pub definicion: String,
-    pub definicion_en: String,
+    #[serde(rename = "nombre")]
+    pub name: String,
+    #[serde(rename = "nombre_en")]
+    pub name_en: String,
+    #[serde(rename = "definicion")]
+    pub definition: String,
+    #[serde(rename = "definicion_en")]
+    pub definition_en: String,
     /// Which questions and answers enter each run's value.
     pub base: String,
     pub base_en: String,
     /// The difference and its interval, precisely enough to reproduce every cell.
-    pub intervalo: String,
-    pub intervalo_en: String,
-    pub veredicto: String,
-    pub veredicto_en: String,
+    #[serde(rename = "intervalo")]
+    pub interval: String,
+    #[serde(rename = "intervalo_en")]
+    pub interval_en: String,
+    #[serde(rename = "veredicto")]
+    pub verdict: String,
+    #[serde(rename = "veredicto_en")]
+    pub verdict_en: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -95,70 +122,111 @@ pub struct ChangeDefinition {
 pub struct MetricDefinition {
     /// One of the metric ids the engine knows (see [`Metric`]).
     pub id: String,
-    pub nombre: String,
-    pub nombre_en: String,
-    pub definicion: String,
-    pub definicion_en: String,
+    #[serde(rename = "nombre")]
+    pub name: String,
+    #[serde(rename = "nombre_en")]
+    pub name_en: String,
+    #[serde(rename = "definicion")]
+    pub definition: String,
+    #[serde(rename = "definicion_en")]
+    pub definition_en: String,
     /// The formula in words.
     pub formula: String,
     pub formula_en: String,
     /// Scale of the published number ("0 a 1", "0 a 10", "0 a 10.000", "posición 1 o más").
-    pub escala: String,
-    pub escala_en: String,
+    #[serde(rename = "escala")]
+    pub scale: String,
+    #[serde(rename = "escala_en")]
+    pub scale_en: String,
     /// What a buyer needs to reproduce the number: unit of analysis, numerator, denominator,
     /// weighting, null rules, ties, rounding and interval (each also in English).
-    pub unidad: String,
-    pub unidad_en: String,
-    pub numerador: String,
-    pub numerador_en: String,
-    pub denominador: String,
-    pub denominador_en: String,
-    pub ponderacion: String,
-    pub ponderacion_en: String,
-    pub nulo: String,
-    pub nulo_en: String,
-    pub empates: String,
-    pub empates_en: String,
-    pub redondeo: String,
-    pub redondeo_en: String,
-    pub intervalo: String,
-    pub intervalo_en: String,
+    #[serde(rename = "unidad")]
+    pub unit: String,
+    #[serde(rename = "unidad_en")]
+    pub unit_en: String,
+    #[serde(rename = "numerador")]
+    pub numerator: String,
+    #[serde(rename = "numerador_en")]
+    pub numerator_en: String,
+    #[serde(rename = "denominador")]
+    pub denominator: String,
+    #[serde(rename = "denominador_en")]
+    pub denominator_en: String,
+    #[serde(rename = "ponderacion")]
+    pub weighting: String,
+    #[serde(rename = "ponderacion_en")]
+    pub weighting_en: String,
+    #[serde(rename = "nulo")]
+    pub null_case: String,
+    #[serde(rename = "nulo_en")]
+    pub null_case_en: String,
+    #[serde(rename = "empates")]
+    pub ties: String,
+    #[serde(rename = "empates_en")]
+    pub ties_en: String,
+    #[serde(rename = "redondeo")]
+    pub rounding: String,
+    #[serde(rename = "redondeo_en")]
+    pub rounding_en: String,
+    #[serde(rename = "intervalo")]
+    pub interval: String,
+    #[serde(rename = "intervalo_en")]
+    pub interval_en: String,
 }
 
 /// `content/estudios/<slug>/estudio.toml`: the design of one study.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StudyFile {
-    pub nombre: String,
-    pub nombre_en: String,
-    pub descripcion: String,
-    pub descripcion_en: String,
-    pub industria: String,
-    pub subindustria: String,
+    #[serde(rename = "nombre")]
+    pub name: String,
+    #[serde(rename = "nombre_en")]
+    pub name_en: String,
+    #[serde(rename = "descripcion")]
+    pub description: String,
+    #[serde(rename = "descripcion_en")]
+    pub description_en: String,
+    #[serde(rename = "industria")]
+    pub industry: String,
+    #[serde(rename = "subindustria")]
+    pub subindustry: String,
     /// One or more countries.
-    pub pais: Vec<String>,
+    #[serde(rename = "pais")]
+    pub country: Vec<String>,
     /// Languages of the questions (ISO 639-1: "es", "en", "pt").
-    pub idioma: Vec<String>,
+    #[serde(rename = "idioma")]
+    pub language: Vec<String>,
     /// Publication date (YYYY-MM-DD). Fixes the timestamps inside the ZIP and xlsx.
-    pub publicado: String,
+    #[serde(rename = "publicado")]
+    pub published: String,
     /// Price override in US dollars; the service default applies when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub precio_usd: Option<Price>,
-    pub version_paquete: String,
+    #[serde(rename = "precio_usd")]
+    pub price_usd: Option<Price>,
+    #[serde(rename = "version_paquete")]
+    pub package_version: String,
     pub tags: Vec<String>,
-    pub como_citar: String,
-    pub nota: String,
-    pub metodologia: Vec<MethodSection>,
-    pub dimensiones: Vec<Dimension>,
-    pub modelos: Vec<ModelSpec>,
+    #[serde(rename = "como_citar")]
+    pub how_to_cite: String,
+    #[serde(rename = "nota")]
+    pub note: String,
+    #[serde(rename = "metodologia")]
+    pub methodology: Vec<MethodSection>,
+    #[serde(rename = "dimensiones")]
+    pub dimensions: Vec<Dimension>,
+    #[serde(rename = "modelos")]
+    pub models: Vec<ModelSpec>,
     /// Optional market-share weights per model; models weigh equally when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ponderacion: Option<Weighting>,
-    pub analisis: Vec<TableSpec>,
+    #[serde(rename = "ponderacion")]
+    pub weighting: Option<Weighting>,
+    #[serde(rename = "analisis")]
+    pub analyses: Vec<TableSpec>,
     /// The previous run of the same questions, compared with this one (its answers live in
     /// `anterior/`); absent for a first run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub corrida_anterior: Option<PreviousRunSpec>,
+    #[serde(rename = "corrida_anterior")]
+    pub previous_run: Option<PreviousRunSpec>,
 }
 
 /// `[corrida_anterior]` in `estudio.toml`: what the previous run asked with. Its questions and
@@ -168,20 +236,26 @@ pub struct StudyFile {
 #[serde(deny_unknown_fields)]
 pub struct PreviousRunSpec {
     /// What that run was ("Corrida de octubre de 2025"), in Spanish and English.
-    pub descripcion: String,
-    pub descripcion_en: String,
+    #[serde(rename = "descripcion")]
+    pub description: String,
+    #[serde(rename = "descripcion_en")]
+    pub description_en: String,
     /// The models that answered then (an id shared with `modelos` is the same model).
-    pub modelos: Vec<ModelSpec>,
+    #[serde(rename = "modelos")]
+    pub models: Vec<ModelSpec>,
     /// Market-share weights of the previous run's models; equal when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ponderacion: Option<Weighting>,
+    #[serde(rename = "ponderacion")]
+    pub weighting: Option<Weighting>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MethodSection {
-    pub titulo: String,
-    pub texto: String,
+    #[serde(rename = "titulo")]
+    pub title: String,
+    #[serde(rename = "texto")]
+    pub text: String,
 }
 
 /// A way the questions are classified (seccion, producto, idioma, ...).
@@ -190,10 +264,13 @@ pub struct MethodSection {
 pub struct Dimension {
     /// Field name used in `preguntas.jsonl` (lowercase ASCII, digits and `_`).
     pub id: String,
-    pub etiqueta: String,
-    pub etiqueta_en: String,
+    #[serde(rename = "etiqueta")]
+    pub label: String,
+    #[serde(rename = "etiqueta_en")]
+    pub label_en: String,
     /// Allowed values, in display order. Every question must use one of them.
-    pub valores: Vec<String>,
+    #[serde(rename = "valores")]
+    pub values: Vec<String>,
 }
 
 /// Model tier. Questions carry one too: the tier of the models that answered them.
@@ -219,9 +296,12 @@ impl Tier {
 pub struct ModelSpec {
     /// Identifier used in `respuestas.jsonl` (e.g. "gpt-4.1-mini").
     pub id: String,
-    pub nombre: String,
-    pub proveedor: String,
-    pub nivel: Tier,
+    #[serde(rename = "nombre")]
+    pub name: String,
+    #[serde(rename = "proveedor")]
+    pub provider: String,
+    #[serde(rename = "nivel")]
+    pub level: Tier,
 }
 
 /// Market-share weights: model id → weight (any positive scale; normalised by the engine).
@@ -229,8 +309,10 @@ pub struct ModelSpec {
 #[serde(deny_unknown_fields)]
 pub struct Weighting {
     /// Where the shares come from (published next to every weighted table).
-    pub fuente: String,
-    pub pesos: BTreeMap<String, f64>,
+    #[serde(rename = "fuente")]
+    pub source: String,
+    #[serde(rename = "pesos")]
+    pub weights: BTreeMap<String, f64>,
 }
 
 /// One analysis table to compute: a metric (or several) crossed with a grouping.
@@ -239,41 +321,49 @@ pub struct Weighting {
 pub struct TableSpec {
     /// "A01", "A02", ... unique in the study.
     pub id: String,
-    pub nombre: String,
-    pub titulo: String,
-    pub titulo_en: String,
-    pub tipo: TableKind,
+    #[serde(rename = "nombre")]
+    pub name: String,
+    #[serde(rename = "titulo")]
+    pub title: String,
+    #[serde(rename = "titulo_en")]
+    pub title_en: String,
+    #[serde(rename = "tipo")]
+    pub kind: TableKind,
     /// Metrics shown. `marcas` takes one or more; the crossed kinds take exactly one;
     /// `concentracion`, `acuerdo`, `tono` and `fuentes` take none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub metricas: Vec<Metric>,
+    #[serde(rename = "metricas")]
+    pub metrics: Vec<Metric>,
     /// Dimension id, for `marca_por_dimension`, `modelo_por_dimension` and optionally `concentracion`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dimension: Option<String>,
     /// Brand id, for `modelo_por_dimension`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub marca: Option<String>,
+    #[serde(rename = "marca")]
+    pub brand: Option<String>,
     /// Restricts the table to questions with these dimension values (dimension id → value).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub filtro: BTreeMap<String, String>,
+    #[serde(rename = "filtro")]
+    pub filter: BTreeMap<String, String>,
     /// For `fuentes`: how many domains to list (default 15).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limite: Option<usize>,
+    #[serde(rename = "limite")]
+    pub limit: Option<usize>,
 }
 
 impl TableKind {
     /// The name used in `estudio.toml`.
     pub fn id(self) -> &'static str {
         match self {
-            TableKind::Marcas => "marcas",
-            TableKind::MarcaPorModelo => "marca_por_modelo",
-            TableKind::MarcaPorDimension => "marca_por_dimension",
-            TableKind::ModeloPorDimension => "modelo_por_dimension",
-            TableKind::Concentracion => "concentracion",
-            TableKind::Acuerdo => "acuerdo",
-            TableKind::Estabilidad => "estabilidad",
-            TableKind::Tono => "tono",
-            TableKind::Fuentes => "fuentes",
+            TableKind::Brands => "marcas",
+            TableKind::BrandByModel => "marca_por_modelo",
+            TableKind::BrandByDimension => "marca_por_dimension",
+            TableKind::ModelByDimension => "modelo_por_dimension",
+            TableKind::Concentration => "concentracion",
+            TableKind::Agreement => "acuerdo",
+            TableKind::Stability => "estabilidad",
+            TableKind::Tone => "tono",
+            TableKind::Sources => "fuentes",
         }
     }
 }
@@ -283,24 +373,33 @@ impl TableKind {
 #[serde(rename_all = "snake_case")]
 pub enum TableKind {
     /// Rows: brands. Columns: the listed metrics (with their counts).
-    Marcas,
+    #[serde(rename = "marcas")]
+    Brands,
     /// Rows: brands. Columns: one metric per model, plus the weighted total.
-    MarcaPorModelo,
+    #[serde(rename = "marca_por_modelo")]
+    BrandByModel,
     /// Rows: brands. Columns: one metric per value of a dimension, plus the total.
-    MarcaPorDimension,
+    #[serde(rename = "marca_por_dimension")]
+    BrandByDimension,
     /// Rows: models plus the total. Columns: one brand's metric per value of a dimension.
-    ModeloPorDimension,
+    #[serde(rename = "modelo_por_dimension")]
+    ModelByDimension,
     /// Rows: models (or dimension values) plus the total. Columns: concentration measures.
-    Concentracion,
+    #[serde(rename = "concentracion")]
+    Concentration,
     /// Rows: pairs of models asked the same questions. Columns: Jaccard, top-1 match, skips.
-    Acuerdo,
+    #[serde(rename = "acuerdo")]
+    Agreement,
     /// Rows: models asked a question more than once. Columns: agreement of each model with
     /// itself across the repetitions of a question (Jaccard, top-1 match), plus the total.
-    Estabilidad,
+    #[serde(rename = "estabilidad")]
+    Stability,
     /// Rows: brands with tone labels. Columns: label counts and net tone.
-    Tono,
+    #[serde(rename = "tono")]
+    Tone,
     /// Rows: the most cited source domains. Columns: answers citing them, rate, owner brand.
-    Fuentes,
+    #[serde(rename = "fuentes")]
+    Sources,
 }
 
 /// Brand-level metrics the engine computes.
@@ -308,45 +407,51 @@ pub enum TableKind {
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
     /// Share of answers naming the brand.
-    Mencion,
+    #[serde(rename = "mencion")]
+    Mention,
     /// Average order of first appearance, over answers naming the brand.
-    Orden,
+    #[serde(rename = "orden")]
+    Order,
     /// Share of answers citing a brand domain (or subdomain) among the sources.
-    Citacion,
+    #[serde(rename = "citacion")]
+    Citation,
     /// Share of answers citing a brand domain without naming the brand.
-    CitacionFantasma,
+    #[serde(rename = "citacion_fantasma")]
+    PhantomCitation,
     /// Protagonismo IA: 10/8/7/6/5 by position, 0 when absent, averaged.
-    Protagonismo,
+    #[serde(rename = "protagonismo")]
+    Prominence,
     /// Share of answers with some brand in which this brand comes first.
     Top1,
     /// Share of voice: the brand's mentions over all brand mentions.
     Sov,
     /// Net tone from labels: (pos − neg) / labelled.
-    TonoNeto,
+    #[serde(rename = "tono_neto")]
+    NetTone,
 }
 
 impl Metric {
     pub const ALL: [Metric; 8] = [
-        Metric::Mencion,
-        Metric::Orden,
-        Metric::Citacion,
-        Metric::CitacionFantasma,
-        Metric::Protagonismo,
+        Metric::Mention,
+        Metric::Order,
+        Metric::Citation,
+        Metric::PhantomCitation,
+        Metric::Prominence,
         Metric::Top1,
         Metric::Sov,
-        Metric::TonoNeto,
+        Metric::NetTone,
     ];
 
     pub fn id(self) -> &'static str {
         match self {
-            Metric::Mencion => "mencion",
-            Metric::Orden => "orden",
-            Metric::Citacion => "citacion",
-            Metric::CitacionFantasma => "citacion_fantasma",
-            Metric::Protagonismo => "protagonismo",
+            Metric::Mention => "mencion",
+            Metric::Order => "orden",
+            Metric::Citation => "citacion",
+            Metric::PhantomCitation => "citacion_fantasma",
+            Metric::Prominence => "protagonismo",
             Metric::Top1 => "top1",
             Metric::Sov => "sov",
-            Metric::TonoNeto => "tono_neto",
+            Metric::NetTone => "tono_neto",
         }
     }
 }
@@ -355,7 +460,8 @@ impl Metric {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BrandsFile {
-    pub marcas: Vec<Brand>,
+    #[serde(rename = "marcas")]
+    pub brands: Vec<Brand>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -364,30 +470,36 @@ pub struct Brand {
     /// Short identifier (lowercase ASCII, digits, `-`), used by tone labels and table specs.
     pub id: String,
     /// Display name; also the row label in every table.
-    pub nombre: String,
+    #[serde(rename = "nombre")]
+    pub name: String,
     /// Other names the answers may use. The display name always counts as an alias.
     #[serde(default)]
     pub alias: Vec<String>,
     /// Phrases that contain an alias but do not refer to the brand ("jugo de naranja").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub excluir: Vec<String>,
+    #[serde(rename = "excluir")]
+    pub exclude: Vec<String>,
     /// Web domains of the brand (hosts, without scheme); subdomains count too.
     #[serde(default)]
-    pub dominios: Vec<String>,
+    #[serde(rename = "dominios")]
+    pub domains: Vec<String>,
 }
 
 /// One line of `preguntas.jsonl`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Question {
     pub id: String,
-    pub texto: String,
-    pub idioma: String,
+    #[serde(rename = "texto")]
+    pub text: String,
+    #[serde(rename = "idioma")]
+    pub language: String,
     /// The tier of the models that answered this question.
-    pub modelo: Tier,
+    #[serde(rename = "modelo")]
+    pub model: Tier,
     /// One value per declared dimension, as `"dimension_id": "value"`. A dimension named
     /// `idioma` is the question's own `idioma` field and is not repeated here.
     #[serde(flatten)]
-    pub dimensiones: BTreeMap<String, String>,
+    pub dimensions: BTreeMap<String, String>,
 }
 
 /// Dimension id that reads the question's language instead of a field of its own.
@@ -396,7 +508,7 @@ pub const LANGUAGE_DIMENSION: &str = "idioma";
 impl Question {
     /// The question's value for a dimension (`idioma` is its language).
     pub fn dimension(&self, id: &str) -> Option<&str> {
-        if id == LANGUAGE_DIMENSION { Some(&self.idioma) } else { self.dimensiones.get(id).map(String::as_str) }
+        if id == LANGUAGE_DIMENSION { Some(&self.language) } else { self.dimensions.get(id).map(String::as_str) }
     }
 }
 
@@ -407,32 +519,40 @@ pub struct Answer {
     /// Unique in the study ("R0001").
     pub id: String,
     /// Question id.
-    pub pregunta: String,
+    #[serde(rename = "pregunta")]
+    pub question: String,
     /// Model id (declared in `estudio.toml`).
-    pub modelo: String,
+    #[serde(rename = "modelo")]
+    pub model: String,
     /// Exact model version the provider reported.
     pub version: String,
     /// Date the answer was collected (YYYY-MM-DD).
-    pub fecha: String,
-    pub respuesta: String,
+    #[serde(rename = "fecha")]
+    pub date: String,
+    #[serde(rename = "respuesta")]
+    pub answer: String,
     #[serde(default)]
-    pub fuentes: Vec<Source>,
+    #[serde(rename = "fuentes")]
+    pub sources: Vec<Source>,
     /// Tone labels: brand id → `pos`, `neu` or `neg`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub tono: BTreeMap<String, Tone>,
+    #[serde(rename = "tono")]
+    pub tone: BTreeMap<String, Tone>,
     /// Which asking of the same question to the same model this is (1, 2, …). Answers to one
     /// question are one cluster in the intervals whatever their repetition.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repeticion: Option<u32>,
+    #[serde(rename = "repeticion")]
+    pub repetition: Option<u32>,
     /// What the collector (`recolector`) recorded about the call; the metrics do not read it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recoleccion: Option<Collection>,
+    #[serde(rename = "recoleccion")]
+    pub collection: Option<Collection>,
 }
 
 impl Answer {
     /// The repetition, 1 when the line does not say.
     pub fn repetition(&self) -> u32 {
-        self.repeticion.unwrap_or(1)
+        self.repetition.unwrap_or(1)
     }
 }
 
@@ -441,19 +561,27 @@ impl Answer {
 #[serde(deny_unknown_fields)]
 pub struct Collection {
     /// When the answer arrived, UTC (`AAAA-MM-DDTHH:MM:SSZ`).
-    pub hora: String,
+    #[serde(rename = "hora")]
+    pub time: String,
     /// The provider's model id that was asked.
-    pub modelo_proveedor: String,
-    pub tokens_entrada: u64,
-    pub tokens_salida: u64,
-    pub busquedas: u64,
-    pub costo_usd: f64,
+    #[serde(rename = "modelo_proveedor")]
+    pub provider_model: String,
+    #[serde(rename = "tokens_entrada")]
+    pub input_tokens: u64,
+    #[serde(rename = "tokens_salida")]
+    pub output_tokens: u64,
+    #[serde(rename = "busquedas")]
+    pub searches: u64,
+    #[serde(rename = "costo_usd")]
+    pub cost_usd: f64,
     /// The provider flagged the answer as a refusal.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub rechazo: bool,
+    #[serde(rename = "rechazo")]
+    pub refused: bool,
     /// Who labelled the tone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tono: Option<ToneOrigin>,
+    #[serde(rename = "tono")]
+    pub tone: Option<ToneOrigin>,
 }
 
 /// Who labelled an answer's tone: a judge model (its id and the version it reported) or people.
@@ -461,21 +589,26 @@ pub struct Collection {
 #[serde(deny_unknown_fields)]
 pub struct ToneOrigin {
     /// `juez` or `humano`.
-    pub origen: String,
+    #[serde(rename = "origen")]
+    pub origin: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub modelo: Option<String>,
+    #[serde(rename = "modelo")]
+    pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub archivo: Option<String>,
-    pub hora: String,
+    #[serde(rename = "archivo")]
+    pub file: Option<String>,
+    #[serde(rename = "hora")]
+    pub time: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
     pub url: String,
-    pub titulo: String,
+    #[serde(rename = "titulo")]
+    pub title: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -491,7 +624,8 @@ pub enum Tone {
 #[serde(deny_unknown_fields)]
 pub struct FindingsFile {
     #[serde(default)]
-    pub hallazgos: Vec<Finding>,
+    #[serde(rename = "hallazgos")]
+    pub findings: Vec<Finding>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -499,17 +633,23 @@ pub struct FindingsFile {
 pub struct Finding {
     pub id: String,
     /// Kind of finding: liderazgo, brecha, concentracion, fuentes, divergencia, tono, ausencia, ...
-    pub tipo: String,
+    #[serde(rename = "tipo")]
+    pub kind: String,
     /// Section of the report it belongs to.
-    pub seccion: String,
-    pub texto: String,
-    pub texto_en: String,
+    #[serde(rename = "seccion")]
+    pub section: String,
+    #[serde(rename = "texto")]
+    pub text: String,
+    #[serde(rename = "texto_en")]
+    pub text_en: String,
     /// The numbers the text claims, each tied to a table cell.
     #[serde(default)]
-    pub respaldo: Vec<Backing>,
+    #[serde(rename = "respaldo")]
+    pub backing: Vec<Backing>,
     /// Answer ids that illustrate the finding.
     #[serde(default)]
-    pub evidencia: Vec<String>,
+    #[serde(rename = "evidencia")]
+    pub evidence: Vec<String>,
 }
 
 /// A number a finding claims, and the table cell it must equal.
@@ -517,23 +657,30 @@ pub struct Finding {
 #[serde(deny_unknown_fields)]
 pub struct Backing {
     /// Table id ("A01").
-    pub tabla: String,
+    #[serde(rename = "tabla")]
+    pub table: String,
     /// Row label: the value of the table's first column.
-    pub fila: String,
+    #[serde(rename = "fila")]
+    pub row: String,
     /// Column name.
-    pub columna: String,
+    #[serde(rename = "columna")]
+    pub column: String,
     /// The value as the finding states it.
-    pub valor: f64,
+    #[serde(rename = "valor")]
+    pub value: f64,
     /// Decimals the value was rounded to; the build accepts a difference up to half a unit there.
-    pub decimales: u32,
+    #[serde(rename = "decimales")]
+    pub decimals: u32,
     /// A value cited for context only (the total beside a model's figure): it is compared
     /// with nothing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub contexto: bool,
+    #[serde(rename = "contexto")]
+    pub context: bool,
     /// The finding does not claim this value differs from the others it is set against (a
     /// tie within the margin of error); `generator check` then warns if the difference holds.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub empate: bool,
+    #[serde(rename = "empate")]
+    pub tie: bool,
 }
 
 /// One study after loading: its folder name plus every file, parsed.

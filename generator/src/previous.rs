@@ -69,7 +69,7 @@ impl Previous {
     /// The download name of a file of this build: its plain name, unless the previous build sold
     /// other bytes under it.
     pub fn name_for(&self, plain: &str, sha256: &str) -> String {
-        match self.manifest.as_ref().and_then(|m| m.descargas.get(plain)) {
+        match self.manifest.as_ref().and_then(|m| m.downloads.get(plain)) {
             Some(earlier) if earlier.sha256 != sha256 => versioned(plain, sha256),
             _ => plain.to_owned(),
         }
@@ -85,28 +85,28 @@ impl Previous {
         }
         let Some(previous) = &self.manifest else { return carried };
         let in_use: BTreeSet<&String> = carried.names.values().flatten().collect();
-        for (name, earlier) in &previous.descargas {
+        for (name, earlier) in &previous.downloads {
             if in_use.contains(name) {
                 continue;
             }
-            let owner = earlier.anterior_de.clone().or_else(|| {
-                previous.estudios.iter().find(|(_, s)| s.descargas.contains(name)).map(|(slug, _)| slug.clone())
+            let owner = earlier.previous_of.clone().or_else(|| {
+                previous.studies.iter().find(|(_, s)| s.downloads.contains(name)).map(|(slug, _)| slug.clone())
             });
             let Some(owner) = owner else { continue };
-            carried.kept.insert(name.clone(), Download { anterior_de: Some(owner), ..earlier.clone() });
+            carried.kept.insert(name.clone(), Download { previous_of: Some(owner), ..earlier.clone() });
         }
         let dist = self.out.display();
-        for (slug, study) in &previous.estudios {
+        for (slug, study) in &previous.studies {
             let Some(now) = carried.names.get(slug) else {
                 carried.warnings.push(format!(
                     "el estudio {slug} ya no está en el contenido; sus archivos de la construcción anterior en {dist} ({}) se conservan para los enlaces y recibos ya emitidos",
-                    study.descargas.join(", ")
+                    study.downloads.join(", ")
                 ));
                 continue;
             };
             let Some(files) = current.get(slug) else { continue };
-            for (old_name, (new_name, (_, new_sha))) in study.descargas.iter().zip(now.iter().zip(files)) {
-                let Some(old) = previous.descargas.get(old_name) else { continue };
+            for (old_name, (new_name, (_, new_sha))) in study.downloads.iter().zip(now.iter().zip(files)) {
+                let Some(old) = previous.downloads.get(old_name) else { continue };
                 if old.sha256 != *new_sha {
                     carried.warnings.push(format!(
                         "el estudio {slug} cambió desde la construcción anterior en {dist}: {old_name} (sha256 {}) → {new_name} (sha256 {new_sha}). El archivo anterior se conserva y sigue abriendo con los enlaces y recibos ya emitidos; las compras nuevas reciben el nuevo. Descarte los anteriores con --descartar-anteriores cuando hayan pasado {link_days} días (la vigencia de los enlaces) desde que publicó esta construcción.",
@@ -122,7 +122,7 @@ impl Previous {
     /// its bytes are still those `gate.json` listed, and records it in the output.
     pub fn copy_kept(&self, kept: &BTreeMap<String, Download>, staging: &Staging, output: &mut Output) -> Result<()> {
         for (name, download) in kept {
-            let from = self.out.join(&download.archivo);
+            let from = self.out.join(&download.file);
             let bytes = std::fs::read(&from).with_context(|| {
                 format!(
                     "{}: gate.json de la construcción anterior lista la descarga {name}, que ya no está; sin --descartar-anteriores debe seguir ahí",
@@ -137,8 +137,8 @@ impl Previous {
                     download.sha256
                 );
             }
-            let written = staging.write_hashed(&download.archivo, &bytes)?;
-            output.add_written(download.archivo.clone(), &written)?;
+            let written = staging.write_hashed(&download.file, &bytes)?;
+            output.add_written(download.file.clone(), &written)?;
         }
         Ok(())
     }

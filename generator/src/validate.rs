@@ -42,11 +42,11 @@ pub fn validate_study(root: &Path, study: &Study) -> Problems {
 
 fn check_service(file: &Path, s: &ServiceSettings, p: &mut Problems) {
     for (field, value) in [
-        ("nombre", &s.nombre),
-        ("nombre_en", &s.nombre_en),
+        ("nombre", &s.name),
+        ("nombre_en", &s.name_en),
         ("editor", &s.editor),
-        ("descripcion", &s.descripcion),
-        ("descripcion_en", &s.descripcion_en),
+        ("descripcion", &s.description),
+        ("descripcion_en", &s.description_en),
     ] {
         if value.trim().is_empty() {
             p.push(file, format!("campo `{field}`"), "no puede estar vacío");
@@ -54,25 +54,25 @@ fn check_service(file: &Path, s: &ServiceSettings, p: &mut Problems) {
     }
     check_http_url(file, "campo `web`", &s.web, p);
     check_http_url(file, "campo `base_url`", &s.base_url, p);
-    if let Some(license) = &s.licencia {
+    if let Some(license) = &s.license {
         check_http_url(file, "campo `licencia`", license, p);
     }
     if s.base_url.ends_with('/') {
         p.push(file, "campo `base_url`", "sin barra final (https://ejemplo.com, no https://ejemplo.com/)");
     }
-    if !is_email(&s.contacto) {
-        p.push(file, "campo `contacto`", format!("`{}` no es un e-mail", s.contacto));
+    if !is_email(&s.contact) {
+        p.push(file, "campo `contacto`", format!("`{}` no es un e-mail", s.contact));
     }
-    if s.moneda != "USDC" {
-        p.push(file, "campo `moneda`", format!("se esperaba \"USDC\", no \"{}\"", s.moneda));
+    if s.currency != "USDC" {
+        p.push(file, "campo `moneda`", format!("se esperaba \"USDC\", no \"{}\"", s.currency));
     }
-    if !(1..=30).contains(&s.vigencia_enlaces_dias) {
+    if !(1..=30).contains(&s.link_validity_days) {
         p.push(file, "campo `vigencia_enlaces_dias`", "se esperaba un número de días entre 1 y 30");
     }
-    if !is_evm_address(&s.pagar_a_evm) {
+    if !is_evm_address(&s.pay_to_evm) {
         p.push(file, "campo `pagar_a_evm`", "se esperaba una dirección EVM: 0x y 40 dígitos hexadecimales");
     }
-    if let Some(solana) = &s.pagar_a_solana
+    if let Some(solana) = &s.pay_to_solana
         && !is_solana_address(solana)
     {
         p.push(
@@ -82,10 +82,10 @@ fn check_service(file: &Path, s: &ServiceSettings, p: &mut Problems) {
         );
     }
     for (field, value) in [
-        ("privacidad.titulo", &s.privacidad.titulo),
-        ("privacidad.titulo_en", &s.privacidad.titulo_en),
-        ("privacidad.texto", &s.privacidad.texto),
-        ("privacidad.texto_en", &s.privacidad.texto_en),
+        ("privacidad.titulo", &s.privacy.title),
+        ("privacidad.titulo_en", &s.privacy.title_en),
+        ("privacidad.texto", &s.privacy.text),
+        ("privacidad.texto_en", &s.privacy.text_en),
     ] {
         if value.trim().is_empty() {
             p.push(file, format!("campo `{field}`"), "no puede estar vacío");
@@ -134,10 +134,10 @@ fn check_study(dir: &Path, study: &Study, p: &mut Problems) {
 /// follow the rules of this run's, and a question id shared by both runs keeps its tier.
 fn check_previous_run(dir: &Path, study: &Study, previous: &Study, p: &mut Problems) {
     let design_file = dir.join(STUDY_FILE);
-    let spec_models = &previous.design.modelos;
-    check_models(&design_file, "corrida_anterior.", spec_models, previous.design.ponderacion.as_ref(), p);
-    if let Some(spec) = &study.design.corrida_anterior {
-        for (field, value) in [("descripcion", &spec.descripcion), ("descripcion_en", &spec.descripcion_en)] {
+    let spec_models = &previous.design.models;
+    check_models(&design_file, "corrida_anterior.", spec_models, previous.design.weighting.as_ref(), p);
+    if let Some(spec) = &study.design.previous_run {
+        for (field, value) in [("descripcion", &spec.description), ("descripcion_en", &spec.description_en)] {
             if value.trim().is_empty() {
                 p.push(&design_file, format!("corrida_anterior.{field}"), "no puede estar vacío");
             }
@@ -152,7 +152,7 @@ fn check_previous_run(dir: &Path, study: &Study, previous: &Study, p: &mut Probl
     for (i, q) in previous.questions.iter().enumerate() {
         let Some(now) = current.get(q.id.as_str()) else { continue };
         shared += 1;
-        if now.modelo != q.modelo {
+        if now.model != q.model {
             let line = previous.question_lines.get(i).copied().unwrap_or(i + 1);
             p.push(
                 &questions_file,
@@ -160,8 +160,8 @@ fn check_previous_run(dir: &Path, study: &Study, previous: &Study, p: &mut Probl
                 format!(
                     "`{}` es de nivel {} en la corrida anterior y de nivel {} en esta: una pregunta compartida conserva su nivel (si cambió, es otra pregunta: otro `id`)",
                     q.id,
-                    q.modelo.as_str(),
-                    now.modelo.as_str()
+                    q.model.as_str(),
+                    now.model.as_str()
                 ),
             );
         }
@@ -196,73 +196,73 @@ fn reserved_message(name: &str) -> String {
 fn check_design(file: &Path, study: &Study, p: &mut Problems) {
     let d = &study.design;
     for (field, value) in [
-        ("nombre", &d.nombre),
-        ("nombre_en", &d.nombre_en),
-        ("descripcion", &d.descripcion),
-        ("descripcion_en", &d.descripcion_en),
-        ("industria", &d.industria),
-        ("subindustria", &d.subindustria),
-        ("version_paquete", &d.version_paquete),
-        ("como_citar", &d.como_citar),
-        ("nota", &d.nota),
+        ("nombre", &d.name),
+        ("nombre_en", &d.name_en),
+        ("descripcion", &d.description),
+        ("descripcion_en", &d.description_en),
+        ("industria", &d.industry),
+        ("subindustria", &d.subindustry),
+        ("version_paquete", &d.package_version),
+        ("como_citar", &d.how_to_cite),
+        ("nota", &d.note),
     ] {
         if value.trim().is_empty() {
             p.push(file, format!("campo `{field}`"), "no puede estar vacío");
         }
     }
-    for (i, section) in d.metodologia.iter().enumerate() {
-        if section.titulo.trim().is_empty() || section.texto.trim().is_empty() {
+    for (i, section) in d.methodology.iter().enumerate() {
+        if section.title.trim().is_empty() || section.text.trim().is_empty() {
             p.push(file, format!("metodologia[{i}]"), "título y texto no pueden estar vacíos");
         }
     }
-    if !is_date(&d.publicado) {
-        p.push(file, "campo `publicado`", format!("`{}` no es una fecha AAAA-MM-DD válida", d.publicado));
+    if !is_date(&d.published) {
+        p.push(file, "campo `publicado`", format!("`{}` no es una fecha AAAA-MM-DD válida", d.published));
     }
-    if d.pais.is_empty() {
+    if d.country.is_empty() {
         p.push(file, "campo `pais`", "se esperaba al menos un país");
     }
-    if d.idioma.is_empty() {
+    if d.language.is_empty() {
         p.push(file, "campo `idioma`", "se esperaba al menos un idioma");
     }
-    for (i, lang) in d.idioma.iter().enumerate() {
+    for (i, lang) in d.language.iter().enumerate() {
         if lang.len() != 2 || !lang.bytes().all(|b| b.is_ascii_lowercase()) {
             p.push(file, format!("idioma[{i}]"), format!("`{lang}`: se esperaba un código ISO 639-1 (es, en, pt)"));
         }
     }
-    if d.metodologia.is_empty() {
+    if d.methodology.is_empty() {
         p.push(file, "metodologia", "se esperaba al menos una sección de metodología");
     }
-    unique_ids(file, "dimensiones", d.dimensiones.iter().map(|x| x.id.as_str()), p);
-    for (i, dim) in d.dimensiones.iter().enumerate() {
+    unique_ids(file, "dimensiones", d.dimensions.iter().map(|x| x.id.as_str()), p);
+    for (i, dim) in d.dimensions.iter().enumerate() {
         if !is_field_name(&dim.id) {
             p.push(file, format!("dimensiones[{i}].id"), "minúsculas ASCII, dígitos y `_`");
         }
         if ["id", "texto", "modelo"].contains(&dim.id.as_str()) {
             p.push(file, format!("dimensiones[{i}].id"), format!("`{}` es un campo reservado de la pregunta", dim.id));
         }
-        if dim.valores.is_empty() {
+        if dim.values.is_empty() {
             p.push(file, format!("dimensiones[{i}].valores"), "se esperaba al menos un valor");
         }
-        for (j, value) in dim.valores.iter().enumerate() {
+        for (j, value) in dim.values.iter().enumerate() {
             if is_reserved_name(value) {
                 p.push(file, format!("dimensiones[{i}].valores[{j}]"), reserved_message(value));
             }
-            if dim.id == crate::model::LANGUAGE_DIMENSION && !d.idioma.contains(value) {
+            if dim.id == crate::model::LANGUAGE_DIMENSION && !d.language.contains(value) {
                 p.push(
                     file,
                     format!("dimensiones[{i}].valores[{j}]"),
-                    format!("`{value}` no está en `idioma` del estudio ({})", d.idioma.join(", ")),
+                    format!("`{value}` no está en `idioma` del estudio ({})", d.language.join(", ")),
                 );
             }
         }
-        unique_ids(file, &format!("dimensiones[{i}].valores"), dim.valores.iter().map(String::as_str), p);
+        unique_ids(file, &format!("dimensiones[{i}].valores"), dim.values.iter().map(String::as_str), p);
     }
-    check_models(file, "", &d.modelos, d.ponderacion.as_ref(), p);
-    if d.analisis.is_empty() {
+    check_models(file, "", &d.models, d.weighting.as_ref(), p);
+    if d.analyses.is_empty() {
         p.push(file, "analisis", "se esperaba al menos una tabla de análisis");
     }
-    unique_ids(file, "analisis", d.analisis.iter().map(|t| t.id.as_str()), p);
-    for (i, spec) in d.analisis.iter().enumerate() {
+    unique_ids(file, "analisis", d.analyses.iter().map(|t| t.id.as_str()), p);
+    for (i, spec) in d.analyses.iter().enumerate() {
         check_table_spec(file, &format!("analisis[{i}]"), spec, study, p);
     }
 }
@@ -296,11 +296,11 @@ fn check_models(
     }
     if let Some(w) = weighting {
         for model in models {
-            if !w.pesos.contains_key(&model.id) {
+            if !w.weights.contains_key(&model.id) {
                 p.push(file, format!("{prefix}ponderacion.pesos"), format!("falta el peso del modelo `{}`", model.id));
             }
         }
-        for (id, weight) in &w.pesos {
+        for (id, weight) in &w.weights {
             if !models.iter().any(|m| &m.id == id) {
                 p.push(file, format!("{prefix}ponderacion.pesos.{id}"), "no es un modelo declarado en `modelos`");
             }
@@ -325,34 +325,34 @@ fn check_table_spec(file: &Path, at: &str, spec: &TableSpec, study: &Study, p: &
     if !id_ok {
         p.push(file, format!("{at}.id"), format!("`{}`: se esperaba A seguida de dígitos (A01)", spec.id));
     }
-    let n = spec.metricas.len();
-    let metric_rule = match spec.tipo {
-        TableKind::Marcas => (n == 0).then_some("lleva al menos una métrica"),
-        TableKind::MarcaPorModelo | TableKind::MarcaPorDimension | TableKind::ModeloPorDimension => {
+    let n = spec.metrics.len();
+    let metric_rule = match spec.kind {
+        TableKind::Brands => (n == 0).then_some("lleva al menos una métrica"),
+        TableKind::BrandByModel | TableKind::BrandByDimension | TableKind::ModelByDimension => {
             (n != 1).then_some("lleva exactamente una métrica")
         }
         _ => (n != 0).then_some("no lleva métricas"),
     };
     if let Some(rule) = metric_rule {
-        p.push(file, format!("{at}.metricas"), format!("una tabla de tipo `{}` {rule}", spec.tipo.id()));
+        p.push(file, format!("{at}.metricas"), format!("una tabla de tipo `{}` {rule}", spec.kind.id()));
     }
-    let dimension_of = |id: &str| study.design.dimensiones.iter().find(|d| d.id == id);
-    let needs_dimension = matches!(spec.tipo, TableKind::MarcaPorDimension | TableKind::ModeloPorDimension);
+    let dimension_of = |id: &str| study.design.dimensions.iter().find(|d| d.id == id);
+    let needs_dimension = matches!(spec.kind, TableKind::BrandByDimension | TableKind::ModelByDimension);
     match spec.dimension.as_deref() {
         None if needs_dimension => p.push(file, format!("{at}.dimension"), "este tipo de tabla necesita `dimension`"),
         Some(id) if dimension_of(id).is_none() => {
             p.push(file, format!("{at}.dimension"), format!("`{id}` no está en `dimensiones`"))
         }
-        Some(_) if !needs_dimension && spec.tipo != TableKind::Concentracion => {
+        Some(_) if !needs_dimension && spec.kind != TableKind::Concentration => {
             p.push(file, format!("{at}.dimension"), "este tipo de tabla no usa `dimension`")
         }
         _ => {}
     }
-    match spec.marca.as_deref() {
-        None if spec.tipo == TableKind::ModeloPorDimension => {
+    match spec.brand.as_deref() {
+        None if spec.kind == TableKind::ModelByDimension => {
             p.push(file, format!("{at}.marca"), "este tipo de tabla necesita `marca`")
         }
-        Some(_) if spec.tipo != TableKind::ModeloPorDimension => {
+        Some(_) if spec.kind != TableKind::ModelByDimension => {
             p.push(file, format!("{at}.marca"), "solo las tablas `modelo_por_dimension` usan `marca`")
         }
         Some(id) if !study.brands.iter().any(|b| b.id == id) => {
@@ -360,26 +360,26 @@ fn check_table_spec(file: &Path, at: &str, spec: &TableSpec, study: &Study, p: &
         }
         _ => {}
     }
-    match spec.limite {
-        Some(_) if spec.tipo != TableKind::Fuentes => {
+    match spec.limit {
+        Some(_) if spec.kind != TableKind::Sources => {
             p.push(file, format!("{at}.limite"), "solo las tablas `fuentes` usan `limite`")
         }
         Some(0) => p.push(file, format!("{at}.limite"), "se esperaba al menos 1"),
         _ => {}
     }
-    let mut metrics = spec.metricas.clone();
+    let mut metrics = spec.metrics.clone();
     metrics.sort();
     metrics.dedup();
-    if metrics.len() != spec.metricas.len() {
+    if metrics.len() != spec.metrics.len() {
         p.push(file, format!("{at}.metricas"), "hay una métrica repetida");
     }
-    for (dimension, value) in &spec.filtro {
+    for (dimension, value) in &spec.filter {
         match dimension_of(dimension) {
             None => p.push(file, format!("{at}.filtro.{dimension}"), "no es una dimensión declarada"),
-            Some(d) if !d.valores.contains(value) => p.push(
+            Some(d) if !d.values.contains(value) => p.push(
                 file,
                 format!("{at}.filtro.{dimension}"),
-                format!("`{value}` no es un valor de la dimensión ({})", d.valores.join(", ")),
+                format!("`{value}` no es un valor de la dimensión ({})", d.values.join(", ")),
             ),
             Some(_) => {}
         }
@@ -396,7 +396,7 @@ fn check_brands(file: &Path, study: &Study, p: &mut Problems) {
         if !is_slug(&brand.id) {
             p.push(file, format!("marcas[{i}].id"), format!("`{}`: minúsculas ASCII, dígitos y guiones", brand.id));
         }
-        for (j, alias) in std::iter::once(&brand.nombre).chain(&brand.alias).enumerate() {
+        for (j, alias) in std::iter::once(&brand.name).chain(&brand.alias).enumerate() {
             let at = if j == 0 { format!("marcas[{i}].nombre") } else { format!("marcas[{i}].alias[{}]", j - 1) };
             let folded = contract::fold::fold(alias.trim());
             if folded.is_empty() {
@@ -412,7 +412,7 @@ fn check_brands(file: &Path, study: &Study, p: &mut Problems) {
                 }
             }
         }
-        for (j, domain) in brand.dominios.iter().enumerate() {
+        for (j, domain) in brand.domains.iter().enumerate() {
             if !is_host(domain) {
                 p.push(
                     file,
@@ -425,35 +425,39 @@ fn check_brands(file: &Path, study: &Study, p: &mut Problems) {
 }
 
 fn check_questions(file: &Path, study: &Study, p: &mut Problems) {
-    let dimensions = &study.design.dimensiones;
+    let dimensions = &study.design.dimensions;
     let mut seen = BTreeSet::new();
     for (i, q) in study.questions.iter().enumerate() {
         let at = format!("línea {}", study.question_lines.get(i).copied().unwrap_or(i + 1));
         if !seen.insert(q.id.as_str()) {
             p.push(file, format!("{at}, campo `id`"), format!("`{}` está repetido", q.id));
         }
-        if q.texto.trim().is_empty() {
+        if q.text.trim().is_empty() {
             p.push(file, format!("{at}, campo `texto`"), "no puede estar vacío");
         }
-        if !study.design.idioma.contains(&q.idioma) {
+        if !study.design.language.contains(&q.language) {
             p.push(
                 file,
                 format!("{at}, campo `idioma`"),
-                format!("`{}` no está entre los idiomas del estudio ({})", q.idioma, study.design.idioma.join(", ")),
+                format!(
+                    "`{}` no está entre los idiomas del estudio ({})",
+                    q.language,
+                    study.design.language.join(", ")
+                ),
             );
         }
         for d in dimensions {
             match q.dimension(&d.id) {
                 None => p.push(file, at.clone(), format!("falta el campo de dimensión `{}`", d.id)),
-                Some(v) if !d.valores.iter().any(|allowed| allowed == v) => p.push(
+                Some(v) if !d.values.iter().any(|allowed| allowed == v) => p.push(
                     file,
                     format!("{at}, campo `{}`", d.id),
-                    format!("`{v}` no es un valor de la dimensión ({})", d.valores.join(", ")),
+                    format!("`{v}` no es un valor de la dimensión ({})", d.values.join(", ")),
                 ),
                 Some(_) => {}
             }
         }
-        for key in q.dimensiones.keys() {
+        for key in q.dimensions.keys() {
             if !dimensions.iter().any(|d| &d.id == key) {
                 p.push(file, format!("{at}, campo `{key}`"), "no es un campo de pregunta ni una dimensión declarada");
             }
@@ -468,7 +472,7 @@ fn check_answers(file: &Path, study: &Study, p: &mut Problems) {
     let questions: BTreeMap<&str, &crate::model::Question> =
         study.questions.iter().map(|q| (q.id.as_str(), q)).collect();
     let models: BTreeMap<&str, &crate::model::ModelSpec> =
-        study.design.modelos.iter().map(|m| (m.id.as_str(), m)).collect();
+        study.design.models.iter().map(|m| (m.id.as_str(), m)).collect();
     let brands: BTreeSet<&str> = study.brands.iter().map(|b| b.id.as_str()).collect();
     let mut ids = BTreeSet::new();
     let mut pairs = BTreeMap::new();
@@ -479,16 +483,16 @@ fn check_answers(file: &Path, study: &Study, p: &mut Problems) {
         if !ids.insert(a.id.as_str()) {
             p.push(file, field("id"), format!("`{}` está repetido", a.id));
         }
-        let question = questions.get(a.pregunta.as_str());
-        let model = models.get(a.modelo.as_str());
+        let question = questions.get(a.question.as_str());
+        let model = models.get(a.model.as_str());
         if question.is_none() {
-            p.push(file, field("pregunta"), format!("`{}` no está en preguntas.jsonl", a.pregunta));
+            p.push(file, field("pregunta"), format!("`{}` no está en preguntas.jsonl", a.question));
         }
         if model.is_none() {
-            p.push(file, field("modelo"), format!("`{}` no está en `modelos` de estudio.toml", a.modelo));
+            p.push(file, field("modelo"), format!("`{}` no está en `modelos` de estudio.toml", a.model));
         }
         if let (Some(q), Some(m)) = (question, model)
-            && q.modelo != m.nivel
+            && q.model != m.level
         {
             p.push(
                 file,
@@ -496,24 +500,24 @@ fn check_answers(file: &Path, study: &Study, p: &mut Problems) {
                 format!(
                     "`{}` es de nivel {} y la pregunta `{}` es de nivel {}",
                     m.id,
-                    m.nivel.as_str(),
+                    m.level.as_str(),
                     q.id,
-                    q.modelo.as_str()
+                    q.model.as_str()
                 ),
             );
         }
-        if a.repeticion == Some(0) {
+        if a.repetition == Some(0) {
             p.push(file, field("repeticion"), "se esperaba un número de repetición desde 1");
         }
-        if let Some(first) = pairs.insert((a.pregunta.as_str(), a.modelo.as_str(), a.repetition()), line) {
-            let message = match a.repeticion {
+        if let Some(first) = pairs.insert((a.question.as_str(), a.model.as_str(), a.repetition()), line) {
+            let message = match a.repetition {
                 None => format!(
                     "la pregunta `{}` ya tiene respuesta de `{}` en la línea {first} (una por modelo y repetición; numere las repeticiones con `repeticion`)",
-                    a.pregunta, a.modelo
+                    a.question, a.model
                 ),
                 Some(r) => format!(
                     "la pregunta `{}` ya tiene respuesta de `{}` en la repetición {r}, en la línea {first}",
-                    a.pregunta, a.modelo
+                    a.question, a.model
                 ),
             };
             p.push(file, at.clone(), message);
@@ -521,19 +525,19 @@ fn check_answers(file: &Path, study: &Study, p: &mut Problems) {
         if a.version.trim().is_empty() {
             p.push(file, field("version"), "no puede estar vacío");
         }
-        if !is_date(&a.fecha) {
-            p.push(file, field("fecha"), format!("`{}` no es una fecha AAAA-MM-DD válida", a.fecha));
+        if !is_date(&a.date) {
+            p.push(file, field("fecha"), format!("`{}` no es una fecha AAAA-MM-DD válida", a.date));
         }
-        if a.respuesta.trim().is_empty() {
+        if a.answer.trim().is_empty() {
             p.push(file, field("respuesta"), "no puede estar vacía");
         }
-        for (j, source) in a.fuentes.iter().enumerate() {
+        for (j, source) in a.sources.iter().enumerate() {
             check_http_url(file, &field(&format!("fuentes[{j}].url")), &source.url, p);
-            if source.titulo.trim().is_empty() {
+            if source.title.trim().is_empty() {
                 p.push(file, field(&format!("fuentes[{j}].titulo")), "no puede estar vacío");
             }
         }
-        for brand in a.tono.keys() {
+        for brand in a.tone.keys() {
             if !brands.contains(brand.as_str()) {
                 p.push(file, field(&format!("tono.{brand}")), "no es una marca de marcas.toml");
             }
@@ -546,28 +550,27 @@ fn check_finding_references(file: &Path, study: &Study, p: &mut Problems) {
     unique_ids(file, "hallazgos", study.findings.iter().map(|f| f.id.as_str()), p);
     let answers: BTreeSet<&str> = study.answers.iter().map(|a| a.id.as_str()).collect();
     for (i, f) in study.findings.iter().enumerate() {
-        for (field, value) in
-            [("tipo", &f.tipo), ("seccion", &f.seccion), ("texto", &f.texto), ("texto_en", &f.texto_en)]
+        for (field, value) in [("tipo", &f.kind), ("seccion", &f.section), ("texto", &f.text), ("texto_en", &f.text_en)]
         {
             if value.trim().is_empty() {
                 p.push(file, format!("hallazgos[{i}].{field}"), "no puede estar vacío");
             }
         }
-        for (j, b) in f.respaldo.iter().enumerate() {
-            if !study.design.analisis.iter().any(|t| t.id == b.tabla)
-                && !crate::metrics::change::table_ids(study).iter().any(|(id, _)| *id == b.tabla)
+        for (j, b) in f.backing.iter().enumerate() {
+            if !study.design.analyses.iter().any(|t| t.id == b.table)
+                && !crate::metrics::change::table_ids(study).iter().any(|(id, _)| *id == b.table)
             {
                 p.push(
                     file,
                     format!("hallazgos[{i}].respaldo[{j}].tabla"),
-                    format!("`{}` no es una tabla de `analisis` ni una tabla de cambio", b.tabla),
+                    format!("`{}` no es una tabla de `analisis` ni una tabla de cambio", b.table),
                 );
             }
-            if b.decimales > 4 {
+            if b.decimals > 4 {
                 p.push(file, format!("hallazgos[{i}].respaldo[{j}].decimales"), "se publican a lo sumo 4 decimales");
             }
         }
-        for (j, id) in f.evidencia.iter().enumerate() {
+        for (j, id) in f.evidence.iter().enumerate() {
             if !answers.contains(id.as_str()) {
                 p.push(file, format!("hallazgos[{i}].evidencia[{j}]"), format!("`{id}` no está en respuestas.jsonl"));
             }
@@ -583,7 +586,7 @@ pub fn check_tone_labels(root: &Path, study: &Study, facts: &[crate::metrics::An
     for fact in facts {
         let answer = &study.answers[fact.answer];
         let line = study.answer_lines.get(fact.answer).copied().unwrap_or(fact.answer + 1);
-        for brand_id in answer.tono.keys() {
+        for brand_id in answer.tone.keys() {
             let named = study.brands.iter().position(|b| &b.id == brand_id).is_some_and(|b| fact.names(b));
             if !named {
                 p.push(
@@ -603,50 +606,50 @@ pub fn check_findings(root: &Path, study: &Study, tables: &[Table]) -> Problems 
     let file = root.join(STUDIES_DIR).join(&study.slug).join(FINDINGS_FILE);
     let mut p = Problems::default();
     for (i, f) in study.findings.iter().enumerate() {
-        for (j, b) in f.respaldo.iter().enumerate() {
+        for (j, b) in f.backing.iter().enumerate() {
             let at = format!("hallazgos[{i}].respaldo[{j}]");
-            let Some(table) = tables.iter().find(|t| t.id == b.tabla) else { continue };
-            if !table.row_keys().any(|k| k == b.fila) {
+            let Some(table) = tables.iter().find(|t| t.id == b.table) else { continue };
+            if !table.row_keys().any(|k| k == b.row) {
                 p.push(
                     &file,
                     format!("{at}.fila"),
                     format!(
                         "`{}` no es una fila de {} ({})",
-                        b.fila,
+                        b.row,
                         table.id,
                         table.row_keys().collect::<Vec<_>>().join(", ")
                     ),
                 );
                 continue;
             }
-            if !table.columnas.contains(&b.columna) {
+            if !table.columns.contains(&b.column) {
                 p.push(
                     &file,
                     format!("{at}.columna"),
-                    format!("`{}` no es una columna de {} ({})", b.columna, table.id, table.columnas.join(", ")),
+                    format!("`{}` no es una columna de {} ({})", b.column, table.id, table.columns.join(", ")),
                 );
                 continue;
             }
-            let computed = table.cell(&b.fila, &b.columna).and_then(|c| c.as_f64());
-            let tolerance = 0.5 * 10f64.powi(-(b.decimales as i32)) + 1e-9;
+            let computed = table.cell(&b.row, &b.column).and_then(|c| c.as_f64());
+            let tolerance = 0.5 * 10f64.powi(-(b.decimals as i32)) + 1e-9;
             match computed {
                 None => p.push(
                     &file,
                     at.clone(),
-                    format!("la celda {} / {} / {} no tiene valor numérico", table.id, b.fila, b.columna),
+                    format!("la celda {} / {} / {} no tiene valor numérico", table.id, b.row, b.column),
                 ),
-                Some(value) if (value - b.valor).abs() > tolerance => p.push(
+                Some(value) if (value - b.value).abs() > tolerance => p.push(
                     &file,
                     format!("{at}.valor"),
                     format!(
                         "el hallazgo `{}` dice {} pero {} / {} / {} da {} (tolerancia ±{})",
                         f.id,
-                        b.valor,
+                        b.value,
                         table.id,
-                        b.fila,
-                        b.columna,
+                        b.row,
+                        b.column,
                         value,
-                        0.5 * 10f64.powi(-(b.decimales as i32))
+                        0.5 * 10f64.powi(-(b.decimals as i32))
                     ),
                 ),
                 Some(_) => {}
@@ -667,14 +670,14 @@ pub fn unsupported_comparisons(root: &Path, study: &Study, tables: &[Table]) -> 
             if c.claim_is_supported() {
                 continue;
             }
-            let claim = match c.afirma {
-                compare::Claim::Diferencia => "afirma una diferencia",
-                compare::Claim::Empate => "afirma un empate (empate = true)",
+            let claim = match c.claims {
+                compare::Claim::Difference => "afirma una diferencia",
+                compare::Claim::Tie => "afirma un empate (empate = true)",
             };
             p.push(
                 &file,
                 format!("hallazgos[{i}] ({})", f.id),
-                format!("{claim}: {}; {}", c.describe(), c.veredicto.to_lowercase()),
+                format!("{claim}: {}; {}", c.describe(), c.verdict.to_lowercase()),
             );
         }
     }
@@ -688,7 +691,7 @@ pub fn unsupported_changes(root: &Path, study: &Study, changes: &[Table]) -> Pro
     let mut p = Problems::default();
     for (i, f) in study.findings.iter().enumerate() {
         for claim in crate::metrics::change::claims(f, changes) {
-            if !claim.se_sostiene {
+            if !claim.holds {
                 p.push(&file, format!("hallazgos[{i}] ({})", f.id), format!("afirma un cambio: {}", claim.describe()));
             }
         }

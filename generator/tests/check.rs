@@ -76,23 +76,23 @@ fn a_broken_copy_lists_every_problem_with_its_place() {
     assert!(!output.status.success(), "broken content must fail");
     assert_eq!(output.status.code(), Some(1));
 
-    let cosmetica = questions.display().to_string();
-    assert!(stderr.contains(&format!("{cosmetica}: línea 3: JSON inválido")), "bad JSON line:\n{stderr}");
-    let banca = answers.display().to_string();
+    let cosmetics = questions.display().to_string();
+    assert!(stderr.contains(&format!("{cosmetics}: línea 3: JSON inválido")), "bad JSON line:\n{stderr}");
+    let banking = answers.display().to_string();
     assert!(
-        stderr.contains(&format!("{banca}: línea 2, campo `pregunta`: `P-NO-EXISTE` no está en preguntas.jsonl")),
+        stderr.contains(&format!("{banking}: línea 2, campo `pregunta`: `P-NO-EXISTE` no está en preguntas.jsonl")),
         "unknown question:\n{stderr}"
     );
     assert!(
-        stderr.contains(&format!("{banca}: línea 3, campo `modelo`: `gpt-9-turbo` no está en `modelos`")),
+        stderr.contains(&format!("{banking}: línea 3, campo `modelo`: `gpt-9-turbo` no está en `modelos`")),
         "unknown model:\n{stderr}"
     );
     assert!(
-        stderr.contains(&format!("{banca}: línea 5, campo `id`: `{first_id}` está repetido")),
+        stderr.contains(&format!("{banking}: línea 5, campo `id`: `{first_id}` está repetido")),
         "duplicate id:\n{stderr}"
     );
-    let seguros = findings.display().to_string();
-    assert!(stderr.contains(&seguros) && stderr.contains(".valor: el hallazgo"), "finding off by 0.05:\n{stderr}");
+    let insurance = findings.display().to_string();
+    assert!(stderr.contains(&insurance) && stderr.contains(".valor: el hallazgo"), "finding off by 0.05:\n{stderr}");
     assert!(stderr.lines().last().is_some_and(|l| l.ends_with("problemas")), "a count closes the list:\n{stderr}");
     assert!(n_questions > 3);
 }
@@ -117,7 +117,7 @@ fn missing_files_and_type_errors_are_located() {
 
 /// Appends a finding comparing two brands' mention rates in `table` (both values as the
 /// table publishes them) to a study's findings; `empate` marks the second backing.
-fn append_comparison(findings: &Path, table: &str, a: (&str, f64), b: (&str, f64), empate: bool) {
+fn append_comparison(findings: &Path, table: &str, a: (&str, f64), b: (&str, f64), tie: bool) {
     let mut text = std::fs::read_to_string(findings).expect("read");
     text.push_str(&format!(
         "\n[[hallazgos]]\nid = \"H99\"\ntipo = \"brecha\"\nseccion = \"Prueba\"\ntexto = \"t\"\ntexto_en = \"t\"\nevidencia = []\n\n\
@@ -127,7 +127,7 @@ fn append_comparison(findings: &Path, table: &str, a: (&str, f64), b: (&str, f64
         a.1,
         b.0,
         b.1,
-        if empate { "empate = true\n" } else { "" }
+        if tie { "empate = true\n" } else { "" }
     ));
     std::fs::write(findings, text).expect("write");
 }
@@ -191,8 +191,8 @@ fn names_ending_like_interval_columns_are_reserved() {
     let design = content.join("estudios/farma-2026/estudio.toml");
     let text = std::fs::read_to_string(&design).expect("read");
     // The first `id = "…"` after `[[modelos]]` is a model id; rename it everywhere.
-    let modelos = text.find("[[modelos]]").expect("models");
-    let id = text[modelos..]
+    let models = text.find("[[modelos]]").expect("models");
+    let id = text[models..]
         .lines()
         .find_map(|l| l.trim().strip_prefix("id = \"").and_then(|rest| rest.strip_suffix('"')))
         .expect("a model id")
@@ -210,12 +210,12 @@ fn names_ending_like_interval_columns_are_reserved() {
 }
 
 /// Appends a finding H98 backed by one change cell `<metric>_diferencia`.
-fn append_change_claim(findings: &Path, table: &str, row: &str, value: f64, empate: bool) {
+fn append_change_claim(findings: &Path, table: &str, row: &str, value: f64, tie: bool) {
     let mut text = std::fs::read_to_string(findings).expect("read");
     text.push_str(&format!(
         "\n[[hallazgos]]\nid = \"H98\"\ntipo = \"cambio\"\nseccion = \"Prueba\"\ntexto = \"t\"\ntexto_en = \"t\"\nevidencia = []\n\n\
          [[hallazgos.respaldo]]\ntabla = \"{table}\"\nfila = \"{row}\"\ncolumna = \"mencion_diferencia\"\nvalor = {value}\ndecimales = 4\n{}",
-        if empate { "empate = true\n" } else { "" }
+        if tie { "empate = true\n" } else { "" }
     ));
     std::fs::write(findings, text).expect("write");
 }

@@ -36,7 +36,7 @@ fn requirement() -> PaymentRequirements {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("muestra/servicio.toml");
     let text = std::fs::read_to_string(&file).expect("tests/muestra/servicio.toml");
     let service: generator::model::ServiceSettings = toml::from_str(&text).expect("servicio.toml parses");
-    let accepts = generator::render::offer::accepts(&service, service.precio_usd);
+    let accepts = generator::render::offer::accepts(&service, service.price_usd);
     let requirement = accepts.into_iter().find(|a| a.network == "eip155:84532").expect("Base Sepolia is offered");
     assert_eq!(requirement.amount, PRICE.to_string());
     assert_eq!(requirement.asset, USDC.to_checksum(None));

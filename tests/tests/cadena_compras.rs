@@ -254,11 +254,11 @@ async fn every_study_and_view_bought_over_http_and_mcp_moves_its_price_once() {
     assert_eq!(chain.usdc_balance(http_buyer.address()).await.expect("balance"), before, "a replay moves nothing");
     assert_eq!(chain.usdc_balance(receiver).await.expect("balance"), end_receiver);
     let sales = store.sales();
-    assert_eq!(sales.ventas.len(), SLUGS.len() * 4);
-    assert!(sales.pendientes.is_empty());
+    assert_eq!(sales.sales.len(), SLUGS.len() * 4);
+    assert!(sales.pending.is_empty());
     // Every settled sale's transaction is checked after the fact: none is disputed.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    assert!(store.sales().ventas.iter().all(|s| s.impugnada.is_none()));
+    assert!(store.sales().sales.iter().all(|s| s.disputed.is_none()));
 }
 
 /// Sixteen purchases at once through one settler account: each takes its own account nonce
@@ -286,8 +286,8 @@ async fn sixteen_concurrent_purchases_through_one_settler_each_move_the_price_on
     let received = chain.usdc_balance(receiver).await.expect("balance") - start;
     assert_eq!(received, price(&offer) * U256::from(AT_ONCE), "sixteen prices, once each");
     let sales = store.sales();
-    assert_eq!(sales.ventas.len(), AT_ONCE);
-    assert!(sales.pendientes.is_empty());
+    assert_eq!(sales.sales.len(), AT_ONCE);
+    assert!(sales.pending.is_empty());
 }
 
 /// The first settlement times out, the buyer cancels the authorization on chain, repeats the
@@ -303,7 +303,7 @@ async fn cancel_attack(settles: Settles) {
 
     let (status, body) = buy_http(&store, "banca-2026", "completo", &header).await;
     assert_eq!((status, body["error"].as_str()), (503, Some("liquidacion_incierta")), "{settles:?}: {body}");
-    assert_eq!(store.sales().pendientes.len(), 1, "{settles:?}: uncertain, on the books");
+    assert_eq!(store.sales().pending.len(), 1, "{settles:?}: uncertain, on the books");
 
     cancel_authorization(&chain, &buyer, nonce_of(&payment)).await.expect("cancelAuthorization");
     let (status, body) = buy_http(&store, "banca-2026", "completo", &header).await;
@@ -312,16 +312,16 @@ async fn cancel_attack(settles: Settles) {
     assert_eq!(chain.usdc_balance(pay_to(&offer)).await.expect("balance"), receiver_before, "nothing moved");
 
     let sales = store.sales();
-    assert!(sales.ventas.is_empty() && sales.pendientes.is_empty(), "{settles:?}: voided, not pending");
-    assert_eq!(sales.conciliadas_sin_pago.len(), 1);
-    assert!(sales.conciliadas_sin_pago[0].nota.contains("canceló"), "{:?}", sales.conciliadas_sin_pago);
+    assert!(sales.sales.is_empty() && sales.pending.is_empty(), "{settles:?}: voided, not pending");
+    assert_eq!(sales.reconciled_without_payment.len(), 1);
+    assert!(sales.reconciled_without_payment[0].note.contains("canceló"), "{:?}", sales.reconciled_without_payment);
     let table = gate::sales::report::table(&sales);
     assert!(table.contains("cancelAuthorization"), "{table}");
 
     // Repeating again changes nothing.
     let (status, _) = buy_http(&store, "banca-2026", "completo", &header).await;
     assert_eq!(status, 402);
-    assert!(store.sales().ventas.is_empty());
+    assert!(store.sales().sales.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -378,9 +378,9 @@ async fn pending_purchase() -> Pending {
     let before = chain.usdc_balance(buyer.address()).await.expect("balance");
     let (status, body) = buy_http(&store, "farma-2026", "resumen", &header).await;
     assert_eq!((status, body["error"].as_str()), (503, Some("liquidacion_incierta")), "{body}");
-    let pending = store.sales().pendientes;
+    let pending = store.sales().pending;
     assert_eq!(pending.len(), 1);
-    let transaction = pending[0].transaccion.clone().expect("the pending transaction is kept");
+    let transaction = pending[0].transaction.clone().expect("the pending transaction is kept");
     Pending { chain, store, buyer, offer, payment, header, before, transaction }
 }
 
@@ -398,8 +398,8 @@ async fn a_pending_settlement_mined_later_is_delivered_once() {
     let after = chain.usdc_balance(buyer.address()).await.expect("balance");
     assert_eq!(before - after, price(&offer), "moved once");
     let sales = store.sales();
-    assert_eq!(sales.ventas.len(), 1);
-    assert!(sales.pendientes.is_empty());
+    assert_eq!(sales.sales.len(), 1);
+    assert!(sales.pending.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -418,8 +418,8 @@ async fn a_pending_settlement_dropped_until_it_expires_is_never_delivered_and_is
     assert_eq!(done.len(), 1);
     assert!(matches!(&done[0].1, gate::payment::proof::Resolved::Void(why) if why.contains("venció")), "{done:?}");
     let sales = store.sales();
-    assert!(sales.ventas.is_empty() && sales.pendientes.is_empty());
-    assert!(sales.conciliadas_sin_pago[0].nota.contains("venció sin usarse"));
+    assert!(sales.sales.is_empty() && sales.pending.is_empty());
+    assert!(sales.reconciled_without_payment[0].note.contains("venció sin usarse"));
     assert_eq!(chain.usdc_balance(buyer.address()).await.expect("balance"), before, "nothing moved");
 }
 
@@ -484,7 +484,7 @@ async fn a_success_whose_transaction_paid_someone_else_is_flagged() {
     let mut flagged = None;
     for _ in 0..100 {
         let sales = report(gate.data.path()).expect("report");
-        flagged = sales.ventas.first().and_then(|s| s.impugnada.clone());
+        flagged = sales.sales.first().and_then(|s| s.disputed.clone());
         if flagged.is_some() {
             break;
         }
@@ -493,7 +493,7 @@ async fn a_success_whose_transaction_paid_someone_else_is_flagged() {
     let flagged = flagged.expect("the sale is disputed after the chain is read");
     assert!(flagged.contains("no usó esta autorización"), "{flagged}");
     let sales = report(gate.data.path()).expect("report");
-    assert_eq!(sales.totales.general.ventas, 0, "a disputed sale is not counted");
+    assert_eq!(sales.totals.general.sales, 0, "a disputed sale is not counted");
     let table = gate::sales::report::table(&sales);
     assert!(table.contains("Ventas impugnadas por la cadena"), "{table}");
 }
@@ -526,9 +526,9 @@ async fn verificar_reads_the_chain_and_catches_a_wrong_chain_and_a_wrong_domain(
     // The development accounts verificar refuses on mainnet are the ones cadena.mjs derives
     // from the standard mnemonic, by index, keys included.
     let accounts = &chain.info().accounts;
-    assert_eq!(accounts.len(), gate::preflight::salida::DEVELOPMENT_ACCOUNTS.len());
+    assert_eq!(accounts.len(), gate::preflight::output::DEVELOPMENT_ACCOUNTS.len());
     for account in accounts {
-        let (address, key) = gate::preflight::salida::DEVELOPMENT_ACCOUNTS[account.index as usize];
+        let (address, key) = gate::preflight::output::DEVELOPMENT_ACCOUNTS[account.index as usize];
         assert_eq!(account.address.to_checksum(None), address, "account #{}", account.index);
         assert_eq!(account.private_key.trim_start_matches("0x"), key, "account #{}", account.index);
     }
@@ -589,7 +589,7 @@ async fn on_the_shared_record_the_chain_voids_a_canceled_purchase_by_reconciliat
     let response = send().await.expect("request");
     assert_eq!(response.status(), 503);
     let report = gate::sales::report::report_shared(&shared).expect("report");
-    let transaction: B256 = report.pendientes[0].transaccion.clone().expect("pending").parse().expect("hash");
+    let transaction: B256 = report.pending[0].transaction.clone().expect("pending").parse().expect("hash");
     chain.rpc().drop_transaction(transaction).await.expect("drop");
     let canceled = tests::chain::submit_cancel_authorization(&chain, &buyer, nonce_of(&payment)).await.expect("cancel");
     chain.rpc().mine().await.expect("mine");
@@ -601,8 +601,8 @@ async fn on_the_shared_record_the_chain_voids_a_canceled_purchase_by_reconciliat
             .expect("reconciled");
     assert!(matches!(&done[0].1, gate::payment::proof::Resolved::Void(why) if why.contains("canceló")), "{done:?}");
     let report = gate::sales::report::report_shared(&shared).expect("report");
-    assert!(report.pendientes.is_empty() && report.ventas.is_empty(), "{report:?}");
-    assert!(report.conciliadas_sin_pago[0].nota.contains("cancelAuthorization"));
+    assert!(report.pending.is_empty() && report.sales.is_empty(), "{report:?}");
+    assert!(report.reconciled_without_payment[0].note.contains("cancelAuthorization"));
     // The repeat finds a used nonce on a new attempt: refused, nothing delivered.
     let response = send().await.expect("request");
     assert_eq!(response.status(), 402);

@@ -76,7 +76,7 @@ async fn buys_a_study_through_cdp_auth(secret: &str, kind: KeyKind) {
 
     // Settings exactly as `gate` reads them when serving.
     let manifest = gate::manifest::load(dist).unwrap();
-    assert_eq!(manifest.servicio.modo, gate::manifest::Mode::Mainnet);
+    assert_eq!(manifest.service.mode, gate::manifest::Mode::Mainnet);
     let args = Args::try_parse_from([
         "gate",
         "--dist",

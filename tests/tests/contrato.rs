@@ -175,10 +175,10 @@ fn openapi_lists_the_operational_endpoints() {
     for path in ["/salud", "/listo", "/.well-known/did.json", "/descarga/{archivo}"] {
         assert!(spec["paths"][path]["get"].is_object(), "openapi lacks {path}");
     }
-    let compra = &spec["components"]["schemas"]["Compra"]["properties"]["acceso"]["properties"]["descargas"];
-    assert_eq!(compra["properties"]["zip"]["$ref"], "#/components/schemas/Descarga");
-    let descarga = &spec["components"]["schemas"]["Descarga"]["required"];
-    assert_eq!(descarga, &json!(["url", "archivo", "tipo", "bytes", "sha256"]));
+    let purchase = &spec["components"]["schemas"]["Compra"]["properties"]["acceso"]["properties"]["descargas"];
+    assert_eq!(purchase["properties"]["zip"]["$ref"], "#/components/schemas/Descarga");
+    let download = &spec["components"]["schemas"]["Descarga"]["required"];
+    assert_eq!(download, &json!(["url", "archivo", "tipo", "bytes", "sha256"]));
     let paid = &spec["paths"]["/estudio/{slug}"]["get"]["responses"];
     for status in ["200", "400", "402", "404", "409", "429", "500", "502", "503"] {
         assert!(paid[status].is_object(), "the purchase lacks {status}");

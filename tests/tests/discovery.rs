@@ -586,12 +586,12 @@ fn a_declared_license_is_validated_and_published() {
     let metrics = loaded.metrics.clone().expect("metricas.toml");
     let mut service = loaded.service.clone().expect("servicio.toml");
 
-    service.licencia = Some("licencia propia".to_owned());
+    service.license = Some("licencia propia".to_owned());
     let problems = generator::validate::validate_service(&root, &service, &metrics).to_string();
     assert!(problems.contains("servicio.toml") && problems.contains("campo `licencia`"), "{problems}");
 
     let license = "https://observatorio-ia.example.com/licencia";
-    service.licencia = Some(license.to_owned());
+    service.license = Some(license.to_owned());
     assert!(generator::validate::validate_service(&root, &service, &metrics).is_empty());
     let content = generator::model::Content { service, metrics, change_method: None, studies: loaded.studies };
     let site = generator::render::site::Site::new(&content);

@@ -226,12 +226,12 @@ async fn every_study_is_bought_in_both_views_with_the_in_process_facilitator() {
     }
     assert!(!log.contains("signature"), "the journal keeps no signatures");
     let report = gate::sales::report::report(gate.data.path()).expect("report");
-    assert_eq!(report.totales.general.ventas, 18);
-    assert_eq!(report.totales.general.usdc, "17.82");
-    assert_eq!(report.totales.por_estudio.len(), 9);
-    assert!(report.totales.por_estudio.values().all(|t| t.ventas == 2 && t.usdc == "1.98"));
-    assert_eq!(report.totales.por_red["eip155:84532"].ventas, 18);
-    assert!(report.pendientes.is_empty() && report.avisos.is_empty());
+    assert_eq!(report.totals.general.sales, 18);
+    assert_eq!(report.totals.general.usdc, "17.82");
+    assert_eq!(report.totals.per_study.len(), 9);
+    assert!(report.totals.per_study.values().all(|t| t.sales == 2 && t.usdc == "1.98"));
+    assert_eq!(report.totals.per_network["eip155:84532"].sales, 18);
+    assert!(report.pending.is_empty() && report.warnings.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -345,8 +345,8 @@ async fn payments_that_do_not_match_or_do_not_verify_are_refused() {
         expect_refused(pay_with(&gate, &client, &header).await, 402, "invalid_payment_requirements").await;
     }
     // The other view's requirement is not this view's.
-    let resumen = accepted_of(dist, "banca-2026", "resumen");
-    assert_eq!(resumen, accepted, "same price, same requirement: accepted is per network, not per view");
+    let summary = accepted_of(dist, "banca-2026", "resumen");
+    assert_eq!(summary, accepted, "same price, same requirement: accepted is per network, not per view");
 
     let other_key = signer(OTHER_KEY);
     let cases: Vec<(&str, String, &str)> = vec![
@@ -568,10 +568,10 @@ async fn facilitator_failures_deliver_nothing_and_the_gate_keeps_serving() {
         assert_eq!(get(&client, &gate.url("/estudio/banca-2026")).await.status(), 402, "{name}");
         // The journal says it was accepted and failed, and no sale.
         let report = gate::sales::report::report(gate.data.path()).expect("report");
-        assert_eq!(report.totales.general.ventas, 0, "{name}");
-        assert_eq!(report.fallidas.get(code), Some(&1), "{name}: {:?}", report.fallidas);
+        assert_eq!(report.totals.general.sales, 0, "{name}");
+        assert_eq!(report.failed.get(code), Some(&1), "{name}: {:?}", report.failed);
         // A facilitator that may have settled: left for reconciliation.
-        assert_eq!(report.pendientes.len(), usize::from(uncertain), "{name}");
+        assert_eq!(report.pending.len(), usize::from(uncertain), "{name}");
     }
 }
 

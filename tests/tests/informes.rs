@@ -114,8 +114,8 @@ fn change_column_shown(column: &str) -> Option<Shown> {
 
 fn metric_shown(metric: Metric) -> Shown {
     match metric {
-        Metric::Orden | Metric::Protagonismo => Shown::Two,
-        Metric::TonoNeto => Shown::Signed,
+        Metric::Order | Metric::Prominence => Shown::Two,
+        Metric::NetTone => Shown::Signed,
         _ => Shown::Percent,
     }
 }
@@ -130,11 +130,11 @@ fn column_shown(spec: &TableSpec, column: &str) -> Option<Shown> {
         "hhi_sov" | "hhi_top1" => Some(Shown::Whole),
         "jaccard" => Some(Shown::Two),
         _ if matches!(
-            spec.tipo,
-            TableKind::MarcaPorModelo | TableKind::MarcaPorDimension | TableKind::ModeloPorDimension
+            spec.kind,
+            TableKind::BrandByModel | TableKind::BrandByDimension | TableKind::ModelByDimension
         ) =>
         {
-            spec.metricas.first().map(|m| metric_shown(*m))
+            spec.metrics.first().map(|m| metric_shown(*m))
         }
         _ => None,
     }
@@ -238,11 +238,11 @@ fn reports_print_the_packages_numbers() {
     for slug in studies_with_reports() {
         let package = read_json(&dist.join(format!("private/descargas/{slug}.json")));
         let study = content_study(slug);
-        let specs: Vec<&TableSpec> = study.design.analisis.iter().collect();
+        let specs: Vec<&TableSpec> = study.design.analyses.iter().collect();
         let spec_of = |id: &str| specs.iter().find(|s| s.id == id).copied();
         let brand_spec = specs
             .iter()
-            .find(|s| s.tipo == TableKind::Marcas && s.filtro.is_empty() && s.metricas.contains(&Metric::Protagonismo))
+            .find(|s| s.kind == TableKind::Brands && s.filter.is_empty() && s.metrics.contains(&Metric::Prominence))
             .expect("a brand table with Protagonismo IA");
         let brands = table(&package, &brand_spec.id);
         let n_answers = package["respuestas"].as_array().expect("respuestas").len();
@@ -281,22 +281,22 @@ fn reports_print_the_packages_numbers() {
             let (mut checked, mut intervals, mut verdicts) = (0, 0, 0);
             for f in findings {
                 for b in f["respaldo"].as_array().expect("respaldo") {
-                    let tabla = b["tabla"].as_str().expect("tabla");
-                    let fila = b["fila"].as_str().expect("fila");
-                    let columna = b["columna"].as_str().expect("columna");
+                    let table_id = b["tabla"].as_str().expect("tabla");
+                    let row = b["fila"].as_str().expect("fila");
+                    let column = b["columna"].as_str().expect("columna");
                     let computed = b["valor_calculado"].as_f64().expect("computed");
-                    assert_eq!(cell(table(&package, tabla), fila, columna).as_f64(), Some(computed));
-                    let how = match spec_of(tabla) {
-                        Some(spec) => column_shown(spec, columna),
-                        None => change_column_shown(columna),
+                    assert_eq!(cell(table(&package, table_id), row, column).as_f64(), Some(computed));
+                    let how = match spec_of(table_id) {
+                        Some(spec) => column_shown(spec, column),
+                        None => change_column_shown(column),
                     };
                     let value = match how {
                         Some(how) => shown(computed, how, lang),
                         None => format!("{computed:.0}"),
                     };
-                    let key = generator::render::report::tables::display_key(study, fila);
+                    let key = generator::render::report::tables::display_key(study, row);
                     // A rate or mean prints its 95% interval on the same row.
-                    let mut parts = vec![tabla.to_owned(), key.clone(), value.clone()];
+                    let mut parts = vec![table_id.to_owned(), key.clone(), value.clone()];
                     if let (Some(how), Some(bounds)) = (how, b["ic95"].as_array()) {
                         let bound = |i: usize| shown(bounds[i].as_f64().expect("bound"), how, lang);
                         parts.push(format!("[{} – {}]", bound(0), bound(1)));
@@ -305,7 +305,7 @@ fn reports_print_the_packages_numbers() {
                     let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
                     assert!(
                         !lines_with(&text, &parts).is_empty(),
-                        "{slug} {lang}: finding {} backing {tabla}/{fila}/{columna} printed as {parts:?}",
+                        "{slug} {lang}: finding {} backing {table_id}/{row}/{column} printed as {parts:?}",
                         f["id"]
                     );
                     checked += 1;
@@ -385,7 +385,7 @@ fn reports_draw_each_brands_change_since_the_previous_run() {
                 let metrics: Vec<Metric> = if id == "cambio_total" {
                     generator::metrics::change::METRICS.to_vec()
                 } else {
-                    vec![Metric::Mencion]
+                    vec![Metric::Mention]
                 };
                 for metric in metrics {
                     let m = metric.id();
@@ -453,10 +453,10 @@ fn spanish_and_english_reports_differ_in_language() {
         assert!(es.contains(package["ficha"]["nombre"].as_str().expect("nombre")));
         assert!(en.contains(package["ficha"]["nombre_en"].as_str().expect("nombre_en")));
         for f in package["hallazgos"].as_array().expect("hallazgos") {
-            let (texto, texto_en) = (f["texto"].as_str().expect("texto"), f["texto_en"].as_str().expect("texto_en"));
-            assert!(es.contains(&squash(texto)), "{slug} es: finding {} in Spanish", f["id"]);
-            assert!(en.contains(&squash(texto_en)), "{slug} en: finding {} in English", f["id"]);
-            assert!(!es.contains(&squash(texto_en)) && !en.contains(&squash(texto)), "{slug}: one language per report");
+            let (text, text_en) = (f["texto"].as_str().expect("texto"), f["texto_en"].as_str().expect("texto_en"));
+            assert!(es.contains(&squash(text)), "{slug} es: finding {} in Spanish", f["id"]);
+            assert!(en.contains(&squash(text_en)), "{slug} en: finding {} in English", f["id"]);
+            assert!(!es.contains(&squash(text_en)) && !en.contains(&squash(text)), "{slug}: one language per report");
         }
         assert_ne!(
             std::fs::read(report_path(slug, "es")).expect("es"),

@@ -187,9 +187,9 @@ async fn tools_are_listed_with_titles_schemas_and_hints_and_the_catalog_has_no_p
             assert_eq!(tool["annotations"]["readOnlyHint"], !paid, "{name}");
             assert_eq!(tool["annotations"]["destructiveHint"], false, "{name}");
         }
-        let ficha = tools.iter().find(|t| t["name"] == "ver_ficha").expect("ver_ficha");
-        assert_eq!(ficha["inputSchema"]["properties"]["slug"]["enum"], json!(SLUGS));
-        assert_eq!(ficha["inputSchema"]["required"], json!(["slug"]));
+        let sheet = tools.iter().find(|t| t["name"] == "ver_ficha").expect("ver_ficha");
+        assert_eq!(sheet["inputSchema"]["properties"]["slug"]["enum"], json!(SLUGS));
+        assert_eq!(sheet["inputSchema"]["required"], json!(["slug"]));
         // Deterministic: the same list every time.
         assert_eq!(mcp.request("tools/list", json!({})).await["result"], list["result"]);
         let cursor = mcp.request("tools/list", json!({"cursor": "2"})).await;
@@ -243,9 +243,9 @@ async fn free_tools_answer_what_the_http_routes_serve() {
                 manifest["estudios"][slug]["vistas"]["resumen"]["pago_requerido"]["accepts"]
             );
             // A number, as in the catalog and the sheet (the manifest keeps the text "0.99").
-            let ficha = http_json(&gate, &format!("/estudio/{slug}/ficha")).await;
+            let sheet = http_json(&gate, &format!("/estudio/{slug}/ficha")).await;
             assert!(specific["precio_usd"].is_number(), "{specific}");
-            assert_eq!(specific["precio_usd"], ficha["precio_usd"]);
+            assert_eq!(specific["precio_usd"], sheet["precio_usd"]);
             let text = manifest["estudios"][slug]["precio_usd"].as_str().expect("text");
             assert_eq!(specific["precio_usd"].as_f64(), text.parse::<f64>().ok());
         }

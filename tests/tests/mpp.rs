@@ -184,8 +184,8 @@ async fn mpp_credentials_buy_once_on_chain_and_every_bad_one_is_refused() {
 
     // The journal says the sale came by MPP.
     let sales = report(store.gate.data.path()).expect("gate ventas");
-    assert_eq!(sales.ventas.len(), 1);
-    assert_eq!(sales.ventas[0].protocolo.as_str(), "mpp");
+    assert_eq!(sales.sales.len(), 1);
+    assert_eq!(sales.sales[0].protocol.as_str(), "mpp");
 
     // The wallet that bought through MPP signs in (x402 sign-in-with-x) and gets it again, free.
     let (_, headers, _) = unpaid(&store, slug, "completo").await;
@@ -223,8 +223,8 @@ async fn mpp_credentials_buy_once_on_chain_and_every_bad_one_is_refused() {
     let answer = pay(&store, slug, "completo", &credential(&elsewhere, &accepted, &buyer), None).await;
     assert_refused(&answer, 402, "invalid-challenge", "another realm");
 
-    let for_resumen = challenge(&store, slug, "resumen").await;
-    let answer = pay(&store, slug, "completo", &credential(&for_resumen, &accepted, &buyer), None).await;
+    let for_summary = challenge(&store, slug, "resumen").await;
+    let answer = pay(&store, slug, "completo", &credential(&for_summary, &accepted, &buyer), None).await;
     assert_refused(&answer, 402, "invalid-challenge", "a credential for another view");
     let for_other = challenge(&store, other_slug, "completo").await;
     let answer = pay(&store, slug, "completo", &credential(&for_other, &accepted, &buyer), None).await;
@@ -254,7 +254,7 @@ async fn mpp_credentials_buy_once_on_chain_and_every_bad_one_is_refused() {
     assert_refused(&answer, 402, "invalid-challenge", "an expired challenge");
 
     assert_eq!(chain.usdc_balance(buyer.address()).await.expect("b"), after.0, "no refusal moved anything");
-    assert_eq!(report(store.gate.data.path()).expect("ventas").ventas.len(), 1);
+    assert_eq!(report(store.gate.data.path()).expect("ventas").sales.len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -280,7 +280,7 @@ async fn twenty_concurrent_copies_of_one_credential_settle_once() {
     assert!(statuses.iter().all(|s| [200, 409, 503].contains(s)), "{statuses:?}");
     assert_eq!(before - chain.usdc_balance(buyer.address()).await.expect("b"), price, "one transfer: {statuses:?}");
     let sales = report(store.gate.data.path()).expect("gate ventas");
-    assert_eq!(sales.ventas.len(), 1);
+    assert_eq!(sales.sales.len(), 1);
 }
 
 /// `tests/mppx`, where the official client's script and its `node_modules` live.
@@ -363,8 +363,8 @@ async fn the_official_mppx_client_buys_with_mpp_on_chain_over_http_and_both_mcp_
     }
     assert_eq!(chain.usdc_balance(receiver).await.expect("balance") - start, total);
     let sales = report(store.gate.data.path()).expect("gate ventas");
-    assert_eq!(sales.ventas.len(), 4);
-    assert!(sales.ventas.iter().all(|s| s.protocolo.as_str() == "mpp"), "every sale came by MPP");
+    assert_eq!(sales.sales.len(), 4);
+    assert!(sales.sales.iter().all(|s| s.protocol.as_str() == "mpp"), "every sale came by MPP");
 }
 
 /// The Python of the venv `./tienda probar` installs `tests/pympp/requirements.txt` into:
@@ -416,6 +416,6 @@ async fn the_official_pympp_client_buys_with_mpp_on_chain_over_http() {
     assert_eq!(mined.transfers(asset), vec![(buyer.address, receiver, price)]);
     assert_eq!(before - chain.usdc_balance(buyer.address).await.expect("balance"), price, "the price moved once");
     let sales = report(store.gate.data.path()).expect("gate ventas");
-    assert_eq!(sales.ventas.len(), 1);
-    assert_eq!(sales.ventas[0].protocolo.as_str(), "mpp");
+    assert_eq!(sales.sales.len(), 1);
+    assert_eq!(sales.sales[0].protocol.as_str(), "mpp");
 }

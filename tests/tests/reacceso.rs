@@ -194,11 +194,11 @@ async fn a_buyer_whose_links_expired_signs_in_and_gets_the_study_again_free() {
     assert_eq!(gate.local.settlements(), 1, "no facilitator call, no charge");
     assert_eq!(journal_events(data.path(), "reacceso"), 2);
     let report = gate::sales::report::report(data.path()).expect("report");
-    assert_eq!(report.totales.general.ventas, 1, "a re-access is no sale");
-    assert_eq!(report.ventas[0].reaccesos, 2);
-    assert_eq!(report.reaccesos.len(), 2);
-    assert_eq!((report.reaccesos[0].vista.as_str(), report.reaccesos[1].vista.as_str()), ("resumen", "completo"));
-    assert_eq!(report.reaccesos[0].compra, report.ventas[0].compra);
+    assert_eq!(report.totals.general.sales, 1, "a re-access is no sale");
+    assert_eq!(report.sales[0].reaccesses, 2);
+    assert_eq!(report.reaccesses.len(), 2);
+    assert_eq!((report.reaccesses[0].view.as_str(), report.reaccesses[1].view.as_str()), ("resumen", "completo"));
+    assert_eq!(report.reaccesses[0].purchase, report.sales[0].purchase);
     let table = gate::sales::report::table(&report);
     assert!(table.contains("Reaccesos") && table.contains("sin cobro"), "{table}");
 }

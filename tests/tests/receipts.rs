@@ -311,7 +311,7 @@ async fn a_purchase_over_mcp_carries_the_same_offers_and_a_receipt_for_the_study
     assert_eq!(result["isError"], false, "{result}");
     let report = check_receipt(result, Some(&publisher()), None).expect("the MCP receipt verifies");
     assert_eq!(report.payload.resource_url, format!("{BUILT_BASE_URL}/estudio/{SLUG}?vista=resumen"));
-    assert_eq!(report.payload.vista, "resumen");
+    assert_eq!(report.payload.view, "resumen");
     assert_eq!(
         result["structuredContent"]["liquidacion"]["recibo"],
         result["_meta"]["x402/payment-response"]["extensions"][OFFER_RECEIPT]["info"]["receipt"]

@@ -81,8 +81,8 @@ async fn a_payment_identifier_makes_a_purchase_idempotent() {
     let journal = std::fs::read_to_string(gate.data.path().join(gate::sales::journal::JOURNAL_FILE)).expect("journal");
     assert!(journal.contains(id));
     let report = gate::sales::report::report(gate.data.path()).expect("report");
-    assert_eq!(report.ventas.len(), 1);
-    assert_eq!((report.ventas[0].entregado, report.ventas[0].reentregas), (true, 2));
+    assert_eq!(report.sales.len(), 1);
+    assert_eq!((report.sales[0].delivered, report.sales[0].redeliveries), (true, 2));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -110,7 +110,7 @@ async fn the_same_payment_at_two_instances_is_delivered_once_and_settled_once() 
         assert!(refused.get("paquete").is_none());
         assert_eq!(local.settlements(), round + 1, "one settlement per payment");
     }
-    let sales = |gate: &TestGate| gate::sales::report::report(gate.data.path()).expect("report").ventas.len();
+    let sales = |gate: &TestGate| gate::sales::report::report(gate.data.path()).expect("report").sales.len();
     assert_eq!(sales(&a) + sales(&b), 5, "each sale is in exactly one instance's journal");
 }
 

@@ -60,9 +60,9 @@ fn block(name: &str) -> String {
 /// The folders the guide's variables name, inside one temporary folder.
 struct Machine {
     _root: tempfile::TempDir,
-    datos: PathBuf,
-    secretos: PathBuf,
-    respaldos: PathBuf,
+    data: PathBuf,
+    secrets: PathBuf,
+    backups: PathBuf,
     /// The port of the PostgreSQL server `psql` reaches as its superuser (`PGHOST`, `PGPORT`,
     /// `PGUSER`, as the guide says for a managed database).
     postgres: Option<u16>,
@@ -71,13 +71,13 @@ struct Machine {
 impl Machine {
     fn new() -> Machine {
         let root = tempfile::tempdir().expect("temp");
-        let (datos, secretos, respaldos) =
+        let (data, secrets, backups) =
             (root.path().join("datos"), root.path().join("secretos"), root.path().join("respaldos"));
-        Machine { _root: root, datos, secretos, respaldos, postgres: None }
+        Machine { _root: root, data, secrets, backups, postgres: None }
     }
 
     fn env_file(&self) -> PathBuf {
-        self.secretos.join("gate.env")
+        self.secrets.join("gate.env")
     }
 
     /// Runs the guide's block `name` with bash (`errexit`, `pipefail`) from the repository's
@@ -93,9 +93,9 @@ impl Machine {
         }
         let output = command
             .args(["-e", "-o", "pipefail", "-c", &script])
-            .env("DATOS", &self.datos)
-            .env("SECRETOS", &self.secretos)
-            .env("RESPALDOS", &self.respaldos)
+            .env("DATOS", &self.data)
+            .env("SECRETOS", &self.secrets)
+            .env("RESPALDOS", &self.backups)
             .env("CLAVE_RESPALDO", PASSPHRASE)
             .env("PATH", path)
             .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
@@ -125,7 +125,7 @@ impl Machine {
             link_secret: value(gate::links::SECRET_ENV),
             receipt_key: value(receipt::KEY_ENV),
             receipt_keys_previous: value(receipt::PREVIOUS_KEYS_ENV),
-            ventas: value(gate::sales::postgres::URL_ENV),
+            sales: value(gate::sales::postgres::URL_ENV),
             ..Env::default()
         }
     }
@@ -135,13 +135,13 @@ impl Machine {
     /// `--diario-max-mb` (a byte rotates the journal at every step).
     fn start_gate(&self, env: Env, segment_bytes: Option<u64>) -> Running {
         let dist = built().display().to_string();
-        let data = self.datos.display().to_string();
+        let data = self.data.display().to_string();
         let args = Args::try_parse_from(["gate", "--dist", &dist, "--datos", &data]).expect("the gate's flags");
         let manifest = gate::manifest::load(built()).expect("manifest");
         let settings = Settings::from_args(args, env, &manifest).expect("settings");
         std::fs::create_dir_all(&settings.data).expect("data folder");
         let (facilitator, chains) = settings.build_payment().expect("local facilitator");
-        let sales = match &settings.ventas {
+        let sales = match &settings.sales {
             Some(url) => Sales::open_shared(Shared::connect(url).expect("database")).expect("shared record"),
             None => Sales::open(
                 &settings.data.join(gate::settings::PURCHASES_FILE),
@@ -241,7 +241,7 @@ async fn the_journal_and_secrets_restored_from_backup_serve_a_past_buyer() {
     let gate = machine.start_gate(machine.environment(), Some(1));
     let bought = buy(&gate).await;
     drop(gate);
-    let journal = machine.datos.join(gate::sales::journal::JOURNAL_FILE);
+    let journal = machine.data.join(gate::sales::journal::JOURNAL_FILE);
     let segments = gate::sales::journal::segments(&journal).expect("segments");
     assert!(segments.len() >= 3, "each step rotated the journal: {segments:?}");
     assert_eq!(std::fs::metadata(&journal).expect("active file").len(), 0, "the sale is in the segments only");
@@ -250,7 +250,7 @@ async fn the_journal_and_secrets_restored_from_backup_serve_a_past_buyer() {
     machine.run("respaldo-secretos");
     let listed = machine.run("listar-respaldos");
     assert!(listed.contains("datos-") && listed.contains("secretos-"), "{listed}");
-    let sealed = std::fs::read_dir(&machine.respaldos).expect("backups").flatten().map(|e| e.path());
+    let sealed = std::fs::read_dir(&machine.backups).expect("backups").flatten().map(|e| e.path());
     for file in sealed.filter(|p| p.to_string_lossy().contains("secretos-")) {
         let bytes = std::fs::read(&file).expect("secrets backup");
         let secret = env.link_secret.as_deref().expect("secret");
@@ -258,8 +258,8 @@ async fn the_journal_and_secrets_restored_from_backup_serve_a_past_buyer() {
     }
 
     // The machine is lost: data folder and secrets.
-    std::fs::remove_dir_all(&machine.datos).expect("wipe data");
-    std::fs::remove_dir_all(&machine.secretos).expect("wipe secrets");
+    std::fs::remove_dir_all(&machine.data).expect("wipe data");
+    std::fs::remove_dir_all(&machine.secrets).expect("wipe secrets");
     {
         // A gate on the empty state does not know the buyer (so the restore is what counts).
         let other = gate::settings::Env {
@@ -270,7 +270,7 @@ async fn the_journal_and_secrets_restored_from_backup_serve_a_past_buyer() {
         assert_eq!(sign_in(&blank).await.0, 402, "no sale in an empty journal");
         assert_eq!(download(&blank, &bought.zip_url).await.0, 403, "another link secret refuses the old link");
         drop(blank);
-        std::fs::remove_dir_all(&machine.datos).expect("wipe again");
+        std::fs::remove_dir_all(&machine.data).expect("wipe again");
     }
 
     machine.run("restaurar-secretos");
@@ -342,15 +342,12 @@ fn the_guide_s_folders_are_the_systemd_unit_s() {
             .find_map(|l| l.strip_prefix(&format!("{name}=")))
             .map(|v| v.split_whitespace().next().unwrap_or_default().to_owned())
     };
-    let datos = value("DATOS").expect("DATOS");
-    assert!(unit.contains(&format!("--datos {datos} ")), "the unit's --datos is {datos}");
-    assert!(unit.contains(&format!("StateDirectory={}", datos.trim_start_matches("/var/lib/"))));
-    let secretos = value("SECRETOS").expect("SECRETOS");
-    assert!(unit.contains(&format!("EnvironmentFile={secretos}/gate.env")), "the unit reads {secretos}/gate.env");
-    assert!(
-        value("RESPALDOS").is_some_and(|r| !r.starts_with(&datos) && !r.starts_with(&secretos)),
-        "backups elsewhere"
-    );
+    let data = value("DATOS").expect("DATOS");
+    assert!(unit.contains(&format!("--datos {data} ")), "the unit's --datos is {data}");
+    assert!(unit.contains(&format!("StateDirectory={}", data.trim_start_matches("/var/lib/"))));
+    let secrets = value("SECRETOS").expect("SECRETOS");
+    assert!(unit.contains(&format!("EnvironmentFile={secrets}/gate.env")), "the unit reads {secrets}/gate.env");
+    assert!(value("RESPALDOS").is_some_and(|r| !r.starts_with(&data) && !r.starts_with(&secrets)), "backups elsewhere");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -372,10 +369,7 @@ async fn the_database_and_secrets_restored_from_backup_serve_a_past_buyer() {
     drop(gate);
     assert_eq!(sql(&db, "estudios", "SELECT count(*) FROM compras WHERE estado = 'pagada'"), "1");
     assert_eq!(sql(&db, "estudios", "SELECT tableowner FROM pg_tables WHERE tablename = 'eventos'"), "gate");
-    assert!(
-        !machine.datos.join(gate::sales::journal::JOURNAL_FILE).exists(),
-        "with the database, --data holds no sale"
-    );
+    assert!(!machine.data.join(gate::sales::journal::JOURNAL_FILE).exists(), "with the database, --data holds no sale");
 
     machine.run("respaldo-base");
     machine.run("respaldo-secretos");
@@ -385,12 +379,12 @@ async fn the_database_and_secrets_restored_from_backup_serve_a_past_buyer() {
     // The database server is lost: a new one has neither the role nor the database. The
     // secrets are lost with the machine.
     lose_database(&db);
-    std::fs::remove_dir_all(&machine.secretos).expect("wipe secrets");
+    std::fs::remove_dir_all(&machine.secrets).expect("wipe secrets");
     machine.run("base-nueva");
     {
         let empty = Env {
             link_secret: Some("otra-clave-de-enlaces-de-32-caracteres-o-mas".into()),
-            ventas: Some(url.clone()),
+            sales: Some(url.clone()),
             ..Env::default()
         };
         let blank = machine.start_gate(empty, None);

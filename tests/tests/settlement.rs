@@ -143,9 +143,9 @@ fn sales(setup: &Setup) -> Report {
 /// The purchase is on the books as uncertain: listed to reconcile, not a sale.
 fn assert_pending(setup: &Setup, case: &str) {
     let report = sales(setup);
-    assert!(report.ventas.is_empty(), "{case}: no sale yet");
-    assert_eq!(report.pendientes.len(), 1, "{case}: the purchase is listed to reconcile");
-    assert_eq!(report.pendientes[0].estado, "incierta", "{case}");
+    assert!(report.sales.is_empty(), "{case}: no sale yet");
+    assert_eq!(report.pending.len(), 1, "{case}: the purchase is listed to reconcile");
+    assert_eq!(report.pending[0].status, "incierta", "{case}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -216,15 +216,15 @@ async fn with_the_chain_every_fault_after_settling_is_a_sale_proven_at_once() {
         assert!(receipt.success, "{case}");
         assert_eq!(setup.stub.local.settlements(), 1, "{case}: exactly one settlement");
         let report = sales(&setup);
-        assert!(report.pendientes.is_empty(), "{case}: resolved");
-        assert_eq!(report.ventas.len(), 1, "{case}");
-        let sale = &report.ventas[0];
+        assert!(report.pending.is_empty(), "{case}: resolved");
+        assert_eq!(report.sales.len(), 1, "{case}");
+        let sale = &report.sales[0];
         assert_eq!(
-            (sale.estudio.as_str(), sale.vista.as_str(), sale.monto.as_str()),
+            (sale.study.as_str(), sale.view.as_str(), sale.amount.as_str()),
             ("banca-2026", "completo", "990000")
         );
-        assert!(sale.entregado, "{case}");
-        assert_eq!(sale.transaccion, setup.stub.pending_transaction(), "{case}: the ledger's transaction");
+        assert!(sale.delivered, "{case}");
+        assert_eq!(sale.transaction, setup.stub.pending_transaction(), "{case}: the ledger's transaction");
         // Again: delivered from the book, no settlement.
         let (status, _, _) = pay(&setup, &client, "/estudio/banca-2026", &header).await;
         assert_eq!(status, 200, "{case}");
@@ -254,8 +254,8 @@ async fn a_pending_settlement_confirmed_on_the_retry_is_a_sale_at_once() {
     assert_eq!(*setup.stub.settle_calls.lock(), 2);
     assert_eq!(setup.stub.local.settlements(), 1);
     let report = sales(&setup);
-    assert_eq!(report.ventas.len(), 1);
-    assert!(report.pendientes.is_empty());
+    assert_eq!(report.sales.len(), 1);
+    assert!(report.pending.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -266,17 +266,17 @@ async fn the_publisher_reconciles_what_no_repeat_resolved() {
     let (status, _, _) = pay(&setup, &client, "/estudio/banca-2026", &header).await;
     assert_eq!(status, 503);
     let data = setup.gate.data.path();
-    let compra = sales(&setup).pendientes[0].compra.clone();
+    let purchase = sales(&setup).pending[0].purchase.clone();
     let not_pending =
         gate::sales::report::reconcile(data, "no-such-purchase", gate::sales::report::Resolution::Unpaid, "");
     assert!(not_pending.is_err());
     let resolution = gate::sales::report::Resolution::Paid { transaction: "0xfound".into() };
-    gate::sales::report::reconcile(data, &compra, resolution, "visto en el explorador").expect("reconciled");
+    gate::sales::report::reconcile(data, &purchase, resolution, "visto en el explorador").expect("reconciled");
     let report = sales(&setup);
-    assert!(report.pendientes.is_empty());
-    assert_eq!(report.ventas.len(), 1);
-    assert_eq!(report.ventas[0].transaccion, "0xfound");
-    let again = gate::sales::report::reconcile(data, &compra, gate::sales::report::Resolution::Unpaid, "");
+    assert!(report.pending.is_empty());
+    assert_eq!(report.sales.len(), 1);
+    assert_eq!(report.sales[0].transaction, "0xfound");
+    let again = gate::sales::report::reconcile(data, &purchase, gate::sales::report::Resolution::Unpaid, "");
     assert!(again.is_err(), "a reconciled purchase cannot be reconciled again");
 }
 
@@ -305,6 +305,6 @@ async fn a_retry_under_the_same_payment_identifier_gets_the_purchase_without_a_s
     assert_eq!((status, body["error"].as_str()), (409, Some("identificador_en_conflicto")));
     assert_eq!(setup.stub.local.settlements(), 1);
     let report = sales(&setup);
-    assert_eq!(report.ventas.len(), 1);
-    assert_eq!(report.ventas[0].reentregas, 1, "the retry is journaled against the paid purchase");
+    assert_eq!(report.sales.len(), 1);
+    assert_eq!(report.sales[0].redeliveries, 1, "the retry is journaled against the paid purchase");
 }

@@ -236,3 +236,86 @@ async fn prepared_heads_say_what_pingora_would_write() {
         assert!(over_http.1.iter().any(|(n, v)| n == "connection" && v == "keep-alive"), "{path}");
     }
 }
+
+/// Reads one answer (head and `Content-Length` body) from a byte stream.
+fn read_answer(stream: &mut impl std::io::Read) -> (String, Vec<u8>) {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        stream.read_exact(&mut byte).expect("answer head");
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8(head).expect("UTF-8 head");
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_owned()))
+        .expect("content-length")
+        .parse()
+        .expect("number");
+    let mut body = vec![0u8; length];
+    stream.read_exact(&mut body).expect("whole body");
+    (head, body)
+}
+
+/// The keep-alive rule of the plain listener over TLS: every answer that keeps the connection
+/// says how long it may stay idle, a client reusing it exactly at that limit is answered (GET
+/// and POST /mcp, both through Pingora's session here), and a connection left idle past the
+/// deadline is closed with nothing sent on it. (Unlike the plain fast lane, a head that starts
+/// before the deadline and ends after it is cut with the connection over TLS: Pingora's path
+/// times the idle wait and the head together. README, "Limits".)
+#[test]
+fn over_tls_a_kept_alive_connection_says_its_idle_limit_and_only_idle_ones_are_closed() {
+    use rustls::pki_types::pem::PemObject;
+    use std::io::{Read, Write};
+    use std::time::Duration;
+    let dir = tempfile::tempdir().expect("dir");
+    let (files, cert_pem) = write_certificate(dir.path(), "gate");
+    let data = tempfile::tempdir().expect("data");
+    let local: Arc<dyn gate::facilitator::Facilitator> =
+        Arc::new(gate::facilitator::local::LocalFacilitator::new(Default::default()));
+    let log = data.path().join(gate::sales::journal::JOURNAL_FILE);
+    let gate = gate::app::Gate::load(built(), local, links(), Some(&log)).expect("gate");
+    let limits = Limits { read_timeout: Duration::from_secs(3), ..Limits::default() };
+    let server =
+        spawn_tls(Arc::new(gate), 2, limits, Certificate::load(files).expect("certificate")).expect("server");
+
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::CertificateDer::pem_slice_iter(cert_pem.as_bytes()) {
+        roots.add(cert.expect("PEM")).expect("root");
+    }
+    let config = rustls::ClientConfig::builder().with_root_certificates(roots).with_no_client_auth();
+    let name = rustls::pki_types::ServerName::try_from("localhost").expect("name");
+    let connection = rustls::ClientConnection::new(Arc::new(config), name).expect("TLS client");
+    let socket = std::net::TcpStream::connect(server.addr).expect("connect");
+    socket.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
+    let mut stream = rustls::StreamOwned::new(connection, socket);
+
+    let get = b"GET /catalogo HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    let mcp_body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let mcp = format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{mcp_body}",
+        mcp_body.len()
+    );
+    for request in [&get[..], mcp.as_bytes(), get] {
+        stream.write_all(request).expect("request");
+        let (head, _) = read_answer(&mut stream);
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        let lower = head.to_ascii_lowercase();
+        assert!(lower.contains("connection: keep-alive\r\n"), "{head}");
+        assert!(lower.contains("keep-alive: timeout=2\r\n"), "the limit it says: {head}");
+        // Reused exactly at the limit the answer said.
+        std::thread::sleep(Duration::from_secs(2));
+    }
+    // Left idle past the deadline: closed, with nothing sent on it.
+    std::thread::sleep(Duration::from_millis(3500));
+    let mut rest = Vec::new();
+    let read = stream.read_to_end(&mut rest);
+    assert!(rest.is_empty(), "nothing is sent on an idle connection: {}", String::from_utf8_lossy(&rest));
+    match read {
+        Ok(0) => {}
+        Ok(n) => panic!("{n} bytes on an idle connection"),
+        // A TCP close without close_notify is what rustls reports as UnexpectedEof.
+        Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof, "{e}"),
+    }
+}

@@ -117,12 +117,12 @@ async fn any_gate_recovers_a_sale_made_on_the_other() {
     // One record: every sale once, each delivered and delivered again.
     let shared = Shared::connect(&db.url()).expect("connect");
     let report = report(&shared);
-    assert_eq!(report.ventas.len(), slugs.len() + 1, "{:?}", report.ventas);
-    for (sale, transaction) in report.ventas.iter().zip(&sold) {
-        assert_eq!(Some(sale.transaccion.as_str()), transaction.as_str());
-        assert_eq!((sale.entregado, sale.reentregas), (true, 1), "{sale:?}");
+    assert_eq!(report.sales.len(), slugs.len() + 1, "{:?}", report.sales);
+    for (sale, transaction) in report.sales.iter().zip(&sold) {
+        assert_eq!(Some(sale.transaction.as_str()), transaction.as_str());
+        assert_eq!((sale.delivered, sale.redeliveries), (true, 1), "{sale:?}");
     }
-    assert!(report.pendientes.is_empty(), "{:?}", report.pendientes);
+    assert!(report.pending.is_empty(), "{:?}", report.pending);
     assert_eq!(db.psql("SELECT count(*) FROM compras WHERE estado = 'pagada'").expect("count"), "5");
     assert_eq!(db.psql("SELECT count(*) FROM compras WHERE estado <> 'pagada'").expect("count"), "0");
     assert_eq!(
@@ -160,8 +160,8 @@ async fn one_authorization_fired_at_both_gates_is_settled_and_sold_once() {
     }
     let shared = Shared::connect(&db.url()).expect("connect");
     let report = report(&shared);
-    assert_eq!(report.ventas.len(), rounds, "one sale per authorization");
-    assert!(report.fallidas.is_empty(), "{:?}", report.fallidas);
+    assert_eq!(report.sales.len(), rounds, "one sale per authorization");
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
     assert_eq!(db.psql("SELECT count(*) FROM eventos WHERE evento = 'liquidado'").expect("count"), rounds.to_string());
 }
 
@@ -202,8 +202,8 @@ async fn a_stopped_database_refuses_purchases_before_settling_and_loses_no_sale(
     assert_eq!(local.settlements(), 2);
     let shared = Shared::connect(&db.url()).expect("connect");
     let report = report(&shared);
-    assert_eq!(report.ventas.len(), 2);
-    assert!(report.pendientes.is_empty(), "{:?}", report.pendientes);
+    assert_eq!(report.sales.len(), 2);
+    assert!(report.pending.is_empty(), "{:?}", report.pending);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -230,13 +230,13 @@ async fn a_journal_file_is_imported_once_and_its_sales_are_recognised() {
     assert_eq!(shared.import(records.clone()).expect("import again"), 0, "nothing twice");
     let imported = report(&shared);
     assert_eq!(
-        serde_json::to_value(&imported.ventas).expect("json"),
-        serde_json::to_value(&from_file.ventas).expect("json"),
+        serde_json::to_value(&imported.sales).expect("json"),
+        serde_json::to_value(&from_file.sales).expect("json"),
         "the same sales"
     );
     assert_eq!(
-        serde_json::to_value(&imported.totales).expect("json"),
-        serde_json::to_value(&from_file.totales).expect("json")
+        serde_json::to_value(&imported.totals).expect("json"),
+        serde_json::to_value(&from_file.totals).expect("json")
     );
     assert_eq!(
         gate::sales::report::table(&imported).lines().skip(1).collect::<Vec<_>>(),
@@ -258,7 +258,7 @@ async fn a_journal_file_is_imported_once_and_its_sales_are_recognised() {
     assert_eq!(status, 200);
     let grown = gate::sales::journal::read(&journal).expect("journal").records;
     assert_eq!(shared.import(grown.clone()).expect("import grown"), (grown.len() - records.len()) as u64);
-    assert_eq!(report(&shared).ventas.len(), 4);
+    assert_eq!(report(&shared).sales.len(), 4);
 }
 
 /// A `sign-in-with-x` proof for a study view, built from a fresh challenge of `gate`.
@@ -313,9 +313,9 @@ async fn a_past_buyer_signs_in_through_any_gate_and_a_proof_serves_once_across_t
 
     let shared = Shared::connect(&db.url()).expect("connect");
     let report = report(&shared);
-    assert_eq!(report.ventas.len(), 1);
-    assert_eq!(report.ventas[0].reaccesos, 2, "{:?}", report.ventas);
-    assert_eq!(report.reaccesos.len(), 2);
+    assert_eq!(report.sales.len(), 1);
+    assert_eq!(report.sales[0].reaccesses, 2, "{:?}", report.sales);
+    assert_eq!(report.reaccesses.len(), 2);
     assert_eq!(db.psql("SELECT count(*) FROM pruebas_usadas").expect("count"), "2");
     assert_eq!(local.settlements(), 1);
 }
@@ -342,7 +342,7 @@ fn the_shared_record_is_reached_over_tls_and_only_with_the_right_certificate() {
             Shared::connect(&url)
         })
         .expect("connects over TLS, trusting the server's certificate");
-    assert!(report(&shared).ventas.is_empty());
+    assert!(report(&shared).sales.is_empty());
     assert_eq!(
         db.psql("SELECT count(*) FROM schema_migrations").expect("migrations"),
         "2",
@@ -405,9 +405,9 @@ async fn gate_ventas_on_postgres_names_each_sales_protocol() {
     let shared = Shared::connect(&db.url()).expect("connect");
     let report = report(&shared);
     let sold: Vec<(&str, &str, &str, &str)> = report
-        .ventas
+        .sales
         .iter()
-        .map(|s| (s.estudio.as_str(), s.vista.as_str(), s.protocolo.as_str(), s.transaccion.as_str()))
+        .map(|s| (s.study.as_str(), s.view.as_str(), s.protocol.as_str(), s.transaction.as_str()))
         .collect();
     assert_eq!(
         sold,

@@ -41,9 +41,9 @@ pub fn write_questions(dir: &Path, count: usize) {
     std::fs::create_dir_all(dir).unwrap();
     let mut text = String::new();
     for i in 1..=count {
-        let tema = if i % 2 == 0 { "planes" } else { "cobertura" };
+        let topic = if i % 2 == 0 { "planes" } else { "cobertura" };
         text.push_str(&format!(
-            "{{\"id\":\"P{i:03}\",\"texto\":\"¿Qué compañía de celular me conviene? (caso {i})\",\"idioma\":\"es\",\"modelo\":\"estándar\",\"tema\":\"{tema}\"}}\n"
+            "{{\"id\":\"P{i:03}\",\"texto\":\"¿Qué compañía de celular me conviene? (caso {i})\",\"idioma\":\"es\",\"modelo\":\"estándar\",\"tema\":\"{topic}\"}}\n"
         ));
     }
     std::fs::write(dir.join("preguntas.jsonl"), text).unwrap();

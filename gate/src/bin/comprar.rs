@@ -51,13 +51,15 @@ struct Args {
 #[derive(Debug, clap::Subcommand)]
 enum Command {
     /// Verifica un recibo firmado por el editor: la firma, la clave que firmó y el sha256 de los archivos descargados.
-    VerificarRecibo(VerifyArgs),
+    #[command(name = "verificar-recibo")]
+    VerifyReceipt(VerifyArgs),
 }
 
 #[derive(Debug, clap::Args)]
 struct VerifyArgs {
     /// Archivo del recibo (el ….recibo.json que guarda comprar, o un PAYMENT-RESPONSE decodificado).
-    recibo: PathBuf,
+    #[arg(value_name = "RECIBO")]
+    receipt: PathBuf,
     /// Clave pública del editor que debe haber firmado: did:key:z6Mk… (la de /.well-known/did.json del servicio).
     #[arg(long = "clave-publica")]
     public_key: Option<String>,
@@ -69,7 +71,7 @@ struct VerifyArgs {
 fn main() {
     let mut args: Args = cli::parse();
     let result = match args.command.take() {
-        Some(Command::VerificarRecibo(verify)) => verify_receipt(&verify),
+        Some(Command::VerifyReceipt(verify)) => verify_receipt(&verify),
         None => run(args),
     };
     if let Err(e) = result {
@@ -100,10 +102,10 @@ fn study_url(args: &Args) -> Result<(url::Url, String)> {
         .filter(|s| !s.is_empty() && !s.contains('/'))
         .context("la URL debe ser la de un estudio: …/estudio/{slug}")?
         .to_owned();
-    if let Some(vista) = &args.view {
+    if let Some(view) = &args.view {
         let others: Vec<(String, String)> =
             url.query_pairs().filter(|(k, _)| k != "vista").map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
-        url.query_pairs_mut().clear().extend_pairs(others).append_pair("vista", vista);
+        url.query_pairs_mut().clear().extend_pairs(others).append_pair("vista", view);
     }
     Ok((url, slug))
 }
@@ -187,16 +189,16 @@ fn run(args: Args) -> Result<()> {
 /// `comprar verificar-recibo`: exits 0 only when the signature holds (under the given key,
 /// if any) and every file of the receipt found in the folder matches it.
 fn verify_receipt(args: &VerifyArgs) -> Result<()> {
-    let text = std::fs::read(&args.recibo).with_context(|| format!("no se pudo leer {}", args.recibo.display()))?;
+    let text = std::fs::read(&args.receipt).with_context(|| format!("no se pudo leer {}", args.receipt.display()))?;
     let document: serde_json::Value =
-        serde_json::from_slice(&text).with_context(|| format!("{} no es JSON", args.recibo.display()))?;
+        serde_json::from_slice(&text).with_context(|| format!("{} no es JSON", args.receipt.display()))?;
     let expected = args.public_key.as_deref().map(PublicKey::parse).transpose()?;
     let folder = match &args.files_dir {
         Some(folder) => folder.clone(),
-        None => args.recibo.parent().map(Path::to_path_buf).unwrap_or_default(),
+        None => args.receipt.parent().map(Path::to_path_buf).unwrap_or_default(),
     };
     let report = check_receipt(&document, expected.as_ref(), Some(&folder))
-        .with_context(|| format!("el recibo {} no es válido", args.recibo.display()))?;
+        .with_context(|| format!("el recibo {} no es válido", args.receipt.display()))?;
     print_report(&report);
     let missing_asked =
         args.files_dir.is_some() && report.files.iter().any(|(_, c)| matches!(c, FileCheck::Missing(_)));
@@ -217,13 +219,13 @@ fn print_report(report: &ReceiptReport) {
             "  (sin --clave-publica: compare esa clave con la que publica el servicio en {DID_DOCUMENT_PATH} o en llms.txt)"
         );
     }
-    println!("Estudio: {} (vista {})", p.estudio, p.vista);
+    println!("Estudio: {} (vista {})", p.study, p.view);
     println!("Recurso: {}", p.resource_url);
     println!("Pago: {} unidades de {} en {} a {} ({})", p.amount, p.asset, p.network, p.pay_to, p.scheme);
     println!("Pagador: {}", p.payer);
     println!("Transacción: {}", p.transaction.as_deref().unwrap_or("(no consta)"));
     println!("Liquidado: {} ({})", gate::clock::iso8601(p.issued_at), p.issued_at);
-    for (kind, file) in &p.archivos {
+    for (kind, file) in &p.files {
         let status = match report.files.iter().find(|(k, _)| k == kind).map(|(_, c)| c) {
             Some(FileCheck::Matches) => "coincide".to_owned(),
             Some(FileCheck::Missing(path)) => format!("no está en {}, no se comprobó", path.display()),
@@ -232,6 +234,6 @@ fn print_report(report: &ReceiptReport) {
             }
             None => "no se comprobó".to_owned(),
         };
-        println!("Archivo {kind}: {} ({} bytes, sha256 {}): {status}", file.archivo, file.bytes, file.sha256);
+        println!("Archivo {kind}: {} ({} bytes, sha256 {}): {status}", file.file, file.bytes, file.sha256);
     }
 }

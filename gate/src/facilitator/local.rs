@@ -78,21 +78,27 @@ impl LocalConfig {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Ledger {
     /// "network|address" → balance in atomic units (decimal string).
-    saldos: BTreeMap<String, String>,
+    #[serde(rename = "saldos")]
+    balances: BTreeMap<String, String>,
     /// "network|from|nonce" of every settled authorization.
-    nonces_usados: BTreeSet<String>,
+    #[serde(rename = "nonces_usados")]
+    used_nonces: BTreeSet<String>,
     /// "network|from|nonce" → what it paid, for the gate's questions ([`Chain`]).
     #[serde(default)]
-    pagos: BTreeMap<String, LedgerPayment>,
-    liquidaciones: usize,
+    #[serde(rename = "pagos")]
+    payments: BTreeMap<String, LedgerPayment>,
+    #[serde(rename = "liquidaciones")]
+    settlements: usize,
 }
 
 /// One settled authorization in the ledger.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct LedgerPayment {
     a: String,
-    valor: String,
-    transaccion: String,
+    #[serde(rename = "valor")]
+    value: String,
+    #[serde(rename = "transaccion")]
+    transaction: String,
 }
 
 pub struct LocalFacilitator {
@@ -136,12 +142,12 @@ impl LocalFacilitator {
 
     /// Settlements done so far.
     pub fn settlements(&self) -> usize {
-        self.ledger.lock().liquidaciones
+        self.ledger.lock().settlements
     }
 
     fn balance_in(&self, ledger: &Ledger, network: &str, address: Address) -> U256 {
         ledger
-            .saldos
+            .balances
             .get(&account(network, address))
             .and_then(|v| U256::from_str_radix(v, 10).ok())
             .unwrap_or(self.config.opening_balance)
@@ -181,7 +187,7 @@ impl LocalFacilitator {
         let (payer, exact) = self.check_payment(payload, req)?;
         let from = exact.authorization.from;
         let key = format!("{}|{:#x}|{:#x}", req.network, from, exact.authorization.nonce);
-        if ledger.nonces_usados.contains(&key) {
+        if ledger.used_nonces.contains(&key) {
             return Err(("invalid_exact_evm_nonce_already_used".into(), Some(payer)));
         }
         if self.balance_in(ledger, &req.network, payer) < exact.authorization.value {
@@ -209,16 +215,16 @@ impl LocalFacilitator {
             return SettlementResponse::failure(&req.network, "invalid_payment_requirements", None, None);
         };
         let payer_balance = self.balance_in(&ledger, &req.network, payer) - value;
-        ledger.saldos.insert(account(&req.network, payer), payer_balance.to_string());
+        ledger.balances.insert(account(&req.network, payer), payer_balance.to_string());
         let payee_balance = self.balance_in(&ledger, &req.network, pay_to) + value;
-        ledger.saldos.insert(account(&req.network, pay_to), payee_balance.to_string());
+        ledger.balances.insert(account(&req.network, pay_to), payee_balance.to_string());
         let transaction = format!("{:#x}", keccak256(key.as_bytes()));
-        ledger.pagos.insert(
+        ledger.payments.insert(
             key.clone(),
-            LedgerPayment { a: format!("{pay_to:#x}"), valor: value.to_string(), transaccion: transaction.clone() },
+            LedgerPayment { a: format!("{pay_to:#x}"), value: value.to_string(), transaction: transaction.clone() },
         );
-        ledger.nonces_usados.insert(key);
-        ledger.liquidaciones += 1;
+        ledger.used_nonces.insert(key);
+        ledger.settlements += 1;
         self.save(&ledger);
         SettlementResponse {
             success: true,
@@ -386,7 +392,7 @@ impl LocalFacilitator {
         }
         match mined {
             Ok(Some(receipt)) if receipt.success => {
-                self.ledger.lock().liquidaciones += 1;
+                self.ledger.lock().settlements += 1;
                 SettlementResponse {
                     success: true,
                     error_reason: None,
@@ -483,10 +489,10 @@ impl Chain for LocalFacilitator {
         }
         let key = format!("{}|{:#x}|{:#x}", expected.network, expected.payer, expected.nonce);
         let ledger = self.ledger.lock();
-        Ok(match ledger.pagos.get(&key) {
-            Some(payment) if pays(payment, expected) => Verdict::Paid { transaction: payment.transaccion.clone() },
-            Some(payment) => Verdict::UsedElsewhere { transaction: payment.transaccion.clone() },
-            None if ledger.nonces_usados.contains(&key) => Verdict::Unexplained,
+        Ok(match ledger.payments.get(&key) {
+            Some(payment) if pays(payment, expected) => Verdict::Paid { transaction: payment.transaction.clone() },
+            Some(payment) => Verdict::UsedElsewhere { transaction: payment.transaction.clone() },
+            None if ledger.used_nonces.contains(&key) => Verdict::Unexplained,
             None if now() >= expected.valid_before => Verdict::Expired,
             None => Verdict::Unused,
         })
@@ -497,8 +503,8 @@ impl Chain for LocalFacilitator {
             return reader.audit(expected, transaction).await;
         }
         let key = format!("{}|{:#x}|{:#x}", expected.network, expected.payer, expected.nonce);
-        Ok(match self.ledger.lock().pagos.get(&key) {
-            Some(payment) if payment.transaccion == transaction && pays(payment, expected) => Audit::Confirmed,
+        Ok(match self.ledger.lock().payments.get(&key) {
+            Some(payment) if payment.transaction == transaction && pays(payment, expected) => Audit::Confirmed,
             Some(_) => Audit::Wrong(format!("el libro local no registra que {transaction} pagara esta compra")),
             None => Audit::NotFound,
         })
@@ -508,7 +514,7 @@ impl Chain for LocalFacilitator {
 /// Whether a ledger payment paid payTo at least the price.
 fn pays(payment: &LedgerPayment, expected: &Expected) -> bool {
     let to = payment.a.parse::<Address>().ok();
-    let value = U256::from_str_radix(&payment.valor, 10).ok();
+    let value = U256::from_str_radix(&payment.value, 10).ok();
     to == Some(expected.pay_to) && value.is_some_and(|v| v >= expected.amount)
 }
 

@@ -153,15 +153,15 @@ pub struct McpServer {
 
 impl McpServer {
     pub fn new(manifest: &Manifest, extra_hosts: &[String]) -> McpServer {
-        let base_url = manifest.servicio.base_url.trim_end_matches('/').to_owned();
-        let slugs: Vec<&str> = manifest.estudios.keys().map(String::as_str).collect();
+        let base_url = manifest.service.base_url.trim_end_matches('/').to_owned();
+        let slugs: Vec<&str> = manifest.studies.keys().map(String::as_str).collect();
         McpServer {
             allowed: AllowedHosts::new(&base_url, extra_hosts),
             tools_full: json!({"tools": tools::definitions(&slugs, Endpoint::Full)}),
             tools_catalog: json!({"tools": tools::definitions(&slugs, Endpoint::Catalog)}),
             instructions_full: tools::instructions(manifest, &base_url, Endpoint::Full),
             instructions_catalog: tools::instructions(manifest, &base_url, Endpoint::Catalog),
-            server_name: manifest.servicio.nombre.clone(),
+            server_name: manifest.service.name.clone(),
             base_url,
         }
     }

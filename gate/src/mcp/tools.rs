@@ -211,18 +211,18 @@ fn price_phrases(prices: impl Iterator<Item = contract::Price>) -> (String, Stri
 
 /// The server instructions (Spanish, then English): what is sold and how to pay.
 pub fn instructions(manifest: &Manifest, base_url: &str, endpoint: Endpoint) -> String {
-    let (price_es, price_en) = price_phrases(manifest.estudios.values().map(|s| s.precio.0));
+    let (price_es, price_en) = price_phrases(manifest.studies.values().map(|s| s.price.0));
     let networks =
-        manifest.servicio.redes.iter().map(|n| format!("{} ({})", n.nombre, n.caip2)).collect::<Vec<_>>().join(", ");
-    let n = manifest.estudios.len();
-    let local = if manifest.servicio.modo == contract::Mode::Local {
+        manifest.service.networks.iter().map(|n| format!("{} ({})", n.name, n.caip2)).collect::<Vec<_>>().join(", ");
+    let n = manifest.studies.len();
+    let local = if manifest.service.mode == contract::Mode::Local {
         " Modo local: un facilitador local verifica firmas reales pero no se mueve dinero real. / Local mode: real signatures, no real money moves."
     } else {
         ""
     };
     let common_es = format!(
         "{name}: {n} estudios de visibilidad en IA (qué marcas nombran los asistentes de IA al responder preguntas de consumidores, en qué orden y con qué fuentes), {price_es} en USDC con x402 v2 ({networks}). Herramientas gratuitas: listar_estudios (catálogo), buscar_estudios {{q}}, ver_ficha {{slug}} (ficha sin contenido pago), ver_metricas (definiciones) y como_comprar {{slug?}}.",
-        name = manifest.servicio.nombre,
+        name = manifest.service.name,
     );
     let common_en = format!(
         "EN: {n} AI-visibility studies (which brands AI assistants name when answering consumer questions, in what order, citing which sources), {price_en} in USDC over x402 v2. Free tools: listar_estudios (catalog), buscar_estudios {{q}}, ver_ficha {{slug}}, ver_metricas, como_comprar {{slug?}}."
@@ -230,7 +230,7 @@ pub fn instructions(manifest: &Manifest, base_url: &str, endpoint: Endpoint) -> 
     match endpoint {
         Endpoint::Full => format!(
             "{common_es} Para comprar: llame a comprar_estudio {{slug, vista?}} sin pago; el resultado (isError: true) trae el PaymentRequired de x402 en structuredContent. Firme una autorización EIP-3009 por el monto exacto de una entrada de accepts y repita la misma llamada con params._meta[\"x402/payment\"] = PaymentPayload (objeto JSON, no base64) con accepted copiado sin cambios. Se liquida recién con el estudio listo: recibe el resumen (o el paquete completo con vista=completo) y enlaces firmados de descarga (JSON y ZIP, válidos {days} días); el recibo va en _meta[\"x402/payment-response\"]. Si la firma, el monto o la liquidación fallan, vuelve el PaymentRequired con error y no se cobra nada.{local}\n\n{common_en} To buy: call comprar_estudio {{slug, vista?}} without payment to get the PaymentRequired (isError: true, structuredContent), sign an EIP-3009 authorization for one accepts entry and call again with params._meta[\"x402/payment\"] = the PaymentPayload object. You get the study with signed download links; the receipt is in _meta[\"x402/payment-response\"]. Nothing is charged if anything fails.",
-            days = manifest.servicio.vigencia_enlaces_dias,
+            days = manifest.service.link_validity_days,
         ),
         Endpoint::Catalog => format!(
             "{common_es} Este servidor es solo de catálogo: para comprar use el servidor MCP completo en {base_url}/mcp (herramienta comprar_estudio) o GET {base_url}/estudio/{{slug}} con x402.{local}\n\n{common_en} This server is catalog-only: buy through the full MCP server at {base_url}/mcp (tool comprar_estudio) or GET {base_url}/estudio/{{slug}} with x402."
@@ -334,12 +334,12 @@ fn string_argument<'a>(arguments: &'a Map<String, Value>, key: &str) -> Result<O
 }
 
 fn valid_slugs<'a>(store: &Store<'a>) -> Vec<&'a str> {
-    store.manifest.estudios.keys().map(String::as_str).collect()
+    store.manifest.studies.keys().map(String::as_str).collect()
 }
 
 /// A known study slug.
 fn known_slug<'a>(store: &Store<'_>, slug: &'a str) -> Result<&'a str, ToolError> {
-    if store.manifest.estudios.contains_key(slug) {
+    if store.manifest.studies.contains_key(slug) {
         return Ok(slug);
     }
     let slugs = valid_slugs(store);
@@ -424,9 +424,9 @@ fn how_to_buy(server: &McpServer, store: &Store<'_>, arguments: &Map<String, Val
     });
     if let Some(slug) = slug {
         answer["estudio"] = json!(slug);
-        if let Some(study) = store.manifest.estudios.get(slug) {
-            answer["precio_usd"] = json!(study.precio.0.usd_number());
-            answer["monto_atomico"] = json!(study.precio.0.atomic_string());
+        if let Some(study) = store.manifest.studies.get(slug) {
+            answer["precio_usd"] = json!(study.price.0.usd_number());
+            answer["monto_atomico"] = json!(study.price.0.atomic_string());
         }
         if let Ok(offer) = store.offers.find(slug, Some(MCP_DEFAULT_VIEW.as_str())) {
             answer["pago_requerido"] = purchase::payment_required(
@@ -515,7 +515,7 @@ mod tests {
         assert_eq!(string_argument(&args(json!({"q": 5})), "q").unwrap_err().code, "argumento_invalido");
         assert_eq!(string_argument(&args(json!({"q": null})), "q").unwrap(), None);
         assert_eq!(view(&args(json!({}))).unwrap(), MCP_DEFAULT_VIEW);
-        assert_eq!(view(&args(json!({"vista": "completo"}))).unwrap(), View::Completo);
+        assert_eq!(view(&args(json!({"vista": "completo"}))).unwrap(), View::Full);
         assert_eq!(view(&args(json!({"vista": "todo"}))).unwrap_err().code, "vista_desconocida");
     }
 }

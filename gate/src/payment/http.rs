@@ -431,8 +431,8 @@ fn unknown_view(view: &str) -> Reply {
 /// The HTML 402 page of each study, by slug, read once at start.
 fn load_payment_pages(dist: &Path, manifest: &Manifest) -> Result<BTreeMap<String, Bytes>> {
     let mut pages = BTreeMap::new();
-    for (slug, study) in &manifest.estudios {
-        let file = &study.pagina_402;
+    for (slug, study) in &manifest.studies {
+        let file = &study.page_402;
         let path = manifest::file_path(dist, file)?;
         let bytes = std::fs::read(&path).with_context(|| format!("no se pudo leer {}", path.display()))?;
         if bytes.is_empty() {

@@ -100,7 +100,7 @@ pub struct DownloadInfo {
     pub kind: String,
     /// The name in `/descarga/{name}`.
     pub name: String,
-    pub tipo: String,
+    pub media_type: String,
     pub bytes: u64,
     pub sha256: String,
 }
@@ -117,36 +117,36 @@ impl Offers {
     /// issues their sign-in challenges.
     pub fn from_manifest(dist: &Path, manifest: &Manifest, challenger: &Challenger) -> Result<Offers> {
         let mut offers = BTreeMap::new();
-        for (slug, study) in &manifest.estudios {
+        for (slug, study) in &manifest.studies {
             let downloads: Vec<DownloadInfo> = study
-                .descargas
+                .downloads
                 .iter()
                 .filter_map(|name| {
-                    let d = manifest.descargas.get(name)?;
+                    let d = manifest.downloads.get(name)?;
                     Some(DownloadInfo {
                         kind: name.rsplit('.').next().unwrap_or(name).to_owned(),
                         name: name.clone(),
-                        tipo: d.tipo.clone(),
+                        media_type: d.media_type.clone(),
                         bytes: d.bytes,
                         sha256: d.sha256.clone(),
                     })
                 })
                 .collect();
-            for (view, spec) in &study.vistas {
-                let required = spec.pago_requerido.clone();
-                let required_mcp = spec.pago_requerido_mcp.clone();
+            for (view, spec) in &study.views {
+                let required = spec.payment_required.clone();
+                let required_mcp = spec.payment_required_mcp.clone();
                 let accepts_json = required.accepts.iter().map(serde_json::to_value).collect::<Result<_, _>>()?;
                 let networks: Vec<&str> = required.accepts.iter().map(|a| a.network.as_str()).collect();
                 let sign_in =
-                    SignIn::new(challenger.clone(), &manifest.servicio.base_url, &required.resource.url, &networks);
+                    SignIn::new(challenger.clone(), &manifest.service.base_url, &required.resource.url, &networks);
                 let offer = Offer {
                     slug: slug.clone(),
                     view: *view,
-                    name: study.nombre.clone(),
+                    name: study.name.clone(),
                     required,
                     required_mcp,
                     accepts_json,
-                    file: manifest::file_path(dist, &spec.archivo)?,
+                    file: manifest::file_path(dist, &spec.file)?,
                     downloads: downloads.clone(),
                     sign_in,
                 };
@@ -227,7 +227,7 @@ pub(crate) mod tests {
         let typed: PaymentRequirements = serde_json::from_value(raw.clone()).expect("requirements");
         Offer {
             slug: "banca-2026".into(),
-            view: View::Resumen,
+            view: View::Summary,
             name: "Banca".into(),
             required: PaymentRequired {
                 x402_version: 2,
@@ -243,7 +243,7 @@ pub(crate) mod tests {
                 x402_version: 2,
                 error: None,
                 resource: ResourceInfo {
-                    url: contract::mcp::resource_url("banca-2026", View::Resumen),
+                    url: contract::mcp::resource_url("banca-2026", View::Summary),
                     ..ResourceInfo::default()
                 },
                 accepts: vec![serde_json::from_value(raw.clone()).expect("requirements")],

@@ -47,19 +47,19 @@ pub fn expected(requirements: &PaymentRequirements, authorization: &Authorizatio
 /// The payment a journaled purchase expects on chain. Purchases journaled before the window's
 /// start was recorded are searched from a day before their end.
 pub fn expected_of(accepted: &Accepted) -> Option<Expected> {
-    let valid_after = match accepted.valido_desde {
-        0 => accepted.valido_hasta.saturating_sub(86_400),
+    let valid_after = match accepted.valid_from {
+        0 => accepted.valid_until.saturating_sub(86_400),
         start => start,
     };
     Some(Expected {
-        network: accepted.red.clone(),
-        asset: accepted.activo.parse::<Address>().ok()?,
-        payer: accepted.pagador.parse::<Address>().ok()?,
+        network: accepted.network.clone(),
+        asset: accepted.asset.parse::<Address>().ok()?,
+        payer: accepted.payer.parse::<Address>().ok()?,
         nonce: accepted.nonce.parse::<B256>().ok()?,
-        pay_to: accepted.pagar_a.parse::<Address>().ok()?,
-        amount: U256::from_str_radix(&accepted.monto, 10).ok()?,
+        pay_to: accepted.pay_to.parse::<Address>().ok()?,
+        amount: U256::from_str_radix(&accepted.amount, 10).ok()?,
         valid_after,
-        valid_before: accepted.valido_hasta,
+        valid_before: accepted.valid_until,
     })
 }
 
@@ -114,8 +114,8 @@ pub async fn audit(
         transaccion = %transaction,
         "el facilitador informó una liquidación que la cadena no confirma: {reason}"
     );
-    let disputed = Disputed { transaccion: transaction, motivo: reason };
-    if let Err(e) = sales.write(&key, clock.now(), Event::Impugnado(disputed)).await {
+    let disputed = Disputed { transaction, reason };
+    if let Err(e) = sales.write(&key, clock.now(), Event::Disputed(disputed)).await {
         tracing::error!(compra = %key, "diario de ventas: no se pudo registrar la venta impugnada: {e}");
     }
 }
@@ -134,24 +134,24 @@ pub enum Resolved {
 /// Resolves one pending purchase from `chains`: the `conciliado` record to journal (if the
 /// chain decided) and what happened.
 pub async fn resolve(chains: &Chains, pending: &Pending) -> (Option<Reconciled>, Resolved) {
-    let Some(chain) = chains.get(&pending.red) else {
-        return (None, Resolved::Open(format!("sin RPC para {}", pending.red)));
+    let Some(chain) = chains.get(&pending.network) else {
+        return (None, Resolved::Open(format!("sin RPC para {}", pending.network)));
     };
     let Some(expected) = expected_of(&pending.accepted) else {
         return (None, Resolved::Open("compra sin los datos de la autorización".into()));
     };
-    match look(chain.as_ref(), &expected, pending.transaccion.as_deref()).await {
+    match look(chain.as_ref(), &expected, pending.transaction.as_deref()).await {
         Proof::Verdict(Verdict::Paid { transaction }) => (
             Some(Reconciled {
-                liquidada: true,
-                transaccion: Some(transaction.clone()),
-                nota: format!("cadena: pagada en la transacción {transaction}"),
+                settled_at: true,
+                transaction: Some(transaction.clone()),
+                note: format!("cadena: pagada en la transacción {transaction}"),
             }),
             Resolved::Paid(transaction),
         ),
         Proof::Verdict(verdict) if verdict.proves_unpaid() => {
             let note = verdict.void_reason();
-            (Some(Reconciled { liquidada: false, transaccion: None, nota: note.clone() }), Resolved::Void(note))
+            (Some(Reconciled { settled_at: false, transaction: None, note: note.clone() }), Resolved::Void(note))
         }
         Proof::Verdict(verdict) => (None, Resolved::Open(verdict.void_reason())),
         Proof::Unknown(error) => (None, Resolved::Open(error)),
@@ -176,13 +176,13 @@ pub async fn reconcile_record(
     for pending in crate::sales::ledger::fold(&contents.records).pending {
         let (record, resolved) = resolve(chains, &pending).await;
         if let Some(reconciled) = record {
-            let resolution = match reconciled.transaccion {
-                Some(transaction) if reconciled.liquidada => Resolution::Paid { transaction },
+            let resolution = match reconciled.transaction {
+                Some(transaction) if reconciled.settled_at => Resolution::Paid { transaction },
                 _ => Resolution::Unpaid,
             };
             match shared {
-                Some(shared) => reconcile_shared(shared, &pending.compra, resolution, &reconciled.nota)?,
-                None => by_hand(data, &pending.compra, resolution, &reconciled.nota)?,
+                Some(shared) => reconcile_shared(shared, &pending.purchase, resolution, &reconciled.note)?,
+                None => by_hand(data, &pending.purchase, resolution, &reconciled.note)?,
             };
         }
         done.push((pending, resolved));
@@ -198,9 +198,9 @@ pub async fn reconcile(sales: &Sales, chains: &Chains, clock: &Clock) -> anyhow:
         let (record, resolved) = resolve(chains, &pending).await;
         if let Some(reconciled) = record {
             sales.reconciled(&pending, reconciled, clock.now()).await?;
-            tracing::info!(target: "compras", compra = %pending.compra, "conciliada con la cadena: {resolved:?}");
+            tracing::info!(target: "compras", compra = %pending.purchase, "conciliada con la cadena: {resolved:?}");
         }
-        done.push((pending.compra.clone(), resolved));
+        done.push((pending.purchase.clone(), resolved));
     }
     Ok(done)
 }

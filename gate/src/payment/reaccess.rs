@@ -84,10 +84,10 @@ impl Shop {
                 "Esta firma de sign-in-with-x ya se usó (cada desafío sirve una vez): pida el estudio de nuevo para recibir un 402 con un nonce nuevo y firme ese.",
             ));
         };
-        let Some(paid) = offer.required.accepts.iter().find(|a| a.network == sale.red) else {
+        let Some(paid) = offer.required.accepts.iter().find(|a| a.network == sale.network) else {
             return Err(Refusal::new(402, "invalid_siwx_unsupported_chain", "Este estudio ya no se vende en esa red."));
         };
-        let requirements = PaymentRequirements { amount: sale.monto.clone(), ..paid.clone() };
+        let requirements = PaymentRequirements { amount: sale.amount.clone(), ..paid.clone() };
         let body = match self.produce(offer, &requirements, &wallet, now).await {
             Ok(body) => body,
             Err(e) => {
@@ -100,41 +100,41 @@ impl Shop {
             }
         };
         let mut settlement = SettlementResponse::recorded(
-            sale.red.clone(),
-            sale.transaccion.clone(),
-            sale.pagador.clone(),
-            sale.monto.clone(),
+            sale.network.clone(),
+            sale.transaction.clone(),
+            sale.payer.clone(),
+            sale.amount.clone(),
         );
-        if offer.view.as_str() == sale.vista {
+        if offer.view.as_str() == sale.view {
             // The sale's own signed receipt again, byte for byte (same fields, same time): a
             // buyer who lost it gets it back. A receipt is of the view bought, so asking for the
             // other view brings none.
-            receipt::attach(&mut settlement, self.receipts(), offer, &requirements, sale.liquidada);
+            receipt::attach(&mut settlement, self.receipts(), offer, &requirements, sale.settled_at);
         }
         let block = json!({
-            "compra": sale.compra,
-            "vista_comprada": sale.vista,
-            "transaccion": sale.transaccion,
+            "compra": sale.purchase,
+            "vista_comprada": sale.view,
+            "transaccion": sale.transaction,
             "billetera": wallet,
             "nota": format!(
                 "Entregado de nuevo sin cobro: la billetera firmó con sign-in-with-x y compró este estudio (transacción {}). Los enlaces son nuevos y valen {} días.",
-                if sale.transaccion.is_empty() { "sin registrar" } else { sale.transaccion.as_str() },
+                if sale.transaction.is_empty() { "sin registrar" } else { sale.transaction.as_str() },
                 self.links().lifetime_seconds() / 86_400
             ),
         });
         let body = self.with_payment(body, &settlement).with_field("reacceso", block.to_string().as_bytes());
         let record = Reaccess {
-            estudio: offer.slug.clone(),
-            vista: offer.view.as_str().to_owned(),
-            red: verified.chain.clone(),
-            pagador: wallet.clone(),
+            study: offer.slug.clone(),
+            view: offer.view.as_str().to_owned(),
+            network: verified.chain.clone(),
+            payer: wallet.clone(),
             nonce: verified.nonce.clone(),
-            valido_hasta: verified.until,
-            transaccion: sale.transaccion.clone(),
+            valid_until: verified.until,
+            transaction: sale.transaction.clone(),
             bytes: body.len() as u64,
         };
-        if let Err(e) = sales.write(&sale.compra, now, Event::Reacceso(record)).await {
-            tracing::error!(compra = %sale.compra, "diario de ventas: no se pudo registrar el reacceso: {e}");
+        if let Err(e) = sales.write(&sale.purchase, now, Event::Reaccess(record)).await {
+            tracing::error!(compra = %sale.purchase, "diario de ventas: no se pudo registrar el reacceso: {e}");
             return Err(Refusal::new(
                 503,
                 "diario_no_disponible",
@@ -142,7 +142,7 @@ impl Shop {
             ));
         }
         claim.commit();
-        tracing::info!(target: "compras", compra = %sale.compra, estudio = %offer.slug, vista = %offer.view, billetera = %wallet, "reacceso con sign-in-with-x");
+        tracing::info!(target: "compras", compra = %sale.purchase, estudio = %offer.slug, vista = %offer.view, billetera = %wallet, "reacceso con sign-in-with-x");
         Ok(Redelivery { body })
     }
 }

@@ -40,12 +40,16 @@ pub fn attach(
 ) {
     let network = if settlement.network.is_empty() { paid.network.clone() } else { settlement.network.clone() };
     let terms = offer.required.accepts.iter().find(|a| a.network == network).unwrap_or(paid);
-    let archivos: BTreeMap<String, ReceiptFile> = offer
+    let files: BTreeMap<String, ReceiptFile> = offer
         .downloads
         .iter()
         .map(|d| {
-            let file =
-                ReceiptFile { archivo: d.name.clone(), tipo: d.tipo.clone(), bytes: d.bytes, sha256: d.sha256.clone() };
+            let file = ReceiptFile {
+                file: d.name.clone(),
+                media_type: d.media_type.clone(),
+                bytes: d.bytes,
+                sha256: d.sha256.clone(),
+            };
             (d.kind.clone(), file)
         })
         .collect();
@@ -60,9 +64,9 @@ pub fn attach(
         asset: terms.asset.clone(),
         amount: settlement.amount.clone().unwrap_or_else(|| terms.amount.clone()),
         pay_to: terms.pay_to.clone(),
-        estudio: offer.slug.clone(),
-        vista: offer.view.as_str().to_owned(),
-        archivos,
+        study: offer.slug.clone(),
+        view: offer.view.as_str().to_owned(),
+        files,
     };
     insert(&mut settlement.extensions, key.receipt_extension(&payload));
 }
@@ -96,7 +100,7 @@ mod tests {
         offer.downloads = vec![DownloadInfo {
             kind: "zip".into(),
             name: "banca-2026.zip".into(),
-            tipo: "application/zip".into(),
+            media_type: "application/zip".into(),
             bytes: 10,
             sha256: "d".repeat(64),
         }];
@@ -125,14 +129,14 @@ mod tests {
         assert!(settlement.extensions.as_ref().and_then(|e| e.get("otra")).is_some(), "other extensions kept");
         let payload = verify(of(&settlement).expect("receipt"), Some(&key.public())).expect("verifies").payload;
         assert_eq!(payload.resource_url, "http://127.0.0.1:8080/estudio/banca-2026?vista=resumen");
-        assert_eq!((payload.estudio.as_str(), payload.vista.as_str()), ("banca-2026", "resumen"));
+        assert_eq!((payload.study.as_str(), payload.view.as_str()), ("banca-2026", "resumen"));
         assert_eq!(
             (payload.amount.as_str(), payload.asset.as_str()),
             ("990000", "0x036CbD53842c5426634e7929541eC2318f3dCF7e")
         );
         assert_eq!(payload.transaction.as_deref(), Some(settlement.transaction.as_str()));
         assert_eq!(payload.issued_at, 1_800_000_000);
-        assert_eq!(payload.archivos["zip"].sha256, "d".repeat(64));
+        assert_eq!(payload.files["zip"].sha256, "d".repeat(64));
 
         // The repeat of the paid request re-issues the same bytes.
         let mut again = settled();

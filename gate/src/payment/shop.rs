@@ -199,12 +199,12 @@ impl Shop {
         let requirements = accepted_requirement(offer, payload)?;
         let id =
             payment_identifier(payload).map_err(|message| Refusal::new(400, "invalid_payment_identifier", message))?;
-        let huella = fingerprint(payload);
+        let fingerprint = fingerprint(payload);
         let started = std::time::Instant::now();
         let check = self.check(requirements, payload, now).await?;
         let reservation = match self
             .sales
-            .reserve(&check.replay_key, id.as_deref(), &huella, check.replay_until, now)
+            .reserve(&check.replay_key, id.as_deref(), &fingerprint, check.replay_until, now)
             .await
         {
             Ok(reservation) => {
@@ -216,14 +216,14 @@ impl Shop {
                 reservation
             }
             Err(Seen::Uncertain(doubt))
-                if same_purchase(&doubt.huella, &doubt.estudio, &doubt.vista, &huella, offer) =>
+                if same_purchase(&doubt.fingerprint, &doubt.study, &doubt.view, &fingerprint, offer) =>
             {
                 tracing::info!(target: "compras", compra = %check.replay_key, "pago con liquidación incierta repetido: se liquida de nuevo");
                 self.sales.resume(&check.replay_key, check.replay_until, now).await.map_err(seen_refusal)?
             }
-            Err(seen) => return self.repeated(offer, requirements, &check, &huella, seen, started, now).await,
+            Err(seen) => return self.repeated(offer, requirements, &check, &fingerprint, seen, started, now).await,
         };
-        let attempt = Attempt { offer, requirements, payload, check: &check, huella, id, now, protocol };
+        let attempt = Attempt { offer, requirements, payload, check: &check, fingerprint, id, now, protocol };
         self.sell(attempt, reservation, started).await
     }
 
@@ -231,7 +231,7 @@ impl Shop {
     async fn sell(&self, attempt: Attempt<'_>, reservation: Reservation, started: std::time::Instant) -> Outcome {
         let Attempt { offer, requirements, payload, check, now, .. } = attempt;
         let key = check.replay_key.as_str();
-        if let Err(e) = self.sales.write(key, now, Event::Aceptado(attempt.accepted())).await {
+        if let Err(e) = self.sales.write(key, now, Event::Accepted(attempt.accepted())).await {
             tracing::error!("diario de ventas: no se pudo registrar la compra aceptada: {e}");
             return Err(Refusal::new(
                 503,
@@ -269,8 +269,8 @@ impl Shop {
                 tracing::warn!(target: "compras", compra = key, "compra anulada: {}", verdict.void_reason());
                 self.limiter.refused_settlement(&check.payer, now);
                 self.journal_failure(key, &refusal, None).await;
-                let reconciled = Reconciled { liquidada: false, transaccion: None, nota: verdict.void_reason() };
-                if let Err(e) = self.sales.write(key, self.clock.now(), Event::Conciliado(reconciled)).await {
+                let reconciled = Reconciled { settled_at: false, transaction: None, note: verdict.void_reason() };
+                if let Err(e) = self.sales.write(key, self.clock.now(), Event::Reconciled(reconciled)).await {
                     tracing::error!(compra = key, "diario de ventas: no se pudo registrar la anulación: {e}");
                 }
                 reservation.void();
@@ -282,10 +282,10 @@ impl Shop {
                 let transaction = transaction.or_else(|| reservation.earlier_transaction().map(str::to_owned));
                 self.journal_failure(key, &refusal, Some(transaction.clone())).await;
                 reservation.uncertain(UncertainSale {
-                    huella: attempt.huella.clone(),
-                    estudio: offer.slug.clone(),
-                    vista: offer.view.as_str().to_owned(),
-                    transaccion: transaction,
+                    fingerprint: attempt.fingerprint.clone(),
+                    study: offer.slug.clone(),
+                    view: offer.view.as_str().to_owned(),
+                    transaction,
                 });
                 self.sales.note_doubt();
                 return Err(refusal);
@@ -300,17 +300,17 @@ impl Shop {
             self.audit_later(key, requirements, authorization, &settlement.transaction);
         }
         reservation.commit(PaidSale {
-            compra: key.to_owned(),
-            huella: attempt.huella.clone(),
-            estudio: offer.slug.clone(),
-            vista: offer.view.as_str().to_owned(),
+            purchase: key.to_owned(),
+            fingerprint: attempt.fingerprint.clone(),
+            study: offer.slug.clone(),
+            view: offer.view.as_str().to_owned(),
             settlement: settlement.clone(),
             settled_at,
         });
         let body = self.with_payment(body, &settlement);
         self.journal_handed(
             key,
-            Event::Entregado(Handed { transaccion: settlement.transaction.clone(), bytes: body.len() as u64 }),
+            Event::Delivered(Handed { transaction: settlement.transaction.clone(), bytes: body.len() as u64 }),
         )
         .await;
         let timing = Timing { check_ms, produce_ms, settle_ms };
@@ -348,10 +348,9 @@ impl Shop {
         } else {
             tracing::info!(target: "compras", compra = key, red = %network, transaccion = %receipt.transaction, "venta liquidada");
         }
-        let settled =
-            Settled { transaccion: receipt.transaction.clone(), red: network, pagador: payer, recuperado: recovered };
+        let settled = Settled { transaction: receipt.transaction.clone(), network, payer, recovered };
         let settled_at = self.clock.now();
-        if let Err(e) = self.sales.write(key, settled_at, Event::Liquidado(settled)).await {
+        if let Err(e) = self.sales.write(key, settled_at, Event::Settled(settled)).await {
             // The money moved: deliver anyway, and say loudly what the journal misses.
             tracing::error!(compra = key, transaccion = %receipt.transaction, "diario de ventas: no se pudo registrar la liquidación: {e}");
         }
@@ -367,13 +366,13 @@ impl Shop {
         offer: &Offer,
         requirements: &PaymentRequirements,
         check: &Checked,
-        huella: &str,
+        fingerprint: &str,
         seen: Seen,
         started: std::time::Instant,
         now: u64,
     ) -> Outcome {
         let sale = match seen {
-            Seen::Paid(sale) if same_purchase(&sale.huella, &sale.estudio, &sale.vista, huella, offer) => sale,
+            Seen::Paid(sale) if same_purchase(&sale.fingerprint, &sale.study, &sale.view, fingerprint, offer) => sale,
             // The buyer's payment-identifier names a paid purchase: the same payer retrying the
             // same study with a fresh authorization (as official clients retry) gets it again,
             // and the fresh authorization is never settled.
@@ -399,8 +398,8 @@ impl Shop {
         let body = self.with_payment(body, &settlement);
         tracing::info!(target: "compras", estudio = %offer.slug, transaccion = %settlement.transaction, "compra ya pagada entregada de nuevo, sin liquidar otra vez");
         self.journal_handed(
-            &sale.compra,
-            Event::Reentregado(Handed { transaccion: settlement.transaction.clone(), bytes: body.len() as u64 }),
+            &sale.purchase,
+            Event::Redelivered(Handed { transaction: settlement.transaction.clone(), bytes: body.len() as u64 }),
         )
         .await;
         Ok(Delivery { body, settlement, timing: Timing { check_ms, produce_ms, settle_ms: 0.0 } })
@@ -408,12 +407,12 @@ impl Shop {
 
     async fn journal_failure(&self, key: &str, refusal: &Refusal, uncertain: Option<Option<String>>) {
         let failed = Failed {
-            motivo: refusal.code.clone(),
-            mensaje: refusal.message.clone(),
-            incierto: uncertain.is_some(),
-            transaccion: uncertain.flatten(),
+            reason: refusal.code.clone(),
+            message: refusal.message.clone(),
+            uncertain: uncertain.is_some(),
+            transaction: uncertain.flatten(),
         };
-        if let Err(e) = self.sales.write(key, self.clock.now(), Event::Fallido(failed)).await {
+        if let Err(e) = self.sales.write(key, self.clock.now(), Event::Failed(failed)).await {
             tracing::error!(compra = key, "diario de ventas: no se pudo registrar el fallo: {e}");
         }
     }
@@ -627,14 +626,14 @@ impl Shop {
         now: u64,
     ) -> Result<Spliced> {
         let expires = self.links.expiry(now);
-        let descargas: BTreeMap<&str, Value> = offer
+        let downloads: BTreeMap<&str, Value> = offer
             .downloads
             .iter()
             .map(|f| {
                 let url = format!("{}{}", self.base_url, self.links.link(&f.name, expires));
                 (
                     f.kind.as_str(),
-                    json!({"url": url, "archivo": f.name, "tipo": f.tipo, "bytes": f.bytes, "sha256": f.sha256}),
+                    json!({"url": url, "archivo": f.name, "tipo": f.media_type, "bytes": f.bytes, "sha256": f.sha256}),
                 )
             })
             .collect();
@@ -643,7 +642,7 @@ impl Shop {
             "nombre": offer.name,
             "vista": offer.view,
             "acceso": {
-                "descargas": descargas,
+                "descargas": downloads,
                 "vence": iso8601(expires),
                 "vence_unix": expires,
                 "nota": format!("Enlaces firmados válidos por {} días para quien los tenga: trátelos como un secreto.", self.links.lifetime_seconds() / 86_400),
@@ -651,8 +650,8 @@ impl Shop {
             "pago": {"red": requirements.network, "pagador": payer, "monto": requirements.amount, "activo": requirements.asset},
         });
         let key = match offer.view {
-            View::Resumen => "resumen",
-            View::Completo => "paquete",
+            View::Summary => "resumen",
+            View::Full => "paquete",
         };
         let mut out = serde_json::to_vec(&head)?;
         out.pop(); // the closing brace
@@ -700,15 +699,13 @@ fn accepted_requirement<'a>(
 }
 
 /// Whether a known purchase is this very request: the same payload for the same offer.
-fn same_purchase(known_huella: &str, estudio: &str, vista: &str, huella: &str, offer: &Offer) -> bool {
-    known_huella == huella && estudio == offer.slug && vista == offer.view.as_str()
+fn same_purchase(known_fingerprint: &str, study: &str, view: &str, fingerprint: &str, offer: &Offer) -> bool {
+    known_fingerprint == fingerprint && study == offer.slug && view == offer.view.as_str()
 }
 
 /// Whether a paid purchase was made by this payer for this offer.
 fn same_buyer(sale: &PaidSale, payer: &str, offer: &Offer) -> bool {
-    same_payer(sale.settlement.payer.as_deref(), payer)
-        && sale.estudio == offer.slug
-        && sale.vista == offer.view.as_str()
+    same_payer(sale.settlement.payer.as_deref(), payer) && sale.study == offer.slug && sale.view == offer.view.as_str()
 }
 
 /// Whether two payers are one: an unknown or empty payer matches no one, itself included.
@@ -759,7 +756,7 @@ struct Attempt<'a> {
     requirements: &'a PaymentRequirements,
     payload: &'a PaymentPayload,
     check: &'a Checked,
-    huella: String,
+    fingerprint: String,
     id: Option<String>,
     now: u64,
     protocol: Protocol,
@@ -769,19 +766,19 @@ impl Attempt<'_> {
     /// The `aceptado` step of this attempt.
     fn accepted(&self) -> Accepted {
         Accepted {
-            estudio: self.offer.slug.clone(),
-            vista: self.offer.view.as_str().to_owned(),
-            red: self.requirements.network.clone(),
-            pagador: self.check.payer.clone(),
+            study: self.offer.slug.clone(),
+            view: self.offer.view.as_str().to_owned(),
+            network: self.requirements.network.clone(),
+            payer: self.check.payer.clone(),
             nonce: self.check.nonce.clone(),
-            monto: self.requirements.amount.clone(),
-            activo: self.requirements.asset.clone(),
-            pagar_a: self.requirements.pay_to.clone(),
-            valido_hasta: self.check.replay_until,
-            valido_desde: self.check.authorization.as_ref().map_or(0, |a| a.valid_after),
-            huella: self.huella.clone(),
-            identificador: self.id.clone(),
-            protocolo: self.protocol,
+            amount: self.requirements.amount.clone(),
+            asset: self.requirements.asset.clone(),
+            pay_to: self.requirements.pay_to.clone(),
+            valid_until: self.check.replay_until,
+            valid_from: self.check.authorization.as_ref().map_or(0, |a| a.valid_after),
+            fingerprint: self.fingerprint.clone(),
+            identifier: self.id.clone(),
+            protocol: self.protocol,
         }
     }
 }

@@ -32,11 +32,11 @@ const SWEEP_EVERY: u64 = 30;
 #[derive(Debug, Clone)]
 pub struct PaidSale {
     /// The purchase key (`compra`) it is journaled under.
-    pub compra: String,
+    pub purchase: String,
     /// sha256 of the payload that paid.
-    pub huella: String,
-    pub estudio: String,
-    pub vista: String,
+    pub fingerprint: String,
+    pub study: String,
+    pub view: String,
     pub settlement: SettlementResponse,
     /// Unix time of its `liquidado` step: when it settled, as its receipt says.
     pub settled_at: u64,
@@ -58,27 +58,27 @@ impl PaidSale {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UncertainSale {
     /// sha256 of the payload that was being settled.
-    pub huella: String,
-    pub estudio: String,
-    pub vista: String,
+    pub fingerprint: String,
+    pub study: String,
+    pub view: String,
     /// A transaction the facilitator named for it (a pending settlement), if any.
-    pub transaccion: Option<String>,
+    pub transaction: Option<String>,
 }
 
 /// A settled sale as re-access needs it: who bought which study and view, on which network.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Owned {
     /// The purchase key (`compra`) it is journaled under.
-    pub compra: String,
-    pub estudio: String,
-    pub vista: String,
-    pub red: String,
-    pub pagador: String,
+    pub purchase: String,
+    pub study: String,
+    pub view: String,
+    pub network: String,
+    pub payer: String,
     /// Atomic units paid.
-    pub monto: String,
-    pub transaccion: String,
+    pub amount: String,
+    pub transaction: String,
     /// Unix time of the `liquidado` step: the `issuedAt` of the sale's signed receipt.
-    pub liquidada: u64,
+    pub settled_at: u64,
 }
 
 /// Why a payment could not be reserved.
@@ -109,7 +109,7 @@ enum Entry {
 
 #[derive(Debug)]
 struct IdEntry {
-    huella: String,
+    fingerprint: String,
     /// The replay key of the purchase the identifier names.
     key: String,
     until: u64,
@@ -139,13 +139,13 @@ pub struct Book {
 }
 
 /// The key of a wallet's sales of one study on one network.
-fn owner_key(red: &str, pagador: &str, estudio: &str) -> String {
-    format!("{red}|{}|{estudio}", pagador.to_ascii_lowercase())
+fn owner_key(network: &str, payer: &str, study: &str) -> String {
+    format!("{network}|{}|{study}", payer.to_ascii_lowercase())
 }
 
 /// The key of a sign-in proof: the wallet and the nonce it signed, on a network.
-fn proof_key(red: &str, wallet: &str, nonce: &str) -> String {
-    format!("{red}|{}|{nonce}", wallet.to_ascii_lowercase())
+fn proof_key(network: &str, wallet: &str, nonce: &str) -> String {
+    format!("{network}|{}|{nonce}", wallet.to_ascii_lowercase())
 }
 
 /// The book behind a lock, shared with the reservations it hands out.
@@ -187,34 +187,34 @@ impl Book {
     /// Records a settled sale by its buyer, if it is the buyer's first of its view of the study
     /// (all [`Book::owned`] answers with).
     pub fn own(&mut self, owned: Owned) {
-        let sales = self.owners.entry(owner_key(&owned.red, &owned.pagador, &owned.estudio)).or_default();
-        if !sales.iter().any(|known| known.vista == owned.vista) {
+        let sales = self.owners.entry(owner_key(&owned.network, &owned.payer, &owned.study)).or_default();
+        if !sales.iter().any(|known| known.view == owned.view) {
             sales.push(Arc::new(owned));
         }
     }
 
     /// A settled sale of `estudio` to `pagador` on `red`: of `vista` if there is one, else the
     /// first of another view.
-    pub fn owned(&self, red: &str, pagador: &str, estudio: &str, vista: &str) -> Option<Arc<Owned>> {
-        let sales = self.owners.get(&owner_key(red, pagador, estudio))?;
-        sales.iter().find(|s| s.vista == vista).or_else(|| sales.first()).cloned()
+    pub fn owned(&self, network: &str, payer: &str, study: &str, view: &str) -> Option<Arc<Owned>> {
+        let sales = self.owners.get(&owner_key(network, payer, study))?;
+        sales.iter().find(|s| s.view == view).or_else(|| sales.first()).cloned()
     }
 
     /// Records a sign-in proof used before a restart, refused as a replay until `until`.
-    pub fn restore_proof(&mut self, red: &str, wallet: &str, nonce: &str, until: u64) {
-        self.proofs.insert(proof_key(red, wallet, nonce), ProofEntry::Used { until });
+    pub fn restore_proof(&mut self, network: &str, wallet: &str, nonce: &str, until: u64) {
+        self.proofs.insert(proof_key(network, wallet, nonce), ProofEntry::Used { until });
     }
 
     /// Takes a sign-in proof for one use, or `None` when it is in use or was used.
     pub fn claim_proof(
         book: &SharedBook,
-        red: &str,
+        network: &str,
         wallet: &str,
         nonce: &str,
         until: u64,
         now: u64,
     ) -> Option<ProofClaim> {
-        let key = proof_key(red, wallet, nonce);
+        let key = proof_key(network, wallet, nonce);
         let mut locked = book.lock();
         locked.sweep(now);
         match locked.proofs.get(&key) {
@@ -228,13 +228,13 @@ impl Book {
 
     /// Records a sale paid before a restart, valid until `until`.
     pub fn restore_paid(&mut self, key: &str, id: Option<&str>, until: u64, sale: PaidSale) {
-        self.restore_id(id, key, &sale.huella, until);
+        self.restore_id(id, key, &sale.fingerprint, until);
         self.keys.insert(key.to_owned(), Entry::Used { until, sale: Arc::new(sale.held()) });
     }
 
     /// Records a purchase left uncertain before a restart, retriable until `until`.
     pub fn restore_uncertain(&mut self, key: &str, id: Option<&str>, until: u64, sale: UncertainSale) {
-        self.restore_id(id, key, &sale.huella, until);
+        self.restore_id(id, key, &sale.fingerprint, until);
         self.keys.insert(key.to_owned(), Entry::Uncertain { until, sale: Arc::new(sale) });
     }
 
@@ -248,9 +248,9 @@ impl Book {
         }
     }
 
-    fn restore_id(&mut self, id: Option<&str>, key: &str, huella: &str, until: u64) {
+    fn restore_id(&mut self, id: Option<&str>, key: &str, fingerprint: &str, until: u64) {
         if let Some(id) = id {
-            self.ids.insert(id.to_owned(), IdEntry { huella: huella.to_owned(), key: key.to_owned(), until });
+            self.ids.insert(id.to_owned(), IdEntry { fingerprint: fingerprint.to_owned(), key: key.to_owned(), until });
         }
     }
 
@@ -259,7 +259,7 @@ impl Book {
         book: &SharedBook,
         key: &str,
         id: Option<&str>,
-        huella: &str,
+        fingerprint: &str,
         until: u64,
         now: u64,
     ) -> Result<Reservation, Seen> {
@@ -267,7 +267,7 @@ impl Book {
         locked.sweep(now);
         if let Some(id) = id
             && let Some(seen) = locked.ids.get(id)
-            && seen.huella != huella
+            && seen.fingerprint != fingerprint
         {
             return Err(match locked.keys.get(&seen.key) {
                 Some(Entry::Used { sale, .. }) => Seen::IdPaid(Arc::clone(sale)),
@@ -283,7 +283,7 @@ impl Book {
         locked.keys.insert(key.to_owned(), Entry::InFlight);
         let id = id.map(str::to_owned);
         if let Some(id) = &id {
-            locked.ids.insert(id.clone(), IdEntry { huella: huella.to_owned(), key: key.to_owned(), until });
+            locked.ids.insert(id.clone(), IdEntry { fingerprint: fingerprint.to_owned(), key: key.to_owned(), until });
         }
         Ok(Reservation { book: Arc::clone(book), key: key.to_owned(), id, until, fallback: None, done: false })
     }
@@ -331,7 +331,7 @@ impl Reservation {
     /// The transaction an earlier uncertain attempt was told about, if any.
     pub fn earlier_transaction(&self) -> Option<&str> {
         match &self.fallback {
-            Some(Entry::Uncertain { sale, .. }) => sale.transaccion.as_deref(),
+            Some(Entry::Uncertain { sale, .. }) => sale.transaction.as_deref(),
             _ => None,
         }
     }
@@ -339,16 +339,16 @@ impl Reservation {
     /// Keeps the payment as paid by `sale`, and the sale as its payer's.
     pub fn commit(mut self, sale: PaidSale) {
         let mut book = self.book.lock();
-        if let Some(pagador) = sale.settlement.payer.as_deref().filter(|p| !p.is_empty()) {
+        if let Some(payer) = sale.settlement.payer.as_deref().filter(|p| !p.is_empty()) {
             book.own(Owned {
-                compra: sale.compra.clone(),
-                estudio: sale.estudio.clone(),
-                vista: sale.vista.clone(),
-                red: sale.settlement.network.clone(),
-                pagador: pagador.to_owned(),
-                monto: sale.settlement.amount.clone().unwrap_or_default(),
-                transaccion: sale.settlement.transaction.clone(),
-                liquidada: sale.settled_at,
+                purchase: sale.purchase.clone(),
+                study: sale.study.clone(),
+                view: sale.view.clone(),
+                network: sale.settlement.network.clone(),
+                payer: payer.to_owned(),
+                amount: sale.settlement.amount.clone().unwrap_or_default(),
+                transaction: sale.settlement.transaction.clone(),
+                settled_at: sale.settled_at,
             });
         }
         book.keys.insert(self.key.clone(), Entry::Used { until: self.until, sale: Arc::new(sale.held()) });
@@ -418,31 +418,31 @@ impl Drop for ProofClaim {
 mod tests {
     use super::*;
 
-    fn sale(huella: &str) -> PaidSale {
+    fn sale(fingerprint: &str) -> PaidSale {
         PaidSale {
-            compra: "k".into(),
-            huella: huella.into(),
-            estudio: "s".into(),
-            vista: "completo".into(),
+            purchase: "k".into(),
+            fingerprint: fingerprint.into(),
+            study: "s".into(),
+            view: "completo".into(),
             settlement: SettlementResponse::failure("eip155:84532", "x", None, None),
             settled_at: 0,
         }
     }
 
-    fn doubt(huella: &str) -> UncertainSale {
-        UncertainSale { huella: huella.into(), estudio: "s".into(), vista: "completo".into(), transaccion: None }
+    fn doubt(fingerprint: &str) -> UncertainSale {
+        UncertainSale { fingerprint: fingerprint.into(), study: "s".into(), view: "completo".into(), transaction: None }
     }
 
-    fn owned_sale(compra: &str, vista: &str) -> Owned {
+    fn owned_sale(purchase: &str, view: &str) -> Owned {
         Owned {
-            compra: compra.into(),
-            estudio: "s".into(),
-            vista: vista.into(),
-            red: "eip155:84532".into(),
-            pagador: "0xAbC".into(),
-            monto: "990000".into(),
-            transaccion: format!("0x{compra}"),
-            liquidada: 0,
+            purchase: purchase.into(),
+            study: "s".into(),
+            view: view.into(),
+            network: "eip155:84532".into(),
+            payer: "0xAbC".into(),
+            amount: "990000".into(),
+            transaction: format!("0x{purchase}"),
+            settled_at: 0,
         }
     }
 
@@ -454,7 +454,7 @@ mod tests {
         }
         book.own(owned_sale("r0", "resumen"));
         book.own(owned_sale("r1", "resumen"));
-        let owned = |vista: &str| book.owned("eip155:84532", "0xabc", "s", vista).map(|o| o.compra.clone());
+        let owned = |view: &str| book.owned("eip155:84532", "0xabc", "s", view).map(|o| o.purchase.clone());
         assert_eq!(owned("completo").as_deref(), Some("c0"));
         assert_eq!(owned("resumen").as_deref(), Some("r0"));
         assert_eq!(owned("otra").as_deref(), Some("c0"), "another view: the first sale");
@@ -527,7 +527,7 @@ mod tests {
         drop(r);
         let r = Book::reserve(&book, "k", None, "h", 100, 0).unwrap();
         r.commit(sale("h"));
-        assert!(matches!(Book::reserve(&book, "k", None, "h", 100, 0), Err(Seen::Paid(s)) if s.huella == "h"));
+        assert!(matches!(Book::reserve(&book, "k", None, "h", 100, 0), Err(Seen::Paid(s)) if s.fingerprint == "h"));
     }
 
     #[test]
@@ -539,7 +539,7 @@ mod tests {
         r.commit(sale("h1"));
         assert!(matches!(Book::reserve(&book, "k1", id, "h1", 100, 0), Err(Seen::Paid(_))));
         assert!(
-            matches!(Book::reserve(&book, "k2", id, "h2", 100, 0), Err(Seen::IdPaid(s)) if s.huella == "h1"),
+            matches!(Book::reserve(&book, "k2", id, "h2", 100, 0), Err(Seen::IdPaid(s)) if s.fingerprint == "h1"),
             "a fresh payload under a paid id names the paid purchase"
         );
         let other = Some("other-id-0123456789");
@@ -560,7 +560,7 @@ mod tests {
         };
         Book::reserve(&book, "k", None, "h", 100, 0).unwrap().commit(paid);
         let owned = book.lock().owned("eip155:84532", "0xabcDEF", "s", "resumen").expect("the payer owns it");
-        assert_eq!((owned.compra.as_str(), owned.vista.as_str()), ("k", "completo"), "another view's sale");
+        assert_eq!((owned.purchase.as_str(), owned.view.as_str()), ("k", "completo"), "another view's sale");
         assert!(book.lock().owned("eip155:8453", "0xabcdef", "s", "completo").is_none(), "another network");
         assert!(book.lock().owned("eip155:84532", "0xabcdef", "t", "completo").is_none(), "another study");
 
@@ -579,7 +579,9 @@ mod tests {
         let book = SharedBook::default();
         let id = Some("id-uncertain-0123456789");
         Book::reserve(&book, "k", id, "h", 100, 0).unwrap().uncertain(doubt("h"));
-        assert!(matches!(Book::reserve(&book, "k", None, "h", 100, 0), Err(Seen::Uncertain(u)) if u.huella == "h"));
+        assert!(
+            matches!(Book::reserve(&book, "k", None, "h", 100, 0), Err(Seen::Uncertain(u)) if u.fingerprint == "h")
+        );
         assert!(matches!(Book::reserve(&book, "other", id, "h2", 100, 0), Err(Seen::IdConflict)));
         let resumed = Book::resume(&book, "k", 100).unwrap();
         assert!(resumed.resumed());

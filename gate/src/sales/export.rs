@@ -15,10 +15,10 @@ pub fn within(mut report: Report, period: &Period) -> Report {
     if period.is_all() {
         return report;
     }
-    report.ventas.retain(|s| period.contains(&s.fecha));
-    report.reaccesos.retain(|r| period.contains(&r.fecha));
-    report.totales = Totals::of(&report.ventas);
-    report.periodo = Some(period.clone());
+    report.sales.retain(|s| period.contains(&s.date));
+    report.reaccesses.retain(|r| period.contains(&r.date));
+    report.totals = Totals::of(&report.sales);
+    report.period = Some(period.clone());
     report
 }
 
@@ -46,26 +46,26 @@ const CSV_HEADER: [&str; 15] = [
 pub fn csv(report: &Report) -> String {
     let mut out = String::new();
     push_row(&mut out, CSV_HEADER.iter().map(|h| h.to_string()));
-    for sale in &report.ventas {
-        let origin = serde_json::to_value(sale.origen).ok().and_then(|v| v.as_str().map(str::to_owned));
+    for sale in &report.sales {
+        let origin = serde_json::to_value(sale.origin).ok().and_then(|v| v.as_str().map(str::to_owned));
         push_row(
             &mut out,
             [
-                sale.fecha.clone(),
-                sale.compra.clone(),
-                sale.estudio.clone(),
-                sale.vista.clone(),
-                sale.red.clone(),
-                sale.pagador.clone(),
-                sale.monto.clone(),
-                usdc(sale.monto.parse::<u128>().unwrap_or(0)),
-                sale.activo.clone(),
-                sale.protocolo.as_str().to_owned(),
-                sale.transaccion.clone(),
+                sale.date.clone(),
+                sale.purchase.clone(),
+                sale.study.clone(),
+                sale.view.clone(),
+                sale.network.clone(),
+                sale.payer.clone(),
+                sale.amount.clone(),
+                usdc(sale.amount.parse::<u128>().unwrap_or(0)),
+                sale.asset.clone(),
+                sale.protocol.as_str().to_owned(),
+                sale.transaction.clone(),
                 origin.unwrap_or_default(),
-                if sale.entregado { "si" } else { "no" }.to_owned(),
-                sale.reaccesos.to_string(),
-                sale.impugnada.clone().unwrap_or_default(),
+                if sale.delivered { "si" } else { "no" }.to_owned(),
+                sale.reaccesses.to_string(),
+                sale.disputed.clone().unwrap_or_default(),
             ]
             .into_iter(),
         );

@@ -35,10 +35,12 @@ pub const DEFAULT_SEGMENT_BYTES: u64 = 64 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     /// UTC time of the step, ISO 8601.
-    pub fecha: String,
+    #[serde(rename = "fecha")]
+    pub date: String,
     pub unix: u64,
     /// The purchase key (`network|payer|nonce` on EVM).
-    pub compra: String,
+    #[serde(rename = "compra")]
+    pub purchase: String,
     #[serde(flatten)]
     pub event: Event,
 }
@@ -48,50 +50,70 @@ pub struct Record {
 #[serde(tag = "evento", rename_all = "snake_case")]
 pub enum Event {
     /// Local checks passed; about to settle (an attempt starts).
-    Aceptado(Accepted),
+    #[serde(rename = "aceptado")]
+    Accepted(Accepted),
     /// The facilitator settled: the money moved.
-    Liquidado(Settled),
+    #[serde(rename = "liquidado")]
+    Settled(Settled),
     /// Nothing was delivered, with the reason.
-    Fallido(Failed),
+    #[serde(rename = "fallido")]
+    Failed(Failed),
     /// The study left for the buyer.
-    Entregado(Handed),
+    #[serde(rename = "entregado")]
+    Delivered(Handed),
     /// A paid request repeated by its buyer got the study again, without settling.
-    Reentregado(Handed),
+    #[serde(rename = "reentregado")]
+    Redelivered(Handed),
     /// The publisher resolved an uncertain purchase by hand (`gate ventas conciliar`).
-    Conciliado(Reconciled),
+    #[serde(rename = "conciliado")]
+    Reconciled(Reconciled),
     /// The buyer's wallet signed in (x402 `sign-in-with-x`) and got the study again, with fresh
     /// links and no charge: recorded under the sale it proved, before the answer leaves.
-    Reacceso(Reaccess),
+    #[serde(rename = "reacceso")]
+    Reaccess(Reaccess),
     /// The chain does not confirm a settlement the facilitator reported as a success (its
     /// transaction did not pay payTo the price, or never appeared): the sale is disputed.
-    Impugnado(Disputed),
+    #[serde(rename = "impugnado")]
+    Disputed(Disputed),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Accepted {
-    pub estudio: String,
-    pub vista: String,
-    pub red: String,
-    pub pagador: String,
+    #[serde(rename = "estudio")]
+    pub study: String,
+    #[serde(rename = "vista")]
+    pub view: String,
+    #[serde(rename = "red")]
+    pub network: String,
+    #[serde(rename = "pagador")]
+    pub payer: String,
     pub nonce: String,
     /// Atomic units of `activo`.
-    pub monto: String,
-    pub activo: String,
-    pub pagar_a: String,
+    #[serde(rename = "monto")]
+    pub amount: String,
+    #[serde(rename = "activo")]
+    pub asset: String,
+    #[serde(rename = "pagar_a")]
+    pub pay_to: String,
     /// Unix time after which the authorization is void.
-    pub valido_hasta: u64,
+    #[serde(rename = "valido_hasta")]
+    pub valid_until: u64,
     /// Unix time after which the authorization is valid (0 in journals written before it was
     /// recorded): with `valido_hasta`, where on chain its use can be.
     #[serde(default, skip_serializing_if = "is_zero")]
-    pub valido_desde: u64,
+    #[serde(rename = "valido_desde")]
+    pub valid_from: u64,
     /// sha256 of the payment payload, to tell a repeated request from a different one.
-    pub huella: String,
+    #[serde(rename = "huella")]
+    pub fingerprint: String,
     /// The buyer's `payment-identifier`, when sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub identificador: Option<String>,
+    #[serde(rename = "identificador")]
+    pub identifier: Option<String>,
     /// The protocol the buyer paid with (x402 in journals written before MPP was offered).
     #[serde(default, skip_serializing_if = "Protocol::is_x402")]
-    pub protocolo: Protocol,
+    #[serde(rename = "protocolo")]
+    pub protocol: Protocol,
 }
 
 /// The protocol a purchase came by: both end in the same sale.
@@ -121,32 +143,41 @@ impl Protocol {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settled {
     /// Transaction hash; empty when a recovery could not learn it (look the nonce up on chain).
-    pub transaccion: String,
-    pub red: String,
-    pub pagador: String,
+    #[serde(rename = "transaccion")]
+    pub transaction: String,
+    #[serde(rename = "red")]
+    pub network: String,
+    #[serde(rename = "pagador")]
+    pub payer: String,
     /// Settled by recovery: a repeat after an uncertain outcome found this authorization's
     /// nonce already used, so the money had moved for it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub recuperado: bool,
+    #[serde(rename = "recuperado")]
+    pub recovered: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Failed {
-    pub motivo: String,
-    pub mensaje: String,
+    #[serde(rename = "motivo")]
+    pub reason: String,
+    #[serde(rename = "mensaje")]
+    pub message: String,
     /// The settle request may have moved the money (it timed out, the connection broke, the
     /// facilitator answered 5xx or something unreadable, or said the settlement is pending):
     /// nothing was delivered, and the purchase stays to reconcile until a definite event.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub incierto: bool,
+    #[serde(rename = "incierto")]
+    pub uncertain: bool,
     /// A transaction the facilitator named (a pending settlement), for reconciliation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transaccion: Option<String>,
+    #[serde(rename = "transaccion")]
+    pub transaction: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Handed {
-    pub transaccion: String,
+    #[serde(rename = "transaccion")]
+    pub transaction: String,
     /// Bytes of the response body.
     pub bytes: u64,
 }
@@ -159,39 +190,50 @@ fn is_zero(n: &u64) -> bool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Disputed {
     /// The transaction the facilitator named.
-    pub transaccion: String,
+    #[serde(rename = "transaccion")]
+    pub transaction: String,
     /// What the chain shows instead.
-    pub motivo: String,
+    #[serde(rename = "motivo")]
+    pub reason: String,
 }
 
 /// How the publisher resolved an uncertain purchase after looking it up on chain.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Reconciled {
     /// `true`: the money moved (a sale, with its transaction); `false`: it did not.
-    pub liquidada: bool,
+    #[serde(rename = "liquidada")]
+    pub settled_at: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transaccion: Option<String>,
+    #[serde(rename = "transaccion")]
+    pub transaction: Option<String>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub nota: String,
+    #[serde(rename = "nota")]
+    pub note: String,
 }
 
 /// A re-access: who signed in, with which one-time nonce, and what was delivered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Reaccess {
-    pub estudio: String,
+    #[serde(rename = "estudio")]
+    pub study: String,
     /// The view delivered (the one asked, whichever view the sale was).
-    pub vista: String,
+    #[serde(rename = "vista")]
+    pub view: String,
     /// The chain the sign-in was signed for (CAIP-2), the sale's network.
-    pub red: String,
+    #[serde(rename = "red")]
+    pub network: String,
     /// The wallet that signed in: the sale's payer.
-    pub pagador: String,
+    #[serde(rename = "pagador")]
+    pub payer: String,
     /// The sign-in nonce the gate issued; with the wallet, what a replay is recognised by.
     pub nonce: String,
     /// Unix time the nonce expires: until then a repeat of the proof is refused, after a
     /// restart too.
-    pub valido_hasta: u64,
+    #[serde(rename = "valido_hasta")]
+    pub valid_until: u64,
     /// The transaction of the sale that was proved.
-    pub transaccion: String,
+    #[serde(rename = "transaccion")]
+    pub transaction: String,
     /// Bytes of the response body.
     pub bytes: u64,
 }
@@ -549,39 +591,39 @@ fn sync_dir(dir: &Path) {
 pub(crate) mod tests {
     use super::*;
 
-    pub(crate) fn accepted(compra: &str, unix: u64) -> Record {
+    pub(crate) fn accepted(purchase: &str, unix: u64) -> Record {
         Record {
-            fecha: crate::clock::iso8601(unix),
+            date: crate::clock::iso8601(unix),
             unix,
-            compra: compra.into(),
-            event: Event::Aceptado(Accepted {
-                estudio: "banca-2026".into(),
-                vista: "completo".into(),
-                red: "eip155:84532".into(),
-                pagador: "0xabc".into(),
+            purchase: purchase.into(),
+            event: Event::Accepted(Accepted {
+                study: "banca-2026".into(),
+                view: "completo".into(),
+                network: "eip155:84532".into(),
+                payer: "0xabc".into(),
                 nonce: "0x11".into(),
-                monto: "990000".into(),
-                activo: "0xusdc".into(),
-                pagar_a: "0xpay".into(),
-                valido_hasta: unix + 300,
-                valido_desde: 0,
-                huella: "h".into(),
-                identificador: None,
-                protocolo: Protocol::X402,
+                amount: "990000".into(),
+                asset: "0xusdc".into(),
+                pay_to: "0xpay".into(),
+                valid_until: unix + 300,
+                valid_from: 0,
+                fingerprint: "h".into(),
+                identifier: None,
+                protocol: Protocol::X402,
             }),
         }
     }
 
-    pub(crate) fn settled(compra: &str, unix: u64) -> Record {
+    pub(crate) fn settled(purchase: &str, unix: u64) -> Record {
         Record {
-            fecha: crate::clock::iso8601(unix),
+            date: crate::clock::iso8601(unix),
             unix,
-            compra: compra.into(),
-            event: Event::Liquidado(Settled {
-                transaccion: format!("0xtx{compra}"),
-                red: "eip155:84532".into(),
-                pagador: "0xabc".into(),
-                recuperado: false,
+            purchase: purchase.into(),
+            event: Event::Settled(Settled {
+                transaction: format!("0xtx{purchase}"),
+                network: "eip155:84532".into(),
+                payer: "0xabc".into(),
+                recovered: false,
             }),
         }
     }
@@ -636,13 +678,13 @@ pub(crate) mod tests {
         assert!(!line.contains("recuperado"), "false flags are left out: {line}");
         assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), record);
         let reconciled = Record {
-            fecha: String::new(),
+            date: String::new(),
             unix: 9,
-            compra: "k".into(),
-            event: Event::Conciliado(Reconciled {
-                liquidada: true,
-                transaccion: Some("0xt".into()),
-                nota: "ok".into(),
+            purchase: "k".into(),
+            event: Event::Reconciled(Reconciled {
+                settled_at: true,
+                transaction: Some("0xt".into()),
+                note: "ok".into(),
             }),
         };
         let line = serde_json::to_string(&reconciled).unwrap();
@@ -665,7 +707,7 @@ pub(crate) mod tests {
             segments.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
         assert_eq!(names, ["ventas.000001.jsonl", "ventas.000002.jsonl", "ventas.000003.jsonl"]);
         let all = read(&path).unwrap();
-        let keys: Vec<&str> = all.records.iter().map(|r| r.compra.as_str()).collect();
+        let keys: Vec<&str> = all.records.iter().map(|r| r.purchase.as_str()).collect();
         assert_eq!(keys, (0..10).map(|i| format!("k{i}")).collect::<Vec<_>>());
         let (journal, reopened) = Journal::open(&path, one_line * 3).unwrap();
         assert_eq!(reopened.records.len(), 10, "a restart reads every segment");
@@ -690,7 +732,7 @@ pub(crate) mod tests {
             step.await.unwrap().unwrap();
         }
         let keys: std::collections::BTreeSet<String> =
-            read(&path).unwrap().records.into_iter().map(|r| r.compra).collect();
+            read(&path).unwrap().records.into_iter().map(|r| r.purchase).collect();
         assert_eq!(keys.len(), 200, "every line whole, none lost");
         assert!(writer.syncs() < 100, "group commit: {} fsyncs for 200 lines", writer.syncs());
         // A delivery: in the file as soon as its write is answered.

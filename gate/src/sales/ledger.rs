@@ -25,31 +25,46 @@ use super::journal::{Accepted, Event, Protocol, Reaccess, Record};
 /// One settled sale, as the journal tells it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Sale {
-    pub fecha: String,
+    #[serde(rename = "fecha")]
+    pub date: String,
     pub unix: u64,
-    pub compra: String,
-    pub estudio: String,
-    pub vista: String,
-    pub red: String,
-    pub pagador: String,
-    pub monto: String,
-    pub activo: String,
+    #[serde(rename = "compra")]
+    pub purchase: String,
+    #[serde(rename = "estudio")]
+    pub study: String,
+    #[serde(rename = "vista")]
+    pub view: String,
+    #[serde(rename = "red")]
+    pub network: String,
+    #[serde(rename = "pagador")]
+    pub payer: String,
+    #[serde(rename = "monto")]
+    pub amount: String,
+    #[serde(rename = "activo")]
+    pub asset: String,
     /// The protocol the buyer paid with.
-    pub protocolo: Protocol,
-    pub transaccion: String,
+    #[serde(rename = "protocolo")]
+    pub protocol: Protocol,
+    #[serde(rename = "transaccion")]
+    pub transaction: String,
     /// Whether an `entregado` (or `reentregado`) step followed.
-    pub entregado: bool,
-    pub reentregas: u32,
+    #[serde(rename = "entregado")]
+    pub delivered: bool,
+    #[serde(rename = "reentregas")]
+    pub redeliveries: u32,
     /// Times the buyer's wallet signed in and got the study again (x402 `sign-in-with-x`).
-    pub reaccesos: u32,
+    #[serde(rename = "reaccesos")]
+    pub reaccesses: u32,
     /// How the sale was established: `liquidada` (the facilitator settled it), `recuperada`
     /// (the facilitator's answer left it open and the chain proved the payment) or
     /// `conciliada` (the publisher found it on chain).
-    pub origen: Origin,
+    #[serde(rename = "origen")]
+    pub origin: Origin,
     /// Why the chain does not confirm this sale, when it does not (a facilitator's success
     /// that did not pay payTo): such a sale is listed apart and left out of the totals.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub impugnada: Option<String>,
+    #[serde(rename = "impugnada")]
+    pub disputed: Option<String>,
     /// Kept for recovery, not shown.
     #[serde(skip)]
     pub accepted: Option<Accepted>,
@@ -58,36 +73,51 @@ pub struct Sale {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
-    Liquidada,
-    Recuperada,
-    Conciliada,
+    #[serde(rename = "liquidada")]
+    Settled,
+    #[serde(rename = "recuperada")]
+    Recovered,
+    #[serde(rename = "conciliada")]
+    Reconciled,
 }
 
 /// A purchase with no certain result: the gate stopped while settling it, or the facilitator
 /// gave an uncertain answer. Reconcile it with the chain (is its nonce used?).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Pending {
-    pub fecha: String,
-    pub compra: String,
-    pub estudio: String,
-    pub vista: String,
-    pub red: String,
-    pub pagador: String,
+    #[serde(rename = "fecha")]
+    pub date: String,
+    #[serde(rename = "compra")]
+    pub purchase: String,
+    #[serde(rename = "estudio")]
+    pub study: String,
+    #[serde(rename = "vista")]
+    pub view: String,
+    #[serde(rename = "red")]
+    pub network: String,
+    #[serde(rename = "pagador")]
+    pub payer: String,
     pub nonce: String,
-    pub monto: String,
+    #[serde(rename = "monto")]
+    pub amount: String,
     /// Unix time the authorization expires; until then a repeat by the buyer can resolve it.
-    pub valido_hasta: u64,
+    #[serde(rename = "valido_hasta")]
+    pub valid_until: u64,
     /// `sin_resultado`: its last attempt has no recorded answer (the gate stopped mid-settle,
     /// or it is still running); `incierta`: an attempt's outcome is unknown (the facilitator's
     /// answer left it open, or the gate stopped mid-settle and it was tried again).
-    pub estado: &'static str,
+    #[serde(rename = "estado")]
+    pub status: &'static str,
     /// The uncertain answer's reason, when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub motivo: Option<String>,
+    #[serde(rename = "motivo")]
+    pub reason: Option<String>,
     /// A transaction the facilitator named for it (a pending settlement).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub transaccion: Option<String>,
-    pub intentos: u32,
+    #[serde(rename = "transaccion")]
+    pub transaction: Option<String>,
+    #[serde(rename = "intentos")]
+    pub attempts: u32,
     /// Kept for recovery, not shown.
     #[serde(skip)]
     pub accepted: Accepted,
@@ -96,27 +126,38 @@ pub struct Pending {
 /// A re-access: a past buyer signed in and got the study again, without paying.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Reaccessed {
-    pub fecha: String,
+    #[serde(rename = "fecha")]
+    pub date: String,
     /// The sale it proved.
-    pub compra: String,
-    pub estudio: String,
+    #[serde(rename = "compra")]
+    pub purchase: String,
+    #[serde(rename = "estudio")]
+    pub study: String,
     /// The view delivered.
-    pub vista: String,
-    pub red: String,
-    pub pagador: String,
+    #[serde(rename = "vista")]
+    pub view: String,
+    #[serde(rename = "red")]
+    pub network: String,
+    #[serde(rename = "pagador")]
+    pub payer: String,
     pub nonce: String,
     /// Unix time the sign-in's nonce expires (until then a replay is refused).
     #[serde(skip)]
-    pub valido_hasta: u64,
+    #[serde(rename = "valido_hasta")]
+    pub valid_until: u64,
 }
 
 /// A purchase the publisher recorded as not paid after checking the chain.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Unsold {
-    pub compra: String,
-    pub estudio: String,
-    pub pagador: String,
-    pub nota: String,
+    #[serde(rename = "compra")]
+    pub purchase: String,
+    #[serde(rename = "estudio")]
+    pub study: String,
+    #[serde(rename = "pagador")]
+    pub payer: String,
+    #[serde(rename = "nota")]
+    pub note: String,
 }
 
 /// The journal folded into sales.
@@ -138,7 +179,7 @@ pub struct Ledger {
 #[derive(Debug, Default)]
 struct Purchase {
     first_unix: u64,
-    first_fecha: String,
+    first_date: String,
     accepted: Option<Accepted>,
     attempts: u32,
     /// The latest attempt has no result yet.
@@ -157,13 +198,13 @@ pub fn fold(records: &[Record]) -> Ledger {
     let mut ledger = Ledger::default();
     let mut purchases: BTreeMap<&str, Purchase> = BTreeMap::new();
     for record in records {
-        let purchase = purchases.entry(&record.compra).or_insert_with(|| Purchase {
+        let purchase = purchases.entry(&record.purchase).or_insert_with(|| Purchase {
             first_unix: record.unix,
-            first_fecha: record.fecha.clone(),
+            first_date: record.date.clone(),
             ..Purchase::default()
         });
         match &record.event {
-            Event::Aceptado(accepted) => {
+            Event::Accepted(accepted) => {
                 if purchase.open {
                     purchase.doubt = true;
                 }
@@ -172,113 +213,113 @@ pub fn fold(records: &[Record]) -> Ledger {
                 purchase.unsold_note = None;
                 purchase.accepted = Some(accepted.clone());
             }
-            Event::Liquidado(settled) => {
+            Event::Settled(settled) => {
                 purchase.open = false;
-                let origin = if settled.recuperado { Origin::Recuperada } else { Origin::Liquidada };
+                let origin = if settled.recovered { Origin::Recovered } else { Origin::Settled };
                 // A recovery may not learn the transaction; an earlier pending answer may have named it.
-                let transaction = match (settled.transaccion.as_str(), &purchase.uncertain_transaction) {
+                let transaction = match (settled.transaction.as_str(), &purchase.uncertain_transaction) {
                     ("", Some(earlier)) => earlier.clone(),
                     (known, _) => known.to_owned(),
                 };
-                settle(&mut ledger, purchase, record, &transaction, &settled.red, &settled.pagador, origin);
+                settle(&mut ledger, purchase, record, &transaction, &settled.network, &settled.payer, origin);
             }
-            Event::Fallido(failed) => {
+            Event::Failed(failed) => {
                 purchase.open = false;
-                if failed.incierto && purchase.sale.is_none() {
+                if failed.uncertain && purchase.sale.is_none() {
                     purchase.doubt = true;
-                    purchase.uncertain_reason = Some(failed.motivo.clone());
+                    purchase.uncertain_reason = Some(failed.reason.clone());
                     purchase.uncertain_transaction =
-                        failed.transaccion.clone().or(purchase.uncertain_transaction.take());
+                        failed.transaction.clone().or(purchase.uncertain_transaction.take());
                 }
-                *ledger.failures.entry(failed.motivo.clone()).or_default() += 1;
+                *ledger.failures.entry(failed.reason.clone()).or_default() += 1;
             }
-            Event::Conciliado(reconciled) => {
+            Event::Reconciled(reconciled) => {
                 purchase.open = false;
-                if reconciled.liquidada {
-                    let (red, pagador) =
-                        purchase.accepted.as_ref().map(|a| (a.red.clone(), a.pagador.clone())).unwrap_or_default();
-                    let transaction = reconciled.transaccion.clone().unwrap_or_default();
-                    settle(&mut ledger, purchase, record, &transaction, &red, &pagador, Origin::Conciliada);
+                if reconciled.settled_at {
+                    let (network, payer) =
+                        purchase.accepted.as_ref().map(|a| (a.network.clone(), a.payer.clone())).unwrap_or_default();
+                    let transaction = reconciled.transaction.clone().unwrap_or_default();
+                    settle(&mut ledger, purchase, record, &transaction, &network, &payer, Origin::Reconciled);
                 } else if purchase.sale.is_none() {
                     purchase.doubt = false;
-                    purchase.unsold_note = Some(reconciled.nota.clone());
+                    purchase.unsold_note = Some(reconciled.note.clone());
                 }
             }
-            Event::Reacceso(reaccess) => {
+            Event::Reaccess(reaccess) => {
                 if let Some(sale) = purchase.sale.and_then(|i| ledger.sales.get_mut(i)) {
-                    sale.reaccesos += 1;
+                    sale.reaccesses += 1;
                 }
                 ledger.reaccesses.push(reaccessed(record, reaccess));
             }
-            Event::Impugnado(disputed) => {
+            Event::Disputed(disputed) => {
                 if let Some(sale) = purchase.sale.and_then(|i| ledger.sales.get_mut(i)) {
-                    sale.impugnada = Some(format!("{} ({})", disputed.motivo, disputed.transaccion));
+                    sale.disputed = Some(format!("{} ({})", disputed.reason, disputed.transaction));
                 }
             }
-            Event::Entregado(_) | Event::Reentregado(_) => {
+            Event::Delivered(_) | Event::Redelivered(_) => {
                 if let Some(sale) = purchase.sale.and_then(|i| ledger.sales.get_mut(i)) {
-                    if matches!(record.event, Event::Reentregado(_)) {
-                        sale.reentregas += 1;
+                    if matches!(record.event, Event::Redelivered(_)) {
+                        sale.redeliveries += 1;
                     }
-                    sale.entregado = true;
+                    sale.delivered = true;
                 }
             }
         }
     }
     let mut pending: Vec<(u64, Pending)> = Vec::new();
-    for (compra, purchase) in purchases {
+    for (key, purchase) in purchases {
         if purchase.sale.is_some() {
             continue;
         }
         let Some(accepted) = purchase.accepted else { continue };
-        if let Some(nota) = purchase.unsold_note {
+        if let Some(note) = purchase.unsold_note {
             ledger.unsold.push(Unsold {
-                compra: compra.to_owned(),
-                estudio: accepted.estudio.clone(),
-                pagador: accepted.pagador.clone(),
-                nota,
+                purchase: key.to_owned(),
+                study: accepted.study.clone(),
+                payer: accepted.payer.clone(),
+                note,
             });
             continue;
         }
         if !(purchase.open || purchase.doubt) {
             continue;
         }
-        let estado = if purchase.doubt { "incierta" } else { "sin_resultado" };
+        let status = if purchase.doubt { "incierta" } else { "sin_resultado" };
         pending.push((
             purchase.first_unix,
             Pending {
-                fecha: purchase.first_fecha,
-                compra: compra.to_owned(),
-                estudio: accepted.estudio.clone(),
-                vista: accepted.vista.clone(),
-                red: accepted.red.clone(),
-                pagador: accepted.pagador.clone(),
+                date: purchase.first_date,
+                purchase: key.to_owned(),
+                study: accepted.study.clone(),
+                view: accepted.view.clone(),
+                network: accepted.network.clone(),
+                payer: accepted.payer.clone(),
                 nonce: accepted.nonce.clone(),
-                monto: accepted.monto.clone(),
-                valido_hasta: accepted.valido_hasta,
-                estado,
-                motivo: purchase.uncertain_reason,
-                transaccion: purchase.uncertain_transaction,
-                intentos: purchase.attempts,
+                amount: accepted.amount.clone(),
+                valid_until: accepted.valid_until,
+                status,
+                reason: purchase.uncertain_reason,
+                transaction: purchase.uncertain_transaction,
+                attempts: purchase.attempts,
                 accepted,
             },
         ));
     }
-    pending.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.compra.cmp(&b.1.compra)));
+    pending.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.purchase.cmp(&b.1.purchase)));
     ledger.pending = pending.into_iter().map(|(_, p)| p).collect();
     ledger
 }
 
 fn reaccessed(record: &Record, reaccess: &Reaccess) -> Reaccessed {
     Reaccessed {
-        fecha: record.fecha.clone(),
-        compra: record.compra.clone(),
-        estudio: reaccess.estudio.clone(),
-        vista: reaccess.vista.clone(),
-        red: reaccess.red.clone(),
-        pagador: reaccess.pagador.clone(),
+        date: record.date.clone(),
+        purchase: record.purchase.clone(),
+        study: reaccess.study.clone(),
+        view: reaccess.view.clone(),
+        network: reaccess.network.clone(),
+        payer: reaccess.payer.clone(),
         nonce: reaccess.nonce.clone(),
-        valido_hasta: reaccess.valido_hasta,
+        valid_until: reaccess.valid_until,
     }
 }
 
@@ -296,8 +337,8 @@ fn settle(
     purchase.doubt = false;
     purchase.unsold_note = None;
     if let Some(sale) = purchase.sale.and_then(|i| ledger.sales.get_mut(i)) {
-        if sale.transaccion.is_empty() {
-            sale.transaccion = transaction.to_owned();
+        if sale.transaction.is_empty() {
+            sale.transaction = transaction.to_owned();
         }
         return;
     }
@@ -305,22 +346,22 @@ fn settle(
     let field = |get: fn(&Accepted) -> &String| accepted.as_ref().map(|a| get(a).clone()).unwrap_or_default();
     purchase.sale = Some(ledger.sales.len());
     ledger.sales.push(Sale {
-        fecha: record.fecha.clone(),
+        date: record.date.clone(),
         unix: record.unix,
-        compra: record.compra.clone(),
-        estudio: field(|a| &a.estudio),
-        vista: field(|a| &a.vista),
-        red: if network.is_empty() { field(|a| &a.red) } else { network.to_owned() },
-        pagador: if payer.is_empty() { field(|a| &a.pagador) } else { payer.to_owned() },
-        monto: field(|a| &a.monto),
-        activo: field(|a| &a.activo),
-        protocolo: accepted.as_ref().map(|a| a.protocolo).unwrap_or_default(),
-        transaccion: transaction.to_owned(),
-        entregado: false,
-        reentregas: 0,
-        reaccesos: 0,
-        origen: origin,
-        impugnada: None,
+        purchase: record.purchase.clone(),
+        study: field(|a| &a.study),
+        view: field(|a| &a.view),
+        network: if network.is_empty() { field(|a| &a.network) } else { network.to_owned() },
+        payer: if payer.is_empty() { field(|a| &a.payer) } else { payer.to_owned() },
+        amount: field(|a| &a.amount),
+        asset: field(|a| &a.asset),
+        protocol: accepted.as_ref().map(|a| a.protocol).unwrap_or_default(),
+        transaction: transaction.to_owned(),
+        delivered: false,
+        redeliveries: 0,
+        reaccesses: 0,
+        origin,
+        disputed: None,
         accepted,
     });
 }
@@ -333,52 +374,52 @@ mod tests {
     use crate::sales::journal::tests::{accepted, settled};
     use crate::sales::journal::{Failed, Handed, Reaccess, Reconciled, Settled, parse};
 
-    fn failed(compra: &str, unix: u64, incierto: bool) -> Record {
+    fn failed(purchase: &str, unix: u64, uncertain: bool) -> Record {
         Record {
-            fecha: String::new(),
+            date: String::new(),
             unix,
-            compra: compra.into(),
-            event: Event::Fallido(Failed {
-                motivo: if incierto { "liquidacion_incierta" } else { "insufficient_funds" }.into(),
-                mensaje: String::new(),
-                incierto,
-                transaccion: None,
+            purchase: purchase.into(),
+            event: Event::Failed(Failed {
+                reason: if uncertain { "liquidacion_incierta" } else { "insufficient_funds" }.into(),
+                message: String::new(),
+                uncertain,
+                transaction: None,
             }),
         }
     }
 
-    fn recovered(compra: &str, unix: u64) -> Record {
+    fn recovered(purchase: &str, unix: u64) -> Record {
         Record {
-            fecha: String::new(),
+            date: String::new(),
             unix,
-            compra: compra.into(),
-            event: Event::Liquidado(Settled {
-                transaccion: String::new(),
-                red: "eip155:84532".into(),
-                pagador: "0xabc".into(),
-                recuperado: true,
+            purchase: purchase.into(),
+            event: Event::Settled(Settled {
+                transaction: String::new(),
+                network: "eip155:84532".into(),
+                payer: "0xabc".into(),
+                recovered: true,
             }),
         }
     }
 
-    fn handed(compra: &str, unix: u64) -> Record {
+    fn handed(purchase: &str, unix: u64) -> Record {
         Record {
-            fecha: String::new(),
+            date: String::new(),
             unix,
-            compra: compra.into(),
-            event: Event::Entregado(Handed { transaccion: "0x".into(), bytes: 9 }),
+            purchase: purchase.into(),
+            event: Event::Delivered(Handed { transaction: "0x".into(), bytes: 9 }),
         }
     }
 
-    fn reconciled(compra: &str, unix: u64, liquidada: bool) -> Record {
+    fn reconciled(purchase: &str, unix: u64, settled_at: bool) -> Record {
         Record {
-            fecha: String::new(),
+            date: String::new(),
             unix,
-            compra: compra.into(),
-            event: Event::Conciliado(Reconciled {
-                liquidada,
-                transaccion: liquidada.then(|| "0xfound".to_owned()),
-                nota: "revisado en la cadena".into(),
+            purchase: purchase.into(),
+            event: Event::Reconciled(Reconciled {
+                settled_at,
+                transaction: settled_at.then(|| "0xfound".to_owned()),
+                note: "revisado en la cadena".into(),
             }),
         }
     }
@@ -399,13 +440,13 @@ mod tests {
         ];
         let ledger = fold(&records);
         assert_eq!(ledger.sales.len(), 1);
-        assert_eq!(ledger.sales[0].estudio, "banca-2026");
-        assert_eq!(ledger.sales[0].transaccion, "0xtxa");
-        assert_eq!(ledger.sales[0].origen, Origin::Liquidada);
-        assert!(ledger.sales[0].entregado);
+        assert_eq!(ledger.sales[0].study, "banca-2026");
+        assert_eq!(ledger.sales[0].transaction, "0xtxa");
+        assert_eq!(ledger.sales[0].origin, Origin::Settled);
+        assert!(ledger.sales[0].delivered);
         assert_eq!(ledger.failures.get("insufficient_funds"), Some(&1));
-        assert_eq!(keys(ledger.pending.iter().map(|p| p.compra.clone())), ["c"]);
-        assert_eq!(ledger.pending[0].estado, "sin_resultado");
+        assert_eq!(keys(ledger.pending.iter().map(|p| p.purchase.clone())), ["c"]);
+        assert_eq!(ledger.pending[0].status, "sin_resultado");
     }
 
     #[test]
@@ -417,8 +458,8 @@ mod tests {
         let ledger = fold(&uncertain_then_refused);
         assert!(ledger.sales.is_empty());
         assert_eq!(ledger.pending.len(), 1, "a later certain failure does not clear an uncertain one");
-        assert_eq!(ledger.pending[0].estado, "incierta");
-        assert_eq!(ledger.pending[0].intentos, 2);
+        assert_eq!(ledger.pending[0].status, "incierta");
+        assert_eq!(ledger.pending[0].attempts, 2);
 
         let crash_then_refused = vec![accepted("k", 1), accepted("k", 3), failed("k", 4, false)];
         assert_eq!(fold(&crash_then_refused).pending.len(), 1, "nor does it clear a stop mid-settle");
@@ -428,23 +469,23 @@ mod tests {
         let ledger = fold(&recovered_sale);
         assert!(ledger.pending.is_empty());
         assert_eq!(ledger.sales.len(), 1);
-        assert_eq!(ledger.sales[0].origen, Origin::Recuperada);
-        assert!(ledger.sales[0].entregado);
+        assert_eq!(ledger.sales[0].origin, Origin::Recovered);
+        assert!(ledger.sales[0].delivered);
     }
 
-    fn reaccessed_record(compra: &str, unix: u64) -> Record {
+    fn reaccessed_record(purchase: &str, unix: u64) -> Record {
         Record {
-            fecha: String::new(),
+            date: String::new(),
             unix,
-            compra: compra.into(),
-            event: Event::Reacceso(Reaccess {
-                estudio: "banca-2026".into(),
-                vista: "resumen".into(),
-                red: "eip155:84532".into(),
-                pagador: "0xabc".into(),
+            purchase: purchase.into(),
+            event: Event::Reaccess(Reaccess {
+                study: "banca-2026".into(),
+                view: "resumen".into(),
+                network: "eip155:84532".into(),
+                payer: "0xabc".into(),
                 nonce: format!("n{unix}"),
-                valido_hasta: unix + 300,
-                transaccion: format!("0xtx{compra}"),
+                valid_until: unix + 300,
+                transaction: format!("0xtx{purchase}"),
                 bytes: 9,
             }),
         }
@@ -461,10 +502,10 @@ mod tests {
         ];
         let ledger = fold(&records);
         assert_eq!(ledger.sales.len(), 1);
-        assert_eq!(ledger.sales[0].reaccesos, 2);
+        assert_eq!(ledger.sales[0].reaccesses, 2);
         assert_eq!(ledger.reaccesses.len(), 2);
         assert_eq!(ledger.reaccesses[1].nonce, "n30");
-        assert_eq!(ledger.reaccesses[1].valido_hasta, 330);
+        assert_eq!(ledger.reaccesses[1].valid_until, 330);
         assert!(ledger.pending.is_empty() && ledger.failures.is_empty());
         let line = serde_json::to_string(&records[3]).unwrap();
         assert!(line.contains(r#""evento":"reacceso""#), "{line}");
@@ -476,8 +517,8 @@ mod tests {
         let base = vec![accepted("k", 1), failed("k", 2, true)];
         let paid = fold(&[base.clone(), vec![reconciled("k", 3, true)]].concat());
         assert_eq!(paid.sales.len(), 1);
-        assert_eq!(paid.sales[0].origen, Origin::Conciliada);
-        assert_eq!(paid.sales[0].transaccion, "0xfound");
+        assert_eq!(paid.sales[0].origin, Origin::Reconciled);
+        assert_eq!(paid.sales[0].transaction, "0xfound");
         assert!(paid.pending.is_empty());
         let unpaid = fold(&[base, vec![reconciled("k", 3, false)]].concat());
         assert!(unpaid.sales.is_empty() && unpaid.pending.is_empty());
@@ -491,23 +532,23 @@ mod tests {
     /// A random journal: steps of a few purchases in any order, duplicated or missing.
     fn arbitrary_records() -> impl Strategy<Value = Vec<Record>> {
         let step = (0u8..4, 0u8..9).prop_map(|(key, kind)| {
-            let compra = format!("k{key}");
+            let purchase = format!("k{key}");
             match kind {
-                0 | 1 => accepted(&compra, 1),
-                2 => settled(&compra, 1),
-                3 => recovered(&compra, 1),
-                4 => failed(&compra, 1, true),
-                5 => failed(&compra, 1, false),
-                6 => handed(&compra, 1),
-                7 => reaccessed_record(&compra, 1),
-                _ => reconciled(&compra, 1, false),
+                0 | 1 => accepted(&purchase, 1),
+                2 => settled(&purchase, 1),
+                3 => recovered(&purchase, 1),
+                4 => failed(&purchase, 1, true),
+                5 => failed(&purchase, 1, false),
+                6 => handed(&purchase, 1),
+                7 => reaccessed_record(&purchase, 1),
+                _ => reconciled(&purchase, 1, false),
             }
         });
         proptest::collection::vec(step, 0..24)
     }
 
     fn settled_keys(ledger: &Ledger) -> Vec<String> {
-        let mut keys: Vec<String> = ledger.sales.iter().map(|s| s.compra.clone()).collect();
+        let mut keys: Vec<String> = ledger.sales.iter().map(|s| s.purchase.clone()).collect();
         keys.sort();
         keys
     }
@@ -526,12 +567,12 @@ mod tests {
             sold.dedup();
             prop_assert_eq!(sold.len(), count, "a purchase is at most one sale");
             for sale in &prefix.sales {
-                prop_assert!(sold.contains(&sale.compra), "sale {} disappeared", sale.compra);
+                prop_assert!(sold.contains(&sale.purchase), "sale {} disappeared", sale.purchase);
             }
-            for pending in prefix.pending.iter().filter(|p| p.estado == "incierta") {
-                let reconciled_later = records[cut..].iter().any(|r| r.compra == pending.compra && matches!(&r.event, Event::Conciliado(c) if !c.liquidada));
-                let kept = sold.contains(&pending.compra) || whole.pending.iter().any(|p| p.compra == pending.compra);
-                prop_assert!(kept || reconciled_later, "pending {} disappeared", pending.compra);
+            for pending in prefix.pending.iter().filter(|p| p.status == "incierta") {
+                let reconciled_later = records[cut..].iter().any(|r| r.purchase == pending.purchase && matches!(&r.event, Event::Reconciled(c) if !c.settled_at));
+                let kept = sold.contains(&pending.purchase) || whole.pending.iter().any(|p| p.purchase == pending.purchase);
+                prop_assert!(kept || reconciled_later, "pending {} disappeared", pending.purchase);
             }
         }
 

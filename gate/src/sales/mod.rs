@@ -130,13 +130,13 @@ impl Sales {
         &self,
         key: &str,
         id: Option<&str>,
-        huella: &str,
+        fingerprint: &str,
         until: u64,
         now: u64,
     ) -> Result<Reservation, Seen> {
         match &self.shared {
-            Some(shared) => shared.reserve(key, id, huella, until, now).await.map(Reservation::Shared),
-            None => Book::reserve(&self.book, key, id, huella, until, now).map(Reservation::Book),
+            Some(shared) => shared.reserve(key, id, fingerprint, until, now).await.map(Reservation::Shared),
+            None => Book::reserve(&self.book, key, id, fingerprint, until, now).map(Reservation::Book),
         }
     }
 
@@ -153,18 +153,18 @@ impl Sales {
     /// record whichever gate sold it. An error means the shared record did not answer.
     pub async fn purchase_of(
         &self,
-        red: &str,
-        pagador: &str,
-        estudio: &str,
-        vista: &str,
+        network: &str,
+        payer: &str,
+        study: &str,
+        view: &str,
     ) -> std::io::Result<Option<Arc<Owned>>> {
         match &self.shared {
             Some(shared) => shared
-                .purchase_of(red, pagador, estudio, vista)
+                .purchase_of(network, payer, study, view)
                 .await
                 .map(|owned| owned.map(Arc::new))
                 .map_err(|e| std::io::Error::other(format!("base de ventas: {e}"))),
-            None => Ok(self.book.lock().owned(red, pagador, estudio, vista)),
+            None => Ok(self.book.lock().owned(network, payer, study, view)),
         }
     }
 
@@ -174,7 +174,7 @@ impl Sales {
     /// in the shared record stays taken). An error means the shared record did not answer.
     pub async fn claim_sign_in(
         &self,
-        red: &str,
+        network: &str,
         wallet: &str,
         nonce: &str,
         until: u64,
@@ -182,28 +182,28 @@ impl Sales {
     ) -> std::io::Result<Option<SignInClaim>> {
         match &self.shared {
             Some(shared) => shared
-                .claim_sign_in(red, wallet, nonce, until)
+                .claim_sign_in(network, wallet, nonce, until)
                 .await
                 .map(|taken| taken.then_some(SignInClaim::Shared))
                 .map_err(|e| std::io::Error::other(format!("base de ventas: {e}"))),
-            None => Ok(Book::claim_proof(&self.book, red, wallet, nonce, until, now).map(SignInClaim::Book)),
+            None => Ok(Book::claim_proof(&self.book, network, wallet, nonce, until, now).map(SignInClaim::Book)),
         }
     }
 
     /// Appends a step to the journal and waits until it is on disk (no-op in memory).
-    pub async fn write(&self, compra: &str, unix: u64, event: Event) -> std::io::Result<()> {
-        self.write_waiting(compra, unix, event, Wait::Durable).await
+    pub async fn write(&self, purchase: &str, unix: u64, event: Event) -> std::io::Result<()> {
+        self.write_waiting(purchase, unix, event, Wait::Durable).await
     }
 
     /// Appends a delivery to the journal and waits only until it is in the file; its fsync
     /// follows in the same batch, and the buyer's answer does not wait for it (see
     /// [`Wait::Written`]). No-op in memory.
-    pub async fn write_delivery(&self, compra: &str, unix: u64, event: Event) -> std::io::Result<()> {
-        self.write_waiting(compra, unix, event, Wait::Written).await
+    pub async fn write_delivery(&self, purchase: &str, unix: u64, event: Event) -> std::io::Result<()> {
+        self.write_waiting(purchase, unix, event, Wait::Written).await
     }
 
-    async fn write_waiting(&self, compra: &str, unix: u64, event: Event, wait: Wait) -> std::io::Result<()> {
-        let record = Record { fecha: iso8601(unix), unix, compra: compra.to_owned(), event };
+    async fn write_waiting(&self, purchase: &str, unix: u64, event: Event, wait: Wait) -> std::io::Result<()> {
+        let record = Record { date: iso8601(unix), unix, purchase: purchase.to_owned(), event };
         if let Some(shared) = &self.shared {
             // A commit is the write and its fsync at once.
             let started = std::time::Instant::now();
@@ -271,8 +271,8 @@ impl Sales {
     /// Journals how the chain resolved a pending purchase and makes the replay book agree: a
     /// paid one is a sale its buyer gets again by repeating the request; a void one is gone.
     pub async fn reconciled(&self, pending: &Pending, reconciled: Reconciled, unix: u64) -> std::io::Result<()> {
-        let paid = reconciled.liquidada.then(|| reconciled.transaccion.clone().unwrap_or_default());
-        self.write(&pending.compra, unix, Event::Conciliado(reconciled)).await?;
+        let paid = reconciled.settled_at.then(|| reconciled.transaction.clone().unwrap_or_default());
+        self.write(&pending.purchase, unix, Event::Reconciled(reconciled)).await?;
         if self.shared.is_some() {
             return Ok(()); // the record's own rows changed with the event
         }
@@ -281,31 +281,31 @@ impl Sales {
         match paid {
             Some(transaction) => {
                 book.own(Owned {
-                    compra: pending.compra.clone(),
-                    estudio: pending.estudio.clone(),
-                    vista: pending.vista.clone(),
-                    red: pending.red.clone(),
-                    pagador: pending.pagador.clone(),
-                    monto: pending.monto.clone(),
-                    transaccion: transaction.clone(),
-                    liquidada: unix,
+                    purchase: pending.purchase.clone(),
+                    study: pending.study.clone(),
+                    view: pending.view.clone(),
+                    network: pending.network.clone(),
+                    payer: pending.payer.clone(),
+                    amount: pending.amount.clone(),
+                    transaction: transaction.clone(),
+                    settled_at: unix,
                 });
                 let sale = PaidSale {
-                    compra: pending.compra.clone(),
-                    huella: accepted.huella.clone(),
-                    estudio: pending.estudio.clone(),
-                    vista: pending.vista.clone(),
+                    purchase: pending.purchase.clone(),
+                    fingerprint: accepted.fingerprint.clone(),
+                    study: pending.study.clone(),
+                    view: pending.view.clone(),
                     settlement: SettlementResponse::recorded(
-                        pending.red.clone(),
+                        pending.network.clone(),
                         transaction,
-                        pending.pagador.clone(),
-                        pending.monto.clone(),
+                        pending.payer.clone(),
+                        pending.amount.clone(),
                     ),
                     settled_at: unix,
                 };
-                book.restore_paid(&pending.compra, accepted.identificador.as_deref(), accepted.valido_hasta, sale);
+                book.restore_paid(&pending.purchase, accepted.identifier.as_deref(), accepted.valid_until, sale);
             }
-            None => book.forget_uncertain(&pending.compra, accepted.identificador.as_deref()),
+            None => book.forget_uncertain(&pending.purchase, accepted.identifier.as_deref()),
         }
         Ok(())
     }
@@ -378,53 +378,53 @@ impl Reservation {
 fn restore(book: &mut Book, ledger: &ledger::Ledger, now: u64) -> usize {
     for sale in &ledger.sales {
         book.own(Owned {
-            compra: sale.compra.clone(),
-            estudio: sale.estudio.clone(),
-            vista: sale.vista.clone(),
-            red: sale.red.clone(),
-            pagador: sale.pagador.clone(),
-            monto: sale.monto.clone(),
-            transaccion: sale.transaccion.clone(),
-            liquidada: sale.unix,
+            purchase: sale.purchase.clone(),
+            study: sale.study.clone(),
+            view: sale.view.clone(),
+            network: sale.network.clone(),
+            payer: sale.payer.clone(),
+            amount: sale.amount.clone(),
+            transaction: sale.transaction.clone(),
+            settled_at: sale.unix,
         });
     }
-    for reaccess in ledger.reaccesses.iter().filter(|r| r.valido_hasta >= now) {
-        book.restore_proof(&reaccess.red, &reaccess.pagador, &reaccess.nonce, reaccess.valido_hasta);
+    for reaccess in ledger.reaccesses.iter().filter(|r| r.valid_until >= now) {
+        book.restore_proof(&reaccess.network, &reaccess.payer, &reaccess.nonce, reaccess.valid_until);
     }
     let mut restored = 0;
     for sale in &ledger.sales {
         let Some(accepted) = &sale.accepted else { continue };
-        if accepted.valido_hasta < now {
+        if accepted.valid_until < now {
             continue;
         }
         let paid = PaidSale {
-            compra: sale.compra.clone(),
-            huella: accepted.huella.clone(),
-            estudio: sale.estudio.clone(),
-            vista: sale.vista.clone(),
+            purchase: sale.purchase.clone(),
+            fingerprint: accepted.fingerprint.clone(),
+            study: sale.study.clone(),
+            view: sale.view.clone(),
             settlement: SettlementResponse::recorded(
-                sale.red.clone(),
-                sale.transaccion.clone(),
-                sale.pagador.clone(),
-                sale.monto.clone(),
+                sale.network.clone(),
+                sale.transaction.clone(),
+                sale.payer.clone(),
+                sale.amount.clone(),
             ),
             settled_at: sale.unix,
         };
-        book.restore_paid(&sale.compra, accepted.identificador.as_deref(), accepted.valido_hasta, paid);
+        book.restore_paid(&sale.purchase, accepted.identifier.as_deref(), accepted.valid_until, paid);
         restored += 1;
     }
     for pending in &ledger.pending {
         let accepted = &pending.accepted;
-        if accepted.valido_hasta < now {
+        if accepted.valid_until < now {
             continue;
         }
         let doubt = UncertainSale {
-            huella: accepted.huella.clone(),
-            estudio: accepted.estudio.clone(),
-            vista: accepted.vista.clone(),
-            transaccion: pending.transaccion.clone(),
+            fingerprint: accepted.fingerprint.clone(),
+            study: accepted.study.clone(),
+            view: accepted.view.clone(),
+            transaction: pending.transaction.clone(),
         };
-        book.restore_uncertain(&pending.compra, accepted.identificador.as_deref(), accepted.valido_hasta, doubt);
+        book.restore_uncertain(&pending.purchase, accepted.identifier.as_deref(), accepted.valid_until, doubt);
         restored += 1;
     }
     restored
@@ -434,9 +434,9 @@ fn restore(book: &mut Book, ledger: &ledger::Ledger, now: u64) -> usize {
 fn warn_pending(ledger: &ledger::Ledger) {
     for pending in &ledger.pending {
         tracing::warn!(
-            compra = %pending.compra,
-            estudio = %pending.estudio,
-            estado = pending.estado,
+            compra = %pending.purchase,
+            estudio = %pending.study,
+            estado = pending.status,
             "compra sin resultado cierto de liquidación: una repetición del mismo pago la resuelve; si no, concíliela con la cadena (gate ventas)"
         );
     }

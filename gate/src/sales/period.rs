@@ -7,37 +7,39 @@ use anyhow::{Result, bail};
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Period {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub desde: Option<String>,
+    #[serde(rename = "desde")]
+    pub since: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub hasta: Option<String>,
+    #[serde(rename = "hasta")]
+    pub until: Option<String>,
 }
 
 impl Period {
     /// `--desde` and `--hasta`, each a valid date, the first not after the second.
-    pub fn parse(desde: Option<&str>, hasta: Option<&str>) -> Result<Period> {
-        for (flag, day) in [("--desde", desde), ("--hasta", hasta)] {
+    pub fn parse(since: Option<&str>, until: Option<&str>) -> Result<Period> {
+        for (flag, day) in [("--desde", since), ("--hasta", until)] {
             if let Some(day) = day
                 && !is_date(day)
             {
                 bail!("{flag} {day:?}: se espera una fecha AAAA-MM-DD");
             }
         }
-        if let (Some(from), Some(to)) = (desde, hasta)
+        if let (Some(from), Some(to)) = (since, until)
             && from > to
         {
             bail!("--desde {from} es posterior a --hasta {to}");
         }
-        Ok(Period { desde: desde.map(str::to_owned), hasta: hasta.map(str::to_owned) })
+        Ok(Period { since: since.map(str::to_owned), until: until.map(str::to_owned) })
     }
 
     pub fn is_all(&self) -> bool {
-        self.desde.is_none() && self.hasta.is_none()
+        self.since.is_none() && self.until.is_none()
     }
 
     /// Whether an ISO 8601 time (`2026-11-01T…`) falls on a day of the period.
-    pub fn contains(&self, fecha: &str) -> bool {
-        let day = fecha.get(..10).unwrap_or(fecha);
-        self.desde.as_deref().is_none_or(|from| day >= from) && self.hasta.as_deref().is_none_or(|to| day <= to)
+    pub fn contains(&self, date: &str) -> bool {
+        let day = date.get(..10).unwrap_or(date);
+        self.since.as_deref().is_none_or(|from| day >= from) && self.until.as_deref().is_none_or(|to| day <= to)
     }
 }
 

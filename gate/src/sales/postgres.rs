@@ -243,17 +243,17 @@ impl Shared {
         self: &Arc<Self>,
         key: &str,
         id: Option<&str>,
-        huella: &str,
+        fingerprint: &str,
         until: u64,
         now: u64,
     ) -> Result<Reservation, Seen> {
         let token = new_token();
         let hold = now + self.hold.as_secs();
-        let (pool, key_owned, id, huella_owned, token_owned) =
-            (self.pool.clone(), key.to_owned(), id.map(str::to_owned), huella.to_owned(), token.clone());
+        let (pool, key_owned, id, fingerprint_owned, token_owned) =
+            (self.pool.clone(), key.to_owned(), id.map(str::to_owned), fingerprint.to_owned(), token.clone());
         let outcome = self
             .run(async move {
-                reserve_in(&pool, &key_owned, id.as_deref(), &huella_owned, until, now, &token_owned, hold).await
+                reserve_in(&pool, &key_owned, id.as_deref(), &fingerprint_owned, until, now, &token_owned, hold).await
             })
             .await;
         match outcome {
@@ -286,13 +286,13 @@ impl Shared {
     /// there is one, else the first of another view (what a re-access proves).
     pub async fn purchase_of(
         &self,
-        red: &str,
-        pagador: &str,
-        estudio: &str,
-        vista: &str,
+        network: &str,
+        payer: &str,
+        study: &str,
+        view: &str,
     ) -> Result<Option<Owned>, DbError> {
         let pool = self.pool.clone();
-        let (red, pagador, estudio, vista) = (red.to_owned(), pagador.to_owned(), estudio.to_owned(), vista.to_owned());
+        let (network, payer, study, view) = (network.to_owned(), payer.to_owned(), study.to_owned(), view.to_owned());
         self.run(async move {
             let client = pool.get().await?;
             let statement = client
@@ -302,16 +302,16 @@ impl Shared {
                      ORDER BY (vista = $4) DESC, liquidada_unix, compra LIMIT 1",
                 )
                 .await?;
-            let row = client.query_opt(&statement, &[&red, &pagador, &estudio, &vista]).await?;
+            let row = client.query_opt(&statement, &[&network, &payer, &study, &view]).await?;
             Ok(row.map(|row| Owned {
-                compra: row.get("compra"),
-                estudio: row.get::<_, Option<String>>("estudio").unwrap_or_default(),
-                vista: row.get::<_, Option<String>>("vista").unwrap_or_default(),
-                red: row.get::<_, Option<String>>("red").unwrap_or_default(),
-                pagador: row.get::<_, Option<String>>("pagador").unwrap_or_default(),
-                monto: row.get::<_, Option<String>>("monto").unwrap_or_default(),
-                transaccion: row.get::<_, Option<String>>("transaccion").unwrap_or_default(),
-                liquidada: row.get::<_, Option<i64>>("liquidada_unix").map_or(0, |t| t.max(0) as u64),
+                purchase: row.get("compra"),
+                study: row.get::<_, Option<String>>("estudio").unwrap_or_default(),
+                view: row.get::<_, Option<String>>("vista").unwrap_or_default(),
+                network: row.get::<_, Option<String>>("red").unwrap_or_default(),
+                payer: row.get::<_, Option<String>>("pagador").unwrap_or_default(),
+                amount: row.get::<_, Option<String>>("monto").unwrap_or_default(),
+                transaction: row.get::<_, Option<String>>("transaccion").unwrap_or_default(),
+                settled_at: row.get::<_, Option<i64>>("liquidada_unix").map_or(0, |t| t.max(0) as u64),
             }))
         })
         .await
@@ -320,9 +320,9 @@ impl Shared {
     /// Takes a sign-in proof for good, across every gate: `false` when a gate took it already
     /// (a replay). A proof counts as used from the moment a gate takes it, even if that
     /// re-access then fails: the buyer signs a new challenge, never the same one twice.
-    pub async fn claim_sign_in(&self, red: &str, wallet: &str, nonce: &str, until: u64) -> Result<bool, DbError> {
+    pub async fn claim_sign_in(&self, network: &str, wallet: &str, nonce: &str, until: u64) -> Result<bool, DbError> {
         let pool = self.pool.clone();
-        let (red, wallet, nonce) = (red.to_owned(), wallet.to_ascii_lowercase(), nonce.to_owned());
+        let (network, wallet, nonce) = (network.to_owned(), wallet.to_ascii_lowercase(), nonce.to_owned());
         let until = i64::try_from(until).unwrap_or(i64::MAX);
         self.run(async move {
             let client = pool.get().await?;
@@ -332,7 +332,7 @@ impl Shared {
                      ON CONFLICT (red, pagador, nonce) DO NOTHING",
                 )
                 .await?;
-            let inserted = client.execute(&statement, &[&red, &wallet, &nonce, &until]).await?;
+            let inserted = client.execute(&statement, &[&network, &wallet, &nonce, &until]).await?;
             Ok(inserted == 1)
         })
         .await
@@ -462,10 +462,10 @@ async fn migrate(pool: Pool) -> Result<(), DbError> {
 fn paid_from(row: &tokio_postgres::Row) -> PaidSale {
     let text = |name: &str| row.get::<_, Option<String>>(name).unwrap_or_default();
     PaidSale {
-        compra: text("compra"),
-        huella: text("huella"),
-        estudio: text("estudio"),
-        vista: text("vista"),
+        purchase: text("compra"),
+        fingerprint: text("huella"),
+        study: text("estudio"),
+        view: text("vista"),
         settlement: SettlementResponse::recorded(text("red"), text("transaccion"), text("pagador"), text("monto")),
         settled_at: to_u64(row.get::<_, Option<i64>>("liquidada_unix").unwrap_or_default()),
     }
@@ -474,10 +474,10 @@ fn paid_from(row: &tokio_postgres::Row) -> PaidSale {
 fn uncertain_from(row: &tokio_postgres::Row) -> UncertainSale {
     let text = |name: &str| row.get::<_, Option<String>>(name).unwrap_or_default();
     UncertainSale {
-        huella: text("huella"),
-        estudio: text("estudio"),
-        vista: text("vista"),
-        transaccion: row.get::<_, Option<String>>("transaccion").filter(|t| !t.is_empty()),
+        fingerprint: text("huella"),
+        study: text("estudio"),
+        view: text("vista"),
+        transaction: row.get::<_, Option<String>>("transaccion").filter(|t| !t.is_empty()),
     }
 }
 
@@ -485,8 +485,8 @@ const ROW: &str = "SELECT compra, estado, huella, estudio, vista, red, pagador, 
 
 /// Why a row that exists cannot be reserved.
 fn seen_from(row: &tokio_postgres::Row, now: u64) -> Seen {
-    let estado: String = row.get("estado");
-    match estado.as_str() {
+    let status: String = row.get("estado");
+    match status.as_str() {
         "pagada" => Seen::Paid(Arc::new(paid_from(row))),
         "incierta" => Seen::Uncertain(Arc::new(uncertain_from(row))),
         _ if to_u64(row.get::<_, Option<i64>>("plazo").unwrap_or_default()) < now => {
@@ -506,7 +506,7 @@ async fn reserve_in(
     pool: &Pool,
     key: &str,
     id: Option<&str>,
-    huella: &str,
+    fingerprint: &str,
     until: u64,
     now: u64,
     token: &str,
@@ -517,7 +517,7 @@ async fn reserve_in(
         // The common case, a new authorization without an identifier: its row inserted and
         // committed in one prepared statement. Any other case takes the transaction below.
         let statement = client.prepare_cached(RESERVE).await?;
-        let inserted = client.execute(&statement, &[&key, &huella, &to_i64(until), &token, &to_i64(hold)]).await?;
+        let inserted = client.execute(&statement, &[&key, &fingerprint, &to_i64(until), &token, &to_i64(hold)]).await?;
         if inserted == 1 {
             return Ok(Ok(()));
         }
@@ -530,15 +530,15 @@ async fn reserve_in(
                 "INSERT INTO identificadores (id, compra, huella, valido_hasta) VALUES ($1, $2, $3, $4)
                  ON CONFLICT (id) DO UPDATE SET compra = EXCLUDED.compra, huella = EXCLUDED.huella, valido_hasta = EXCLUDED.valido_hasta
                  WHERE identificadores.valido_hasta < $5",
-                &[&id, &key, &huella, &to_i64(until), &to_i64(now)],
+                &[&id, &key, &fingerprint, &to_i64(until), &to_i64(now)],
             )
             .await?;
         if taken == 0 {
             let known =
                 transaction.query_one("SELECT compra, huella FROM identificadores WHERE id = $1", &[&id]).await?;
-            let (compra, known_huella): (String, String) = (known.get(0), known.get(1));
-            if known_huella != huella {
-                let row = transaction.query_opt(ROW, &[&compra]).await?;
+            let (purchase, known_fingerprint): (String, String) = (known.get(0), known.get(1));
+            if known_fingerprint != fingerprint {
+                let row = transaction.query_opt(ROW, &[&purchase]).await?;
                 let seen = match row {
                     Some(row) if row.get::<_, String>("estado") == "pagada" => Seen::IdPaid(Arc::new(paid_from(&row))),
                     _ => Seen::IdConflict,
@@ -552,20 +552,20 @@ async fn reserve_in(
         .execute(
             "INSERT INTO compras (compra, estado, huella, valido_hasta, identificador, ficha, plazo)
              VALUES ($1, 'en_curso', $2, $3, $4, $5, $6) ON CONFLICT (compra) DO NOTHING",
-            &[&key, &huella, &to_i64(until), &id, &token, &to_i64(hold)],
+            &[&key, &fingerprint, &to_i64(until), &id, &token, &to_i64(hold)],
         )
         .await?;
     if inserted == 0 {
         let row = transaction.query_one(ROW, &[&key]).await?;
-        let estado: String = row.get("estado");
+        let status: String = row.get("estado");
         let never_accepted = row.get::<_, Option<String>>("estudio").is_none();
         let stale = to_u64(row.get::<_, Option<i64>>("plazo").unwrap_or_default()) < now;
-        if estado == "en_curso" && stale && never_accepted {
+        if status == "en_curso" && stale && never_accepted {
             // A gate stopped before it even journaled the acceptance: nothing was settled.
             transaction
                 .execute(
                     "UPDATE compras SET huella = $2, valido_hasta = $3, identificador = $4, ficha = $5, plazo = $6 WHERE compra = $1",
-                    &[&key, &huella, &to_i64(until), &id, &token, &to_i64(hold)],
+                    &[&key, &fingerprint, &to_i64(until), &id, &token, &to_i64(hold)],
                 )
                 .await?;
         } else {
@@ -609,24 +609,24 @@ async fn resume_in(
 /// unpaid: its row, then its identifiers) runs as a transaction.
 async fn write_in(pool: &Pool, record: &Record) -> Result<(), DbError> {
     let json = serde_json::to_string(record).map_err(|e| DbError(e.to_string()))?;
-    let evento = event_name(&json);
+    let event = event_name(&json);
     let unix = to_i64(record.unix);
-    let key = &record.compra;
+    let key = &record.purchase;
     let client = pool.get().await?;
     let (sql, params): (&str, Vec<&(dyn tokio_postgres::types::ToSql + Sync)>) = match &record.event {
-        Event::Aceptado(a) => {
-            (ACCEPTED, vec![key, &evento, &unix, &json, &a.estudio, &a.vista, &a.red, &a.pagador, &a.monto])
+        Event::Accepted(a) => {
+            (ACCEPTED, vec![key, &event, &unix, &json, &a.study, &a.view, &a.network, &a.payer, &a.amount])
         }
-        Event::Liquidado(s) => (SETTLED, vec![key, &evento, &unix, &json, &s.transaccion, &s.red, &s.pagador]),
-        Event::Fallido(f) if f.incierto => (UNCERTAIN, vec![key, &evento, &unix, &json, &f.transaccion]),
-        Event::Conciliado(c) if c.liquidada => (RECONCILED_PAID, vec![key, &evento, &unix, &json, &c.transaccion]),
-        Event::Conciliado(_) => {
+        Event::Settled(s) => (SETTLED, vec![key, &event, &unix, &json, &s.transaction, &s.network, &s.payer]),
+        Event::Failed(f) if f.uncertain => (UNCERTAIN, vec![key, &event, &unix, &json, &f.transaction]),
+        Event::Reconciled(c) if c.settled_at => (RECONCILED_PAID, vec![key, &event, &unix, &json, &c.transaction]),
+        Event::Reconciled(_) => {
             drop(client);
             return write_in_transaction(pool, record, &json).await;
         }
         // Deliveries, certain failures (their reservation releases the row) and any other step
         // leave the purchase's row as it is.
-        _ => (RECORD, vec![key, &evento, &unix, &json]),
+        _ => (RECORD, vec![key, &event, &unix, &json]),
     };
     let statement = client.prepare_cached(sql).await?;
     client.execute(&statement, &params).await?;
@@ -674,8 +674,8 @@ async fn write_in_transaction(pool: &Pool, record: &Record, json: &str) -> Resul
     let mut client = pool.get().await?;
     let transaction = client.transaction().await?;
     insert_record(&transaction, record, json, None).await?;
-    transaction.execute("DELETE FROM compras WHERE compra = $1 AND estado <> 'pagada'", &[&record.compra]).await?;
-    release_identifiers(&transaction, &record.compra).await?;
+    transaction.execute("DELETE FROM compras WHERE compra = $1 AND estado <> 'pagada'", &[&record.purchase]).await?;
+    release_identifiers(&transaction, &record.purchase).await?;
     transaction.commit().await?;
     Ok(())
 }
@@ -686,9 +686,10 @@ fn event_name(json: &str) -> String {
     #[derive(serde::Deserialize)]
     struct Tag<'a> {
         #[serde(borrow)]
-        evento: std::borrow::Cow<'a, str>,
+        #[serde(rename = "evento")]
+        event: std::borrow::Cow<'a, str>,
     }
-    serde_json::from_str::<Tag<'_>>(json).map(|tag| tag.evento.into_owned()).unwrap_or_default()
+    serde_json::from_str::<Tag<'_>>(json).map(|tag| tag.event.into_owned()).unwrap_or_default()
 }
 
 async fn insert_record(
@@ -701,7 +702,7 @@ async fn insert_record(
         .execute(
             "INSERT INTO eventos (compra, evento, unix, registro, importado) VALUES ($1, $2, $3, $4::text::jsonb, $5)
              ON CONFLICT (importado) DO NOTHING",
-            &[&record.compra, &event_name(json), &to_i64(record.unix), &json, &imported],
+            &[&record.purchase, &event_name(json), &to_i64(record.unix), &json, &imported],
         )
         .await?)
 }
@@ -742,21 +743,21 @@ async fn import_in(pool: &Pool, records: &[Record]) -> Result<u64, DbError> {
                     liquidada_unix = EXCLUDED.liquidada_unix, ficha = NULL
                  WHERE compras.estado <> 'pagada'",
                 &[
-                    &sale.compra,
-                    &accepted.huella,
-                    &to_i64(accepted.valido_hasta),
-                    &accepted.identificador,
-                    &sale.estudio,
-                    &sale.vista,
-                    &sale.red,
-                    &sale.pagador,
-                    &sale.monto,
-                    &sale.transaccion,
+                    &sale.purchase,
+                    &accepted.fingerprint,
+                    &to_i64(accepted.valid_until),
+                    &accepted.identifier,
+                    &sale.study,
+                    &sale.view,
+                    &sale.network,
+                    &sale.payer,
+                    &sale.amount,
+                    &sale.transaction,
                     &to_i64(sale.unix),
                 ],
             )
             .await?;
-        import_identifier(&transaction, &sale.compra, accepted).await?;
+        import_identifier(&transaction, &sale.purchase, accepted).await?;
     }
     for pending in &ledger.pending {
         let accepted = &pending.accepted;
@@ -766,20 +767,20 @@ async fn import_in(pool: &Pool, records: &[Record]) -> Result<u64, DbError> {
                  VALUES ($1, 'incierta', $2, $3, $4, $5, $6, $7, $8, $9, $10, TRUE)
                  ON CONFLICT (compra) DO NOTHING",
                 &[
-                    &pending.compra,
-                    &accepted.huella,
-                    &to_i64(accepted.valido_hasta),
-                    &accepted.identificador,
-                    &accepted.estudio,
-                    &accepted.vista,
-                    &accepted.red,
-                    &accepted.pagador,
-                    &accepted.monto,
-                    &pending.transaccion,
+                    &pending.purchase,
+                    &accepted.fingerprint,
+                    &to_i64(accepted.valid_until),
+                    &accepted.identifier,
+                    &accepted.study,
+                    &accepted.view,
+                    &accepted.network,
+                    &accepted.payer,
+                    &accepted.amount,
+                    &pending.transaction,
                 ],
             )
             .await?;
-        import_identifier(&transaction, &pending.compra, accepted).await?;
+        import_identifier(&transaction, &pending.purchase, accepted).await?;
     }
     transaction.commit().await?;
     Ok(added)
@@ -790,11 +791,11 @@ async fn import_identifier(
     key: &str,
     accepted: &super::journal::Accepted,
 ) -> Result<(), DbError> {
-    if let Some(id) = &accepted.identificador {
+    if let Some(id) = &accepted.identifier {
         transaction
             .execute(
                 "INSERT INTO identificadores (id, compra, huella, valido_hasta) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING",
-                &[id, &key, &accepted.huella, &to_i64(accepted.valido_hasta)],
+                &[id, &key, &accepted.fingerprint, &to_i64(accepted.valid_until)],
             )
             .await?;
     }

@@ -20,39 +20,53 @@ use crate::clock::{iso8601, now};
 /// The whole report, as `--json` prints it.
 #[derive(Debug, Serialize)]
 pub struct Report {
-    pub diario: String,
-    pub ventas: Vec<Sale>,
-    pub totales: Totals,
+    #[serde(rename = "diario")]
+    pub journal_name: String,
+    #[serde(rename = "ventas")]
+    pub sales: Vec<Sale>,
+    #[serde(rename = "totales")]
+    pub totals: Totals,
     /// Purchases with no certain settlement result: check their nonce on chain.
-    pub pendientes: Vec<Pending>,
+    #[serde(rename = "pendientes")]
+    pub pending: Vec<Pending>,
     /// Purchases the publisher reconciled as not paid.
-    pub conciliadas_sin_pago: Vec<Unsold>,
+    #[serde(rename = "conciliadas_sin_pago")]
+    pub reconciled_without_payment: Vec<Unsold>,
     /// Failed attempts (nothing charged) by reason.
-    pub fallidas: BTreeMap<String, u64>,
+    #[serde(rename = "fallidas")]
+    pub failed: BTreeMap<String, u64>,
     /// Studies delivered again to a past buyer who signed in (x402 `sign-in-with-x`): no charge,
     /// not in the totals.
-    pub reaccesos: Vec<Reaccessed>,
+    #[serde(rename = "reaccesos")]
+    pub reaccesses: Vec<Reaccessed>,
     /// Torn or unreadable lines skipped.
-    pub avisos: Vec<String>,
+    #[serde(rename = "avisos")]
+    pub warnings: Vec<String>,
     /// The days the sales and re-accesses were restricted to (`--desde`, `--hasta`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub periodo: Option<super::period::Period>,
+    #[serde(rename = "periodo")]
+    pub period: Option<super::period::Period>,
 }
 
 #[derive(Debug, Default, Serialize)]
 pub struct Totals {
     pub general: Total,
-    pub por_estudio: BTreeMap<String, Total>,
-    pub por_red: BTreeMap<String, Total>,
+    #[serde(rename = "por_estudio")]
+    pub per_study: BTreeMap<String, Total>,
+    #[serde(rename = "por_red")]
+    pub per_network: BTreeMap<String, Total>,
     /// By UTC day, `YYYY-MM-DD`.
-    pub por_dia: BTreeMap<String, Total>,
+    #[serde(rename = "por_dia")]
+    pub per_day: BTreeMap<String, Total>,
 }
 
 /// A count and a sum. `monto` is in the asset's atomic units; `usdc` assumes 6 decimals.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct Total {
-    pub ventas: u64,
-    pub monto: String,
+    #[serde(rename = "ventas")]
+    pub sales: u64,
+    #[serde(rename = "monto")]
+    pub amount: String,
     pub usdc: String,
     #[serde(skip)]
     units: u128,
@@ -60,9 +74,9 @@ pub struct Total {
 
 impl Total {
     fn add(&mut self, amount: &str) {
-        self.ventas += 1;
+        self.sales += 1;
         self.units += amount.parse::<u128>().unwrap_or(0);
-        self.monto = self.units.to_string();
+        self.amount = self.units.to_string();
         self.usdc = usdc(self.units);
     }
 }
@@ -90,58 +104,58 @@ pub fn report_shared(shared: &Shared) -> Result<Report> {
 }
 
 /// The report of a journal's records, from wherever they were read (`diario` names it).
-pub fn report_of(diario: String, contents: journal::Contents) -> Report {
+pub fn report_of(journal_name: String, contents: journal::Contents) -> Report {
     let ledger = ledger::fold(&contents.records);
     Report {
-        diario,
-        totales: Totals::of(&ledger.sales),
-        ventas: ledger.sales,
-        pendientes: ledger.pending,
-        conciliadas_sin_pago: ledger.unsold,
-        fallidas: ledger.failures,
-        reaccesos: ledger.reaccesses,
-        avisos: contents.warnings,
-        periodo: None,
+        journal_name,
+        totals: Totals::of(&ledger.sales),
+        sales: ledger.sales,
+        pending: ledger.pending,
+        reconciled_without_payment: ledger.unsold,
+        failed: ledger.failures,
+        reaccesses: ledger.reaccesses,
+        warnings: contents.warnings,
+        period: None,
     }
 }
 
 impl Totals {
     /// The totals of `sales`, leaving out the disputed ones.
     pub fn of(sales: &[Sale]) -> Totals {
-        let mut totales =
-            Totals { general: Total { monto: "0".into(), usdc: usdc(0), ..Total::default() }, ..Totals::default() };
-        for sale in sales.iter().filter(|s| s.impugnada.is_none()) {
-            totales.general.add(&sale.monto);
-            totales.por_estudio.entry(sale.estudio.clone()).or_default().add(&sale.monto);
-            totales.por_red.entry(sale.red.clone()).or_default().add(&sale.monto);
-            let day = sale.fecha.get(..10).unwrap_or(&sale.fecha).to_owned();
-            totales.por_dia.entry(day).or_default().add(&sale.monto);
+        let mut totals =
+            Totals { general: Total { amount: "0".into(), usdc: usdc(0), ..Total::default() }, ..Totals::default() };
+        for sale in sales.iter().filter(|s| s.disputed.is_none()) {
+            totals.general.add(&sale.amount);
+            totals.per_study.entry(sale.study.clone()).or_default().add(&sale.amount);
+            totals.per_network.entry(sale.network.clone()).or_default().add(&sale.amount);
+            let day = sale.date.get(..10).unwrap_or(&sale.date).to_owned();
+            totals.per_day.entry(day).or_default().add(&sale.amount);
         }
-        totales
+        totals
     }
 }
 
 /// The report as text tables.
 pub fn table(report: &Report) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "Diario: {}", report.diario);
-    if let Some(period) = &report.periodo {
+    let _ = writeln!(out, "Diario: {}", report.journal_name);
+    if let Some(period) = &report.period {
         let _ = writeln!(
             out,
             "Período: {} a {} (las compras por conciliar se listan todas)",
-            period.desde.as_deref().unwrap_or("el principio"),
-            period.hasta.as_deref().unwrap_or("hoy")
+            period.since.as_deref().unwrap_or("el principio"),
+            period.until.as_deref().unwrap_or("hoy")
         );
     }
-    for warning in &report.avisos {
+    for warning in &report.warnings {
         let _ = writeln!(out, "aviso: {warning}");
     }
-    let _ = writeln!(out, "\nVentas liquidadas: {}", report.ventas.len());
-    let by = |origin: Origin| report.ventas.iter().filter(move |s| s.origen == origin && s.impugnada.is_none());
-    write_sales(&mut out, by(Origin::Liquidada));
+    let _ = writeln!(out, "\nVentas liquidadas: {}", report.sales.len());
+    let by = |origin: Origin| report.sales.iter().filter(move |s| s.origin == origin && s.disputed.is_none());
+    write_sales(&mut out, by(Origin::Settled));
     for (origin, title) in [
-        (Origin::Recuperada, "Ventas recuperadas (liquidación incierta; la cadena probó el pago a payTo)"),
-        (Origin::Conciliada, "Ventas conciliadas a mano (encontradas en la cadena)"),
+        (Origin::Recovered, "Ventas recuperadas (liquidación incierta; la cadena probó el pago a payTo)"),
+        (Origin::Reconciled, "Ventas conciliadas a mano (encontradas en la cadena)"),
     ] {
         let count = by(origin).count();
         if count > 0 {
@@ -149,7 +163,7 @@ pub fn table(report: &Report) -> String {
             write_sales(&mut out, by(origin));
         }
     }
-    let disputed: Vec<&Sale> = report.ventas.iter().filter(|s| s.impugnada.is_some()).collect();
+    let disputed: Vec<&Sale> = report.sales.iter().filter(|s| s.disputed.is_some()).collect();
     if !disputed.is_empty() {
         let _ = writeln!(
             out,
@@ -158,81 +172,81 @@ pub fn table(report: &Report) -> String {
         );
         let rows: Vec<[String; 4]> = disputed
             .iter()
-            .map(|s| [s.compra.clone(), s.estudio.clone(), s.pagador.clone(), s.impugnada.clone().unwrap_or_default()])
+            .map(|s| [s.purchase.clone(), s.study.clone(), s.payer.clone(), s.disputed.clone().unwrap_or_default()])
             .collect();
         write_table(&mut out, &["compra", "estudio", "pagador", "motivo"], &rows);
     }
     for (title, totals) in
-        [("estudio", &report.totales.por_estudio), ("red", &report.totales.por_red), ("día", &report.totales.por_dia)]
+        [("estudio", &report.totals.per_study), ("red", &report.totals.per_network), ("día", &report.totals.per_day)]
     {
         let _ = writeln!(out, "\nTotales por {title}");
         let mut rows: Vec<[String; 3]> =
-            totals.iter().map(|(k, t)| [k.clone(), t.ventas.to_string(), t.usdc.clone()]).collect();
-        rows.push(["total".into(), report.totales.general.ventas.to_string(), report.totales.general.usdc.clone()]);
+            totals.iter().map(|(k, t)| [k.clone(), t.sales.to_string(), t.usdc.clone()]).collect();
+        rows.push(["total".into(), report.totals.general.sales.to_string(), report.totals.general.usdc.clone()]);
         write_table(&mut out, &[title, "ventas", "USDC"], &rows);
     }
-    if !report.pendientes.is_empty() {
+    if !report.pending.is_empty() {
         let _ = writeln!(
             out,
             "\nPor conciliar (sin resultado cierto de liquidación: busque el nonce en la cadena y resuelva con `gate ventas conciliar`): {}",
-            report.pendientes.len()
+            report.pending.len()
         );
         let rows: Vec<[String; 8]> = report
-            .pendientes
+            .pending
             .iter()
             .map(|p| {
                 [
-                    p.fecha.clone(),
-                    p.estudio.clone(),
-                    p.red.clone(),
-                    p.pagador.clone(),
+                    p.date.clone(),
+                    p.study.clone(),
+                    p.network.clone(),
+                    p.payer.clone(),
                     p.nonce.clone(),
-                    p.estado.to_owned(),
-                    p.transaccion.clone().or_else(|| p.motivo.clone()).unwrap_or_default(),
-                    p.compra.clone(),
+                    p.status.to_owned(),
+                    p.transaction.clone().or_else(|| p.reason.clone()).unwrap_or_default(),
+                    p.purchase.clone(),
                 ]
             })
             .collect();
         write_table(&mut out, &["fecha", "estudio", "red", "pagador", "nonce", "estado", "detalle", "compra"], &rows);
     }
-    if !report.conciliadas_sin_pago.is_empty() {
+    if !report.reconciled_without_payment.is_empty() {
         let _ = writeln!(
             out,
             "\nAnuladas o conciliadas sin pago (no se cobró nada, no se entregó nada): {}",
-            report.conciliadas_sin_pago.len()
+            report.reconciled_without_payment.len()
         );
         let rows: Vec<[String; 4]> = report
-            .conciliadas_sin_pago
+            .reconciled_without_payment
             .iter()
-            .map(|u| [u.compra.clone(), u.estudio.clone(), u.pagador.clone(), u.nota.clone()])
+            .map(|u| [u.purchase.clone(), u.study.clone(), u.payer.clone(), u.note.clone()])
             .collect();
         write_table(&mut out, &["compra", "estudio", "pagador", "nota"], &rows);
     }
-    if !report.reaccesos.is_empty() {
+    if !report.reaccesses.is_empty() {
         let _ = writeln!(
             out,
             "\nReaccesos (compradores que firmaron con su billetera, sign-in-with-x; sin cobro, fuera de los totales): {}",
-            report.reaccesos.len()
+            report.reaccesses.len()
         );
         let rows: Vec<[String; 6]> = report
-            .reaccesos
+            .reaccesses
             .iter()
             .map(|r| {
                 [
-                    r.fecha.clone(),
-                    r.estudio.clone(),
-                    r.vista.clone(),
-                    r.red.clone(),
-                    r.pagador.clone(),
-                    r.compra.clone(),
+                    r.date.clone(),
+                    r.study.clone(),
+                    r.view.clone(),
+                    r.network.clone(),
+                    r.payer.clone(),
+                    r.purchase.clone(),
                 ]
             })
             .collect();
         write_table(&mut out, &["fecha", "estudio", "vista", "red", "pagador", "compra"], &rows);
     }
-    if !report.fallidas.is_empty() {
+    if !report.failed.is_empty() {
         let _ = writeln!(out, "\nIntentos fallidos (nada cobrado)");
-        let rows: Vec<[String; 2]> = report.fallidas.iter().map(|(k, n)| [k.clone(), n.to_string()]).collect();
+        let rows: Vec<[String; 2]> = report.failed.iter().map(|(k, n)| [k.clone(), n.to_string()]).collect();
         write_table(&mut out, &["motivo", "intentos"], &rows);
     }
     out
@@ -243,19 +257,19 @@ fn write_sales<'a>(out: &mut String, sales: impl Iterator<Item = &'a Sale>) {
     let rows: Vec<[String; 9]> = sales
         .map(|s| {
             [
-                s.fecha.clone(),
-                s.estudio.clone(),
-                s.vista.clone(),
-                s.red.clone(),
-                s.protocolo.as_str().to_owned(),
-                s.pagador.clone(),
-                usdc(s.monto.parse().unwrap_or(0)),
-                if s.transaccion.is_empty() {
+                s.date.clone(),
+                s.study.clone(),
+                s.view.clone(),
+                s.network.clone(),
+                s.protocol.as_str().to_owned(),
+                s.payer.clone(),
+                usdc(s.amount.parse().unwrap_or(0)),
+                if s.transaction.is_empty() {
                     "(desconocida: buscar el nonce)".to_owned()
                 } else {
-                    s.transaccion.clone()
+                    s.transaction.clone()
                 },
-                match (s.entregado, s.reentregas) {
+                match (s.delivered, s.redeliveries) {
                     (false, _) => "no".to_owned(),
                     (true, 0) => "sí".to_owned(),
                     (true, n) => format!("sí (+{n})"),
@@ -282,18 +296,18 @@ pub enum Resolution {
 /// `gate ventas conciliar`: records the publisher's resolution of a purchase to reconcile,
 /// appending one `conciliado` line to the journal (safe while the gate runs). Refuses keys
 /// that are not pending, so a sale cannot be recorded twice.
-pub fn reconcile(data: &Path, compra: &str, resolution: Resolution, nota: &str) -> Result<Pending> {
+pub fn reconcile(data: &Path, purchase: &str, resolution: Resolution, note: &str) -> Result<Pending> {
     let path = data.join(journal::JOURNAL_FILE);
     let contents = journal::read(&path)?;
-    let (pending, record) = resolve(&contents, compra, resolution, nota)?;
+    let (pending, record) = resolve(&contents, purchase, resolution, note)?;
     journal::append_one(&path, &record)?;
     Ok(pending)
 }
 
 /// `gate ventas conciliar` on the shared record: the same check, one `conciliado` event.
-pub fn reconcile_shared(shared: &Shared, compra: &str, resolution: Resolution, nota: &str) -> Result<Pending> {
+pub fn reconcile_shared(shared: &Shared, purchase: &str, resolution: Resolution, note: &str) -> Result<Pending> {
     let contents = shared.read()?;
-    let (pending, record) = resolve(&contents, compra, resolution, nota)?;
+    let (pending, record) = resolve(&contents, purchase, resolution, note)?;
     shared.write_blocking(record)?;
     Ok(pending)
 }
@@ -301,25 +315,25 @@ pub fn reconcile_shared(shared: &Shared, compra: &str, resolution: Resolution, n
 /// The pending purchase `compra` and the `conciliado` record that resolves it.
 fn resolve(
     contents: &journal::Contents,
-    compra: &str,
+    purchase: &str,
     resolution: Resolution,
-    nota: &str,
+    note: &str,
 ) -> Result<(Pending, Record)> {
     let pending = ledger::fold(&contents.records)
         .pending
         .into_iter()
-        .find(|p| p.compra == compra)
-        .ok_or_else(|| anyhow::anyhow!("la compra {compra:?} no está por conciliar (vea `gate ventas`)"))?;
-    let (liquidada, transaccion) = match resolution {
+        .find(|p| p.purchase == purchase)
+        .ok_or_else(|| anyhow::anyhow!("la compra {purchase:?} no está por conciliar (vea `gate ventas`)"))?;
+    let (settled_at, transaction) = match resolution {
         Resolution::Paid { transaction } => (true, Some(transaction)),
         Resolution::Unpaid => (false, None),
     };
     let unix = now();
     let record = Record {
-        fecha: iso8601(unix),
+        date: iso8601(unix),
         unix,
-        compra: compra.to_owned(),
-        event: Event::Conciliado(Reconciled { liquidada, transaccion, nota: nota.to_owned() }),
+        purchase: purchase.to_owned(),
+        event: Event::Reconciled(Reconciled { settled_at, transaction, note: note.to_owned() }),
     };
     Ok((pending, record))
 }

@@ -110,21 +110,23 @@ pub struct Args {
 pub enum Command {
     /// Muestra las ventas del diario (`--datos`/ventas.jsonl, o la base de --ventas) con totales
     /// por estudio, red y día. Sale con 3 si hay compras inciertas por conciliar.
-    Ventas(VentasArgs),
+    #[command(name = "ventas")]
+    Sales(SalesArgs),
     /// Comprueba, sin mover dinero, todo lo que hace falta para vender.
     #[command(
+        name = "verificar",
         visible_alias = "preflight",
         about = "Comprueba, sin mover dinero, todo lo que hace falta para vender",
         long_about = "Comprueba, sin mover dinero, todo lo que hace falta para vender: que dist/ se construyó para el modo pedido con las redes, activos y dominios EIP-712 canónicos, las direcciones de cobro (checksum EIP-55, base58 de Solana), la clave de los enlaces, que base_url es https, y que el facilitador responde /supported con sus credenciales para exact en cada red ofrecida. Fuera del modo local rechaza además una dirección de cobro que sea una cuenta de desarrollo de Hardhat/Anvil, estudios cuya nota dice que son sintéticos y un terminador TLS delante sin --proxies, y avisa si el diario de --datos tiene ventas del modo local. Una línea por comprobación (ok, AVISO o FALLA); sale con 1 si alguna falla."
     )]
-    Verificar(VerificarArgs),
+    Verify(VerifyArgs),
     /// Imprime un JWT de CDP para un pedido, firmado con CDP_API_KEY_ID/CDP_API_KEY_SECRET (pruebas).
     #[command(name = "token-cdp", hide = true, about = "Imprime un JWT de CDP para un pedido (pruebas).")]
     TokenCdp(TokenCdpArgs),
 }
 
 #[derive(clap::Args)]
-pub struct VerificarArgs {
+pub struct VerifyArgs {
     #[arg(
         long,
         value_name = "CARPETA",
@@ -181,7 +183,7 @@ pub struct VerificarArgs {
     pub tls_cert: Option<PathBuf>,
 }
 
-impl VerificarArgs {
+impl VerifyArgs {
     pub fn mode(&self) -> Option<Mode> {
         match self.mode_name.as_deref()? {
             "local" => Some(Mode::Local),
@@ -200,9 +202,9 @@ pub struct TokenCdpArgs {
 }
 
 #[derive(clap::Args)]
-pub struct VentasArgs {
+pub struct SalesArgs {
     #[command(subcommand)]
-    pub action: Option<VentasAction>,
+    pub action: Option<SalesAction>,
     /// Carpeta de datos del gate.
     #[arg(long = "datos", alias = "data", value_name = "CARPETA", default_value = "./var", global = true)]
     pub data: PathBuf,
@@ -226,19 +228,21 @@ pub struct VentasArgs {
 
 /// What to do with the journal besides printing it.
 #[derive(Debug, clap::Subcommand)]
-pub enum VentasAction {
+pub enum SalesAction {
     /// Registra cómo se resolvió una compra a conciliar, después de buscar su nonce en la cadena.
-    Conciliar(ConciliarArgs),
+    #[command(name = "conciliar")]
+    Reconcile(ReconcileArgs),
     /// Carga el diario de --datos (ventas.jsonl y sus segmentos) en la base de --ventas; lo ya
     /// cargado no se repite, así que se puede correr otra vez.
-    Importar,
+    #[command(name = "importar")]
+    Import,
 }
 
 /// `gate ventas conciliar`: by hand (a purchase and how it ended) or, with no purchase named,
 /// every uncertain purchase from the chain through its network's RPC.
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("resultado").args(["settled_in", "unpaid"]).requires("purchase")))]
-pub struct ConciliarArgs {
+pub struct ReconcileArgs {
     /// La clave de la compra (`compra`, como la lista `gate ventas`), con --liquidada o
     /// --sin-pago. Sin ella, se concilia cada compra incierta con la cadena (GATE_RPC_EIP155_<id>
     /// o --rpc): pagada, cancelada, o vencida sin usarse.
@@ -316,9 +320,9 @@ impl std::fmt::Debug for Args {
     }
 }
 
-impl std::fmt::Debug for VerificarArgs {
+impl std::fmt::Debug for VerifyArgs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let VerificarArgs { dist, data, facilitator, mode_name, rpc, listen, proxies, tls_cert } = self;
+        let VerifyArgs { dist, data, facilitator, mode_name, rpc, listen, proxies, tls_cert } = self;
         f.debug_struct("VerificarArgs")
             .field("dist", dist)
             .field("data", data)
@@ -332,9 +336,9 @@ impl std::fmt::Debug for VerificarArgs {
     }
 }
 
-impl std::fmt::Debug for VentasArgs {
+impl std::fmt::Debug for SalesArgs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let VentasArgs { action, data, sales_url, json, format, from, until } = self;
+        let SalesArgs { action, data, sales_url, json, format, from, until } = self;
         f.debug_struct("VentasArgs")
             .field("action", action)
             .field("data", data)
@@ -347,9 +351,9 @@ impl std::fmt::Debug for VentasArgs {
     }
 }
 
-impl std::fmt::Debug for ConciliarArgs {
+impl std::fmt::Debug for ReconcileArgs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let ConciliarArgs { purchase, settled_in, unpaid, note, rpc } = self;
+        let ReconcileArgs { purchase, settled_in, unpaid, note, rpc } = self;
         f.debug_struct("ConciliarArgs")
             .field("purchase", purchase)
             .field("settled_in", settled_in)
@@ -406,9 +410,9 @@ mod tests {
             (a.listen.as_str(), a.threads, a.metrics_listen.as_deref()),
             ("127.0.0.1:9", Some(3), Some("127.0.0.1:10"))
         );
-        let verificar =
+        let verify =
             Args::try_parse_from(["gate", "verificar", "--listen", "0.0.0.0:80", "--data", "v", "--tls-cert", "c"]);
-        let Some(Command::Verificar(v)) = verificar.expect("verificar").command else { panic!("verificar") };
+        let Some(Command::Verify(v)) = verify.expect("verificar").command else { panic!("verificar") };
         assert_eq!((v.listen.as_deref(), v.data.to_str(), v.tls_cert.is_some()), (Some("0.0.0.0:80"), Some("v"), true));
         // The help lists the Spanish names only.
         let help = <Args as clap::CommandFactory>::command().render_long_help().to_string();

@@ -49,7 +49,7 @@ pub const PURCHASES_FILE: &str = crate::sales::journal::JOURNAL_FILE;
 mod args;
 mod redact;
 
-pub use args::{Args, Command, ConciliarArgs, TokenCdpArgs, VentasAction, VentasArgs, VerificarArgs};
+pub use args::{Args, Command, ReconcileArgs, SalesAction, SalesArgs, TokenCdpArgs, VerifyArgs};
 pub use redact::redacted_url;
 use redact::{HIDDEN, auth_shown, hidden, url_shown};
 
@@ -74,7 +74,7 @@ pub struct Settings {
     pub take_over: bool,
     /// The shared sales record's URL (`--ventas` or `GATE_VENTAS`); the file journal in
     /// `data` when `None`.
-    pub ventas: Option<String>,
+    pub sales: Option<String>,
     /// The certificate and key to serve HTTPS with (`--certificado-tls`, `--clave-tls`).
     pub tls: Option<TlsFiles>,
     /// RPC URLs by CAIP-2 network (`--rpc`, `GATE_RPC_EIP155_<id>`): where payments are proven.
@@ -118,7 +118,7 @@ pub struct Env {
     pub cdp_key_secret: Option<String>,
     pub mcp_hosts: Option<String>,
     /// The shared sales record's URL ([`crate::sales::postgres::URL_ENV`]).
-    pub ventas: Option<String>,
+    pub sales: Option<String>,
     /// The `GATE_RPC_EIP155_<id>` variables as found (name, value).
     pub rpc: Vec<(String, String)>,
     pub settler_key: Option<String>,
@@ -136,7 +136,7 @@ impl Env {
             cdp_key_id: std::env::var(KEY_ID_ENV).ok(),
             cdp_key_secret: std::env::var(KEY_SECRET_ENV).ok(),
             mcp_hosts: std::env::var(crate::mcp::HOSTS_ENV).ok(),
-            ventas: std::env::var(crate::sales::postgres::URL_ENV).ok(),
+            sales: std::env::var(crate::sales::postgres::URL_ENV).ok(),
             rpc: std::env::vars().filter(|(name, _)| name.starts_with(crate::chain::RPC_ENV_PREFIX)).collect(),
             settler_key: std::env::var(SETTLER_KEY_ENV).ok().filter(|k| !k.trim().is_empty()),
         }
@@ -171,7 +171,7 @@ impl std::fmt::Debug for Env {
             cdp_key_id,
             cdp_key_secret,
             mcp_hosts,
-            ventas,
+            sales,
             rpc,
             settler_key,
         } = self;
@@ -186,7 +186,7 @@ impl std::fmt::Debug for Env {
             .field("cdp_key_id", cdp_key_id)
             .field("cdp_key_secret", &hidden(cdp_key_secret))
             .field("mcp_hosts", mcp_hosts)
-            .field("ventas", &url_shown(ventas))
+            .field("ventas", &url_shown(sales))
             .field("rpc", &rpc)
             .field("settler_key", &hidden(settler_key))
             .finish()
@@ -241,7 +241,7 @@ impl Settings {
             proxies,
             ..gate_http::Limits::default()
         };
-        let mode = manifest.servicio.modo;
+        let mode = manifest.service.mode;
         let facilitator = choose_facilitator(mode, args.facilitator, &args.data, &env)?;
         let link_secret = load_secret(env.link_secret, &args.data, mode == Mode::Local)?;
         let receipt_key = load_receipt_key(env.receipt_key, &args.data, mode == Mode::Local)?
@@ -253,8 +253,8 @@ impl Settings {
         if !(1..=86_400).contains(&args.reconcile_every) {
             bail!("--conciliar-cada: se esperan segundos entre 1 y 86400");
         }
-        let ventas = args.sales_url.or(env.ventas).filter(|url| !url.trim().is_empty());
-        if let Some(url) = &ventas {
+        let sales = args.sales_url.or(env.sales).filter(|url| !url.trim().is_empty());
+        if let Some(url) = &sales {
             crate::sales::postgres::parse_url(url)?;
         }
         Ok(Settings {
@@ -265,14 +265,14 @@ impl Settings {
             mode,
             facilitator,
             link_secret,
-            link_lifetime_seconds: u64::from(manifest.servicio.vigencia_enlaces_dias) * 86_400,
+            link_lifetime_seconds: u64::from(manifest.service.link_validity_days) * 86_400,
             receipt_key,
             mcp_hosts,
             limits,
             refusal_limits,
             journal_segment_bytes: args.journal_max_mb * 1024 * 1024,
             take_over: args.take_over,
-            ventas,
+            sales,
             tls: args.tls_cert.zip(args.tls_key).map(|(cert, key)| TlsFiles { cert, key }),
             rpc_urls,
             settler_key: env.settler_key,
@@ -499,7 +499,7 @@ mod tests {
             cdp_key_id: Some("kid".into()),
             cdp_key_secret: Some(ED25519.into()),
             mcp_hosts: Some("tienda.example".into()),
-            ventas: Some("postgres://usuario-pg:clave-pg-secreta@db.example:5432/ventas".into()),
+            sales: Some("postgres://usuario-pg:clave-pg-secreta@db.example:5432/ventas".into()),
             rpc: vec![("GATE_RPC_EIP155_8453".into(), "https://base.example/v2/clave-rpc-secreta".into())],
             settler_key: Some("clave-liquidador-secreta".into()),
         };
@@ -521,10 +521,10 @@ mod tests {
             "eip155:8453=https://base.example/v2/clave-rpc-secreta",
         ])
         .expect("args");
-        let ventas =
+        let sales =
             Args::try_parse_from(["gate", "ventas", "--ventas", "postgres://usuario-pg:clave-pg-secreta@db.example/v"])
                 .expect("args");
-        let verificar = Args::try_parse_from([
+        let verify = Args::try_parse_from([
             "gate",
             "verificar",
             "--facilitador",
@@ -533,7 +533,7 @@ mod tests {
             "eip155:8453=https://base.example/?key=clave-rpc-secreta",
         ])
         .expect("args");
-        let conciliar = Args::try_parse_from([
+        let reconcile = Args::try_parse_from([
             "gate",
             "ventas",
             "conciliar",
@@ -550,12 +550,12 @@ mod tests {
             format!("{with_cdp:#?}"),
             format!("{serve:?}"),
             format!("{serve:#?}"),
-            format!("{ventas:?}"),
-            format!("{ventas:#?}"),
-            format!("{verificar:?}"),
-            format!("{verificar:#?}"),
-            format!("{conciliar:?}"),
-            format!("{conciliar:#?}"),
+            format!("{sales:?}"),
+            format!("{sales:#?}"),
+            format!("{verify:?}"),
+            format!("{verify:#?}"),
+            format!("{reconcile:?}"),
+            format!("{reconcile:#?}"),
         ];
         for text in &shown {
             for secret in secrets {

@@ -282,19 +282,24 @@ pub struct ReceiptPayload {
     pub amount: String,
     pub pay_to: String,
     /// The study's slug.
-    pub estudio: String,
+    #[serde(rename = "estudio")]
+    pub study: String,
     /// `completo` or `resumen`.
-    pub vista: String,
+    #[serde(rename = "vista")]
+    pub view: String,
     /// The files the purchase delivered, by kind (`json`, `zip`).
-    pub archivos: BTreeMap<String, ReceiptFile>,
+    #[serde(rename = "archivos")]
+    pub files: BTreeMap<String, ReceiptFile>,
 }
 
 /// A delivered file as a receipt names it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReceiptFile {
     /// The file's name (in `/descarga/{archivo}`, and as the buyer saves it).
-    pub archivo: String,
-    pub tipo: String,
+    #[serde(rename = "archivo")]
+    pub file: String,
+    #[serde(rename = "tipo")]
+    pub media_type: String,
     pub bytes: u64,
     /// Lowercase hex sha256 of the file's bytes.
     pub sha256: String,
@@ -358,7 +363,7 @@ pub struct Verified {
 
 /// Checks a signed receipt: its JWS signature under the key its `kid` names and, when
 /// `expected` is given, that this is the expected key. Says nothing about the files: see
-/// [`ReceiptPayload::archivos`].
+/// [`ReceiptPayload::files`].
 pub fn verify(receipt: &Value, expected: Option<&PublicKey>) -> std::result::Result<Verified, ReceiptError> {
     let format = receipt
         .get("format")
@@ -558,9 +563,9 @@ mod tests {
     }
 
     fn payload() -> ReceiptPayload {
-        let file = |name: &str, tipo: &str, sha: char| ReceiptFile {
-            archivo: name.into(),
-            tipo: tipo.into(),
+        let file = |name: &str, media_type: &str, sha: char| ReceiptFile {
+            file: name.into(),
+            media_type: media_type.into(),
             bytes: 1234,
             sha256: sha.to_string().repeat(64),
         };
@@ -575,9 +580,9 @@ mod tests {
             asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e".into(),
             amount: "990000".into(),
             pay_to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
-            estudio: "banca-2026".into(),
-            vista: "resumen".into(),
-            archivos: BTreeMap::from([
+            study: "banca-2026".into(),
+            view: "resumen".into(),
+            files: BTreeMap::from([
                 ("json".into(), file("banca-2026.json", "application/json", 'a')),
                 ("zip".into(), file("banca-2026.zip", "application/zip", 'b')),
             ]),
@@ -632,7 +637,7 @@ mod tests {
         // A payload changed and re-encoded under the same signature.
         let mut parts: Vec<String> = jws.split('.').map(str::to_owned).collect();
         let mut changed = payload();
-        changed.archivos.get_mut("zip").expect("zip").sha256 = "c".repeat(64);
+        changed.files.get_mut("zip").expect("zip").sha256 = "c".repeat(64);
         parts[1] = URL_SAFE_NO_PAD.encode(canonical(&serde_json::to_value(&changed).expect("json")));
         let forged = json!({"format": "jws", "signature": parts.join(".")});
         assert_eq!(verify(&forged, None), Err(ReceiptError::Signature));

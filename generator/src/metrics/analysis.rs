@@ -20,58 +20,64 @@ use crate::model::{Metric, Study, TableKind, TableSpec};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Table {
     pub id: String,
-    pub nombre: String,
-    pub titulo: String,
-    pub titulo_en: String,
-    pub columnas: Vec<String>,
-    pub filas: Vec<Vec<Cell>>,
+    #[serde(rename = "nombre")]
+    pub name: String,
+    #[serde(rename = "titulo")]
+    pub title: String,
+    #[serde(rename = "titulo_en")]
+    pub title_en: String,
+    #[serde(rename = "columnas")]
+    pub columns: Vec<String>,
+    #[serde(rename = "filas")]
+    pub rows: Vec<Vec<Cell>>,
     /// Scope and weighting of the numbers, in Spanish.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub nota: Option<String>,
+    #[serde(rename = "nota")]
+    pub note: Option<String>,
 }
 
 impl Table {
-    /// The cell at the row whose first column is `fila`, in column `columna`.
-    pub fn cell(&self, fila: &str, columna: &str) -> Option<&Cell> {
-        let column = self.columnas.iter().position(|c| c == columna)?;
-        self.filas
+    /// The cell at the row whose first column is `row_key`, in column `column_name`.
+    pub fn cell(&self, row_key: &str, column_name: &str) -> Option<&Cell> {
+        let column = self.columns.iter().position(|c| c == column_name)?;
+        self.rows
             .iter()
-            .find(|row| matches!(row.first(), Some(Cell::Text(key)) if key == fila))
+            .find(|row| matches!(row.first(), Some(Cell::Text(key)) if key == row_key))
             .and_then(|row| row.get(column))
     }
 
     /// Row keys (first column), in order.
     pub fn row_keys(&self) -> impl Iterator<Item = &str> {
-        self.filas.iter().filter_map(|row| match row.first() {
+        self.rows.iter().filter_map(|row| match row.first() {
             Some(Cell::Text(key)) => Some(key.as_str()),
             _ => None,
         })
     }
 
     /// True for a column that accompanies a rate or mean (`x_n`, `x_n_ef`, `x_ic95`).
-    pub fn is_companion(&self, columna: &str) -> bool {
-        let has = |name: &str| self.columnas.iter().any(|c| c == name);
+    pub fn is_companion(&self, column: &str) -> bool {
+        let has = |name: &str| self.columns.iter().any(|c| c == name);
         COMPANIONS
             .iter()
-            .any(|suffix| columna.strip_suffix(suffix).is_some_and(|base| has(base) && has(&format!("{base}_ic95"))))
+            .any(|suffix| column.strip_suffix(suffix).is_some_and(|base| has(base) && has(&format!("{base}_ic95"))))
     }
 
     /// The columns that are not companions (the table as it read before intervals).
     pub fn value_columns(&self) -> impl Iterator<Item = &str> {
-        self.columnas.iter().map(String::as_str).filter(|c| !self.is_companion(c))
+        self.columns.iter().map(String::as_str).filter(|c| !self.is_companion(c))
     }
 
-    /// The base `n` and 95% interval published beside the cell (`fila`, `columna`), when
-    /// `columna` is a rate or mean.
-    pub fn uncertainty(&self, fila: &str, columna: &str) -> Option<CellUncertainty> {
-        if !self.columnas.iter().any(|c| *c == format!("{columna}_ic95")) {
+    /// The base `n` and 95% interval published beside the cell (`row`, `column`), when
+    /// `column` is a rate or mean.
+    pub fn uncertainty(&self, row: &str, column: &str) -> Option<CellUncertainty> {
+        if !self.columns.iter().any(|c| *c == format!("{column}_ic95")) {
             return None;
         }
-        let n = match self.cell(fila, &format!("{columna}_n")) {
+        let n = match self.cell(row, &format!("{column}_n")) {
             Some(Cell::Int(n)) => Some(*n),
             _ => None,
         };
-        let ic95 = match self.cell(fila, &format!("{columna}_ic95")) {
+        let ic95 = match self.cell(row, &format!("{column}_ic95")) {
             Some(Cell::Interval(low, high)) => Some((*low, *high)),
             _ => None,
         };
@@ -149,7 +155,7 @@ pub fn analyze_facts(study: &Study, facts: &[AnswerFacts]) -> Result<Vec<Table>>
     let context = Context_::new(study, facts);
     study
         .design
-        .analisis
+        .analyses
         .iter()
         .map(|spec| context.table(spec).with_context(|| format!("{}: tabla {}", study.slug, spec.id)))
         .collect()
@@ -169,31 +175,31 @@ impl<'a> Context_<'a> {
 
     fn table(&self, spec: &TableSpec) -> Result<Table> {
         let base = self.filtered(spec)?;
-        let (columnas, filas) = match spec.tipo {
-            TableKind::Marcas => self.brands_table(spec, &base)?,
-            TableKind::MarcaPorModelo => self.brand_by_model(spec, &base)?,
-            TableKind::MarcaPorDimension => self.brand_by_dimension(spec, &base)?,
-            TableKind::ModeloPorDimension => self.model_by_dimension(spec, &base)?,
-            TableKind::Concentracion => self.concentration_table(spec, &base)?,
-            TableKind::Acuerdo => self.agreement_table(&base),
-            TableKind::Estabilidad => self.stability_table(&base),
-            TableKind::Tono => self.tone_table(&base),
-            TableKind::Fuentes => self.sources_table(spec, &base),
+        let (columns, rows) = match spec.kind {
+            TableKind::Brands => self.brands_table(spec, &base)?,
+            TableKind::BrandByModel => self.brand_by_model(spec, &base)?,
+            TableKind::BrandByDimension => self.brand_by_dimension(spec, &base)?,
+            TableKind::ModelByDimension => self.model_by_dimension(spec, &base)?,
+            TableKind::Concentration => self.concentration_table(spec, &base)?,
+            TableKind::Agreement => self.agreement_table(&base),
+            TableKind::Stability => self.stability_table(&base),
+            TableKind::Tone => self.tone_table(&base),
+            TableKind::Sources => self.sources_table(spec, &base),
         };
         Ok(Table {
             id: spec.id.clone(),
-            nombre: spec.nombre.clone(),
-            titulo: spec.titulo.clone(),
-            titulo_en: spec.titulo_en.clone(),
-            columnas,
-            filas,
-            nota: Some(self.note(spec, base.len())),
+            name: spec.name.clone(),
+            title: spec.title.clone(),
+            title_en: spec.title_en.clone(),
+            columns,
+            rows,
+            note: Some(self.note(spec, base.len())),
         })
     }
 
     /// Answers to questions matching the spec's filter.
     fn filtered(&self, spec: &TableSpec) -> Result<Vec<&'a AnswerFacts>> {
-        for dimension in spec.filtro.keys() {
+        for dimension in spec.filter.keys() {
             self.dimension_values(dimension)?;
         }
         Ok(self
@@ -201,7 +207,7 @@ impl<'a> Context_<'a> {
             .iter()
             .filter(|a| {
                 let question = &self.study.questions[a.question];
-                spec.filtro.iter().all(|(d, v)| question.dimension(d) == Some(v.as_str()))
+                spec.filter.iter().all(|(d, v)| question.dimension(d) == Some(v.as_str()))
             })
             .collect())
     }
@@ -218,19 +224,19 @@ impl<'a> Context_<'a> {
     }
 
     fn dimension_values(&self, id: &str) -> Result<&'a [String]> {
-        match self.study.design.dimensiones.iter().find(|d| d.id == id) {
-            Some(d) => Ok(&d.valores),
+        match self.study.design.dimensions.iter().find(|d| d.id == id) {
+            Some(d) => Ok(&d.values),
             None => bail!("la dimensión `{id}` no está declarada en `dimensiones`"),
         }
     }
 
     fn required_dimension<'s>(&self, spec: &'s TableSpec) -> Result<(&'s str, &'a [String])> {
-        let Some(id) = spec.dimension.as_deref() else { bail!("el tipo `{}` necesita `dimension`", spec.tipo.id()) };
+        let Some(id) = spec.dimension.as_deref() else { bail!("el tipo `{}` necesita `dimension`", spec.kind.id()) };
         Ok((id, self.dimension_values(id)?))
     }
 
     fn single_metric(&self, spec: &TableSpec) -> Result<Metric> {
-        match spec.metricas.as_slice() {
+        match spec.metrics.as_slice() {
             [metric] => Ok(*metric),
             _ => bail!("este tipo de tabla lleva exactamente una métrica en `metricas`"),
         }
@@ -249,19 +255,19 @@ impl<'a> Context_<'a> {
     }
 
     fn brand_name(&self, b: usize) -> Cell {
-        Cell::Text(self.study.brands[b].nombre.clone())
+        Cell::Text(self.study.brands[b].name.clone())
     }
 
     fn brands_table(&self, spec: &TableSpec, base: &[&'a AnswerFacts]) -> Result<(Vec<String>, Vec<Vec<Cell>>)> {
-        let Some(&sort_by) = spec.metricas.first() else {
+        let Some(&sort_by) = spec.metrics.first() else {
             bail!("una tabla `marcas` lleva al menos una métrica en `metricas`")
         };
         let mut columns = vec!["marca".to_owned()];
-        for metric in &spec.metricas {
+        for metric in &spec.metrics {
             push_estimate_column(&mut columns, metric.id());
             match metric {
-                Metric::Orden => columns.push("n_orden".to_owned()),
-                Metric::TonoNeto => columns.push("n_tono".to_owned()),
+                Metric::Order => columns.push("n_orden".to_owned()),
+                Metric::NetTone => columns.push("n_tono".to_owned()),
                 _ => {}
             }
         }
@@ -273,11 +279,11 @@ impl<'a> Context_<'a> {
             .enumerate()
             .map(|(b, s)| {
                 let mut row = vec![self.brand_name(b)];
-                for metric in &spec.metricas {
+                for metric in &spec.metrics {
                     row.extend(estimate_cells(stats.estimate(b, *metric)));
                     match metric {
-                        Metric::Orden => row.push(Cell::count(s.n_mention)),
-                        Metric::TonoNeto => row.push(Cell::count(s.n_tone())),
+                        Metric::Order => row.push(Cell::count(s.n_mention)),
+                        Metric::NetTone => row.push(Cell::count(s.n_tone())),
                         _ => {}
                     }
                 }
@@ -334,7 +340,7 @@ impl<'a> Context_<'a> {
     fn model_groups(&self, base: &[&'a AnswerFacts]) -> Vec<(String, Vec<&'a AnswerFacts>)> {
         self.study
             .design
-            .modelos
+            .models
             .iter()
             .enumerate()
             .map(|(m, model)| (model.id.clone(), self.of_model(base, m)))
@@ -344,7 +350,7 @@ impl<'a> Context_<'a> {
     fn model_by_dimension(&self, spec: &TableSpec, base: &[&'a AnswerFacts]) -> Result<(Vec<String>, Vec<Vec<Cell>>)> {
         let metric = self.single_metric(spec)?;
         let (dimension, values) = self.required_dimension(spec)?;
-        let Some(brand_id) = spec.marca.as_deref() else { bail!("el tipo `modelo_por_dimension` necesita `marca`") };
+        let Some(brand_id) = spec.brand.as_deref() else { bail!("el tipo `modelo_por_dimension` necesita `marca`") };
         let Some(brand) = self.study.brands.iter().position(|b| b.id == brand_id) else {
             bail!("la marca `{brand_id}` no está en marcas.toml")
         };
@@ -407,7 +413,7 @@ impl<'a> Context_<'a> {
         let mut columns = ["par", "modelo_a", "modelo_b", "preguntas", "omitidas"].map(str::to_owned).to_vec();
         push_estimate_column(&mut columns, "jaccard");
         push_estimate_column(&mut columns, "top1_coincide");
-        let model = |m: usize| self.study.design.modelos[m].id.clone();
+        let model = |m: usize| self.study.design.models[m].id.clone();
         let row = |key: String, a: Cell, b: Cell, g: &metrics::Agreement| {
             let mut row = vec![Cell::Text(key), a, b, Cell::count(g.questions), Cell::count(g.skipped)];
             row.extend(estimate_cells(g.jaccard()));
@@ -437,7 +443,7 @@ impl<'a> Context_<'a> {
             row
         };
         let mut rows: Vec<Vec<Cell>> =
-            models.iter().map(|(m, g)| row(self.study.design.modelos[*m].id.clone(), g)).collect();
+            models.iter().map(|(m, g)| row(self.study.design.models[*m].id.clone(), g)).collect();
         rows.push(row("total".to_owned(), &total));
         (columns, rows)
     }
@@ -460,11 +466,11 @@ impl<'a> Context_<'a> {
                     Cell::count(s.neg),
                     Cell::count(s.n_tone()),
                 ];
-                row.extend(estimate_cells(stats.estimate(b, Metric::TonoNeto)));
+                row.extend(estimate_cells(stats.estimate(b, Metric::NetTone)));
                 (b, row)
             })
             .collect();
-        sort_rows(&mut rows, Metric::TonoNeto, |b| value_of(&stats, *b, Metric::TonoNeto), self);
+        sort_rows(&mut rows, Metric::NetTone, |b| value_of(&stats, *b, Metric::NetTone), self);
         (columns, rows.into_iter().map(|(_, r)| r).collect())
     }
 
@@ -475,13 +481,13 @@ impl<'a> Context_<'a> {
             .brands
             .iter()
             .enumerate()
-            .flat_map(|(b, brand)| brand.dominios.iter().map(move |d| (normalize_host(d), b)))
+            .flat_map(|(b, brand)| brand.domains.iter().map(move |d| (normalize_host(d), b)))
             .collect();
         // domain → (answers citing it, owner brand)
         let mut citing: BTreeMap<String, (Vec<&'a AnswerFacts>, Option<usize>)> = BTreeMap::new();
         for a in base {
             let mut domains: Vec<(String, Option<usize>)> = self.study.answers[a.answer]
-                .fuentes
+                .sources
                 .iter()
                 .filter_map(|s| host_of(&s.url))
                 .map(|host| match brand_domains.iter().find(|(d, _)| host_matches(&host, d)) {
@@ -507,7 +513,7 @@ impl<'a> Context_<'a> {
             .collect();
         // Highest (weighted) rate first, then by name.
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        ranked.truncate(spec.limite.unwrap_or(15));
+        ranked.truncate(spec.limit.unwrap_or(15));
         let mut columns = ["dominio", "respuestas"].map(str::to_owned).to_vec();
         push_estimate_column(&mut columns, "tasa");
         columns.push("marca".to_owned());
@@ -527,27 +533,27 @@ impl<'a> Context_<'a> {
     /// Scope and weighting of a table, in words.
     fn note(&self, spec: &TableSpec, answers: usize) -> String {
         let mut note = format!("Base: {answers} respuestas");
-        if !spec.filtro.is_empty() {
-            let filter: Vec<String> = spec.filtro.iter().map(|(d, v)| format!("{d} = {v}")).collect();
+        if !spec.filter.is_empty() {
+            let filter: Vec<String> = spec.filter.iter().map(|(d, v)| format!("{d} = {v}")).collect();
             note.push_str(&format!(" (filtro: {})", filter.join(", ")));
         }
         note.push_str(". ");
-        note.push_str(match spec.tipo {
-            TableKind::Acuerdo => {
+        note.push_str(match spec.kind {
+            TableKind::Agreement => {
                 "Promedio simple por pregunta; se omiten los pares en que ningún modelo nombra una marca."
             }
-            TableKind::Estabilidad => {
+            TableKind::Stability => {
                 "Cada modelo contra sí mismo entre las repeticiones de una pregunta; promedio simple de los pares; se omiten los pares en que ninguna respuesta nombra una marca."
             }
-            _ => match &self.study.design.ponderacion {
+            _ => match &self.study.design.weighting {
                 Some(_) => "Modelos ponderados por cuota de mercado",
                 None => "Modelos con igual peso.",
             },
         });
         if let (Some(w), false) =
-            (&self.study.design.ponderacion, matches!(spec.tipo, TableKind::Acuerdo | TableKind::Estabilidad))
+            (&self.study.design.weighting, matches!(spec.kind, TableKind::Agreement | TableKind::Stability))
         {
-            note.push_str(&format!(" (fuente: {}).", w.fuente));
+            note.push_str(&format!(" (fuente: {}).", w.source));
         }
         note
     }
@@ -571,13 +577,13 @@ fn sort_rows<T>(
     let key = |b: &usize| keys.get(b).copied().flatten();
     rows.sort_by(|(a, _), (b, _)| {
         let by_value = match (key(a), key(b)) {
-            (Some(x), Some(y)) if metric == Metric::Orden => x.total_cmp(&y),
+            (Some(x), Some(y)) if metric == Metric::Order => x.total_cmp(&y),
             (Some(x), Some(y)) => y.total_cmp(&x),
             (Some(_), None) => std::cmp::Ordering::Less,
             (None, Some(_)) => std::cmp::Ordering::Greater,
             (None, None) => std::cmp::Ordering::Equal,
         };
-        by_value.then_with(|| context.study.brands[*a].nombre.cmp(&context.study.brands[*b].nombre))
+        by_value.then_with(|| context.study.brands[*a].name.cmp(&context.study.brands[*b].name))
     });
 }
 

@@ -43,15 +43,8 @@ pub const PREFIX: &str = "cambio_";
 
 /// The metrics compared, in column order (every brand metric with an interval a buyer
 /// watches; ghost citation is left out).
-pub const METRICS: [Metric; 7] = [
-    Metric::Mencion,
-    Metric::Orden,
-    Metric::Citacion,
-    Metric::Protagonismo,
-    Metric::Top1,
-    Metric::Sov,
-    Metric::TonoNeto,
-];
+pub const METRICS: [Metric; 7] =
+    [Metric::Mention, Metric::Order, Metric::Citation, Metric::Prominence, Metric::Top1, Metric::Sov, Metric::NetTone];
 
 /// Column suffixes of each metric, in order.
 pub const COLUMNS: [&str; 7] =
@@ -77,18 +70,18 @@ pub enum ChangeScope {
 /// anything is computed): `(id, scope)`, total first, then models in `modelos` order, then
 /// tiers (estándar, avanzado). Empty without `[corrida_anterior]`.
 pub fn table_ids(study: &Study) -> Vec<(String, ChangeScope)> {
-    let Some(previous) = &study.design.corrida_anterior else { return Vec::new() };
+    let Some(previous) = &study.design.previous_run else { return Vec::new() };
     let mut ids = vec![(format!("{PREFIX}total"), ChangeScope::Total)];
-    for model in &study.design.modelos {
-        if previous.modelos.iter().any(|m| m.id == model.id && m.nivel == model.nivel) {
+    for model in &study.design.models {
+        if previous.models.iter().any(|m| m.id == model.id && m.level == model.level) {
             ids.push((format!("{PREFIX}{}", model.id), ChangeScope::Model(model.id.clone())));
         }
     }
     for tier in [Tier::Standard, Tier::Advanced] {
         let of = |models: &[crate::model::ModelSpec]| -> BTreeSet<String> {
-            models.iter().filter(|m| m.nivel == tier).map(|m| m.id.clone()).collect()
+            models.iter().filter(|m| m.level == tier).map(|m| m.id.clone()).collect()
         };
-        let (now, before) = (of(&study.design.modelos), of(&previous.modelos));
+        let (now, before) = (of(&study.design.models), of(&previous.models));
         if now != before && !now.is_empty() && !before.is_empty() {
             ids.push((format!("{PREFIX}nivel_{}", tier_slug(tier)), ChangeScope::Tier(tier)));
         }
@@ -106,9 +99,9 @@ fn tier_slug(tier: Tier) -> &'static str {
 /// Questions of the two runs: shared (same id), added since, retired since.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct QuestionCounts {
-    pub compartidas: usize,
-    pub agregadas: usize,
-    pub retiradas: usize,
+    pub shared: usize,
+    pub added: usize,
+    pub withdrawn: usize,
 }
 
 /// How the question sets of a study and its previous run overlap; `None` without one.
@@ -116,8 +109,8 @@ pub fn question_counts(study: &Study) -> Option<QuestionCounts> {
     let previous = study.previous.as_deref()?;
     let now: BTreeSet<&str> = study.questions.iter().map(|q| q.id.as_str()).collect();
     let before: BTreeSet<&str> = previous.questions.iter().map(|q| q.id.as_str()).collect();
-    let compartidas = now.intersection(&before).count();
-    Some(QuestionCounts { compartidas, agregadas: now.len() - compartidas, retiradas: before.len() - compartidas })
+    let shared = now.intersection(&before).count();
+    Some(QuestionCounts { shared, added: now.len() - shared, withdrawn: before.len() - shared })
 }
 
 /// The change tables of a study (empty without a previous run); `facts` are the current
@@ -154,7 +147,7 @@ struct Run<'a> {
 impl Run<'_> {
     /// The run's answers to shared questions within `scope`, with every brand's sums.
     fn side(&self, scope: &ChangeScope) -> Side {
-        let models = &self.study.design.modelos;
+        let models = &self.study.design.models;
         let answers: Vec<&AnswerFacts> = self
             .facts
             .iter()
@@ -162,7 +155,7 @@ impl Run<'_> {
             .filter(|a| match scope {
                 ChangeScope::Total => true,
                 ChangeScope::Model(id) => models[a.model].id == *id,
-                ChangeScope::Tier(tier) => models[a.model].nivel == *tier,
+                ChangeScope::Tier(tier) => models[a.model].level == *tier,
             })
             .collect();
         let weights = metrics::model_weights(self.study);
@@ -197,14 +190,14 @@ fn y_x(a: &AnswerFacts, b: usize, metric: Metric) -> (f64, f64) {
     let named = f64::from(u8::from(position.is_some()));
     let k = a.brands.order.len() as f64;
     match metric {
-        Metric::Mencion => (named, 1.0),
-        Metric::Citacion => (f64::from(u8::from(a.brands.cited.contains(&b))), 1.0),
-        Metric::CitacionFantasma => (f64::from(u8::from(a.brands.cited.contains(&b) && position.is_none())), 1.0),
-        Metric::Protagonismo => (prominence_points(position), 1.0),
-        Metric::Orden => (position.map_or(0.0, |p| p as f64), named),
+        Metric::Mention => (named, 1.0),
+        Metric::Citation => (f64::from(u8::from(a.brands.cited.contains(&b))), 1.0),
+        Metric::PhantomCitation => (f64::from(u8::from(a.brands.cited.contains(&b) && position.is_none())), 1.0),
+        Metric::Prominence => (prominence_points(position), 1.0),
+        Metric::Order => (position.map_or(0.0, |p| p as f64), named),
         Metric::Top1 => (f64::from(u8::from(position == Some(1))), f64::from(u8::from(k > 0.0))),
         Metric::Sov => (named, k),
-        Metric::TonoNeto => match a.tone.iter().find(|(x, _)| *x == b) {
+        Metric::NetTone => match a.tone.iter().find(|(x, _)| *x == b) {
             Some((_, Tone::Pos)) => (1.0, 1.0),
             Some((_, Tone::Neu)) => (0.0, 1.0),
             Some((_, Tone::Neg)) => (-1.0, 1.0),
@@ -215,13 +208,13 @@ fn y_x(a: &AnswerFacts, b: usize, metric: Metric) -> (f64, f64) {
 
 fn cluster_sums(scope: &Scope<'_>, key: &[Option<usize>], n_brands: usize) -> Sums {
     // Indexes into METRICS.
-    const MENCION: usize = 0;
-    const ORDEN: usize = 1;
-    const CITACION: usize = 2;
-    const PROTAGONISMO: usize = 3;
+    const MENTION: usize = 0;
+    const ORDER: usize = 1;
+    const CITATION: usize = 2;
+    const PROMINENCE: usize = 3;
     const TOP1: usize = 4;
     const SOV: usize = 5;
-    const TONO: usize = 6;
+    const TONE: usize = 6;
     let mut clusters: Vec<Vec<Vec<(usize, f64, f64)>>> = vec![vec![Vec::new(); METRICS.len()]; n_brands];
     let mut cx2 = vec![vec![0.0; METRICS.len()]; n_brands];
     // Per brand inside the current question: Σ c·y by metric, and the denominators that are
@@ -254,9 +247,9 @@ fn cluster_sums(scope: &Scope<'_>, key: &[Option<usize>], n_brands: usize) -> Su
             for (index, &b) in a.brands.order.iter().enumerate() {
                 let Some(sums) = y.get_mut(b) else { continue };
                 let position = index + 1;
-                sums[MENCION] += c;
-                sums[ORDEN] += c * position as f64;
-                sums[PROTAGONISMO] += c * prominence_points(Some(position));
+                sums[MENTION] += c;
+                sums[ORDER] += c * position as f64;
+                sums[PROMINENCE] += c * prominence_points(Some(position));
                 sums[SOV] += c;
                 if position == 1 {
                     sums[TOP1] += c;
@@ -266,12 +259,12 @@ fn cluster_sums(scope: &Scope<'_>, key: &[Option<usize>], n_brands: usize) -> Su
             }
             for &b in &a.brands.cited {
                 if let Some(sums) = y.get_mut(b) {
-                    sums[CITACION] += c;
+                    sums[CITATION] += c;
                 }
             }
             for &(b, tone) in &a.tone {
                 let Some(sums) = y.get_mut(b) else { continue };
-                sums[TONO] += c * match tone {
+                sums[TONE] += c * match tone {
                     Tone::Pos => 1.0,
                     Tone::Neu => 0.0,
                     Tone::Neg => -1.0,
@@ -330,15 +323,15 @@ fn cluster_sums_by_answer(scope: &Scope<'_>, key: &[Option<usize>], n_brands: us
 /// The range a metric's values lie in (for its interval).
 fn range(metric: Metric) -> (f64, f64) {
     match metric {
-        Metric::Orden => (1.0, f64::INFINITY),
-        Metric::Protagonismo => (0.0, 10.0),
-        Metric::TonoNeto => (-1.0, 1.0),
+        Metric::Order => (1.0, f64::INFINITY),
+        Metric::Prominence => (0.0, 10.0),
+        Metric::NetTone => (-1.0, 1.0),
         _ => (0.0, 1.0),
     }
 }
 
 fn is_rate(metric: Metric) -> bool {
-    !matches!(metric, Metric::Orden | Metric::Protagonismo | Metric::TonoNeto)
+    !matches!(metric, Metric::Order | Metric::Prominence | Metric::NetTone)
 }
 
 /// One run's residuals by question and its unrounded interval (`None`: fewer than two
@@ -460,9 +453,9 @@ pub fn titles(study: &Study, scope: &ChangeScope) -> (String, String) {
             format!("Change since the previous run: {model} (the same model in both runs)"),
         ),
         ChangeScope::Tier(tier) => {
-            let previous = study.design.corrida_anterior.as_ref().map(|p| p.modelos.as_slice()).unwrap_or_default();
+            let previous = study.design.previous_run.as_ref().map(|p| p.models.as_slice()).unwrap_or_default();
             let before = model_ids(previous, scope).join(", ");
-            let now = model_ids(&study.design.modelos, scope).join(", ");
+            let now = model_ids(&study.design.models, scope).join(", ");
             (
                 format!(
                     "Cambio desde la corrida anterior: nivel {} (cambió el modelo: {before} → {now})",
@@ -481,7 +474,7 @@ pub fn titles(study: &Study, scope: &ChangeScope) -> (String, String) {
 }
 
 fn models_of(study: &Study, scope: &ChangeScope) -> Vec<String> {
-    model_ids(&study.design.modelos, scope)
+    model_ids(&study.design.models, scope)
 }
 
 fn model_ids(models: &[crate::model::ModelSpec], scope: &ChangeScope) -> Vec<String> {
@@ -490,7 +483,7 @@ fn model_ids(models: &[crate::model::ModelSpec], scope: &ChangeScope) -> Vec<Str
         .filter(|m| match scope {
             ChangeScope::Total => true,
             ChangeScope::Model(id) => m.id == *id,
-            ChangeScope::Tier(tier) => m.nivel == *tier,
+            ChangeScope::Tier(tier) => m.level == *tier,
         })
         .map(|m| m.id.clone())
         .collect()
@@ -505,16 +498,16 @@ fn table(
     now: &Side,
     counts: QuestionCounts,
 ) -> Table {
-    let mut columnas = vec!["marca".to_owned()];
+    let mut columns = vec!["marca".to_owned()];
     for metric in METRICS {
-        columnas.extend(COLUMNS.iter().map(|suffix| format!("{}{suffix}", metric.id())));
+        columns.extend(COLUMNS.iter().map(|suffix| format!("{}{suffix}", metric.id())));
     }
-    let filas = study
+    let rows = study
         .brands
         .iter()
         .enumerate()
         .map(|(b, brand)| {
-            let mut row = vec![Cell::Text(brand.nombre.clone())];
+            let mut row = vec![Cell::Text(brand.name.clone())];
             for (m, &metric) in METRICS.iter().enumerate() {
                 let (eb, en) = (before.estimates[b][m], now.estimates[b][m]);
                 let lb =
@@ -526,12 +519,12 @@ fn table(
         })
         .collect();
     let (before_models, now_models) = (models_of(previous, scope).join(", "), models_of(study, scope).join(", "));
-    let (titulo, titulo_en) = titles(study, scope);
-    let nota = format!(
+    let (title, title_en) = titles(study, scope);
+    let note = format!(
         "Base: {} preguntas compartidas por las dos corridas ({} agregadas y {} retiradas quedan fuera). Modelos: anterior {before_models}; actual {now_models}. Diferencia = actual − anterior; intervalo al 95 % de la diferencia pareado por pregunta (MOVER con la correlación entre corridas); veredicto: creció, cayó o sin cambio más allá del ruido.",
-        counts.compartidas, counts.agregadas, counts.retiradas
+        counts.shared, counts.added, counts.withdrawn
     );
-    Table { id: id.to_owned(), nombre: String::new(), titulo, titulo_en, columnas, filas, nota: Some(nota) }
+    Table { id: id.to_owned(), name: String::new(), title, title_en, columns, rows, note: Some(note) }
 }
 
 /// True for a change table's id.
@@ -540,8 +533,8 @@ pub fn is_change_table(id: &str) -> bool {
 }
 
 /// The metric of a `<metric>_diferencia` column.
-pub fn difference_metric(columna: &str) -> Option<Metric> {
-    let base = columna.strip_suffix("_diferencia")?;
+pub fn difference_metric(column: &str) -> Option<Metric> {
+    let base = column.strip_suffix("_diferencia")?;
     METRICS.into_iter().find(|m| m.id() == base)
 }
 
@@ -549,15 +542,21 @@ pub fn difference_metric(columna: &str) -> Option<Metric> {
 /// it out.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ChangeClaim {
-    pub tabla: String,
-    pub fila: String,
-    pub columna: String,
+    #[serde(rename = "tabla")]
+    pub table: String,
+    #[serde(rename = "fila")]
+    pub row: String,
+    #[serde(rename = "columna")]
+    pub column: String,
     /// `creció`, `cayó` or `sin cambio más allá del ruido`: what the text says.
-    pub afirma: String,
+    #[serde(rename = "afirma")]
+    pub claims: String,
     /// The cell's verdict (`None`: no interval).
-    pub veredicto: Option<String>,
+    #[serde(rename = "veredicto")]
+    pub verdict: Option<String>,
     pub ic95: Option<(f64, f64)>,
-    pub se_sostiene: bool,
+    #[serde(rename = "se_sostiene")]
+    pub holds: bool,
 }
 
 impl ChangeClaim {
@@ -565,11 +564,11 @@ impl ChangeClaim {
         let interval = self.ic95.map_or("sin intervalo".to_owned(), |(l, h)| format!("[{l}, {h}]"));
         format!(
             "{} / {} / {} afirma «{}»; la celda da {interval}, veredicto «{}»",
-            self.tabla,
-            self.fila,
-            self.columna,
-            self.afirma,
-            self.veredicto.as_deref().unwrap_or("sin veredicto")
+            self.table,
+            self.row,
+            self.column,
+            self.claims,
+            self.verdict.as_deref().unwrap_or("sin veredicto")
         )
     }
 }
@@ -579,35 +578,35 @@ impl ChangeClaim {
 /// `cayó` below), or no change beyond the noise when marked `empate` (or when the value is 0).
 pub fn claims(finding: &crate::model::Finding, tables: &[Table]) -> Vec<ChangeClaim> {
     let mut found = Vec::new();
-    for b in &finding.respaldo {
-        if b.contexto || !is_change_table(&b.tabla) || difference_metric(&b.columna).is_none() {
+    for b in &finding.backing {
+        if b.context || !is_change_table(&b.table) || difference_metric(&b.column).is_none() {
             continue;
         }
-        let Some(table) = tables.iter().find(|t| t.id == b.tabla) else { continue };
-        let afirma = if b.empate || b.valor == 0.0 {
+        let Some(table) = tables.iter().find(|t| t.id == b.table) else { continue };
+        let claims = if b.tie || b.value == 0.0 {
             NO_CHANGE
-        } else if b.valor > 0.0 {
+        } else if b.value > 0.0 {
             GREW
         } else {
             FELL
         };
-        let ic95 = match table.cell(&b.fila, &format!("{}_ic95", b.columna)) {
+        let ic95 = match table.cell(&b.row, &format!("{}_ic95", b.column)) {
             Some(Cell::Interval(l, h)) => Some((*l, *h)),
             _ => None,
         };
-        let veredicto = match table.cell(&b.fila, &format!("{}_veredicto", b.columna.trim_end_matches("_diferencia"))) {
+        let verdict = match table.cell(&b.row, &format!("{}_veredicto", b.column.trim_end_matches("_diferencia"))) {
             Some(Cell::Text(v)) => Some(v.clone()),
             _ => None,
         };
-        let se_sostiene = veredicto.as_deref() == Some(afirma);
+        let holds = verdict.as_deref() == Some(claims);
         found.push(ChangeClaim {
-            tabla: b.tabla.clone(),
-            fila: b.fila.clone(),
-            columna: b.columna.clone(),
-            afirma: afirma.to_owned(),
-            veredicto,
+            table: b.table.clone(),
+            row: b.row.clone(),
+            column: b.column.clone(),
+            claims: claims.to_owned(),
+            verdict,
             ic95,
-            se_sostiene,
+            holds,
         });
     }
     found
@@ -620,8 +619,8 @@ mod tests {
     use super::*;
     use crate::model::{Answer, Brand, ModelSpec, PreviousRunSpec, Question, StudyFile};
 
-    fn model(id: &str, nivel: Tier) -> ModelSpec {
-        ModelSpec { id: id.into(), nombre: id.into(), proveedor: "p".into(), nivel }
+    fn model(id: &str, level: Tier) -> ModelSpec {
+        ModelSpec { id: id.into(), name: id.into(), provider: "p".into(), level }
     }
 
     /// A run: its models, its questions (id, tier) and answers (question, model, text).
@@ -629,39 +628,39 @@ mod tests {
         Study {
             slug: "prueba".into(),
             design: StudyFile {
-                nombre: "Prueba".into(),
-                nombre_en: "Test".into(),
-                descripcion: "d".into(),
-                descripcion_en: "d".into(),
-                industria: "i".into(),
-                subindustria: "s".into(),
-                pais: vec!["Argentina".into()],
-                idioma: vec!["es".into()],
-                publicado: "2026-04-01".into(),
-                precio_usd: None,
-                version_paquete: "1.0.0".into(),
+                name: "Prueba".into(),
+                name_en: "Test".into(),
+                description: "d".into(),
+                description_en: "d".into(),
+                industry: "i".into(),
+                subindustry: "s".into(),
+                country: vec!["Argentina".into()],
+                language: vec!["es".into()],
+                published: "2026-04-01".into(),
+                price_usd: None,
+                package_version: "1.0.0".into(),
                 tags: vec![],
-                como_citar: "c".into(),
-                nota: "n".into(),
-                metodologia: vec![],
-                dimensiones: vec![],
-                modelos: models.iter().map(|&(id, tier)| model(id, tier)).collect(),
-                ponderacion: None,
-                analisis: vec![],
-                corrida_anterior: None,
+                how_to_cite: "c".into(),
+                note: "n".into(),
+                methodology: vec![],
+                dimensions: vec![],
+                models: models.iter().map(|&(id, tier)| model(id, tier)).collect(),
+                weighting: None,
+                analyses: vec![],
+                previous_run: None,
             },
             brands: vec![
-                Brand { id: "alfa".into(), nombre: "Alfa".into(), alias: vec![], excluir: vec![], dominios: vec![] },
-                Brand { id: "beta".into(), nombre: "Beta".into(), alias: vec![], excluir: vec![], dominios: vec![] },
+                Brand { id: "alfa".into(), name: "Alfa".into(), alias: vec![], exclude: vec![], domains: vec![] },
+                Brand { id: "beta".into(), name: "Beta".into(), alias: vec![], exclude: vec![], domains: vec![] },
             ],
             questions: questions
                 .iter()
-                .map(|&(id, modelo)| Question {
+                .map(|&(id, model)| Question {
                     id: id.into(),
-                    texto: format!("¿{id}?"),
-                    idioma: "es".into(),
-                    modelo,
-                    dimensiones: BTreeMap::new(),
+                    text: format!("¿{id}?"),
+                    language: "es".into(),
+                    model,
+                    dimensions: BTreeMap::new(),
                 })
                 .collect(),
             answers: answers
@@ -669,15 +668,15 @@ mod tests {
                 .enumerate()
                 .map(|(i, &(q, m, text))| Answer {
                     id: format!("R{i}"),
-                    pregunta: q.into(),
-                    modelo: m.into(),
+                    question: q.into(),
+                    model: m.into(),
                     version: "v".into(),
-                    fecha: "2026-03-01".into(),
-                    respuesta: text.into(),
-                    fuentes: vec![],
-                    tono: BTreeMap::new(),
-                    repeticion: None,
-                    recoleccion: None,
+                    date: "2026-03-01".into(),
+                    answer: text.into(),
+                    sources: vec![],
+                    tone: BTreeMap::new(),
+                    repetition: None,
+                    collection: None,
                 })
                 .collect(),
             findings: vec![],
@@ -689,11 +688,11 @@ mod tests {
     }
 
     fn compared(mut now: Study, before: Study) -> Study {
-        now.design.corrida_anterior = Some(PreviousRunSpec {
-            descripcion: "antes".into(),
-            descripcion_en: "before".into(),
-            modelos: before.design.modelos.clone(),
-            ponderacion: None,
+        now.design.previous_run = Some(PreviousRunSpec {
+            description: "antes".into(),
+            description_en: "before".into(),
+            models: before.design.models.clone(),
+            weighting: None,
         });
         now.previous = Some(Box::new(before));
         now
@@ -784,7 +783,7 @@ mod tests {
         let ids: Vec<String> = table_ids(&study).into_iter().map(|(id, _)| id).collect();
         assert_eq!(ids, ["cambio_total", "cambio_grande", "cambio_nivel_estandar"]);
         let t = tables(&study);
-        assert!(t[2].titulo.contains("cambió el modelo: viejo → nuevo"), "{}", t[2].titulo);
+        assert!(t[2].title.contains("cambió el modelo: viejo → nuevo"), "{}", t[2].title);
         assert_eq!(cell(&t[2], "Alfa", "mencion_anterior"), &Cell::Num(0.0));
         assert_eq!(cell(&t[2], "Alfa", "mencion_actual"), &Cell::Num(1.0));
         assert_eq!(cell(&t[1], "Alfa", "mencion_anterior"), &Cell::Num(0.5));
@@ -804,14 +803,14 @@ mod tests {
             &[("q1", "m", "x"), ("q2", "m", "x"), ("q4", "m", "Alfa")],
         );
         let study = compared(now, before);
-        assert_eq!(question_counts(&study), Some(QuestionCounts { compartidas: 2, agregadas: 1, retiradas: 1 }));
+        assert_eq!(question_counts(&study), Some(QuestionCounts { shared: 2, added: 1, withdrawn: 1 }));
         let t = &tables(&study)[0];
         // Over q1 and q2 only: 1/2 before, 0 now (q3 and q4 do not count).
         assert_eq!(cell(t, "Alfa", "mencion_anterior"), &Cell::Num(0.5));
         assert_eq!(cell(t, "Alfa", "mencion_anterior_n"), &Cell::Int(2));
         assert_eq!(cell(t, "Alfa", "mencion_actual"), &Cell::Num(0.0));
         assert!(
-            t.nota
+            t.note
                 .as_deref()
                 .unwrap_or_default()
                 .starts_with("Base: 2 preguntas compartidas por las dos corridas (1 agregadas y 1 retiradas")
@@ -847,8 +846,8 @@ mod tests {
             ],
         );
         let mut study = before.clone();
-        study.answers[0].tono = BTreeMap::from([("alfa".into(), Tone::Pos), ("beta".into(), Tone::Neg)]);
-        study.answers[3].tono = BTreeMap::from([("alfa".into(), Tone::Neu)]);
+        study.answers[0].tone = BTreeMap::from([("alfa".into(), Tone::Pos), ("beta".into(), Tone::Neg)]);
+        study.answers[3].tone = BTreeMap::from([("alfa".into(), Tone::Neu)]);
         let facts = metrics::extract_facts(&study);
         let scope = Scope::new(facts.iter().collect(), &metrics::model_weights(&study));
         let key: Vec<Option<usize>> = vec![Some(0), None, Some(2)];
@@ -871,9 +870,9 @@ mod tests {
         let study = ten(|i| i % 3 == 0);
         let facts = metrics::extract_facts(&study);
         let scope = Scope::new(facts.iter().collect(), &metrics::model_weights(&study));
-        let published = brand_stats(&scope, 2).estimate(0, Metric::Mencion).and_then(|e| e.uncertainty.ic95);
+        let published = brand_stats(&scope, 2).estimate(0, Metric::Mention).and_then(|e| e.uncertainty.ic95);
         let sums = cluster_sums(&scope, &(0..10).map(Some).collect::<Vec<_>>(), 2);
-        let l = linearise(0.4, &sums.clusters[0][0], sums.cx2[0][0], Metric::Mencion);
+        let l = linearise(0.4, &sums.clusters[0][0], sums.cx2[0][0], Metric::Mention);
         assert_eq!(l.bounds.map(|(a, b)| (round_float(a, 4), round_float(b, 4))), published);
     }
 }

@@ -69,15 +69,15 @@ impl BrandMatcher {
         let mut exclusions = Vec::new();
         let mut domains = Vec::new();
         for (index, brand) in brands.iter().enumerate() {
-            for alias in std::iter::once(&brand.nombre).chain(&brand.alias) {
+            for alias in std::iter::once(&brand.name).chain(&brand.alias) {
                 let folded = fold(alias.trim());
                 if !folded.is_empty() {
                     aliases.push((folded, index));
                 }
             }
             // An empty phrase occurs only as empty spans, which contain no alias.
-            exclusions.extend(brand.excluir.iter().map(|e| (fold(e.trim()), index)).filter(|(e, _)| !e.is_empty()));
-            domains.extend(brand.dominios.iter().map(|d| (normalize_host(d), index)));
+            exclusions.extend(brand.exclude.iter().map(|e| (fold(e.trim()), index)).filter(|(e, _)| !e.is_empty()));
+            domains.extend(brand.domains.iter().map(|d| (normalize_host(d), index)));
         }
         // Longest first; ties broken by text then brand so the order is total.
         aliases.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));
@@ -246,13 +246,13 @@ pub fn host_matches(host: &str, domain: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn brand(id: &str, nombre: &str, alias: &[&str], excluir: &[&str], dominios: &[&str]) -> Brand {
+    fn brand(id: &str, name: &str, alias: &[&str], exclude: &[&str], domains: &[&str]) -> Brand {
         Brand {
             id: id.into(),
-            nombre: nombre.into(),
+            name: name.into(),
             alias: alias.iter().map(|s| s.to_string()).collect(),
-            excluir: excluir.iter().map(|s| s.to_string()).collect(),
-            dominios: dominios.iter().map(|s| s.to_string()).collect(),
+            exclude: exclude.iter().map(|s| s.to_string()).collect(),
+            domains: domains.iter().map(|s| s.to_string()).collect(),
         }
     }
 
@@ -345,13 +345,13 @@ mod tests {
         let mut aliases = Vec::new();
         let mut exclusions = Vec::new();
         for (index, brand) in brands.iter().enumerate() {
-            for alias in std::iter::once(&brand.nombre).chain(&brand.alias) {
+            for alias in std::iter::once(&brand.name).chain(&brand.alias) {
                 let folded = fold(alias.trim());
                 if !folded.is_empty() {
                     aliases.push((folded, index));
                 }
             }
-            exclusions.extend(brand.excluir.iter().map(|e| (fold(e.trim()), index)));
+            exclusions.extend(brand.exclude.iter().map(|e| (fold(e.trim()), index)));
         }
         aliases.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));
         aliases.dedup();

@@ -94,8 +94,8 @@ pub fn answer_brands(study: &Study) -> Vec<AnswerBrands> {
         .answers
         .iter()
         .map(|answer| {
-            let urls: Vec<&str> = answer.fuentes.iter().map(|s| s.url.as_str()).collect();
-            matcher.analyse(&answer.respuesta, &urls)
+            let urls: Vec<&str> = answer.sources.iter().map(|s| s.url.as_str()).collect();
+            matcher.analyse(&answer.answer, &urls)
         })
         .collect()
 }
@@ -111,18 +111,18 @@ pub fn extract_facts_with(study: &Study, brands: &[AnswerBrands]) -> Vec<AnswerF
     let question_index: BTreeMap<&str, usize> =
         study.questions.iter().enumerate().map(|(i, q)| (q.id.as_str(), i)).collect();
     let model_index: BTreeMap<&str, usize> =
-        study.design.modelos.iter().enumerate().map(|(i, m)| (m.id.as_str(), i)).collect();
+        study.design.models.iter().enumerate().map(|(i, m)| (m.id.as_str(), i)).collect();
     let brand_index: BTreeMap<&str, usize> = study.brands.iter().enumerate().map(|(i, b)| (b.id.as_str(), i)).collect();
 
     let mut facts = Vec::with_capacity(study.answers.len());
     for ((answer_index, answer), found) in study.answers.iter().enumerate().zip(brands) {
         let (Some(&question), Some(&model)) =
-            (question_index.get(answer.pregunta.as_str()), model_index.get(answer.modelo.as_str()))
+            (question_index.get(answer.question.as_str()), model_index.get(answer.model.as_str()))
         else {
             continue;
         };
         let tone = answer
-            .tono
+            .tone
             .iter()
             .filter_map(|(id, tone)| brand_index.get(id.as_str()).map(|&b| (b, *tone)))
             .collect::<BTreeMap<_, _>>()
@@ -180,11 +180,11 @@ impl ModelWeights {
 
 /// The weights of a study's models, as declared in `ponderacion` (or equal).
 pub fn model_weights(study: &Study) -> ModelWeights {
-    let raw: Vec<f64> = match &study.design.ponderacion {
+    let raw: Vec<f64> = match &study.design.weighting {
         Some(weighting) => {
-            study.design.modelos.iter().map(|m| weighting.pesos.get(&m.id).copied().unwrap_or(0.0)).collect()
+            study.design.models.iter().map(|m| weighting.weights.get(&m.id).copied().unwrap_or(0.0)).collect()
         }
-        None => vec![1.0; study.design.modelos.len()],
+        None => vec![1.0; study.design.models.len()],
     };
     ModelWeights::new(&raw)
 }
@@ -403,22 +403,22 @@ impl ScopeStats<'_, '_> {
         let count = |f: fn(&Counts) -> i64| move |slot: usize| f(&s.counts[slot]);
         let sp = &s.spreads;
         match metric {
-            Metric::Mencion => {
+            Metric::Mention => {
                 Some(Estimate::rate(scope.ratio(count(|c| c.named), answers, 1)?, &sp.mention.with_shared(&self.all)))
             }
-            Metric::Citacion => {
+            Metric::Citation => {
                 Some(Estimate::rate(scope.ratio(count(|c| c.cited), answers, 1)?, &sp.citation.with_shared(&self.all)))
             }
-            Metric::CitacionFantasma => {
+            Metric::PhantomCitation => {
                 Some(Estimate::rate(scope.ratio(count(|c| c.ghost), answers, 1)?, &sp.ghost.with_shared(&self.all)))
             }
-            Metric::Protagonismo => Some(Estimate::mean(
+            Metric::Prominence => Some(Estimate::mean(
                 scope.ratio(count(|c| c.points), answers, 1)?,
                 &sp.prominence.with_shared(&self.all),
                 0.0,
                 10.0,
             )),
-            Metric::Orden => Some(Estimate::mean(
+            Metric::Order => Some(Estimate::mean(
                 scope.ratio(count(|c| c.positions), count(|c| c.named), 1)?,
                 &sp.order,
                 1.0,
@@ -432,7 +432,7 @@ impl ScopeStats<'_, '_> {
                 scope.ratio(count(|c| c.named), |slot| self.mentions[slot], 1)?,
                 &sp.sov.with_shared(&self.per_mention),
             )),
-            Metric::TonoNeto => {
+            Metric::NetTone => {
                 Some(Estimate::mean(scope.ratio(count(|c| c.net), count(|c| c.labelled), 1)?, &sp.tone, -1.0, 1.0))
             }
         }

@@ -47,23 +47,23 @@ fn hand_computed_brand_metrics() {
     let scope = Scope::new(data.iter().collect(), &weights(&[1.0]));
     let s = brand_stats(&scope, 4);
     // A: named in 3 of 4; positions 1, 2, 1.
-    assert_eq!(value(&s, 0, Metric::Mencion), Some(0.75));
+    assert_eq!(value(&s, 0, Metric::Mention), Some(0.75));
     assert_eq!(s.brands[0].n_mention, 3);
-    assert_eq!(value(&s, 0, Metric::Orden), rounded(4.0 / 3.0));
-    assert_eq!(value(&s, 0, Metric::Protagonismo), Some(7.0));
-    assert_eq!(value(&s, 0, Metric::Citacion), Some(0.5));
-    assert_eq!(value(&s, 0, Metric::CitacionFantasma), Some(0.25));
+    assert_eq!(value(&s, 0, Metric::Order), rounded(4.0 / 3.0));
+    assert_eq!(value(&s, 0, Metric::Prominence), Some(7.0));
+    assert_eq!(value(&s, 0, Metric::Citation), Some(0.5));
+    assert_eq!(value(&s, 0, Metric::PhantomCitation), Some(0.25));
     // Top1: 3 answers have a brand; A first in 2 of them.
     assert_eq!(value(&s, 0, Metric::Top1), Some(0.6667));
     // SoV: 6 mentions in all; A has 3.
     assert_eq!(value(&s, 0, Metric::Sov), Some(0.5));
     // B: positions 2 and 1.
-    assert_eq!(value(&s, 1, Metric::Orden), Some(1.5));
+    assert_eq!(value(&s, 1, Metric::Order), Some(1.5));
     assert_eq!(value(&s, 1, Metric::Top1), Some(0.3333));
-    assert_eq!(value(&s, 1, Metric::Citacion), Some(0.25));
-    assert_eq!(value(&s, 1, Metric::CitacionFantasma), Some(0.0));
+    assert_eq!(value(&s, 1, Metric::Citation), Some(0.25));
+    assert_eq!(value(&s, 1, Metric::PhantomCitation), Some(0.0));
     // C: third once.
-    assert_eq!(value(&s, 2, Metric::Protagonismo), Some(1.75));
+    assert_eq!(value(&s, 2, Metric::Prominence), Some(1.75));
     assert_eq!(value(&s, 2, Metric::Top1), Some(0.0));
 }
 
@@ -73,13 +73,13 @@ fn every_rate_carries_its_base_and_interval() {
     let scope = Scope::new(data.iter().collect(), &weights(&[1.0]));
     let s = brand_stats(&scope, 4);
     // One model, one answer per question: A's mention rate 3/4 is plain Wilson on n = 4.
-    let mention = s.estimate(0, Metric::Mencion).map(|e| e.uncertainty);
+    let mention = s.estimate(0, Metric::Mention).map(|e| e.uncertainty);
     assert_eq!(mention, Some(Uncertainty { n: 4, n_ef: 4.0, ic95: wilson_rounded(0.75, 4.0) }));
     // Order's base is the answers naming A; Top1's those naming any brand.
-    assert_eq!(s.estimate(0, Metric::Orden).map(|e| e.uncertainty.n), Some(3));
+    assert_eq!(s.estimate(0, Metric::Order).map(|e| e.uncertainty.n), Some(3));
     assert_eq!(s.estimate(0, Metric::Top1).map(|e| e.uncertainty.n), Some(3));
     // C is named in one answer (one question): no interval for its order.
-    assert_eq!(s.estimate(2, Metric::Orden).map(|e| e.uncertainty.ic95), Some(None));
+    assert_eq!(s.estimate(2, Metric::Order).map(|e| e.uncertainty.ic95), Some(None));
 }
 
 /// Wilson bounds rounded as published.
@@ -111,23 +111,23 @@ fn each_metric_has_its_own_base_and_spread() {
 
     // Order of A: positions 1, 2, 1 over the answers naming it: R = 4/3, V = 2/27.
     let half = interval::Z95 * (2.0_f64 / 27.0).sqrt();
-    let order = u(Metric::Orden);
+    let order = u(Metric::Order);
     assert_eq!((order.n, order.n_ef), (3, 3.0));
     assert_eq!(order.ic95, Some((1.0, exact::round_float(4.0 / 3.0 + half, 4))));
 
     // Net tone of A: labels +1, 0, +1: R = 2/3, V = 2/27, cut at 1.
-    let tone = u(Metric::TonoNeto);
+    let tone = u(Metric::NetTone);
     assert_eq!(tone.ic95, Some((exact::round_float(2.0 / 3.0 - half, 4), 1.0)));
 
     // Prominence of A: points 10, 8, 0, 10 over all four answers: R = 7, residuals
     // (1/4)·(3, 1, −7, 3) → V = 68/16.
-    let prominence = u(Metric::Protagonismo);
+    let prominence = u(Metric::Prominence);
     let half = interval::Z95 * (68.0_f64 / 16.0).sqrt();
     assert_eq!(prominence.ic95, Some((exact::round_float(7.0 - half, 4), 10.0)));
 
     // Citation of A (answers 2 and 3) and ghost citation (answer 2): plain Wilson on 4.
-    assert_eq!(u(Metric::Citacion).ic95, wilson_rounded(0.5, 4.0));
-    assert_eq!(u(Metric::CitacionFantasma).ic95, wilson_rounded(0.25, 4.0));
+    assert_eq!(u(Metric::Citation).ic95, wilson_rounded(0.5, 4.0));
+    assert_eq!(u(Metric::PhantomCitation).ic95, wilson_rounded(0.25, 4.0));
 }
 
 #[test]
@@ -135,10 +135,10 @@ fn never_mentioned_brand_has_null_order_not_zero() {
     let data = tiny();
     let scope = Scope::new(data.iter().collect(), &weights(&[1.0]));
     let s = brand_stats(&scope, 4);
-    assert_eq!(value(&s, 3, Metric::Orden), None);
+    assert_eq!(value(&s, 3, Metric::Order), None);
     assert_eq!(s.brands[3].n_mention, 0);
-    assert_eq!(value(&s, 3, Metric::Mencion), Some(0.0));
-    assert_eq!(value(&s, 3, Metric::Protagonismo), Some(0.0));
+    assert_eq!(value(&s, 3, Metric::Mention), Some(0.0));
+    assert_eq!(value(&s, 3, Metric::Prominence), Some(0.0));
 }
 
 #[test]
@@ -153,12 +153,12 @@ fn top1_shares_sum_to_one_and_empty_scope_is_null() {
     let scope = Scope::new(no_brand.iter().collect(), &weights(&[1.0]));
     let s = brand_stats(&scope, 2);
     assert_eq!(
-        (value(&s, 0, Metric::Top1), value(&s, 0, Metric::Sov), value(&s, 0, Metric::Orden)),
+        (value(&s, 0, Metric::Top1), value(&s, 0, Metric::Sov), value(&s, 0, Metric::Order)),
         (None, None, None)
     );
-    assert_eq!(value(&s, 0, Metric::Mencion), Some(0.0));
+    assert_eq!(value(&s, 0, Metric::Mention), Some(0.0));
     let empty = Scope::new(Vec::new(), &weights(&[1.0]));
-    assert_eq!(value(&brand_stats(&empty, 1), 0, Metric::Mencion), None);
+    assert_eq!(value(&brand_stats(&empty, 1), 0, Metric::Mention), None);
 }
 
 #[test]
@@ -166,7 +166,7 @@ fn models_weigh_equally_whatever_their_answer_counts() {
     // Model 0: 1 answer naming A. Model 1: 3 answers, none naming A.
     let data = [facts(0, 0, &[0], &[]), facts(0, 1, &[], &[]), facts(1, 1, &[], &[]), facts(2, 1, &[], &[])];
     let scope = Scope::new(data.iter().collect(), &weights(&[1.0, 1.0]));
-    assert_eq!(value(&brand_stats(&scope, 1), 0, Metric::Mencion), Some(0.5));
+    assert_eq!(value(&brand_stats(&scope, 1), 0, Metric::Mention), Some(0.5));
 }
 
 #[test]
@@ -174,10 +174,10 @@ fn market_share_weights_apply_and_renormalise() {
     let data = [facts(0, 0, &[0], &[]), facts(0, 1, &[], &[]), facts(0, 1, &[0], &[])];
     // Model 0 weighs 0.8, model 1 weighs 0.2: 0.8·1 + 0.2·(1/2) = 0.9.
     let scope = Scope::new(data.iter().collect(), &weights(&[0.8, 0.2, 5.0]));
-    assert_eq!(value(&brand_stats(&scope, 1), 0, Metric::Mencion), Some(0.9));
+    assert_eq!(value(&brand_stats(&scope, 1), 0, Metric::Mention), Some(0.9));
     // Only model 1 present: its weight renormalises to 1.
     let scope = Scope::new(data[1..].iter().collect(), &weights(&[0.8, 0.2]));
-    assert_eq!(value(&brand_stats(&scope, 1), 0, Metric::Mencion), Some(0.5));
+    assert_eq!(value(&brand_stats(&scope, 1), 0, Metric::Mention), Some(0.5));
 }
 
 #[test]
@@ -237,9 +237,9 @@ fn tone_is_counted_and_netted() {
     let scope = Scope::new(data.iter().collect(), &weights(&[1.0]));
     let s = brand_stats(&scope, 4);
     assert_eq!((s.brands[0].pos, s.brands[0].neu, s.brands[0].neg), (2, 1, 0));
-    assert_eq!(value(&s, 0, Metric::TonoNeto), Some(0.6667));
-    assert_eq!(value(&s, 1, Metric::TonoNeto), Some(-1.0));
-    assert_eq!(value(&s, 2, Metric::TonoNeto), None);
+    assert_eq!(value(&s, 0, Metric::NetTone), Some(0.6667));
+    assert_eq!(value(&s, 1, Metric::NetTone), Some(-1.0));
+    assert_eq!(value(&s, 2, Metric::NetTone), None);
     assert_eq!(s.brands[2].n_tone(), 0);
 }
 

@@ -25,6 +25,7 @@ use crate::metrics::analysis::Table;
 use crate::metrics::mentions::AnswerBrands;
 use crate::model::{ServiceSettings, Study};
 use crate::render::json::{self, Sheet};
+use crate::render::paid;
 use crate::render::site::{Site, to_json};
 use crate::render::templates::Templates;
 
@@ -52,9 +53,9 @@ pub fn study(
 ) -> Result<PaidFiles> {
     let context = || format!("estudio {}", study.slug);
     let editor = &site.content.service.editor;
-    let date = &study.design.publicado;
+    let date = &study.design.published;
     let (package, xlsx) = rayon::join(
-        || to_json(&json::package(site, study, tables, changes, brands)),
+        || to_json(&paid::package(site, study, tables, changes, brands)),
         || {
             // The change tables are sheets too, after the analysis tables.
             let all: Vec<Table> = tables.iter().chain(changes).cloned().collect();
@@ -63,7 +64,7 @@ pub fn study(
     );
     let package = package.with_context(context)?;
     let xlsx = xlsx.with_context(context)?;
-    let summary = to_json(&json::summary(site, study, tables, changes)).with_context(context)?;
+    let summary = to_json(&paid::summary(site, study, tables, changes)).with_context(context)?;
 
     let slug = &study.slug;
     let package_name = format!("{slug}/{slug}.json");
@@ -86,11 +87,16 @@ pub fn study(
 /// What `templates/README.md.j2` gets: the service, the sheet and a line per ZIP entry.
 #[derive(Serialize)]
 struct ReadmeContext<'a> {
-    servicio: &'a ServiceSettings,
-    ficha: Sheet,
-    contiene: &'a [String],
-    descripciones: BTreeMap<&'a str, String>,
+    #[serde(rename = "servicio")]
+    service: &'a ServiceSettings,
+    #[serde(rename = "ficha")]
+    sheet: Sheet,
+    #[serde(rename = "contiene")]
+    contains: &'a [String],
+    #[serde(rename = "descripciones")]
     descriptions: BTreeMap<&'a str, String>,
+    #[serde(rename = "descriptions")]
+    descriptions_en: BTreeMap<&'a str, String>,
 }
 
 fn readme_context<'a>(site: &Site<'a>, study: &Study, tables: &[Table], names: &'a [String]) -> ReadmeContext<'a> {
@@ -102,11 +108,11 @@ fn readme_context<'a>(site: &Site<'a>, study: &Study, tables: &[Table], names: &
         en.insert(name.as_str(), d_en.to_owned());
     }
     ReadmeContext {
-        servicio: &site.content.service,
-        ficha: json::sheet(site, study, tables, None),
-        contiene: names,
-        descripciones: es,
-        descriptions: en,
+        service: &site.content.service,
+        sheet: json::sheet(site, study, tables, None),
+        contains: names,
+        descriptions: es,
+        descriptions_en: en,
     }
 }
 

@@ -56,7 +56,7 @@ fn properties(study: &Study, editor: &str, date: Date) -> Result<DocProperties> 
     let created = ExcelDateTime::from_ymd(date.year, date.month, date.day)
         .with_context(|| format!("fecha {date} fuera del rango de Excel"))?;
     Ok(DocProperties::new()
-        .set_title(study.design.nombre.as_str())
+        .set_title(study.design.name.as_str())
         .set_author(editor)
         .set_company(editor)
         .set_creation_datetime(&created))
@@ -90,9 +90,9 @@ impl Formats {
 struct Sheet {
     name: String,
     table_id: Option<String>,
-    titulo: String,
-    titulo_en: String,
-    nota: Option<String>,
+    title: String,
+    title_en: String,
+    note: Option<String>,
     columns: Vec<String>,
     rows: Vec<Vec<Cell>>,
     /// Columns whose text keeps its line breaks visible (wrapped).
@@ -116,17 +116,17 @@ fn study_sheets(study: &Study, tables: &[Table]) -> Result<Vec<Sheet>> {
 }
 
 fn table_sheet(table: &Table) -> Result<Sheet> {
-    if let Some((r, row)) = table.filas.iter().enumerate().find(|(_, row)| row.len() > table.columnas.len()) {
-        bail!("la fila {} tiene {} celdas y la tabla {} columnas", r + 1, row.len(), table.columnas.len());
+    if let Some((r, row)) = table.rows.iter().enumerate().find(|(_, row)| row.len() > table.columns.len()) {
+        bail!("la fila {} tiene {} celdas y la tabla {} columnas", r + 1, row.len(), table.columns.len());
     }
     Ok(Sheet {
-        name: table_sheet_name(&table.id, &table.nombre),
+        name: table_sheet_name(&table.id, &table.name),
         table_id: Some(table.id.clone()),
-        titulo: table.titulo.clone(),
-        titulo_en: table.titulo_en.clone(),
-        nota: table.nota.clone(),
-        columns: split_interval_columns(&table.columnas),
-        rows: table.filas.iter().map(|row| split_interval_cells(&table.columnas, row)).collect(),
+        title: table.title.clone(),
+        title_en: table.title_en.clone(),
+        note: table.note.clone(),
+        columns: split_interval_columns(&table.columns),
+        rows: table.rows.iter().map(|row| split_interval_cells(&table.columns, row)).collect(),
         wrapped: Vec::new(),
     })
 }
@@ -157,8 +157,8 @@ fn split_interval_cells(columns: &[String], row: &[Cell]) -> Vec<Cell> {
 
 /// `"{id} {nombre}"` with Excel's invalid characters replaced by `-`, cut to 31 UTF-16
 /// units, without surrounding spaces or apostrophes (Excel refuses a leading or trailing `'`).
-fn table_sheet_name(id: &str, nombre: &str) -> String {
-    let full = if nombre.trim().is_empty() { id.to_owned() } else { format!("{id} {}", nombre.trim()) };
+fn table_sheet_name(id: &str, name: &str) -> String {
+    let full = if name.trim().is_empty() { id.to_owned() } else { format!("{id} {}", name.trim()) };
     let mut name = String::new();
     let mut units = 0;
     for c in full.chars() {
@@ -197,9 +197,9 @@ fn index_sheet(sheets: &[Sheet], formats: &Formats) -> Result<Worksheet> {
             vec![
                 Cell::Text(s.name.clone()),
                 text_or_null(s.table_id.as_deref()),
-                Cell::Text(s.titulo.clone()),
-                Cell::Text(s.titulo_en.clone()),
-                text_or_null(s.nota.as_deref()),
+                Cell::Text(s.title.clone()),
+                Cell::Text(s.title_en.clone()),
+                text_or_null(s.note.as_deref()),
                 Cell::Int(i64::try_from(s.rows.len()).unwrap_or(i64::MAX)),
             ]
         })
@@ -214,7 +214,7 @@ fn text_or_null(value: Option<&str>) -> Cell {
 fn questions_sheet(study: &Study) -> Sheet {
     let dimensions: Vec<&str> = study
         .design
-        .dimensiones
+        .dimensions
         .iter()
         .map(|d| d.id.as_str())
         .filter(|id| *id != crate::model::LANGUAGE_DIMENSION)
@@ -225,9 +225,9 @@ fn questions_sheet(study: &Study) -> Sheet {
     Sheet {
         name: "preguntas".to_owned(),
         table_id: None,
-        titulo: "Preguntas del estudio, con sus dimensiones".to_owned(),
-        titulo_en: "Questions of the study, with their dimensions".to_owned(),
-        nota: None,
+        title: "Preguntas del estudio, con sus dimensiones".to_owned(),
+        title_en: "Questions of the study, with their dimensions".to_owned(),
+        note: None,
         columns,
         rows,
         wrapped: Vec::new(),
@@ -237,9 +237,9 @@ fn questions_sheet(study: &Study) -> Sheet {
 fn question_row(question: &Question, dimensions: &[&str]) -> Vec<Cell> {
     let mut row = vec![
         Cell::Text(question.id.clone()),
-        Cell::Text(question.texto.clone()),
-        Cell::Text(question.idioma.clone()),
-        Cell::Text(question.modelo.as_str().to_owned()),
+        Cell::Text(question.text.clone()),
+        Cell::Text(question.language.clone()),
+        Cell::Text(question.model.as_str().to_owned()),
     ];
     row.extend(dimensions.iter().map(|d| text_or_null(question.dimension(d))));
     row
@@ -253,9 +253,9 @@ fn answers_sheet(study: &Study) -> Sheet {
     Sheet {
         name: "respuestas".to_owned(),
         table_id: None,
-        titulo: "Respuestas de los modelos, textuales, con fuentes y tono".to_owned(),
-        titulo_en: "The models' answers, verbatim, with sources and tone".to_owned(),
-        nota: None,
+        title: "Respuestas de los modelos, textuales, con fuentes y tono".to_owned(),
+        title_en: "The models' answers, verbatim, with sources and tone".to_owned(),
+        note: None,
         columns: ANSWER_COLUMNS.map(str::to_owned).to_vec(),
         rows: study.answers.iter().map(answer_row).collect(),
         wrapped: vec![SOURCES_COLUMN],
@@ -263,15 +263,15 @@ fn answers_sheet(study: &Study) -> Sheet {
 }
 
 fn answer_row(answer: &Answer) -> Vec<Cell> {
-    let sources: Vec<String> = answer.fuentes.iter().map(|s| format!("{} — {}", s.titulo, s.url)).collect();
-    let tone: Vec<String> = answer.tono.iter().map(|(brand, t)| format!("{brand}:{}", tone_label(*t))).collect();
+    let sources: Vec<String> = answer.sources.iter().map(|s| format!("{} — {}", s.title, s.url)).collect();
+    let tone: Vec<String> = answer.tone.iter().map(|(brand, t)| format!("{brand}:{}", tone_label(*t))).collect();
     vec![
         Cell::Text(answer.id.clone()),
-        Cell::Text(answer.pregunta.clone()),
-        Cell::Text(answer.modelo.clone()),
+        Cell::Text(answer.question.clone()),
+        Cell::Text(answer.model.clone()),
         Cell::Text(answer.version.clone()),
-        Cell::Text(answer.fecha.clone()),
-        Cell::Text(answer.respuesta.clone()),
+        Cell::Text(answer.date.clone()),
+        Cell::Text(answer.answer.clone()),
         empty_as_null(sources.join("\n")),
         empty_as_null(tone.join("; ")),
     ]
@@ -412,65 +412,65 @@ mod tests {
 
     const DATE: &str = "2025-03-15";
 
-    fn question(id: &str, texto: &str, seccion: &str) -> Question {
+    fn question(id: &str, text: &str, section: &str) -> Question {
         Question {
             id: id.to_owned(),
-            texto: texto.to_owned(),
-            idioma: "es".to_owned(),
-            modelo: Tier::Standard,
-            dimensiones: BTreeMap::from([("seccion".to_owned(), seccion.to_owned())]),
+            text: text.to_owned(),
+            language: "es".to_owned(),
+            model: Tier::Standard,
+            dimensions: BTreeMap::from([("seccion".to_owned(), section.to_owned())]),
         }
     }
 
-    fn answer(id: &str, pregunta: &str, modelo: &str, respuesta: &str, fuentes: usize) -> Answer {
-        let fuentes = (0..fuentes)
-            .map(|i| Source { url: format!("https://www.ejemplo{i}.com/p"), titulo: format!("Página {i}") })
+    fn answer(id: &str, question: &str, model: &str, answer: &str, sources: usize) -> Answer {
+        let sources = (0..sources)
+            .map(|i| Source { url: format!("https://www.ejemplo{i}.com/p"), title: format!("Página {i}") })
             .collect();
         Answer {
             id: id.to_owned(),
-            pregunta: pregunta.to_owned(),
-            modelo: modelo.to_owned(),
-            version: format!("{modelo}-2025-01"),
-            fecha: "2025-02-01".to_owned(),
-            respuesta: respuesta.to_owned(),
-            fuentes,
-            tono: BTreeMap::from([("acme".to_owned(), Tone::Pos), ("beta".to_owned(), Tone::Neg)]),
-            repeticion: None,
-            recoleccion: None,
+            question: question.to_owned(),
+            model: model.to_owned(),
+            version: format!("{model}-2025-01"),
+            date: "2025-02-01".to_owned(),
+            answer: answer.to_owned(),
+            sources,
+            tone: BTreeMap::from([("acme".to_owned(), Tone::Pos), ("beta".to_owned(), Tone::Neg)]),
+            repetition: None,
+            collection: None,
         }
     }
 
-    fn model(id: &str, nivel: Tier) -> ModelSpec {
-        ModelSpec { id: id.to_owned(), nombre: id.to_uppercase(), proveedor: "Proveedor".to_owned(), nivel }
+    fn model(id: &str, level: Tier) -> ModelSpec {
+        ModelSpec { id: id.to_owned(), name: id.to_uppercase(), provider: "Proveedor".to_owned(), level }
     }
 
     fn fixture_study() -> Study {
         let design = StudyFile {
-            nombre: "Estudio de prueba: bancos".to_owned(),
-            nombre_en: "Test study: banks".to_owned(),
-            descripcion: "Descripción".to_owned(),
-            descripcion_en: "Description".to_owned(),
-            industria: "Finanzas".to_owned(),
-            subindustria: "Banca".to_owned(),
-            pais: vec!["MX".to_owned()],
-            idioma: vec!["es".to_owned()],
-            publicado: DATE.to_owned(),
-            precio_usd: None,
-            version_paquete: "1.0.0".to_owned(),
+            name: "Estudio de prueba: bancos".to_owned(),
+            name_en: "Test study: banks".to_owned(),
+            description: "Descripción".to_owned(),
+            description_en: "Description".to_owned(),
+            industry: "Finanzas".to_owned(),
+            subindustry: "Banca".to_owned(),
+            country: vec!["MX".to_owned()],
+            language: vec!["es".to_owned()],
+            published: DATE.to_owned(),
+            price_usd: None,
+            package_version: "1.0.0".to_owned(),
             tags: vec!["banca".to_owned()],
-            como_citar: "Editor (2025)".to_owned(),
-            nota: String::new(),
-            metodologia: Vec::new(),
-            dimensiones: vec![Dimension {
+            how_to_cite: "Editor (2025)".to_owned(),
+            note: String::new(),
+            methodology: Vec::new(),
+            dimensions: vec![Dimension {
                 id: "seccion".to_owned(),
-                etiqueta: "Sección".to_owned(),
-                etiqueta_en: "Section".to_owned(),
-                valores: vec!["cuentas".to_owned(), "tarjetas".to_owned()],
+                label: "Sección".to_owned(),
+                label_en: "Section".to_owned(),
+                values: vec!["cuentas".to_owned(), "tarjetas".to_owned()],
             }],
-            modelos: vec![model("modelo-a", Tier::Standard), model("modelo-b", Tier::Advanced)],
-            ponderacion: None,
-            analisis: Vec::new(),
-            corrida_anterior: None,
+            models: vec![model("modelo-a", Tier::Standard), model("modelo-b", Tier::Advanced)],
+            weighting: None,
+            analyses: Vec::new(),
+            previous_run: None,
         };
         Study {
             slug: "demo".to_owned(),
@@ -499,27 +499,27 @@ mod tests {
         vec![
             Table {
                 id: "A01".to_owned(),
-                nombre: "Mención y orden por marca: [total] / todas*".to_owned(),
-                titulo: "Mención por marca".to_owned(),
-                titulo_en: "Mention by brand".to_owned(),
-                columnas: ["marca", "mencion", "orden", "n_orden"].map(str::to_owned).to_vec(),
-                filas: vec![
+                name: "Mención y orden por marca: [total] / todas*".to_owned(),
+                title: "Mención por marca".to_owned(),
+                title_en: "Mention by brand".to_owned(),
+                columns: ["marca", "mencion", "orden", "n_orden"].map(str::to_owned).to_vec(),
+                rows: vec![
                     vec![Cell::Text("Acme".into()), Cell::Num(0.75), Cell::Num(1.3333), Cell::Int(3)],
                     vec![Cell::Text("Gamma".into()), Cell::Num(0.0), Cell::Null, Cell::Int(0)],
                 ],
-                nota: Some("Base: 4 respuestas. Modelos con igual peso.".to_owned()),
+                note: Some("Base: 4 respuestas. Modelos con igual peso.".to_owned()),
             },
             Table {
                 id: "A02".to_owned(),
-                nombre: "Concentración".to_owned(),
-                titulo: "Concentración por modelo".to_owned(),
-                titulo_en: "Concentration by model".to_owned(),
-                columnas: ["grupo", "respuestas", "lider", "hhi_sov"].map(str::to_owned).to_vec(),
-                filas: vec![
+                name: "Concentración".to_owned(),
+                title: "Concentración por modelo".to_owned(),
+                title_en: "Concentration by model".to_owned(),
+                columns: ["grupo", "respuestas", "lider", "hhi_sov"].map(str::to_owned).to_vec(),
+                rows: vec![
                     vec![Cell::Text("modelo-a".into()), Cell::Int(2), Cell::Text("Acme".into()), Cell::Num(0.5)],
                     vec![Cell::Text("total".into()), Cell::Int(4), Cell::Null, Cell::Num(0.625)],
                 ],
-                nota: None,
+                note: None,
             },
         ]
     }
@@ -627,7 +627,7 @@ mod tests {
         assert_eq!(answers.height(), study.answers.len() + 1);
         for (i, a) in study.answers.iter().enumerate() {
             assert_eq!(text(&answers, i + 1, 0), a.id);
-            assert_eq!(text(&answers, i + 1, 5), a.respuesta);
+            assert_eq!(text(&answers, i + 1, 5), a.answer);
         }
         assert_eq!(
             text(&answers, 1, 6),
@@ -641,7 +641,7 @@ mod tests {
     fn xlsx_overlong_answer_is_cut_and_still_opens() {
         let mut study = fixture_study();
         let long = "ñ".repeat(EXCEL_CELL_MAX + 10);
-        study.answers[1].respuesta = long;
+        study.answers[1].answer = long;
         let bytes = xlsx(&study);
         let answers = sheet(&bytes, "respuestas");
         let cell = text(&answers, 2, 5);
@@ -677,11 +677,11 @@ mod tests {
         let study = fixture_study();
         let mut tables = fixture_tables();
         tables[1].id = "A01".to_owned();
-        tables[1].nombre = tables[0].nombre.to_uppercase();
+        tables[1].name = tables[0].name.to_uppercase();
         assert!(study_xlsx(&study, &tables, "E", DATE).is_err());
         let mut tables = fixture_tables();
         tables[0].id = "Preguntas".to_owned();
-        tables[0].nombre = String::new();
+        tables[0].name = String::new();
         assert!(study_xlsx(&study, &tables, "E", DATE).is_err());
         assert!(study_xlsx(&study, &fixture_tables(), "E", "2025-02-30").is_err());
     }
@@ -689,7 +689,7 @@ mod tests {
     #[test]
     fn xlsx_rejects_non_finite_numbers() {
         let mut tables = fixture_tables();
-        tables[0].filas[0][1] = Cell::Num(f64::NAN);
+        tables[0].rows[0][1] = Cell::Num(f64::NAN);
         let err = study_xlsx(&fixture_study(), &tables, "E", DATE).unwrap_err();
         assert!(format!("{err:#}").contains("A01"), "{err:#}");
     }

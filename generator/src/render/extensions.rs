@@ -124,7 +124,7 @@ mod tests {
     #[test]
     fn the_http_bazaar_names_the_view_and_describes_the_answer() {
         let example = json!({"estudio": "banca-2026", "acceso": {"vence_unix": 1}, "extra": [1.5]});
-        let bazaar = bazaar_http(View::Resumen, &example);
+        let bazaar = bazaar_http(View::Summary, &example);
         assert_eq!(
             bazaar["info"]["input"],
             json!({"type": "http", "queryParams": {"vista": "resumen"}, "method": "GET"})
@@ -137,7 +137,7 @@ mod tests {
 
     #[test]
     fn the_mcp_bazaar_carries_the_tools_own_schema() {
-        let bazaar = bazaar_mcp(&["a", "b"], "b", View::Completo, "Compra b", &json!({}));
+        let bazaar = bazaar_mcp(&["a", "b"], "b", View::Full, "Compra b", &json!({}));
         let input = &bazaar["info"]["input"];
         assert_eq!(input["toolName"], "comprar_estudio");
         assert_eq!(input["inputSchema"], contract::mcp::buy_tool_input_schema(&["a", "b"]));

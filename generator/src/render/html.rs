@@ -36,26 +36,37 @@ pub const SCRIPT: &[u8] = include_bytes!("../../../templates/recursos/catalogo.j
 pub struct BarChart {
     /// Unique within the page: ids of the SVG `title` and `desc`.
     pub id: String,
-    pub titulo: String,
+    #[serde(rename = "titulo")]
+    pub title: String,
     /// Every value in words, for screen readers (the SVG's `desc`).
-    pub descripcion: String,
+    #[serde(rename = "descripcion")]
+    pub description: String,
     /// Height in CSS pixels.
-    pub alto: u32,
-    pub barras: Vec<Bar>,
+    #[serde(rename = "alto")]
+    pub height: u32,
+    #[serde(rename = "barras")]
+    pub bars: Vec<Bar>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Bar {
-    pub etiqueta: String,
-    pub valor: u64,
+    #[serde(rename = "etiqueta")]
+    pub label: String,
+    #[serde(rename = "valor")]
+    pub value: u64,
     /// Length as a percentage of the chart width (at most `MAX_BAR_PERCENT`).
-    pub largo: f64,
+    #[serde(rename = "largo")]
+    pub length: f64,
     /// Baselines and top, in pixels from the chart top.
-    pub y_etiqueta: u32,
-    pub y_barra: u32,
-    pub y_valor: u32,
+    #[serde(rename = "y_etiqueta")]
+    pub y_label: u32,
+    #[serde(rename = "y_barra")]
+    pub y_bar: u32,
+    #[serde(rename = "y_valor")]
+    pub y_value: u32,
     /// CSS class that colours the bar (a model tier, or the default).
-    pub clase: String,
+    #[serde(rename = "clase")]
+    pub class: String,
 }
 
 /// Room left right of the longest bar for its value.
@@ -73,29 +84,29 @@ pub struct Row {
 /// Lays out a chart; `unit` names what is counted ("preguntas") in the description.
 pub fn bar_chart(id: &str, title: &str, unit: &str, rows: Vec<Row>) -> BarChart {
     let max = rows.iter().map(|r| r.value).max().unwrap_or(0).max(1) as f64;
-    let descripcion = rows.iter().map(|r| format!("{}: {} {unit}", r.label, r.value)).collect::<Vec<_>>().join("; ");
-    let barras = rows
+    let description = rows.iter().map(|r| format!("{}: {} {unit}", r.label, r.value)).collect::<Vec<_>>().join("; ");
+    let bars = rows
         .into_iter()
         .enumerate()
         .map(|(i, r)| {
             let top = i as u32 * ROW_HEIGHT;
             Bar {
-                largo: ((r.value as f64 / max * MAX_BAR_PERCENT) * 10.0).round() / 10.0,
-                etiqueta: r.label,
-                valor: r.value,
-                y_etiqueta: top + 15,
-                y_barra: top + 22,
-                y_valor: top + 22 + BAR_HEIGHT - 3,
-                clase: r.class,
+                length: ((r.value as f64 / max * MAX_BAR_PERCENT) * 10.0).round() / 10.0,
+                label: r.label,
+                value: r.value,
+                y_label: top + 15,
+                y_bar: top + 22,
+                y_value: top + 22 + BAR_HEIGHT - 3,
+                class: r.class,
             }
         })
         .collect::<Vec<_>>();
     BarChart {
         id: id.to_owned(),
-        titulo: title.to_owned(),
-        descripcion: format!("{title}. {descripcion}."),
-        alto: barras.len() as u32 * ROW_HEIGHT + 4,
-        barras,
+        title: title.to_owned(),
+        description: format!("{title}. {description}."),
+        height: bars.len() as u32 * ROW_HEIGHT + 4,
+        bars,
     }
 }
 
@@ -108,17 +119,17 @@ fn tier_class(tier: &str) -> String {
 /// Questions per value of each dimension, one chart a dimension.
 fn universe_charts(sheet: &Sheet) -> Vec<BarChart> {
     sheet
-        .universo
+        .universe
         .iter()
         .map(|u| {
             let rows = u
-                .valores
+                .values
                 .iter()
-                .map(|v| Row { label: v.valor.clone(), value: v.n_preguntas as u64, class: "barra".to_owned() })
+                .map(|v| Row { label: v.value.clone(), value: v.n_questions as u64, class: "barra".to_owned() })
                 .collect();
             bar_chart(
                 &format!("universo-{}", u.dimension),
-                &format!("Preguntas por {}", u.etiqueta.to_lowercase()),
+                &format!("Preguntas por {}", u.label.to_lowercase()),
                 "preguntas",
                 rows,
             )
@@ -129,12 +140,12 @@ fn universe_charts(sheet: &Sheet) -> Vec<BarChart> {
 /// Answers per model, coloured by tier.
 fn models_chart(sheet: &Sheet) -> BarChart {
     let rows = sheet
-        .modelos
+        .models
         .iter()
         .map(|m| Row {
-            label: format!("{} · {} · nivel {}", m.nombre, m.proveedor, m.nivel),
-            value: m.respuestas as u64,
-            class: tier_class(&m.nivel),
+            label: format!("{} · {} · nivel {}", m.name, m.provider, m.level),
+            value: m.answers as u64,
+            class: tier_class(&m.level),
         })
         .collect();
     bar_chart("modelos", "Respuestas por modelo", "respuestas", rows)
@@ -144,17 +155,19 @@ fn models_chart(sheet: &Sheet) -> BarChart {
 fn tiers(sheet: &Sheet) -> Vec<Tier> {
     let mut seen = BTreeSet::new();
     sheet
-        .modelos
+        .models
         .iter()
-        .filter(|m| seen.insert(m.nivel.clone()))
-        .map(|m| Tier { nombre: m.nivel.clone(), clase: tier_class(&m.nivel) })
+        .filter(|m| seen.insert(m.level.clone()))
+        .map(|m| Tier { name: m.level.clone(), class: tier_class(&m.level) })
         .collect()
 }
 
 #[derive(Serialize)]
 struct Tier {
-    nombre: String,
-    clase: String,
+    #[serde(rename = "nombre")]
+    name: String,
+    #[serde(rename = "clase")]
+    class: String,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -164,55 +177,68 @@ struct Tier {
 #[derive(Serialize)]
 struct Frame<'a> {
     /// Which navigation entry is current ("catalogo", "privacidad" or "").
-    seccion: &'static str,
-    servicio: &'a crate::model::ServiceSettings,
-    estilo: &'static str,
-    modo: &'static str,
+    #[serde(rename = "seccion")]
+    section: &'static str,
+    #[serde(rename = "servicio")]
+    service: &'a crate::model::ServiceSettings,
+    #[serde(rename = "estilo")]
+    style: &'static str,
+    #[serde(rename = "modo")]
+    mode: &'static str,
     /// Absolute URL of the service, as agents must call it.
     base_url: &'a str,
 }
 
-fn frame<'a>(site: &Site<'a>, seccion: &'static str) -> Frame<'a> {
+fn frame<'a>(site: &Site<'a>, section: &'static str) -> Frame<'a> {
     let service = &site.content.service;
-    Frame { seccion, servicio: service, estilo: STYLESHEET_URL, modo: service.modo.as_str(), base_url: site.base_url }
+    Frame { section, service, style: STYLESHEET_URL, mode: service.mode.as_str(), base_url: site.base_url }
 }
 
 #[derive(Serialize)]
 struct HomeContext<'a> {
     #[serde(flatten)]
     frame: Frame<'a>,
-    catalogo: &'a Catalog,
+    #[serde(rename = "catalogo")]
+    catalog: &'a Catalog,
     script: &'static str,
-    industrias: Vec<&'a str>,
-    paises: Vec<&'a str>,
-    total_preguntas: usize,
-    total_respuestas: usize,
-    /// The price of every study, or the lowest when they differ ([`HomeContext::precio_varia`]).
-    precio: String,
-    precio_varia: bool,
-    paginas: Vec<String>,
+    #[serde(rename = "industrias")]
+    industries: Vec<&'a str>,
+    #[serde(rename = "paises")]
+    countries: Vec<&'a str>,
+    #[serde(rename = "total_preguntas")]
+    total_questions: usize,
+    #[serde(rename = "total_respuestas")]
+    total_answers: usize,
+    /// The price of every study, or the lowest when they differ ([`HomeContext::price_varies`]).
+    #[serde(rename = "precio")]
+    price: String,
+    #[serde(rename = "precio_varia")]
+    price_varies: bool,
+    #[serde(rename = "paginas")]
+    pages: Vec<String>,
     /// The schema.org `DataCatalog` of the service, as the text of a JSON-LD script.
-    datos_estructurados: String,
+    #[serde(rename = "datos_estructurados")]
+    structured_data: String,
 }
 
 /// The home page: the catalog, its filters and the search box.
 pub fn home(site: &Site<'_>, templates: &Templates, catalog: &Catalog) -> Result<Vec<u8>> {
-    let industrias: BTreeSet<&str> = catalog.estudios.iter().map(|e| e.industria.as_str()).collect();
-    let paises: BTreeSet<&str> = catalog.estudios.iter().flat_map(|e| e.pais.iter().map(String::as_str)).collect();
+    let industries: BTreeSet<&str> = catalog.studies.iter().map(|e| e.industry.as_str()).collect();
+    let countries: BTreeSet<&str> = catalog.studies.iter().flat_map(|e| e.country.iter().map(String::as_str)).collect();
     let prices: BTreeSet<Price> = site.content.studies.iter().map(|s| site.price_of(s)).collect();
-    let lowest = prices.first().copied().unwrap_or(site.content.service.precio_usd);
+    let lowest = prices.first().copied().unwrap_or(site.content.service.price_usd);
     let context = HomeContext {
         frame: frame(site, "catalogo"),
-        catalogo: catalog,
+        catalog,
         script: SCRIPT_URL,
-        industrias: industrias.into_iter().collect(),
-        paises: paises.into_iter().collect(),
-        total_preguntas: catalog.estudios.iter().map(|e| e.n_preguntas).sum(),
-        total_respuestas: catalog.estudios.iter().map(|e| e.n_respuestas).sum(),
-        precio: lowest.usd(),
-        precio_varia: prices.len() > 1,
-        paginas: catalog.estudios.iter().map(|e| study_page_url(&e.slug)).collect(),
-        datos_estructurados: jsonld::script_text(&jsonld::catalog(site))?,
+        industries: industries.into_iter().collect(),
+        countries: countries.into_iter().collect(),
+        total_questions: catalog.studies.iter().map(|e| e.n_questions).sum(),
+        total_answers: catalog.studies.iter().map(|e| e.n_answers).sum(),
+        price: lowest.usd(),
+        price_varies: prices.len() > 1,
+        pages: catalog.studies.iter().map(|e| study_page_url(&e.slug)).collect(),
+        structured_data: jsonld::script_text(&jsonld::catalog(site))?,
     };
     templates.render("inicio.html.j2", &context)
 }
@@ -221,23 +247,29 @@ pub fn home(site: &Site<'_>, templates: &Templates, catalog: &Catalog) -> Result
 struct StudyContext<'a> {
     #[serde(flatten)]
     frame: Frame<'a>,
-    ficha: &'a Sheet,
-    pagina: String,
-    precio: String,
-    graficos_universo: Vec<BarChart>,
-    grafico_modelos: BarChart,
-    niveles: Vec<Tier>,
+    #[serde(rename = "ficha")]
+    sheet: &'a Sheet,
+    #[serde(rename = "pagina")]
+    page: String,
+    #[serde(rename = "precio")]
+    price: String,
+    #[serde(rename = "graficos_universo")]
+    universe_charts: Vec<BarChart>,
+    #[serde(rename = "grafico_modelos")]
+    models_chart: BarChart,
+    #[serde(rename = "niveles")]
+    levels: Vec<Tier>,
 }
 
 fn study_context<'a>(site: &Site<'a>, sheet: &'a Sheet, price: Price) -> StudyContext<'a> {
     StudyContext {
         frame: frame(site, ""),
-        ficha: sheet,
-        pagina: study_page_url(&sheet.slug),
-        precio: price.usd(),
-        graficos_universo: universe_charts(sheet),
-        grafico_modelos: models_chart(sheet),
-        niveles: tiers(sheet),
+        sheet,
+        page: study_page_url(&sheet.slug),
+        price: price.usd(),
+        universe_charts: universe_charts(sheet),
+        models_chart: models_chart(sheet),
+        levels: tiers(sheet),
     }
 }
 
@@ -247,14 +279,15 @@ struct StudyPageContext<'a> {
     #[serde(flatten)]
     study: StudyContext<'a>,
     /// The schema.org `Dataset` of the study, as the text of a JSON-LD script.
-    datos_estructurados: String,
+    #[serde(rename = "datos_estructurados")]
+    structured_data: String,
 }
 
 /// A study's page, built only from its free sheet (with `archivos`).
 pub fn study_page(site: &Site<'_>, templates: &Templates, sheet: &Sheet, price: Price) -> Result<Vec<u8>> {
     let context = StudyPageContext {
         study: study_context(site, sheet, price),
-        datos_estructurados: jsonld::script_text(&jsonld::dataset(site, sheet, price))?,
+        structured_data: jsonld::script_text(&jsonld::dataset(site, sheet, price))?,
     };
     templates.render("estudio.html.j2", &context)
 }
@@ -268,12 +301,13 @@ pub fn payment_page(site: &Site<'_>, templates: &Templates, sheet: &Sheet, price
 struct PrivacyContext<'a> {
     #[serde(flatten)]
     frame: Frame<'a>,
-    privacidad: &'a crate::model::Privacy,
+    #[serde(rename = "privacidad")]
+    privacy: &'a crate::model::Privacy,
 }
 
 /// The privacy page, in Spanish and English.
 pub fn privacy(site: &Site<'_>, templates: &Templates) -> Result<Vec<u8>> {
-    let context = PrivacyContext { frame: frame(site, "privacidad"), privacidad: &site.content.service.privacidad };
+    let context = PrivacyContext { frame: frame(site, "privacidad"), privacy: &site.content.service.privacy };
     templates.render("privacidad.html.j2", &context)
 }
 
@@ -289,17 +323,17 @@ mod tests {
     fn bars_scale_to_the_largest_value_and_stack_in_rows() {
         let chart =
             bar_chart("x", "Preguntas por producto", "preguntas", vec![row("a", 40), row("b", 20), row("c", 0)]);
-        let lengths: Vec<f64> = chart.barras.iter().map(|b| b.largo).collect();
+        let lengths: Vec<f64> = chart.bars.iter().map(|b| b.length).collect();
         assert_eq!(lengths, vec![MAX_BAR_PERCENT, MAX_BAR_PERCENT / 2.0, 0.0]);
-        assert_eq!(chart.barras[1].y_etiqueta, ROW_HEIGHT + 15);
-        assert_eq!(chart.alto, 3 * ROW_HEIGHT + 4);
-        assert_eq!(chart.descripcion, "Preguntas por producto. a: 40 preguntas; b: 20 preguntas; c: 0 preguntas.");
+        assert_eq!(chart.bars[1].y_label, ROW_HEIGHT + 15);
+        assert_eq!(chart.height, 3 * ROW_HEIGHT + 4);
+        assert_eq!(chart.description, "Preguntas por producto. a: 40 preguntas; b: 20 preguntas; c: 0 preguntas.");
     }
 
     #[test]
     fn an_empty_chart_has_no_bars_and_no_division_by_zero() {
         let chart = bar_chart("x", "t", "u", vec![row("a", 0)]);
-        assert_eq!(chart.barras[0].largo, 0.0);
+        assert_eq!(chart.bars[0].length, 0.0);
     }
 
     #[test]

@@ -48,7 +48,7 @@ fn offer(site: &Site<'_>, price: Price, buy: &str) -> Value {
         "description": format!(
             "Estudio completo por {} USD, pagados en {} con x402 v2 (GET {buy}) o con la herramienta MCP {} en {}.",
             price.usd(),
-            site.content.service.moneda,
+            site.content.service.currency,
             contract::mcp::BUY_TOOL,
             site.url("/mcp"),
         ),
@@ -56,8 +56,8 @@ fn offer(site: &Site<'_>, price: Price, buy: &str) -> Value {
 }
 
 /// ISO 8601 interval of the fieldwork ("2026-02-02/2026-02-15"), or the day when it took one.
-pub fn temporal_coverage(desde: &str, hasta: &str) -> String {
-    if desde == hasta { desde.to_owned() } else { format!("{desde}/{hasta}") }
+pub fn temporal_coverage(since: &str, until: &str) -> String {
+    if since == until { since.to_owned() } else { format!("{since}/{until}") }
 }
 
 /// A metric the study publishes, as a `PropertyValue`.
@@ -65,30 +65,30 @@ fn variable(metric: &MetricDefinition) -> Value {
     json!({
         "@type": "PropertyValue",
         "propertyID": metric.id,
-        "name": metric.nombre,
-        "alternateName": metric.nombre_en,
-        "description": metric.definicion,
+        "name": metric.name,
+        "alternateName": metric.name_en,
+        "description": metric.definition,
     })
 }
 
 /// The `Dataset` of a study page, from its free sheet (with `archivos`).
 pub fn dataset(site: &Site<'_>, sheet: &Sheet, price: Price) -> Value {
     let service = &site.content.service;
-    let buy = &sheet.urls.comprar;
+    let buy = &sheet.urls.buy;
     let metrics: Vec<Value> = sheet
-        .metricas_usadas
+        .metrics_used
         .iter()
         .filter_map(|id| site.content.metrics.iter().find(|m| &m.id == id))
         .map(variable)
         .collect();
-    let places: Vec<Value> = sheet.pais.iter().map(|p| json!({"@type": "Place", "name": p})).collect();
+    let places: Vec<Value> = sheet.country.iter().map(|p| json!({"@type": "Place", "name": p})).collect();
     let downloads: Vec<Value> = sheet
-        .archivos
+        .files
         .iter()
         .flat_map(|files| {
             [
-                (&files.json.nombre, files.json.bytes, &files.json.sha256, "application/json"),
-                (&files.zip.nombre, files.zip.bytes, &files.zip.sha256, "application/zip"),
+                (&files.json.name, files.json.bytes, &files.json.sha256, "application/json"),
+                (&files.zip.name, files.zip.bytes, &files.zip.sha256, "application/zip"),
             ]
         })
         .map(|(name, bytes, sha256, format)| {
@@ -100,7 +100,7 @@ pub fn dataset(site: &Site<'_>, sheet: &Sheet, price: Price) -> Value {
                 "contentSize": format!("{bytes} B"),
                 "description": format!(
                     "Se entrega tras el pago en {buy}: la respuesta trae un enlace de descarga firmado, válido {} días. SHA-256: {sha256}.",
-                    service.vigencia_enlaces_dias
+                    service.link_validity_days
                 ),
             })
         })
@@ -110,17 +110,17 @@ pub fn dataset(site: &Site<'_>, sheet: &Sheet, price: Price) -> Value {
         "@context": CONTEXT,
         "@type": "Dataset",
         "@id": dataset_id(site, &sheet.slug),
-        "name": sheet.nombre,
-        "alternateName": sheet.nombre_en,
-        "description": sheet.descripcion,
+        "name": sheet.name,
+        "alternateName": sheet.name_en,
+        "description": sheet.description,
         "url": page,
         "keywords": sheet.tags,
-        "inLanguage": sheet.idioma,
-        "version": sheet.version_paquete,
-        "datePublished": sheet.generado,
+        "inLanguage": sheet.language,
+        "version": sheet.package_version,
+        "datePublished": sheet.generated,
         "creator": publisher(site),
         "publisher": publisher(site),
-        "temporalCoverage": temporal_coverage(&sheet.fecha_corrida.desde, &sheet.fecha_corrida.hasta),
+        "temporalCoverage": temporal_coverage(&sheet.run_date.since, &sheet.run_date.until),
         "spatialCoverage": places,
         "variableMeasured": metrics,
         "distribution": downloads,
@@ -129,11 +129,11 @@ pub fn dataset(site: &Site<'_>, sheet: &Sheet, price: Price) -> Value {
         "includedInDataCatalog": {
             "@type": "DataCatalog",
             "@id": catalog_id(site),
-            "name": service.nombre,
+            "name": service.name,
             "url": site.url("/"),
         },
     });
-    if let Some(license) = &service.licencia {
+    if let Some(license) = &service.license {
         value["license"] = json!(license);
     }
     // An empty list says nothing a crawler can use (a sheet without `archivos` has no downloads).
@@ -155,9 +155,9 @@ pub fn catalog(site: &Site<'_>) -> Value {
             json!({
                 "@type": "Dataset",
                 "@id": dataset_id(site, &study.slug),
-                "name": study.design.nombre,
-                "alternateName": study.design.nombre_en,
-                "description": study.design.descripcion,
+                "name": study.design.name,
+                "alternateName": study.design.name_en,
+                "description": study.design.description,
                 "url": site.url(&study_page_url(&study.slug)),
                 "isAccessibleForFree": false,
                 "offers": offer(site, site.price_of(study), &buy),
@@ -168,9 +168,9 @@ pub fn catalog(site: &Site<'_>) -> Value {
         "@context": CONTEXT,
         "@type": "DataCatalog",
         "@id": catalog_id(site),
-        "name": service.nombre,
-        "alternateName": service.nombre_en,
-        "description": service.descripcion,
+        "name": service.name,
+        "alternateName": service.name_en,
+        "description": service.description,
         "url": site.url("/"),
         "inLanguage": "es",
         "creator": publisher(site),

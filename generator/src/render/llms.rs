@@ -13,10 +13,10 @@ use crate::render::templates::Templates;
 
 /// The `llms.txt` of the service.
 pub fn llms_txt(site: &Site<'_>, templates: &Templates, catalog: &Catalog) -> Result<Vec<u8>> {
-    let mut servicio = serde_json::to_value(&site.content.service)?;
-    servicio["privacidad_url"] = Value::String(site.url("/privacidad"));
+    let mut service = serde_json::to_value(&site.content.service)?;
+    service["privacidad_url"] = Value::String(site.url("/privacidad"));
     let context = serde_json::json!({
-        "servicio": servicio,
+        "servicio": service,
         "oferta": site.how_to_buy(None),
         "catalogo": catalog,
         "endpoints": json::endpoints(site),

@@ -18,6 +18,7 @@ pub mod jsonld;
 pub mod llms;
 pub mod offer;
 pub mod openapi;
+pub mod paid;
 pub mod registry;
 pub mod report;
 pub mod search;

@@ -23,22 +23,22 @@ pub fn openapi(site: &Site<'_>) -> Value {
     let networks = offer::networks(service);
     let prices: BTreeMap<&str, f64> =
         site.content.studies.iter().map(|s| (s.slug.as_str(), site.price_of(s).usd_number())).collect();
-    let pay_to: BTreeMap<&str, &str> = networks.iter().map(|n| (n.caip2.as_str(), n.pagar_a.as_str())).collect();
+    let pay_to: BTreeMap<&str, &str> = networks.iter().map(|n| (n.caip2.as_str(), n.pay_to.as_str())).collect();
     json!({
         "openapi": "3.1.0",
         "info": {
-            "title": service.nombre,
+            "title": service.name,
             "version": "1.0.0",
-            "description": format!("{}\n\n{}", service.descripcion, service.descripcion_en),
-            "contact": {"email": service.contacto, "url": service.web},
+            "description": format!("{}\n\n{}", service.description, service.description_en),
+            "contact": {"email": service.contact, "url": service.web},
             "x-guidance": guidance(site),
         },
         "x-discovery": {"llmsTxtUrl": site.url("/llms.txt")},
-        "servers": [{"url": site.base_url, "description": format!("modo {}", service.modo.as_str())}],
+        "servers": [{"url": site.base_url, "description": format!("modo {}", service.mode.as_str())}],
         "x-x402": {
             "version": X402_VERSION,
-            "currency": service.moneda,
-            "mode": service.modo.as_str(),
+            "currency": service.currency,
+            "mode": service.mode.as_str(),
             "networks": networks.iter().map(|n| n.caip2.as_str()).collect::<Vec<_>>(),
             "payTo": pay_to,
             "prices_usd": prices,
@@ -67,15 +67,15 @@ fn guidance(site: &Site<'_>) -> String {
     };
     let mut lines = vec![format!(
         "Cómo comprar un estudio ({price_es} en {}, x402 v2). Gratis y sin pago: /catalogo, /buscar?q=, /estudio/{{slug}}/ficha, /metricas, /llms.txt.",
-        how.moneda
+        how.currency
     )];
-    lines.extend(how.pasos.iter().cloned());
+    lines.extend(how.steps.iter().cloned());
     lines.push(format!(
         "Alternativa MCP: {mcp} (Streamable HTTP, sin sesión), herramienta {tool}: sin pago devuelve el PaymentRequired en structuredContent; repita la llamada con el PaymentPayload en params._meta[\"x402/payment\"] y recibe el estudio con los mismos enlaces."
     ));
-    lines.push(how.mpp.resumen.clone());
+    lines.push(how.mpp.summary.clone());
     lines.push(String::new());
-    lines.push(format!("How to buy a study ({price_en} in {}, x402 v2):", how.moneda));
+    lines.push(format!("How to buy a study ({price_en} in {}, x402 v2):", how.currency));
     lines.extend(how.en.steps.iter().cloned());
     lines.push(format!(
         "MCP alternative: {mcp}, tool {tool}, with the PaymentPayload in params._meta[\"x402/payment\"]."
@@ -107,7 +107,7 @@ fn payment_info(site: &Site<'_>) -> Value {
     let prices: BTreeSet<Price> = site.content.studies.iter().map(|s| site.price_of(s)).collect();
     let single = match (prices.first(), prices.len()) {
         (Some(only), 1) => Some(*only),
-        (None, _) => Some(site.content.service.precio_usd),
+        (None, _) => Some(site.content.service.price_usd),
         _ => None,
     };
     let price = match single {
@@ -123,7 +123,7 @@ fn payment_info(site: &Site<'_>) -> Value {
                 "method": "evm",
                 "amount": single.map(|p| p.atomic_string()),
                 "currency": n.asset,
-                "description": format!("USDC en {} ({}), EIP-3009", n.nombre, n.caip2),
+                "description": format!("USDC en {} ({}), EIP-3009", n.name, n.caip2),
             })
         })
         .collect();
@@ -478,7 +478,7 @@ pub fn resource_url(site: &Site<'_>, slug: &str, view: View) -> String {
 pub fn payment_required(site: &Site<'_>, study: &Study, view: View) -> PaymentRequired {
     let resource = ResourceInfo {
         url: resource_url(site, &study.slug, view),
-        description: Some(format!("{} ({view})", study.design.nombre)),
+        description: Some(format!("{} ({view})", study.design.name)),
         ..discovery_metadata(site, study)
     };
     let extensions = extensions::declared(extensions::bazaar_http(view, &purchase_example(site, study, view)));
@@ -489,7 +489,7 @@ pub fn payment_required(site: &Site<'_>, study: &Study, view: View) -> PaymentRe
 /// the same requirements, a resource that names the tool, the tool's discovery info.
 pub fn payment_required_mcp(site: &Site<'_>, study: &Study, view: View) -> PaymentRequired {
     let description =
-        format!("{} (vista {view}) vía la herramienta MCP {}", study.design.nombre, contract::mcp::BUY_TOOL);
+        format!("{} (vista {view}) vía la herramienta MCP {}", study.design.name, contract::mcp::BUY_TOOL);
     let resource = ResourceInfo {
         url: contract::mcp::resource_url(&study.slug, view),
         description: Some(description.clone()),
@@ -524,7 +524,7 @@ fn discovery_metadata(site: &Site<'_>, study: &Study) -> ResourceInfo {
             .to_owned()
     };
     let mut name = String::new();
-    for word in ascii(&site.content.service.nombre_en).split_whitespace() {
+    for word in ascii(&site.content.service.name_en).split_whitespace() {
         if name.len() + usize::from(!name.is_empty()) + word.len() > 32 {
             break;
         }
@@ -553,12 +553,12 @@ fn purchase_example(site: &Site<'_>, study: &Study, view: View) -> Value {
     let link = |name: String| json!({"archivo": name, "url": site.url(&format!("/descarga/{name}?vence=<unix>&firma=<hmac-sha256>"))});
     let network = offer::networks(&site.content.service).first().map(|n| n.caip2.clone()).unwrap_or_default();
     let content_key = match view {
-        View::Completo => "paquete",
-        View::Resumen => "resumen",
+        View::Full => "paquete",
+        View::Summary => "resumen",
     };
     json!({
         "estudio": study.slug,
-        "nombre": study.design.nombre,
+        "nombre": study.design.name,
         "vista": view,
         "acceso": {
             "descargas": {"json": link(paths::json_download(&study.slug)), "zip": link(paths::zip_download(&study.slug))},
@@ -594,7 +594,7 @@ pub fn discovery(site: &Site<'_>) -> Value {
     json!({
         "version": 1,
         "x402Version": X402_VERSION,
-        "modo": site.content.service.modo.as_str(),
+        "modo": site.content.service.mode.as_str(),
         "resources": resources,
         "items": items,
         "mcp": {"completo": site.url("/mcp"), "solo_catalogo": site.url("/mcp/catalogo"), "herramienta_pago": "comprar_estudio"},

@@ -35,7 +35,7 @@ pub fn server_json(site: &Site<'_>) -> Value {
     json!({
         "$schema": SCHEMA,
         "name": server_name(&service.web),
-        "title": truncate(&service.nombre, MAX_TEXT),
+        "title": truncate(&service.name, MAX_TEXT),
         "description": DESCRIPTION,
         "version": env!("CARGO_PKG_VERSION"),
         "websiteUrl": site.url("/"),

@@ -16,55 +16,54 @@ fn field_texts(study: &Study) -> [String; 5] {
     let brands: Vec<&str> = study
         .brands
         .iter()
-        .flat_map(|b| std::iter::once(b.nombre.as_str()).chain(b.alias.iter().map(String::as_str)))
+        .flat_map(|b| std::iter::once(b.name.as_str()).chain(b.alias.iter().map(String::as_str)))
         .collect();
-    let questions: Vec<&str> = study.questions.iter().map(|q| q.texto.as_str()).collect();
+    let questions: Vec<&str> = study.questions.iter().map(|q| q.text.as_str()).collect();
     [
-        format!("{} {}", d.nombre, d.nombre_en),
+        format!("{} {}", d.name, d.name_en),
         brands.join(" "),
         format!(
             "{} {} {} {}{}",
-            d.industria,
-            d.subindustria,
-            d.pais.join(" "),
+            d.industry,
+            d.subindustry,
+            d.country.join(" "),
             d.tags.join(" "),
             // A study compared with its previous run is found by asking for that.
-            if d.corrida_anterior.is_some() { " corrida anterior cambio previous run change" } else { "" }
+            if d.previous_run.is_some() { " corrida anterior cambio previous run change" } else { "" }
         ),
         questions.join(" "),
-        format!("{} {}", d.descripcion, d.descripcion_en),
+        format!("{} {}", d.description, d.description_en),
     ]
 }
 
 pub fn build_index(studies: &[Study]) -> SearchIndex {
-    let mut terminos: BTreeMap<String, BTreeMap<(u32, u32), u32>> = BTreeMap::new();
+    let mut postings_by_term: BTreeMap<String, BTreeMap<(u32, u32), u32>> = BTreeMap::new();
     for (doc, study) in studies.iter().enumerate() {
         for (field, text) in field_texts(study).iter().enumerate() {
             for term in search_terms(text) {
-                let postings = terminos.entry(term).or_default();
+                let postings = postings_by_term.entry(term).or_default();
                 *postings.entry((doc as u32, field as u32)).or_default() += 1;
             }
         }
     }
     SearchIndex {
-        campos: FIELDS.iter().map(|(campo, peso)| FieldWeight { campo: (*campo).to_owned(), peso: *peso }).collect(),
-        documentos: studies
+        fields: FIELDS
+            .iter()
+            .map(|(field, weight)| FieldWeight { field: (*field).to_owned(), weight: *weight })
+            .collect(),
+        documents: studies
             .iter()
             .map(|s| SearchDocument {
                 slug: s.slug.clone(),
-                nombre: s.design.nombre.clone(),
-                nombre_en: s.design.nombre_en.clone(),
-                industria: s.design.industria.clone(),
-                pais: s.design.pais.clone(),
-                marcas: s.brands.iter().map(|b| b.nombre.clone()).collect(),
-                marcas_terminos: s
-                    .brands
-                    .iter()
-                    .map(|b| terms(&fold(&b.nombre)).map(str::to_owned).collect())
-                    .collect(),
+                name: s.design.name.clone(),
+                name_en: s.design.name_en.clone(),
+                industry: s.design.industry.clone(),
+                country: s.design.country.clone(),
+                brands: s.brands.iter().map(|b| b.name.clone()).collect(),
+                brand_terms: s.brands.iter().map(|b| terms(&fold(&b.name)).map(str::to_owned).collect()).collect(),
             })
             .collect(),
-        terminos: terminos
+        terms: postings_by_term
             .into_iter()
             .map(|(term, postings)| (term, postings.into_iter().map(|((doc, field), tf)| [doc, field, tf]).collect()))
             .collect(),

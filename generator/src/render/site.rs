@@ -30,7 +30,7 @@ impl Site<'_> {
 
     /// A study's price: its own, or the service's default.
     pub fn price_of(&self, study: &Study) -> Price {
-        study.design.precio_usd.unwrap_or(self.content.service.precio_usd)
+        study.design.price_usd.unwrap_or(self.content.service.price_usd)
     }
 
     /// Slug → price of every study.
@@ -43,7 +43,7 @@ impl Site<'_> {
     pub fn common_price(&self) -> Option<Price> {
         let prices: std::collections::BTreeSet<Price> = self.prices().into_values().collect();
         match prices.len() {
-            0 => Some(self.content.service.precio_usd),
+            0 => Some(self.content.service.price_usd),
             1 => prices.first().copied(),
             _ => None,
         }
@@ -80,29 +80,31 @@ pub fn to_json<T: Serialize>(value: &T) -> anyhow::Result<Vec<u8>> {
 /// First and last day a study's answers were collected.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunDates {
-    pub desde: String,
-    pub hasta: String,
+    #[serde(rename = "desde")]
+    pub since: String,
+    #[serde(rename = "hasta")]
+    pub until: String,
 }
 
 /// First and last answer dates (dates are `YYYY-MM-DD`, so string order is date order).
 pub fn run_dates(study: &Study) -> RunDates {
-    let dates = study.answers.iter().map(|a| a.fecha.as_str());
+    let dates = study.answers.iter().map(|a| a.date.as_str());
     RunDates {
-        desde: dates.clone().min().unwrap_or_default().to_owned(),
-        hasta: dates.max().unwrap_or_default().to_owned(),
+        since: dates.clone().min().unwrap_or_default().to_owned(),
+        until: dates.max().unwrap_or_default().to_owned(),
     }
 }
 
 /// Metric ids a study's tables use, sorted.
 pub fn metrics_used(study: &Study) -> Vec<String> {
     let mut used: Vec<String> = Vec::new();
-    for spec in &study.design.analisis {
-        used.extend(spec.metricas.iter().map(|m| m.id().to_owned()));
-        match spec.tipo {
-            TableKind::Concentracion => used.extend(["hhi".to_owned(), "top1".to_owned()]),
-            TableKind::Acuerdo | TableKind::Estabilidad => used.push("acuerdo".to_owned()),
-            TableKind::Tono => used.push("tono_neto".to_owned()),
-            TableKind::Fuentes => used.push("citacion".to_owned()),
+    for spec in &study.design.analyses {
+        used.extend(spec.metrics.iter().map(|m| m.id().to_owned()));
+        match spec.kind {
+            TableKind::Concentration => used.extend(["hhi".to_owned(), "top1".to_owned()]),
+            TableKind::Agreement | TableKind::Stability => used.push("acuerdo".to_owned()),
+            TableKind::Tone => used.push("tono_neto".to_owned()),
+            TableKind::Sources => used.push("citacion".to_owned()),
             _ => {}
         }
     }

@@ -37,14 +37,14 @@ fn title_case_metric(name: &str) -> String {
 
 fn metric(m: Metric) -> (&'static str, &'static str) {
     match m {
-        Metric::Mencion => ("Tasa de mención", "Mention rate"),
-        Metric::Orden => ("Orden promedio", "Average order"),
-        Metric::Citacion => ("Tasa de citación", "Citation rate"),
-        Metric::CitacionFantasma => ("Citación fantasma", "Ghost citation"),
-        Metric::Protagonismo => ("Protagonismo IA", "AI Prominence"),
+        Metric::Mention => ("Tasa de mención", "Mention rate"),
+        Metric::Order => ("Orden promedio", "Average order"),
+        Metric::Citation => ("Tasa de citación", "Citation rate"),
+        Metric::PhantomCitation => ("Citación fantasma", "Ghost citation"),
+        Metric::Prominence => ("Protagonismo IA", "AI Prominence"),
         Metric::Top1 => ("Top 1", "Top-1 share"),
         Metric::Sov => ("Share of voice", "Share of voice"),
-        Metric::TonoNeto => ("Tono neto", "Net tone"),
+        Metric::NetTone => ("Tono neto", "Net tone"),
     }
 }
 
@@ -54,7 +54,7 @@ pub(crate) fn tables(ind: &Industry) -> Vec<TableSpec> {
         ind.dimensions
             .iter()
             .find(|d| d.id == id)
-            .map(|d| (d.etiqueta.clone(), d.etiqueta_en.clone()))
+            .map(|d| (d.label.clone(), d.label_en.clone()))
             .unwrap_or((id.to_owned(), id.to_owned()))
     };
     let brand = |id: &str| -> String {
@@ -67,15 +67,15 @@ pub(crate) fn tables(ind: &Industry) -> Vec<TableSpec> {
         .map(|(i, t)| {
             let base = TableSpec {
                 id: format!("A{:02}", i + 1),
-                nombre: String::new(),
-                titulo: String::new(),
-                titulo_en: String::new(),
-                tipo: TableKind::Marcas,
-                metricas: Vec::new(),
+                name: String::new(),
+                title: String::new(),
+                title_en: String::new(),
+                kind: TableKind::Brands,
+                metrics: Vec::new(),
                 dimension: None,
-                marca: None,
-                filtro: BTreeMap::new(),
-                limite: None,
+                brand: None,
+                filter: BTreeMap::new(),
+                limit: None,
             };
             match t {
                 ShortTable::Brands { metrics, filter } => match filter.iter().next() {
@@ -88,21 +88,21 @@ pub(crate) fn tables(ind: &Industry) -> Vec<TableSpec> {
                             })
                             .unzip();
                         TableSpec {
-                            nombre: "visibilidad_marcas".into(),
-                            titulo: format!("Visibilidad de marcas: {}", join_list(&es, "es")),
-                            titulo_en: format!("Brand visibility: {}", join_list(&en, "en")),
-                            metricas: metrics.clone(),
+                            name: "visibilidad_marcas".into(),
+                            title: format!("Visibilidad de marcas: {}", join_list(&es, "es")),
+                            title_en: format!("Brand visibility: {}", join_list(&en, "en")),
+                            metrics: metrics.clone(),
                             ..base
                         }
                     }
                     Some((d, v)) => {
                         let (e, en) = dim(d);
                         TableSpec {
-                            nombre: format!("visibilidad_{}", slug(v).replace('-', "_")),
-                            titulo: format!("Visibilidad de marcas, solo {} = {v}", e.to_lowercase()),
-                            titulo_en: format!("Brand visibility, {} = {v} only", en.to_lowercase()),
-                            metricas: metrics.clone(),
-                            filtro: filter.clone(),
+                            name: format!("visibilidad_{}", slug(v).replace('-', "_")),
+                            title: format!("Visibilidad de marcas, solo {} = {v}", e.to_lowercase()),
+                            title_en: format!("Brand visibility, {} = {v} only", en.to_lowercase()),
+                            metrics: metrics.clone(),
+                            filter: filter.clone(),
                             ..base
                         }
                     }
@@ -110,11 +110,11 @@ pub(crate) fn tables(ind: &Industry) -> Vec<TableSpec> {
                 ShortTable::BrandByModel { metric: m } => {
                     let (e, en) = metric(*m);
                     TableSpec {
-                        nombre: format!("{}_por_modelo", m.id()),
-                        titulo: format!("{e} por modelo"),
-                        titulo_en: format!("{en} by model"),
-                        tipo: TableKind::MarcaPorModelo,
-                        metricas: vec![*m],
+                        name: format!("{}_por_modelo", m.id()),
+                        title: format!("{e} por modelo"),
+                        title_en: format!("{en} by model"),
+                        kind: TableKind::BrandByModel,
+                        metrics: vec![*m],
                         ..base
                     }
                 }
@@ -122,11 +122,11 @@ pub(crate) fn tables(ind: &Industry) -> Vec<TableSpec> {
                     let (e, en) = metric(*m);
                     let (dim_es, dim_en) = dim(d);
                     TableSpec {
-                        nombre: format!("{}_por_{d}", m.id()),
-                        titulo: format!("{e} por {}", dim_es.to_lowercase()),
-                        titulo_en: format!("{en} by {}", dim_en.to_lowercase()),
-                        tipo: TableKind::MarcaPorDimension,
-                        metricas: vec![*m],
+                        name: format!("{}_por_{d}", m.id()),
+                        title: format!("{e} por {}", dim_es.to_lowercase()),
+                        title_en: format!("{en} by {}", dim_en.to_lowercase()),
+                        kind: TableKind::BrandByDimension,
+                        metrics: vec![*m],
                         dimension: Some(d.clone()),
                         ..base
                     }
@@ -135,70 +135,65 @@ pub(crate) fn tables(ind: &Industry) -> Vec<TableSpec> {
                     let (e, en) = metric(*m);
                     let (dim_es, dim_en) = dim(d);
                     TableSpec {
-                        nombre: format!("{}_{}_modelo_{d}", b.replace('-', "_"), m.id()),
-                        titulo: format!(
-                            "{}: {} por modelo y {}",
-                            brand(b),
-                            title_case_metric(e),
-                            dim_es.to_lowercase()
-                        ),
-                        titulo_en: format!(
+                        name: format!("{}_{}_modelo_{d}", b.replace('-', "_"), m.id()),
+                        title: format!("{}: {} por modelo y {}", brand(b), title_case_metric(e), dim_es.to_lowercase()),
+                        title_en: format!(
                             "{}: {} by model and {}",
                             brand(b),
                             title_case_metric(en),
                             dim_en.to_lowercase()
                         ),
-                        tipo: TableKind::ModeloPorDimension,
-                        metricas: vec![*m],
+                        kind: TableKind::ModelByDimension,
+                        metrics: vec![*m],
                         dimension: Some(d.clone()),
-                        marca: Some(b.clone()),
+                        brand: Some(b.clone()),
                         ..base
                     }
                 }
                 ShortTable::Concentration { dimension: None } => TableSpec {
-                    nombre: "concentracion_por_modelo".into(),
-                    titulo: "Concentración por modelo (HHI sobre share of voice y Top 1)".into(),
-                    titulo_en: "Concentration by model (HHI on share of voice and top-1)".into(),
-                    tipo: TableKind::Concentracion,
+                    name: "concentracion_por_modelo".into(),
+                    title: "Concentración por modelo (HHI sobre share of voice y Top 1)".into(),
+                    title_en: "Concentration by model (HHI on share of voice and top-1)".into(),
+                    kind: TableKind::Concentration,
                     ..base
                 },
                 ShortTable::Concentration { dimension: Some(d) } => {
                     let (dim_es, dim_en) = dim(d);
                     TableSpec {
-                        nombre: format!("concentracion_por_{d}"),
-                        titulo: format!(
+                        name: format!("concentracion_por_{d}"),
+                        title: format!(
                             "Concentración por {} (HHI sobre share of voice y Top 1)",
                             dim_es.to_lowercase()
                         ),
-                        titulo_en: format!(
+                        title_en: format!(
                             "Concentration by {} (HHI on share of voice and top-1)",
                             dim_en.to_lowercase()
                         ),
-                        tipo: TableKind::Concentracion,
+                        kind: TableKind::Concentration,
                         dimension: Some(d.clone()),
                         ..base
                     }
                 }
                 ShortTable::Agreement => TableSpec {
-                    nombre: "acuerdo_entre_modelos".into(),
-                    titulo: "Acuerdo entre modelos: Jaccard de marcas y coincidencia del primer lugar".into(),
-                    titulo_en: "Agreement between models: Jaccard of brand sets and top-1 match".into(),
-                    tipo: TableKind::Acuerdo,
+                    name: "acuerdo_entre_modelos".into(),
+                    title: "Acuerdo entre modelos: Jaccard de marcas y coincidencia del primer lugar".into(),
+                    title_en: "Agreement between models: Jaccard of brand sets and top-1 match".into(),
+                    kind: TableKind::Agreement,
                     ..base
                 },
                 ShortTable::Tone => TableSpec {
-                    nombre: "tono_por_marca".into(),
-                    titulo: "Tono de las menciones por marca".into(),
-                    titulo_en: "Tone of mentions by brand".into(),
-                    tipo: TableKind::Tono,
+                    name: "tono_por_marca".into(),
+                    title: "Tono de las menciones por marca".into(),
+                    title_en: "Tone of mentions by brand".into(),
+                    kind: TableKind::Tone,
                     ..base
                 },
                 ShortTable::Sources { limit } => TableSpec {
-                    nombre: "fuentes_citadas".into(),
-                    titulo: "Dominios más citados como fuente".into(),
-                    titulo_en: "Most cited source domains".into(),
-                    tipo: TableKind::Fuentes,
-                    limite: Some(*limit),
+                    name: "fuentes_citadas".into(),
+                    title: "Dominios más citados como fuente".into(),
+                    title_en: "Most cited source domains".into(),
+                    kind: TableKind::Sources,
+                    limit: Some(*limit),
                     ..base
                 },
             }
@@ -218,7 +213,7 @@ fn methodology(
     seed: u64,
 ) -> Vec<MethodSection> {
     let dims: Vec<String> =
-        ind.dimensions.iter().map(|d| format!("{} ({})", d.etiqueta.to_lowercase(), d.valores.join(", "))).collect();
+        ind.dimensions.iter().map(|d| format!("{} ({})", d.label.to_lowercase(), d.values.join(", "))).collect();
     let end = date(ind.start, ind.days - 1);
     let first_day = date(ind.start, 0);
     // The published texts still name the program `generator synth` (its name when the sample
@@ -226,8 +221,8 @@ fn methodology(
     // reports, so it waits for the next regeneration of the sample.
     let mut sections = vec![
         MethodSection {
-            titulo: "Diseño y corpus".into(),
-            texto: format!(
+            title: "Diseño y corpus".into(),
+            text: format!(
                 "El estudio reúne {n_questions} preguntas y {n_answers} respuestas, recogidas entre el {first_day} y el {end}.\n\
                  Cada pregunta se clasifica por {}.\n\
                  Cada pregunta tiene un nivel de modelo: las de nivel estándar las responden GPT-5 mini, Gemini 2.5 Flash y Claude Haiku 4.5; \
@@ -240,8 +235,8 @@ fn methodology(
             ),
         },
         MethodSection {
-            titulo: "Detección de marcas y fuentes".into(),
-            texto: "Cada marca tiene un nombre, alias y frases de exclusión (marcas.toml). Una marca está mencionada en una respuesta \
+            title: "Detección de marcas y fuentes".into(),
+            text: "Cada marca tiene un nombre, alias y frases de exclusión (marcas.toml). Una marca está mencionada en una respuesta \
                     cuando aparece alguno de sus nombres como palabra completa, sin distinguir mayúsculas ni acentos; si dos alias se \
                     superponen gana el más largo, y no cuentan las apariciones dentro de una frase de exclusión.\n\
                     Orden de aparición: la posición (1, 2, 3...) de la primera mención de la marca entre las marcas distintas de la respuesta; \
@@ -251,8 +246,8 @@ fn methodology(
                 .into(),
         },
         MethodSection {
-            titulo: "Métricas".into(),
-            texto: "Tasa de mención: respuestas que nombran la marca sobre el total de respuestas del alcance (0 a 1).\n\
+            title: "Métricas".into(),
+            text: "Tasa de mención: respuestas que nombran la marca sobre el total de respuestas del alcance (0 a 1).\n\
                     Protagonismo IA: 10 puntos si la marca aparece primera, 8 si segunda, 7 si tercera, 6 si cuarta, 5 desde la quinta \
                     y 0 si no aparece, promediado sobre todas las respuestas (0 a 10).\n\
                     Top 1: proporción de las respuestas con alguna marca en las que la marca aparece primera.\n\
@@ -263,8 +258,8 @@ fn methodology(
                 .into(),
         },
         MethodSection {
-            titulo: "Acuerdo entre modelos".into(),
-            texto: "Para cada pregunta y cada par de modelos que la respondieron se calcula el índice de Jaccard entre los conjuntos de \
+            title: "Acuerdo entre modelos".into(),
+            text: "Para cada pregunta y cada par de modelos que la respondieron se calcula el índice de Jaccard entre los conjuntos de \
                     marcas mencionadas (intersección sobre unión) y si coincide la marca en primer lugar.\n\
                     Los pares en que ningún modelo nombra una marca se omiten y se cuentan aparte (columna omitidas).\n\
                     Se publica el promedio por par de modelos y el promedio general; como cada pregunta la responden los tres modelos \
@@ -276,7 +271,7 @@ fn methodology(
         Some(w) => {
             let weights: Vec<String> = models
                 .iter()
-                .filter_map(|m| w.pesos.get(&m.id).map(|p| format!("{} {}", m.id, format!("{p}").replace('.', ","))))
+                .filter_map(|m| w.weights.get(&m.id).map(|p| format!("{} {}", m.id, format!("{p}").replace('.', ","))))
                 .collect();
             format!(
                 "Los totales ponderan cada modelo por su cuota de mercado declarada: {}.\n\
@@ -284,7 +279,7 @@ fn methodology(
                  Dentro de cada celda, las respuestas de un modelo pesan su cuota repartida entre ellas, de modo que cada modelo \
                  aporta su peso aunque responda distinta cantidad de preguntas. El acuerdo entre modelos no se pondera.",
                 weights.join("; "),
-                w.fuente
+                w.source
             )
         }
         None => "Los seis modelos pesan lo mismo.\n\
@@ -292,7 +287,7 @@ fn methodology(
                  respuestas, de modo que un modelo con más respuestas no pesa más. El acuerdo entre modelos no se pondera."
             .to_owned(),
     };
-    sections.push(MethodSection { titulo: "Ponderación de modelos".into(), texto: weighting_text });
+    sections.push(MethodSection { title: "Ponderación de modelos".into(), text: weighting_text });
     sections
 }
 
@@ -300,37 +295,37 @@ fn methodology(
 pub(crate) fn design(ind: &Industry, models: &[Model], n_questions: usize, n_answers: usize, seed: u64) -> StudyFile {
     let specs = models
         .iter()
-        .map(|m| ModelSpec { id: m.id.clone(), nombre: m.name.clone(), proveedor: m.provider.clone(), nivel: m.tier })
+        .map(|m| ModelSpec { id: m.id.clone(), name: m.name.clone(), provider: m.provider.clone(), level: m.tier })
         .collect();
     StudyFile {
-        nombre: ind.name.clone(),
-        nombre_en: ind.name_en.clone(),
-        descripcion: ind.description.clone(),
-        descripcion_en: ind.description_en.clone(),
-        industria: ind.industry.clone(),
-        subindustria: ind.subindustry.clone(),
-        pais: ind.country.clone(),
-        idioma: ind.languages.clone(),
-        publicado: ind.published.clone(),
-        precio_usd: None,
-        version_paquete: "1.0.0".into(),
+        name: ind.name.clone(),
+        name_en: ind.name_en.clone(),
+        description: ind.description.clone(),
+        description_en: ind.description_en.clone(),
+        industry: ind.industry.clone(),
+        subindustry: ind.subindustry.clone(),
+        country: ind.country.clone(),
+        language: ind.languages.clone(),
+        published: ind.published.clone(),
+        price_usd: None,
+        package_version: "1.0.0".into(),
         tags: ind.tags.clone(),
-        como_citar: format!(
+        how_to_cite: format!(
             "Visibilidad IA Cono Sur ({}). {}. Paquete de datos, versión 1.0.0, publicado el {}. Datos sintéticos de demostración.",
             &ind.published[..4],
             ind.name,
             ind.published
         ),
-        nota: format!(
+        note: format!(
             "Las respuestas de este estudio son datos sintéticos de demostración generados con `generator synth` (semilla {seed}); \
              no son salidas reales de los modelos. Las marcas, dominios y fuentes son reales, pero lo que las respuestas dicen de \
              ellas es ilustrativo."
         ),
-        metodologia: methodology(ind, models, n_questions, n_answers, seed),
-        dimensiones: ind.dimensions.clone(),
-        modelos: specs,
-        ponderacion: ind.weighting.clone(),
-        analisis: tables(ind),
-        corrida_anterior: None,
+        methodology: methodology(ind, models, n_questions, n_answers, seed),
+        dimensions: ind.dimensions.clone(),
+        models: specs,
+        weighting: ind.weighting.clone(),
+        analyses: tables(ind),
+        previous_run: None,
     }
 }

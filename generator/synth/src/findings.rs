@@ -116,7 +116,7 @@ struct FindingsWriter<'a> {
 
 impl<'a> FindingsWriter<'a> {
     fn table(&self, pred: impl Fn(&generator::model::TableSpec) -> bool) -> Option<&'a Table> {
-        let spec = self.study.design.analisis.iter().find(|s| s.filtro.is_empty() && pred(s))?;
+        let spec = self.study.design.analyses.iter().find(|s| s.filter.is_empty() && pred(s))?;
         self.tables.iter().find(|t| t.id == spec.id)
     }
 
@@ -126,13 +126,13 @@ impl<'a> FindingsWriter<'a> {
         let (value, dec) = round_to(v, dec);
         let idx = self.backing.len();
         self.backing.push(Backing {
-            tabla: t.id.clone(),
-            fila: row.into(),
-            columna: column.into(),
-            valor: value,
-            decimales: dec,
-            contexto: false,
-            empate: false,
+            table: t.id.clone(),
+            row: row.into(),
+            column: column.into(),
+            value,
+            decimals: dec,
+            context: false,
+            tie: false,
         });
         Some(Figure { value, dec, pct, idx })
     }
@@ -156,25 +156,25 @@ impl<'a> FindingsWriter<'a> {
     /// not claim they differ.
     fn mark_tied(&mut self, figures: &[Figure]) {
         for d in figures {
-            self.backing[d.idx].empate = true;
+            self.backing[d.idx].tie = true;
         }
     }
 
     /// Marks the backing of `d` as context only: compared with nothing.
     fn mark_context(&mut self, d: Figure) {
-        self.backing[d.idx].contexto = true;
+        self.backing[d.idx].context = true;
     }
 
-    fn finish(&mut self, kind: &str, seccion: &str, text: String, text_en: String, evidence: Vec<String>) {
+    fn finish(&mut self, kind: &str, section: &str, text: String, text_en: String, evidence: Vec<String>) {
         let backing = std::mem::take(&mut self.backing);
         self.findings.push(Finding {
             id: format!("H{:02}", self.findings.len() + 1),
-            tipo: kind.into(),
-            seccion: seccion.into(),
-            texto: text,
-            texto_en: text_en,
-            respaldo: backing,
-            evidencia: evidence,
+            kind: kind.into(),
+            section: section.into(),
+            text,
+            text_en,
+            backing,
+            evidence,
         });
     }
 
@@ -183,11 +183,11 @@ impl<'a> FindingsWriter<'a> {
     }
 
     fn brand_by_name(&self, name: &str) -> Option<usize> {
-        self.study.brands.iter().position(|b| b.nombre == name)
+        self.study.brands.iter().position(|b| b.name == name)
     }
 
     fn model_of(&self, i: usize) -> &str {
-        &self.study.answers[i].modelo
+        &self.study.answers[i].model
     }
 
     /// Up to `n` answers matching `pred`, spread over the study (one per question).
@@ -201,10 +201,10 @@ impl<'a> FindingsWriter<'a> {
         let mut seen: Vec<&str> = Vec::new();
         for &i in candidates.iter().step_by(step) {
             let a = &self.study.answers[i];
-            if seen.contains(&a.pregunta.as_str()) {
+            if seen.contains(&a.question.as_str()) {
                 continue;
             }
-            seen.push(&a.pregunta);
+            seen.push(&a.question);
             out.push(a.id.clone());
             if out.len() == n {
                 break;
@@ -241,7 +241,7 @@ pub(crate) fn findings(_ind: &Industry, study: &Study, tables: &[Table], orders:
 }
 
 fn brands_table<'a>(r: &FindingsWriter<'a>) -> Option<&'a Table> {
-    r.table(|s| s.tipo == TableKind::Marcas && s.metricas.first() == Some(&Metric::Mencion))
+    r.table(|s| s.kind == TableKind::Brands && s.metrics.first() == Some(&Metric::Mention))
 }
 
 fn leadership(r: &mut FindingsWriter<'_>) -> Option<()> {
@@ -462,46 +462,45 @@ fn ahead_of(r: &FindingsWriter<'_>, t: &Table, leader: &str, columns: &[String])
 }
 
 fn by_dimension(r: &mut FindingsWriter<'_>) -> Option<()> {
-    let spec =
-        r.study.design.analisis.iter().find(|s| s.tipo == TableKind::MarcaPorDimension && s.filtro.is_empty())?;
+    let spec = r.study.design.analyses.iter().find(|s| s.kind == TableKind::BrandByDimension && s.filter.is_empty())?;
     let t = r.tables.iter().find(|t| t.id == spec.id)?;
-    let metric = *spec.metricas.first()?;
+    let metric = *spec.metrics.first()?;
     let dim_id = spec.dimension.clone()?;
-    let dim = r.study.design.dimensiones.iter().find(|d| d.id == dim_id)?;
+    let dim = r.study.design.dimensions.iter().find(|d| d.id == dim_id)?;
     let overall_leader = rows(t).first()?.clone();
     // The dimension value where another brand is furthest ahead of the overall leader,
     // preferring one where that difference holds at 95%.
-    let other = ahead_of(r, t, &overall_leader, &dim.valores);
+    let other = ahead_of(r, t, &overall_leader, &dim.values);
     let (value, brand) = match &other {
         Some(a) => (a.column.clone(), a.brand.clone()),
-        None => (dim.valores.first()?.clone(), overall_leader.clone()),
+        None => (dim.values.first()?.clone(), overall_leader.clone()),
     };
     let (pct, dec, name, name_en, simple, art) = match metric {
-        Metric::Protagonismo => (false, 1, "el mayor Protagonismo IA", "AI Prominence", "Protagonismo IA", "el"),
+        Metric::Prominence => (false, 1, "el mayor Protagonismo IA", "AI Prominence", "Protagonismo IA", "el"),
         _ => (true, 2, "la mayor tasa de mención", "mention rate", "tasa de mención", "la"),
     };
     let x = r.figure(t, &brand, &value, dec, pct)?;
-    let etiqueta = dim.etiqueta.to_lowercase();
-    let etiqueta_en = dim.etiqueta_en.to_lowercase();
+    let label = dim.label.to_lowercase();
+    let label_en = dim.label_en.to_lowercase();
     let (sig, sig_en) = SIGNIFICANT;
     let (text, text_en) = match other {
         None => (
             format!(
-                "{brand} lidera en todos los valores de {etiqueta}; en «{value}», por ejemplo, su {simple} es {}.",
+                "{brand} lidera en todos los valores de {label}; en «{value}», por ejemplo, su {simple} es {}.",
                 x.es()
             ),
-            format!("{brand} leads in every {etiqueta_en}; in “{value}”, for instance, its {name_en} is {}.", x.en()),
+            format!("{brand} leads in every {label_en}; in “{value}”, for instance, its {name_en} is {}.", x.en()),
         ),
         Some(Ahead { holds: true, first: true, .. }) => {
             let y = r.figure(t, &overall_leader, &value, dec, pct)?;
             (
                 format!(
-                    "El liderazgo cambia según {etiqueta}: en «{value}», {brand} tiene {name} ({}), por encima de {overall_leader} ({}), que lidera el total ({sig}).",
+                    "El liderazgo cambia según {label}: en «{value}», {brand} tiene {name} ({}), por encima de {overall_leader} ({}), que lidera el total ({sig}).",
                     x.es(),
                     y.es()
                 ),
                 format!(
-                    "Leadership shifts with {etiqueta_en}: in “{value}”, {brand} has the highest {name_en} ({}), ahead of {overall_leader} ({}), the overall leader ({sig_en}).",
+                    "Leadership shifts with {label_en}: in “{value}”, {brand} has the highest {name_en} ({}), ahead of {overall_leader} ({}), the overall leader ({sig_en}).",
                     x.en(),
                     y.en()
                 ),
@@ -511,12 +510,12 @@ fn by_dimension(r: &mut FindingsWriter<'_>) -> Option<()> {
             let y = r.figure(t, &overall_leader, &value, dec, pct)?;
             (
                 format!(
-                    "El liderazgo cambia según {etiqueta}: en «{value}», {brand} supera a {overall_leader}, que lidera el total, con {art} {simple} de {} frente a {} ({sig}).",
+                    "El liderazgo cambia según {label}: en «{value}», {brand} supera a {overall_leader}, que lidera el total, con {art} {simple} de {} frente a {} ({sig}).",
                     x.es(),
                     y.es()
                 ),
                 format!(
-                    "Leadership shifts with {etiqueta_en}: in “{value}”, {brand} is ahead of {overall_leader}, the overall leader, with an {name_en} of {} against {} ({sig_en}).",
+                    "Leadership shifts with {label_en}: in “{value}”, {brand} is ahead of {overall_leader}, the overall leader, with an {name_en} of {} against {} ({sig_en}).",
                     x.en(),
                     y.en()
                 ),
@@ -530,12 +529,12 @@ fn by_dimension(r: &mut FindingsWriter<'_>) -> Option<()> {
             let (sup, sup_en) = overlapping(r.distinguishable(t, (&brand, &value), (&overall_leader, &value)));
             (
                 format!(
-                    "En ningún valor de {etiqueta} otra marca supera a {overall_leader} con una diferencia significativa al 95 %. El caso que más se acerca es «{value}»: {art} {simple} de {brand} es {} y {art} de {overall_leader}, {}, un empate dentro del margen de error ({sup}).",
+                    "En ningún valor de {label} otra marca supera a {overall_leader} con una diferencia significativa al 95 %. El caso que más se acerca es «{value}»: {art} {simple} de {brand} es {} y {art} de {overall_leader}, {}, un empate dentro del margen de error ({sup}).",
                     x.es(),
                     y.es()
                 ),
                 format!(
-                    "No {etiqueta_en} has another brand ahead of {overall_leader} by a difference significant at 95%. The closest case is “{value}”: {brand}'s {name_en} is {} and {overall_leader}'s {}, a tie within the margin of error ({sup_en}).",
+                    "No {label_en} has another brand ahead of {overall_leader} by a difference significant at 95%. The closest case is “{value}”: {brand}'s {name_en} is {} and {overall_leader}'s {}, a tie within the margin of error ({sup_en}).",
                     x.en(),
                     y.en()
                 ),
@@ -551,15 +550,15 @@ fn by_dimension(r: &mut FindingsWriter<'_>) -> Option<()> {
         .map(|q| q.id.as_str())
         .collect();
     let ev =
-        r.evidence(2, |i| r.orders[i].first() == Some(&mi) && questions.contains(r.study.answers[i].pregunta.as_str()));
+        r.evidence(2, |i| r.orders[i].first() == Some(&mi) && questions.contains(r.study.answers[i].question.as_str()));
     r.finish("liderazgo", VISIBILITY, text, text_en, ev);
     Some(())
 }
 
 fn model_preference(r: &mut FindingsWriter<'_>) -> Option<()> {
-    let t = r.table(|s| s.tipo == TableKind::MarcaPorModelo && s.metricas.first() == Some(&Metric::Protagonismo))?;
+    let t = r.table(|s| s.kind == TableKind::BrandByModel && s.metrics.first() == Some(&Metric::Prominence))?;
     let leader = rows(t).first()?.clone();
-    let models: Vec<String> = r.study.design.modelos.iter().map(|m| m.id.clone()).collect();
+    let models: Vec<String> = r.study.design.models.iter().map(|m| m.id.clone()).collect();
     // The model where another brand is furthest ahead of the overall leader, preferring a
     // difference that holds at 95%.
     let Ahead { column: model, brand, holds, .. } = ahead_of(r, t, &leader, &models)?;
@@ -568,7 +567,7 @@ fn model_preference(r: &mut FindingsWriter<'_>) -> Option<()> {
     let z = r.figure(t, &leader, "total", 1, false)?;
     // The overall figure only places the leader: it is not set against the model's.
     r.mark_context(z);
-    let weighted = r.study.design.ponderacion.is_some();
+    let weighted = r.study.design.weighting.is_some();
     let (total, total_en) = if weighted {
         ("En el total ponderado", "Across the weighted total")
     } else {
@@ -615,8 +614,8 @@ fn model_preference(r: &mut FindingsWriter<'_>) -> Option<()> {
 }
 
 fn absence(r: &mut FindingsWriter<'_>) -> Option<()> {
-    let t = r.table(|s| s.tipo == TableKind::MarcaPorModelo && s.metricas.first() == Some(&Metric::Mencion))?;
-    let models: Vec<String> = r.study.design.modelos.iter().map(|m| m.id.clone()).collect();
+    let t = r.table(|s| s.kind == TableKind::BrandByModel && s.metrics.first() == Some(&Metric::Mention))?;
+    let models: Vec<String> = r.study.design.models.iter().map(|m| m.id.clone()).collect();
     // The (brand, model) with the lowest mention relative to the brand's total: first among
     // those below the total by a difference that holds at 95%, brands named in at least 8% of
     // answers before the rest; when none holds, among those brands.
@@ -710,7 +709,7 @@ fn absence(r: &mut FindingsWriter<'_>) -> Option<()> {
 }
 
 fn concentration(r: &mut FindingsWriter<'_>) -> Option<()> {
-    let t = r.table(|s| s.tipo == TableKind::Concentracion && s.dimension.is_none())?;
+    let t = r.table(|s| s.kind == TableKind::Concentration && s.dimension.is_none())?;
     let mut model_rows: Vec<(f64, String)> = rows(t)
         .into_iter()
         .filter(|f| f != "total")
@@ -749,7 +748,7 @@ fn concentration(r: &mut FindingsWriter<'_>) -> Option<()> {
 }
 
 fn divergence(r: &mut FindingsWriter<'_>) -> Option<()> {
-    let t = r.table(|s| s.tipo == TableKind::Acuerdo)?;
+    let t = r.table(|s| s.kind == TableKind::Agreement)?;
     let mut pairs: Vec<(f64, String)> = rows(t)
         .into_iter()
         .filter(|f| f != "total")
@@ -769,14 +768,14 @@ fn divergence(r: &mut FindingsWriter<'_>) -> Option<()> {
         .answers
         .iter()
         .enumerate()
-        .filter(|(_, y)| y.modelo == b)
-        .map(|(k, y)| (y.pregunta.as_str(), k))
+        .filter(|(_, y)| y.model == b)
+        .map(|(k, y)| (y.question.as_str(), k))
         .collect();
     for (i, x) in r.study.answers.iter().enumerate() {
-        if x.modelo != a || r.orders[i].is_empty() {
+        if x.model != a || r.orders[i].is_empty() {
             continue;
         }
-        if let Some(&k) = of_b.get(x.pregunta.as_str())
+        if let Some(&k) = of_b.get(x.question.as_str())
             && !r.orders[k].is_empty()
             && r.orders[k].first() != r.orders[i].first()
         {
@@ -828,14 +827,14 @@ fn divergence(r: &mut FindingsWriter<'_>) -> Option<()> {
 }
 
 fn top_source(r: &mut FindingsWriter<'_>) -> Option<()> {
-    let t = r.table(|s| s.tipo == TableKind::Fuentes)?;
+    let t = r.table(|s| s.kind == TableKind::Sources)?;
     let fs = rows(t);
     let domain = fs.first()?.clone();
     let rate = r.figure(t, &domain, "tasa", 2, true)?;
     let n = r.figure(t, &domain, "respuestas", 0, false)?;
     let own_site = fs.iter().find(|f| matches!(t.cell(f, "marca"), Some(Cell::Text(_)))).cloned();
     let ev = r.evidence(2, |i| {
-        r.study.answers[i].fuentes.iter().any(|s| host_of(&s.url).is_some_and(|h| host_matches(&h, &domain)))
+        r.study.answers[i].sources.iter().any(|s| host_of(&s.url).is_some_and(|h| host_matches(&h, &domain)))
     });
     let (mut text, mut text_en) = (
         format!(
@@ -891,7 +890,7 @@ fn top_source(r: &mut FindingsWriter<'_>) -> Option<()> {
 
 fn ghost(r: &mut FindingsWriter<'_>) -> Option<()> {
     let t = brands_table(r)?;
-    if !t.columnas.iter().any(|c| c == "citacion_fantasma") {
+    if !t.columns.iter().any(|c| c == "citacion_fantasma") {
         return None;
     }
     let mut best: Option<(f64, String)> = None;
@@ -911,11 +910,11 @@ fn ghost(r: &mut FindingsWriter<'_>) -> Option<()> {
     // The overall citation rate sizes the ghost share: it is not set against it.
     r.mark_context(c);
     let mi = r.brand_by_name(&brand)?;
-    let domains = r.study.brands[mi].dominios.clone();
+    let domains = r.study.brands[mi].domains.clone();
     let ev = r.evidence(2, |i| {
         !r.orders[i].contains(&mi)
             && r.study.answers[i]
-                .fuentes
+                .sources
                 .iter()
                 .any(|s| host_of(&s.url).is_some_and(|h| domains.iter().any(|d| host_matches(&h, d))))
     });

@@ -491,7 +491,7 @@ pub(crate) fn validate(ind: &Industry, models: &[Model]) -> Vec<String> {
             p.push(format!("{field}: `{dim}` es el idioma del bloque, no un valor de la pregunta"))
         }
         None => p.push(format!("{field}: dimensión `{dim}` no declarada en [[dimensiones]]")),
-        Some(d) if !d.valores.iter().any(|x| x == v) => {
+        Some(d) if !d.values.iter().any(|x| x == v) => {
             p.push(format!("{field}: `{v}` no es un valor de la dimensión `{dim}`"))
         }
         Some(_) => {}
@@ -584,7 +584,7 @@ pub(crate) fn validate(ind: &Industry, models: &[Model]) -> Vec<String> {
         }
     }
     // Tags of the text banks: a dimension value, or (arguments and profiles) a brand id.
-    let values: BTreeSet<&str> = ind.dimensions.iter().flat_map(|d| d.valores.iter().map(String::as_str)).collect();
+    let values: BTreeSet<&str> = ind.dimensions.iter().flat_map(|d| d.values.iter().map(String::as_str)).collect();
     let split_tag = |p: &mut Vec<String>, field: String, bank: &[String], with_brands: bool| {
         for (i, e) in bank.iter().enumerate() {
             let Some((tags, _)) = e.split_once('|') else { continue };
@@ -637,7 +637,7 @@ pub(crate) fn validate(ind: &Industry, models: &[Model]) -> Vec<String> {
                 for (d, v) in filter {
                     // The language is a dimension of the question like any other here.
                     match dims.get(d.as_str()) {
-                        Some(dim) if dim.valores.contains(v) => {}
+                        Some(dim) if dim.values.contains(v) => {}
                         _ => p.push(format!("{field}.filtro.{d}: `{v}` no es un valor de la dimensión")),
                     }
                 }

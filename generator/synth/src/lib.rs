@@ -76,9 +76,9 @@ pub fn run(opts: &SynthOptions) -> Result<()> {
 /// backed by change tables. This run's answers and other findings stay as they are (the
 /// previous run is drawn after them, from its own seeds).
 fn without_previous(study: &mut Study) {
-    study.design.corrida_anterior = None;
+    study.design.previous_run = None;
     study.previous = None;
-    study.findings.retain(|f| !f.respaldo.iter().any(|b| generator::metrics::change::is_change_table(&b.tabla)));
+    study.findings.retain(|f| !f.backing.iter().any(|b| generator::metrics::change::is_change_table(&b.table)));
 }
 
 /// One study, generated, with what the files need.
@@ -144,10 +144,10 @@ fn pick_questions(ind: &Industry, scale: u32, seed: u64) -> Vec<(Question, BaseQ
             }
             let q = Question {
                 id: format!("P{:0w$}", out.len() + 1),
-                texto: base.text.clone(),
-                idioma: base.language.clone(),
-                modelo: tier,
-                dimensiones: dims,
+                text: base.text.clone(),
+                language: base.language.clone(),
+                model: tier,
+                dimensions: dims,
             };
             out.push((q, base.clone()));
         }
@@ -167,7 +167,7 @@ pub(crate) fn generate(ind: &Industry, models: &[Model], scale: u32, seed: u64) 
             let base_day = (qi as u64 * u64::from(ind.days) / nq as u64) as u32;
             models
                 .iter()
-                .filter(|m| m.tier == q.modelo)
+                .filter(|m| m.tier == q.model)
                 .map(|m| {
                     let b = engine::answer_question(ind, base, m, &mut rng);
                     let day = (base_day + rng.random_range(0..=1)).min(ind.days - 1);
@@ -175,15 +175,15 @@ pub(crate) fn generate(ind: &Industry, models: &[Model], scale: u32, seed: u64) 
                         if ind.version_change && day < ind.days / 2 { &m.versions[0] } else { &m.versions[1] };
                     let answer = Answer {
                         id: String::new(),
-                        pregunta: q.id.clone(),
-                        modelo: m.id.clone(),
+                        question: q.id.clone(),
+                        model: m.id.clone(),
                         version: version.clone(),
-                        fecha: design::date(ind.start, day),
-                        respuesta: b.respuesta,
-                        fuentes: b.sources,
-                        tono: b.tone,
-                        repeticion: None,
-                        recoleccion: None,
+                        date: design::date(ind.start, day),
+                        answer: b.answer,
+                        sources: b.sources,
+                        tone: b.tone,
+                        repetition: None,
+                        collection: None,
                     };
                     (answer, b.order)
                 })
@@ -215,7 +215,7 @@ pub(crate) fn generate(ind: &Industry, models: &[Model], scale: u32, seed: u64) 
     };
     if let Some(prev) = &ind.previous {
         let (spec, previous) = previous::generate(ind, prev, models, &study, &questions, seed);
-        study.design.corrida_anterior = Some(spec);
+        study.design.previous_run = Some(spec);
         study.previous = Some(Box::new(previous));
     }
     if ind.with_findings {
@@ -235,10 +235,10 @@ fn brands(ind: &Industry) -> Vec<Brand> {
         .iter()
         .map(|m| Brand {
             id: m.id.clone(),
-            nombre: m.name.clone(),
+            name: m.name.clone(),
             alias: m.alias.iter().map(|s| s.trim_start_matches('~').to_owned()).collect(),
-            excluir: m.exclude.clone(),
-            dominios: m.domains.clone(),
+            exclude: m.exclude.clone(),
+            domains: m.domains.clone(),
         })
         .collect()
 }
@@ -248,8 +248,8 @@ pub(crate) fn study_files(g: &Generated) -> Result<Vec<(&'static str, Vec<u8>)>>
     let s = &g.study;
     let study = toml::to_string_pretty(&s.design).context("serializando estudio.toml")?;
     let brands =
-        toml::to_string_pretty(&BrandsFile { marcas: s.brands.clone() }).context("serializando marcas.toml")?;
-    let findings = toml::to_string_pretty(&FindingsFile { hallazgos: s.findings.clone() })
+        toml::to_string_pretty(&BrandsFile { brands: s.brands.clone() }).context("serializando marcas.toml")?;
+    let findings = toml::to_string_pretty(&FindingsFile { findings: s.findings.clone() })
         .context("serializando hallazgos.toml")?;
     let mut questions = Vec::new();
     for q in &s.questions {

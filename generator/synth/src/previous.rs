@@ -55,7 +55,7 @@ pub(crate) fn generate(
     let mut rng = ChaCha8Rng::seed_from_u64(seed_for(seed ^ SALT, &ind.slug, u64::MAX));
     let kept = questions.len().saturating_sub(prev.added);
     let mut questions_before: Vec<(Question, BaseQuestion)> = questions[..kept].to_vec();
-    let used: Vec<&str> = questions.iter().map(|(q, _)| q.texto.as_str()).collect();
+    let used: Vec<&str> = questions.iter().map(|(q, _)| q.text.as_str()).collect();
     let mut unused: Vec<&BaseQuestion> = ind.questions.iter().filter(|b| !used.contains(&b.text.as_str())).collect();
     if unused.len() < prev.retired {
         unused = ind.questions.iter().collect();
@@ -68,10 +68,10 @@ pub(crate) fn generate(
         }
         let q = Question {
             id: format!("P{:0w$}", questions.len() + i + 1),
-            texto: base.text.clone(),
-            idioma: base.language.clone(),
-            modelo: if rng.random_bool(0.5) { Tier::Standard } else { Tier::Advanced },
-            dimensiones: dims,
+            text: base.text.clone(),
+            language: base.language.clone(),
+            model: if rng.random_bool(0.5) { Tier::Standard } else { Tier::Advanced },
+            dimensions: dims,
         };
         questions_before.push((q, base.clone()));
     }
@@ -80,20 +80,20 @@ pub(crate) fn generate(
     for (qi, (q, base)) in questions_before.iter().enumerate() {
         let mut rng = ChaCha8Rng::seed_from_u64(seed_for(seed ^ SALT, &ind.slug, qi as u64));
         let base_day = (qi as u64 * u64::from(prev.days) / nq as u64) as u32;
-        for m in old_models.iter().filter(|m| m.tier == q.modelo) {
+        for m in old_models.iter().filter(|m| m.tier == q.model) {
             let b = engine::answer_question(&before, base, m, &mut rng);
             let day = (base_day + rng.random_range(0..=1)).min(prev.days - 1);
             answers.push(Answer {
                 id: String::new(),
-                pregunta: q.id.clone(),
-                modelo: m.id.clone(),
+                question: q.id.clone(),
+                model: m.id.clone(),
                 version: m.versions[0].clone(),
-                fecha: design::date(prev.start, day),
-                respuesta: b.respuesta,
-                fuentes: b.sources,
-                tono: b.tone,
-                repeticion: None,
-                recoleccion: None,
+                date: design::date(prev.start, day),
+                answer: b.answer,
+                sources: b.sources,
+                tone: b.tone,
+                repetition: None,
+                collection: None,
             });
         }
     }
@@ -103,28 +103,28 @@ pub(crate) fn generate(
     }
     let specs: Vec<ModelSpec> = old_models
         .iter()
-        .map(|m| ModelSpec { id: m.id.clone(), nombre: m.name.clone(), proveedor: m.provider.clone(), nivel: m.tier })
+        .map(|m| ModelSpec { id: m.id.clone(), name: m.name.clone(), provider: m.provider.clone(), level: m.tier })
         .collect();
     // The market shares of then: the replaced model held its successor's.
-    let weighting = study.design.ponderacion.as_ref().map(|p| Weighting {
-        fuente: p.fuente.clone(),
-        pesos: p
-            .pesos
+    let weighting = study.design.weighting.as_ref().map(|p| Weighting {
+        source: p.source.clone(),
+        weights: p
+            .weights
             .iter()
             .map(|(id, w)| (if *id == prev.replacement.current { prev.replacement.id.clone() } else { id.clone() }, *w))
             .collect(),
     });
     let spec = PreviousRunSpec {
-        descripcion: prev.description.clone(),
-        descripcion_en: prev.description_en.clone(),
-        modelos: specs.clone(),
-        ponderacion: weighting.clone(),
+        description: prev.description.clone(),
+        description_en: prev.description_en.clone(),
+        models: specs.clone(),
+        weighting: weighting.clone(),
     };
     let mut design = study.design.clone();
-    design.modelos = specs;
-    design.ponderacion = weighting;
-    design.analisis = Vec::new();
-    design.corrida_anterior = None;
+    design.models = specs;
+    design.weighting = weighting;
+    design.analyses = Vec::new();
+    design.previous_run = None;
     let previous = Study {
         slug: study.slug.clone(),
         design,
@@ -171,21 +171,21 @@ pub(crate) fn change_findings(prev: &PreviousRun, study: &Study) -> Vec<generato
     let pct_es = |x: f64| pct(x).replace('.', ",");
     let three = |x: f64| (x * 1000.0).round() / 1000.0;
     let backing = |table: &str, row: &str, column: &str, value: f64, tied: bool| Backing {
-        tabla: table.into(),
-        fila: row.into(),
-        columna: column.into(),
-        valor: three(value),
-        decimales: 3,
-        contexto: false,
-        empate: tied,
+        table: table.into(),
+        row: row.into(),
+        column: column.into(),
+        value: three(value),
+        decimals: 3,
+        context: false,
+        tie: tied,
     };
     let mut out = Vec::new();
     // Evidence: the first two answers of this run (in `scope` models) that name the brand.
     let evidence = |brand: &str, tier: Option<Tier>| -> Vec<String> {
-        let Some(b) = study.brands.iter().position(|x| x.nombre == brand) else { return Vec::new() };
+        let Some(b) = study.brands.iter().position(|x| x.name == brand) else { return Vec::new() };
         facts
             .iter()
-            .filter(|f| f.names(b) && tier.is_none_or(|t| study.design.modelos[f.model].nivel == t))
+            .filter(|f| f.names(b) && tier.is_none_or(|t| study.design.models[f.model].level == t))
             .take(2)
             .map(|f| study.answers[f.answer].id.clone())
             .collect()
@@ -194,7 +194,7 @@ pub(crate) fn change_findings(prev: &PreviousRun, study: &Study) -> Vec<generato
 
     // The rising brand, all models.
     if let (Some(total), Some(brand)) = (tables.first(), study.brands.iter().find(|b| b.id == prev.rising.brand)) {
-        let row = brand.nombre.as_str();
+        let row = brand.name.as_str();
         let (a, b, d) = (
             num(total, row, "mencion_anterior"),
             num(total, row, "mencion_actual"),
@@ -206,22 +206,22 @@ pub(crate) fn change_findings(prev: &PreviousRun, study: &Study) -> Vec<generato
         {
             out.push(Finding {
                 id: next_id(out.len()),
-                tipo: "cambio".into(),
-                seccion: "Cambio desde la corrida anterior".into(),
-                texto: format!(
+                kind: "cambio".into(),
+                section: "Cambio desde la corrida anterior".into(),
+                text: format!(
                     "{row} creció desde la corrida anterior más allá del ruido: sobre las {} preguntas que comparten las dos corridas, la nombra el {} % de las respuestas, frente al {} % entonces (+{} puntos; intervalo al 95 % de la diferencia, de +{} a +{} puntos).",
-                    counts.compartidas, pct_es(b), pct_es(a), pct_es(d), pct_es(l), pct_es(h)
+                    counts.shared, pct_es(b), pct_es(a), pct_es(d), pct_es(l), pct_es(h)
                 ),
-                texto_en: format!(
+                text_en: format!(
                     "{row} grew since the previous run beyond the noise: over the {} questions both runs share, {}% of answers name it, against {}% then (+{} points; 95% interval of the difference, +{} to +{} points).",
-                    counts.compartidas, pct(b), pct(a), pct(d), pct(l), pct(h)
+                    counts.shared, pct(b), pct(a), pct(d), pct(l), pct(h)
                 ),
-                respaldo: vec![
+                backing: vec![
                     backing(&total.id, row, "mencion_anterior", a, false),
                     backing(&total.id, row, "mencion_actual", b, false),
                     backing(&total.id, row, "mencion_diferencia", d, false),
                 ],
-                evidencia: evidence(row, None),
+                evidence: evidence(row, None),
             });
         }
     }
@@ -252,28 +252,28 @@ pub(crate) fn change_findings(prev: &PreviousRun, study: &Study) -> Vec<generato
                 let sign = if d > 0.0 { "+" } else { "" };
                 let new_model = study
                     .design
-                    .modelos
+                    .models
                     .iter()
                     .find(|m| m.id == prev.replacement.current)
-                    .map_or(prev.replacement.current.as_str(), |m| m.nombre.as_str());
+                    .map_or(prev.replacement.current.as_str(), |m| m.name.as_str());
                 out.push(Finding {
                     id: next_id(out.len()),
-                    tipo: "cambio".into(),
-                    seccion: "Cambio desde la corrida anterior".into(),
-                    texto: format!(
+                    kind: "cambio".into(),
+                    section: "Cambio desde la corrida anterior".into(),
+                    text: format!(
                         "{} fue reemplazado por {new_model}: ese cambio se mide por nivel y no por modelo. En ese nivel, la mención de {row} pasó del {} % al {} % ({sign}{} puntos) y {es} (intervalo al 95 % de la diferencia).",
                         prev.replacement.name, pct_es(a), pct_es(b), pct_es(d)
                     ),
-                    texto_en: format!(
+                    text_en: format!(
                         "{} was replaced by {new_model}: that change is measured by tier, not by model. In that tier, {row}'s mention rate went from {}% to {}% ({sign}{} points) and {en} (95% interval of the difference).",
                         prev.replacement.name, pct(a), pct(b), pct(d)
                     ),
-                    respaldo: vec![
+                    backing: vec![
                         backing(&tier.id, row, "mencion_anterior", a, false),
                         backing(&tier.id, row, "mencion_actual", b, false),
                         backing(&tier.id, row, "mencion_diferencia", d, v == NO_CHANGE),
                     ],
-                    evidencia: evidence(row, Some(tier_of(&tier.id))),
+                    evidence: evidence(row, Some(tier_of(&tier.id))),
                 });
             }
         }

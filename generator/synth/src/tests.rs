@@ -67,40 +67,40 @@ fn answers_reference_questions_and_models_of_their_tier() {
         let s = &g.study;
         let questions: BTreeMap<&str, &Question> = s.questions.iter().map(|q| (q.id.as_str(), q)).collect();
         assert_eq!(questions.len(), s.questions.len(), "{}: ids de pregunta repetidos", s.slug);
-        let models: BTreeMap<&str, Tier> = s.design.modelos.iter().map(|m| (m.id.as_str(), m.nivel)).collect();
+        let models: BTreeMap<&str, Tier> = s.design.models.iter().map(|m| (m.id.as_str(), m.level)).collect();
         assert_eq!(models.len(), 6);
         let mut ids = BTreeSet::new();
         let mut pairs = BTreeSet::new();
         let mut by_question: BTreeMap<&str, usize> = BTreeMap::new();
         let (start, end) =
-            (s.answers.iter().map(|a| a.fecha.as_str()).min(), s.answers.iter().map(|a| a.fecha.as_str()).max());
+            (s.answers.iter().map(|a| a.date.as_str()).min(), s.answers.iter().map(|a| a.date.as_str()).max());
         assert!(
-            start.is_some_and(|f| f.starts_with("2026-")) && end < Some(s.design.publicado.as_str()),
+            start.is_some_and(|f| f.starts_with("2026-")) && end < Some(s.design.published.as_str()),
             "{}: fechas",
             s.slug
         );
         for a in &s.answers {
             assert!(ids.insert(a.id.as_str()), "{}: {} repetida", s.slug, a.id);
-            let q = questions.get(a.pregunta.as_str()).unwrap_or_else(|| panic!("{}: {} sin pregunta", s.slug, a.id));
-            assert_eq!(models.get(a.modelo.as_str()), Some(&q.modelo), "{}: {} de otro nivel", s.slug, a.id);
+            let q = questions.get(a.question.as_str()).unwrap_or_else(|| panic!("{}: {} sin pregunta", s.slug, a.id));
+            assert_eq!(models.get(a.model.as_str()), Some(&q.model), "{}: {} de otro nivel", s.slug, a.id);
             assert!(
-                pairs.insert((a.pregunta.as_str(), a.modelo.as_str())),
+                pairs.insert((a.question.as_str(), a.model.as_str())),
                 "{}: {} duplica pregunta y modelo",
                 s.slug,
                 a.id
             );
-            *by_question.entry(a.pregunta.as_str()).or_default() += 1;
-            assert!(a.fuentes.len() <= 6);
+            *by_question.entry(a.question.as_str()).or_default() += 1;
+            assert!(a.sources.len() <= 6);
         }
         assert!(by_question.values().all(|n| *n == 3), "{}", s.slug);
-        let tiers: BTreeSet<Tier> = s.questions.iter().map(|q| q.modelo).collect();
+        let tiers: BTreeSet<Tier> = s.questions.iter().map(|q| q.model).collect();
         assert_eq!(tiers.len(), 2, "{}: hay que mezclar los dos niveles", s.slug);
-        for d in &s.design.dimensiones {
+        for d in &s.design.dimensions {
             let used: BTreeSet<&str> = s.questions.iter().filter_map(|q| q.dimension(&d.id)).collect();
-            for v in &d.valores {
+            for v in &d.values {
                 assert!(used.contains(v.as_str()), "{}: el valor {v} de {} no se usa", s.slug, d.id);
             }
-            assert!(used.iter().all(|v| d.valores.iter().any(|x| x == v)), "{}: {}", s.slug, d.id);
+            assert!(used.iter().all(|v| d.values.iter().any(|x| x == v)), "{}: {}", s.slug, d.id);
         }
     }
 }
@@ -112,12 +112,12 @@ fn the_matcher_finds_exactly_the_brands_the_engine_wrote() {
         let matcher = BrandMatcher::new(&s.brands);
         let mut brandless = 0;
         for (a, order) in s.answers.iter().zip(&g.orders) {
-            let found = matcher.brands_in_text(&a.respuesta);
-            assert_eq!(&found, order, "{} {}: orden detectado distinto\n{}", s.slug, a.id, a.respuesta);
-            let labelled: BTreeSet<&str> = a.tono.keys().map(String::as_str).collect();
+            let found = matcher.brands_in_text(&a.answer);
+            assert_eq!(&found, order, "{} {}: orden detectado distinto\n{}", s.slug, a.id, a.answer);
+            let labelled: BTreeSet<&str> = a.tone.keys().map(String::as_str).collect();
             let named: BTreeSet<&str> = found.iter().map(|&b| s.brands[b].id.as_str()).collect();
             assert_eq!(labelled, named, "{} {}: tono de marcas no nombradas", s.slug, a.id);
-            let word_count = a.respuesta.split_whitespace().count();
+            let word_count = a.answer.split_whitespace().count();
             assert!((45..=380).contains(&word_count), "{} {}: {word_count} palabras", s.slug, a.id);
             brandless += usize::from(found.is_empty());
         }
@@ -144,18 +144,18 @@ fn findings_are_backed_by_their_cells() {
             assert!(s.findings.is_empty());
             continue;
         }
-        let change_count = s.findings.iter().filter(|f| f.tipo == "cambio").count();
+        let change_count = s.findings.iter().filter(|f| f.kind == "cambio").count();
         assert_eq!(change_count > 0, s.previous.is_some(), "{}: hallazgos de cambio", s.slug);
-        let findings: Vec<_> = s.findings.iter().filter(|f| f.tipo != "cambio").collect();
+        let findings: Vec<_> = s.findings.iter().filter(|f| f.kind != "cambio").collect();
         assert!((5..=10).contains(&findings.len()), "{}: {} hallazgos", s.slug, findings.len());
-        let kinds: BTreeSet<&str> = findings.iter().map(|f| f.tipo.as_str()).collect();
-        let sections: BTreeSet<&str> = findings.iter().map(|f| f.seccion.as_str()).collect();
+        let kinds: BTreeSet<&str> = findings.iter().map(|f| f.kind.as_str()).collect();
+        let sections: BTreeSet<&str> = findings.iter().map(|f| f.section.as_str()).collect();
         assert!(kinds.len() >= 4 && (2..=4).contains(&sections.len()), "{}", s.slug);
         let ids: BTreeSet<&str> = s.answers.iter().map(|a| a.id.as_str()).collect();
         for f in &s.findings {
-            assert!(!f.respaldo.is_empty(), "{} {}: sin respaldo", s.slug, f.id);
-            assert!((1..=3).contains(&f.evidencia.len()), "{} {}: evidencia", s.slug, f.id);
-            assert!(f.evidencia.iter().all(|e| ids.contains(e.as_str())));
+            assert!(!f.backing.is_empty(), "{} {}: sin respaldo", s.slug, f.id);
+            assert!((1..=3).contains(&f.evidence.len()), "{} {}: evidencia", s.slug, f.id);
+            assert!(f.evidence.iter().all(|e| ids.contains(e.as_str())));
         }
     }
 }
@@ -175,23 +175,23 @@ fn findings_claim_only_the_differences_that_hold_at_95() {
         assert!(warnings.is_empty(), "{}: {:?}", s.slug, warnings.iter().collect::<Vec<_>>());
         for f in &s.findings {
             for c in comparisons(s, f, &tables) {
-                let (es, en) = match c.afirma {
-                    Claim::Diferencia => {
+                let (es, en) = match c.claims {
+                    Claim::Difference => {
                         differences += 1;
                         ("significativa al 95 %", "significant at 95%")
                     }
-                    Claim::Empate => {
+                    Claim::Tie => {
                         ties += 1;
                         ("margen de error", "margin of error")
                     }
                 };
                 assert!(
-                    f.texto.contains(es) && f.texto_en.contains(en),
+                    f.text.contains(es) && f.text_en.contains(en),
                     "{} {}: {}\n{}",
                     s.slug,
                     f.id,
-                    f.texto,
-                    f.texto_en
+                    f.text,
+                    f.text_en
                 );
             }
         }
@@ -237,12 +237,12 @@ fn every_question_draws_from_its_own_stream() {
     let questions = pick_questions(&ind, 1, DEFAULT_SEED);
     for qi in [0, 17, questions.len() - 1] {
         let (q, base) = &questions[qi];
-        let first = models.iter().find(|m| m.tier == q.modelo).expect("a model of the tier");
+        let first = models.iter().find(|m| m.tier == q.model).expect("a model of the tier");
         let mut rng = ChaCha8Rng::seed_from_u64(seed_for(DEFAULT_SEED, &ind.slug, qi as u64));
         let b = engine::answer_question(&ind, base, first, &mut rng);
         let a = &g.study.answers[3 * qi];
-        assert_eq!((a.pregunta.as_str(), a.modelo.as_str()), (q.id.as_str(), first.id.as_str()));
-        assert_eq!(a.respuesta, b.respuesta, "question {qi}");
+        assert_eq!((a.question.as_str(), a.model.as_str()), (q.id.as_str(), first.id.as_str()));
+        assert_eq!(a.answer, b.answer, "question {qi}");
     }
 }
 
@@ -283,9 +283,9 @@ fn without_previous_runs_the_same_studies_are_first_runs() {
         let mut problems = generator::problems::Problems::default();
         let study = generator::load::load_study(&b, &mut problems).expect("loads");
         assert!(problems.is_empty(), "{}: {:?}", ind.slug, problems.iter().collect::<Vec<_>>());
-        assert!(study.design.corrida_anterior.is_none() && study.previous.is_none());
+        assert!(study.design.previous_run.is_none() && study.previous.is_none());
         assert!(
-            study.findings.iter().all(|f| f.respaldo.iter().all(|r| !r.tabla.starts_with("cambio_"))),
+            study.findings.iter().all(|f| f.backing.iter().all(|r| !r.table.starts_with("cambio_"))),
             "{}: no change findings",
             ind.slug
         );

@@ -28,10 +28,10 @@ fn main() {
 
 fn run() -> Result<(), String> {
     let args: Args = cli::parse();
-    if args.corrida_anterior {
-        return run_previous(&args.escalas);
+    if args.previous_run {
+        return run_previous(&args.scales);
     }
-    let scales = args.escalas;
+    let scales = args.scales;
     let (root, generator, synth, work) = binaries_and_work_dir()?;
     println!(
         "{:>7} {:>9} {:>11} {:>11} {:>12} {:>7} {:>9}",
@@ -82,11 +82,11 @@ fn run() -> Result<(), String> {
 )]
 struct Args {
     /// Escalas del corpus sintético, separadas por comas (1 es el contenido de muestra).
-    #[arg(long, default_value = "1,10,100", value_delimiter = ',')]
-    escalas: Vec<u32>,
+    #[arg(long = "escalas", value_name = "ESCALAS", default_value = "1,10,100", value_delimiter = ',')]
+    scales: Vec<u32>,
     /// Compara la construcción con las corridas anteriores de synth contra la misma sin ellas.
-    #[arg(long)]
-    corrida_anterior: bool,
+    #[arg(long = "corrida-anterior")]
+    previous_run: bool,
 }
 
 /// The repository root, the release `generator` and `synth` (named as they are printed), and a

@@ -43,17 +43,17 @@ struct Args {
     #[arg(long = "url", value_name = "URL", required = true)]
     urls: Vec<String>,
     /// Ruta que responde 402: su PAYMENT-REQUIRED da la oferta que se firma, y es lo que se compra.
-    #[arg(long, default_value = "/estudio/banca-2026")]
-    ruta: String,
+    #[arg(long = "ruta", value_name = "RUTA", default_value = "/estudio/banca-2026")]
+    route: String,
     /// Compradores concurrentes, cada uno con su propia conexión.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=4096))]
-    compradores: u64,
+    #[arg(long = "compradores", value_name = "COMPRADORES", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    buyers: u64,
     /// Segundos de medición por vendedor (termina antes si se acaban las firmas preparadas).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
-    segundos: u64,
+    #[arg(long = "segundos", value_name = "SEGUNDOS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    seconds: u64,
     /// Firmas que se preparan por vendedor antes de medir: el tope de compras de cada medición.
-    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
-    compras: u64,
+    #[arg(long = "compras", value_name = "COMPRAS", default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
+    purchases: u64,
 }
 
 fn main() {
@@ -73,10 +73,10 @@ fn run() -> Result<()> {
         .build()
         .context("no se pudo crear el runtime de tokio")?;
     let key: alloy_signer_local::PrivateKeySigner = DEV_KEY.parse().context("clave de desarrollo inválida")?;
-    let buyers = usize::try_from(args.compradores)?;
-    let count = usize::try_from(args.compras)?;
+    let buyers = usize::try_from(args.buyers)?;
+    let count = usize::try_from(args.purchases)?;
     for url in &args.urls {
-        let target = format!("{}{}", url.trim_end_matches('/'), args.ruta);
+        let target = format!("{}{}", url.trim_end_matches('/'), args.route);
         let client = reqwest::Client::builder()
             .pool_max_idle_per_host(buyers)
             .timeout(Duration::from_secs(30))
@@ -86,8 +86,8 @@ fn run() -> Result<()> {
         let started = Instant::now();
         let headers = sign(&key, &accepted, count)?;
         eprintln!("bench-compras: {count} firmas para {target} en {:.2} s", started.elapsed().as_secs_f64());
-        let run = runtime.block_on(buy(&client, &target, headers, buyers, Duration::from_secs(args.segundos)))?;
-        run.print(&target, buyers, args.segundos);
+        let run = runtime.block_on(buy(&client, &target, headers, buyers, Duration::from_secs(args.seconds)))?;
+        run.print(&target, buyers, args.seconds);
     }
     Ok(())
 }

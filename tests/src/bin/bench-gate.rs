@@ -78,9 +78,9 @@ fn run() -> Result<()> {
     )?;
     // Point the absolute URLs at the port the gate will use.
     let port_gate = free_port()?;
-    let servicio = std::fs::read_to_string(content.join("servicio.toml"))?
+    let service = std::fs::read_to_string(content.join("servicio.toml"))?
         .replace("http://127.0.0.1:8080", &format!("http://127.0.0.1:{port_gate}"));
-    std::fs::write(content.join("servicio.toml"), servicio)?;
+    std::fs::write(content.join("servicio.toml"), service)?;
     let dist = work.join("dist");
     run_cmd(
         Command::new(bin.join("generator"))
@@ -619,14 +619,14 @@ fn run_cmd(command: &mut Command) -> Result<()> {
 )]
 struct Args {
     /// Segundos de cada corrida de wrk.
-    #[arg(long, default_value_t = 10)]
-    segundos: u64,
+    #[arg(long = "segundos", value_name = "SEGUNDOS", default_value_t = 10)]
+    seconds: u64,
     /// Rondas alternadas (cada caso una vez por ronda); se informa la mediana.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
-    rondas: u64,
+    #[arg(long = "rondas", value_name = "RONDAS", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+    rounds: u64,
     /// Solo las compras pagadas (8 y 64 compradores), sin wrk ni nginx.
-    #[arg(long)]
-    solo_compras: bool,
+    #[arg(long = "solo-compras")]
+    purchases_only: bool,
 }
 
 /// The run, validated.
@@ -638,7 +638,7 @@ struct Settings {
 
 fn parse_args() -> Result<Settings> {
     let args: Args = cli::parse();
-    Ok(Settings { seconds: args.segundos, rounds: usize::try_from(args.rondas)?, purchases_only: args.solo_compras })
+    Ok(Settings { seconds: args.seconds, rounds: usize::try_from(args.rounds)?, purchases_only: args.purchases_only })
 }
 
 /// The processor's model name, as `/proc/cpuinfo` gives it, and how many the machine has.

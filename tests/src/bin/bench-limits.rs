@@ -30,21 +30,21 @@ use parking_lot::Mutex;
 )]
 struct Args {
     /// Clientes /64 distintos, cada uno con un intento rechazado.
-    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
-    rechazos: u64,
+    #[arg(long = "rechazos", value_name = "RECHAZOS", default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    refusals: u64,
     /// Veces que se repite cada medición (se informa la mejor).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
-    rondas: u64,
+    #[arg(long = "rondas", value_name = "RONDAS", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
+    rounds: u64,
 }
 
 fn main() {
     let args: Args = cli::parse();
-    let refusals = args.rechazos as usize;
+    let refusals = args.refusals as usize;
     let limits = RefusalLimits::default();
     println!(
         "{refusals} clientes /64 distintos, un rechazo cada uno; ventana {} s, tabla de {MAX_TRACKED} claves; mejor de {} rondas",
         limits.window.as_secs(),
-        args.rondas
+        args.rounds
     );
     println!(
         "{:<17} {:<16} {:>9} {:>11} {:>9} {:>9} {:>10} {:>10} {:>7}",
@@ -52,7 +52,7 @@ fn main() {
     );
     for (scenario, seconds_every) in [("una ventana", 0), ("reloj que avanza", (refusals / 1200).max(1))] {
         let clock = |n: usize| 1_000 + n.checked_div(seconds_every).unwrap_or(0) as u64;
-        let new = best_of(args.rondas, || {
+        let new = best_of(args.rounds, || {
             let limiter = Limiter::new(limits);
             let run = measure(refusals, clock, |client, now| {
                 let _ = limiter.check_client(Some(client), now);
@@ -60,7 +60,7 @@ fn main() {
             });
             (run, limiter.tracked().0)
         });
-        let old = best_of(args.rondas, || {
+        let old = best_of(args.rounds, || {
             let limiter = ScanningLimiter::new(limits);
             let run = measure(refusals, clock, |client, now| {
                 let _ = limiter.check_client(client, now);

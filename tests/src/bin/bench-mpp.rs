@@ -49,20 +49,20 @@ struct Args {
     #[arg(long)]
     dist: Option<PathBuf>,
     /// Segundos de cada medición del 402.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
-    segundos: u64,
+    #[arg(long = "segundos", value_name = "SEGUNDOS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    seconds: u64,
     /// Rondas alternadas (402 y compras).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=20))]
-    rondas: u64,
+    #[arg(long = "rondas", value_name = "RONDAS", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=20))]
+    rounds: u64,
     /// Conexiones keep-alive concurrentes contra el 402.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    conexiones: u64,
+    #[arg(long = "conexiones", value_name = "CONEXIONES", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    connections: u64,
     /// Compras por protocolo y por ronda (múltiplo de las 18 vistas: un desafío MPP por comprador y vista).
-    #[arg(long, default_value_t = 36, value_parser = clap::value_parser!(u64).range(1..=1000))]
-    compras: u64,
+    #[arg(long = "compras", value_name = "COMPRAS", default_value_t = 36, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    purchases: u64,
     /// Compradores concurrentes en la cadena.
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u64).range(1..=64))]
-    compradores: u64,
+    #[arg(long = "compradores", value_name = "COMPRADORES", default_value_t = 6, value_parser = clap::value_parser!(u64).range(1..=64))]
+    buyers: u64,
 }
 
 fn main() {
@@ -129,11 +129,11 @@ async fn unpaid(dist: &Path, args: &Args) -> Result<()> {
     let (bytes_both, bytes_x402) = (wire_bytes(&both, path)?, wire_bytes(&x402, path)?);
     let mut ratios = Vec::new();
     let (mut sum_both, mut sum_x402) = (0.0, 0.0);
-    for round in 0..args.rondas {
+    for round in 0..args.rounds {
         // Alternate which goes first, so warm-up and drift fall on both.
         let (first, second) = if round % 2 == 0 { (&both, &x402) } else { (&x402, &both) };
-        let a = load(first, path, args.conexiones, args.segundos).await?;
-        let b = load(second, path, args.conexiones, args.segundos).await?;
+        let a = load(first, path, args.connections, args.seconds).await?;
+        let b = load(second, path, args.connections, args.seconds).await?;
         let (rps_both, rps_x402) = if round % 2 == 0 { (a, b) } else { (b, a) };
         println!(
             "402 ronda {}: x402+MPP {rps_both:.0} req/s, solo x402 {rps_x402:.0} req/s ({:.3})",
@@ -144,12 +144,12 @@ async fn unpaid(dist: &Path, args: &Args) -> Result<()> {
         sum_both += rps_both;
         sum_x402 += rps_x402;
     }
-    let rounds = args.rondas as f64;
+    let rounds = args.rounds as f64;
     println!(
         "402 sin pago: x402+MPP {:.0} req/s, solo x402 {:.0} req/s; razón (mediana de {} rondas) {:.3}",
         sum_both / rounds,
         sum_x402 / rounds,
-        args.rondas,
+        args.rounds,
         median(ratios)
     );
     println!(
@@ -210,7 +210,7 @@ struct Purchase {
 
 /// Part 2: purchases on the local chain, x402 against MPP.
 async fn purchases(dist: &Path, args: &Args) -> Result<()> {
-    let buyers = usize::try_from(args.compradores)?;
+    let buyers = usize::try_from(args.buyers)?;
     let chain = LocalChain::start(ChainOptions { buyers, ..ChainOptions::default() })?;
     let key = &chain.account("settler").private_key;
     let settler = gate::chain::settler::Settler::connect(chain.rpc_url(), key, Duration::from_secs(10)).await?;
@@ -240,12 +240,12 @@ async fn purchases(dist: &Path, args: &Args) -> Result<()> {
             })
         })
         .collect();
-    let count = usize::try_from(args.compras)?;
+    let count = usize::try_from(args.purchases)?;
     let signers: Vec<_> = chain.buyers().iter().map(|b| b.signer()).collect();
     let client = reqwest::Client::new();
     let (mut ratios, mut sum_x402, mut sum_mpp) = (Vec::new(), 0.0, 0.0);
     let mut last_second = 0;
-    for round in 0..args.rondas {
+    for round in 0..args.rounds {
         // A challenge is the same for a whole second, and so is the credential a buyer signs
         // for it (deterministic signatures): a round fetching in a second an earlier round used
         // would replay that round's purchases instead of making new ones.
@@ -279,12 +279,12 @@ async fn purchases(dist: &Path, args: &Args) -> Result<()> {
         sum_x402 += per_x402;
         sum_mpp += per_mpp;
     }
-    let rounds = args.rondas as f64;
+    let rounds = args.rounds as f64;
     println!(
         "compras en la cadena local ({count} por protocolo y ronda, {buyers} a la vez): x402 {:.2}/s, MPP {:.2}/s; razón MPP/x402 (mediana de {} rondas) {:.3}",
         sum_x402 / rounds,
         sum_mpp / rounds,
-        args.rondas,
+        args.rounds,
         median(ratios)
     );
     Ok(())

@@ -55,30 +55,25 @@ struct Options {
 )]
 struct Args {
     /// Segundos de carga medidos, después del calentamiento.
-    #[arg(long, default_value_t = 60)]
-    segundos: u64,
+    #[arg(long = "segundos", value_name = "SEGUNDOS", default_value_t = 60)]
+    seconds: u64,
     /// Conexiones simultáneas.
-    #[arg(long, default_value_t = 100)]
-    conexiones: usize,
+    #[arg(long = "conexiones", value_name = "CONEXIONES", default_value_t = 100)]
+    connections: usize,
     /// Segundos de calentamiento antes de medir (pools y búferes llegan a su tamaño de trabajo).
-    #[arg(long, default_value_t = 5)]
-    calentamiento: u64,
+    #[arg(long = "calentamiento", value_name = "CALENTAMIENTO", default_value_t = 5)]
+    warmup: u64,
     /// Segundos entre dos muestras de la memoria del gate.
-    #[arg(long, default_value_t = 30)]
-    muestras: u64,
+    #[arg(long = "muestras", value_name = "MUESTRAS", default_value_t = 30)]
+    samples: u64,
 }
 
 fn options() -> Result<Options> {
     let args: Args = cli::parse();
-    if args.muestras == 0 {
+    if args.samples == 0 {
         bail!("--muestras debe ser al menos 1");
     }
-    Ok(Options {
-        seconds: args.segundos,
-        connections: args.conexiones,
-        warmup: args.calentamiento,
-        every: args.muestras,
-    })
+    Ok(Options { seconds: args.seconds, connections: args.connections, warmup: args.warmup, every: args.samples })
 }
 
 /// The sales the soak made that the gate still holds for replay: each until its

@@ -7,53 +7,53 @@ use crate::model::{
     Answer, Backing, Brand, Dimension, Finding, ModelSpec, Question, Source, StudyFile, Tier, Tone, Weighting,
 };
 
-fn brand(id: &str, nombre: &str, alias: &[&str], dominios: &[&str]) -> Brand {
+fn brand(id: &str, name: &str, alias: &[&str], domains: &[&str]) -> Brand {
     Brand {
         id: id.into(),
-        nombre: nombre.into(),
+        name: name.into(),
         alias: alias.iter().map(|s| s.to_string()).collect(),
-        excluir: Vec::new(),
-        dominios: dominios.iter().map(|s| s.to_string()).collect(),
+        exclude: Vec::new(),
+        domains: domains.iter().map(|s| s.to_string()).collect(),
     }
 }
 
-fn question(id: &str, seccion: &str) -> Question {
+fn question(id: &str, section: &str) -> Question {
     Question {
         id: id.into(),
-        texto: format!("¿Pregunta {id}?"),
-        idioma: "es".into(),
-        modelo: Tier::Standard,
-        dimensiones: BTreeMap::from([("seccion".to_owned(), seccion.to_owned())]),
+        text: format!("¿Pregunta {id}?"),
+        language: "es".into(),
+        model: Tier::Standard,
+        dimensions: BTreeMap::from([("seccion".to_owned(), section.to_owned())]),
     }
 }
 
-fn answer(id: &str, pregunta: &str, modelo: &str, text: &str, urls: &[&str]) -> Answer {
+fn answer(id: &str, question: &str, model: &str, text: &str, urls: &[&str]) -> Answer {
     Answer {
         id: id.into(),
-        pregunta: pregunta.into(),
-        modelo: modelo.into(),
-        version: format!("{modelo}-v1"),
-        fecha: "2026-03-01".into(),
-        respuesta: text.into(),
-        fuentes: urls.iter().map(|u| Source { url: u.to_string(), titulo: "t".into() }).collect(),
-        tono: BTreeMap::new(),
-        repeticion: None,
-        recoleccion: None,
+        question: question.into(),
+        model: model.into(),
+        version: format!("{model}-v1"),
+        date: "2026-03-01".into(),
+        answer: text.into(),
+        sources: urls.iter().map(|u| Source { url: u.to_string(), title: "t".into() }).collect(),
+        tone: BTreeMap::new(),
+        repetition: None,
+        collection: None,
     }
 }
 
-fn spec(id: &str, tipo: TableKind, metricas: &[Metric]) -> TableSpec {
+fn spec(id: &str, kind: TableKind, metrics: &[Metric]) -> TableSpec {
     TableSpec {
         id: id.into(),
-        nombre: id.to_lowercase(),
-        titulo: id.into(),
-        titulo_en: id.into(),
-        tipo,
-        metricas: metricas.to_vec(),
+        name: id.to_lowercase(),
+        title: id.into(),
+        title_en: id.into(),
+        kind,
+        metrics: metrics.to_vec(),
         dimension: None,
-        marca: None,
-        filtro: BTreeMap::new(),
-        limite: None,
+        brand: None,
+        filter: BTreeMap::new(),
+        limit: None,
     }
 }
 
@@ -73,37 +73,37 @@ fn fixture() -> Study {
         answer("R5", "q3", "m1", "Alfa sin dudas.", &["https://blog.beta.com/p"]),
         answer("R6", "q3", "m2", "Alfa o Beta.", &["https://alfa.com.ar"]),
     ];
-    answers[0].tono = BTreeMap::from([("alfa".into(), Tone::Pos), ("beta".into(), Tone::Neg)]);
-    answers[5].tono = BTreeMap::from([("alfa".into(), Tone::Neu)]);
-    let model = |id: &str| ModelSpec { id: id.into(), nombre: id.into(), proveedor: "p".into(), nivel: Tier::Standard };
+    answers[0].tone = BTreeMap::from([("alfa".into(), Tone::Pos), ("beta".into(), Tone::Neg)]);
+    answers[5].tone = BTreeMap::from([("alfa".into(), Tone::Neu)]);
+    let model = |id: &str| ModelSpec { id: id.into(), name: id.into(), provider: "p".into(), level: Tier::Standard };
     Study {
         slug: "prueba".into(),
         design: StudyFile {
-            nombre: "Prueba".into(),
-            nombre_en: "Test".into(),
-            descripcion: "d".into(),
-            descripcion_en: "d".into(),
-            industria: "i".into(),
-            subindustria: "s".into(),
-            pais: vec!["Argentina".into()],
-            idioma: vec!["es".into()],
-            publicado: "2026-04-01".into(),
-            precio_usd: None,
-            version_paquete: "1.0.0".into(),
+            name: "Prueba".into(),
+            name_en: "Test".into(),
+            description: "d".into(),
+            description_en: "d".into(),
+            industry: "i".into(),
+            subindustry: "s".into(),
+            country: vec!["Argentina".into()],
+            language: vec!["es".into()],
+            published: "2026-04-01".into(),
+            price_usd: None,
+            package_version: "1.0.0".into(),
             tags: vec![],
-            como_citar: "c".into(),
-            nota: "n".into(),
-            metodologia: vec![],
-            dimensiones: vec![Dimension {
+            how_to_cite: "c".into(),
+            note: "n".into(),
+            methodology: vec![],
+            dimensions: vec![Dimension {
                 id: "seccion".into(),
-                etiqueta: "Sección".into(),
-                etiqueta_en: "Section".into(),
-                valores: vec!["a".into(), "b".into()],
+                label: "Sección".into(),
+                label_en: "Section".into(),
+                values: vec!["a".into(), "b".into()],
             }],
-            modelos: vec![model("m1"), model("m2")],
-            ponderacion: None,
-            analisis: vec![],
-            corrida_anterior: None,
+            models: vec![model("m1"), model("m2")],
+            weighting: None,
+            analyses: vec![],
+            previous_run: None,
         },
         brands: vec![
             brand("alfa", "Alfa", &[], &["alfa.com.ar"]),
@@ -121,7 +121,7 @@ fn fixture() -> Study {
 }
 
 fn table(study: &mut Study, spec: TableSpec) -> Table {
-    study.design.analisis = vec![spec];
+    study.design.analyses = vec![spec];
     analyze(study).expect("table computes").remove(0)
 }
 
@@ -136,8 +136,8 @@ fn brands_table_hand_computed() {
         &mut s,
         spec(
             "A01",
-            TableKind::Marcas,
-            &[Metric::Mencion, Metric::Orden, Metric::Citacion, Metric::Protagonismo, Metric::Top1, Metric::Sov],
+            TableKind::Brands,
+            &[Metric::Mention, Metric::Order, Metric::Citation, Metric::Prominence, Metric::Top1, Metric::Sov],
         ),
     );
     assert_eq!(
@@ -176,7 +176,7 @@ fn brands_table_hand_computed() {
 fn brand_never_named_has_null_order() {
     let mut s = fixture();
     s.brands.push(brand("delta", "Delta", &[], &[]));
-    let t = table(&mut s, spec("A01", TableKind::Marcas, &[Metric::Mencion, Metric::Orden]));
+    let t = table(&mut s, spec("A01", TableKind::Brands, &[Metric::Mention, Metric::Order]));
     assert_eq!(t.cell("Delta", "orden"), Some(&Cell::Null));
     assert_eq!(t.cell("Delta", "mencion"), Some(&Cell::Num(0.0)));
     assert_eq!(t.row_keys().last(), Some("Delta"));
@@ -185,68 +185,68 @@ fn brand_never_named_has_null_order() {
 #[test]
 fn weights_change_the_total_but_not_the_per_model_columns() {
     let mut s = fixture();
-    let t = table(&mut s, spec("A02", TableKind::MarcaPorModelo, &[Metric::Mencion]));
+    let t = table(&mut s, spec("A02", TableKind::BrandByModel, &[Metric::Mention]));
     assert_eq!(t.value_columns().collect::<Vec<_>>(), ["marca", "m1", "m2", "total"]);
     // Beta: m1 2/3, m2 2/3.
     assert_eq!(num(&t, "Beta", "m1"), Some(0.6667));
     assert_eq!(num(&t, "Alfa", "m2"), Some(0.3333));
     assert_eq!(num(&t, "Alfa", "total"), Some(0.6667));
-    s.design.ponderacion =
-        Some(Weighting { fuente: "cuotas".into(), pesos: BTreeMap::from([("m1".into(), 3.0), ("m2".into(), 1.0)]) });
-    let t = table(&mut s, spec("A02", TableKind::MarcaPorModelo, &[Metric::Mencion]));
+    s.design.weighting =
+        Some(Weighting { source: "cuotas".into(), weights: BTreeMap::from([("m1".into(), 3.0), ("m2".into(), 1.0)]) });
+    let t = table(&mut s, spec("A02", TableKind::BrandByModel, &[Metric::Mention]));
     // Alfa: 0.75 · 3/3 + 0.25 · 1/3.
     assert_eq!(num(&t, "Alfa", "total"), Some(0.8333));
     assert_eq!(num(&t, "Alfa", "m1"), Some(1.0));
-    assert!(t.nota.as_deref().is_some_and(|n| n.contains("cuota de mercado") && n.contains("cuotas")));
+    assert!(t.note.as_deref().is_some_and(|n| n.contains("cuota de mercado") && n.contains("cuotas")));
 }
 
 #[test]
 fn dimension_tables_and_filters() {
     let mut s = fixture();
-    let mut by_dim = spec("A03", TableKind::MarcaPorDimension, &[Metric::Protagonismo]);
+    let mut by_dim = spec("A03", TableKind::BrandByDimension, &[Metric::Prominence]);
     by_dim.dimension = Some("seccion".into());
     let t = table(&mut s, by_dim);
     assert_eq!(t.value_columns().collect::<Vec<_>>(), ["marca", "a", "b", "total"]);
     // Section b: R5 (Alfa 1st), R6 (Alfa 1st): 10.
     assert_eq!(num(&t, "Alfa", "b"), Some(10.0));
 
-    let mut cross = spec("A04", TableKind::ModeloPorDimension, &[Metric::Mencion]);
+    let mut cross = spec("A04", TableKind::ModelByDimension, &[Metric::Mention]);
     cross.dimension = Some("seccion".into());
-    cross.marca = Some("beta".into());
+    cross.brand = Some("beta".into());
     let t = table(&mut s, cross);
     assert_eq!(t.row_keys().collect::<Vec<_>>(), ["m1", "m2", "total"]);
     // m2 in section a: R2 names Beta, R4 nothing → 1/2.
     assert_eq!(num(&t, "m2", "a"), Some(0.5));
 
-    let mut filtered = spec("A05", TableKind::Marcas, &[Metric::Mencion]);
-    filtered.filtro = BTreeMap::from([("seccion".into(), "b".into())]);
+    let mut filtered = spec("A05", TableKind::Brands, &[Metric::Mention]);
+    filtered.filter = BTreeMap::from([("seccion".into(), "b".into())]);
     let t = table(&mut s, filtered);
     assert_eq!(num(&t, "Gama", "mencion"), Some(0.0));
-    assert!(t.nota.as_deref().is_some_and(|n| n.starts_with("Base: 2 respuestas (filtro: seccion = b)")));
+    assert!(t.note.as_deref().is_some_and(|n| n.starts_with("Base: 2 respuestas (filtro: seccion = b)")));
 }
 
 #[test]
 fn concentration_agreement_tone_and_sources() {
     let mut s = fixture();
-    let t = table(&mut s, spec("A06", TableKind::Concentracion, &[]));
+    let t = table(&mut s, spec("A06", TableKind::Concentration, &[]));
     assert_eq!(t.cell("total", "lider"), Some(&Cell::Text("Alfa".into())));
     assert_eq!(num(&t, "total", "respuestas"), Some(6.0));
     // SoV 4/9, 4/9, 1/9 → (16 + 16 + 1) / 81 · 10,000 = 4074.0740…
     assert_eq!(num(&t, "total", "hhi_sov"), Some(4074.0741));
     assert_eq!(num(&t, "m2", "con_marca"), Some(0.6667));
 
-    let t = table(&mut s, spec("A07", TableKind::Acuerdo, &[]));
+    let t = table(&mut s, spec("A07", TableKind::Agreement, &[]));
     // q1: {A,B} vs {B}: J 1/2, top-1 differs. q2: {B,A,G} vs {}: J 0. q3: {A} vs {A,B}: J 1/2, match.
     assert_eq!(num(&t, "m1 vs m2", "jaccard"), Some(0.3333));
     assert_eq!(num(&t, "m1 vs m2", "top1_coincide"), Some(0.5));
     assert_eq!(num(&t, "m1 vs m2", "omitidas"), Some(0.0));
 
-    let t = table(&mut s, spec("A08", TableKind::Tono, &[]));
+    let t = table(&mut s, spec("A08", TableKind::Tone, &[]));
     assert_eq!(t.row_keys().collect::<Vec<_>>(), ["Alfa", "Beta"]);
     assert_eq!(num(&t, "Alfa", "tono_neto"), Some(0.5));
     assert_eq!(num(&t, "Beta", "tono_neto"), Some(-1.0));
 
-    let t = table(&mut s, spec("A09", TableKind::Fuentes, &[]));
+    let t = table(&mut s, spec("A09", TableKind::Sources, &[]));
     assert_eq!(t.row_keys().collect::<Vec<_>>(), ["alfa.com.ar", "infobae.com", "beta.com"]);
     assert_eq!(t.cell("beta.com", "marca"), Some(&Cell::Text("Beta".into())));
     assert_eq!(t.cell("infobae.com", "marca"), Some(&Cell::Null));
@@ -256,23 +256,23 @@ fn concentration_agreement_tone_and_sources() {
 #[test]
 fn findings_must_match_their_cells() {
     let mut s = fixture();
-    s.design.analisis = vec![spec("A01", TableKind::Marcas, &[Metric::Mencion])];
-    let finding = |valor: f64, decimales: u32| Finding {
+    s.design.analyses = vec![spec("A01", TableKind::Brands, &[Metric::Mention])];
+    let finding = |value: f64, decimals: u32| Finding {
         id: "H1".into(),
-        tipo: "liderazgo".into(),
-        seccion: "General".into(),
-        texto: "Alfa lidera".into(),
-        texto_en: "Alfa leads".into(),
-        respaldo: vec![Backing {
-            tabla: "A01".into(),
-            fila: "Alfa".into(),
-            columna: "mencion".into(),
-            valor,
-            decimales,
-            contexto: false,
-            empate: false,
+        kind: "liderazgo".into(),
+        section: "General".into(),
+        text: "Alfa lidera".into(),
+        text_en: "Alfa leads".into(),
+        backing: vec![Backing {
+            table: "A01".into(),
+            row: "Alfa".into(),
+            column: "mencion".into(),
+            value,
+            decimals,
+            context: false,
+            tie: false,
         }],
-        evidencia: vec!["R1".into()],
+        evidence: vec!["R1".into()],
     };
     let tables = analyze(&s).expect("tables");
     let root = std::path::Path::new("content");
@@ -289,7 +289,7 @@ fn findings_must_match_their_cells() {
 #[test]
 fn results_do_not_depend_on_thread_count() {
     let mut s = fixture();
-    s.design.analisis = vec![spec("A01", TableKind::Marcas, &Metric::ALL), spec("A02", TableKind::Acuerdo, &[])];
+    s.design.analyses = vec![spec("A01", TableKind::Brands, &Metric::ALL), spec("A02", TableKind::Agreement, &[])];
     let serial = analyze(&s).expect("tables");
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("pool");
     let parallel: Vec<Vec<Table>> = pool.install(|| {

@@ -20,40 +20,54 @@ use crate::model::{Metric, Study};
 /// The section: heading, how to read it, one panel per table and metric.
 #[derive(Debug, Clone, Serialize)]
 pub struct ChangeSection {
-    pub titulo: String,
-    pub parrafos: Vec<String>,
+    #[serde(rename = "titulo")]
+    pub title: String,
+    #[serde(rename = "parrafos")]
+    pub paragraphs: Vec<String>,
     /// Column headings of every panel: brand, previous, current, difference [95% CI], verdict.
-    pub columnas: [String; 5],
-    pub paneles: Vec<ChangePanel>,
+    #[serde(rename = "columnas")]
+    pub columns: [String; 5],
+    #[serde(rename = "paneles")]
+    pub panels: Vec<ChangePanel>,
 }
 
 /// One change table and metric: a row per brand.
 #[derive(Debug, Clone, Serialize)]
 pub struct ChangePanel {
-    pub titulo: String,
+    #[serde(rename = "titulo")]
+    pub title: String,
     /// The table, its scope note and how the axis reads.
-    pub fuente: String,
+    #[serde(rename = "fuente")]
+    pub source: String,
     /// Ticks of the difference axis, symmetric around zero (at 0.5).
-    pub eje: Vec<Tick>,
-    pub filas: Vec<ChangeRow>,
+    #[serde(rename = "eje")]
+    pub axis: Vec<Tick>,
+    #[serde(rename = "filas")]
+    pub rows: Vec<ChangeRow>,
 }
 
 /// One brand's change in one metric.
 #[derive(Debug, Clone, Serialize)]
 pub struct ChangeRow {
-    pub marca: String,
-    pub anterior: String,
+    #[serde(rename = "marca")]
+    pub brand: String,
+    #[serde(rename = "anterior")]
+    pub previous: String,
     pub actual: String,
     /// The difference, signed, in the metric's unit (percentage points for rates).
-    pub diferencia: String,
+    #[serde(rename = "diferencia")]
+    pub difference: String,
     /// Its 95% interval, `[low – high]` signed, or an en dash.
     pub ic95: String,
-    pub veredicto: String,
+    #[serde(rename = "veredicto")]
+    pub verdict: String,
     pub color: &'static str,
     /// The difference on the axis (0 to 1), when there is one.
-    pub punto: Option<f64>,
+    #[serde(rename = "punto")]
+    pub point: Option<f64>,
     /// The interval on the axis (low, high), when there is one.
-    pub barra: Option<(f64, f64)>,
+    #[serde(rename = "barra")]
+    pub bar: Option<(f64, f64)>,
 }
 
 const GREW_COLOUR: &str = "#00785A";
@@ -63,26 +77,26 @@ const NEUTRAL_COLOUR: &str = "#5B6770";
 /// The change section of `study`'s report, from its change tables (`None` without a
 /// previous run).
 pub(super) fn section(study: &Study, changes: &[Table], lang: Lang) -> Option<ChangeSection> {
-    let spec = study.design.corrida_anterior.as_ref()?;
+    let spec = study.design.previous_run.as_ref()?;
     let previous = study.previous.as_deref()?;
     let counts = change::question_counts(study)?;
     let total = changes.iter().find(|t| t.id == format!("{}total", change::PREFIX))?;
-    let mut paneles: Vec<ChangePanel> = METRICS.iter().map(|&m| panel(total, m, lang)).collect();
-    paneles.extend(changes.iter().filter(|t| t.id != total.id).map(|t| panel(t, Metric::Mencion, lang)));
+    let mut panels: Vec<ChangePanel> = METRICS.iter().map(|&m| panel(total, m, lang)).collect();
+    panels.extend(changes.iter().filter(|t| t.id != total.id).map(|t| panel(t, Metric::Mention, lang)));
     let dates = crate::render::site::run_dates(previous);
-    let (from, to) = (dates.desde.as_str(), dates.hasta.as_str());
-    let models = spec.modelos.iter().map(|m| m.nombre.as_str()).collect::<Vec<_>>().join(", ");
-    let parrafos = match lang {
+    let (from, to) = (dates.since.as_str(), dates.until.as_str());
+    let models = spec.models.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ");
+    let paragraphs = match lang {
         Lang::Es => vec![
             format!(
                 "Este estudio se compara con su corrida anterior: {} Se hizo del {} al {}, con {models}, y dio {} respuestas. La comparación usa las {} preguntas que comparten las dos corridas (el mismo id); las {} agregadas desde entonces y las {} retiradas quedan fuera.",
-                spec.descripcion,
+                spec.description,
                 long_date(from, lang),
                 long_date(to, lang),
                 previous.answers.len(),
-                counts.compartidas,
-                counts.agregadas,
-                counts.retiradas
+                counts.shared,
+                counts.added,
+                counts.withdrawn
             ),
             "Cada fila es una marca: su valor en la corrida anterior y en la actual, y la diferencia (actual − anterior) como un punto, con su intervalo de confianza al 95 % como una barra alrededor de la línea del cero. El intervalo empareja las dos corridas por pregunta (las mismas preguntas hechas otra vez) y tiene en cuenta que las respuestas a una misma pregunta se parecen. Si la barra no cruza el cero, el cambio es mayor que el ruido de volver a preguntarle a un asistente que no responde siempre igual: «creció» o «cayó»; si lo cruza, «sin cambio más allá del ruido». En las tasas la diferencia está en puntos porcentuales. En el orden de aparición, menor es mejor: «creció» quiere decir que la marca aparece más tarde.".to_owned(),
             "El primer grupo compara todos los modelos de cada corrida, en las siete métricas. Los siguientes comparan la tasa de mención del mismo modelo preguntado en las dos corridas, o de un nivel cuyo modelo cambió (el título dice cuál reemplazó a cuál). Cada número es una celda de las tablas cambio_* del paquete de datos, que tienen además las bases y las demás métricas por modelo.".to_owned(),
@@ -90,27 +104,27 @@ pub(super) fn section(study: &Study, changes: &[Table], lang: Lang) -> Option<Ch
         Lang::En => vec![
             format!(
                 "This study is compared with its previous run: {} It ran from {} to {}, with {models}, and gave {} answers. The comparison uses the {} questions both runs share (the same id); the {} added since and the {} retired are left out.",
-                spec.descripcion_en,
+                spec.description_en,
                 long_date(from, lang),
                 long_date(to, lang),
                 previous.answers.len(),
-                counts.compartidas,
-                counts.agregadas,
-                counts.retiradas
+                counts.shared,
+                counts.added,
+                counts.withdrawn
             ),
             "Each row is a brand: its value in the previous run and in the current one, and the difference (current − previous) as a dot, with its 95% confidence interval as a bar around the zero line. The interval pairs the two runs by question (the same questions asked again) and allows for answers to one question being alike. When the bar does not cross zero, the change is larger than the noise of asking an assistant that does not always answer the same way again: \"grew\" or \"fell\"; when it does, \"no change beyond the noise\". For rates the difference is in percentage points. In order of appearance lower is better: \"grew\" means the brand appears later.".to_owned(),
             "The first group compares all models of each run, in the seven metrics. The next ones compare the mention rate of the same model asked in both runs, or of a tier whose model changed (the title says which replaced which). Every number is a cell of the package's cambio_* tables, which also carry the bases and the other metrics by model.".to_owned(),
         ],
     };
     Some(ChangeSection {
-        titulo: lang.pick("Cambio desde la corrida anterior", "Change since the previous run").to_owned(),
-        parrafos,
-        columnas: match lang {
+        title: lang.pick("Cambio desde la corrida anterior", "Change since the previous run").to_owned(),
+        paragraphs,
+        columns: match lang {
             Lang::Es => ["Marca", "Anterior", "Actual", "Diferencia [IC 95 %]", "Veredicto"],
             Lang::En => ["Brand", "Previous", "Current", "Difference [95% CI]", "Verdict"],
         }
         .map(str::to_owned),
-        paneles,
+        panels,
     })
 }
 
@@ -126,14 +140,14 @@ pub fn verdict_words(verdict: &str, lang: Lang) -> (&'static str, &'static str) 
 
 fn metric_name(metric: Metric, lang: Lang) -> &'static str {
     match metric {
-        Metric::Mencion => lang.pick("Tasa de mención", "Mention rate"),
-        Metric::Orden => lang.pick("Orden promedio de aparición", "Average order of appearance"),
-        Metric::Citacion => lang.pick("Citación como fuente", "Citation as a source"),
-        Metric::CitacionFantasma => lang.pick("Citación fantasma", "Ghost citation"),
-        Metric::Protagonismo => lang.pick("Protagonismo IA (0 a 10)", "AI Prominence, Protagonismo IA (0 to 10)"),
+        Metric::Mention => lang.pick("Tasa de mención", "Mention rate"),
+        Metric::Order => lang.pick("Orden promedio de aparición", "Average order of appearance"),
+        Metric::Citation => lang.pick("Citación como fuente", "Citation as a source"),
+        Metric::PhantomCitation => lang.pick("Citación fantasma", "Ghost citation"),
+        Metric::Prominence => lang.pick("Protagonismo IA (0 a 10)", "AI Prominence, Protagonismo IA (0 to 10)"),
         Metric::Top1 => lang.pick("Top 1", "Top 1"),
         Metric::Sov => lang.pick("Participación de voz (share of voice)", "Share of voice"),
-        Metric::TonoNeto => lang.pick("Tono neto (−1 a 1)", "Net tone (−1 to 1)"),
+        Metric::NetTone => lang.pick("Tono neto (−1 a 1)", "Net tone (−1 to 1)"),
     }
 }
 
@@ -157,37 +171,37 @@ fn panel(table: &Table, metric: Metric, lang: Lang) -> ChangePanel {
     let reach = rows.iter().flat_map(|(_, d, i)| [d.map(f64::abs), i.map(|i| i.0.abs().max(i.1.abs()))]).flatten();
     let top = axis_top(reach.fold(0.0, f64::max), unit);
     let at = |v: f64| (0.5 + v / (2.0 * top)).clamp(0.0, 1.0);
-    let filas = rows
+    let rows = rows
         .into_iter()
         .map(|(brand, difference, interval)| {
             let verdict = match table.cell(brand, &column("_veredicto")) {
                 Some(Cell::Text(v)) => v.as_str(),
                 _ => "",
             };
-            let (veredicto, color) = verdict_words(verdict, lang);
+            let (verdict, color) = verdict_words(verdict, lang);
             ChangeRow {
-                marca: brand.to_owned(),
-                anterior: format_value(number(brand, "_anterior"), unit, lang),
+                brand: brand.to_owned(),
+                previous: format_value(number(brand, "_anterior"), unit, lang),
                 actual: format_value(number(brand, "_actual"), unit, lang),
-                diferencia: difference.map_or_else(|| "–".to_owned(), |d| signed(d, unit, lang)),
+                difference: difference.map_or_else(|| "–".to_owned(), |d| signed(d, unit, lang)),
                 ic95: interval.map_or_else(|| "–".to_owned(), |(l, h)| signed_interval(l, h, unit, lang)),
-                veredicto: veredicto.to_owned(),
+                verdict: verdict.to_owned(),
                 color,
-                punto: difference.map(at),
-                barra: interval.map(|(l, h)| (at(l), at(h))),
+                point: difference.map(at),
+                bar: interval.map(|(l, h)| (at(l), at(h))),
             }
         })
         .collect();
     let in_points = unit == Unit::Percent;
-    let scope = lang.pick(&table.titulo, &table.titulo_en);
+    let scope = lang.pick(&table.title, &table.title_en);
     let scope = scope.split_once(": ").map_or(scope, |(_, s)| s);
     ChangePanel {
-        titulo: match (lang, in_points) {
+        title: match (lang, in_points) {
             (Lang::Es, true) => format!("{}: {scope} (diferencia en puntos porcentuales)", metric_name(metric, lang)),
             (Lang::En, true) => format!("{}: {scope} (difference in percentage points)", metric_name(metric, lang)),
             _ => format!("{}: {scope}", metric_name(metric, lang)),
         },
-        fuente: match lang {
+        source: match lang {
             Lang::Es => format!(
                 "Fuente: tabla {}, columnas {}_anterior, {}_actual, {}_diferencia, {}_diferencia_ic95 y {}_veredicto. {}",
                 table.id,
@@ -196,7 +210,7 @@ fn panel(table: &Table, metric: Metric, lang: Lang) -> ChangePanel {
                 metric.id(),
                 metric.id(),
                 metric.id(),
-                table.nota.as_deref().unwrap_or("")
+                table.note.as_deref().unwrap_or("")
             ),
             Lang::En => format!(
                 "Source: table {}, columns {}_anterior (previous), {}_actual (current), {}_diferencia (difference), {}_diferencia_ic95 and {}_veredicto (verdict). Base: the questions both runs share.",
@@ -208,11 +222,11 @@ fn panel(table: &Table, metric: Metric, lang: Lang) -> ChangePanel {
                 metric.id()
             ),
         },
-        eje: [-1.0, -0.5, 0.0, 0.5, 1.0]
+        axis: [-1.0, -0.5, 0.0, 0.5, 1.0]
             .into_iter()
-            .map(|f| Tick { fraccion: 0.5 + f / 2.0, texto: tick_text(f * top, unit, lang) })
+            .map(|f| Tick { fraction: 0.5 + f / 2.0, text: tick_text(f * top, unit, lang) })
             .collect(),
-        filas,
+        rows,
     }
 }
 
@@ -284,9 +298,9 @@ mod tests {
 
     #[test]
     fn a_panel_places_dot_and_bar_around_zero_with_the_verdict() {
-        let mut columnas = vec!["marca".to_owned()];
+        let mut columns = vec!["marca".to_owned()];
         for m in METRICS {
-            columnas.extend(change::COLUMNS.iter().map(|s| format!("{}{s}", m.id())));
+            columns.extend(change::COLUMNS.iter().map(|s| format!("{}{s}", m.id())));
         }
         let row = |brand: &str, before: f64, now: f64, ic: Option<(f64, f64)>, verdict: Option<&str>| {
             let mut r = vec![Cell::Text(brand.into())];
@@ -305,38 +319,38 @@ mod tests {
         };
         let table = Table {
             id: "cambio_total".into(),
-            nombre: String::new(),
-            titulo: "Cambio desde la corrida anterior: todos los modelos".into(),
-            titulo_en: "Change since the previous run: all models".into(),
-            columnas,
-            filas: vec![
+            name: String::new(),
+            title: "Cambio desde la corrida anterior: todos los modelos".into(),
+            title_en: "Change since the previous run: all models".into(),
+            columns,
+            rows: vec![
                 row("A", 0.055, 0.146, Some((0.057, 0.128)), Some(GREW)),
                 row("B", 0.30, 0.25, Some((-0.12, 0.02)), Some(NO_CHANGE)),
                 row("C", 0.0, 0.0, None, None),
             ],
-            nota: None,
+            note: None,
         };
-        let p = panel(&table, Metric::Mencion, Lang::Es);
-        let title = p.titulo.clone();
+        let p = panel(&table, Metric::Mention, Lang::Es);
+        let title = p.title.clone();
         assert_eq!(title, "Tasa de mención: todos los modelos (diferencia en puntos porcentuales)");
         // The axis reaches ±0.2 (the widest bound, 0.128, rounds up to 0.2).
         assert_eq!(
-            p.eje.iter().map(|t| t.texto.as_str()).collect::<Vec<_>>(),
+            p.axis.iter().map(|t| t.text.as_str()).collect::<Vec<_>>(),
             ["\u{2212}20", "\u{2212}10", "0", "+10", "+20"]
         );
-        let a = &p.filas[0];
-        assert_eq!((a.anterior.as_str(), a.actual.as_str(), a.diferencia.as_str()), ("5,5", "14,6", "+9,1"));
-        assert_eq!((a.ic95.as_str(), a.veredicto.as_str(), a.color), ("[+5,7 – +12,8]", "creció", GREW_COLOUR));
-        let (dot, (low, high)) = (a.punto.unwrap_or_default(), a.barra.unwrap_or_default());
+        let a = &p.rows[0];
+        assert_eq!((a.previous.as_str(), a.actual.as_str(), a.difference.as_str()), ("5,5", "14,6", "+9,1"));
+        assert_eq!((a.ic95.as_str(), a.verdict.as_str(), a.color), ("[+5,7 – +12,8]", "creció", GREW_COLOUR));
+        let (dot, (low, high)) = (a.point.unwrap_or_default(), a.bar.unwrap_or_default());
         assert!((dot - (0.5 + 0.091 / 0.4)).abs() < 1e-9);
         assert!((low - (0.5 + 0.057 / 0.4)).abs() < 1e-9 && (high - (0.5 + 0.128 / 0.4)).abs() < 1e-9);
-        let b = &p.filas[1];
-        assert!(b.barra.is_some_and(|(l, h)| l < 0.5 && h > 0.5), "the bar crosses the zero line");
-        assert_eq!(b.veredicto, "sin cambio más allá del ruido");
-        let c = &p.filas[2];
-        assert_eq!((c.ic95.as_str(), c.veredicto.as_str(), c.barra), ("–", "sin intervalo", None));
-        let p = panel(&table, Metric::Mencion, Lang::En);
-        assert_eq!(p.filas[0].veredicto, "grew");
-        assert_eq!(p.filas[0].ic95, "[+5.7 – +12.8]");
+        let b = &p.rows[1];
+        assert!(b.bar.is_some_and(|(l, h)| l < 0.5 && h > 0.5), "the bar crosses the zero line");
+        assert_eq!(b.verdict, "sin cambio más allá del ruido");
+        let c = &p.rows[2];
+        assert_eq!((c.ic95.as_str(), c.verdict.as_str(), c.bar), ("–", "sin intervalo", None));
+        let p = panel(&table, Metric::Mention, Lang::En);
+        assert_eq!(p.rows[0].verdict, "grew");
+        assert_eq!(p.rows[0].ic95, "[+5.7 – +12.8]");
     }
 }

@@ -15,42 +15,54 @@ use crate::model::{Metric, ModelSpec, Study, TableSpec};
 /// A horizontal bar chart: one group per row label, one bar per series in each group.
 #[derive(Debug, Clone, Serialize)]
 pub struct Chart {
-    pub titulo: String,
-    pub fuente: String,
+    #[serde(rename = "titulo")]
+    pub title: String,
+    #[serde(rename = "fuente")]
+    pub source: String,
     /// Legend entries (empty when there is a single series).
     pub series: Vec<Series>,
     /// Axis ticks, from 0 to the scale's maximum.
-    pub eje: Vec<Tick>,
-    pub grupos: Vec<BarGroup>,
+    #[serde(rename = "eje")]
+    pub axis: Vec<Tick>,
+    #[serde(rename = "grupos")]
+    pub groups: Vec<BarGroup>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Series {
-    pub nombre: String,
+    #[serde(rename = "nombre")]
+    pub name: String,
     pub color: &'static str,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Tick {
     /// Position on the axis, 0 to 1.
-    pub fraccion: f64,
-    pub texto: String,
+    #[serde(rename = "fraccion")]
+    pub fraction: f64,
+    #[serde(rename = "texto")]
+    pub text: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct BarGroup {
-    pub etiqueta: String,
-    pub barras: Vec<Bar>,
+    #[serde(rename = "etiqueta")]
+    pub label: String,
+    #[serde(rename = "barras")]
+    pub bars: Vec<Bar>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Bar {
     /// Length as a fraction of the axis (0 to 1).
-    pub fraccion: f64,
-    pub texto: String,
+    #[serde(rename = "fraccion")]
+    pub fraction: f64,
+    #[serde(rename = "texto")]
+    pub text: String,
     pub color: &'static str,
     /// The 95% interval as fractions of the axis (low, high), drawn as a whisker.
-    pub bigote: Option<(f64, f64)>,
+    #[serde(rename = "bigote")]
+    pub whisker: Option<(f64, f64)>,
 }
 
 /// A cell's value and its 95% interval.
@@ -75,12 +87,12 @@ const BRANDS_BY_MODEL: usize = 5;
 
 pub(super) fn charts(study: &Study, tables: &[Table], lang: Lang) -> Vec<Chart> {
     let mut charts = Vec::new();
-    for metric in [Metric::Mencion, Metric::Protagonismo] {
+    for metric in [Metric::Mention, Metric::Prominence] {
         if let Some((spec, table)) = brand_table(study, tables, metric) {
             charts.push(brand_chart(spec, table, metric, lang));
         }
     }
-    for metric in [Metric::Mencion, Metric::Protagonismo] {
+    for metric in [Metric::Mention, Metric::Prominence] {
         if let Some((spec, table)) = by_model_table(study, tables, metric) {
             charts.push(model_chart(study, spec, table, metric, lang));
         }
@@ -102,8 +114,8 @@ fn axis(metric: Metric, max: f64) -> (f64, Vec<(f64, f64)>) {
 
 fn metric_title(metric: Metric, lang: Lang) -> &'static str {
     match metric {
-        Metric::Mencion => lang.pick("Tasa de mención (%)", "Mention rate (%)"),
-        Metric::Protagonismo => lang.pick("Protagonismo IA (0 a 10)", "AI Prominence, Protagonismo IA (0 to 10)"),
+        Metric::Mention => lang.pick("Tasa de mención (%)", "Mention rate (%)"),
+        Metric::Prominence => lang.pick("Protagonismo IA (0 a 10)", "AI Prominence, Protagonismo IA (0 to 10)"),
         _ => "",
     }
 }
@@ -113,12 +125,12 @@ fn source_line(table: &Table, lang: Lang) -> String {
         Lang::Es => format!(
             "Fuente: tabla {}, {} Las líneas sobre las barras marcan el intervalo de confianza al 95 %.",
             table.id,
-            translate_note(table.nota.as_deref().unwrap_or(""), lang)
+            translate_note(table.note.as_deref().unwrap_or(""), lang)
         ),
         Lang::En => format!(
             "Source: table {}, {} The lines over the bars mark the 95% confidence interval.",
             table.id,
-            translate_note(table.nota.as_deref().unwrap_or(""), lang)
+            translate_note(table.note.as_deref().unwrap_or(""), lang)
         ),
     }
 }
@@ -127,8 +139,8 @@ fn axis_ticks(ticks: &[(f64, f64)], unit: Unit, lang: Lang) -> Vec<Tick> {
     ticks
         .iter()
         .map(|(position, value)| Tick {
-            fraccion: *position,
-            texto: match unit {
+            fraction: *position,
+            text: match unit {
                 Unit::Percent => format!("{:.0}", value * 100.0),
                 _ => format_value(Some(*value), Unit::Whole, lang),
             },
@@ -146,22 +158,22 @@ fn brand_chart(spec: &TableSpec, table: &Table, metric: Metric, lang: Lang) -> C
     let max = rows.iter().flat_map(|r| [r.1.0, r.1.1.map(|i| i.1)]).flatten().fold(0.0, f64::max);
     let (top, ticks) = axis(metric, max);
     Chart {
-        titulo: match lang {
+        title: match lang {
             Lang::Es => format!("{} por marca", metric_title(metric, lang)),
             Lang::En => format!("{} by brand", metric_title(metric, lang)),
         },
-        fuente: source_line(table, lang),
+        source: source_line(table, lang),
         series: Vec::new(),
-        eje: axis_ticks(&ticks, unit, lang),
-        grupos: rows
+        axis: axis_ticks(&ticks, unit, lang),
+        groups: rows
             .into_iter()
             .map(|(brand, (value, interval))| BarGroup {
-                etiqueta: brand.to_owned(),
-                barras: vec![Bar {
-                    fraccion: fraction(value, top),
-                    texto: format_value(value, unit, lang),
+                label: brand.to_owned(),
+                bars: vec![Bar {
+                    fraction: fraction(value, top),
+                    text: format_value(value, unit, lang),
                     color: BRAND_COLOUR,
-                    bigote: whisker(interval, top),
+                    whisker: whisker(interval, top),
                 }],
             })
             .collect(),
@@ -178,7 +190,7 @@ fn fraction(value: Option<f64>, top: f64) -> f64 {
 fn model_chart(study: &Study, spec: &TableSpec, table: &Table, metric: Metric, lang: Lang) -> Chart {
     let unit = column_unit(spec, "total", false);
     let models: Vec<(usize, &ModelSpec)> =
-        study.design.modelos.iter().filter(|m| table.columnas.contains(&m.id)).enumerate().collect();
+        study.design.models.iter().filter(|m| table.columns.contains(&m.id)).enumerate().collect();
     let brands: Vec<&str> = table.row_keys().take(BRANDS_BY_MODEL).collect();
     let max = brands
         .iter()
@@ -189,31 +201,31 @@ fn model_chart(study: &Study, spec: &TableSpec, table: &Table, metric: Metric, l
     let (top, ticks) = axis(metric, max);
     let colour = |i: usize| PALETTE[i % PALETTE.len()];
     Chart {
-        titulo: match lang {
+        title: match lang {
             Lang::Es => format!(
                 "{} por modelo, {} marcas con más {}",
                 metric_title(metric, lang),
                 brands.len(),
-                if metric == Metric::Mencion { "menciones" } else { "Protagonismo IA" }
+                if metric == Metric::Mention { "menciones" } else { "Protagonismo IA" }
             ),
             Lang::En => format!("{} by model, top {} brands", metric_title(metric, lang), brands.len()),
         },
-        fuente: source_line(table, lang),
-        series: models.iter().map(|(i, m)| Series { nombre: m.nombre.clone(), color: colour(*i) }).collect(),
-        eje: axis_ticks(&ticks, unit, lang),
-        grupos: brands
+        source: source_line(table, lang),
+        series: models.iter().map(|(i, m)| Series { name: m.name.clone(), color: colour(*i) }).collect(),
+        axis: axis_ticks(&ticks, unit, lang),
+        groups: brands
             .iter()
             .map(|brand| BarGroup {
-                etiqueta: (*brand).to_owned(),
-                barras: models
+                label: (*brand).to_owned(),
+                bars: models
                     .iter()
                     .map(|(i, m)| {
                         let (value, interval) = value_and_interval(table, brand, &m.id);
                         Bar {
-                            fraccion: fraction(value, top),
-                            texto: format_value(value, unit, lang),
+                            fraction: fraction(value, top),
+                            text: format_value(value, unit, lang),
                             color: colour(*i),
-                            bigote: whisker(interval, top),
+                            whisker: whisker(interval, top),
                         }
                     })
                     .collect(),
@@ -231,15 +243,15 @@ mod tests {
         use crate::model::TableKind;
         let spec = TableSpec {
             id: "A01".into(),
-            nombre: "marcas".into(),
-            titulo: "t".into(),
-            titulo_en: "t".into(),
-            tipo: TableKind::Marcas,
-            metricas: vec![Metric::Mencion],
+            name: "marcas".into(),
+            title: "t".into(),
+            title_en: "t".into(),
+            kind: TableKind::Brands,
+            metrics: vec![Metric::Mention],
             dimension: None,
-            marca: None,
-            filtro: Default::default(),
-            limite: None,
+            brand: None,
+            filter: Default::default(),
+            limit: None,
         };
         let row = |brand: &str, value: f64, interval: Option<(f64, f64)>| {
             vec![
@@ -252,39 +264,39 @@ mod tests {
         };
         let table = Table {
             id: "A01".into(),
-            nombre: "marcas".into(),
-            titulo: "t".into(),
-            titulo_en: "t".into(),
-            columnas: ["marca", "mencion", "mencion_n", "mencion_n_ef", "mencion_ic95"].map(str::to_owned).to_vec(),
-            filas: vec![row("A", 0.42, Some((0.3, 0.56))), row("B", 0.1, None)],
-            nota: None,
+            name: "marcas".into(),
+            title: "t".into(),
+            title_en: "t".into(),
+            columns: ["marca", "mencion", "mencion_n", "mencion_n_ef", "mencion_ic95"].map(str::to_owned).to_vec(),
+            rows: vec![row("A", 0.42, Some((0.3, 0.56))), row("B", 0.1, None)],
+            note: None,
         };
-        let chart = brand_chart(&spec, &table, Metric::Mencion, Lang::Es);
+        let chart = brand_chart(&spec, &table, Metric::Mention, Lang::Es);
         // The axis reaches the highest whisker (0.56 → 0.6), not only the highest bar.
-        assert_eq!(chart.eje.last().map(|t| t.texto.as_str()), Some("60"));
-        let a = &chart.grupos[0].barras[0];
-        let (low, high) = a.bigote.unwrap_or_default();
-        assert!((low - 0.5).abs() < 1e-9 && (high - 0.56 / 0.6).abs() < 1e-9 && (a.fraccion - 0.7).abs() < 1e-9);
-        assert_eq!(chart.grupos[1].barras[0].bigote, None);
-        assert!(chart.fuente.contains("intervalo de confianza al 95 %"));
+        assert_eq!(chart.axis.last().map(|t| t.text.as_str()), Some("60"));
+        let a = &chart.groups[0].bars[0];
+        let (low, high) = a.whisker.unwrap_or_default();
+        assert!((low - 0.5).abs() < 1e-9 && (high - 0.56 / 0.6).abs() < 1e-9 && (a.fraction - 0.7).abs() < 1e-9);
+        assert_eq!(chart.groups[1].bars[0].whisker, None);
+        assert!(chart.source.contains("intervalo de confianza al 95 %"));
     }
 
     #[test]
     fn axis_rounds_up_to_a_tick() {
-        let (top, ticks) = axis(Metric::Mencion, 0.42);
+        let (top, ticks) = axis(Metric::Mention, 0.42);
         assert!((top - 0.5).abs() < 1e-9);
         assert_eq!(ticks.len(), 6);
-        let (top, ticks) = axis(Metric::Protagonismo, 3.52);
+        let (top, ticks) = axis(Metric::Prominence, 3.52);
         assert!((top - 4.0).abs() < 1e-9);
         assert_eq!(ticks.iter().map(|t| t.1).collect::<Vec<_>>(), vec![0.0, 1.0, 2.0, 3.0, 4.0]);
         // Seven steps become eight, labelled every other one, so the last tick is the top.
-        let (top, ticks) = axis(Metric::Protagonismo, 6.2);
+        let (top, ticks) = axis(Metric::Prominence, 6.2);
         assert!((top - 8.0).abs() < 1e-9);
         assert_eq!(ticks.iter().map(|t| t.1).collect::<Vec<_>>(), vec![0.0, 2.0, 4.0, 6.0, 8.0]);
         assert_eq!(ticks.last().map(|t| t.0), Some(1.0));
-        let (top, _) = axis(Metric::Mencion, 1.0);
+        let (top, _) = axis(Metric::Mention, 1.0);
         assert!((top - 1.0).abs() < 1e-9);
-        let (top, _) = axis(Metric::Mencion, 0.4);
+        let (top, _) = axis(Metric::Mention, 0.4);
         assert!((top - 0.4).abs() < 1e-9);
     }
 }

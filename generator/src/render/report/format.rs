@@ -64,9 +64,9 @@ pub(super) fn format_cell(cell: &Cell, unit: Unit, lang: Lang) -> String {
 
 pub(super) fn metric_unit(metric: Metric) -> Unit {
     match metric {
-        Metric::Mencion | Metric::Citacion | Metric::CitacionFantasma | Metric::Top1 | Metric::Sov => Unit::Percent,
-        Metric::Orden | Metric::Protagonismo => Unit::Decimal2,
-        Metric::TonoNeto => Unit::Signed2,
+        Metric::Mention | Metric::Citation | Metric::PhantomCitation | Metric::Top1 | Metric::Sov => Unit::Percent,
+        Metric::Order | Metric::Prominence => Unit::Decimal2,
+        Metric::NetTone => Unit::Signed2,
     }
 }
 
@@ -97,8 +97,8 @@ pub fn column_unit(spec: &TableSpec, column: &str, first: bool) -> Unit {
         "jaccard" => Unit::Decimal2,
         "lider" | "modelo_a" | "modelo_b" | "marca" | "dominio" => Unit::Text,
         // Crossed tables: one column per model or dimension value, plus the total.
-        _ => match (spec.tipo, spec.metricas.as_slice()) {
-            (TableKind::MarcaPorModelo | TableKind::MarcaPorDimension | TableKind::ModeloPorDimension, [metric]) => {
+        _ => match (spec.kind, spec.metrics.as_slice()) {
+            (TableKind::BrandByModel | TableKind::BrandByDimension | TableKind::ModelByDimension, [metric]) => {
                 metric_unit(*metric)
             }
             _ => Unit::Text,
@@ -167,8 +167,8 @@ pub(super) fn column_label(study: &Study, spec: &TableSpec, column: &str, first:
         "neg" => lang.pick("Negativas", "Negative"),
         "dominio" => lang.pick("Dominio", "Domain"),
         "tasa" => lang.pick("Tasa", "Rate"),
-        other => match study.design.modelos.iter().find(|m| m.id == other) {
-            Some(model) => model.nombre.as_str(),
+        other => match study.design.models.iter().find(|m| m.id == other) {
+            Some(model) => model.name.as_str(),
             None => other,
         },
     };

@@ -74,34 +74,52 @@ pub struct Report {
     pub lang: Lang,
     /// Stable document identifier (`<slug>-<lang>`): the PDF's `/ID` is derived from it.
     pub ident: String,
-    pub etiquetas: Labels,
-    pub servicio: String,
+    #[serde(rename = "etiquetas")]
+    pub labels: Labels,
+    #[serde(rename = "servicio")]
+    pub service: String,
     pub editor: String,
     pub web: String,
-    pub titulo: String,
-    pub descripcion: String,
+    #[serde(rename = "titulo")]
+    pub title: String,
+    #[serde(rename = "descripcion")]
+    pub description: String,
     /// Publication date, written out.
-    pub publicado: String,
+    #[serde(rename = "publicado")]
+    pub published: String,
     /// Label/value pairs of the study's design, for the cover.
-    pub ficha: Vec<[String; 2]>,
-    pub cifras: Vec<KeyFigure>,
-    pub nota: Note,
-    pub hallazgos: Vec<FindingView>,
-    pub graficos: Vec<Chart>,
+    #[serde(rename = "ficha")]
+    pub sheet: Vec<[String; 2]>,
+    #[serde(rename = "cifras")]
+    pub figures: Vec<KeyFigure>,
+    #[serde(rename = "nota")]
+    pub note: Note,
+    #[serde(rename = "hallazgos")]
+    pub findings: Vec<FindingView>,
+    #[serde(rename = "graficos")]
+    pub charts: Vec<Chart>,
     /// Each brand's change since the previous run with its interval (`None`: a first run).
-    pub cambios: Option<ChangeSection>,
-    pub tablas: Vec<TableView>,
-    pub metodologia: Vec<Section>,
-    pub metricas: Vec<MetricView>,
-    pub como_citar: Note,
-    pub colofon: String,
+    #[serde(rename = "cambios")]
+    pub changes: Option<ChangeSection>,
+    #[serde(rename = "tablas")]
+    pub tables: Vec<TableView>,
+    #[serde(rename = "metodologia")]
+    pub methodology: Vec<Section>,
+    #[serde(rename = "metricas")]
+    pub metrics: Vec<MetricView>,
+    #[serde(rename = "como_citar")]
+    pub how_to_cite: Note,
+    #[serde(rename = "colofon")]
+    pub colophon: String,
 }
 
 /// A text block with a heading (the editor's note, how to cite: written in Spanish only).
 #[derive(Debug, Clone, Serialize)]
 pub struct Note {
-    pub titulo: String,
-    pub texto: String,
+    #[serde(rename = "titulo")]
+    pub title: String,
+    #[serde(rename = "texto")]
+    pub text: String,
 }
 
 /// Builds the report of `study` in `lang` from its computed tables and change tables.
@@ -111,32 +129,32 @@ pub fn report(site: &Site<'_>, study: &Study, tables: &[Table], changes: &[Table
     Report {
         lang,
         ident: format!("{}-{}", study.slug, lang.code()),
-        etiquetas: labels::labels(lang),
-        servicio: lang.pick(&service.nombre, &service.nombre_en).to_owned(),
+        labels: labels::labels(lang),
+        service: lang.pick(&service.name, &service.name_en).to_owned(),
         editor: service.editor.clone(),
         web: service.web.clone(),
-        titulo: lang.pick(&d.nombre, &d.nombre_en).to_owned(),
-        descripcion: lang.pick(&d.descripcion, &d.descripcion_en).to_owned(),
-        publicado: long_date(&d.publicado, lang),
-        ficha: cover::design_facts(study, lang),
-        cifras: cover::key_figures(study, tables, lang),
-        nota: Note {
-            titulo: lang.pick("Nota del editor", "Publisher's note (original in Spanish)").to_owned(),
-            texto: d.nota.clone(),
+        title: lang.pick(&d.name, &d.name_en).to_owned(),
+        description: lang.pick(&d.description, &d.description_en).to_owned(),
+        published: long_date(&d.published, lang),
+        sheet: cover::design_facts(study, lang),
+        figures: cover::key_figures(study, tables, lang),
+        note: Note {
+            title: lang.pick("Nota del editor", "Publisher's note (original in Spanish)").to_owned(),
+            text: d.note.clone(),
         },
-        hallazgos: tables::findings(study, tables, changes, lang),
-        graficos: charts::charts(study, tables, lang),
-        cambios: changes::section(study, changes, lang),
-        tablas: specs_and_tables(study, tables)
+        findings: tables::findings(study, tables, changes, lang),
+        charts: charts::charts(study, tables, lang),
+        changes: changes::section(study, changes, lang),
+        tables: specs_and_tables(study, tables)
             .map(|(spec, table)| tables::table_view(study, spec, table, lang))
             .collect(),
-        metodologia: methodology::methodology(study, lang),
-        metricas: methodology::metric_definitions(site, study, lang),
-        como_citar: Note {
-            titulo: lang.pick("Cómo citar", "How to cite (as published, in Spanish)").to_owned(),
-            texto: d.como_citar.clone(),
+        methodology: methodology::methodology(study, lang),
+        metrics: methodology::metric_definitions(site, study, lang),
+        how_to_cite: Note {
+            title: lang.pick("Cómo citar", "How to cite (as published, in Spanish)").to_owned(),
+            text: d.how_to_cite.clone(),
         },
-        colofon: colophon(site, study, lang),
+        colophon: colophon(site, study, lang),
     }
 }
 
@@ -146,23 +164,23 @@ fn colophon(site: &Site<'_>, study: &Study, lang: Lang) -> String {
     match lang {
         Lang::Es => format!(
             "{} · {} · {}. Informe generado a partir del paquete de datos {} versión {}, publicado el {}: cada número sale de las mismas tablas que el JSON y la planilla del paquete. Contacto: {}.",
-            service.nombre,
+            service.name,
             service.editor,
             service.web,
             study.slug,
-            d.version_paquete,
-            long_date(&d.publicado, lang),
-            service.contacto
+            d.package_version,
+            long_date(&d.published, lang),
+            service.contact
         ),
         Lang::En => format!(
             "{} · {} · {}. Report generated from data package {} version {}, published {}: every number comes from the same tables as the package's JSON and spreadsheet. Contact: {}.",
-            service.nombre_en,
+            service.name_en,
             service.editor,
             service.web,
             study.slug,
-            d.version_paquete,
-            long_date(&d.publicado, lang),
-            service.contacto
+            d.package_version,
+            long_date(&d.published, lang),
+            service.contact
         ),
     }
 }

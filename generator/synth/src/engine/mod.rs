@@ -39,7 +39,7 @@ use self::wording::{already_said, pick, relevant, spanish, word_count};
 
 /// One generated answer, before it gets its id.
 pub(crate) struct Draft {
-    pub respuesta: String,
+    pub answer: String,
     pub sources: Vec<Source>,
     pub tone: BTreeMap<String, Tone>,
     /// Brand indexes in order of appearance (what the matcher must find).
@@ -149,7 +149,7 @@ pub(crate) fn answer_question(ind: &Industry, question: &BaseQuestion, model: &M
     }
     let tone = brands::label_tones(ind, &chosen, &text, rng);
     let sources = sources::cite(ind, question, model, &chosen, rng);
-    Draft { respuesta: text, sources, tone, order: chosen.iter().map(|e| e.idx).collect() }
+    Draft { answer: text, sources, tone, order: chosen.iter().map(|e| e.idx).collect() }
 }
 
 #[cfg(test)]
@@ -166,14 +166,14 @@ mod tests {
         for m in all_models() {
             for (qi, q) in ind.questions.iter().enumerate() {
                 let b = answer_question(&ind, q, &m, &mut rng(qi as u64));
-                assert_eq!(matcher.brands_in_text(&b.respuesta), b.order, "{} {qi}\n{}", m.id, b.respuesta);
+                assert_eq!(matcher.brands_in_text(&b.answer), b.order, "{} {qi}\n{}", m.id, b.answer);
                 let ids: Vec<&str> = b.order.iter().map(|&i| ind.brands[i].id.as_str()).collect();
                 let mut labelled: Vec<&str> = b.tone.keys().map(String::as_str).collect();
                 let mut named = ids.clone();
                 labelled.sort_unstable();
                 named.sort_unstable();
                 assert_eq!(labelled, named, "a tone for every brand named, no other");
-                assert!(word_count(&b.respuesta) >= 45, "{} {qi}: {}", m.id, b.respuesta);
+                assert!(word_count(&b.answer) >= 45, "{} {qi}: {}", m.id, b.answer);
                 assert!(b.sources.len() <= 6);
             }
         }
@@ -186,7 +186,7 @@ mod tests {
         for (qi, q) in ind.questions.iter().enumerate() {
             let a = answer_question(&ind, q, m, &mut rng(7));
             let b = answer_question(&ind, q, m, &mut rng(7));
-            assert_eq!((&a.respuesta, &a.order, &a.tone), (&b.respuesta, &b.order, &b.tone), "{qi}");
+            assert_eq!((&a.answer, &a.order, &a.tone), (&b.answer, &b.order, &b.tone), "{qi}");
             assert_eq!(format!("{:?}", a.sources), format!("{:?}", b.sources));
         }
     }
@@ -198,7 +198,7 @@ mod tests {
             for seed in 0..10 {
                 let b = answer_question(&ind, &ind.questions[14], &m, &mut rng(seed));
                 for word in [" tiene ", " conviene ", " también ", "Consejos"] {
-                    assert!(!b.respuesta.contains(word), "{word:?} in\n{}", b.respuesta);
+                    assert!(!b.answer.contains(word), "{word:?} in\n{}", b.answer);
                 }
             }
         }

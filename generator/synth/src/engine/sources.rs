@@ -63,7 +63,7 @@ pub(crate) fn cite(
         if sources.iter().any(|f| f.url == url) {
             continue;
         }
-        sources.push(Source { url, titulo: format!("{title} - {}", site.name) });
+        sources.push(Source { url, title: format!("{title} - {}", site.name) });
     }
     sources.shuffle(rng);
     sources
@@ -116,7 +116,7 @@ pub(crate) fn brand_page(ind: &Industry, m: &TrackedBrand, language: &str, rng: 
         .choose(rng)
         .map_or(("/", "{marca}", "{marca}"), |p| (p.path.as_str(), p.title.as_str(), p.title_en.as_str()));
     let title = if spanish(language) { title_es } else { title_en }.replace("{marca}", &m.name);
-    Source { url: format!("https://{host}{path}"), titulo: title }
+    Source { url: format!("https://{host}{path}"), title }
 }
 
 #[cfg(test)]
@@ -136,13 +136,13 @@ mod tests {
             let host = s.url.trim_start_matches("https://").trim_end_matches("/personas").to_owned();
             assert!(s.url.ends_with("/personas"), "{}", s.url);
             assert!(host.ends_with("beta.com") || host.ends_with("betabank.com"), "{host}");
-            assert_eq!(s.titulo, "Personas | Beta");
+            assert_eq!(s.title, "Personas | Beta");
             hosts.insert(host);
         }
         for h in ["www.beta.com", "beta.com", "ayuda.beta.com", "blog.betabank.com"] {
             assert!(hosts.contains(h), "{h} in {hosts:?}");
         }
-        assert_eq!(brand_page(&ind, beta, "en", &mut rng(1)).titulo, "Personal | Beta");
+        assert_eq!(brand_page(&ind, beta, "en", &mut rng(1)).title, "Personal | Beta");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use super::*;
 
 pub(super) fn tone(r: &mut FindingsWriter<'_>) -> Option<()> {
-    let t = r.table(|s| s.tipo == TableKind::Tono)?;
+    let t = r.table(|s| s.kind == TableKind::Tone)?;
     let mut candidates: Vec<(f64, String)> = rows(t)
         .into_iter()
         .filter(|f| t.cell(f, "n_tono").and_then(Cell::as_f64).unwrap_or(0.0) >= 15.0)
@@ -40,10 +40,10 @@ pub(super) fn tone(r: &mut FindingsWriter<'_>) -> Option<()> {
             ),
         )
     };
-    let id = r.study.brands.iter().find(|b| b.nombre == worst)?.id.clone();
-    let mut ev = r.evidence(3, |i| r.study.answers[i].tono.get(&id) == Some(&Tone::Neg));
+    let id = r.study.brands.iter().find(|b| b.name == worst)?.id.clone();
+    let mut ev = r.evidence(3, |i| r.study.answers[i].tone.get(&id) == Some(&Tone::Neg));
     if ev.is_empty() {
-        ev = r.evidence(2, |i| r.study.answers[i].tono.contains_key(&id));
+        ev = r.evidence(2, |i| r.study.answers[i].tone.contains_key(&id));
     }
     r.finish(
         "tono",

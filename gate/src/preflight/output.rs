@@ -54,32 +54,32 @@ pub fn check_not_development(mode: Mode, payee: &str) -> Result<String, String> 
 const SYNTHETIC_MARKS: [&str; 4] = ["sintétic", "sintetic", "synthetic", "generator synth"];
 
 /// Whether a study's `nota` says its data are synthetic.
-pub fn says_synthetic(nota: &str) -> bool {
-    let nota = nota.to_lowercase();
-    SYNTHETIC_MARKS.iter().any(|mark| nota.contains(mark))
+pub fn says_synthetic(note: &str) -> bool {
+    let note = note.to_lowercase();
+    SYNTHETIC_MARKS.iter().any(|mark| note.contains(mark))
 }
 
 /// Outside local mode no study on sale may say its data are synthetic: its sheet
 /// (`/estudio/<slug>/ficha`, built from the study's `nota`) is read from `dist/`.
 pub fn check_synthetic(mode: Mode, manifest: &Manifest, dist: &Path) -> Result<String, String> {
     let mut synthetic = Vec::new();
-    for slug in manifest.estudios.keys() {
-        let Some(route) = manifest.rutas.get(&format!("/estudio/{slug}/ficha")) else { continue };
-        let sheet = std::fs::read(dist.join(&route.archivo))
+    for slug in manifest.studies.keys() {
+        let Some(route) = manifest.routes.get(&format!("/estudio/{slug}/ficha")) else { continue };
+        let sheet = std::fs::read(dist.join(&route.file))
             .ok()
             .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok());
-        let nota = sheet.as_ref().and_then(|s| s.get("nota")).and_then(|n| n.as_str()).unwrap_or_default();
-        if says_synthetic(nota) {
+        let note = sheet.as_ref().and_then(|s| s.get("nota")).and_then(|n| n.as_str()).unwrap_or_default();
+        if says_synthetic(note) {
             synthetic.push(slug.as_str());
         }
     }
     match (synthetic.is_empty(), mode) {
-        (true, _) => Ok(format!("ninguno de los {} estudios dice ser sintético", manifest.estudios.len())),
+        (true, _) => Ok(format!("ninguno de los {} estudios dice ser sintético", manifest.studies.len())),
         (false, Mode::Local) => Ok(format!("{} estudios sintéticos (solo para el modo local)", synthetic.len())),
         (false, _) => Err(format!(
             "{} de {} estudios dicen en su nota que sus datos son sintéticos ({}): no se venden datos de demostración con dinero real; reemplace content/estudios por los suyos (content/README.md) y corra `generator build`",
             synthetic.len(),
-            manifest.estudios.len(),
+            manifest.studies.len(),
             synthetic.join(", ")
         )),
     }
@@ -178,12 +178,14 @@ pub fn check_journal(mode: Mode, manifest: &Manifest, data: &Path, report: &mut 
     };
     let ledger = crate::sales::ledger::fold(&contents.records);
     let local_transactions = local_ledger_transactions(&data.join(crate::settings::LOCAL_LEDGER_FILE));
-    let offered: BTreeSet<&str> = manifest.servicio.redes.iter().map(|n| n.caip2.as_str()).collect();
-    let local = ledger.sales.iter().filter(|s| local_transactions.contains(&s.transaccion.to_lowercase())).count();
+    let offered: BTreeSet<&str> = manifest.service.networks.iter().map(|n| n.caip2.as_str()).collect();
+    let local = ledger.sales.iter().filter(|s| local_transactions.contains(&s.transaction.to_lowercase())).count();
     let elsewhere = ledger
         .sales
         .iter()
-        .filter(|s| !local_transactions.contains(&s.transaccion.to_lowercase()) && !offered.contains(s.red.as_str()))
+        .filter(|s| {
+            !local_transactions.contains(&s.transaction.to_lowercase()) && !offered.contains(s.network.as_str())
+        })
         .count();
     if local == 0 && elsewhere == 0 {
         report.ok(WHAT, format!("{} ventas en {}, ninguna de pruebas", ledger.sales.len(), path.display()));
@@ -214,8 +216,8 @@ fn local_ledger_transactions(path: &Path) -> BTreeSet<String> {
     ledger
         .get("pagos")
         .and_then(|p| p.as_object())
-        .map(|pagos| {
-            pagos
+        .map(|payments| {
+            payments
                 .values()
                 .filter_map(|p| p.get("transaccion").and_then(|t| t.as_str()))
                 .map(str::to_lowercase)

@@ -276,8 +276,7 @@ fn over_tls_a_kept_alive_connection_says_its_idle_limit_and_only_idle_ones_are_c
     let log = data.path().join(gate::sales::journal::JOURNAL_FILE);
     let gate = gate::app::Gate::load(built(), local, links(), Some(&log)).expect("gate");
     let limits = Limits { read_timeout: Duration::from_secs(3), ..Limits::default() };
-    let server =
-        spawn_tls(Arc::new(gate), 2, limits, Certificate::load(files).expect("certificate")).expect("server");
+    let server = spawn_tls(Arc::new(gate), 2, limits, Certificate::load(files).expect("certificate")).expect("server");
 
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let mut roots = rustls::RootCertStore::empty();

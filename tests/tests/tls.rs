@@ -257,12 +257,11 @@ fn read_answer(stream: &mut impl std::io::Read) -> (String, Vec<u8>) {
     (head, body)
 }
 
-/// The keep-alive rule of the plain listener over TLS: every answer that keeps the connection
-/// says how long it may stay idle, a client reusing it exactly at that limit is answered (GET
-/// and POST /mcp, both through Pingora's session here), and a connection left idle past the
-/// deadline is closed with nothing sent on it. (Unlike the plain fast lane, a head that starts
-/// before the deadline and ends after it is cut with the connection over TLS: Pingora's path
-/// times the idle wait and the head together. README, "Limits".)
+/// The keep-alive rule of the plain listener holds over TLS, where every request goes through
+/// Pingora's session: every answer that keeps the connection says how long it may stay idle, a
+/// client reusing it exactly at that limit is answered (GET and POST /mcp), a head that starts
+/// before the deadline and ends after it is answered, and only a connection left idle past the
+/// deadline is closed, with nothing sent on it.
 #[test]
 fn over_tls_a_kept_alive_connection_says_its_idle_limit_and_only_idle_ones_are_closed() {
     use rustls::pki_types::pem::PemObject;
@@ -306,6 +305,13 @@ fn over_tls_a_kept_alive_connection_says_its_idle_limit_and_only_idle_ones_are_c
         // Reused exactly at the limit the answer said.
         std::thread::sleep(Duration::from_secs(2));
     }
+    // A head that starts before the deadline and ends after it is a request, not an idle
+    // connection: answered.
+    stream.write_all(b"GET /catalogo HTTP/1.1\r\n").expect("first half");
+    std::thread::sleep(Duration::from_millis(1500));
+    stream.write_all(b"Host: localhost\r\n\r\n").expect("second half");
+    let (head, _) = read_answer(&mut stream);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     // Left idle past the deadline: closed, with nothing sent on it.
     std::thread::sleep(Duration::from_millis(3500));
     let mut rest = Vec::new();

@@ -17,8 +17,9 @@ use crate::response::Reply;
 /// What one client may send or hold, so a hostile or broken one cannot starve the others.
 #[derive(Debug, Clone)]
 pub struct Limits {
-    /// Deadline to receive a whole request head, and then its whole body (slow clients, and
-    /// idle keep-alive connections, are closed after it).
+    /// Deadline to receive a whole request head, and then its whole body (slow clients are
+    /// closed after it). A kept-alive connection first waits this long idle for its next head
+    /// (then it is closed), and a head that began has this long again.
     pub read_timeout: Duration,
     /// Largest request head (request target plus header names and values), bytes; 431 above.
     pub max_head_bytes: usize,
@@ -57,6 +58,12 @@ impl Limits {
     /// request on one the gate is closing, which would fail it at the transport.
     pub fn idle_seconds(&self) -> u64 {
         self.read_timeout.as_secs().saturating_sub(1).max(1)
+    }
+
+    /// Seconds a kept-alive connection is actually waited for before it counts as idle and is
+    /// closed: the read deadline, rounded up (Pingora's keep-alive timeout is in whole seconds).
+    pub(crate) fn idle_wait_seconds(&self) -> u64 {
+        self.read_timeout.as_secs_f64().ceil().max(1.0) as u64
     }
 
     /// The refusal for a request head over the limits, if it is.

@@ -25,7 +25,7 @@ use tokio::io::AsyncReadExt;
 
 use crate::handler::{Handler, Quick};
 use crate::response::Body;
-use crate::server::{App, KEEPALIVE_SECONDS};
+use crate::server::App;
 use crate::socket;
 use crate::tls::ServesPlain;
 
@@ -103,7 +103,7 @@ impl<H: Handler> App<H> {
         shutdown: &ShutdownWatch,
     ) -> Option<(Stream, BytesMut)> {
         let mut session = ServerSession::new_http1(stream);
-        session.set_keepalive(if *shutdown.borrow() { None } else { Some(KEEPALIVE_SECONDS) });
+        session.set_keepalive(if *shutdown.borrow() { None } else { Some(self.limits.idle_wait_seconds()) });
         if !pending.is_empty() {
             session.set_pipelined_prefix(pending);
         }

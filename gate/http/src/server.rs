@@ -26,9 +26,6 @@ use crate::response::Reply;
 use crate::socket;
 use crate::writing::{log_access, write_reply};
 
-/// Idle keep-alive between requests, in seconds (the head deadline of [`Limits`] also caps it).
-pub(crate) const KEEPALIVE_SECONDS: u64 = 60;
-
 /// The Pingora application around a [`Handler`].
 pub struct App<H> {
     pub(crate) handler: Arc<H>,
@@ -74,7 +71,14 @@ impl<H: Handler> App<H> {
         // Requests a client sends without waiting for the answers are read one after the
         // other and answered in order (RFC 9112 §9.3.2), never dropped.
         session.set_pipelining_enabled(true);
-        match pingora_timeout::timeout(limits.read_timeout, session.read_request()).await {
+        // A kept-alive connection waits for its next head at most `read_timeout` per read (its
+        // keep-alive timeout, set with the answer before): no byte in that time and it is idle,
+        // closed with nothing sent. A head that has begun then has its own `read_timeout` to
+        // arrive, so only idle connections are closed, as on the fast lane. A fresh connection
+        // has only the head's deadline.
+        let reused = session.get_keepalive().is_some();
+        let head_deadline = if reused { limits.read_timeout * 2 } else { limits.read_timeout };
+        match pingora_timeout::timeout(head_deadline, session.read_request()).await {
             Ok(Ok(true)) => {}
             Ok(Err(error)) if error.etype == ErrorType::InvalidHTTPHeader => {
                 refuse_unreadable_head(&mut session, &error, limits).await;
@@ -101,8 +105,11 @@ impl<H: Handler> App<H> {
                 .or_else(|| refuse_missing_host(&session))
                 .or_else(|| refuse_foreign_target(&session, &*self.handler)),
         };
-        let keepalive =
-            if *shutdown.borrow() || refused.is_some() || !client_keeps_alive { None } else { Some(KEEPALIVE_SECONDS) };
+        let keepalive = if *shutdown.borrow() || refused.is_some() || !client_keeps_alive {
+            None
+        } else {
+            Some(limits.idle_wait_seconds())
+        };
         session.set_keepalive(keepalive);
 
         let unread_body = refused.is_some();

@@ -6,8 +6,8 @@ mod common;
 
 use std::sync::Arc;
 
-use common::built;
 use common::gate::*;
+use common::{built, read_answer};
 use gate::facilitator::Facilitator;
 use gate::facilitator::http::HttpFacilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
@@ -238,27 +238,6 @@ async fn slow_clients_are_cut_off_at_the_read_timeout() {
     // A normal client is still served.
     let response = client().get(format!("{}/catalogo", server.url())).send().await.expect("request");
     assert_eq!(response.status(), 200);
-}
-
-/// One answer off a raw connection: its head (status line and headers, as sent) and body.
-fn read_answer(stream: &mut std::net::TcpStream) -> (String, Vec<u8>) {
-    use std::io::Read;
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        stream.read_exact(&mut byte).expect("answer head");
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8(head).expect("UTF-8 head");
-    let length: usize = head
-        .lines()
-        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_owned()))
-        .expect("content-length")
-        .parse()
-        .expect("number");
-    let mut body = vec![0u8; length];
-    stream.read_exact(&mut body).expect("whole body");
-    (head, body)
 }
 
 /// The race behind a request failing "at the transport" on a reused connection: the gate

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use common::gate::*;
-use common::{built, sha256_hex};
+use common::{built, read_answer, sha256_hex};
 use gate_http::tls::{Certificate, TlsFiles};
 use gate_http::{Limits, Running, spawn_tls};
 use serde_json::Value;
@@ -235,26 +235,6 @@ async fn prepared_heads_say_what_pingora_would_write() {
         assert_eq!(over_http, over_https, "{path} {extra:?}");
         assert!(over_http.1.iter().any(|(n, v)| n == "connection" && v == "keep-alive"), "{path}");
     }
-}
-
-/// Reads one answer (head and `Content-Length` body) from a byte stream.
-fn read_answer(stream: &mut impl std::io::Read) -> (String, Vec<u8>) {
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        stream.read_exact(&mut byte).expect("answer head");
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8(head).expect("UTF-8 head");
-    let length: usize = head
-        .lines()
-        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_owned()))
-        .expect("content-length")
-        .parse()
-        .expect("number");
-    let mut body = vec![0u8; length];
-    stream.read_exact(&mut body).expect("whole body");
-    (head, body)
 }
 
 /// The keep-alive rule of the plain listener holds over TLS, where every request goes through

@@ -87,6 +87,27 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Reads one HTTP/1.1 answer (head, then a `Content-Length` body) from a raw byte stream, plain
+/// or TLS.
+pub fn read_answer(stream: &mut impl std::io::Read) -> (String, Vec<u8>) {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        stream.read_exact(&mut byte).expect("answer head");
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8(head).expect("UTF-8 head");
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_owned()))
+        .expect("content-length")
+        .parse()
+        .expect("number");
+    let mut body = vec![0u8; length];
+    stream.read_exact(&mut body).expect("whole body");
+    (head, body)
+}
+
 /// The nine study slugs of the sample content.
 pub const SLUGS: [&str; 9] = [
     "banca-2026",

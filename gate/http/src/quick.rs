@@ -103,7 +103,11 @@ impl<H: Handler> App<H> {
         shutdown: &ShutdownWatch,
     ) -> Option<(Stream, BytesMut)> {
         let mut session = ServerSession::new_http1(stream);
-        session.set_keepalive(if *shutdown.borrow() { None } else { Some(self.limits.idle_wait_seconds()) });
+        // Nothing buffered: the connection waits idle for its next head, as a kept-alive one
+        // (`serve_session` then gives a head that begins its own deadline). Bytes buffered: the
+        // head has begun, and has only the head's deadline.
+        let waits_idle = pending.is_empty() && !*shutdown.borrow();
+        session.set_keepalive(waits_idle.then(|| self.limits.idle_wait_seconds()));
         if !pending.is_empty() {
             session.set_pipelined_prefix(pending);
         }

@@ -11,6 +11,7 @@
 //! | `gate_facilitador_errores_total` | counter | `tipo`: `sin_conexion`, `tiempo_agotado`, `conexion_cortada`, `estado_http`, `respuesta_ilegible` |
 //! | `gate_diario_fsync_segundos` | histogram | fsync of the sales journal (file record only) |
 //! | `gate_base_commit_segundos` | histogram | a step committed to the PostgreSQL sales record (shared record only) |
+//! | `gate_base_pasos_por_commit` | histogram | purchase steps committed together in one PostgreSQL transaction (shared record only) |
 //! | `gate_reenvio_ignorado_total` | counter | requests with `Forwarded`/`X-Forwarded-For` from a peer not in `--proxies` |
 //! | `gate_listo` | gauge | 1 when `/listo` would answer 200 |
 //!
@@ -81,6 +82,7 @@ pub struct Metrics {
     facilitator_errors: Family<KindLabels, Counter>,
     fsync: Histogram,
     commit: Histogram,
+    batch: Histogram,
     forwarded_ignored: Counter,
     ready: Gauge,
     /// When `pending` was last counted.
@@ -137,6 +139,13 @@ impl Metrics {
             "Tiempo de cada paso de una compra confirmado (COMMIT) en la base de ventas PostgreSQL",
             commit.clone(),
         );
+        // 1 to 256 steps: a lone purchase to the largest batch (`group_commit::MAX_BATCH`).
+        let batch = Histogram::new([1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0]);
+        registry.register(
+            "gate_base_pasos_por_commit",
+            "Pasos de compras confirmados juntos en cada transacción de la base de ventas PostgreSQL",
+            batch.clone(),
+        );
         let forwarded_ignored = Counter::default();
         registry.register(
             "gate_reenvio_ignorado",
@@ -156,6 +165,7 @@ impl Metrics {
             facilitator_errors,
             fsync,
             commit,
+            batch,
             forwarded_ignored,
             ready,
             pending_counted: Mutex::new(None),
@@ -208,6 +218,11 @@ impl Metrics {
     /// transaction the purchase waits for: its insert, its row update and the commit).
     pub fn committed_in(&self, elapsed: Duration) {
         self.commit.observe(elapsed.as_secs_f64());
+    }
+
+    /// The histogram the shared record's committers observe each batch's size in.
+    pub fn batch_histogram(&self) -> Histogram {
+        self.batch.clone()
     }
 
     /// The histogram the sales journal's writer observes each fsync in.

@@ -454,3 +454,107 @@ async fn gate_ventas_on_postgres_names_each_sales_protocol() {
         .collect();
     assert_eq!(rows, vec![(mpp_transaction, "mpp".to_owned()), (x402_transaction, "x402".to_owned())], "{csv}");
 }
+
+/// `gate_base_pasos_por_commit` as (transactions, steps in them), from the metrics text.
+fn steps_per_commit(sales: &gate::sales::Sales) -> (u64, u64) {
+    let text = sales.metrics().render(|| None, true);
+    let value = |name: &str| -> u64 {
+        let line = text.lines().find(|line| line.starts_with(name)).unwrap_or_else(|| panic!("{name} in\n{text}"));
+        let number = line.rsplit(' ').next().expect("a value");
+        number.parse::<f64>().unwrap_or_else(|_| panic!("{line}")) as u64
+    };
+    (value("gate_base_pasos_por_commit_count "), value("gate_base_pasos_por_commit_sum "))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn steps_written_at_once_are_committed_together_and_one_the_database_refuses_fails_alone() {
+    let db = Postgres::start().expect("PostgreSQL starts");
+    let shared = Shared::connect(&db.url()).expect("connect");
+    let sales = Arc::new(gate::sales::Sales::open_shared(Arc::clone(&shared)).expect("the shared record opens"));
+    let handed = |n: usize| {
+        gate::sales::journal::Event::Delivered(gate::sales::journal::Handed {
+            transaction: format!("0x{n:064x}"),
+            bytes: n as u64,
+        })
+    };
+    // 200 deliveries of distinct purchases and, among them, one whose purchase key PostgreSQL
+    // refuses (a NUL byte is not valid in its text).
+    let mut writes = tokio::task::JoinSet::new();
+    for n in 0..201 {
+        let sales = Arc::clone(&sales);
+        let purchase = if n == 100 { "compra-\0-rechazada".to_owned() } else { format!("compra-{n:03}") };
+        let event = handed(n);
+        writes.spawn(async move { (n, sales.write(&purchase, 1_780_000_000, event).await) });
+    }
+    let mut refused = Vec::new();
+    while let Some(done) = writes.join_next().await {
+        let (n, written) = done.expect("task");
+        match written {
+            Ok(()) => assert_ne!(n, 100, "the refused step was committed"),
+            Err(e) => refused.push((n, e.to_string())),
+        }
+    }
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0].0, 100);
+    // Its own error, not the aborted transaction's.
+    assert!(refused[0].1.contains("base de ventas: 22021"), "{}", refused[0].1);
+
+    // Every other step is in the record, once.
+    let records = shared.read().expect("read").records;
+    let mut purchases: Vec<&str> = records.iter().map(|r| r.purchase.as_str()).collect();
+    purchases.sort_unstable();
+    let expected: Vec<String> = (0..201).filter(|n| *n != 100).map(|n| format!("compra-{n:03}")).collect();
+    assert_eq!(purchases, expected.iter().map(String::as_str).collect::<Vec<_>>());
+    // Committed in fewer transactions than steps: at least one held several.
+    let (transactions, steps) = steps_per_commit(&sales);
+    assert_eq!(steps, 200, "every committed step counted once");
+    assert!(transactions < steps, "{transactions} transactions for {steps} steps");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn buyers_paying_at_once_through_one_gate_each_get_their_study_and_one_sale() {
+    let dist = built();
+    let db = Postgres::start().expect("PostgreSQL starts");
+    let (served, local) = facilitator();
+    let shared = Shared::connect(&db.url()).expect("connect");
+    let sales = Arc::new(gate::sales::Sales::open_shared(Arc::clone(&shared)).expect("the shared record opens"));
+    let gate = start_on_sales(dist, client_of(&served), Arc::clone(&sales));
+    let client = client();
+    let buyers: Vec<_> = (0..48)
+        .map(|_| {
+            let client = client.clone();
+            let header = signed_header(&accepted_of(dist, "banca-2026", "completo"), &signer(DEV_KEY), |_, _| {});
+            let url = gate.url("/estudio/banca-2026");
+            tokio::spawn(async move { buy(&client, &url, &header).await })
+        })
+        .collect();
+    let mut transactions = std::collections::BTreeSet::new();
+    for buyer in buyers {
+        let (status, body) = buyer.await.expect("buyer");
+        assert_eq!(status, 200, "{body}");
+        transactions.insert(body["liquidacion"]["transaccion"].as_str().expect("transaction").to_owned());
+    }
+    assert_eq!(transactions.len(), 48, "one settlement each");
+    assert_eq!(local.settlements(), 48);
+    let report = report(&shared);
+    assert_eq!(report.sales.len(), 48);
+    assert!(report.pending.is_empty(), "{:?}", report.pending);
+    // Each purchase's steps, in order: accepted, settled, delivered.
+    let records = shared.read().expect("read").records;
+    let mut steps: std::collections::BTreeMap<&str, Vec<&'static str>> = std::collections::BTreeMap::new();
+    for record in &records {
+        let step = match record.event {
+            gate::sales::journal::Event::Accepted(_) => "aceptado",
+            gate::sales::journal::Event::Settled(_) => "liquidado",
+            gate::sales::journal::Event::Delivered(_) => "entregado",
+            _ => "otro",
+        };
+        steps.entry(record.purchase.as_str()).or_default().push(step);
+    }
+    assert_eq!(steps.len(), 48);
+    for (purchase, steps) in steps {
+        assert_eq!(steps, ["aceptado", "liquidado", "entregado"], "{purchase}");
+    }
+    let (_, committed) = steps_per_commit(&sales);
+    assert_eq!(committed, 48 * 3, "the reservation with its acceptance, the settlement, the delivery");
+}

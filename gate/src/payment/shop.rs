@@ -202,28 +202,33 @@ impl Shop {
         let fingerprint = fingerprint(payload);
         let started = std::time::Instant::now();
         let check = self.check(requirements, payload, now).await?;
+        // A new settlement costs a facilitator call: not for a payer or a gate over its budget
+        // of refused ones. (Repeats are delivered all the same.) One to be sold is accepted with
+        // its reservation, where the record can commit both at once.
+        let limited = self.limiter.check_payer(&check.payer, now);
+        let attempt = Attempt { offer, requirements, payload, check: &check, fingerprint, id, now, protocol };
+        let accepted = limited.is_ok().then(|| Event::Accepted(attempt.accepted()));
         let reservation = match self
             .sales
-            .reserve(&check.replay_key, id.as_deref(), &fingerprint, check.replay_until, now)
+            .reserve(&check.replay_key, attempt.id.as_deref(), &attempt.fingerprint, check.replay_until, now, accepted)
             .await
         {
             Ok(reservation) => {
-                // A new settlement is about to cost a facilitator call: not for a payer or a
-                // gate over its budget of refused ones. (Repeats never reach this point.)
-                if let Err(limited) = self.limiter.check_payer(&check.payer, now) {
+                if let Err(limited) = limited {
                     return Err(too_many(limited));
                 }
                 reservation
             }
             Err(Seen::Uncertain(doubt))
-                if same_purchase(&doubt.fingerprint, &doubt.study, &doubt.view, &fingerprint, offer) =>
+                if same_purchase(&doubt.fingerprint, &doubt.study, &doubt.view, &attempt.fingerprint, offer) =>
             {
                 tracing::info!(target: "compras", compra = %check.replay_key, "pago con liquidación incierta repetido: se liquida de nuevo");
                 self.sales.resume(&check.replay_key, check.replay_until, now).await.map_err(seen_refusal)?
             }
-            Err(seen) => return self.repeated(offer, requirements, &check, &fingerprint, seen, started, now).await,
+            Err(seen) => {
+                return self.repeated(offer, requirements, &check, &attempt.fingerprint, seen, started, now).await;
+            }
         };
-        let attempt = Attempt { offer, requirements, payload, check: &check, fingerprint, id, now, protocol };
         self.sell(attempt, reservation, started).await
     }
 
@@ -231,7 +236,13 @@ impl Shop {
     async fn sell(&self, attempt: Attempt<'_>, reservation: Reservation, started: std::time::Instant) -> Outcome {
         let Attempt { offer, requirements, payload, check, now, .. } = attempt;
         let key = check.replay_key.as_str();
-        if let Err(e) = self.sales.write(key, now, Event::Accepted(attempt.accepted())).await {
+        // Committed with the reservation already, where the record could do both at once.
+        let accepted = if reservation.accepted() {
+            Ok(())
+        } else {
+            self.sales.write(key, now, Event::Accepted(attempt.accepted())).await
+        };
+        if let Err(e) = accepted {
             tracing::error!("diario de ventas: no se pudo registrar la compra aceptada: {e}");
             return Err(Refusal::new(
                 503,

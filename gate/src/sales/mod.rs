@@ -19,6 +19,7 @@
 
 pub mod book;
 pub mod export;
+mod group_commit;
 pub mod journal;
 pub mod ledger;
 pub mod period;
@@ -80,6 +81,8 @@ impl Sales {
             ledger.pending.len()
         );
         warn_pending(&ledger);
+        let metrics = Arc::new(crate::metrics::Metrics::new());
+        shared.observe_batches(metrics.batch_histogram());
         Ok(Sales {
             journal: None,
             journal_path: None,
@@ -87,7 +90,7 @@ impl Sales {
             shared: Some(shared),
             faults: faults::Faults::from_env(),
             doubt: AtomicBool::new(!ledger.pending.is_empty()),
-            metrics: Arc::default(),
+            metrics,
         })
     }
 
@@ -126,6 +129,11 @@ impl Sales {
     }
 
     /// Reserves a payment (its replay key and, if sent, its identifier), or says why not.
+    ///
+    /// `accepted` is the purchase's `aceptado` step, if it is to be sold: the shared record
+    /// commits it with a new authorization's row, in one statement, and
+    /// [`Reservation::accepted`] then says so. The file journal never does (its reservation is
+    /// in memory; the step is appended after, with [`Sales::write`]).
     pub async fn reserve(
         &self,
         key: &str,
@@ -133,9 +141,17 @@ impl Sales {
         fingerprint: &str,
         until: u64,
         now: u64,
+        accepted: Option<Event>,
     ) -> Result<Reservation, Seen> {
         match &self.shared {
-            Some(shared) => shared.reserve(key, id, fingerprint, until, now).await.map(Reservation::Shared),
+            Some(shared) => {
+                let accepted = accepted.map(|event| record_of(key, now, event));
+                let reservation = shared.reserve(key, id, fingerprint, until, now, accepted).await?;
+                if let Some(elapsed) = reservation.accepted() {
+                    self.metrics.committed_in(elapsed);
+                }
+                Ok(Reservation::Shared(reservation))
+            }
             None => Book::reserve(&self.book, key, id, fingerprint, until, now).map(Reservation::Book),
         }
     }
@@ -203,7 +219,7 @@ impl Sales {
     }
 
     async fn write_waiting(&self, purchase: &str, unix: u64, event: Event, wait: Wait) -> std::io::Result<()> {
-        let record = Record { date: iso8601(unix), unix, purchase: purchase.to_owned(), event };
+        let record = record_of(purchase, unix, event);
         if let Some(shared) = &self.shared {
             // A commit is the write and its fsync at once.
             let started = std::time::Instant::now();
@@ -330,6 +346,15 @@ pub enum Reservation {
 }
 
 impl Reservation {
+    /// Whether the purchase's `aceptado` step was committed with the reservation (the shared
+    /// record's common case): then it is not written again.
+    pub fn accepted(&self) -> bool {
+        match self {
+            Reservation::Book(_) => false,
+            Reservation::Shared(r) => r.accepted().is_some(),
+        }
+    }
+
     /// Whether this reservation resumed a purchase whose earlier settlement was uncertain.
     pub fn resumed(&self) -> bool {
         match self {
@@ -370,6 +395,11 @@ impl Reservation {
             Reservation::Shared(r) => r.void(),
         }
     }
+}
+
+/// A step of `purchase` as the record keeps it.
+fn record_of(purchase: &str, unix: u64, event: Event) -> Record {
+    Record { date: iso8601(unix), unix, purchase: purchase.to_owned(), event }
 }
 
 /// Puts every sale and every uncertain purchase whose authorization is still valid back in

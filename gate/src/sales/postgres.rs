@@ -28,6 +28,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use sha2::Digest;
 
 use super::book::{Owned, PaidSale, Seen, UncertainSale};
+use super::group_commit::{GroupCommit, Param};
 use super::journal::{Contents, Event, Record};
 use super::ledger;
 use crate::x402::SettlementResponse;
@@ -55,11 +56,14 @@ pub const DEFAULT_HOLD: Duration = Duration::from_secs(150);
 /// steps a gate commits together: enough for the buyers a gate serves at once, within the
 /// server's `max_connections` (100 by default) for the gates that share it.
 const POOL_SIZE: usize = 32;
+/// Batches of purchase steps a gate commits at once ([`GroupCommit`]), each on a connection of
+/// the pool.
+const COMMITTERS: usize = 4;
 /// The environment variable that sets the connections per gate (1 to 1,000).
 pub const POOL_ENV: &str = "GATE_VENTAS_CONEXIONES";
 
 /// A database error, already worded for the log (never with the password).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct DbError(pub String);
 
 impl std::fmt::Display for DbError {
@@ -103,6 +107,8 @@ fn with_causes(error: &dyn std::error::Error) -> String {
 /// The shared sales record: a pool on a runtime of its own.
 pub struct Shared {
     pool: Pool,
+    /// The purchase steps, committed together with the steps running beside them.
+    group: GroupCommit,
     runtime: DbRuntime,
     /// The URL without its password, for messages.
     target: String,
@@ -194,7 +200,8 @@ impl Shared {
                 .build()
                 .context("no se pudo preparar la conexión con la base de ventas")?
         };
-        let shared = Arc::new(Shared { pool, runtime: DbRuntime(Some(runtime)), target, hold });
+        let group = GroupCommit::start(&pool, runtime.handle(), COMMITTERS, OPERATION_DEADLINE);
+        let shared = Arc::new(Shared { pool, group, runtime: DbRuntime(Some(runtime)), target, hold });
         let pool = shared.pool.clone();
         shared.block(migrate(pool)).map_err(|e| {
             anyhow!(
@@ -203,6 +210,11 @@ impl Shared {
             )
         })?;
         Ok(shared)
+    }
+
+    /// Observes in `histogram` how many steps each committed transaction carried.
+    pub fn observe_batches(&self, histogram: prometheus_client::metrics::histogram::Histogram) {
+        self.group.observe(histogram);
     }
 
     /// The database as messages show it (no password).
@@ -239,6 +251,9 @@ impl Shared {
     }
 
     /// Reserves an authorization (and its identifier) for one purchase, across every gate.
+    /// With `accepted` (the purchase's `aceptado` record), a new authorization's row and that
+    /// record are committed together, in one statement ([`Reservation::accepted`] says so);
+    /// otherwise the record is left to [`Shared::write`].
     pub async fn reserve(
         self: &Arc<Self>,
         key: &str,
@@ -246,18 +261,27 @@ impl Shared {
         fingerprint: &str,
         until: u64,
         now: u64,
+        accepted: Option<Record>,
     ) -> Result<Reservation, Seen> {
-        let token = new_token();
-        let hold = now + self.hold.as_secs();
-        let (pool, key_owned, id, fingerprint_owned, token_owned) =
-            (self.pool.clone(), key.to_owned(), id.map(str::to_owned), fingerprint.to_owned(), token.clone());
-        let outcome = self
-            .run(async move {
-                reserve_in(&pool, &key_owned, id.as_deref(), &fingerprint_owned, until, now, &token_owned, hold).await
-            })
-            .await;
+        let wanted = Wanted {
+            key: key.to_owned(),
+            id: id.map(str::to_owned),
+            fingerprint: fingerprint.to_owned(),
+            until,
+            now,
+            token: new_token(),
+            hold: now + self.hold.as_secs(),
+        };
+        let token = wanted.token.clone();
+        let (pool, group) = (self.pool.clone(), self.group.clone());
+        let started = std::time::Instant::now();
+        let outcome = self.run(async move { reserve_in(&pool, &group, wanted, accepted).await }).await;
         match outcome {
-            Ok(Ok(())) => Ok(Reservation::new(self, key, &token, false, None)),
+            Ok(Ok(journaled)) => {
+                let mut reservation = Reservation::new(self, key, &token, false, None);
+                reservation.accepted = journaled.then(|| started.elapsed());
+                Ok(reservation)
+            }
             Ok(Err(seen)) => Err(seen),
             Err(e) => {
                 tracing::error!("base de ventas {}: no se pudo reservar el pago: {e}", self.target);
@@ -340,8 +364,8 @@ impl Shared {
 
     /// Commits one step, with the change it makes to its purchase's row.
     pub async fn write(&self, record: Record) -> std::io::Result<()> {
-        let pool = self.pool.clone();
-        self.run(async move { write_in(&pool, &record).await })
+        let (pool, group) = (self.pool.clone(), self.group.clone());
+        self.run(async move { write_in(&pool, &group, record).await })
             .await
             .map_err(|e| std::io::Error::other(format!("base de ventas: {e}")))
     }
@@ -378,8 +402,8 @@ impl Shared {
 
     /// Records one step from plain code (`gate ventas conciliar`).
     pub fn write_blocking(&self, record: Record) -> Result<()> {
-        let pool = self.pool.clone();
-        self.block(async move { write_in(&pool, &record).await })
+        let (pool, group) = (self.pool.clone(), self.group.clone());
+        self.block(async move { write_in(&pool, &group, record).await })
     }
 
     /// Loads a journal's records, skipping those already loaded, and puts its sales and its
@@ -501,27 +525,67 @@ fn seen_from(row: &tokio_postgres::Row, now: u64) -> Seen {
 const RESERVE: &str = "INSERT INTO compras (compra, estado, huella, valido_hasta, ficha, plazo)
      VALUES ($1, 'en_curso', $2, $3, $4, $5) ON CONFLICT (compra) DO NOTHING";
 
-#[allow(clippy::too_many_arguments)]
-async fn reserve_in(
-    pool: &Pool,
-    key: &str,
-    id: Option<&str>,
-    fingerprint: &str,
+/// A reservation's row with what is bought, and the `aceptado` record, unless the
+/// authorization has a row already (then neither): [`RESERVE`]'s parameters, then the record's
+/// ($6 evento, $7 unix, $8 the JSON record) and the row's ($9 estudio … $13 monto).
+const RESERVE_ACCEPTED: &str = "WITH reserva AS (
+        INSERT INTO compras (compra, estado, huella, valido_hasta, ficha, plazo, estudio, vista, red, pagador, monto)
+        VALUES ($1, 'en_curso', $2, $3, $4, $5, $9, $10, $11, $12, $13) ON CONFLICT (compra) DO NOTHING
+        RETURNING compra)
+     INSERT INTO eventos (compra, evento, unix, registro) SELECT compra, $6, $7, $8::text::jsonb FROM reserva";
+
+/// What a reservation asks of the record.
+struct Wanted {
+    key: String,
+    id: Option<String>,
+    fingerprint: String,
     until: u64,
     now: u64,
-    token: &str,
+    /// This reservation's own mark on the row while it runs.
+    token: String,
+    /// Until when the row counts as in flight.
     hold: u64,
-) -> Result<Result<(), Seen>, DbError> {
-    let mut client = pool.get().await?;
+}
+
+/// Reserves the authorization; `Ok(true)` when `accepted` was committed with it.
+async fn reserve_in(
+    pool: &Pool,
+    group: &GroupCommit,
+    wanted: Wanted,
+    accepted: Option<Record>,
+) -> Result<Result<bool, Seen>, DbError> {
+    let Wanted { key, id, fingerprint, until, now, token, hold } = wanted;
     if id.is_none() {
-        // The common case, a new authorization without an identifier: its row inserted and
-        // committed in one prepared statement. Any other case takes the transaction below.
-        let statement = client.prepare_cached(RESERVE).await?;
-        let inserted = client.execute(&statement, &[&key, &fingerprint, &to_i64(until), &token, &to_i64(hold)]).await?;
-        if inserted == 1 {
-            return Ok(Ok(()));
+        // The common case, a new authorization without an identifier: its row inserted (with
+        // its `aceptado` record) by one statement, committed with the steps beside it. Any
+        // other case takes the transaction below.
+        let mut params: Vec<Param> = vec![
+            Box::new(key.clone()),
+            Box::new(fingerprint.clone()),
+            Box::new(to_i64(until)),
+            Box::new(token.clone()),
+            Box::new(to_i64(hold)),
+        ];
+        let (sql, journaled) = match accepted.as_ref().map(|record| (record, &record.event)) {
+            Some((record, Event::Accepted(a))) => {
+                let json = serde_json::to_string(record).map_err(|e| DbError(e.to_string()))?;
+                params.push(Box::new(event_name(&json)));
+                params.push(Box::new(to_i64(record.unix)));
+                params.push(Box::new(json));
+                for field in [&a.study, &a.view, &a.network, &a.payer, &a.amount] {
+                    params.push(Box::new(field.clone()));
+                }
+                (RESERVE_ACCEPTED, true)
+            }
+            _ => (RESERVE, false),
+        };
+        if group.commit(&key, sql, params).await? == 1 {
+            return Ok(Ok(journaled));
         }
     }
+    let id = id.as_deref();
+    let (key, fingerprint, token) = (key.as_str(), fingerprint.as_str(), token.as_str());
+    let mut client = pool.get().await?;
     let transaction = client.transaction().await?;
     if let Some(id) = id {
         // An identifier whose authorization expired is free again.
@@ -574,7 +638,7 @@ async fn reserve_in(
         }
     }
     transaction.commit().await?;
-    Ok(Ok(()))
+    Ok(Ok(false))
 }
 
 /// Takes an uncertain row back in flight; returns the transaction an earlier attempt named.
@@ -604,32 +668,38 @@ async fn resume_in(
 }
 
 /// Commits one record with what it means to its purchase's row: one prepared statement (the
-/// event's insert and the row's change in one data-modifying `WITH`), so a step costs one round
-/// trip and one commit. The one step that changes two rows in an order (a purchase reconciled as
-/// unpaid: its row, then its identifiers) runs as a transaction.
-async fn write_in(pool: &Pool, record: &Record) -> Result<(), DbError> {
-    let json = serde_json::to_string(record).map_err(|e| DbError(e.to_string()))?;
+/// event's insert and the row's change in one data-modifying `WITH`), committed with the steps
+/// of the purchases running beside it ([`GroupCommit`]). The one step that changes two rows in an
+/// order (a purchase reconciled as unpaid: its row, then its identifiers) runs as a transaction
+/// of its own.
+async fn write_in(pool: &Pool, group: &GroupCommit, record: Record) -> Result<(), DbError> {
+    let json = serde_json::to_string(&record).map_err(|e| DbError(e.to_string()))?;
     let event = event_name(&json);
-    let unix = to_i64(record.unix);
-    let key = &record.purchase;
-    let client = pool.get().await?;
-    let (sql, params): (&str, Vec<&(dyn tokio_postgres::types::ToSql + Sync)>) = match &record.event {
-        Event::Accepted(a) => {
-            (ACCEPTED, vec![key, &event, &unix, &json, &a.study, &a.view, &a.network, &a.payer, &a.amount])
+    let (sql, row): (&'static str, Vec<Param>) = match &record.event {
+        Event::Accepted(a) => (
+            ACCEPTED,
+            vec![
+                Box::new(a.study.clone()),
+                Box::new(a.view.clone()),
+                Box::new(a.network.clone()),
+                Box::new(a.payer.clone()),
+                Box::new(a.amount.clone()),
+            ],
+        ),
+        Event::Settled(s) => {
+            (SETTLED, vec![Box::new(s.transaction.clone()), Box::new(s.network.clone()), Box::new(s.payer.clone())])
         }
-        Event::Settled(s) => (SETTLED, vec![key, &event, &unix, &json, &s.transaction, &s.network, &s.payer]),
-        Event::Failed(f) if f.uncertain => (UNCERTAIN, vec![key, &event, &unix, &json, &f.transaction]),
-        Event::Reconciled(c) if c.settled_at => (RECONCILED_PAID, vec![key, &event, &unix, &json, &c.transaction]),
-        Event::Reconciled(_) => {
-            drop(client);
-            return write_in_transaction(pool, record, &json).await;
-        }
+        Event::Failed(f) if f.uncertain => (UNCERTAIN, vec![Box::new(f.transaction.clone())]),
+        Event::Reconciled(c) if c.settled_at => (RECONCILED_PAID, vec![Box::new(c.transaction.clone())]),
+        Event::Reconciled(_) => return write_in_transaction(pool, &record, &json).await,
         // Deliveries, certain failures (their reservation releases the row) and any other step
         // leave the purchase's row as it is.
-        _ => (RECORD, vec![key, &event, &unix, &json]),
+        _ => (RECORD, Vec::new()),
     };
-    let statement = client.prepare_cached(sql).await?;
-    client.execute(&statement, &params).await?;
+    let mut params: Vec<Param> =
+        vec![Box::new(record.purchase.clone()), Box::new(event), Box::new(to_i64(record.unix)), Box::new(json)];
+    params.extend(row);
+    group.commit(&record.purchase, sql, params).await?;
     Ok(())
 }
 
@@ -814,6 +884,8 @@ pub struct Reservation {
     token: String,
     resumed: bool,
     earlier_transaction: Option<String>,
+    /// The `aceptado` record was committed with the reservation, in this long.
+    accepted: Option<Duration>,
     done: bool,
 }
 
@@ -825,12 +897,18 @@ impl Reservation {
             token: token.to_owned(),
             resumed,
             earlier_transaction: earlier,
+            accepted: None,
             done: false,
         }
     }
 
     pub fn resumed(&self) -> bool {
         self.resumed
+    }
+
+    /// When the `aceptado` record was committed with the reservation: how long that took.
+    pub fn accepted(&self) -> Option<Duration> {
+        self.accepted
     }
 
     pub fn earlier_transaction(&self) -> Option<&str> {

@@ -76,13 +76,13 @@ pub fn start_with(dist: &Path, facilitator: Arc<dyn Facilitator>) -> TestGate {
 /// and the system clock.
 pub fn services(
     facilitator: Arc<dyn Facilitator>,
-    sales: gate::sales::Sales,
+    sales: impl Into<Arc<gate::sales::Sales>>,
     chains: gate::chain::Chains,
 ) -> gate::app::Services {
     gate::app::Services {
         facilitator,
         links: links(),
-        sales: Arc::new(sales),
+        sales: sales.into(),
         limiter: Arc::new(gate::payment::limits::Limiter::new(gate::payment::limits::RefusalLimits::default())),
         receipts: gate::x402::receipt::ReceiptKey::development(),
         clock: gate::clock::Clock::system(),
@@ -114,8 +114,13 @@ pub fn start_on(
     facilitator: Arc<dyn Facilitator>,
     shared: Arc<gate::sales::postgres::Shared>,
 ) -> TestGate {
-    let data = tempfile::tempdir().expect("data dir");
     let sales = gate::sales::Sales::open_shared(shared).expect("the shared record opens");
+    start_on_sales(dist, facilitator, Arc::new(sales))
+}
+
+/// The gate over `dist` on a sales record the test keeps a handle to (its metrics, its record).
+pub fn start_on_sales(dist: &Path, facilitator: Arc<dyn Facilitator>, sales: Arc<gate::sales::Sales>) -> TestGate {
+    let data = tempfile::tempdir().expect("data dir");
     let services = services(facilitator, sales, gate::chain::Chains::new());
     let gate = Gate::load_with(dist, services).expect("gate loads dist/");
     let server = spawn(Arc::new(gate), 2).expect("gate starts");

@@ -1,0 +1,216 @@
+//! Group commit for the shared record: the steps of the purchases running at once, committed
+//! together in one transaction.
+//!
+//! The file journal writes the records that arrive while it syncs and then syncs them all with
+//! one `fdatasync`; this does the same for PostgreSQL. A step is queued, a committer takes every
+//! step queued at that moment, runs their statements pipelined in one transaction and commits it,
+//! and each caller waits for that commit: a purchase's step is still durable (with
+//! `synchronous_commit` on) before its next one runs. A few committers run at once, so a lone
+//! step never waits for another's batch; under load, the steps that queue while the committers
+//! are busy go together in the next batch, and a purchase costs fewer commits, round trips and
+//! WAL flushes.
+//!
+//! A batch in which the database refuses a statement is rolled back whole (nothing of it
+//! committed); that step is answered with its error and the rest committed again without it, so
+//! one refused step fails only its own purchase. A batch that loses its connection or its
+//! deadline fails every step in it, as a lone statement would.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use deadpool_postgres::Pool;
+use prometheus_client::metrics::histogram::Histogram;
+use tokio::sync::{Mutex, mpsc, oneshot};
+use tokio_postgres::types::ToSql;
+
+use super::postgres::DbError;
+
+/// At most this many steps in one transaction.
+const MAX_BATCH: usize = 256;
+
+/// One parameter of a queued statement.
+pub(super) type Param = Box<dyn ToSql + Send + Sync>;
+
+/// A statement waiting for its commit.
+struct Step {
+    /// The purchase it changes: a batch runs its statements in this order, the same on every
+    /// gate, so two gates' batches take their row locks in one order and cannot deadlock.
+    key: String,
+    sql: &'static str,
+    params: Vec<Param>,
+    done: oneshot::Sender<Result<u64, DbError>>,
+}
+
+/// The queue of steps to commit, shared by the committers on the database's runtime.
+#[derive(Clone)]
+pub(super) struct GroupCommit {
+    queue: mpsc::UnboundedSender<Step>,
+    /// Where each committed transaction's count of steps is observed, once the metrics exist.
+    sizes: Arc<OnceLock<Histogram>>,
+}
+
+impl GroupCommit {
+    /// Starts `committers` tasks on `runtime`, each committing one batch at a time on a
+    /// connection of `pool`; each batch must be done within `deadline`.
+    pub(super) fn start(
+        pool: &Pool,
+        runtime: &tokio::runtime::Handle,
+        committers: usize,
+        deadline: Duration,
+    ) -> GroupCommit {
+        let (queue, steps) = mpsc::unbounded_channel();
+        let steps = Arc::new(Mutex::new(steps));
+        let sizes = Arc::new(OnceLock::new());
+        for _ in 0..committers.max(1) {
+            runtime.spawn(committer(pool.clone(), Arc::clone(&steps), Arc::clone(&sizes), deadline));
+        }
+        GroupCommit { queue, sizes }
+    }
+
+    /// Observes in `histogram` how many steps each committed transaction carried (the first
+    /// histogram given stays).
+    pub(super) fn observe(&self, histogram: Histogram) {
+        let _ = self.sizes.set(histogram);
+    }
+
+    /// Commits `sql` for the purchase `key`, with whatever steps are queued beside it, and
+    /// returns the rows it changed once that transaction is committed.
+    pub(super) async fn commit(&self, key: &str, sql: &'static str, params: Vec<Param>) -> Result<u64, DbError> {
+        let (done, outcome) = oneshot::channel();
+        let step = Step { key: key.to_owned(), sql, params, done };
+        self.queue.send(step).map_err(|_| DbError("la base de ventas se cerró".into()))?;
+        outcome.await.unwrap_or_else(|_| Err(DbError("la base de ventas se cerró".into())))
+    }
+}
+
+/// Takes the steps queued, as one batch at a time, until the queue closes.
+async fn committer(
+    pool: Pool,
+    steps: Arc<Mutex<mpsc::UnboundedReceiver<Step>>>,
+    sizes: Arc<OnceLock<Histogram>>,
+    deadline: Duration,
+) {
+    loop {
+        let batch = {
+            let mut steps = steps.lock().await;
+            let Some(first) = steps.recv().await else { return };
+            let mut batch = vec![first];
+            while batch.len() < MAX_BATCH {
+                match steps.try_recv() {
+                    Ok(step) => batch.push(step),
+                    Err(_) => break,
+                }
+            }
+            batch
+        };
+        // A caller that stopped waiting (its deadline passed) was told nothing was committed.
+        let batch: Vec<Step> = batch.into_iter().filter(|step| !step.done.is_closed()).collect();
+        if !batch.is_empty() {
+            commit_batch(&pool, batch, deadline, sizes.get()).await;
+        }
+    }
+}
+
+/// Why a batch did not commit.
+enum Failure {
+    /// The database refused the statement at this index of the batch, and rolled the whole
+    /// transaction back: nothing of it is committed.
+    Refused(usize, DbError),
+    /// The connection, the pool or the deadline failed: what was committed is not known.
+    Lost(DbError),
+}
+
+/// Commits the batch in one transaction. A step the database refuses is answered with its
+/// error and left out, and the rest is committed again without it.
+async fn commit_batch(pool: &Pool, mut batch: Vec<Step>, deadline: Duration, sizes: Option<&Histogram>) {
+    batch.sort_by(|a, b| a.key.cmp(&b.key));
+    while !batch.is_empty() {
+        let outcome = match batch.len() {
+            1 => within(deadline, alone(pool, &batch[0])).await.map(|count| vec![count]),
+            _ => within(deadline, together(pool, &batch)).await,
+        };
+        match outcome {
+            Ok(counts) => {
+                if let Some(sizes) = sizes {
+                    sizes.observe(batch.len() as f64);
+                }
+                for (step, count) in batch.into_iter().zip(counts) {
+                    let _ = step.done.send(Ok(count));
+                }
+                return;
+            }
+            Err(Failure::Refused(index, e)) => {
+                let _ = batch.remove(index).done.send(Err(e));
+            }
+            Err(Failure::Lost(e)) => {
+                for step in batch {
+                    let _ = step.done.send(Err(e.clone()));
+                }
+                return;
+            }
+        }
+    }
+}
+
+async fn within<T>(
+    deadline: Duration,
+    work: impl std::future::Future<Output = Result<T, Failure>>,
+) -> Result<T, Failure> {
+    tokio::time::timeout(deadline, work)
+        .await
+        .unwrap_or_else(|_| Err(Failure::Lost(DbError("la base de ventas no respondió a tiempo".into()))))
+}
+
+fn lost(e: impl Into<DbError>) -> Failure {
+    Failure::Lost(e.into())
+}
+
+fn params_of(step: &Step) -> Vec<&(dyn ToSql + Sync)> {
+    step.params.iter().map(|param| param.as_ref() as &(dyn ToSql + Sync)).collect()
+}
+
+/// The batch in one transaction, sent at once: `BEGIN`, every statement and `COMMIT` pipelined
+/// in one round trip, in that order (each request goes out when its future is first polled, and
+/// `join3` and `join_all` poll in order). The rows each statement changed.
+///
+/// A statement that fails aborts the transaction, the statements after it fail too, and the
+/// `COMMIT` ends it as a rollback: nothing of the batch is committed.
+async fn together(pool: &Pool, batch: &[Step]) -> Result<Vec<u64>, Failure> {
+    let client = pool.get().await.map_err(lost)?;
+    let mut statements = Vec::with_capacity(batch.len());
+    for step in batch {
+        statements.push(client.prepare_cached(step.sql).await.map_err(lost)?);
+    }
+    let params: Vec<_> = batch.iter().map(params_of).collect();
+    let executions = statements.iter().zip(&params).map(|(statement, params)| client.execute(statement, params));
+    let (began, outcomes, committed) = futures_util::future::join3(
+        client.batch_execute("BEGIN"),
+        futures_util::future::join_all(executions),
+        client.batch_execute("COMMIT"),
+    )
+    .await;
+    began.map_err(lost)?;
+    let mut counts = Vec::with_capacity(outcomes.len());
+    for (index, outcome) in outcomes.into_iter().enumerate() {
+        match outcome {
+            Ok(count) => counts.push(count),
+            // The first refusal is the statement's own; those after it say the transaction
+            // was aborted.
+            Err(e) if e.as_db_error().is_some() => return Err(Failure::Refused(index, e.into())),
+            Err(e) => return Err(lost(e)),
+        }
+    }
+    committed.map_err(lost)?;
+    Ok(counts)
+}
+
+/// One step in a transaction of its own (a single statement commits by itself).
+async fn alone(pool: &Pool, step: &Step) -> Result<u64, Failure> {
+    let client = pool.get().await.map_err(lost)?;
+    let statement = client.prepare_cached(step.sql).await.map_err(lost)?;
+    match client.execute(&statement, &params_of(step)).await {
+        Ok(count) => Ok(count),
+        Err(e) if e.as_db_error().is_some() => Err(Failure::Refused(0, e.into())),
+        Err(e) => Err(lost(e)),
+    }
+}

@@ -127,7 +127,7 @@ async fn any_gate_recovers_a_sale_made_on_the_other() {
     assert_eq!(db.psql("SELECT count(*) FROM compras WHERE estado <> 'pagada'").expect("count"), "0");
     assert_eq!(
         db.psql("SELECT version || ' ' || nombre FROM schema_migrations ORDER BY version").expect("migrations"),
-        "1 diario_de_ventas\n2 reaccesos",
+        "1 diario_de_ventas\n2 reaccesos\n3 indice_de_billetera",
         "migrated once though three connected"
     );
 }
@@ -345,7 +345,7 @@ fn the_shared_record_is_reached_over_tls_and_only_with_the_right_certificate() {
     assert!(report(&shared).sales.is_empty());
     assert_eq!(
         db.psql("SELECT count(*) FROM schema_migrations").expect("migrations"),
-        "2",
+        "3",
         "the migrations ran over the TLS connection"
     );
     assert_eq!(
@@ -557,4 +557,19 @@ async fn buyers_paying_at_once_through_one_gate_each_get_their_study_and_one_sal
     }
     let (_, committed) = steps_per_commit(&sales);
     assert_eq!(committed, 48 * 3, "the reservation with its acceptance, the settlement, the delivery");
+
+    // Settling updated each row in place (HOT): counted when the gate's connections close.
+    drop(gate);
+    drop(sales);
+    drop(shared);
+    let updates = "SELECT n_tup_upd || ' ' || n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'compras'";
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let counted = loop {
+        let counted = db.psql(updates).expect("statistics");
+        if counted.starts_with("48 ") || std::time::Instant::now() > deadline {
+            break counted;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(counted, "48 48", "settlements (updates, of them HOT)");
 }

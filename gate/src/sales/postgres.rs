@@ -42,6 +42,7 @@ pub const URL_ENV: &str = "GATE_VENTAS";
 const MIGRATIONS: &[(i32, &str, &str)] = &[
     (1, "diario_de_ventas", include_str!("../../migrations/0001_diario_de_ventas.sql")),
     (2, "reaccesos", include_str!("../../migrations/0002_reaccesos.sql")),
+    (3, "indice_de_billetera", include_str!("../../migrations/0003_indice_de_billetera.sql")),
 ];
 
 /// Serialises concurrent starts of several gates on one database while they migrate.

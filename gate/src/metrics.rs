@@ -214,8 +214,8 @@ impl Metrics {
         self.facilitator_errors.get_or_create(&KindLabels { kind }).inc();
     }
 
-    /// The time one step of a purchase took to commit to the PostgreSQL sales record (the
-    /// transaction the purchase waits for: its insert, its row update and the commit).
+    /// The time one step of a purchase took to commit to the PostgreSQL sales record (what the
+    /// purchase waits for: its statement queued, then committed with the steps beside it).
     pub fn committed_in(&self, elapsed: Duration) {
         self.commit.observe(elapsed.as_secs_f64());
     }

@@ -237,12 +237,15 @@ async fn the_shared_record_times_each_commit() {
         .header("PAYMENT-SIGNATURE", signed_header(&accepted, &signer(DEV_KEY), |_, _| {}))
         .send();
     assert_eq!(paid.await.expect("purchase").status(), 200);
-    // aceptado, liquidado, entregado: three steps, three commits.
+    // aceptado (with the reservation), liquidado, entregado: three steps, three commits.
     let sold = ops.scrape_when(|m| value(m, "gate_base_commit_segundos_count") >= 3.0).await;
     assert_eq!(value(&sold, "gate_base_commit_segundos_count"), 3.0, "{sold:#?}");
     assert!(value(&sold, "gate_base_commit_segundos_sum") > 0.0);
     let rows: u64 = db.psql("SELECT count(*) FROM eventos").expect("psql").parse().expect("count");
     assert_eq!(rows, 3, "one commit per event row");
+    // A lone purchase has nothing to share its commits with: three transactions of one step.
+    assert_eq!(value(&sold, "gate_base_pasos_por_commit_count"), 3.0, "{sold:#?}");
+    assert_eq!(value(&sold, "gate_base_pasos_por_commit_sum"), 3.0);
     assert_eq!(value(&sold, "gate_diario_fsync_segundos_count"), 0.0, "no journal file");
     assert_eq!(value(&sold, "gate_compras_total{resultado=\"vendida\"}"), 1.0);
 }

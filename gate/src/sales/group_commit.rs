@@ -15,10 +15,14 @@
 //! one refused step fails only its own purchase. A batch that loses its connection or its
 //! deadline fails every step in it, as a lone statement would.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
+use std::task::Context;
 use std::time::Duration;
 
 use deadpool_postgres::Pool;
+use futures_util::future::{BoxFuture, FutureExt, MaybeDone, TryFutureExt, maybe_done};
 use prometheus_client::metrics::histogram::Histogram;
 use tokio::sync::{Mutex, mpsc, oneshot};
 use tokio_postgres::types::ToSql;
@@ -62,7 +66,8 @@ impl GroupCommit {
         let steps = Arc::new(Mutex::new(steps));
         let sizes = Arc::new(OnceLock::new());
         for _ in 0..committers.max(1) {
-            runtime.spawn(committer(pool.clone(), Arc::clone(&steps), Arc::clone(&sizes), deadline));
+            let committer = Committer { pool: pool.clone(), deadline, sizes: Arc::clone(&sizes) };
+            runtime.spawn(committer.run(Arc::clone(&steps)));
         }
         GroupCommit { queue, sizes }
     }
@@ -83,31 +88,75 @@ impl GroupCommit {
     }
 }
 
-/// Takes the steps queued, as one batch at a time, until the queue closes.
-async fn committer(
+/// One of a queue's committers.
+struct Committer {
     pool: Pool,
-    steps: Arc<Mutex<mpsc::UnboundedReceiver<Step>>>,
-    sizes: Arc<OnceLock<Histogram>>,
     deadline: Duration,
-) {
-    loop {
-        let batch = {
-            let mut steps = steps.lock().await;
-            let Some(first) = steps.recv().await else { return };
-            let mut batch = vec![first];
-            while batch.len() < MAX_BATCH {
-                match steps.try_recv() {
-                    Ok(step) => batch.push(step),
-                    Err(_) => break,
+    /// Where each committed transaction's count of steps is observed, once the metrics exist.
+    sizes: Arc<OnceLock<Histogram>>,
+}
+
+impl Committer {
+    /// Takes the steps queued, as one batch at a time, until the queue closes.
+    async fn run(self, steps: Arc<Mutex<mpsc::UnboundedReceiver<Step>>>) {
+        loop {
+            let batch = {
+                let mut steps = steps.lock().await;
+                let Some(first) = steps.recv().await else { return };
+                let mut batch = vec![first];
+                while batch.len() < MAX_BATCH {
+                    match steps.try_recv() {
+                        Ok(step) => batch.push(step),
+                        Err(_) => break,
+                    }
+                }
+                batch
+            };
+            self.commit_batch(batch).await;
+        }
+    }
+
+    /// Commits the batch in one transaction. A step the database refuses is answered with its
+    /// error and left out, and the rest is committed again without it.
+    async fn commit_batch(&self, mut batch: Vec<Step>) {
+        batch.sort_by(|a, b| a.key.cmp(&b.key));
+        loop {
+            // A caller that stopped waiting (its deadline passed) was told nothing was committed.
+            batch.retain(|step| !step.done.is_closed());
+            if batch.is_empty() {
+                return;
+            }
+            let outcome = match batch.len() {
+                1 => self.within(alone(&self.pool, &batch[0])).await.map(|count| vec![count]),
+                _ => self.within(together(&self.pool, &batch)).await,
+            };
+            match outcome {
+                Ok(counts) => {
+                    if let Some(sizes) = self.sizes.get() {
+                        sizes.observe(batch.len() as f64);
+                    }
+                    for (step, count) in batch.into_iter().zip(counts) {
+                        let _ = step.done.send(Ok(count));
+                    }
+                    return;
+                }
+                Err(Failure::Refused(index, e)) => {
+                    let _ = batch.remove(index).done.send(Err(e));
+                }
+                Err(Failure::Lost(e)) => {
+                    for step in batch {
+                        let _ = step.done.send(Err(e.clone()));
+                    }
+                    return;
                 }
             }
-            batch
-        };
-        // A caller that stopped waiting (its deadline passed) was told nothing was committed.
-        let batch: Vec<Step> = batch.into_iter().filter(|step| !step.done.is_closed()).collect();
-        if !batch.is_empty() {
-            commit_batch(&pool, batch, deadline, sizes.get()).await;
         }
+    }
+
+    async fn within<T>(&self, work: impl std::future::Future<Output = Result<T, Failure>>) -> Result<T, Failure> {
+        tokio::time::timeout(self.deadline, work)
+            .await
+            .unwrap_or_else(|_| Err(Failure::Lost(DbError("la base de ventas no respondió a tiempo".into()))))
     }
 }
 
@@ -120,47 +169,6 @@ enum Failure {
     Lost(DbError),
 }
 
-/// Commits the batch in one transaction. A step the database refuses is answered with its
-/// error and left out, and the rest is committed again without it.
-async fn commit_batch(pool: &Pool, mut batch: Vec<Step>, deadline: Duration, sizes: Option<&Histogram>) {
-    batch.sort_by(|a, b| a.key.cmp(&b.key));
-    while !batch.is_empty() {
-        let outcome = match batch.len() {
-            1 => within(deadline, alone(pool, &batch[0])).await.map(|count| vec![count]),
-            _ => within(deadline, together(pool, &batch)).await,
-        };
-        match outcome {
-            Ok(counts) => {
-                if let Some(sizes) = sizes {
-                    sizes.observe(batch.len() as f64);
-                }
-                for (step, count) in batch.into_iter().zip(counts) {
-                    let _ = step.done.send(Ok(count));
-                }
-                return;
-            }
-            Err(Failure::Refused(index, e)) => {
-                let _ = batch.remove(index).done.send(Err(e));
-            }
-            Err(Failure::Lost(e)) => {
-                for step in batch {
-                    let _ = step.done.send(Err(e.clone()));
-                }
-                return;
-            }
-        }
-    }
-}
-
-async fn within<T>(
-    deadline: Duration,
-    work: impl std::future::Future<Output = Result<T, Failure>>,
-) -> Result<T, Failure> {
-    tokio::time::timeout(deadline, work)
-        .await
-        .unwrap_or_else(|_| Err(Failure::Lost(DbError("la base de ventas no respondió a tiempo".into()))))
-}
-
 fn lost(e: impl Into<DbError>) -> Failure {
     Failure::Lost(e.into())
 }
@@ -170,8 +178,7 @@ fn params_of(step: &Step) -> Vec<&(dyn ToSql + Sync)> {
 }
 
 /// The batch in one transaction, sent at once: `BEGIN`, every statement and `COMMIT` pipelined
-/// in one round trip, in that order (each request goes out when its future is first polled, and
-/// `join3` and `join_all` poll in order). The rows each statement changed.
+/// in one round trip, in that order ([`pipelined`]). The rows each statement changed.
 ///
 /// A statement that fails aborts the transaction, the statements after it fail too, and the
 /// `COMMIT` ends it as a rollback: nothing of the batch is committed.
@@ -182,17 +189,20 @@ async fn together(pool: &Pool, batch: &[Step]) -> Result<Vec<u64>, Failure> {
         statements.push(client.prepare_cached(step.sql).await.map_err(lost)?);
     }
     let params: Vec<_> = batch.iter().map(params_of).collect();
-    let executions = statements.iter().zip(&params).map(|(statement, params)| client.execute(statement, params));
-    let (began, outcomes, committed) = futures_util::future::join3(
-        client.batch_execute("BEGIN"),
-        futures_util::future::join_all(executions),
-        client.batch_execute("COMMIT"),
-    )
-    .await;
+    let mut requests: Vec<Request<'_>> = Vec::with_capacity(batch.len() + 2);
+    requests.push(request(client.batch_execute("BEGIN").map_ok(|()| 0)));
+    for (statement, params) in statements.iter().zip(&params) {
+        requests.push(request(client.execute(statement, params)));
+    }
+    requests.push(request(client.batch_execute("COMMIT").map_ok(|()| 0)));
+    let unanswered = || lost(DbError("la base de ventas no contestó un pedido del lote".into()));
+    let mut answers = pipelined(requests).await.ok_or_else(unanswered)?.into_iter();
+    let began = answers.next().ok_or_else(unanswered)?;
+    let committed = answers.next_back().ok_or_else(unanswered)?;
     began.map_err(lost)?;
-    let mut counts = Vec::with_capacity(outcomes.len());
-    for (index, outcome) in outcomes.into_iter().enumerate() {
-        match outcome {
+    let mut counts = Vec::with_capacity(batch.len());
+    for (index, answer) in answers.enumerate() {
+        match answer {
             Ok(count) => counts.push(count),
             // The first refusal is the statement's own; those after it say the transaction
             // was aborted.
@@ -202,6 +212,34 @@ async fn together(pool: &Pool, batch: &[Step]) -> Result<Vec<u64>, Failure> {
     }
     committed.map_err(lost)?;
     Ok(counts)
+}
+
+/// One request to the server, kept with its answer once it has one.
+type Request<'a> = Pin<Box<MaybeDone<BoxFuture<'a, Result<u64, tokio_postgres::Error>>>>>;
+
+fn request<'a>(future: impl Future<Output = Result<u64, tokio_postgres::Error>> + Send + 'a) -> Request<'a> {
+    Box::pin(maybe_done(future.boxed()))
+}
+
+/// Sends `requests` in this order, then waits for their answers. A tokio-postgres request goes
+/// out when its future is first polled, so each is polled once, in order, before any is waited
+/// for: the order does not depend on how a combinator polls. The answers, in the same order.
+async fn pipelined(mut requests: Vec<Request<'_>>) -> Option<Vec<Result<u64, tokio_postgres::Error>>> {
+    send_in_order(&mut requests);
+    let mut answers = Vec::with_capacity(requests.len());
+    for mut request in requests {
+        request.as_mut().await;
+        answers.push(request.as_mut().take_output()?);
+    }
+    Some(answers)
+}
+
+/// Polls each request once, in order (a noop waker: they are waited for afterwards).
+fn send_in_order(requests: &mut [Request<'_>]) {
+    let mut sending = Context::from_waker(futures_util::task::noop_waker_ref());
+    for request in requests {
+        let _ = request.as_mut().poll(&mut sending);
+    }
 }
 
 /// One step in a transaction of its own (a single statement commits by itself).

@@ -221,7 +221,7 @@ impl Sales {
     async fn write_waiting(&self, purchase: &str, unix: u64, event: Event, wait: Wait) -> std::io::Result<()> {
         let record = record_of(purchase, unix, event);
         if let Some(shared) = &self.shared {
-            // A commit is the write and its fsync at once.
+            // A commit is the write and its flush at once (a delivery waits for it too).
             let started = std::time::Instant::now();
             let written = shared.write(record).await;
             if written.is_ok() {

@@ -2,13 +2,16 @@
 //!
 //! The same events as the file journal, stored as the same JSON records (table `eventos`,
 //! folded by [`super::ledger`] exactly like the file), committed before the next step runs as
-//! the file is fsync'd. The replay memory lives beside them in the database, so any gate
+//! the file is fsync'd, and, as the file's fsync is shared, committed together with the steps
+//! of the purchases running beside them ([`super::group_commit`]). The replay memory lives beside them in the database, so any gate
 //! recognises any sale: `compras` holds one row per authorization (`network|payer|nonce`, the
 //! primary key) and `identificadores` one per x402 `payment-identifier`.
 //!
 //! A reservation is one transaction that inserts the authorization's row (and its
 //! identifier's): of two gates racing one authorization, the second waits on the primary key
-//! until the first commits, inserts nothing, and reads why (in flight, paid, uncertain). Each
+//! until the first commits, inserts nothing, and reads why (in flight, paid, uncertain). A new
+//! authorization's row is inserted with its `aceptado` record, in one statement: the file
+//! journal's first durable step is that record too (its reservation lives in memory). Each
 //! event that changes the state of a purchase changes its row in the same transaction as the
 //! event: `liquidado` makes it paid, an uncertain `fallido` uncertain. A purchase that ends
 //! for certain without a sale releases its row. A row a gate left in flight (it stopped
@@ -52,13 +55,14 @@ const MIGRATION_LOCK: i64 = 0x7665_6e74_6173; // "ventas"
 const OPERATION_DEADLINE: Duration = Duration::from_secs(10);
 /// How long a gate holds an authorization in flight before others presume it stopped.
 pub const DEFAULT_HOLD: Duration = Duration::from_secs(150);
-/// Connections per gate, unless [`POOL_ENV`] says otherwise. Each purchase step holds one for
-/// one statement, and the steps committing at once share one WAL flush, so this is how many
-/// steps a gate commits together: enough for the buyers a gate serves at once, within the
-/// server's `max_connections` (100 by default) for the gates that share it.
+/// Connections per gate, unless [`POOL_ENV`] says otherwise: one for each of the
+/// [`COMMITTERS`], and the rest for what runs beside them (re-access lookups, sign-in claims,
+/// the rare transactions), opened as needed, within the server's `max_connections` (100 by
+/// default) for the gates that share it.
 const POOL_SIZE: usize = 32;
 /// Batches of purchase steps a gate commits at once ([`GroupCommit`]), each on a connection of
-/// the pool.
+/// the pool. Measured with `bench-gate` (BENCHMARKS.md): 1, 2, 4 and 8 sold within the noise of
+/// one another; 4 keeps a lone step from waiting behind a batch.
 const COMMITTERS: usize = 4;
 /// The environment variable that sets the connections per gate (1 to 1,000).
 pub const POOL_ENV: &str = "GATE_VENTAS_CONEXIONES";
@@ -363,7 +367,9 @@ impl Shared {
         .await
     }
 
-    /// Commits one step, with the change it makes to its purchase's row.
+    /// Commits one step, with the change it makes to its purchase's row. Every step waits for
+    /// its commit, a delivery too (the file journal answers a delivery before its fsync; here
+    /// that measured no faster, BENCHMARKS.md).
     pub async fn write(&self, record: Record) -> std::io::Result<()> {
         let (pool, group) = (self.pool.clone(), self.group.clone());
         self.run(async move { write_in(&pool, &group, record).await })

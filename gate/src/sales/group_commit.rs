@@ -27,7 +27,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use tokio::sync::{Mutex, mpsc, oneshot};
 use tokio_postgres::types::ToSql;
 
-use super::postgres::DbError;
+use super::db_error::DbError;
 
 /// At most this many steps in one transaction.
 const MAX_BATCH: usize = 256;

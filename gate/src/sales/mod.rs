@@ -18,6 +18,7 @@
 //! gate recognises any sale. The purchase path calls the same [`Sales`] methods either way.
 
 pub mod book;
+mod db_error;
 pub mod export;
 mod group_commit;
 pub mod journal;

@@ -30,7 +30,11 @@ const DEV_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7
 fn built() -> &'static Path {
     static DIST: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, dist) = DIST.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
+        // Under cargo's temp folder for tests: a static is never dropped, so the folder stays, and
+        // `./tienda probar` empties it before each run (in the system's temp folder they piled up).
+        let tmp = env!("CARGO_TARGET_TMPDIR");
+        std::fs::create_dir_all(tmp).unwrap();
+        let dir = tempfile::tempdir_in(tmp).unwrap();
         let dist = dir.path().join("dist");
         let content = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/muestra");
         let options =

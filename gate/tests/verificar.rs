@@ -54,7 +54,11 @@ fn copy_tree(from: &Path, to: &Path) {
 fn mainnet_dist() -> &'static Path {
     static DIST: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, dist) = DIST.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
+        // Under cargo's temp folder for tests: a static is never dropped, so the folder stays, and
+        // `./tienda probar` empties it before each run (in the system's temp folder they piled up).
+        let tmp = env!("CARGO_TARGET_TMPDIR");
+        std::fs::create_dir_all(tmp).unwrap();
+        let dir = tempfile::tempdir_in(tmp).unwrap();
         let content = dir.path().join("content");
         std::fs::create_dir_all(&content).unwrap();
         copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/muestra"), &content);

@@ -33,7 +33,11 @@ pub fn publisher_content() -> PathBuf {
 pub fn built() -> &'static Path {
     static DIST: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, dist) = DIST.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("temp dir");
+        // Under cargo's temp folder for tests: a static is never dropped, so the folder stays, and
+        // `./tienda probar` empties it before each run (in the system's temp folder they piled up).
+        let tmp = env!("CARGO_TARGET_TMPDIR");
+        std::fs::create_dir_all(tmp).expect("temp dir");
+        let dir = tempfile::tempdir_in(tmp).expect("temp dir");
         let dist = dir.path().join("dist");
         build_into(&sample_dir(), &dist);
         (dir, dist)

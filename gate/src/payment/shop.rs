@@ -207,7 +207,8 @@ impl Shop {
         // its reservation, where the record can commit both at once.
         let limited = self.limiter.check_payer(&check.payer, now);
         let attempt = Attempt { offer, requirements, payload, check: &check, fingerprint, id, now, protocol };
-        let accepted = limited.is_ok().then(|| Event::Accepted(attempt.accepted()));
+        let with_reservation = limited.is_ok() && self.sales.accepts_with_reservation();
+        let accepted = with_reservation.then(|| Event::Accepted(attempt.accepted()));
         let reservation = match self
             .sales
             .reserve(&check.replay_key, attempt.id.as_deref(), &attempt.fingerprint, check.replay_until, now, accepted)

@@ -129,12 +129,18 @@ impl Sales {
         })
     }
 
+    /// Whether [`Sales::reserve`] can commit a purchase's `aceptado` step with its reservation:
+    /// the shared record can; the file journal's reservation is in memory, so there the step is
+    /// appended after, with [`Sales::write`].
+    pub fn accepts_with_reservation(&self) -> bool {
+        self.shared.is_some()
+    }
+
     /// Reserves a payment (its replay key and, if sent, its identifier), or says why not.
     ///
-    /// `accepted` is the purchase's `aceptado` step, if it is to be sold: the shared record
-    /// commits it with a new authorization's row, in one statement, and
-    /// [`Reservation::accepted`] then says so. The file journal never does (its reservation is
-    /// in memory; the step is appended after, with [`Sales::write`]).
+    /// `accepted` is the purchase's `aceptado` step, if it is to be sold and
+    /// [`Sales::accepts_with_reservation`]: the shared record commits it with a new
+    /// authorization's row, in one statement, and [`Reservation::accepted`] then says so.
     pub async fn reserve(
         &self,
         key: &str,
@@ -147,9 +153,10 @@ impl Sales {
         match &self.shared {
             Some(shared) => {
                 let accepted = accepted.map(|event| record_of(key, now, event));
+                let started = std::time::Instant::now();
                 let reservation = shared.reserve(key, id, fingerprint, until, now, accepted).await?;
-                if let Some(elapsed) = reservation.accepted() {
-                    self.metrics.committed_in(elapsed);
+                if reservation.accepted() {
+                    self.metrics.committed_in(started.elapsed());
                 }
                 Ok(Reservation::Shared(reservation))
             }
@@ -352,7 +359,7 @@ impl Reservation {
     pub fn accepted(&self) -> bool {
         match self {
             Reservation::Book(_) => false,
-            Reservation::Shared(r) => r.accepted().is_some(),
+            Reservation::Shared(r) => r.accepted(),
         }
     }
 

@@ -3,8 +3,8 @@
 //! The same events as the file journal, stored as the same JSON records (table `eventos`,
 //! folded by [`super::ledger`] exactly like the file), committed before the next step runs as
 //! the file is fsync'd, and, as the file's fsync is shared, committed together with the steps
-//! of the purchases running beside them ([`super::group_commit`]). The replay memory lives beside them in the database, so any gate
-//! recognises any sale: `compras` holds one row per authorization (`network|payer|nonce`, the
+//! of the purchases running beside them ([`super::group_commit`]). The replay memory lives
+//! beside them in the database, so any gate recognises any sale: `compras` holds one row per authorization (`network|payer|nonce`, the
 //! primary key) and `identificadores` one per x402 `payment-identifier`.
 //!
 //! A reservation is one transaction that inserts the authorization's row (and its
@@ -33,7 +33,7 @@ use sha2::Digest;
 use super::book::{Owned, PaidSale, Seen, UncertainSale};
 pub use super::db_error::DbError;
 use super::group_commit::{GroupCommit, Param};
-use super::journal::{Contents, Event, Record};
+use super::journal::{Accepted, Contents, Event, Record};
 use super::ledger;
 use crate::x402::SettlementResponse;
 
@@ -238,12 +238,11 @@ impl Shared {
         };
         let token = wanted.token.clone();
         let (pool, group) = (self.pool.clone(), self.group.clone());
-        let started = std::time::Instant::now();
         let outcome = self.run(async move { reserve_in(&pool, &group, wanted, accepted).await }).await;
         match outcome {
-            Ok(Ok(journaled)) => {
+            Ok(Ok(accepted)) => {
                 let mut reservation = Reservation::new(self, key, &token, false, None);
-                reservation.accepted = journaled.then(|| started.elapsed());
+                reservation.accepted = accepted;
                 Ok(reservation)
             }
             Ok(Err(seen)) => Err(seen),
@@ -534,13 +533,8 @@ async fn reserve_in(
         ];
         let (sql, journaled) = match accepted.as_ref().map(|record| (record, &record.event)) {
             Some((record, Event::Accepted(a))) => {
-                let json = serde_json::to_string(record).map_err(|e| DbError(e.to_string()))?;
-                params.push(Box::new(event_name(&json)));
-                params.push(Box::new(to_i64(record.unix)));
-                params.push(Box::new(json));
-                for field in [&a.study, &a.view, &a.network, &a.payer, &a.amount] {
-                    params.push(Box::new(field.clone()));
-                }
+                params.extend(record_columns(record)?);
+                params.extend(accepted_row(a));
                 (RESERVE_ACCEPTED, true)
             }
             _ => (RESERVE, false),
@@ -639,34 +633,38 @@ async fn resume_in(
 /// order (a purchase reconciled as unpaid: its row, then its identifiers) runs as a transaction
 /// of its own.
 async fn write_in(pool: &Pool, group: &GroupCommit, record: Record) -> Result<(), DbError> {
-    let json = serde_json::to_string(&record).map_err(|e| DbError(e.to_string()))?;
-    let event = event_name(&json);
     let (sql, row): (&'static str, Vec<Param>) = match &record.event {
-        Event::Accepted(a) => (
-            ACCEPTED,
-            vec![
-                Box::new(a.study.clone()),
-                Box::new(a.view.clone()),
-                Box::new(a.network.clone()),
-                Box::new(a.payer.clone()),
-                Box::new(a.amount.clone()),
-            ],
-        ),
+        Event::Accepted(a) => (ACCEPTED, accepted_row(a)),
         Event::Settled(s) => {
             (SETTLED, vec![Box::new(s.transaction.clone()), Box::new(s.network.clone()), Box::new(s.payer.clone())])
         }
         Event::Failed(f) if f.uncertain => (UNCERTAIN, vec![Box::new(f.transaction.clone())]),
         Event::Reconciled(c) if c.settled_at => (RECONCILED_PAID, vec![Box::new(c.transaction.clone())]),
-        Event::Reconciled(_) => return write_in_transaction(pool, &record, &json).await,
+        Event::Reconciled(_) => return write_in_transaction(pool, &record).await,
         // Deliveries, certain failures (their reservation releases the row) and any other step
         // leave the purchase's row as it is.
         _ => (RECORD, Vec::new()),
     };
-    let mut params: Vec<Param> =
-        vec![Box::new(record.purchase.clone()), Box::new(event), Box::new(to_i64(record.unix)), Box::new(json)];
+    let mut params: Vec<Param> = vec![Box::new(record.purchase.clone())];
+    params.extend(record_columns(&record)?);
     params.extend(row);
     group.commit(&record.purchase, sql, params).await?;
     Ok(())
+}
+
+/// A record's own columns, in the order the statements take them: `evento`, `unix` and the
+/// JSON record.
+fn record_columns(record: &Record) -> Result<Vec<Param>, DbError> {
+    let json = serde_json::to_string(record).map_err(|e| DbError(e.to_string()))?;
+    Ok(vec![Box::new(event_name(&json)), Box::new(to_i64(record.unix)), Box::new(json)])
+}
+
+/// What `aceptado` tells its purchase's row: `estudio`, `vista`, `red`, `pagador`, `monto`.
+fn accepted_row(a: &Accepted) -> Vec<Param> {
+    [&a.study, &a.view, &a.network, &a.payer, &a.amount]
+        .into_iter()
+        .map(|field| Box::new(field.clone()) as Param)
+        .collect()
 }
 
 /// The record's insert, as the first part of every step's statement ($1 compra, $2 evento,
@@ -706,10 +704,11 @@ const RECONCILED_PAID: &str = with_record!(
 );
 
 /// A record and its row's change in one transaction (the unpaid reconciliation).
-async fn write_in_transaction(pool: &Pool, record: &Record, json: &str) -> Result<(), DbError> {
+async fn write_in_transaction(pool: &Pool, record: &Record) -> Result<(), DbError> {
+    let json = serde_json::to_string(record).map_err(|e| DbError(e.to_string()))?;
     let mut client = pool.get().await?;
     let transaction = client.transaction().await?;
-    insert_record(&transaction, record, json, None).await?;
+    insert_record(&transaction, record, &json, None).await?;
     transaction.execute("DELETE FROM compras WHERE compra = $1 AND estado <> 'pagada'", &[&record.purchase]).await?;
     release_identifiers(&transaction, &record.purchase).await?;
     transaction.commit().await?;
@@ -850,8 +849,8 @@ pub struct Reservation {
     token: String,
     resumed: bool,
     earlier_transaction: Option<String>,
-    /// The `aceptado` record was committed with the reservation, in this long.
-    accepted: Option<Duration>,
+    /// The `aceptado` record was committed with the reservation.
+    accepted: bool,
     done: bool,
 }
 
@@ -863,7 +862,7 @@ impl Reservation {
             token: token.to_owned(),
             resumed,
             earlier_transaction: earlier,
-            accepted: None,
+            accepted: false,
             done: false,
         }
     }
@@ -872,8 +871,8 @@ impl Reservation {
         self.resumed
     }
 
-    /// When the `aceptado` record was committed with the reservation: how long that took.
-    pub fn accepted(&self) -> Option<Duration> {
+    /// Whether the `aceptado` record was committed with the reservation.
+    pub fn accepted(&self) -> bool {
         self.accepted
     }
 

@@ -547,6 +547,16 @@ pub struct Answer {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(rename = "recoleccion")]
     pub collection: Option<Collection>,
+    /// Where the answer was seen: `api` (a provider's API, what a line without the field means)
+    /// or a consumer surface people use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "superficie")]
+    pub surface: Option<String>,
+    /// Every source the provider says it consulted for this answer, cited or not (`fuentes`
+    /// holds the cited ones). `None`: the collection did not record them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "fuentes_consultadas")]
+    pub consulted: Option<Vec<Source>>,
 }
 
 impl Answer {

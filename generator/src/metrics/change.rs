@@ -677,6 +677,8 @@ mod tests {
                     tone: BTreeMap::new(),
                     repetition: None,
                     collection: None,
+                    surface: None,
+                    consulted: None,
                 })
                 .collect(),
             findings: vec![],

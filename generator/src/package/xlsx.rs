@@ -437,6 +437,8 @@ mod tests {
             tone: BTreeMap::from([("acme".to_owned(), Tone::Pos), ("beta".to_owned(), Tone::Neg)]),
             repetition: None,
             collection: None,
+            surface: None,
+            consulted: None,
         }
     }
 

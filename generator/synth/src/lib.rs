@@ -184,6 +184,8 @@ pub(crate) fn generate(ind: &Industry, models: &[Model], scale: u32, seed: u64) 
                         tone: b.tone,
                         repetition: None,
                         collection: None,
+                        surface: None,
+                        consulted: None,
                     };
                     (answer, b.order)
                 })

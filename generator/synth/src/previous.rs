@@ -94,6 +94,8 @@ pub(crate) fn generate(
                 tone: b.tone,
                 repetition: None,
                 collection: None,
+                surface: None,
+                consulted: None,
             });
         }
     }

@@ -39,6 +39,8 @@ fn answer(id: &str, question: &str, model: &str, text: &str, urls: &[&str]) -> A
         tone: BTreeMap::new(),
         repetition: None,
         collection: None,
+        surface: None,
+        consulted: None,
     }
 }
 

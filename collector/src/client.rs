@@ -145,6 +145,21 @@ pub struct Attempts {
     pub count: u32,
 }
 
+/// What one request came back with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A readable answer.
+    Reply(Reply),
+    /// Worth another attempt: the cause (`http_429: …`), the wait the provider asked for, and
+    /// whether the provider may have billed it (a timeout or a cut mid-answer: the provider may
+    /// have finished; a 429 or a 5xx: it did not).
+    Retry { cause: String, hint: Option<Duration>, maybe_billed: bool },
+    /// 401 or 403.
+    Auth { status: u16 },
+    /// Another 4xx.
+    Rejected { status: u16, detail: String },
+}
+
 static JITTER: AtomicU64 = AtomicU64::new(0x9E37_79B9_7F4A_7C15);
 
 /// A number in [0, 1) for jitter (xorshift; no need for a cryptographic source).
@@ -193,7 +208,69 @@ fn scrub(text: &str, key: Option<&str>) -> String {
     text.replace(['\n', '\r'], " ")
 }
 
-/// Sends one call until it gives a reply, fails for good, uses up its attempts or the run stops.
+/// Sends one request and reads what came back. A 429 pauses the provider (see [`Pacer`]).
+pub async fn attempt(client: &reqwest::Client, endpoint: &Endpoint, request: &Request, timeout: Duration) -> Outcome {
+    let url = format!("{}{}", endpoint.base_url, request.path);
+    let key = endpoint.key.as_deref();
+    let mut builder = client.post(&url).timeout(timeout).body(request.body.clone());
+    for (name, value) in &request.headers {
+        builder = builder.header(*name, value);
+    }
+    let response = match builder.send().await {
+        Ok(response) => response,
+        Err(e) if e.is_timeout() => {
+            let cause = format!("tiempo_agotado: sin respuesta en {} s", timeout.as_secs());
+            return Outcome::Retry { cause, hint: None, maybe_billed: true };
+        }
+        // Refused before anything left: nothing to bill.
+        Err(e) if e.is_connect() => {
+            let cause = format!("red: {}", scrub(&e.without_url().to_string(), key));
+            return Outcome::Retry { cause, hint: None, maybe_billed: false };
+        }
+        Err(e) => {
+            let cause = format!("red: {}", scrub(&e.without_url().to_string(), key));
+            return Outcome::Retry { cause, hint: None, maybe_billed: true };
+        }
+    };
+    let status = response.status().as_u16();
+    let hint = retry_after(response.headers());
+    let body = match response.bytes().await {
+        Ok(body) => body,
+        Err(e) if e.is_timeout() => {
+            let cause = "tiempo_agotado: la respuesta no terminó a tiempo".to_owned();
+            return Outcome::Retry { cause, hint: None, maybe_billed: true };
+        }
+        Err(e) => {
+            let cause = format!("red: {}", scrub(&e.without_url().to_string(), key));
+            return Outcome::Retry { cause, hint: None, maybe_billed: true };
+        }
+    };
+    if (200..300).contains(&status) {
+        return match providers::parse(endpoint.kind, &body) {
+            Ok(reply) => Outcome::Reply(reply),
+            // The provider answered (and billed); the body is not what its reference says.
+            Err(e) => {
+                Outcome::Retry { cause: format!("cuerpo_ilegible: {}", scrub(&e, key)), hint: None, maybe_billed: true }
+            }
+        };
+    }
+    if status == 401 || status == 403 {
+        return Outcome::Auth { status };
+    }
+    let detail = scrub(&String::from_utf8_lossy(&body), key);
+    if !retryable(status) {
+        return Outcome::Rejected { status, detail };
+    }
+    if status == 429
+        && let Some(wait) = hint
+    {
+        endpoint.pacer.hold(Instant::now() + wait);
+    }
+    Outcome::Retry { cause: format!("http_{status}: {detail}"), hint, maybe_billed: false }
+}
+
+/// Sends one call until it gives a reply, fails for good, uses up its attempts or the run stops
+/// (the judge's calls; a collection journals each attempt itself, see `run`).
 pub async fn send(
     client: &reqwest::Client,
     endpoint: &Endpoint,
@@ -201,7 +278,6 @@ pub async fn send(
     retries: &Retries,
     stop: &Stop,
 ) -> Result<(Reply, Attempts), Failure> {
-    let url = format!("{}{}", endpoint.base_url, request.path);
     let mut attempts = Attempts::default();
     let mut last = String::new();
     while attempts.count < retries.attempts {
@@ -209,58 +285,13 @@ pub async fn send(
             return Err(Failure::Stopped);
         }
         attempts.count += 1;
-        let mut builder = client.post(&url).timeout(Duration::from_secs(retries.timeout_s)).body(request.body.clone());
-        for (name, value) in &request.headers {
-            builder = builder.header(*name, value);
-        }
-        let hint = match builder.send().await {
-            Ok(response) => {
-                let status = response.status().as_u16();
-                let hint = retry_after(response.headers());
-                match response.bytes().await {
-                    Ok(body) if (200..300).contains(&status) => match providers::parse(endpoint.kind, &body) {
-                        Ok(reply) => return Ok((reply, attempts)),
-                        Err(e) => {
-                            last = format!("cuerpo_ilegible: {}", scrub(&e, endpoint.key.as_deref()));
-                            None
-                        }
-                    },
-                    Ok(_) if status == 401 || status == 403 => return Err(Failure::Auth { status }),
-                    Ok(body) if retryable(status) => {
-                        last = format!(
-                            "http_{status}: {}",
-                            scrub(&String::from_utf8_lossy(&body), endpoint.key.as_deref())
-                        );
-                        if status == 429
-                            && let Some(wait) = hint
-                        {
-                            endpoint.pacer.hold(Instant::now() + wait);
-                        }
-                        hint
-                    }
-                    Ok(body) => {
-                        return Err(Failure::Rejected {
-                            status,
-                            detail: scrub(&String::from_utf8_lossy(&body), endpoint.key.as_deref()),
-                        });
-                    }
-                    Err(e) if e.is_timeout() => {
-                        last = "tiempo_agotado: la respuesta no terminó a tiempo".to_owned();
-                        None
-                    }
-                    Err(e) => {
-                        last = format!("red: {}", scrub(&e.to_string(), endpoint.key.as_deref()));
-                        None
-                    }
-                }
-            }
-            Err(e) if e.is_timeout() => {
-                last = format!("tiempo_agotado: sin respuesta en {} s", retries.timeout_s);
-                None
-            }
-            Err(e) => {
-                last = format!("red: {}", scrub(&e.to_string(), endpoint.key.as_deref()));
-                None
+        let hint = match attempt(client, endpoint, request, Duration::from_secs(retries.timeout_s)).await {
+            Outcome::Reply(reply) => return Ok((reply, attempts)),
+            Outcome::Auth { status } => return Err(Failure::Auth { status }),
+            Outcome::Rejected { status, detail } => return Err(Failure::Rejected { status, detail }),
+            Outcome::Retry { cause, hint, .. } => {
+                last = cause;
+                hint
             }
         };
         if attempts.count >= retries.attempts {

@@ -15,4 +15,5 @@ pub mod journal;
 pub mod providers;
 pub mod run;
 pub mod simulator;
+pub mod surface;
 pub mod tone;

@@ -11,9 +11,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::Semaphore;
 
-use crate::client::{self, Endpoint, Failure, Pacer, Stop, StopReason};
+use crate::client::{self, Endpoint, Failure, Outcome, Pacer, Stop, StopReason};
 use crate::config::{self, CollectionFile, Kind, ModelSettings};
-use crate::journal::{self, AnswerLine, Collected, IncidentLine, Journal, Question, SourceLine, Triple};
+use crate::journal::{
+    self, AnswerLine, CloseLine, Collected, IncidentLine, Journal, Question, SentLine, SourceLine, Triple,
+};
 use crate::providers::{self, Call};
 
 /// One (question, model, repetition) to ask.
@@ -34,6 +36,9 @@ pub struct Plan {
     pub per_model: BTreeMap<String, PlanRow>,
     pub questions: usize,
     pub repetitions: u32,
+    /// What the study has spent so far (its files), and its cap.
+    pub spent: journal::Spent,
+    pub budget: f64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -53,6 +58,28 @@ impl Plan {
     pub fn cost(&self) -> f64 {
         self.per_model.values().map(|r| r.cost).sum()
     }
+    /// What is left of the study's budget.
+    pub fn remaining(&self) -> f64 {
+        (self.budget - self.spent.total()).max(0.0)
+    }
+}
+
+/// «Presupuesto del estudio: …», the same sentence in `--plan`, before a run and in the summary.
+pub fn budget_line(plan: &Plan) -> String {
+    let open = if plan.spent.open > 0 {
+        format!(
+            " (incluye {} pedidos sin respuesta escrita, contados a su costo reservado: enviados cuando una corrida se cortó)",
+            plan.spent.open
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "Presupuesto del estudio: {:.2} USD (tope duro para todas las corridas); gastado hasta ahora {:.4} USD{open}; quedan {:.4} USD.",
+        plan.budget,
+        plan.spent.total(),
+        plan.remaining()
+    )
 }
 
 /// Every (question, model, repetition) of the design that has no line yet, in the order they are
@@ -60,7 +87,14 @@ impl Plan {
 pub fn plan(study: &Path, file: &CollectionFile) -> Result<Plan, String> {
     let questions = journal::questions(study)?;
     let done = journal::done(study).map_err(|e| format!("{}: {e}", study.display()))?;
-    let mut plan = Plan { questions: questions.len(), repetitions: file.repetitions, ..Plan::default() };
+    let spent = journal::spent(study).map_err(|e| format!("{}: {e}", study.display()))?;
+    let mut plan = Plan {
+        questions: questions.len(),
+        repetitions: file.repetitions,
+        spent,
+        budget: file.budget_usd,
+        ..Plan::default()
+    };
     let questions: Vec<Arc<Question>> = questions.into_iter().map(Arc::new).collect();
     for repetition in 1..=file.repetitions {
         for question in &questions {
@@ -126,10 +160,12 @@ pub fn render_plan(plan: &Plan, file: &CollectionFile) -> String {
         searches,
         plan.cost()
     );
-    let _ = writeln!(out, "\nPresupuesto: {:.2} USD (tope duro).", file.budget_usd);
-    if plan.cost() > file.budget_usd {
-        let _ =
-            writeln!(out, "Aviso: el costo esperado supera el presupuesto; la corrida se detendrá al llegar al tope.");
+    let _ = writeln!(out, "\n{}", budget_line(plan));
+    if plan.cost() > plan.remaining() {
+        let _ = writeln!(
+            out,
+            "Aviso: el costo esperado supera lo que queda del presupuesto; la corrida se detendrá al llegar al tope."
+        );
     }
     let seconds = file.estimate.seconds.max(0.001);
     for (provider, calls) in by_provider {
@@ -172,6 +208,14 @@ pub struct Summary {
     pub versions: BTreeMap<String, BTreeSet<String>>,
     pub days: Option<(String, String)>,
     pub repetitions: u32,
+    /// Requests that may have been billed without giving an answer (timeouts, cuts mid-answer):
+    /// how many, and what they count for.
+    pub maybe_billed: u64,
+    pub maybe_billed_cost: f64,
+    /// What the study had spent when the run started and when it ended, and its cap.
+    pub study_spent_before: f64,
+    pub study_spent_after: f64,
+    pub budget: f64,
 }
 
 impl Summary {
@@ -195,7 +239,19 @@ impl Summary {
             "  tokens:                {} de entrada, {} de salida; {} búsquedas",
             self.input_tokens, self.output_tokens, self.searches
         );
-        let _ = writeln!(out, "  costo:                 {:.4} USD de {:.2} USD de presupuesto", self.cost, budget);
+        let _ = writeln!(out, "  costo de esta corrida: {:.4} USD", self.cost + self.maybe_billed_cost);
+        if self.maybe_billed > 0 {
+            let _ = writeln!(
+                out,
+                "  quizá cobradas:        {} llamadas sin respuesta (tiempo agotado, corte a mitad), contadas a su costo reservado: {:.4} USD",
+                self.maybe_billed, self.maybe_billed_cost
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  gastado en el estudio: {:.4} USD de {budget:.2} USD de presupuesto (antes de esta corrida: {:.4} USD)",
+            self.study_spent_after, self.study_spent_before
+        );
         let _ = writeln!(out, "  tiempo:                {:.1} s", self.elapsed.as_secs_f64());
         if let Some((first, last)) = &self.days {
             let versions = self
@@ -220,7 +276,7 @@ impl Summary {
             Some(StopReason::Budget) => {
                 let _ = writeln!(
                     out,
-                    "  detenida por presupuesto: la próxima llamada lo habría superado; suba presupuesto_usd y vuelva a correr para seguir."
+                    "  detenida por presupuesto: la próxima llamada habría llevado el estudio más allá de presupuesto_usd. El tope es del estudio, no de la corrida: volver a correr sin subirlo no pregunta nada más; para seguir, suba presupuesto_usd en recoleccion.toml y vuelva a correr."
                 );
             }
             Some(StopReason::Fatal(why)) => {
@@ -312,8 +368,8 @@ pub fn endpoints(
     Ok(endpoints)
 }
 
-/// The hard cap: a call starts only if what was spent, what calls in flight are expected to cost
-/// and this call's expected cost fit in the budget.
+/// The hard cap, for the study: a request starts only if what the study has spent (its files, at
+/// the start), what requests in flight reserved and this request's reservation fit.
 #[derive(Debug)]
 struct Budget {
     cap: f64,
@@ -322,16 +378,16 @@ struct Budget {
 }
 
 impl Budget {
-    fn reserve(&mut self, expected: f64) -> bool {
-        if self.spent + self.reserved + expected > self.cap + 1e-12 {
+    fn reserve(&mut self, amount: f64) -> bool {
+        if self.spent + self.reserved + amount > self.cap + 1e-9 {
             return false;
         }
-        self.reserved += expected;
+        self.reserved += amount;
         true
     }
 
-    fn settle(&mut self, expected: f64, actual: f64) {
-        self.reserved = (self.reserved - expected).max(0.0);
+    fn settle(&mut self, reserved: f64, actual: f64) {
+        self.reserved = (self.reserved - reserved).max(0.0);
         self.spent += actual;
     }
 }
@@ -397,9 +453,28 @@ struct Shared {
     api: reqwest::Client,
     redirects: reqwest::Client,
     budget: Mutex<Budget>,
+    /// The most expensive answer of each model so far: a request reserves at least that.
+    most: Mutex<BTreeMap<String, f64>>,
     summary: Mutex<Summary>,
     progress: Mutex<Progress>,
     stop: Stop,
+}
+
+impl Shared {
+    /// What one request of a model reserves: its expected cost, or the most an answer of that
+    /// model has cost in this study, whichever is more.
+    fn reservation(&self, model: &ModelSettings) -> f64 {
+        let expected = self.file.expected_cost(model);
+        lock(&self.most).get(&model.id).copied().unwrap_or(0.0).max(expected)
+    }
+
+    fn fail_to_write(&self, e: &std::io::Error) {
+        self.stop.trigger(StopReason::Fatal(format!("no se pudo escribir en {}: {e}", self.file_place())));
+    }
+
+    fn file_place(&self) -> String {
+        self.journal.answers_path.parent().map(|p| p.display().to_string()).unwrap_or_default()
+    }
 }
 
 /// Whether stderr is a terminal (the progress line is drawn only there).
@@ -419,12 +494,16 @@ pub async fn collect(file: CollectionFile, plan: Plan, options: Options, stop: S
         .map(|(name, p)| (name.clone(), Arc::new(Semaphore::new(p.concurrency as usize))))
         .collect();
     let total = plan.jobs.len();
+    let spent_before = plan.spent.total();
     let shared = Arc::new(Shared {
-        budget: Mutex::new(Budget { cap: file.budget_usd, spent: 0.0, reserved: 0.0 }),
+        budget: Mutex::new(Budget { cap: file.budget_usd, spent: spent_before, reserved: 0.0 }),
+        most: Mutex::new(plan.spent.most_per_model.clone()),
         summary: Mutex::new(Summary {
             planned: total,
             already_done: plan.already_done,
             repetitions: plan.repetitions,
+            study_spent_before: spent_before,
+            budget: file.budget_usd,
             ..Summary::default()
         }),
         progress: Mutex::new(Progress { enabled: options.progress, total, finished: 0, started, drawn: None }),
@@ -450,6 +529,7 @@ pub async fn collect(file: CollectionFile, plan: Plan, options: Options, stop: S
     let mut summary = lock(&shared.summary).clone();
     summary.elapsed = started.elapsed();
     summary.stop = shared.stop.reason();
+    summary.study_spent_after = lock(&shared.budget).spent;
     Ok(summary)
 }
 
@@ -457,7 +537,24 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// One job: wait for a permit and a slot, reserve its expected cost, ask, write what came back.
+/// A request of a call that was sent and billed, waiting for the call's record.
+struct Billed {
+    id: String,
+    reserved: f64,
+    cost: f64,
+}
+
+/// How one call ended.
+enum Ended {
+    /// A reply, and the requests it took (all billed).
+    Reply(providers::Reply, Vec<Billed>),
+    Failed(Failure),
+    /// Not asked: the run stopped, or the budget had no room, before its first request.
+    NotAsked,
+}
+
+/// One job: wait for a permit and a slot, then send its requests, each reserved in the budget and
+/// journaled before it leaves; write what came back.
 async fn ask(shared: &Shared, job: Job) {
     let model = &shared.file.models[job.model];
     let endpoint = Arc::clone(&shared.endpoints[&model.provider]);
@@ -476,15 +573,9 @@ async fn ask(shared: &Shared, job: Job) {
     if shared.stop.is_set() {
         return not_asked();
     }
-    let expected = shared.file.expected_cost(model);
-    if !lock(&shared.budget).reserve(expected) {
-        shared.stop.trigger(StopReason::Budget);
-        return not_asked();
-    }
-    let call = call_of(&shared.file, model, &job.question.text);
-    let request = providers::request(endpoint.kind, &call, endpoint.key.as_deref());
-    let result = client::send(&shared.api, &endpoint, &request, &shared.file.retries, &shared.stop).await;
-    if let Err(Failure::Auth { status }) = &result {
+    let triple: Triple = (job.question.id.clone(), model.id.clone(), job.repetition);
+    let ended = requests(shared, &endpoint, model, &job, &triple).await;
+    if let Ended::Failed(Failure::Auth { status }) = &ended {
         // Before the permit goes: no other call of this provider starts with a rejected key.
         shared.stop.trigger(StopReason::Fatal(format!(
             "`{}` respondió HTTP {status}: revise la clave ({}) y el acceso al modelo `{}`",
@@ -495,62 +586,140 @@ async fn ask(shared: &Shared, job: Job) {
     }
     drop(permit);
     let (date, time) = journal::date_and_time(SystemTime::now());
-    let triple: Triple = (job.question.id.clone(), model.id.clone(), job.repetition);
-    let actual = match result {
-        Ok((mut reply, _attempts)) => {
+    match ended {
+        Ended::NotAsked | Ended::Failed(Failure::Stopped) => return not_asked(),
+        Ended::Reply(mut reply, billed) => {
             if endpoint.kind == Kind::Google {
                 client::resolve_redirects(&shared.redirects, &mut reply).await;
             }
-            let billed = model.search_billing.billed(reply.searches) as f64;
-            let cost = round6(model.price.cost(reply.input_tokens, reply.output_tokens, billed));
-            let written = record_reply(shared, &triple, model, reply, cost, date, time);
-            if let Err(e) = written {
-                shared.stop.trigger(StopReason::Fatal(format!("no se pudo escribir: {e}")));
+            if let Err(e) = record_reply(shared, &triple, model, reply, billed, date, time) {
+                shared.fail_to_write(&e);
             }
-            cost
         }
-        Err(failure) => {
-            if failure == Failure::Stopped {
-                not_asked();
-            } else {
-                lock(&shared.summary).failures.entry(failure.cause()).and_modify(|n| *n += 1).or_insert(1);
-                let line = IncidentLine {
-                    question: triple.0.clone(),
-                    model: triple.1.clone(),
-                    repetition: triple.2,
-                    time,
-                    cause: failure.cause(),
-                    detail: failure.detail(),
-                    final_refusal: false,
-                    version: None,
-                    input_tokens: 0,
-                    output_tokens: 0,
-                    cost_usd: 0.0,
-                };
-                if let Err(e) = shared.journal.incident(&line) {
-                    shared.stop.trigger(StopReason::Fatal(format!("no se pudo escribir: {e}")));
-                }
+        Ended::Failed(failure) => {
+            lock(&shared.summary).failures.entry(failure.cause()).and_modify(|n| *n += 1).or_insert(1);
+            let line = IncidentLine {
+                question: triple.0.clone(),
+                model: triple.1.clone(),
+                repetition: triple.2,
+                time,
+                cause: failure.cause(),
+                detail: failure.detail(),
+                final_refusal: false,
+                version: None,
+                input_tokens: 0,
+                output_tokens: 0,
+                cost_usd: 0.0,
+            };
+            if let Err(e) = shared.journal.incident(&line) {
+                shared.fail_to_write(&e);
             }
-            0.0
         }
-    };
-    let spent = {
-        let mut budget = lock(&shared.budget);
-        budget.settle(expected, actual);
-        budget.spent
-    };
+    }
+    let spent = lock(&shared.budget).spent;
     lock(&shared.progress).tick(spent);
 }
 
+/// The requests of one call: each waits for the provider's pause, reserves its cost, is journaled
+/// (durably) and only then leaves; a request that failed is closed at what it may have cost.
+async fn requests(shared: &Shared, endpoint: &Endpoint, model: &ModelSettings, job: &Job, triple: &Triple) -> Ended {
+    let call = call_of(&shared.file, model, &job.question.text);
+    let request = providers::request(endpoint.kind, &call, endpoint.key.as_deref());
+    let retries = &shared.file.retries;
+    let timeout = Duration::from_secs(retries.timeout_s);
+    let mut attempts = 0;
+    let mut last = String::new();
+    while attempts < retries.attempts {
+        if attempts > 0 && shared.stop.is_set() {
+            return Ended::Failed(Failure::Stopped);
+        }
+        let reserved = shared.reservation(model);
+        if !lock(&shared.budget).reserve(reserved) {
+            shared.stop.trigger(StopReason::Budget);
+            return if attempts == 0 { Ended::NotAsked } else { Ended::Failed(Failure::Stopped) };
+        }
+        attempts += 1;
+        let id = shared.journal.next_id();
+        let (_, time) = journal::date_and_time(SystemTime::now());
+        let sent = SentLine {
+            id: id.clone(),
+            question: triple.0.clone(),
+            model: triple.1.clone(),
+            repetition: triple.2,
+            attempt: attempts,
+            time,
+            reserved_usd: round6(reserved),
+            batch: None,
+        };
+        if let Err(e) = shared.journal.sent(sent) {
+            lock(&shared.budget).settle(reserved, 0.0);
+            shared.fail_to_write(&e);
+            return if attempts == 1 { Ended::NotAsked } else { Ended::Failed(Failure::Stopped) };
+        }
+        let hint = match client::attempt(&shared.api, endpoint, &request, timeout).await {
+            Outcome::Reply(reply) => {
+                let cost = cost_of(model, &reply);
+                return Ended::Reply(reply, vec![Billed { id, reserved, cost }]);
+            }
+            Outcome::Auth { status } => {
+                close_unbilled(shared, id, reserved, 0.0);
+                return Ended::Failed(Failure::Auth { status });
+            }
+            Outcome::Rejected { status, detail } => {
+                close_unbilled(shared, id, reserved, 0.0);
+                return Ended::Failed(Failure::Rejected { status, detail });
+            }
+            Outcome::Retry { cause, hint, maybe_billed } => {
+                let cost = if maybe_billed { reserved } else { 0.0 };
+                if maybe_billed {
+                    let mut summary = lock(&shared.summary);
+                    summary.maybe_billed += 1;
+                    summary.maybe_billed_cost += cost;
+                }
+                close_unbilled(shared, id, reserved, cost);
+                last = cause;
+                hint
+            }
+        };
+        if attempts >= retries.attempts {
+            break;
+        }
+        let wait = hint.unwrap_or_else(|| client::backoff(retries, attempts));
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            () = shared.stop.wait() => return Ended::Failed(Failure::Stopped),
+        }
+    }
+    Ended::Failed(Failure::Exhausted { attempts, last })
+}
+
+/// Closes a request that led to no record, at what it may have cost.
+fn close_unbilled(shared: &Shared, id: String, reserved: f64, cost: f64) {
+    let written = shared.journal.close(vec![CloseLine { id, cost_usd: round6(cost), record: None }]);
+    lock(&shared.budget).settle(reserved, cost);
+    if let Err(e) = written {
+        shared.fail_to_write(&e);
+    }
+}
+
+/// What a reply cost at the collection file's prices.
+fn cost_of(model: &ModelSettings, reply: &providers::Reply) -> f64 {
+    let billed = model.search_billing.billed(reply.searches) as f64;
+    round6(model.price.cost(reply.input_tokens, reply.output_tokens, billed))
+}
+
+/// Writes a reply: first the `cierre` lines of its requests naming the record, then the record
+/// (an answer, or an incident for an empty answer or a refusal without text).
 fn record_reply(
     shared: &Shared,
     triple: &Triple,
     model: &ModelSettings,
     reply: providers::Reply,
-    cost: f64,
+    billed: Vec<Billed>,
     date: String,
     time: String,
 ) -> std::io::Result<()> {
+    let cost = round6(billed.iter().map(|b| b.cost).sum());
     {
         let mut summary = lock(&shared.summary);
         summary.input_tokens += reply.input_tokens;
@@ -559,10 +728,22 @@ fn record_reply(
         summary.cost += cost;
     }
     let version = reply.version.clone().filter(|v| !v.trim().is_empty()).unwrap_or_else(|| model.model.clone());
+    let close = |record: String| -> std::io::Result<()> {
+        let lines = billed
+            .iter()
+            .map(|b| CloseLine { id: b.id.clone(), cost_usd: b.cost, record: Some(record.clone()) })
+            .collect();
+        let written = shared.journal.close(lines);
+        let mut budget = lock(&shared.budget);
+        for b in &billed {
+            budget.settle(b.reserved, b.cost);
+        }
+        written
+    };
     if reply.text.trim().is_empty() {
         let cause = if reply.refusal { "rechazo" } else { "vacia" };
         lock(&shared.summary).empty += 1;
-        return shared.journal.incident(&IncidentLine {
+        let line = IncidentLine {
             question: triple.0.clone(),
             model: triple.1.clone(),
             repetition: triple.2,
@@ -578,7 +759,9 @@ fn record_reply(
             input_tokens: reply.input_tokens,
             output_tokens: reply.output_tokens,
             cost_usd: cost,
-        });
+        };
+        close(journal::incident_fingerprint(&line))?;
+        return shared.journal.incident(&line);
     }
     {
         let mut summary = lock(&shared.summary);
@@ -591,6 +774,11 @@ fn record_reply(
             None => (date.clone(), date.clone()),
             Some((first, last)) => (first.min(date.clone()), last.max(date.clone())),
         });
+    }
+    {
+        let mut most = lock(&shared.most);
+        let entry = most.entry(model.id.clone()).or_default();
+        *entry = entry.max(cost);
     }
     let line = AnswerLine {
         id: journal::answer_id(&triple.0, &triple.1, triple.2),
@@ -612,7 +800,10 @@ fn record_reply(
             refusal: reply.refusal,
             tone: None,
         }),
+        surface: Some(crate::surface::API.to_owned()),
+        consulted: None,
     };
+    close(journal::answer_fingerprint(&line))?;
     shared.journal.answer(&line)
 }
 

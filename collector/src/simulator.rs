@@ -85,6 +85,9 @@ struct State {
     requests: Mutex<Vec<Recorded>>,
     record: bool,
     counter: AtomicU64,
+    /// Answers generated (200s with a body a provider bills), counted when the request arrives:
+    /// a provider bills what it generates even if the client is gone before it is delivered.
+    billed: AtomicU64,
 }
 
 /// A running simulator; dropped, it stops.
@@ -121,6 +124,7 @@ impl Simulator {
             requests: Mutex::new(Vec::new()),
             record,
             counter: AtomicU64::new(0),
+            billed: AtomicU64::new(0),
         });
         let shared = Arc::clone(&state);
         let task = tokio::spawn(async move {
@@ -151,6 +155,12 @@ impl Simulator {
     /// Answers given so far (faults included).
     pub fn served(&self) -> u64 {
         self.state.counter.load(Ordering::Relaxed)
+    }
+
+    /// Answers a provider would bill (normal, empty and refused answers; not faults), counted
+    /// on arrival, whether or not the client stayed to read them.
+    pub fn billed(&self) -> u64 {
+        self.state.billed.load(Ordering::Relaxed)
     }
 }
 
@@ -305,6 +315,7 @@ async fn answer(state: &State, request: &Recorded) -> Reply {
         Some(Fault::Refusal) => mode = Mode::Refusal,
         None => {}
     }
+    state.billed.fetch_add(1, Ordering::Relaxed);
     if !delay.is_zero() {
         tokio::time::sleep(delay).await;
     }

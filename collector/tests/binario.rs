@@ -425,3 +425,61 @@ async fn tone_by_the_judge_then_peoples_labels_and_the_generator_accepts_both() 
         Err(problems) => panic!("generator check:\n{problems}"),
     }
 }
+
+/// What the study's files say it spent, as `recolector` reads them.
+fn study_spent(study: &Path) -> f64 {
+    collector::journal::spent(study).unwrap().total()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_study_under_a_cap_never_passes_it_across_runs_and_sigkills() {
+    // 150 ms per answer and two calls in flight per provider (eight at once): every kill lands
+    // with requests in flight, which the simulator bills as a provider would.
+    let behaviour = Behaviour { latency: Duration::from_millis(150), ..Behaviour::default() };
+    let sim = Simulator::start("127.0.0.1:0", behaviour, false).await.unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let study = content(&root.path().join("content"), &sim.url());
+    std::fs::write(
+        study.join("recoleccion.toml"),
+        FileSpec { concurrency: 2, budget: 1.0, ..FileSpec::new(&sim.url()) }.render(),
+    )
+    .unwrap();
+    let answers = study.join("respuestas.jsonl");
+    let study_arg = study.to_str().unwrap();
+    let bill = |sim: &Simulator| sim.billed() as f64 * common::CALL_COST;
+    // Killed with SIGKILL five times, each a few answers after it started.
+    for kill in 1..=5 {
+        let before = count_lines(&answers);
+        let mut child = collector(&["recolectar", study_arg], logs.path()).spawn().unwrap();
+        let started = Instant::now();
+        while count_lines(&answers) < before + 4 && child.try_wait().unwrap().is_none() {
+            assert!(started.elapsed() < Duration::from_secs(60), "run {kill} did not start");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let (billed, spent) = (bill(&sim), study_spent(&study));
+        assert!(billed <= 1.0 + 1e-9, "kill {kill}: the providers billed {billed} USD");
+        assert!(spent + 1e-9 >= billed, "kill {kill}: the study counts {spent} USD, the providers billed {billed}");
+        assert!(spent <= 1.0 + 1e-9, "kill {kill}: the study counts {spent} USD");
+    }
+    // Run to the cap, then again: the second run asks nothing.
+    for _ in 0..2 {
+        let status = collector(&["recolectar", study_arg], logs.path()).status().unwrap();
+        assert_eq!(status.code(), Some(3));
+    }
+    let stdout = std::fs::read_to_string(logs.path().join("stdout.txt")).unwrap();
+    assert!(stdout.contains("detenida por presupuesto"), "{stdout}");
+    let billed = bill(&sim);
+    let asked_at_the_cap = sim.billed();
+    let status = collector(&["recolectar", study_arg], logs.path()).status().unwrap();
+    assert_eq!(status.code(), Some(3));
+    assert_eq!(sim.billed(), asked_at_the_cap, "at the cap, a run asks nothing");
+    let spent = study_spent(&study);
+    assert!(billed <= 1.0 + 1e-9 && spent <= 1.0 + 1e-9, "billed {billed}, counted {spent}");
+    assert!(spent + 1e-9 >= billed);
+    // Room for 92 calls of 0.01085 USD: what was not lost in flight at the kills was answered.
+    assert!(count_lines(&answers) >= 92 - 5 * 8, "{} answers", count_lines(&answers));
+    assert!(billed > 1.0 - 2.0 * common::CALL_COST, "the budget was used: {billed}");
+}

@@ -633,6 +633,15 @@ async fn requests(shared: &Shared, endpoint: &Endpoint, model: &ModelSettings, j
         if attempts > 0 && shared.stop.is_set() {
             return Ended::Failed(Failure::Stopped);
         }
+        // A pause of the provider holds retries too; waiting here keeps a paused request out of
+        // the budget and the journal (it waits again, at once, right before it leaves).
+        tokio::select! {
+            biased;
+            () = shared.stop.wait() => {
+                return if attempts == 0 { Ended::NotAsked } else { Ended::Failed(Failure::Stopped) };
+            }
+            () = endpoint.pacer.clear() => {}
+        }
         let reserved = shared.reservation(model);
         if !lock(&shared.budget).reserve(reserved) {
             shared.stop.trigger(StopReason::Budget);

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -35,7 +35,25 @@ pub enum Fault {
     Empty,
     /// 200 with the provider's refusal.
     Refusal,
+    /// 429 saying the wait the way the provider does without `Retry-After`: OpenAI's
+    /// `x-ratelimit-remaining-requests: 0` and `x-ratelimit-reset-requests`, Anthropic's
+    /// `anthropic-ratelimit-requests-remaining: 0` and `…-reset` (RFC 3339), Gemini's
+    /// `RetryInfo.retryDelay` in the error body; `retry-after-ms` for the others.
+    RateLimit(Duration),
 }
+
+/// Requests that arrived while the provider had told the client to wait (after a 429 it served):
+/// `inside` arrived more than [`PAUSE_GRACE`] after the 429 left the stand-in, so the client
+/// sent them knowing of the pause; `at_start` arrived within the grace, in flight already when
+/// the 429 was written (a client cannot know of a pause before the 429 reaches it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PauseArrivals {
+    pub inside: u64,
+    pub at_start: u64,
+}
+
+/// See [`PauseArrivals`].
+pub const PAUSE_GRACE: Duration = Duration::from_millis(50);
 
 /// One request as it arrived.
 #[derive(Debug, Clone)]
@@ -85,6 +103,9 @@ struct State {
     requests: Mutex<Vec<Recorded>>,
     record: bool,
     counter: AtomicU64,
+    /// Pauses the stand-in asked for, per route: when the 429 left, and when the pause ends.
+    pauses: Mutex<BTreeMap<&'static str, Vec<(Instant, Instant)>>>,
+    pause_arrivals: Mutex<PauseArrivals>,
     /// Answers generated (200s with a body a provider bills), counted when the request arrives:
     /// a provider bills what it generates even if the client is gone before it is delivered.
     billed: AtomicU64,
@@ -125,6 +146,8 @@ impl Simulator {
             record,
             counter: AtomicU64::new(0),
             billed: AtomicU64::new(0),
+            pauses: Mutex::new(BTreeMap::new()),
+            pause_arrivals: Mutex::new(PauseArrivals::default()),
         });
         let shared = Arc::clone(&state);
         let task = tokio::spawn(async move {
@@ -155,6 +178,16 @@ impl Simulator {
     /// Answers given so far (faults included).
     pub fn served(&self) -> u64 {
         self.state.counter.load(Ordering::Relaxed)
+    }
+
+    /// Requests that arrived inside a pause the stand-in asked for (see [`PauseArrivals`]).
+    pub fn pause_arrivals(&self) -> PauseArrivals {
+        *lock(&self.state.pause_arrivals)
+    }
+
+    /// Pauses the stand-in asked for so far.
+    pub fn pauses(&self) -> usize {
+        lock(&self.state.pauses).values().map(Vec::len).sum()
     }
 
     /// Answers a provider would bill (normal, empty and refused answers; not faults), counted
@@ -277,6 +310,17 @@ async fn answer(state: &State, request: &Recorded) -> Reply {
         _ => return json_reply(404, &json!({"error": {"message": "not found"}})),
     };
     let n = state.counter.fetch_add(1, Ordering::Relaxed);
+    let arrived = Instant::now();
+    if let Some(windows) = lock(&state.pauses).get(route_of(kind)) {
+        let mut arrivals = lock(&state.pause_arrivals);
+        for (from, until) in windows {
+            if arrived > *from + PAUSE_GRACE && arrived < *until {
+                arrivals.inside += 1;
+            } else if arrived >= *from && arrived <= *from + PAUSE_GRACE {
+                arrivals.at_start += 1;
+            }
+        }
+    }
     let fault = lock(&state.faults).get_mut(route_of(kind)).and_then(VecDeque::pop_front);
     let body = request.json();
     let model = match kind {
@@ -300,8 +344,15 @@ async fn answer(state: &State, request: &Recorded) -> Reply {
                 json_reply(status, &json!({"error": {"type": "simulated", "message": format!("simulated {status}")}}));
             if let Some(seconds) = retry_after {
                 reply.headers.push(("retry-after", seconds.to_string()));
+                if status == 429 {
+                    pause(state, kind, Duration::from_secs(seconds));
+                }
             }
             return reply;
+        }
+        Some(Fault::RateLimit(wait)) => {
+            pause(state, kind, wait);
+            return rate_limited(kind, wait);
         }
         Some(Fault::Delay(extra)) => delay += extra,
         Some(Fault::Malformed) => {
@@ -335,6 +386,62 @@ async fn answer(state: &State, request: &Recorded) -> Reply {
         Kind::Compatible => compatible(&model, &text, &sources, refusal, input, output, n),
     };
     json_reply(200, &value)
+}
+
+/// Records a pause the stand-in asks for, from now.
+fn pause(state: &State, kind: Kind, wait: Duration) {
+    let now = Instant::now();
+    lock(&state.pauses).entry(route_of(kind)).or_default().push((now, now + wait));
+}
+
+/// A 429 as each provider says it without `Retry-After` (OpenAI's and Anthropic's rate-limit
+/// headers, Gemini's `RetryInfo`; `retry-after-ms` elsewhere).
+fn rate_limited(kind: Kind, wait: Duration) -> Reply {
+    let seconds = wait.as_secs_f64();
+    match kind {
+        Kind::Openai => {
+            let mut reply = json_reply(
+                429,
+                &json!({"error": {"message": "Rate limit reached for requests", "type": "requests", "code": "rate_limit_exceeded"}}),
+            );
+            reply.headers.push(("x-ratelimit-limit-requests", "500".to_owned()));
+            reply.headers.push(("x-ratelimit-remaining-requests", "0".to_owned()));
+            reply.headers.push(("x-ratelimit-reset-requests", format!("{}ms", wait.as_millis())));
+            reply.headers.push(("x-ratelimit-remaining-tokens", "150000".to_owned()));
+            reply.headers.push(("x-ratelimit-reset-tokens", "0s".to_owned()));
+            reply
+        }
+        Kind::Anthropic => {
+            let mut reply = json_reply(
+                429,
+                &json!({"type": "error", "error": {"type": "rate_limit_error", "message": "Number of requests has exceeded your rate limit"}}),
+            );
+            let reset = SystemTime::now() + wait;
+            reply.headers.push(("anthropic-ratelimit-requests-limit", "50".to_owned()));
+            reply.headers.push(("anthropic-ratelimit-requests-remaining", "0".to_owned()));
+            reply.headers.push(("anthropic-ratelimit-requests-reset", rfc3339_of(reset)));
+            reply
+        }
+        Kind::Google => json_reply(
+            429,
+            &json!({"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).", "status": "RESOURCE_EXHAUSTED", "details": [
+                {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{"quotaMetric": "generativelanguage.googleapis.com/generate_content_requests", "quotaId": "GenerateRequestsPerMinutePerProjectPerModel"}]},
+                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": format!("{seconds}s")}
+            ]}}),
+        ),
+        _ => {
+            let mut reply = json_reply(429, &json!({"error": {"message": "rate limited", "type": "rate_limit"}}));
+            reply.headers.push(("retry-after-ms", wait.as_millis().to_string()));
+            reply
+        }
+    }
+}
+
+/// A time as RFC 3339 with milliseconds, UTC.
+fn rfc3339_of(time: SystemTime) -> String {
+    let since = time.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    let (_, whole) = crate::journal::date_and_time(SystemTime::UNIX_EPOCH + Duration::from_secs(since.as_secs()));
+    format!("{}.{:03}Z", whole.trim_end_matches('Z'), since.subsec_millis())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

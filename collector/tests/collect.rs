@@ -155,6 +155,75 @@ async fn a_429_waits_what_retry_after_says_for_every_provider() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_request_reaches_a_provider_inside_its_pause() {
+    // Four calls in flight, slots booked 100 ms apart, answers taking 100 ms; 500s whose retries
+    // (50 ms of backoff) fall inside the pauses; pauses said by `Retry-After` and by each
+    // provider's own rate-limit headers (OpenAI's and Anthropic's resets, Gemini's RetryInfo).
+    for (name, kind) in [
+        ("openai", Kind::Openai),
+        ("anthropic", Kind::Anthropic),
+        ("google", Kind::Google),
+        ("compatible", Kind::Compatible),
+    ] {
+        let behaviour = Behaviour { latency: Duration::from_millis(100), ..Behaviour::default() };
+        let sim = Simulator::start("127.0.0.1:0", behaviour, true).await.unwrap();
+        for fault in [
+            Fault::Status(500, None),
+            Fault::Status(429, Some(1)),
+            Fault::Status(500, None),
+            Fault::Status(503, None),
+            Fault::RateLimit(Duration::from_millis(800)),
+            Fault::Status(500, None),
+            Fault::Status(429, Some(1)),
+        ] {
+            sim.push_fault(kind, fault);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let url = sim.url();
+        let models = one_model(name);
+        setup(
+            dir.path(),
+            24,
+            &FileSpec { models: &models, repetitions: 1, rpm: 600, concurrency: 4, attempts: 6, ..FileSpec::new(&url) },
+        );
+        let summary = collect(dir.path(), "k").await;
+        assert!(summary.complete(), "{name}: {}", summary.render(100.0));
+        assert_eq!(sim.pauses(), 3, "{name}");
+        let arrivals = sim.pause_arrivals();
+        assert_eq!(arrivals.inside, 0, "{name}: requests sent inside a pause: {arrivals:?}");
+        assert!(arrivals.at_start <= 3, "{name}: at most the other calls in flight: {arrivals:?}");
+    }
+}
+
+#[test]
+fn the_providers_rate_limit_headers_say_how_long_to_wait() {
+    use collector::client::{go_duration, reset_wait, retry_info, rfc3339};
+    use reqwest::header::{HeaderMap, HeaderValue};
+    assert_eq!(go_duration("6m0s"), Some(Duration::from_secs(360)));
+    assert_eq!(go_duration("1h2m3.5s"), Some(Duration::from_secs_f64(3723.5)));
+    assert_eq!(go_duration("20ms"), Some(Duration::from_millis(20)));
+    assert_eq!(go_duration("soon"), None);
+    let epoch = |s: &str| rfc3339(s).unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
+    assert_eq!(epoch("2026-03-31T23:33:20Z"), 1_775_000_000.0);
+    assert_eq!(epoch("2026-04-01T01:33:20.5+02:00"), 1_775_000_000.5);
+    let mut openai = HeaderMap::new();
+    openai.insert("x-ratelimit-remaining-requests", HeaderValue::from_static("0"));
+    openai.insert("x-ratelimit-reset-requests", HeaderValue::from_static("1.5s"));
+    openai.insert("x-ratelimit-remaining-tokens", HeaderValue::from_static("9000"));
+    openai.insert("x-ratelimit-reset-tokens", HeaderValue::from_static("6m0s"));
+    assert_eq!(reset_wait(&openai, false), Some(Duration::from_millis(1500)), "the limit that ran out");
+    openai.insert("x-ratelimit-remaining-requests", HeaderValue::from_static("3"));
+    assert_eq!(reset_wait(&openai, false), None, "nothing ran out: no pause after a 200");
+    assert_eq!(reset_wait(&openai, true), Some(Duration::from_secs(360)), "a 429 without a hint: the latest reset");
+    let mut anthropic = HeaderMap::new();
+    anthropic.insert("anthropic-ratelimit-input-tokens-remaining", HeaderValue::from_static("0"));
+    anthropic.insert("anthropic-ratelimit-input-tokens-reset", HeaderValue::from_static("2099-01-01T00:00:00Z"));
+    assert!(reset_wait(&anthropic, false).unwrap() > Duration::from_secs(86_400));
+    let gemini = br#"{"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "37s"}]}}"#;
+    assert_eq!(retry_info(gemini), Some(Duration::from_secs(37)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_errors_are_retried_and_when_they_persist_recorded_and_asked_again_next_run() {
     let sim = simulator().await;
     for _ in 0..2 {

@@ -225,6 +225,13 @@ pub struct CloseLine {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(rename = "registro")]
     pub record: Option<String>,
+    /// The call it belongs to (the id of the call's first request), when it names a record: a
+    /// record covers the requests of one call. A call whose record never got written and the
+    /// call that asked the same question again can name the same fingerprint (same answer id,
+    /// text, cost and second); the record then belongs to the later call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "llamada")]
+    pub call: Option<String>,
 }
 
 /// What the study has spent, read from its files.
@@ -309,7 +316,8 @@ pub fn done(study: &Path) -> io::Result<BTreeSet<Triple>> {
 /// What the study has spent so far: see the module's documentation.
 pub fn spent(study: &Path) -> io::Result<Spent> {
     let mut spent = Spent::default();
-    let mut records = BTreeSet::new();
+    // How many lines carry each fingerprint.
+    let mut records: BTreeMap<String, usize> = BTreeMap::new();
     for line in whole_lines(&study.join(ANSWERS))? {
         if let Ok(answer) = serde_json::from_str::<AnswerLine>(&line)
             && let Some(collected) = &answer.collection
@@ -317,28 +325,48 @@ pub fn spent(study: &Path) -> io::Result<Spent> {
             spent.recorded += collected.cost_usd;
             let most = spent.most_per_model.entry(answer.model.clone()).or_default();
             *most = most.max(collected.cost_usd);
-            records.insert(answer_fingerprint(&answer));
+            *records.entry(answer_fingerprint(&answer)).or_default() += 1;
         }
     }
     for line in whole_lines(&study.join(INCIDENTS))? {
         if let Ok(incident) = serde_json::from_str::<IncidentLine>(&line) {
             spent.recorded += incident.cost_usd;
-            records.insert(incident_fingerprint(&incident));
+            *records.entry(incident_fingerprint(&incident)).or_default() += 1;
         }
     }
     let mut open: BTreeMap<String, f64> = BTreeMap::new();
+    // Per fingerprint named by `cierre` lines: the calls naming it, in the file's order, each
+    // with what its requests cost.
+    let mut naming: BTreeMap<String, Vec<(String, f64)>> = BTreeMap::new();
     for line in whole_lines(&study.join(SENT))? {
         match serde_json::from_str::<SentEvent>(&line) {
             Ok(SentEvent::Sent(sent)) => {
                 open.insert(sent.id, sent.reserved_usd);
             }
             Ok(SentEvent::Closed(close)) => {
-                if open.remove(&close.id).is_some() && !close.record.as_ref().is_some_and(|r| records.contains(r)) {
-                    spent.unrecorded += close.cost_usd;
+                if open.remove(&close.id).is_none() {
+                    continue;
+                }
+                match close.record {
+                    None => spent.unrecorded += close.cost_usd,
+                    Some(record) => {
+                        let call = close.call.unwrap_or(close.id);
+                        let calls = naming.entry(record).or_default();
+                        match calls.iter_mut().find(|(c, _)| *c == call) {
+                            Some((_, cost)) => *cost += close.cost_usd,
+                            None => calls.push((call, close.cost_usd)),
+                        }
+                    }
                 }
             }
             Err(_) => {}
         }
+    }
+    // A record covers one call: the last calls naming its fingerprint, one per line that carries
+    // it; the earlier ones never got their record written and count their own cost.
+    for (record, calls) in naming {
+        let covered = records.get(&record).copied().unwrap_or(0).min(calls.len());
+        spent.unrecorded += calls[..calls.len() - covered].iter().map(|(_, cost)| cost).sum::<f64>();
     }
     spent.open = open.len() as u64;
     spent.unrecorded += open.values().sum::<f64>();
@@ -631,6 +659,30 @@ mod tests {
         id
     }
 
+    /// Closes a call of one request, naming the answer it led to.
+    fn close(journal: &Journal, id: String, cost: f64, record: Option<&AnswerLine>) {
+        let call = record.map(|_| id.clone());
+        let record = record.map(answer_fingerprint);
+        journal.close(vec![CloseLine { id, cost_usd: cost, record, call }]).unwrap();
+    }
+
+    #[test]
+    fn a_record_that_never_got_written_is_not_covered_by_the_same_answer_asked_again() {
+        // Killed between the `cierre` and the answer; the next run asks again within the same
+        // second and gets the very same answer (same id, text, cost and second): one line, two
+        // calls naming it. The line covers the later call; the first counts its own cost.
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal::open(dir.path()).unwrap();
+        let line = answer("P1-m-r1", 0.015);
+        let first = sent(&journal, 0.02);
+        close(&journal, first, 0.015, Some(&line));
+        let again = sent(&journal, 0.02);
+        close(&journal, again, 0.015, Some(&line));
+        journal.answer(&line).unwrap();
+        let spent = spent(dir.path()).unwrap();
+        assert!((spent.total() - 0.03).abs() < 1e-12, "both calls were billed: {spent:?}");
+    }
+
     #[test]
     fn the_study_spends_what_its_records_say_plus_requests_no_record_accounts_for() {
         let dir = tempfile::tempdir().unwrap();
@@ -638,21 +690,19 @@ mod tests {
         // Answered and recorded: counted once, by the answer.
         let a = sent(&journal, 0.02);
         let recorded = answer("P1-m-r1", 0.015);
-        journal.close(vec![CloseLine { id: a, cost_usd: 0.015, record: Some(answer_fingerprint(&recorded)) }]).unwrap();
+        close(&journal, a, 0.015, Some(&recorded));
         journal.answer(&recorded).unwrap();
         // In flight at a kill: no close; counted at its reservation.
         sent(&journal, 0.02);
         // Closed for an answer that was never written (killed between the lines): its own cost.
         let lost = sent(&journal, 0.02);
         let missing = answer("P2-m-r1", 0.011);
-        journal
-            .close(vec![CloseLine { id: lost, cost_usd: 0.011, record: Some(answer_fingerprint(&missing)) }])
-            .unwrap();
+        close(&journal, lost, 0.011, Some(&missing));
         // A 429 (not billed) and a timeout (maybe billed, at its reservation).
         let refused = sent(&journal, 0.02);
-        journal.close(vec![CloseLine { id: refused, cost_usd: 0.0, record: None }]).unwrap();
+        close(&journal, refused, 0.0, None);
         let timed_out = sent(&journal, 0.02);
-        journal.close(vec![CloseLine { id: timed_out, cost_usd: 0.02, record: None }]).unwrap();
+        close(&journal, timed_out, 0.02, None);
         let spent = spent(dir.path()).unwrap();
         assert_eq!(spent.open, 1);
         assert!((spent.recorded - 0.015).abs() < 1e-12, "{spent:?}");

@@ -64,6 +64,17 @@ impl Plan {
     }
 }
 
+/// The line printed before a run asks anything: calls, expected cost, and the study's budget.
+pub fn cost_line(plan: &Plan) -> String {
+    format!(
+        "Por hacer: {} llamadas ({} ya hechas); costo esperado {:.4} USD a los precios de recoleccion.toml.\n{}",
+        plan.calls(),
+        plan.already_done,
+        plan.cost(),
+        budget_line(plan)
+    )
+}
+
 /// «Presupuesto del estudio: …», the same sentence in `--plan`, before a run and in the summary.
 pub fn budget_line(plan: &Plan) -> String {
     let open = if plan.spent.open > 0 {
@@ -704,7 +715,7 @@ async fn requests(shared: &Shared, endpoint: &Endpoint, model: &ModelSettings, j
 
 /// Closes a request that led to no record, at what it may have cost.
 fn close_unbilled(shared: &Shared, id: String, reserved: f64, cost: f64) {
-    let written = shared.journal.close(vec![CloseLine { id, cost_usd: round6(cost), record: None }]);
+    let written = shared.journal.close(vec![CloseLine { id, cost_usd: round6(cost), record: None, call: None }]);
     lock(&shared.budget).settle(reserved, cost);
     if let Err(e) = written {
         shared.fail_to_write(&e);
@@ -738,9 +749,10 @@ fn record_reply(
     }
     let version = reply.version.clone().filter(|v| !v.trim().is_empty()).unwrap_or_else(|| model.model.clone());
     let close = |record: String| -> std::io::Result<()> {
+        let call = billed.first().map(|b| b.id.clone());
         let lines = billed
             .iter()
-            .map(|b| CloseLine { id: b.id.clone(), cost_usd: b.cost, record: Some(record.clone()) })
+            .map(|b| CloseLine { id: b.id.clone(), cost_usd: b.cost, record: Some(record.clone()), call: call.clone() })
             .collect();
         let written = shared.journal.close(lines);
         let mut budget = lock(&shared.budget);

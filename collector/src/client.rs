@@ -449,15 +449,19 @@ pub async fn send(
     Err(Failure::Exhausted { attempts: attempts.count, last })
 }
 
-/// Replaces Gemini's grounding redirects by the pages they lead to (one GET each, redirects not
-/// followed, `Location` read); when that fails, by the site named in the title; otherwise the
-/// source is left as it came.
+/// Replaces Gemini's grounding redirects, in the cited and the consulted sources, by the pages
+/// they lead to (one GET per redirect, redirects not followed, `Location` read); when that fails,
+/// by the site named in the title; otherwise the source is left as it came.
 pub async fn resolve_redirects(client: &reqwest::Client, reply: &mut Reply) {
-    for source in &mut reply.sources {
-        if !google::redirect_of(&source.url) {
+    let mut resolved: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+    let listed = reply.sources.iter().chain(reply.consulted.iter().flatten());
+    let redirects: Vec<(String, String)> =
+        listed.filter(|s| google::redirect_of(&s.url)).map(|s| (s.url.clone(), s.title.clone())).collect();
+    for (url, title) in redirects {
+        if resolved.contains_key(&url) {
             continue;
         }
-        let located = match client.get(&source.url).timeout(Duration::from_secs(15)).send().await {
+        let located = match client.get(&url).timeout(Duration::from_secs(15)).send().await {
             Ok(response) if response.status().is_redirection() => response
                 .headers()
                 .get(reqwest::header::LOCATION)
@@ -466,10 +470,21 @@ pub async fn resolve_redirects(client: &reqwest::Client, reply: &mut Reply) {
                 .map(str::to_owned),
             _ => None,
         };
-        if let Some(url) = located.or_else(|| google::fallback_of(&source.title)) {
-            source.url = url;
+        if let Some(page) = located.or_else(|| google::fallback_of(&title)) {
+            resolved.insert(url, page);
         }
     }
-    let mut seen = std::collections::BTreeSet::new();
-    reply.sources.retain(|s| seen.insert(s.url.clone()));
+    let apply = |sources: &mut Vec<crate::providers::Source>| {
+        for source in sources.iter_mut() {
+            if let Some(page) = resolved.get(&source.url) {
+                source.url.clone_from(page);
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        sources.retain(|s| seen.insert(s.url.clone()));
+    };
+    apply(&mut reply.sources);
+    if let Some(consulted) = reply.consulted.as_mut() {
+        apply(consulted);
+    }
 }

@@ -801,6 +801,7 @@ fn record_reply(
         let entry = most.entry(model.id.clone()).or_default();
         *entry = entry.max(cost);
     }
+    let consulted = reply.consulted;
     let line = AnswerLine {
         id: journal::answer_id(&triple.0, &triple.1, triple.2),
         question: triple.0.clone(),
@@ -822,7 +823,7 @@ fn record_reply(
             tone: None,
         }),
         surface: Some(crate::surface::API.to_owned()),
-        consulted: None,
+        consulted: consulted.map(|list| list.into_iter().map(|s| SourceLine { url: s.url, title: s.title }).collect()),
     };
     close(journal::answer_fingerprint(&line))?;
     shared.journal.answer(&line)

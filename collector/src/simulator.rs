@@ -106,6 +106,8 @@ struct State {
     /// Pauses the stand-in asked for, per route: when the 429 left, and when the pause ends.
     pauses: Mutex<BTreeMap<&'static str, Vec<(Instant, Instant)>>>,
     pause_arrivals: Mutex<PauseArrivals>,
+    /// Every answer served with the sources it cited and consulted.
+    served_sources: Mutex<Vec<Served>>,
     /// Answers generated (200s with a body a provider bills), counted when the request arrives:
     /// a provider bills what it generates even if the client is gone before it is delivered.
     billed: AtomicU64,
@@ -148,6 +150,7 @@ impl Simulator {
             billed: AtomicU64::new(0),
             pauses: Mutex::new(BTreeMap::new()),
             pause_arrivals: Mutex::new(PauseArrivals::default()),
+            served_sources: Mutex::new(Vec::new()),
         });
         let shared = Arc::clone(&state);
         let task = tokio::spawn(async move {
@@ -183,6 +186,11 @@ impl Simulator {
     /// Requests that arrived inside a pause the stand-in asked for (see [`PauseArrivals`]).
     pub fn pause_arrivals(&self) -> PauseArrivals {
         *lock(&self.state.pause_arrivals)
+    }
+
+    /// Every answer served so far, with the sources it cited and consulted.
+    pub fn served_sources(&self) -> Vec<Served> {
+        lock(&self.state.served_sources).clone()
     }
 
     /// Pauses the stand-in asked for so far.
@@ -371,21 +379,52 @@ async fn answer(state: &State, request: &Recorded) -> Reply {
         tokio::time::sleep(delay).await;
     }
     let host = request.headers.get("host").cloned().unwrap_or_default();
-    let (text, sources) = match mode {
-        Mode::Normal if prompt.starts_with("MARCAS: ") => (judge(&prompt), Vec::new()),
+    let composed = match mode {
+        Mode::Normal if prompt.starts_with("MARCAS: ") => Composed { text: judge(&prompt), ..Composed::default() },
         Mode::Normal => compose(&state.behaviour, &prompt, &model, n),
-        Mode::Empty => (String::new(), Vec::new()),
-        Mode::Refusal => (String::new(), Vec::new()),
+        Mode::Empty | Mode::Refusal => Composed::default(),
     };
     let refusal = mode == Mode::Refusal;
     let (input, output) = state.behaviour.usage;
+    // OpenAI lists the consulted sources only when `include` asks for them.
+    let with_sources =
+        body["include"].as_array().is_some_and(|i| i.iter().any(|v| v == "web_search_call.action.sources"));
     let value = match kind {
-        Kind::Openai => openai(&model, &prompt, &text, &sources, refusal, input, output, n),
-        Kind::Anthropic => anthropic(&model, &prompt, &text, &sources, refusal, input, output, n),
-        Kind::Google => google(&model, &text, &sources, refusal, input, output, &host),
-        Kind::Compatible => compatible(&model, &text, &sources, refusal, input, output, n),
+        Kind::Openai => openai(&model, &prompt, &composed, with_sources, refusal, input, output, n),
+        Kind::Anthropic => anthropic(&model, &prompt, &composed, refusal, input, output, n),
+        Kind::Google => google(&model, &composed, refusal, input, output, &host),
+        Kind::Compatible => compatible(&model, &composed, refusal, input, output, n),
     };
+    lock(&state.served_sources).push(Served {
+        kind,
+        model,
+        prompt,
+        cited: composed.cited,
+        consulted: composed.consulted,
+    });
     json_reply(200, &value)
+}
+
+/// What the stand-in answered: the text, the sources it cites and the ones it consulted, as
+/// (URL of the page, title). Each API serves them in its own shape.
+#[derive(Debug, Clone, Default)]
+struct Composed {
+    text: String,
+    cited: Vec<(String, String)>,
+    consulted: Vec<(String, String)>,
+}
+
+/// One answer the stand-in served, with the sources it cited and consulted, in the API-neutral
+/// form of [`Composed`] (Gemini's redirects stand for these URLs; OpenAI's consulted sources carry
+/// only the URL).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Served {
+    pub kind: Kind,
+    /// The model asked (for Gemini, from the path).
+    pub model: String,
+    pub prompt: String,
+    pub cited: Vec<(String, String)>,
+    pub consulted: Vec<(String, String)>,
 }
 
 /// Records a pause the stand-in asks for, from now.
@@ -457,11 +496,13 @@ fn hash(text: &str) -> u64 {
 }
 
 /// A deterministic answer: two or three brands in an order that depends on the question, the
-/// model and the answer's number, each cited by its domain, and one neutral source.
-fn compose(behaviour: &Behaviour, prompt: &str, model: &str, n: u64) -> (String, Vec<(String, String)>) {
+/// model and the answer's number, each cited by its domain, and one neutral source cited; it also
+/// consulted, without citing them, another brand's page (when there is one left) and a neutral
+/// comparison site.
+fn compose(behaviour: &Behaviour, prompt: &str, model: &str, n: u64) -> Composed {
     let brands = &behaviour.brands;
     if brands.is_empty() {
-        return (format!("Sobre «{prompt}»: depende de lo que busque."), Vec::new());
+        return Composed { text: format!("Sobre «{prompt}»: depende de lo que busque."), ..Composed::default() };
     }
     let seed = hash(prompt) ^ hash(model).rotate_left(17) ^ (n % 3);
     let count = 2 + (seed % 2) as usize;
@@ -474,12 +515,16 @@ fn compose(behaviour: &Behaviour, prompt: &str, model: &str, n: u64) -> (String,
         names.join(", "),
         names[0]
     );
-    let mut sources: Vec<(String, String)> = chosen
-        .iter()
-        .map(|(name, domain)| (format!("https://www.{domain}/planes"), format!("{name}: planes")))
-        .collect();
-    sources.push(("https://www.infobae.com/economia/comparativa-2026/".to_owned(), "Comparativa 2026".to_owned()));
-    (text, sources)
+    let page = |(name, domain): &(String, String)| (format!("https://www.{domain}/planes"), format!("{name}: planes"));
+    let mut cited: Vec<(String, String)> = chosen.iter().map(|b| page(b)).collect();
+    cited.push(("https://www.infobae.com/economia/comparativa-2026/".to_owned(), "Comparativa 2026".to_owned()));
+    let mut consulted = vec![("https://www.xataka.com.ar/moviles/guia-2026".to_owned(), "Guía 2026".to_owned())];
+    consulted.extend(cited.iter().cloned());
+    if let Some(other) = brands.iter().find(|b| !chosen.contains(b)) {
+        let (name, domain) = other;
+        consulted.push((format!("https://www.{domain}/ofertas"), format!("{name}: ofertas")));
+    }
+    Composed { text, cited, consulted }
 }
 
 /// A tone judge's reply to `tone::judge_prompt`: a label per listed brand, from a hash.
@@ -501,22 +546,32 @@ fn judge(prompt: &str) -> String {
 fn openai(
     model: &str,
     prompt: &str,
-    text: &str,
-    sources: &[(String, String)],
+    composed: &Composed,
+    with_sources: bool,
     refusal: bool,
     input: u64,
     output: u64,
     n: u64,
 ) -> Value {
+    let text = &composed.text;
     let content = if refusal {
         json!([{"type": "refusal", "refusal": ""}])
     } else {
-        let annotations: Vec<Value> = sources
+        let annotations: Vec<Value> = composed
+            .cited
             .iter()
             .map(|(url, title)| json!({"type": "url_citation", "start_index": 0, "end_index": text.len(), "url": url, "title": title}))
             .collect();
         json!([{"type": "output_text", "text": text, "annotations": annotations}])
     };
+    let mut action = json!({"type": "search", "query": prompt, "queries": [prompt]});
+    if with_sources {
+        let mut sources: Vec<Value> =
+            composed.consulted.iter().map(|(url, _)| json!({"type": "url", "url": url})).collect();
+        // OpenAI's own data sources are listed too; they are not web pages.
+        sources.push(json!({"type": "api", "name": "oai-sports"}));
+        action["sources"] = Value::Array(sources);
+    }
     json!({
         "id": format!("resp_sim{n}"),
         "object": "response",
@@ -524,29 +579,21 @@ fn openai(
         "status": "completed",
         "model": format!("{model}-2025-08-07"),
         "output": [
-            {"type": "web_search_call", "id": format!("ws_sim{n}"), "status": "completed", "action": {"type": "search", "query": prompt}},
+            {"type": "web_search_call", "id": format!("ws_sim{n}"), "status": "completed", "action": action},
             {"id": format!("msg_sim{n}"), "type": "message", "status": "completed", "role": "assistant", "content": content}
         ],
         "usage": {"input_tokens": input, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": output, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": input + output}
     })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn anthropic(
-    model: &str,
-    prompt: &str,
-    text: &str,
-    sources: &[(String, String)],
-    refusal: bool,
-    input: u64,
-    output: u64,
-    n: u64,
-) -> Value {
-    let results: Vec<Value> = sources
+fn anthropic(model: &str, prompt: &str, composed: &Composed, refusal: bool, input: u64, output: u64, n: u64) -> Value {
+    let results: Vec<Value> = composed
+        .consulted
         .iter()
         .map(|(url, title)| json!({"type": "web_search_result", "url": url, "title": title, "encrypted_content": "EqgfCioIARgB", "page_age": "April 30, 2025"}))
         .collect();
-    let citations: Vec<Value> = sources
+    let citations: Vec<Value> = composed
+        .cited
         .iter()
         .map(|(url, title)| json!({"type": "web_search_result_location", "url": url, "title": title, "encrypted_index": "Eo8BCioIAhgB", "cited_text": "…"}))
         .collect();
@@ -554,8 +601,8 @@ fn anthropic(
         json!({"type": "server_tool_use", "id": format!("srvtoolu_sim{n}"), "name": "web_search", "input": {"query": prompt}}),
         json!({"type": "web_search_tool_result", "tool_use_id": format!("srvtoolu_sim{n}"), "content": results}),
     ];
-    if !refusal && !text.is_empty() {
-        content.push(json!({"type": "text", "text": text, "citations": citations}));
+    if !refusal && !composed.text.is_empty() {
+        content.push(json!({"type": "text", "text": composed.text, "citations": citations}));
     }
     json!({
         "id": format!("msg_sim{n}"),
@@ -569,16 +616,10 @@ fn anthropic(
     })
 }
 
-fn google(
-    model: &str,
-    text: &str,
-    sources: &[(String, String)],
-    refusal: bool,
-    input: u64,
-    output: u64,
-    host: &str,
-) -> Value {
-    let chunks: Vec<Value> = sources
+fn google(model: &str, composed: &Composed, refusal: bool, input: u64, output: u64, host: &str) -> Value {
+    let text = &composed.text;
+    let chunks: Vec<Value> = composed
+        .consulted
         .iter()
         .map(|(url, _)| {
             let domain = url::Url::parse(url)
@@ -587,6 +628,16 @@ fn google(
                 .unwrap_or_default();
             json!({"web": {"uri": format!("http://{host}/grounding-api-redirect/{}", hex(url)), "title": domain}})
         })
+        .collect();
+    // One support per sentence of the text, each naming the chunks it rests on: together, every
+    // cited source; the other chunks were consulted and are supported by nothing.
+    let cited: Vec<usize> =
+        composed.cited.iter().filter_map(|c| composed.consulted.iter().position(|s| s == c)).collect();
+    let (first, rest) = cited.split_at(cited.len().min(1));
+    let supports: Vec<Value> = [first, rest]
+        .iter()
+        .filter(|indices| !indices.is_empty())
+        .map(|indices| json!({"segment": {"startIndex": 0, "endIndex": text.len(), "text": text}, "groundingChunkIndices": indices}))
         .collect();
     let parts = if text.is_empty() { json!([]) } else { json!([{"text": text}]) };
     json!({
@@ -597,7 +648,7 @@ fn google(
                 "webSearchQueries": ["consulta simulada"],
                 "searchEntryPoint": {"renderedContent": "<!-- HTML and CSS for the search widget -->"},
                 "groundingChunks": chunks,
-                "groundingSupports": [{"segment": {"startIndex": 0, "endIndex": text.len(), "text": text}, "groundingChunkIndices": [0]}]
+                "groundingSupports": supports
             }
         }],
         "usageMetadata": {"promptTokenCount": input, "candidatesTokenCount": output, "totalTokenCount": input + output},
@@ -605,18 +656,13 @@ fn google(
     })
 }
 
-fn compatible(
-    model: &str,
-    text: &str,
-    sources: &[(String, String)],
-    refusal: bool,
-    input: u64,
-    output: u64,
-    n: u64,
-) -> Value {
-    let citations: Vec<&str> = sources.iter().map(|(url, _)| url.as_str()).collect();
-    let results: Vec<Value> =
-        sources.iter().map(|(url, title)| json!({"title": title, "url": url, "date": "2026-03-01"})).collect();
+fn compatible(model: &str, composed: &Composed, refusal: bool, input: u64, output: u64, n: u64) -> Value {
+    let citations: Vec<&str> = composed.cited.iter().map(|(url, _)| url.as_str()).collect();
+    let results: Vec<Value> = composed
+        .consulted
+        .iter()
+        .map(|(url, title)| json!({"title": title, "url": url, "date": "2026-03-01"}))
+        .collect();
     json!({
         "id": format!("sim-{n}"),
         "model": model,
@@ -625,7 +671,7 @@ fn compatible(
         "usage": {"prompt_tokens": input, "completion_tokens": output, "total_tokens": input + output, "search_context_size": "low"},
         "citations": citations,
         "search_results": results,
-        "choices": [{"index": 0, "finish_reason": if refusal { "content_filter" } else { "stop" }, "message": {"role": "assistant", "content": text}}]
+        "choices": [{"index": 0, "finish_reason": if refusal { "content_filter" } else { "stop" }, "message": {"role": "assistant", "content": composed.text}}]
     })
 }
 

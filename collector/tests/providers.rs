@@ -61,6 +61,14 @@ fn openai_reference_response_reads_text_citations_version_usage_and_searches() {
         )],
         "a citation repeated in the text is one source"
     );
+    assert_eq!(
+        reply.consulted,
+        Some(vec![
+            source("https://apnews.com/article/positive-news-march-6-2025", "apnews.com"),
+            source("https://www.goodnewsnetwork.org/category/news/", "www.goodnewsnetwork.org"),
+        ]),
+        "every `url` source of `action.sources`, exactly as served (no title: the host); `api` sources are not pages"
+    );
     assert_eq!(reply.version.as_deref(), Some("gpt-4.1-2025-04-14"));
     assert_eq!((reply.input_tokens, reply.output_tokens, reply.searches), (328, 356, 1));
     assert!(!reply.refusal);
@@ -83,7 +91,8 @@ fn openai_request_follows_the_reference() {
             "temperature": 0.7,
             "max_output_tokens": 1500,
             "reasoning": {"effort": "low"},
-            "store": false
+            "store": false,
+            "include": ["web_search_call.action.sources"]
         })
     );
     let plain = Call { web_search: false, instructions: None, temperature: None, effort: None, ..call(&location) };
@@ -115,6 +124,17 @@ fn anthropic_reference_response_reads_text_blocks_and_their_citations() {
     assert_eq!(
         reply.sources,
         vec![source("https://en.wikipedia.org/wiki/Claude_Shannon", "Claude Shannon - Wikipedia")]
+    );
+    assert_eq!(
+        reply.consulted,
+        Some(vec![
+            source("https://en.wikipedia.org/wiki/Claude_Shannon", "Claude Shannon - Wikipedia"),
+            source(
+                "https://www.britannica.com/biography/Claude-Shannon",
+                "Claude Shannon | Biography & Facts | Britannica"
+            ),
+        ]),
+        "every result of the web_search_tool_result blocks, cited or not"
     );
     assert_eq!(reply.version.as_deref(), Some("claude-opus-4-20250514"));
     assert_eq!((reply.input_tokens, reply.output_tokens, reply.searches), (6039, 931, 1));
@@ -159,13 +179,13 @@ fn gemini_reference_response_reads_parts_grounding_chunks_and_version() {
         reply.text,
         "Spain won Euro 2024, defeating England 2-1 in the final. This victory marks Spain's record fourth European Championship title."
     );
-    assert_eq!(
-        reply.sources,
-        vec![
-            source("https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQHaljazeera", "aljazeera.com"),
-            source("https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQHuefa", "uefa.com"),
-        ]
-    );
+    let aljazeera =
+        source("https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQHaljazeera", "aljazeera.com");
+    let uefa = source("https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQHuefa", "uefa.com");
+    let wikipedia =
+        source("https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQHwikipedia", "wikipedia.org");
+    assert_eq!(reply.sources, vec![aljazeera.clone(), uefa.clone()], "the chunks groundingSupports names");
+    assert_eq!(reply.consulted, Some(vec![aljazeera, uefa, wikipedia]), "every grounding chunk");
     assert!(reply.sources.iter().all(|s| google::redirect_of(&s.url)), "the collector resolves these (client)");
     assert_eq!(google::fallback_of("uefa.com").as_deref(), Some("https://uefa.com/"));
     assert_eq!(google::fallback_of("UEFA Euro 2024"), None);
@@ -213,6 +233,15 @@ fn perplexity_reference_response_reads_citations_with_search_result_titles() {
             source("https://news.example.org/agents", "news.example.org"),
         ]
     );
+    assert_eq!(
+        reply.consulted,
+        Some(vec![
+            source("https://www.example.com/ai-reasoning-2025", "AI reasoning models in 2025"),
+            source("https://news.example.org/agents", "news.example.org"),
+            source("https://blog.example.net/benchmarks", "Benchmarks of reasoning models"),
+        ]),
+        "every search result, cited or not"
+    );
     assert_eq!(reply.version.as_deref(), Some("sonar"));
     assert_eq!((reply.input_tokens, reply.output_tokens, reply.searches), (14, 212, 1));
 }
@@ -248,4 +277,5 @@ fn sources_that_are_not_web_pages_are_left_out() {
     let body = json!({"model": "m", "choices": [{"message": {"content": "x"}}], "citations": ["ftp://a.b/c", "not a url", "https://ok.example.com/a", "https://ok.example.com/a"]});
     let reply = providers::parse(Kind::Compatible, body.to_string().as_bytes()).unwrap();
     assert_eq!(reply.sources, vec![source("https://ok.example.com/a", "ok.example.com")]);
+    assert_eq!(reply.consulted, None, "a server that does not say what it consulted records nothing");
 }

@@ -1,5 +1,7 @@
-//! The four wire protocols: each turns one question into a request (typed `serde` structs) and
-//! one response body into a [`Reply`]. No I/O here: `client` sends, these modules only speak.
+//! The wire protocols: each turns one question into a request (typed `serde` structs) and one
+//! response body into a [`Reply`]: the text, the sources the provider says it cited and the ones
+//! it says it consulted, exactly as its API serves them. No I/O here: `client` sends, these
+//! modules only speak.
 
 pub mod anthropic;
 pub mod compatible;
@@ -29,6 +31,10 @@ pub struct Reply {
     pub text: String,
     /// Every cited source, in order of first citation, without repeats.
     pub sources: Vec<Source>,
+    /// Every source the provider says it consulted, cited or not, in the order it lists them,
+    /// without repeats; `None` when the API does not say (an OpenAI-compatible server without
+    /// `search_results`).
+    pub consulted: Option<Vec<Source>>,
     /// The dated version the provider reports.
     pub version: Option<String>,
     pub input_tokens: u64,

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::watch;
 
 use crate::config::{Kind, Retries};
-use crate::providers::{self, Reply, Request, google};
+use crate::providers::{self, Method, Reply, Request, google};
 
 /// Why a run stops early.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,7 +183,7 @@ pub struct Attempts {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     /// A readable answer.
-    Reply(Reply),
+    Reply(Box<Reply>),
     /// Worth another attempt: the cause (`http_429: …`), the wait the provider asked for, and
     /// whether the provider may have billed it (a timeout or a cut mid-answer: the provider may
     /// have finished; a 429 or a 5xx: it did not).
@@ -346,7 +346,11 @@ fn scrub(text: &str, key: Option<&str>) -> String {
 pub async fn attempt(client: &reqwest::Client, endpoint: &Endpoint, request: &Request, timeout: Duration) -> Outcome {
     let url = format!("{}{}", endpoint.base_url, request.path);
     let key = endpoint.key.as_deref();
-    let mut builder = client.post(&url).timeout(timeout).body(request.body.clone());
+    let mut builder = match request.method {
+        Method::Post => client.post(&url).body(request.body.clone()),
+        Method::Get => client.get(&url),
+    }
+    .timeout(timeout);
     for (name, value) in &request.headers {
         builder = builder.header(*name, value);
     }
@@ -386,7 +390,7 @@ pub async fn attempt(client: &reqwest::Client, endpoint: &Endpoint, request: &Re
             endpoint.pacer.hold(Instant::now() + wait);
         }
         return match providers::parse(endpoint.kind, &body) {
-            Ok(reply) => Outcome::Reply(reply),
+            Ok(reply) => Outcome::Reply(Box::new(reply)),
             // The provider answered (and billed); the body is not what its reference says.
             Err(e) => {
                 Outcome::Retry { cause: format!("cuerpo_ilegible: {}", scrub(&e, key)), hint: None, maybe_billed: true }
@@ -429,7 +433,7 @@ pub async fn send(
         }
         attempts.count += 1;
         let hint = match attempt(client, endpoint, request, Duration::from_secs(retries.timeout_s)).await {
-            Outcome::Reply(reply) => return Ok((reply, attempts)),
+            Outcome::Reply(reply) => return Ok((*reply, attempts)),
             Outcome::Auth { status } => return Err(Failure::Auth { status }),
             Outcome::Rejected { status, detail } => return Err(Failure::Rejected { status, detail }),
             Outcome::Retry { cause, hint, .. } => {

@@ -170,8 +170,8 @@ pub struct Location {
     pub timezone: Option<String>,
 }
 
-/// The four wire protocols the collector speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// The wire protocols the collector speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// OpenAI's Responses API (`POST /v1/responses`).
@@ -180,8 +180,14 @@ pub enum Kind {
     Anthropic,
     /// Google's Gemini API (`POST /v1beta/models/{model}:generateContent`).
     Google,
+    /// Perplexity's Sonar API (`POST /chat/completions` at `api.perplexity.ai`): every call
+    /// searches; `citations` and `search_results`; a fee per request besides the tokens.
+    Perplexity,
+    /// SerpApi, a SERP API (`GET /search.json`): Google's AI Overview (`engine=google`) and AI Mode
+    /// (`engine=google_ai_mode`), the consumer surfaces of `collector::surface`.
+    Serpapi,
     /// Any OpenAI-compatible chat completions endpoint (`POST {url_base}/chat/completions`):
-    /// Perplexity, vLLM, llama.cpp.
+    /// vLLM, llama.cpp.
     Compatible,
 }
 
@@ -191,6 +197,8 @@ impl Kind {
             Kind::Openai => Some("https://api.openai.com"),
             Kind::Anthropic => Some("https://api.anthropic.com"),
             Kind::Google => Some("https://generativelanguage.googleapis.com"),
+            Kind::Perplexity => Some("https://api.perplexity.ai"),
+            Kind::Serpapi => Some("https://serpapi.com"),
             Kind::Compatible => None,
         }
     }
@@ -200,7 +208,21 @@ impl Kind {
             Kind::Openai => Some("OPENAI_API_KEY"),
             Kind::Anthropic => Some("ANTHROPIC_API_KEY"),
             Kind::Google => Some("GEMINI_API_KEY"),
+            Kind::Perplexity => Some("PERPLEXITY_API_KEY"),
+            Kind::Serpapi => Some("SERPAPI_API_KEY"),
             Kind::Compatible => None,
+        }
+    }
+
+    /// The name `tipo` takes in the collection file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Openai => "openai",
+            Kind::Anthropic => "anthropic",
+            Kind::Google => "google",
+            Kind::Perplexity => "perplexity",
+            Kind::Serpapi => "serpapi",
+            Kind::Compatible => "compatible",
         }
     }
 }
@@ -241,9 +263,18 @@ pub struct ModelSettings {
     /// A key of `[proveedores]`.
     #[serde(rename = "proveedor")]
     pub provider: String,
-    /// The provider's model id ("gpt-5-mini", "claude-sonnet-4-5", "gemini-2.5-flash").
-    #[serde(rename = "modelo")]
-    pub model: String,
+    /// The provider's model id ("gpt-5-mini", "claude-sonnet-4-5", "gemini-2.5-flash", "sonar");
+    /// none for a SERP surface, which has no model to choose.
+    #[serde(default, rename = "modelo")]
+    pub model: Option<String>,
+    /// Where the answer is seen: `api`, or a consumer surface (`collector::surface`), which a SERP
+    /// provider collects.
+    #[serde(default = "api_surface", rename = "superficie")]
+    pub surface: String,
+    /// Perplexity's `web_search_options.search_context_size` (`"low"`, `"medium"`, `"high"`): how
+    /// much of the search goes into the answer, and which request fee applies.
+    #[serde(rename = "contexto_busqueda")]
+    pub search_context: Option<String>,
     /// The tier the sheets show: "estándar" or "avanzado"; the model answers that tier's questions.
     #[serde(rename = "nivel")]
     pub level: String,
@@ -297,22 +328,46 @@ fn yes() -> bool {
     true
 }
 
-/// USD per million tokens, and per web search.
+fn api_surface() -> String {
+    crate::surface::API.to_owned()
+}
+
+impl ModelSettings {
+    /// What is asked of the provider: the model id, or for a SERP surface the engine
+    /// (`modelo_proveedor` of each answer).
+    pub fn asked(&self) -> &str {
+        match self.surface.as_str() {
+            crate::surface::GOOGLE_AI_OVERVIEW => "google",
+            crate::surface::GOOGLE_AI_MODE => "google_ai_mode",
+            _ => self.model.as_deref().unwrap_or(""),
+        }
+    }
+}
+
+/// USD per million tokens, per web search (a SERP API's search, for a consumer surface) and per
+/// request (Perplexity's request fee).
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Price {
-    #[serde(rename = "entrada")]
-    pub input: f64,
-    #[serde(rename = "salida")]
-    pub output: f64,
+    #[serde(default, rename = "entrada")]
+    pub input: Option<f64>,
+    #[serde(default, rename = "salida")]
+    pub output: Option<f64>,
     #[serde(default)]
     #[serde(rename = "busqueda")]
     pub search: f64,
+    #[serde(default)]
+    #[serde(rename = "solicitud")]
+    pub request: f64,
 }
 
 impl Price {
+    /// What a call that answered costs: its tokens, its billed searches and the request fee.
     pub fn cost(&self, input_tokens: u64, output_tokens: u64, searches: f64) -> f64 {
-        input_tokens as f64 * self.input / 1e6 + output_tokens as f64 * self.output / 1e6 + searches * self.search
+        input_tokens as f64 * self.input.unwrap_or(0.0) / 1e6
+            + output_tokens as f64 * self.output.unwrap_or(0.0) / 1e6
+            + searches * self.search
+            + self.request
     }
 }
 
@@ -394,15 +449,16 @@ impl CollectionFile {
             if !ids.insert(model.id.as_str()) {
                 problems.push(format!("modelos[{i}].id: `{}` está repetido", model.id));
             }
-            if model.id.trim().is_empty() || model.model.trim().is_empty() {
-                problems.push(format!("modelos[{i}]: `id` y `modelo` no pueden estar vacíos"));
+            if model.id.trim().is_empty() {
+                problems.push(format!("modelos[{i}].id: no puede estar vacío"));
             }
-            if !self.providers.contains_key(&model.provider) {
-                problems.push(format!(
+            match self.providers.get(&model.provider) {
+                None => problems.push(format!(
                     "modelos[{i}].proveedor: `{}` no está en [proveedores] ({})",
                     model.provider,
                     self.providers.keys().cloned().collect::<Vec<_>>().join(", ")
-                ));
+                )),
+                Some(provider) => model_problems(i, model, provider.kind, &mut problems),
             }
             if !TIERS.contains(&model.level.as_str()) {
                 problems
@@ -411,10 +467,18 @@ impl CollectionFile {
             price_problems(&model.price, &format!("modelos[{i}].precio"), &mut problems);
         }
         if let Some(judge) = &self.judge {
-            if !self.providers.contains_key(&judge.provider) {
-                problems.push(format!("juez.proveedor: `{}` no está en [proveedores]", judge.provider));
+            match self.providers.get(&judge.provider) {
+                None => problems.push(format!("juez.proveedor: `{}` no está en [proveedores]", judge.provider)),
+                Some(provider) if provider.kind == Kind::Serpapi => {
+                    problems
+                        .push("juez.proveedor: el juez es un modelo de lenguaje, no una API de búsqueda".to_owned());
+                }
+                Some(_) => {}
             }
             price_problems(&judge.price, "juez.precio", &mut problems);
+            if judge.price.input.is_none() || judge.price.output.is_none() {
+                problems.push("juez.precio: faltan `entrada` y `salida` (dólares por millón de tokens)".to_owned());
+            }
         }
         problems
     }
@@ -455,10 +519,69 @@ fn line_of_error(text: &str, message: &str, start: usize) -> usize {
 }
 
 fn price_problems(price: &Price, path: &str, problems: &mut Vec<String>) {
-    for (field, value) in [("entrada", price.input), ("salida", price.output), ("busqueda", price.search)] {
+    for (field, value) in [
+        ("entrada", price.input.unwrap_or(0.0)),
+        ("salida", price.output.unwrap_or(0.0)),
+        ("busqueda", price.search),
+        ("solicitud", price.request),
+    ] {
         if !(value.is_finite() && value >= 0.0) {
             problems.push(format!("{path}.{field}: se esperaba un precio en dólares, 0 o más"));
         }
+    }
+}
+
+/// What a model must say for its provider's kind: a model id and token prices for an API; a
+/// consumer surface and a price per search, and no model, for a SERP API.
+fn model_problems(i: usize, model: &ModelSettings, kind: Kind, problems: &mut Vec<String>) {
+    if !crate::surface::known(&model.surface) {
+        problems.push(format!(
+            "modelos[{i}].superficie: `{}` no es una superficie conocida ({})",
+            model.surface,
+            crate::surface::ids()
+        ));
+    }
+    if kind == Kind::Serpapi {
+        if model.surface == crate::surface::API {
+            problems.push(format!(
+                "modelos[{i}].superficie: un proveedor `serpapi` recolecta una superficie de consumo: \"{}\" o \"{}\"",
+                crate::surface::GOOGLE_AI_OVERVIEW,
+                crate::surface::GOOGLE_AI_MODE
+            ));
+        }
+        if model.model.is_some() {
+            problems.push(format!(
+                "modelos[{i}].modelo: una superficie de consumo no tiene modelo que elegir: quítelo (la superficie dice qué se consulta)"
+            ));
+        }
+        if model.price.search <= 0.0 {
+            problems.push(format!(
+                "modelos[{i}].precio.busqueda: el precio de cada búsqueda de SerpApi, en dólares (su plan dividido por sus búsquedas)"
+            ));
+        }
+        return;
+    }
+    if model.surface != crate::surface::API {
+        problems.push(format!(
+            "modelos[{i}].superficie: `{}` se recolecta con un proveedor `serpapi`; la API de `{}` es la superficie \"api\"",
+            model.surface,
+            kind.name()
+        ));
+    }
+    if model.model.as_deref().is_none_or(|m| m.trim().is_empty()) {
+        problems.push(format!("modelos[{i}].modelo: falta el id de modelo del proveedor"));
+    }
+    if model.price.input.is_none() || model.price.output.is_none() {
+        problems.push(format!("modelos[{i}].precio: faltan `entrada` y `salida` (dólares por millón de tokens)"));
+    }
+    if let Some(context) = &model.search_context
+        && !["low", "medium", "high"].contains(&context.as_str())
+    {
+        problems
+            .push(format!("modelos[{i}].contexto_busqueda: `{context}`: se esperaba \"low\", \"medium\" o \"high\""));
+    }
+    if model.search_context.is_some() && kind != Kind::Perplexity {
+        problems.push(format!("modelos[{i}].contexto_busqueda: solo para un proveedor `perplexity`"));
     }
 }
 

@@ -46,6 +46,9 @@ pub struct Question {
     /// The tier of the models that answer it.
     #[serde(rename = "modelo")]
     pub model: String,
+    /// Its language (a SERP API searches in it).
+    #[serde(default, rename = "idioma")]
+    pub language: String,
 }
 
 /// One line of `respuestas.jsonl`: the content format (`content/README.md` §3.6) plus the

@@ -70,8 +70,9 @@ enum Command {
         #[arg(value_name = "ETIQUETAS")]
         labels: PathBuf,
     },
-    /// Sirve en local un simulador de las cuatro APIs (OpenAI, Anthropic, Gemini y compatibles)
-    /// para ensayar un estudio sin claves ni costo: apunte url_base (o RECOLECTOR_URL_<NOMBRE>) a él.
+    /// Sirve en local un simulador de las APIs (OpenAI, Anthropic, Gemini, Perplexity y
+    /// compatibles, y SerpApi para las superficies de Google) para ensayar un estudio sin claves ni
+    /// costo: apunte url_base (o RECOLECTOR_URL_<NOMBRE>) a él.
     #[command(name = "simulador")]
     Simulator {
         /// Dirección donde escuchar.

@@ -272,9 +272,15 @@ impl Summary {
                 .collect::<Vec<_>>()
                 .join("; ");
             let when = if first == last { format!("el {first}") } else { format!("entre el {first} y el {last}") };
+            let serp = self.versions.values().flatten().any(|v| v.starts_with("serpapi "));
+            let how = if serp {
+                "por la API de su proveedor y con búsqueda web (las superficies de consumo de Google, por SerpApi, como las ve una persona)"
+            } else {
+                "por la API de su proveedor y con búsqueda web"
+            };
             let _ = writeln!(
                 out,
-                "  para la metodología:   «Cada pregunta se hizo {} {} a cada modelo de su nivel, por la API de su proveedor y con búsqueda web, {when} (UTC). Versiones informadas: {versions}.»",
+                "  para la metodología:   «Cada pregunta se hizo {} {} a cada modelo de su nivel, {how}, {when} (UTC). Versiones informadas: {versions}.»",
                 self.repetitions,
                 if self.repetitions == 1 { "vez" } else { "veces" }
             );
@@ -475,6 +481,10 @@ impl Shared {
     /// What one request of a model reserves: its expected cost, or the most an answer of that
     /// model has cost in this study, whichever is more.
     fn reservation(&self, model: &ModelSettings) -> f64 {
+        if self.file.providers[&model.provider].kind == Kind::Serpapi {
+            // A SERP request costs one search, exactly (a deferred overview is two requests).
+            return model.price.search + model.price.request;
+        }
         let expected = self.file.expected_cost(model);
         lock(&self.most).get(&model.id).copied().unwrap_or(0.0).max(expected)
     }
@@ -558,7 +568,7 @@ struct Billed {
 /// How one call ended.
 enum Ended {
     /// A reply, and the requests it took (all billed).
-    Reply(providers::Reply, Vec<Billed>),
+    Reply(Box<providers::Reply>, Vec<Billed>),
     Failed(Failure),
     /// Not asked: the run stopped, or the budget had no room, before its first request.
     NotAsked,
@@ -592,7 +602,7 @@ async fn ask(shared: &Shared, job: Job) {
             "`{}` respondió HTTP {status}: revise la clave ({}) y el acceso al modelo `{}`",
             endpoint.name,
             config::key_variable(&shared.file.providers[&model.provider]).unwrap_or_default(),
-            model.model
+            model.asked()
         )));
     }
     drop(permit);
@@ -603,7 +613,7 @@ async fn ask(shared: &Shared, job: Job) {
             if endpoint.kind == Kind::Google {
                 client::resolve_redirects(&shared.redirects, &mut reply).await;
             }
-            if let Err(e) = record_reply(shared, &triple, model, reply, billed, date, time) {
+            if let Err(e) = record_reply(shared, &triple, model, *reply, billed, date, time) {
                 shared.fail_to_write(&e);
             }
         }
@@ -634,14 +644,19 @@ async fn ask(shared: &Shared, job: Job) {
 /// The requests of one call: each waits for the provider's pause, reserves its cost, is journaled
 /// (durably) and only then leaves; a request that failed is closed at what it may have cost.
 async fn requests(shared: &Shared, endpoint: &Endpoint, model: &ModelSettings, job: &Job, triple: &Triple) -> Ended {
-    let call = call_of(&shared.file, model, &job.question.text);
-    let request = providers::request(endpoint.kind, &call, endpoint.key.as_deref());
+    let call = call_of(&shared.file, model, &job.question);
+    let mut request = providers::request(endpoint.kind, &call, endpoint.key.as_deref());
     let retries = &shared.file.retries;
     let timeout = Duration::from_secs(retries.timeout_s);
+    // Requests of this call billed so far, and the reply that asked for a follow-up request.
+    let mut billed: Vec<Billed> = Vec::new();
+    let mut first: Option<providers::Reply> = None;
+    let mut sequence = 0;
     let mut attempts = 0;
     let mut last = String::new();
     while attempts < retries.attempts {
-        if attempts > 0 && shared.stop.is_set() {
+        if (attempts > 0 || !billed.is_empty()) && shared.stop.is_set() {
+            close_orphans(shared, billed);
             return Ended::Failed(Failure::Stopped);
         }
         // A pause of the provider holds retries too; waiting here keeps a paused request out of
@@ -649,16 +664,25 @@ async fn requests(shared: &Shared, endpoint: &Endpoint, model: &ModelSettings, j
         tokio::select! {
             biased;
             () = shared.stop.wait() => {
-                return if attempts == 0 { Ended::NotAsked } else { Ended::Failed(Failure::Stopped) };
+                if sequence == 0 {
+                    return Ended::NotAsked;
+                }
+                close_orphans(shared, billed);
+                return Ended::Failed(Failure::Stopped);
             }
             () = endpoint.pacer.clear() => {}
         }
         let reserved = shared.reservation(model);
         if !lock(&shared.budget).reserve(reserved) {
             shared.stop.trigger(StopReason::Budget);
-            return if attempts == 0 { Ended::NotAsked } else { Ended::Failed(Failure::Stopped) };
+            if sequence == 0 {
+                return Ended::NotAsked;
+            }
+            close_orphans(shared, billed);
+            return Ended::Failed(Failure::Stopped);
         }
         attempts += 1;
+        sequence += 1;
         let id = shared.journal.next_id();
         let (_, time) = journal::date_and_time(SystemTime::now());
         let sent = SentLine {
@@ -666,7 +690,7 @@ async fn requests(shared: &Shared, endpoint: &Endpoint, model: &ModelSettings, j
             question: triple.0.clone(),
             model: triple.1.clone(),
             repetition: triple.2,
-            attempt: attempts,
+            attempt: sequence,
             time,
             reserved_usd: round6(reserved),
             batch: None,
@@ -674,19 +698,37 @@ async fn requests(shared: &Shared, endpoint: &Endpoint, model: &ModelSettings, j
         if let Err(e) = shared.journal.sent(sent) {
             lock(&shared.budget).settle(reserved, 0.0);
             shared.fail_to_write(&e);
-            return if attempts == 1 { Ended::NotAsked } else { Ended::Failed(Failure::Stopped) };
+            if sequence == 1 {
+                return Ended::NotAsked;
+            }
+            close_orphans(shared, billed);
+            return Ended::Failed(Failure::Stopped);
         }
         let hint = match client::attempt(&shared.api, endpoint, &request, timeout).await {
             Outcome::Reply(reply) => {
-                let cost = cost_of(model, &reply);
-                return Ended::Reply(reply, vec![Billed { id, reserved, cost }]);
+                billed.push(Billed { id, reserved, cost: cost_of(model, &reply) });
+                if let Some(path) = &reply.follow_up {
+                    // The answer needs a second request (a deferred AI Overview): asked at once,
+                    // with its own reservation, attempts and journal line.
+                    request = providers::follow_up(endpoint.kind, path, endpoint.key.as_deref());
+                    first = Some(*reply);
+                    attempts = 0;
+                    continue;
+                }
+                let reply = match first.take() {
+                    Some(first) => Box::new(providers::serpapi::merge(first, *reply)),
+                    None => reply,
+                };
+                return Ended::Reply(reply, billed);
             }
             Outcome::Auth { status } => {
                 close_unbilled(shared, id, reserved, 0.0);
+                close_orphans(shared, billed);
                 return Ended::Failed(Failure::Auth { status });
             }
             Outcome::Rejected { status, detail } => {
                 close_unbilled(shared, id, reserved, 0.0);
+                close_orphans(shared, billed);
                 return Ended::Failed(Failure::Rejected { status, detail });
             }
             Outcome::Retry { cause, hint, maybe_billed } => {
@@ -707,10 +749,22 @@ async fn requests(shared: &Shared, endpoint: &Endpoint, model: &ModelSettings, j
         let wait = hint.unwrap_or_else(|| client::backoff(retries, attempts));
         tokio::select! {
             () = tokio::time::sleep(wait) => {}
-            () = shared.stop.wait() => return Ended::Failed(Failure::Stopped),
+            () = shared.stop.wait() => {
+                close_orphans(shared, billed);
+                return Ended::Failed(Failure::Stopped);
+            }
         }
     }
+    close_orphans(shared, billed);
     Ended::Failed(Failure::Exhausted { attempts, last })
+}
+
+/// Closes requests that were billed for a call that ends without a record (the first search of
+/// a deferred AI Overview whose second request failed): each at its own cost.
+fn close_orphans(shared: &Shared, billed: Vec<Billed>) {
+    for b in billed {
+        close_unbilled(shared, b.id, b.reserved, b.cost);
+    }
 }
 
 /// Closes a request that led to no record, at what it may have cost.
@@ -747,7 +801,10 @@ fn record_reply(
         summary.searches += reply.searches;
         summary.cost += cost;
     }
-    let version = reply.version.clone().filter(|v| !v.trim().is_empty()).unwrap_or_else(|| model.model.clone());
+    let version = reply.version.clone().filter(|v| !v.trim().is_empty()).unwrap_or_else(|| model.asked().to_owned());
+    // What the summary says of the version: for a SERP surface, the engine and the place (each
+    // search has its own id and date).
+    let reported = reply.search.as_ref().map_or_else(|| version.clone(), providers::serpapi::Search::family);
     let close = |record: String| -> std::io::Result<()> {
         let call = billed.first().map(|b| b.id.clone());
         let lines = billed
@@ -790,7 +847,7 @@ fn record_reply(
         if reply.refusal {
             summary.refusals += 1;
         }
-        summary.versions.entry(triple.1.clone()).or_default().insert(version.clone());
+        summary.versions.entry(triple.1.clone()).or_default().insert(reported);
         summary.days = Some(match summary.days.take() {
             None => (date.clone(), date.clone()),
             Some((first, last)) => (first.min(date.clone()), last.max(date.clone())),
@@ -814,7 +871,7 @@ fn record_reply(
         repetition: Some(triple.2),
         collection: Some(Collected {
             time,
-            provider_model: model.model.clone(),
+            provider_model: model.asked().to_owned(),
             input_tokens: reply.input_tokens,
             output_tokens: reply.output_tokens,
             searches: reply.searches,
@@ -822,7 +879,7 @@ fn record_reply(
             refusal: reply.refusal,
             tone: None,
         }),
-        surface: Some(crate::surface::API.to_owned()),
+        surface: Some(model.surface.clone()),
         consulted: consulted.map(|list| list.into_iter().map(|s| SourceLine { url: s.url, title: s.title }).collect()),
     };
     close(journal::answer_fingerprint(&line))?;
@@ -830,10 +887,13 @@ fn record_reply(
 }
 
 /// The call of one question to one model, with the file's generation settings.
-pub fn call_of<'a>(file: &'a CollectionFile, model: &'a ModelSettings, prompt: &'a str) -> Call<'a> {
+pub fn call_of<'a>(file: &'a CollectionFile, model: &'a ModelSettings, question: &'a Question) -> Call<'a> {
     Call {
-        model: &model.model,
-        prompt,
+        model: model.asked(),
+        prompt: &question.text,
+        language: Some(question.language.as_str()),
+        search_context: model.search_context.as_deref(),
+        surface: &model.surface,
         instructions: file.generation.instructions.as_deref(),
         temperature: model.temperature.or(file.generation.temperature),
         max_output_tokens: model.max_output_tokens.unwrap_or(file.generation.max_output_tokens),

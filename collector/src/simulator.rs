@@ -132,7 +132,9 @@ fn route_of(kind: Kind) -> &'static str {
         Kind::Openai => "openai",
         Kind::Anthropic => "anthropic",
         Kind::Google => "google",
-        Kind::Compatible => "compatible",
+        // Perplexity's Sonar API is an OpenAI-compatible route with Perplexity's fields.
+        Kind::Perplexity | Kind::Compatible => "compatible",
+        Kind::Serpapi => "serpapi",
     }
 }
 
@@ -300,6 +302,7 @@ fn reason(status: u16) -> &'static str {
 }
 
 async fn answer(state: &State, request: &Recorded) -> Reply {
+    let path = request.path.split('?').next().unwrap_or("");
     if request.method == "GET" {
         if let Some(hex) = request.path.strip_prefix("/grounding-api-redirect/") {
             return match unhex(hex) {
@@ -307,9 +310,11 @@ async fn answer(state: &State, request: &Recorded) -> Reply {
                 None => json_reply(404, &json!({"error": "not found"})),
             };
         }
+        if path == "/search.json" || path == "/search" {
+            return serp(state, request).await;
+        }
         return json_reply(404, &json!({"error": "not found"}));
     }
-    let path = request.path.split('?').next().unwrap_or("");
     let kind = match path {
         "/v1/responses" => Kind::Openai,
         "/v1/messages" => Kind::Anthropic,
@@ -317,19 +322,7 @@ async fn answer(state: &State, request: &Recorded) -> Reply {
         p if p.starts_with("/v1beta/models/") && p.ends_with(":generateContent") => Kind::Google,
         _ => return json_reply(404, &json!({"error": {"message": "not found"}})),
     };
-    let n = state.counter.fetch_add(1, Ordering::Relaxed);
-    let arrived = Instant::now();
-    if let Some(windows) = lock(&state.pauses).get(route_of(kind)) {
-        let mut arrivals = lock(&state.pause_arrivals);
-        for (from, until) in windows {
-            if arrived > *from + PAUSE_GRACE && arrived < *until {
-                arrivals.inside += 1;
-            } else if arrived >= *from && arrived <= *from + PAUSE_GRACE {
-                arrivals.at_start += 1;
-            }
-        }
-    }
-    let fault = lock(&state.faults).get_mut(route_of(kind)).and_then(VecDeque::pop_front);
+    let (n, fault) = arrive(state, kind);
     let body = request.json();
     let model = match kind {
         Kind::Google => path.trim_start_matches("/v1beta/models/").trim_end_matches(":generateContent").to_owned(),
@@ -339,9 +332,7 @@ async fn answer(state: &State, request: &Recorded) -> Reply {
         Kind::Openai => body["input"].as_str().unwrap_or(""),
         Kind::Anthropic => body["messages"][0]["content"].as_str().unwrap_or(""),
         Kind::Google => body["contents"][0]["parts"][0]["text"].as_str().unwrap_or(""),
-        Kind::Compatible => {
-            body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or("")
-        }
+        _ => body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or(""),
     }
     .to_owned();
     let mut delay = state.behaviour.latency;
@@ -393,7 +384,7 @@ async fn answer(state: &State, request: &Recorded) -> Reply {
         Kind::Openai => openai(&model, &prompt, &composed, with_sources, refusal, input, output, n),
         Kind::Anthropic => anthropic(&model, &prompt, &composed, refusal, input, output, n),
         Kind::Google => google(&model, &composed, refusal, input, output, &host),
-        Kind::Compatible => compatible(&model, &composed, refusal, input, output, n),
+        _ => compatible(&model, &composed, refusal, input, output, n),
     };
     lock(&state.served_sources).push(Served {
         kind,
@@ -403,6 +394,192 @@ async fn answer(state: &State, request: &Recorded) -> Reply {
         consulted: composed.consulted,
     });
     json_reply(200, &value)
+}
+
+/// Counts a request of a route (inside a pause or not) and takes the fault queued for it.
+fn arrive(state: &State, kind: Kind) -> (u64, Option<Fault>) {
+    let n = state.counter.fetch_add(1, Ordering::Relaxed);
+    let arrived = Instant::now();
+    if let Some(windows) = lock(&state.pauses).get(route_of(kind)) {
+        let mut arrivals = lock(&state.pause_arrivals);
+        for (from, until) in windows {
+            if arrived > *from + PAUSE_GRACE && arrived < *until {
+                arrivals.inside += 1;
+            } else if arrived >= *from && arrived <= *from + PAUSE_GRACE {
+                arrivals.at_start += 1;
+            }
+        }
+    }
+    (n, lock(&state.faults).get_mut(route_of(kind)).and_then(VecDeque::pop_front))
+}
+
+/// What an ordinary Google search shows of an AI Overview, in the stand-in: decided by the query,
+/// so tests know which searches have one, which Google defers, and which have none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overview {
+    /// In the results page (`ai_overview` with `text_blocks`).
+    Inline,
+    /// Deferred: the page holds a `page_token`, and `engine=google_ai_overview` fetches it.
+    Deferred,
+    /// No AI Overview for this search.
+    Absent,
+}
+
+/// See [`Overview`].
+pub fn overview_of(query: &str) -> Overview {
+    match hash(query) % 4 {
+        0 => Overview::Absent,
+        1 => Overview::Deferred,
+        _ => Overview::Inline,
+    }
+}
+
+/// SerpApi's `GET /search.json`, as its references show it (SerpApi's *Google AI Overview
+/// Results*, *Google AI Overview API*, *Google AI Mode API*): `engine=google` with the
+/// `ai_overview` block (inline, deferred to a `page_token`, or absent), `engine=google_ai_overview`
+/// with the `page_token`, and `engine=google_ai_mode`. The key comes as `api_key`.
+async fn serp(state: &State, request: &Recorded) -> Reply {
+    let query: BTreeMap<String, String> =
+        url::form_urlencoded::parse(request.path.split_once('?').map_or("", |q| q.1).as_bytes()).into_owned().collect();
+    let get = |name: &str| query.get(name).cloned().unwrap_or_default();
+    if get("api_key").is_empty() {
+        return json_reply(
+            401,
+            &json!({"error": "Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key"}),
+        );
+    }
+    let (n, fault) = arrive(state, Kind::Serpapi);
+    match fault {
+        Some(Fault::Status(status, retry_after)) => {
+            let mut reply = json_reply(status, &json!({"error": format!("simulated {status}")}));
+            if let Some(seconds) = retry_after {
+                reply.headers.push(("retry-after", seconds.to_string()));
+                if status == 429 {
+                    pause(state, Kind::Serpapi, Duration::from_secs(seconds));
+                }
+            }
+            return reply;
+        }
+        Some(Fault::RateLimit(wait)) => {
+            pause(state, Kind::Serpapi, wait);
+            return rate_limited(Kind::Serpapi, wait);
+        }
+        Some(Fault::Malformed) => {
+            return Reply {
+                status: 200,
+                headers: vec![("content-type", "application/json".to_owned())],
+                body: b"{\"search_metadata\": [ this is not json".to_vec(),
+            };
+        }
+        Some(Fault::Delay(extra)) => tokio::time::sleep(extra).await,
+        _ => {}
+    }
+    let engine = get("engine");
+    let (q, hl, gl, location) = if engine == "google_ai_overview" {
+        // The page token carries the search it belongs to.
+        let token = unhex(&get("page_token")).unwrap_or_default();
+        let mut parts = token.split('\u{1f}').map(str::to_owned);
+        (
+            parts.next().unwrap_or_default(),
+            parts.next().unwrap_or_default(),
+            parts.next().unwrap_or_default(),
+            parts.next().unwrap_or_default(),
+        )
+    } else {
+        (get("q"), get("hl"), get("gl"), get("location"))
+    };
+    if q.is_empty() {
+        return json_reply(400, &json!({"error": "Missing query `q` parameter."}));
+    }
+    state.billed.fetch_add(1, Ordering::Relaxed);
+    if !state.behaviour.latency.is_zero() {
+        tokio::time::sleep(state.behaviour.latency).await;
+    }
+    let id = format!("{:024x}", hash(&format!("{q}{n}")) as u128 * 0x1_0000_0001);
+    let metadata = json!({
+        "id": id,
+        "status": "Success",
+        "json_endpoint": format!("https://serpapi.com/searches/{id}.json"),
+        "created_at": "2026-11-28 14:03:11 UTC",
+        "processed_at": "2026-11-28 14:03:11 UTC",
+        "google_url": format!("https://www.google.com/search?q={}&hl={hl}&gl={gl}", url::form_urlencoded::byte_serialize(q.as_bytes()).collect::<String>()),
+        "total_time_taken": 2.41
+    });
+    let mut parameters = json!({"engine": engine, "q": q, "hl": hl, "gl": gl, "device": "desktop"});
+    if !location.is_empty() {
+        parameters["location_requested"] = json!(location);
+        parameters["location_used"] = json!(format!("{location},Argentina"));
+    }
+    let surface =
+        if engine == "google_ai_mode" { crate::surface::GOOGLE_AI_MODE } else { crate::surface::GOOGLE_AI_OVERVIEW };
+    let composed = compose(&state.behaviour, &q, surface, 0);
+    let (blocks, references) = serp_blocks(&composed);
+    let mut value = json!({"search_metadata": metadata, "search_parameters": parameters});
+    match engine.as_str() {
+        "google" => {
+            value["organic_results"] =
+                json!([{"position": 1, "title": "Resultado", "link": "https://www.example.com/"}]);
+            match overview_of(&q) {
+                Overview::Absent => return json_reply(200, &value),
+                Overview::Deferred => {
+                    let token = hex(&[q.as_str(), &hl, &gl, &location].join("\u{1f}"));
+                    value["ai_overview"] = json!({
+                        "page_token": token,
+                        "serpapi_link": format!("https://serpapi.com/search.json?engine=google_ai_overview&page_token={token}")
+                    });
+                    return json_reply(200, &value);
+                }
+                Overview::Inline => value["ai_overview"] = json!({"text_blocks": blocks, "references": references}),
+            }
+        }
+        "google_ai_overview" => value["ai_overview"] = json!({"text_blocks": blocks, "references": references}),
+        "google_ai_mode" => {
+            value["text_blocks"] = blocks;
+            value["references"] = references;
+            value["search_metadata"]["google_ai_mode_url"] =
+                json!(format!("https://www.google.com/search?udm=50&q={q}"));
+        }
+        other => return json_reply(400, &json!({"error": format!("Unsupported `{other}` search engine.")})),
+    }
+    lock(&state.served_sources).push(Served {
+        kind: Kind::Serpapi,
+        model: surface.to_owned(),
+        prompt: q,
+        cited: composed.cited,
+        consulted: composed.consulted,
+    });
+    json_reply(200, &value)
+}
+
+/// The `text_blocks` and `references` of an AI answer, as SerpApi shapes them: a paragraph citing
+/// the first source, a list of the brands each citing its page, the consulted sources numbered.
+fn serp_blocks(composed: &Composed) -> (Value, Value) {
+    let index_of = |source: &(String, String)| composed.consulted.iter().position(|c| c == source);
+    let first: Vec<usize> = composed.cited.first().and_then(index_of).into_iter().collect();
+    let items: Vec<Value> = composed
+        .cited
+        .iter()
+        .skip(1)
+        .map(|source| {
+            let name = source.1.split(':').next().unwrap_or("").to_owned();
+            json!({"title": name, "snippet": "planes, precios y cobertura", "reference_indexes": index_of(source).into_iter().collect::<Vec<_>>()})
+        })
+        .collect();
+    let mut blocks = vec![json!({"type": "paragraph", "snippet": composed.text, "reference_indexes": first})];
+    if !items.is_empty() {
+        blocks.push(json!({"type": "heading", "snippet": "Para comparar"}));
+        blocks.push(json!({"type": "list", "list": items}));
+    }
+    let references: Vec<Value> = composed
+        .consulted
+        .iter()
+        .enumerate()
+        .map(|(index, (link, title))| {
+            let source = url::Url::parse(link).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
+            json!({"title": title, "link": link, "snippet": "…", "source": source, "index": index})
+        })
+        .collect();
+    (Value::Array(blocks), Value::Array(references))
 }
 
 /// What the stand-in answered: the text, the sources it cites and the ones it consulted, as
@@ -668,7 +845,7 @@ fn compatible(model: &str, composed: &Composed, refusal: bool, input: u64, outpu
         "model": model,
         "created": 1_724_369_245,
         "object": "chat.completion",
-        "usage": {"prompt_tokens": input, "completion_tokens": output, "total_tokens": input + output, "search_context_size": "low"},
+        "usage": {"prompt_tokens": input, "completion_tokens": output, "total_tokens": input + output, "search_context_size": "low", "num_search_queries": 1},
         "citations": citations,
         "search_results": results,
         "choices": [{"index": 0, "finish_reason": if refusal { "content_filter" } else { "stop" }, "message": {"role": "assistant", "content": composed.text}}]

@@ -646,3 +646,83 @@ async fn without_a_terminal_it_refuses_to_spend_unless_told_and_says_how_to_resu
     assert!(status.success());
     assert_eq!(count_lines(&study.join("respuestas.jsonl")), 120);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_study_with_consumer_surfaces_is_collected_and_the_generator_checks_and_builds_it() {
+    let sim = Simulator::start("127.0.0.1:0", Behaviour::default(), false).await.unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let study = content(&root.path().join("content"), &sim.url());
+    // The same study, asked of an API model, Perplexity's Sonar API and Google's two consumer
+    // surfaces (through SerpApi).
+    let models_start = STUDY_TOML.find("[[modelos]]").unwrap();
+    let analyses_start = STUDY_TOML.find("[[analisis]]").unwrap();
+    let models = r#"[[modelos]]
+id = "gpt-5-mini"
+nombre = "GPT-5 mini"
+proveedor = "OpenAI"
+nivel = "estándar"
+
+[[modelos]]
+id = "sonar-perplexity"
+nombre = "Sonar"
+proveedor = "Perplexity"
+nivel = "estándar"
+
+[[modelos]]
+id = "google-ai-overview"
+nombre = "Google AI Overview"
+proveedor = "Google"
+nivel = "estándar"
+
+[[modelos]]
+id = "google-ai-mode"
+nombre = "Google AI Mode"
+proveedor = "Google"
+nivel = "estándar"
+
+"#;
+    let estudio = format!("{}{models}{}", &STUDY_TOML[..models_start], &STUDY_TOML[analyses_start..]);
+    std::fs::write(study.join("estudio.toml"), estudio).unwrap();
+    let url = sim.url();
+    let surfaces = [
+        ("gpt-5-mini", "openai", "openai", "gpt-5-mini"),
+        common::SURFACE_MODELS[0],
+        common::SURFACE_MODELS[1],
+        common::SURFACE_MODELS[2],
+    ];
+    let file = FileSpec { models: &surfaces, repetitions: 2, ..FileSpec::new(&url) };
+    std::fs::write(study.join("recoleccion.toml"), file.render()).unwrap();
+    let mut command = collector(&["recolectar", study.to_str().unwrap(), "--si"], logs.path());
+    command.env("SERPAPI_API_KEY", "serp-secretisima-0005");
+    let status = command.status().unwrap();
+    let stdout = std::fs::read_to_string(logs.path().join("stdout.txt")).unwrap();
+    assert!(status.success(), "{stdout}");
+    assert!(stdout.contains("las superficies de consumo de Google, por SerpApi"), "{stdout}");
+    let written = lines(&study.join("respuestas.jsonl"));
+    let surfaces_written: BTreeSet<&str> = written.iter().map(|a| a["superficie"].as_str().unwrap()).collect();
+    assert_eq!(surfaces_written, BTreeSet::from(["api", "google_ai_mode", "google_ai_overview"]));
+    assert!(written.iter().all(|a| a["fuentes_consultadas"].is_array()));
+    for file in ["respuestas.jsonl", "envios.jsonl", "incidencias.jsonl"] {
+        let text = std::fs::read_to_string(study.join(file)).unwrap_or_default();
+        assert!(!text.contains("serp-secretisima"), "the SerpApi key stays out of {file}");
+    }
+    assert!(!stdout.contains("serp-secretisima"));
+    match generator::check(&root.path().join("content")) {
+        Ok(checked) => {
+            let answers = &checked.content.studies[0].answers;
+            assert_eq!(answers.len(), written.len());
+            let read: BTreeSet<&str> = answers.iter().filter_map(|a| a.surface.as_deref()).collect();
+            assert_eq!(read, surfaces_written, "the generator reads each answer's surface");
+            assert!(answers.iter().all(|a| a.consulted.is_some()));
+        }
+        Err(problems) => panic!("generator check:\n{problems}"),
+    }
+    let options = generator::build::BuildOptions {
+        content: root.path().join("content"),
+        out: root.path().join("dist"),
+        quiet: true,
+        discard_previous: false,
+    };
+    generator::build::build(&options).unwrap_or_else(|e| panic!("generator build: {e}"));
+}

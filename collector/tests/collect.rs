@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use collector::client::StopReason;
 use collector::config::Kind;
-use collector::simulator::{Behaviour, Fault, Simulator};
+use collector::simulator::{Behaviour, Fault, Overview, Simulator, overview_of};
 use common::{CALL_COST, FileSpec, collect, lines, write_questions};
 
 async fn simulator() -> Simulator {
@@ -217,6 +217,106 @@ async fn a_429_waits_what_retry_after_says_for_every_provider() {
         assert!(started.elapsed() >= Duration::from_millis(990), "{name}: waited {:?}", started.elapsed());
         assert_eq!(sim.requests().iter().filter(|r| r.method == "POST").count(), 2, "{name}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn consumer_surfaces_and_perplexity_record_what_they_served_with_their_search() {
+    let sim = simulator().await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = sim.url();
+    setup(dir.path(), 12, &FileSpec { models: &common::SURFACE_MODELS, repetitions: 1, ..FileSpec::new(&url) });
+    let summary = collect(dir.path(), "k").await;
+    assert!(summary.complete(), "{}", summary.render(100.0));
+    let served = sim.served_sources();
+    let answers = lines(&dir.path().join("respuestas.jsonl"));
+    let incidents = lines(&dir.path().join("incidencias.jsonl"));
+    let prompt = |case: &str| {
+        format!(
+            "¿Qué compañía de celular me conviene? (caso {})",
+            case.trim_start_matches('P').parse::<usize>().unwrap()
+        )
+    };
+    let (mut deferred, mut absent) = (0, 0);
+    for answer in &answers {
+        let model = answer["modelo"].as_str().unwrap();
+        let asked = prompt(answer["pregunta"].as_str().unwrap());
+        let surface = common::SURFACE_MODELS.iter().find(|m| m.0 == model).unwrap().3;
+        let collected = &answer["recoleccion"];
+        let version = answer["version"].as_str().unwrap();
+        let matching: Vec<_> = served
+            .iter()
+            .filter(|s| s.prompt == asked && s.model == surface && (surface != "sonar" || s.kind == Kind::Compatible))
+            .collect();
+        assert_eq!(matching.len(), 1, "{model}: {asked}");
+        assert_eq!(pairs(&answer["fuentes"]), matching[0].cited, "{model}: cited");
+        assert_eq!(pairs(&answer["fuentes_consultadas"]), matching[0].consulted, "{model}: consulted");
+        assert!(matching[0].consulted.len() > matching[0].cited.len());
+        match model {
+            "sonar-perplexity" => {
+                assert_eq!(answer["superficie"], "api");
+                assert_eq!(collected["modelo_proveedor"], "sonar");
+                assert!(
+                    (collected["costo_usd"].as_f64().unwrap() - common::PERPLEXITY_CALL).abs() < 1e-9,
+                    "tokens and the request fee"
+                );
+            }
+            _ => {
+                assert_eq!(answer["superficie"], surface);
+                let engine = if surface == "google_ai_mode" { "google_ai_mode" } else { "google" };
+                assert_eq!(collected["modelo_proveedor"], engine);
+                assert!(
+                    version.starts_with(&format!("serpapi {engine}; 2026-11-28 14:03:11 UTC; búsqueda ")),
+                    "{version}"
+                );
+                assert!(version.ends_with("; Buenos Aires,Argentina; hl=es; gl=ar"), "{version}");
+                assert!(answer["respuesta"].as_str().unwrap().contains("las opciones que más se recomiendan"));
+                let searches = if surface == "google_ai_overview" && overview_of(&asked) == Overview::Deferred {
+                    deferred += 1;
+                    assert!(version.contains("; ai_overview "), "the second search is named: {version}");
+                    2
+                } else {
+                    1
+                };
+                assert_eq!(collected["busquedas"], searches);
+                assert!(
+                    (collected["costo_usd"].as_f64().unwrap() - searches as f64 * common::SEARCH_PRICE).abs() < 1e-9
+                );
+            }
+        }
+    }
+    // A search without an AI Overview: an empty answer, paid (one search), not asked again.
+    for incident in &incidents {
+        assert_eq!(incident["modelo"], "google-ai-overview");
+        assert_eq!(overview_of(&prompt(incident["pregunta"].as_str().unwrap())), Overview::Absent);
+        assert_eq!((incident["causa"].as_str(), incident["definitiva"].as_bool()), (Some("vacia"), Some(true)));
+        assert!((incident["costo_usd"].as_f64().unwrap() - common::SEARCH_PRICE).abs() < 1e-9);
+        absent += 1;
+    }
+    assert_eq!(answers.len() + incidents.len(), 36);
+    assert!(deferred > 0 && absent > 0, "the twelve questions cover every case: {deferred} deferred, {absent} without");
+    // What was sent: the key only as `api_key`; the follow-up with the page token, at once.
+    let requests = sim.requests();
+    let serp: Vec<_> = requests.iter().filter(|r| r.path.starts_with("/search.json")).collect();
+    assert_eq!(serp.len(), 24 + deferred, "one search per call, two for a deferred overview");
+    for request in &serp {
+        assert!(request.path.ends_with("&api_key=k-serpapi"), "{}", request.path);
+        assert!(!request.headers.contains_key("authorization"));
+        assert!(
+            request.path.contains("engine=google_ai_overview&page_token=")
+                || request.path.contains("&hl=es&gl=ar&location=Buenos+Aires&no_cache=true"),
+            "{}",
+            request.path
+        );
+    }
+    let sonar = requests.iter().find(|r| r.path == "/chat/completions").unwrap();
+    assert_eq!(sonar.headers["authorization"], "Bearer k-perplexity");
+    assert_eq!(sonar.json()["web_search_options"]["search_context_size"], "low");
+    assert_eq!(sonar.json()["web_search_options"]["user_location"]["country"], "AR");
+    // Asked again: nothing left (answers and paid empty searches are done).
+    let again = collect(dir.path(), "k").await;
+    assert_eq!((again.planned, again.already_done), (0, 36));
+    let text = summary.render(100.0);
+    assert!(text.contains("google-ai-mode (serpapi google_ai_mode; Buenos Aires,Argentina; hl=es; gl=ar)"), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -480,7 +580,43 @@ fn collection_file_problems_are_all_reported_with_their_place() {
     ] {
         assert!(problems.contains(expected), "missing {expected}: {problems}");
     }
+    std::fs::write(
+        &path,
+        "repeticiones = 1\npresupuesto_usd = 3\n[proveedores.serpapi]\ntipo = \"serpapi\"\n[proveedores.openai]\ntipo = \"openai\"\n[[modelos]]\nid = \"a\"\nproveedor = \"serpapi\"\nmodelo = \"gpt-5\"\nnivel = \"estándar\"\nprecio = { entrada = 1, salida = 2 }\n[[modelos]]\nid = \"b\"\nproveedor = \"openai\"\nsuperficie = \"google_ai_mode\"\nnivel = \"estándar\"\ncontexto_busqueda = \"low\"\nprecio = { busqueda = 0.01 }\n[[modelos]]\nid = \"c\"\nproveedor = \"serpapi\"\nsuperficie = \"chatgpt\"\nnivel = \"estándar\"\nprecio = { busqueda = 0.01 }\n",
+    )
+    .unwrap();
+    let problems = collector::config::CollectionFile::read(&path).unwrap_err().join("\n");
+    for expected in [
+        "modelos[0].superficie: un proveedor `serpapi` recolecta una superficie de consumo",
+        "modelos[0].modelo: una superficie de consumo no tiene modelo que elegir",
+        "modelos[0].precio.busqueda",
+        "modelos[1].superficie: `google_ai_mode` se recolecta con un proveedor `serpapi`",
+        "modelos[1].modelo: falta el id de modelo del proveedor",
+        "modelos[1].precio: faltan `entrada` y `salida`",
+        "modelos[1].contexto_busqueda: solo para un proveedor `perplexity`",
+        "modelos[2].superficie: `chatgpt` no es una superficie conocida (api, google_ai_overview, google_ai_mode)",
+    ] {
+        assert!(problems.contains(expected), "missing {expected}: {problems}");
+    }
     std::fs::write(&path, "repeticiones = 1\npresupuesto = 3\n").unwrap();
     let problems = collector::config::CollectionFile::read(&path).unwrap_err().join("\n");
     assert!(problems.contains("línea 2") && problems.contains("presupuesto"), "{problems}");
+}
+
+#[test]
+fn the_example_collection_file_reads_with_and_without_its_commented_surfaces() {
+    let example = format!("{}/recoleccion.ejemplo.toml", env!("CARGO_MANIFEST_DIR"));
+    let file = collector::config::CollectionFile::read(std::path::Path::new(&example)).unwrap();
+    assert_eq!(file.models.len(), 6);
+    let text = std::fs::read_to_string(&example).unwrap();
+    let start = text.find("# [proveedores.perplexity]").unwrap();
+    let end = text.find("# El juez").unwrap();
+    let uncommented: String =
+        text[start..end].lines().map(|l| format!("{}\n", l.trim_start_matches("# ").trim_start_matches('#'))).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("recoleccion.toml");
+    std::fs::write(&path, format!("{}{uncommented}{}", &text[..start], &text[end..])).unwrap();
+    let file = collector::config::CollectionFile::read(&path).unwrap_or_else(|p| panic!("{p:#?}"));
+    let surfaces: Vec<&str> = file.models.iter().map(|m| m.surface.as_str()).collect();
+    assert_eq!(surfaces[6..], ["api", "google_ai_overview", "google_ai_mode"]);
 }

@@ -98,7 +98,7 @@ async fn reference_round(url: &str, dir: &Path, concurrency: u32) -> (Duration, 
     for job in &plan.jobs {
         let model = &settings.models[job.model];
         let kind = settings.providers[&model.provider].kind;
-        let call = run::call_of(&settings, model, &job.question.text);
+        let call = run::call_of(&settings, model, &job.question);
         let request = collector::providers::request(kind, &call, Some("clave-de-prueba"));
         let semaphore = Arc::clone(&semaphores[&model.provider]);
         let client = client.clone();

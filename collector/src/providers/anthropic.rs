@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Call, Reply, Request, json_body, push_source};
+use super::{Call, Method, Reply, Request, json_body, push_source};
 
 pub const API_VERSION: &str = "2023-06-01";
 
@@ -82,7 +82,7 @@ pub fn request(call: &Call<'_>, key: Option<&str>) -> Request {
     if let Some(key) = key {
         headers.push(("x-api-key", key.to_owned()));
     }
-    Request { path: "/v1/messages".to_owned(), headers, body: json_body(&body) }
+    Request { method: Method::Post, path: "/v1/messages".to_owned(), headers, body: json_body(&body) }
 }
 
 #[derive(Debug, Deserialize)]

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Call, Reply, Request, json_body, push_source};
+use super::{Call, Method, Reply, Request, json_body, push_source};
 
 #[derive(Debug, Serialize)]
 pub struct Body<'a> {
@@ -58,7 +58,7 @@ pub fn request(call: &Call<'_>, key: Option<&str>) -> Request {
     if let Some(key) = key {
         headers.push(("authorization", format!("Bearer {key}")));
     }
-    Request { path: "/chat/completions".to_owned(), headers, body: json_body(&body) }
+    Request { method: Method::Post, path: "/chat/completions".to_owned(), headers, body: json_body(&body) }
 }
 
 #[derive(Debug, Deserialize)]

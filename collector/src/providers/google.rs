@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Call, Reply, Request, json_body, push_source};
+use super::{Call, Method, Reply, Request, json_body, push_source};
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -68,7 +68,12 @@ pub fn request(call: &Call<'_>, key: Option<&str>) -> Request {
     if let Some(key) = key {
         headers.push(("x-goog-api-key", key.to_owned()));
     }
-    Request { path: format!("/v1beta/models/{}:generateContent", call.model), headers, body: json_body(&body) }
+    Request {
+        method: Method::Post,
+        path: format!("/v1beta/models/{}:generateContent", call.model),
+        headers,
+        body: json_body(&body),
+    }
 }
 
 #[derive(Debug, Deserialize)]

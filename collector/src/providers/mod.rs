@@ -7,6 +7,8 @@ pub mod anthropic;
 pub mod compatible;
 pub mod google;
 pub mod openai;
+pub mod perplexity;
+pub mod serpapi;
 
 use crate::config::{Kind, Location};
 
@@ -22,6 +24,12 @@ pub struct Call<'a> {
     pub max_searches: Option<u32>,
     pub effort: Option<&'a str>,
     pub location: Option<&'a Location>,
+    /// The question's language (`idioma`), for a SERP API's `hl`.
+    pub language: Option<&'a str>,
+    /// Perplexity's `search_context_size`.
+    pub search_context: Option<&'a str>,
+    /// The surface asked (`api`, or the consumer surface a SERP API captures).
+    pub surface: &'a str,
 }
 
 /// What one call answered, in the content format's terms.
@@ -43,6 +51,11 @@ pub struct Reply {
     pub searches: u64,
     /// The provider flagged a refusal (or blocked the answer).
     pub refusal: bool,
+    /// A SERP API's search: what it reports of it (engine, id, date, location, language).
+    pub search: Option<serpapi::Search>,
+    /// A second request this answer needs (SerpApi's AI Overview, when Google defers it): the
+    /// path of the follow-up request, the key added by [`follow_up`].
+    pub follow_up: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,12 +64,20 @@ pub struct Source {
     pub title: String,
 }
 
-/// An HTTP request to send: path under the base URL, headers (the key among them) and body.
+/// An HTTP request to send: method, path under the base URL (with its query), headers (the key
+/// among them, except for SerpApi, which takes it only as the `api_key` query parameter) and body.
 #[derive(Debug, Clone)]
 pub struct Request {
+    pub method: Method,
     pub path: String,
     pub headers: Vec<(&'static str, String)>,
     pub body: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
 }
 
 /// Builds the request of one call for a protocol. `key` is `None` for a keyless local server.
@@ -65,7 +86,17 @@ pub fn request(kind: Kind, call: &Call<'_>, key: Option<&str>) -> Request {
         Kind::Openai => openai::request(call, key),
         Kind::Anthropic => anthropic::request(call, key),
         Kind::Google => google::request(call, key),
+        Kind::Perplexity => perplexity::request(call, key),
+        Kind::Serpapi => serpapi::request(call, key),
         Kind::Compatible => compatible::request(call, key),
+    }
+}
+
+/// The follow-up request a reply asked for (see [`Reply::follow_up`]).
+pub fn follow_up(kind: Kind, path: &str, key: Option<&str>) -> Request {
+    match kind {
+        Kind::Serpapi => serpapi::follow_up(path, key),
+        _ => Request { method: Method::Get, path: path.to_owned(), headers: Vec::new(), body: Vec::new() },
     }
 }
 
@@ -75,6 +106,8 @@ pub fn parse(kind: Kind, body: &[u8]) -> Result<Reply, String> {
         Kind::Openai => openai::parse(body),
         Kind::Anthropic => anthropic::parse(body),
         Kind::Google => google::parse(body),
+        Kind::Perplexity => perplexity::parse(body),
+        Kind::Serpapi => serpapi::parse(body),
         Kind::Compatible => compatible::parse(body),
     }
     .map_err(|e| e.to_string())

@@ -19,6 +19,18 @@ pub const SIX_MODELS: [(&str, &str, &str, &str); 6] = [
     ("sonar", "perplexity", "compatible", "sonar"),
 ];
 
+/// Perplexity's Sonar API as a provider of its own, and Google's consumer surfaces through
+/// SerpApi: (id, provider name, kind, model id or surface).
+pub const SURFACE_MODELS: [(&str, &str, &str, &str); 3] = [
+    ("sonar-perplexity", "perplexity", "perplexity", "sonar"),
+    ("google-ai-overview", "serpapi", "serpapi", "google_ai_overview"),
+    ("google-ai-mode", "serpapi", "serpapi", "google_ai_mode"),
+];
+
+/// USD per SerpApi search, and Perplexity's prices (per million tokens, and per request).
+pub const SEARCH_PRICE: f64 = 0.015;
+pub const PERPLEXITY_CALL: f64 = 1000.0 * 1.0 / 1e6 + 300.0 * 1.0 / 1e6 + 0.005;
+
 pub const BRANDS: &str = r#"[[marcas]]
 id = "movistar"
 nombre = "Movistar"
@@ -99,10 +111,18 @@ impl<'a> FileSpec<'a> {
             }
             text.push('\n');
         }
-        for (id, name, _, model) in self.models {
-            text.push_str(&format!(
-                "[[modelos]]\nid = \"{id}\"\nproveedor = \"{name}\"\nmodelo = \"{model}\"\nnivel = \"estándar\"\nbusquedas_max = 3\nprecio = {{ entrada = 0.25, salida = 2.0, busqueda = 0.01 }}\n\n"
-            ));
+        for (id, name, kind, model) in self.models {
+            match *kind {
+                "serpapi" => text.push_str(&format!(
+                    "[[modelos]]\nid = \"{id}\"\nproveedor = \"{name}\"\nsuperficie = \"{model}\"\nnivel = \"estándar\"\nprecio = {{ busqueda = {SEARCH_PRICE} }}\n\n"
+                )),
+                "perplexity" => text.push_str(&format!(
+                    "[[modelos]]\nid = \"{id}\"\nproveedor = \"{name}\"\nmodelo = \"{model}\"\nnivel = \"estándar\"\ncontexto_busqueda = \"low\"\nprecio = {{ entrada = 1.0, salida = 1.0, solicitud = 0.005 }}\n\n"
+                )),
+                _ => text.push_str(&format!(
+                    "[[modelos]]\nid = \"{id}\"\nproveedor = \"{name}\"\nmodelo = \"{model}\"\nnivel = \"estándar\"\nbusquedas_max = 3\nprecio = {{ entrada = 0.25, salida = 2.0, busqueda = 0.01 }}\n\n"
+                )),
+            }
         }
         text
     }

@@ -341,9 +341,29 @@ fn scrub(text: &str, key: Option<&str>) -> String {
     text.replace(['\n', '\r'], " ")
 }
 
-/// Sends one request and reads what came back. The request waits for the provider's pause right
-/// before it leaves; a 429 (or headers saying a limit ran out) pauses the provider (see [`Pacer`]).
-pub async fn attempt(client: &reqwest::Client, endpoint: &Endpoint, request: &Request, timeout: Duration) -> Outcome {
+/// What one exchange came back with, before the body is read as an answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Exchange {
+    /// A 2xx and its body.
+    Body(Vec<u8>),
+    /// See [`Outcome::Retry`].
+    Retry {
+        cause: String,
+        hint: Option<Duration>,
+        maybe_billed: bool,
+    },
+    Auth {
+        status: u16,
+    },
+    Rejected {
+        status: u16,
+        detail: String,
+    },
+}
+
+/// Sends one request. It waits for the provider's pause right before it leaves; a 429 (or
+/// headers saying a limit ran out) pauses the provider (see [`Pacer`]).
+pub async fn exchange(client: &reqwest::Client, endpoint: &Endpoint, request: &Request, timeout: Duration) -> Exchange {
     let url = format!("{}{}", endpoint.base_url, request.path);
     let key = endpoint.key.as_deref();
     let mut builder = match request.method {
@@ -359,16 +379,16 @@ pub async fn attempt(client: &reqwest::Client, endpoint: &Endpoint, request: &Re
         Ok(response) => response,
         Err(e) if e.is_timeout() => {
             let cause = format!("tiempo_agotado: sin respuesta en {} s", timeout.as_secs());
-            return Outcome::Retry { cause, hint: None, maybe_billed: true };
+            return Exchange::Retry { cause, hint: None, maybe_billed: true };
         }
         // Refused before anything left: nothing to bill.
         Err(e) if e.is_connect() => {
             let cause = format!("red: {}", scrub(&e.without_url().to_string(), key));
-            return Outcome::Retry { cause, hint: None, maybe_billed: false };
+            return Exchange::Retry { cause, hint: None, maybe_billed: false };
         }
         Err(e) => {
             let cause = format!("red: {}", scrub(&e.without_url().to_string(), key));
-            return Outcome::Retry { cause, hint: None, maybe_billed: true };
+            return Exchange::Retry { cause, hint: None, maybe_billed: true };
         }
     };
     let status = response.status().as_u16();
@@ -377,11 +397,11 @@ pub async fn attempt(client: &reqwest::Client, endpoint: &Endpoint, request: &Re
         Ok(body) => body,
         Err(e) if e.is_timeout() => {
             let cause = "tiempo_agotado: la respuesta no terminó a tiempo".to_owned();
-            return Outcome::Retry { cause, hint: None, maybe_billed: true };
+            return Exchange::Retry { cause, hint: None, maybe_billed: true };
         }
         Err(e) => {
             let cause = format!("red: {}", scrub(&e.without_url().to_string(), key));
-            return Outcome::Retry { cause, hint: None, maybe_billed: true };
+            return Exchange::Retry { cause, hint: None, maybe_billed: true };
         }
     };
     if (200..300).contains(&status) {
@@ -389,20 +409,14 @@ pub async fn attempt(client: &reqwest::Client, endpoint: &Endpoint, request: &Re
         if let Some(wait) = reset_wait(&headers, false).filter(|w| !w.is_zero()) {
             endpoint.pacer.hold(Instant::now() + wait);
         }
-        return match providers::parse(endpoint.kind, &body) {
-            Ok(reply) => Outcome::Reply(Box::new(reply)),
-            // The provider answered (and billed); the body is not what its reference says.
-            Err(e) => {
-                Outcome::Retry { cause: format!("cuerpo_ilegible: {}", scrub(&e, key)), hint: None, maybe_billed: true }
-            }
-        };
+        return Exchange::Body(body.to_vec());
     }
     if status == 401 || status == 403 {
-        return Outcome::Auth { status };
+        return Exchange::Auth { status };
     }
     let detail = scrub(&String::from_utf8_lossy(&body), key);
     if !retryable(status) {
-        return Outcome::Rejected { status, detail };
+        return Exchange::Rejected { status, detail };
     }
     let hint = if status == 429 {
         let wait = retry_after(&headers).or_else(|| reset_wait(&headers, true)).or_else(|| retry_info(&body));
@@ -413,7 +427,59 @@ pub async fn attempt(client: &reqwest::Client, endpoint: &Endpoint, request: &Re
     } else {
         retry_after(&headers)
     };
-    Outcome::Retry { cause: format!("http_{status}: {detail}"), hint, maybe_billed: false }
+    Exchange::Retry { cause: format!("http_{status}: {detail}"), hint, maybe_billed: false }
+}
+
+/// Sends one request and reads its body as the provider's answer.
+pub async fn attempt(client: &reqwest::Client, endpoint: &Endpoint, request: &Request, timeout: Duration) -> Outcome {
+    match exchange(client, endpoint, request, timeout).await {
+        Exchange::Body(body) => match providers::parse(endpoint.kind, &body) {
+            Ok(reply) => Outcome::Reply(Box::new(reply)),
+            // The provider answered (and billed); the body is not what its reference says.
+            Err(e) => Outcome::Retry {
+                cause: format!("cuerpo_ilegible: {}", scrub(&e, endpoint.key.as_deref())),
+                hint: None,
+                maybe_billed: true,
+            },
+        },
+        Exchange::Retry { cause, hint, maybe_billed } => Outcome::Retry { cause, hint, maybe_billed },
+        Exchange::Auth { status } => Outcome::Auth { status },
+        Exchange::Rejected { status, detail } => Outcome::Rejected { status, detail },
+    }
+}
+
+/// Sends a request that costs nothing (a batch's creation, its progress, its results) until it
+/// gives a body, fails for good, uses up its attempts or the run stops.
+pub async fn fetch(
+    client: &reqwest::Client,
+    endpoint: &Endpoint,
+    request: &Request,
+    retries: &Retries,
+    stop: &Stop,
+) -> Result<Vec<u8>, Failure> {
+    let mut attempts = 0;
+    let mut last = String::new();
+    while attempts < retries.attempts {
+        attempts += 1;
+        let hint = match exchange(client, endpoint, request, Duration::from_secs(retries.timeout_s)).await {
+            Exchange::Body(body) => return Ok(body),
+            Exchange::Auth { status } => return Err(Failure::Auth { status }),
+            Exchange::Rejected { status, detail } => return Err(Failure::Rejected { status, detail }),
+            Exchange::Retry { cause, hint, .. } => {
+                last = cause;
+                hint
+            }
+        };
+        if attempts >= retries.attempts {
+            break;
+        }
+        let wait = hint.unwrap_or_else(|| backoff(retries, attempts));
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            () = stop.wait() => return Err(Failure::Stopped),
+        }
+    }
+    Err(Failure::Exhausted { attempts, last })
 }
 
 /// Sends one call until it gives a reply, fails for good, uses up its attempts or the run stops

@@ -43,6 +43,37 @@ pub struct CollectionFile {
     /// The judge that labels tone (`recolector tono`).
     #[serde(rename = "juez")]
     pub judge: Option<Judge>,
+    /// Batches (`recolectar --lote`): how often to ask how they are going, and their size.
+    #[serde(default)]
+    #[serde(rename = "lotes")]
+    pub batches: Batches,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Batches {
+    /// Seconds between two questions about a batch's progress (batches take minutes to a day).
+    #[serde(default = "default_poll")]
+    #[serde(rename = "sondeo_s")]
+    pub poll_s: f64,
+    /// Calls per batch at most (OpenAI takes 50,000 per batch; Anthropic 100,000; Gemini's
+    /// inline batches up to 20 MB).
+    #[serde(default = "default_batch_size")]
+    #[serde(rename = "max_llamadas")]
+    pub max_calls: usize,
+}
+
+impl Default for Batches {
+    fn default() -> Self {
+        Batches { poll_s: default_poll(), max_calls: default_batch_size() }
+    }
+}
+
+fn default_poll() -> f64 {
+    60.0
+}
+fn default_batch_size() -> usize {
+    2000
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -300,6 +331,10 @@ pub struct ModelSettings {
     pub max_output_tokens: Option<u32>,
     #[serde(rename = "precio")]
     pub price: Price,
+    /// The price in a batch (`recolectar --lote`); by default `precio` with its tokens at half
+    /// price (the three providers' batch discount) and its searches and request fee as they are.
+    #[serde(rename = "precio_lote")]
+    pub batch_price: Option<Price>,
     #[serde(rename = "estimacion")]
     pub estimate: Option<Estimate>,
 }
@@ -333,6 +368,15 @@ fn api_surface() -> String {
 }
 
 impl ModelSettings {
+    /// The price of a call in a batch: `precio_lote`, or `precio` with its tokens at half price.
+    pub fn batch_price(&self) -> Price {
+        self.batch_price.unwrap_or(Price {
+            input: self.price.input.map(|p| p / 2.0),
+            output: self.price.output.map(|p| p / 2.0),
+            ..self.price
+        })
+    }
+
     /// What is asked of the provider: the model id, or for a SERP surface the engine
     /// (`modelo_proveedor` of each answer).
     pub fn asked(&self) -> &str {
@@ -465,6 +509,15 @@ impl CollectionFile {
                     .push(format!("modelos[{i}].nivel: `{}`: se esperaba \"estándar\" o \"avanzado\"", model.level));
             }
             price_problems(&model.price, &format!("modelos[{i}].precio"), &mut problems);
+            if let Some(price) = &model.batch_price {
+                price_problems(price, &format!("modelos[{i}].precio_lote"), &mut problems);
+            }
+        }
+        if !(self.batches.poll_s.is_finite() && self.batches.poll_s >= 0.0) {
+            problems.push("lotes.sondeo_s: segundos, 0 o más".to_owned());
+        }
+        if self.batches.max_calls == 0 {
+            problems.push("lotes.max_llamadas: al menos 1".to_owned());
         }
         if let Some(judge) = &self.judge {
             match self.providers.get(&judge.provider) {
@@ -500,6 +553,12 @@ impl CollectionFile {
     pub fn expected_cost(&self, model: &ModelSettings) -> f64 {
         let e = self.estimate(model);
         model.price.cost(e.input_tokens, e.output_tokens, e.searches)
+    }
+
+    /// The expected cost of one call of a model in a batch.
+    pub fn expected_batch_cost(&self, model: &ModelSettings) -> f64 {
+        let e = self.estimate(model);
+        model.batch_price().cost(e.input_tokens, e.output_tokens, e.searches)
     }
 }
 

@@ -376,6 +376,24 @@ pub fn spent(study: &Path) -> io::Result<Spent> {
     Ok(spent)
 }
 
+/// Every request of `envios.jsonl` by id, and the ids that have a `cierre`.
+pub fn sends(study: &Path) -> io::Result<(BTreeMap<String, SentLine>, BTreeSet<String>)> {
+    let mut sent = BTreeMap::new();
+    let mut closed = BTreeSet::new();
+    for line in whole_lines(&study.join(SENT))? {
+        match serde_json::from_str::<SentEvent>(&line) {
+            Ok(SentEvent::Sent(line)) => {
+                sent.insert(line.id.clone(), line);
+            }
+            Ok(SentEvent::Closed(close)) => {
+                closed.insert(close.id);
+            }
+            Err(_) => {}
+        }
+    }
+    Ok((sent, closed))
+}
+
 /// Identifies an answer line by what no later rewrite changes (tone labels are added to answers
 /// by rewriting the file): its id, when it arrived, its cost and its text.
 pub fn answer_fingerprint(answer: &AnswerLine) -> String {
@@ -466,6 +484,16 @@ impl Journal {
     /// Writes a request's line, durable before it returns (call it before the request leaves).
     pub fn sent(&self, line: SentLine) -> io::Result<()> {
         append(&self.sent, &SentEvent::Sent(line))
+    }
+
+    /// Writes the lines of several requests in one durable write (a batch's, before it leaves).
+    pub fn sent_many(&self, lines: Vec<SentLine>) -> io::Result<()> {
+        let mut bytes = Vec::new();
+        for line in lines {
+            serde_json::to_writer(&mut bytes, &SentEvent::Sent(line)).map_err(io::Error::other)?;
+            bytes.push(b'\n');
+        }
+        append_bytes(&self.sent, &bytes)
     }
 
     /// Writes what requests cost, all in one durable write (before the record they name).

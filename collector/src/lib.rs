@@ -10,6 +10,7 @@
 //! [`simulator`] (a local server speaking those APIs, for tests and rehearsals); [`surface`] lists
 //! where an answer can be seen.
 
+pub mod batch;
 pub mod client;
 pub mod config;
 pub mod journal;

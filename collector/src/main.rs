@@ -44,6 +44,11 @@ enum Command {
         /// llamadas y el costo esperado y pregunta en la terminal; sin terminal, no sigue.
         #[arg(long = "si", visible_alias = "yes")]
         yes: bool,
+        /// Manda las llamadas como lotes donde el proveedor los tiene (OpenAI, Anthropic,
+        /// Gemini: la mitad del precio de los tokens; tardan de minutos a 24 horas), espera y
+        /// escribe cada respuesta; recoge también los lotes que mandó una corrida anterior.
+        #[arg(long = "lote")]
+        batches: bool,
     },
     /// Etiqueta el tono (pos, neu, neg) de cada marca nombrada en cada respuesta con el juez de
     /// [juez] en recoleccion.toml, y anota el modelo y la versión del juez.
@@ -94,8 +99,8 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Collect { study, file, plan, progress, yes } => {
-            runtime.block_on(collect(&study, file.as_deref(), plan, progress, yes))
+        Command::Collect { study, file, plan, progress, yes, batches } => {
+            runtime.block_on(collect(&study, file.as_deref(), plan, progress, yes, batches))
         }
         Command::Tone { study, file, plan } => runtime.block_on(tone(&study, file.as_deref(), plan)),
         Command::ImportTone { study, labels } => match collector::tone::import(&study, &labels) {
@@ -116,7 +121,14 @@ fn fail(problems: &[String]) -> ExitCode {
     ExitCode::from(1)
 }
 
-async fn collect(study: &Path, file: Option<&Path>, only_plan: bool, progress: bool, yes: bool) -> ExitCode {
+async fn collect(
+    study: &Path,
+    file: Option<&Path>,
+    only_plan: bool,
+    progress: bool,
+    yes: bool,
+    batches: bool,
+) -> ExitCode {
     let path = file.map_or_else(|| study.join(COLLECTION), Path::to_path_buf);
     let settings = match CollectionFile::read(&path) {
         Ok(settings) => settings,
@@ -130,14 +142,14 @@ async fn collect(study: &Path, file: Option<&Path>, only_plan: bool, progress: b
         print!("{}", run::render_plan(&plan, &settings));
         return ExitCode::SUCCESS;
     }
-    let keys = match run::keys_from_env(&settings, &plan) {
+    let keys = match run::keys_from_env(&settings, &plan, batches) {
         Ok(keys) => keys,
         Err(problems) => return fail(&problems),
     };
     // The cost, before anything is asked; then the question, unless --si.
-    println!("{}", run::cost_line(&plan));
+    println!("{}", run::cost_line(&plan, batches));
     let _ = std::io::Write::flush(&mut std::io::stdout());
-    if plan.calls() > 0 && !yes {
+    if (plan.calls() > 0 || (batches && plan.in_batches > 0)) && !yes {
         if !std::io::stdin().is_terminal() {
             eprintln!(
                 "error: recolectar hace llamadas pagas y no hay una terminal donde preguntar si seguir: agregue --si (o --yes) para seguir sin preguntar, o mire el plan con --plan."
@@ -162,7 +174,8 @@ async fn collect(study: &Path, file: Option<&Path>, only_plan: bool, progress: b
         }
     });
     let budget = settings.budget_usd;
-    let options = Options { study: study.to_path_buf(), progress: progress || run::stderr_is_terminal(), keys };
+    let options =
+        Options { study: study.to_path_buf(), progress: progress || run::stderr_is_terminal(), keys, batches };
     match run::collect(settings, plan, options, stop).await {
         Ok(summary) => {
             print!("{}", summary.render(budget));

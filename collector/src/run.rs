@@ -11,6 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::Semaphore;
 
+use crate::batch;
 use crate::client::{self, Endpoint, Failure, Outcome, Pacer, Stop, StopReason};
 use crate::config::{self, CollectionFile, Kind, ModelSettings};
 use crate::journal::{
@@ -39,6 +40,10 @@ pub struct Plan {
     /// What the study has spent so far (its files), and its cap.
     pub spent: journal::Spent,
     pub budget: f64,
+    /// Calls waiting in batches sent by earlier runs (`recolectar --lote` collects them), and
+    /// the providers of the batches earlier runs left unfinished.
+    pub in_batches: usize,
+    pub waiting_providers: BTreeSet<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -49,6 +54,8 @@ pub struct PlanRow {
     pub output_tokens: u64,
     pub searches: f64,
     pub cost: f64,
+    /// The same calls in batches, where the provider has a batch API.
+    pub batch_cost: Option<f64>,
 }
 
 impl Plan {
@@ -58,6 +65,10 @@ impl Plan {
     pub fn cost(&self) -> f64 {
         self.per_model.values().map(|r| r.cost).sum()
     }
+    /// The expected cost with `--lote`: batches where the provider has them, the rest direct.
+    pub fn batch_cost(&self) -> f64 {
+        self.per_model.values().map(|r| r.batch_cost.unwrap_or(r.cost)).sum()
+    }
     /// What is left of the study's budget.
     pub fn remaining(&self) -> f64 {
         (self.budget - self.spent.total()).max(0.0)
@@ -65,12 +76,25 @@ impl Plan {
 }
 
 /// The line printed before a run asks anything: calls, expected cost, and the study's budget.
-pub fn cost_line(plan: &Plan) -> String {
+pub fn cost_line(plan: &Plan, batches: bool) -> String {
+    let waiting = if plan.in_batches > 0 {
+        format!(
+            "\n{} llamadas esperan en lotes enviados antes; {}",
+            plan.in_batches,
+            if batches { "esta corrida los recoge." } else { "`recolectar --lote` los recoge." }
+        )
+    } else {
+        String::new()
+    };
+    let (cost, how) = if batches {
+        (plan.batch_cost(), "a los precios de recoleccion.toml, en lotes donde el proveedor los tiene")
+    } else {
+        (plan.cost(), "a los precios de recoleccion.toml")
+    };
     format!(
-        "Por hacer: {} llamadas ({} ya hechas); costo esperado {:.4} USD a los precios de recoleccion.toml.\n{}",
+        "Por hacer: {} llamadas ({} ya hechas); costo esperado {cost:.4} USD {how}.{waiting}\n{}",
         plan.calls(),
         plan.already_done,
-        plan.cost(),
         budget_line(plan)
     )
 }
@@ -98,6 +122,7 @@ pub fn budget_line(plan: &Plan) -> String {
 pub fn plan(study: &Path, file: &CollectionFile) -> Result<Plan, String> {
     let questions = journal::questions(study)?;
     let done = journal::done(study).map_err(|e| format!("{}: {e}", study.display()))?;
+    let waiting = batch::waiting(study).map_err(|e| format!("{}: {e}", study.display()))?;
     let spent = journal::spent(study).map_err(|e| format!("{}: {e}", study.display()))?;
     let mut plan = Plan {
         questions: questions.len(),
@@ -106,6 +131,11 @@ pub fn plan(study: &Path, file: &CollectionFile) -> Result<Plan, String> {
         budget: file.budget_usd,
         ..Plan::default()
     };
+    for pending in batch::pending(study).map_err(|e| format!("{}: {e}", study.display()))? {
+        if let Some(model) = file.model(&pending.prepared.model) {
+            plan.waiting_providers.insert(model.provider.clone());
+        }
+    }
     let questions: Vec<Arc<Question>> = questions.into_iter().map(Arc::new).collect();
     for repetition in 1..=file.repetitions {
         for question in &questions {
@@ -113,8 +143,13 @@ pub fn plan(study: &Path, file: &CollectionFile) -> Result<Plan, String> {
                 if model.level != question.model {
                     continue;
                 }
-                if done.contains(&(question.id.clone(), model.id.clone(), repetition)) {
+                let triple = (question.id.clone(), model.id.clone(), repetition);
+                if done.contains(&triple) {
                     plan.already_done += 1;
+                    continue;
+                }
+                if waiting.contains(&triple) {
+                    plan.in_batches += 1;
                     continue;
                 }
                 let estimate = file.estimate(model);
@@ -125,6 +160,9 @@ pub fn plan(study: &Path, file: &CollectionFile) -> Result<Plan, String> {
                 row.output_tokens += estimate.output_tokens;
                 row.searches += estimate.searches;
                 row.cost += file.expected_cost(model);
+                if batch::batchable(file.providers[&model.provider].kind) {
+                    *row.batch_cost.get_or_insert(0.0) += file.expected_batch_cost(model);
+                }
                 plan.jobs.push(Job { question: Arc::clone(question), model: index, repetition });
             }
         }
@@ -145,15 +183,16 @@ pub fn render_plan(plan: &Plan, file: &CollectionFile) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10} {:>12}",
-        "modelo", "proveedor", "llamadas", "tokens entrada", "tokens salida", "búsquedas", "costo USD"
+        "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10} {:>12} {:>12}",
+        "modelo", "proveedor", "llamadas", "tokens entrada", "tokens salida", "búsquedas", "costo USD", "en lotes USD"
     );
     let mut by_provider: BTreeMap<&str, u64> = BTreeMap::new();
     for (id, row) in &plan.per_model {
+        let batch = row.batch_cost.map_or_else(|| "—".to_owned(), |c| format!("{c:.2}"));
         let _ = writeln!(
             out,
-            "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10.0} {:>12.2}",
-            id, row.provider, row.calls, row.input_tokens, row.output_tokens, row.searches, row.cost
+            "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10.0} {:>12.2} {:>12}",
+            id, row.provider, row.calls, row.input_tokens, row.output_tokens, row.searches, row.cost, batch
         );
         *by_provider.entry(row.provider.as_str()).or_default() += row.calls;
     }
@@ -162,15 +201,29 @@ pub fn render_plan(plan: &Plan, file: &CollectionFile) -> String {
     let searches: f64 = plan.per_model.values().map(|r| r.searches).sum();
     let _ = writeln!(
         out,
-        "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10.0} {:>12.2}",
+        "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10.0} {:>12.2} {:>12.2}",
         "total",
         "",
         plan.calls(),
         total_in,
         total_out,
         searches,
-        plan.cost()
+        plan.cost(),
+        plan.batch_cost()
     );
+    let _ = writeln!(
+        out,
+        "\nEn lotes (`recolectar --lote`): {:.2} USD, {:.2} USD menos; las llamadas de proveedores sin lotes («—») van una a una. Un lote tarda de minutos a 24 horas.",
+        plan.batch_cost(),
+        plan.cost() - plan.batch_cost()
+    );
+    if plan.in_batches > 0 {
+        let _ = writeln!(
+            out,
+            "{} llamadas esperan en lotes enviados antes: `recolectar --lote` los recoge.",
+            plan.in_batches
+        );
+    }
     let _ = writeln!(out, "\n{}", budget_line(plan));
     if plan.cost() > plan.remaining() {
         let _ = writeln!(
@@ -227,6 +280,9 @@ pub struct Summary {
     pub study_spent_before: f64,
     pub study_spent_after: f64,
     pub budget: f64,
+    /// Batches sent by this run, and batches collected (this run's and earlier runs').
+    pub batches_sent: u64,
+    pub batches_collected: u64,
 }
 
 impl Summary {
@@ -245,6 +301,13 @@ impl Summary {
             if causes.is_empty() { String::new() } else { format!(" ({causes})") }
         );
         let _ = writeln!(out, "  sin preguntar:         {}", self.not_asked);
+        if self.batches_sent + self.batches_collected > 0 {
+            let _ = writeln!(
+                out,
+                "  lotes:                 {} enviados, {} recogidos (los que no terminaron siguen en el proveedor: `recolectar --lote` los recoge)",
+                self.batches_sent, self.batches_collected
+            );
+        }
         let _ = writeln!(
             out,
             "  tokens:                {} de entrada, {} de salida; {} búsquedas",
@@ -317,11 +380,21 @@ pub struct Options {
     pub progress: bool,
     /// Keys by provider name (read from the environment by [`keys_from_env`]).
     pub keys: BTreeMap<String, Option<String>>,
+    /// `--lote`: the calls of models whose provider has a batch API go as batches, and the
+    /// batches earlier runs sent are collected.
+    pub batches: bool,
 }
 
 /// The key of every provider the plan uses; a missing variable is an error before any call.
-pub fn keys_from_env(file: &CollectionFile, plan: &Plan) -> Result<BTreeMap<String, Option<String>>, Vec<String>> {
-    let used: BTreeSet<&str> = plan.jobs.iter().map(|j| file.models[j.model].provider.as_str()).collect();
+pub fn keys_from_env(
+    file: &CollectionFile,
+    plan: &Plan,
+    batches: bool,
+) -> Result<BTreeMap<String, Option<String>>, Vec<String>> {
+    let mut used: BTreeSet<&str> = plan.jobs.iter().map(|j| file.models[j.model].provider.as_str()).collect();
+    if batches {
+        used.extend(plan.waiting_providers.iter().map(String::as_str));
+    }
     keys_for(file, &used)
 }
 
@@ -388,14 +461,14 @@ pub fn endpoints(
 /// The hard cap, for the study: a request starts only if what the study has spent (its files, at
 /// the start), what requests in flight reserved and this request's reservation fit.
 #[derive(Debug)]
-struct Budget {
+pub(crate) struct Budget {
     cap: f64,
     spent: f64,
     reserved: f64,
 }
 
 impl Budget {
-    fn reserve(&mut self, amount: f64) -> bool {
+    pub(crate) fn reserve(&mut self, amount: f64) -> bool {
         if self.spent + self.reserved + amount > self.cap + 1e-9 {
             return false;
         }
@@ -403,13 +476,24 @@ impl Budget {
         true
     }
 
-    fn settle(&mut self, reserved: f64, actual: f64) {
+    pub(crate) fn settle(&mut self, reserved: f64, actual: f64) {
         self.reserved = (self.reserved - reserved).max(0.0);
         self.spent += actual;
     }
+
+    /// A request closed at what it cost: its reservation leaves this run's reservations, or, for
+    /// a request of an earlier run (counted in the study's spending at its reservation), the
+    /// spending takes its cost instead.
+    fn settle_billed(&mut self, billed: &Billed) {
+        if billed.counted {
+            self.spent += billed.cost - billed.reserved;
+        } else {
+            self.settle(billed.reserved, billed.cost);
+        }
+    }
 }
 
-struct Progress {
+pub(crate) struct Progress {
     enabled: bool,
     total: usize,
     finished: usize,
@@ -418,7 +502,7 @@ struct Progress {
 }
 
 impl Progress {
-    fn tick(&mut self, cost: f64) {
+    pub(crate) fn tick(&mut self, cost: f64) {
         self.finished += 1;
         if !self.enabled {
             return;
@@ -462,19 +546,20 @@ fn clock(seconds: f64) -> String {
     if s >= 3600 { format!("{}h{:02}m", s / 3600, s % 3600 / 60) } else { format!("{}m{:02}s", s / 60, s % 60) }
 }
 
-struct Shared {
-    file: CollectionFile,
-    journal: Journal,
-    endpoints: BTreeMap<String, Arc<Endpoint>>,
+pub(crate) struct Shared {
+    pub(crate) study: PathBuf,
+    pub(crate) file: CollectionFile,
+    pub(crate) journal: Journal,
+    pub(crate) endpoints: BTreeMap<String, Arc<Endpoint>>,
     semaphores: BTreeMap<String, Arc<Semaphore>>,
-    api: reqwest::Client,
-    redirects: reqwest::Client,
-    budget: Mutex<Budget>,
+    pub(crate) api: reqwest::Client,
+    pub(crate) redirects: reqwest::Client,
+    pub(crate) budget: Mutex<Budget>,
     /// The most expensive answer of each model so far: a request reserves at least that.
     most: Mutex<BTreeMap<String, f64>>,
-    summary: Mutex<Summary>,
-    progress: Mutex<Progress>,
-    stop: Stop,
+    pub(crate) summary: Mutex<Summary>,
+    pub(crate) progress: Mutex<Progress>,
+    pub(crate) stop: Stop,
 }
 
 impl Shared {
@@ -489,12 +574,18 @@ impl Shared {
         lock(&self.most).get(&model.id).copied().unwrap_or(0.0).max(expected)
     }
 
-    fn fail_to_write(&self, e: &std::io::Error) {
-        self.stop.trigger(StopReason::Fatal(format!("no se pudo escribir en {}: {e}", self.file_place())));
+    /// What one call of a batch reserves: as [`Shared::reservation`], at the batch price.
+    pub(crate) fn batch_reservation(&self, model: &ModelSettings) -> f64 {
+        let expected = self.file.expected_batch_cost(model);
+        lock(&self.most).get(&model.id).copied().unwrap_or(0.0).max(expected)
     }
 
-    fn file_place(&self) -> String {
-        self.journal.answers_path.parent().map(|p| p.display().to_string()).unwrap_or_default()
+    pub(crate) fn fail_to_write(&self, e: &std::io::Error) {
+        self.stop.trigger(StopReason::Fatal(format!("no se pudo escribir en {}: {e}", self.study.display())));
+    }
+
+    pub(crate) fn study(&self) -> &Path {
+        &self.study
     }
 }
 
@@ -517,6 +608,7 @@ pub async fn collect(file: CollectionFile, plan: Plan, options: Options, stop: S
     let total = plan.jobs.len();
     let spent_before = plan.spent.total();
     let shared = Arc::new(Shared {
+        study: options.study.clone(),
         budget: Mutex::new(Budget { cap: file.budget_usd, spent: spent_before, reserved: 0.0 }),
         most: Mutex::new(plan.spent.most_per_model.clone()),
         summary: Mutex::new(Summary {
@@ -537,9 +629,24 @@ pub async fn collect(file: CollectionFile, plan: Plan, options: Options, stop: S
         stop: stop.clone(),
     });
     let mut tasks = tokio::task::JoinSet::new();
+    let mut batched: BTreeMap<usize, Vec<Job>> = BTreeMap::new();
+    if options.batches {
+        let pending = batch::pending(&options.study).map_err(|e| format!("{}: {e}", options.study.display()))?;
+        let resumed = Arc::clone(&shared);
+        tasks.spawn(async move { batch::resume(resumed, pending).await });
+    }
     for job in plan.jobs {
+        let kind = shared.file.providers[&shared.file.models[job.model].provider].kind;
+        if options.batches && batch::batchable(kind) {
+            batched.entry(job.model).or_default().push(job);
+            continue;
+        }
         let shared = Arc::clone(&shared);
         tasks.spawn(async move { ask(&shared, job).await });
+    }
+    for (model, jobs) in batched {
+        let shared = Arc::clone(&shared);
+        tasks.spawn(async move { batch::send_and_collect(shared, model, jobs).await });
     }
     while let Some(result) = tasks.join_next().await {
         if let Err(e) = result {
@@ -554,15 +661,18 @@ pub async fn collect(file: CollectionFile, plan: Plan, options: Options, stop: S
     Ok(summary)
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A request of a call that was sent and billed, waiting for the call's record.
-struct Billed {
-    id: String,
-    reserved: f64,
-    cost: f64,
+pub(crate) struct Billed {
+    pub(crate) id: String,
+    pub(crate) reserved: f64,
+    pub(crate) cost: f64,
+    /// Its reservation is already in the study's spending (a batch sent by an earlier run), not
+    /// in this run's reservations.
+    pub(crate) counted: bool,
 }
 
 /// How one call ended.
@@ -706,7 +816,7 @@ async fn requests(shared: &Shared, endpoint: &Endpoint, model: &ModelSettings, j
         }
         let hint = match client::attempt(&shared.api, endpoint, &request, timeout).await {
             Outcome::Reply(reply) => {
-                billed.push(Billed { id, reserved, cost: cost_of(model, &reply) });
+                billed.push(Billed { id, reserved, cost: cost_of(model, &reply), counted: false });
                 if let Some(path) = &reply.follow_up {
                     // The answer needs a second request (a deferred AI Overview): asked at once,
                     // with its own reservation, attempts and journal line.
@@ -763,17 +873,101 @@ async fn requests(shared: &Shared, endpoint: &Endpoint, model: &ModelSettings, j
 /// a deferred AI Overview whose second request failed): each at its own cost.
 fn close_orphans(shared: &Shared, billed: Vec<Billed>) {
     for b in billed {
-        close_unbilled(shared, b.id, b.reserved, b.cost);
+        close_request(shared, &b, None);
     }
 }
 
 /// Closes a request that led to no record, at what it may have cost.
 fn close_unbilled(shared: &Shared, id: String, reserved: f64, cost: f64) {
-    let written = shared.journal.close(vec![CloseLine { id, cost_usd: round6(cost), record: None, call: None }]);
-    lock(&shared.budget).settle(reserved, cost);
+    close_request(shared, &Billed { id, reserved, cost, counted: false }, None);
+}
+
+/// Writes a request's `cierre` (naming `record` when it led to one) and moves its reservation to
+/// what it cost.
+pub(crate) fn close_request(shared: &Shared, billed: &Billed, record: Option<String>) {
+    let call = record.as_ref().map(|_| billed.id.clone());
+    let line = CloseLine { id: billed.id.clone(), cost_usd: round6(billed.cost), record, call };
+    let written = shared.journal.close(vec![line]);
+    lock(&shared.budget).settle_billed(billed);
     if let Err(e) = written {
         shared.fail_to_write(&e);
     }
+}
+
+/// Records a call that gave no answer (asked again by the next run).
+pub(crate) fn record_failure(shared: &Shared, triple: &Triple, cause: &str, detail: &str) {
+    lock(&shared.summary).failures.entry(cause.to_owned()).and_modify(|n| *n += 1).or_insert(1);
+    let line = IncidentLine {
+        question: triple.0.clone(),
+        model: triple.1.clone(),
+        repetition: triple.2,
+        time: journal::date_and_time(SystemTime::now()).1,
+        cause: cause.to_owned(),
+        detail: detail.to_owned(),
+        final_refusal: false,
+        version: None,
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: 0.0,
+    };
+    if let Err(e) = shared.journal.incident(&line) {
+        shared.fail_to_write(&e);
+    }
+}
+
+/// Counts calls not asked.
+pub(crate) fn not_asked(shared: &Shared, calls: u64) {
+    lock(&shared.summary).not_asked += calls;
+}
+
+/// One call of a batch that ended: its response body read and recorded exactly as a direct
+/// call's (same parser, same lines, at the batch price), or its failure recorded.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn collected_from_batch(
+    shared: &Shared,
+    model: &ModelSettings,
+    kind: Kind,
+    triple: &Triple,
+    id: &str,
+    reserved: f64,
+    counted: bool,
+    body: Result<Vec<u8>, String>,
+    already_done: bool,
+) {
+    let unbilled = |cost: f64| Billed { id: id.to_owned(), reserved, cost, counted };
+    match body.map(|body| providers::parse(kind, &body)) {
+        Ok(Ok(mut reply)) => {
+            let cost = round6(model.batch_price().cost(
+                reply.input_tokens,
+                reply.output_tokens,
+                model.search_billing.billed(reply.searches) as f64,
+            ));
+            if already_done {
+                // Answered meanwhile by another run: paid, not written twice.
+                close_request(shared, &unbilled(cost), None);
+            } else {
+                if kind == Kind::Google {
+                    client::resolve_redirects(&shared.redirects, &mut reply).await;
+                }
+                let (date, time) = journal::date_and_time(SystemTime::now());
+                if let Err(e) = record_reply(shared, triple, model, reply, vec![unbilled(cost)], date, time) {
+                    shared.fail_to_write(&e);
+                }
+            }
+        }
+        // Answered, but not readable: it may have been billed.
+        Ok(Err(why)) => {
+            close_request(shared, &unbilled(reserved), None);
+            record_failure(shared, triple, "cuerpo_ilegible", &why);
+        }
+        // Errored, expired or canceled in the batch: not billed.
+        Err(why) => {
+            close_request(shared, &unbilled(0.0), None);
+            record_failure(shared, triple, "lote", &why);
+        }
+    }
+    let spent = lock(&shared.budget).spent;
+    lock(&shared.progress).tick(spent);
 }
 
 /// What a reply cost at the collection file's prices.
@@ -784,7 +978,7 @@ fn cost_of(model: &ModelSettings, reply: &providers::Reply) -> f64 {
 
 /// Writes a reply: first the `cierre` lines of its requests naming the record, then the record
 /// (an answer, or an incident for an empty answer or a refusal without text).
-fn record_reply(
+pub(crate) fn record_reply(
     shared: &Shared,
     triple: &Triple,
     model: &ModelSettings,
@@ -814,7 +1008,7 @@ fn record_reply(
         let written = shared.journal.close(lines);
         let mut budget = lock(&shared.budget);
         for b in &billed {
-            budget.settle(b.reserved, b.cost);
+            budget.settle_billed(b);
         }
         written
     };

@@ -726,3 +726,71 @@ nivel = "estándar"
     };
     generator::build::build(&options).unwrap_or_else(|e| panic!("generator build: {e}"));
 }
+
+fn events(path: &Path, event: &str) -> usize {
+    lines(path).iter().filter(|l| l["evento"] == event).count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batches_sent_before_a_sigkill_are_collected_by_the_next_run_not_sent_again() {
+    // Batches that take two seconds: the kill lands while the run waits for them.
+    let behaviour = Behaviour { batch_latency: Duration::from_secs(2), ..Behaviour::default() };
+    let sim = Simulator::start("127.0.0.1:0", behaviour, false).await.unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let study = content(&root.path().join("content"), &sim.url());
+    std::fs::write(study.join("recoleccion.toml"), FileSpec { repetitions: 1, ..FileSpec::new(&sim.url()) }.render())
+        .unwrap();
+    let study_arg = study.to_str().unwrap();
+    let batches = study.join("lotes.jsonl");
+    let mut child = collector(&["recolectar", study_arg, "--lote", "--si"], logs.path()).spawn().unwrap();
+    let started = Instant::now();
+    while events(&batches, "enviado") < 5 {
+        assert!(started.elapsed() < Duration::from_secs(60), "the batches were not sent");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    child.kill().unwrap(); // SIGKILL, while the run waits for the batches
+    child.wait().unwrap();
+    assert_eq!(sim.batches_created(), 5, "one batch per model with a batch API");
+    assert_eq!(events(&batches, "terminado"), 0);
+    // Their calls count at their reservations until they are collected.
+    let spent = collector::journal::spent(&study).unwrap();
+    assert!(spent.open >= 100, "{spent:?}");
+
+    // A run without --lote leaves them alone, and says so.
+    let plan = Command::new(EXE).args(["recolectar", study_arg, "--plan"]).output().unwrap();
+    let plan = String::from_utf8_lossy(&plan.stdout);
+    assert!(plan.contains("100 llamadas esperan en lotes enviados antes"), "{plan}");
+
+    // The next `--lote` run collects them, sending nothing again.
+    let status = collector(&["recolectar", study_arg, "--lote", "--si"], logs.path()).status().unwrap();
+    let stdout = std::fs::read_to_string(logs.path().join("stdout.txt")).unwrap();
+    assert!(status.success(), "{stdout}");
+    assert!(stdout.contains("esta corrida los recoge"), "{stdout}");
+    assert_eq!(sim.batches_created(), 5, "no batch sent twice");
+    assert_eq!(events(&batches, "terminado"), 5);
+    let written = lines(&study.join("respuestas.jsonl"));
+    let triples: BTreeSet<(String, String)> = written
+        .iter()
+        .map(|a| (a["pregunta"].as_str().unwrap().into(), a["modelo"].as_str().unwrap().into()))
+        .collect();
+    assert_eq!((written.len(), triples.len()), (120, 120), "every call answered once");
+    // Every call of the batches closed; what stays open is what was in flight one by one (the
+    // OpenAI-compatible model has no batch API) when the run was killed.
+    let (sent, closed) = collector::journal::sends(&study).unwrap();
+    assert!(sent.values().filter(|s| s.batch.is_some()).all(|s| closed.contains(&s.id)));
+    let spent = collector::journal::spent(&study).unwrap();
+    let recorded: f64 = written.iter().map(|a| a["recoleccion"]["costo_usd"].as_f64().unwrap()).sum();
+    assert!((spent.recorded - recorded).abs() < 1e-9, "{spent:?} vs {recorded}");
+    // Four in flight at most (its concurrency), lost with the killed run, count at their
+    // reservation (and one closed whose answer the kill kept from being written, at its cost).
+    assert!(spent.unrecorded <= 5.0 * common::CALL_COST + 1e-9, "{spent:?}");
+    // The providers billed each batch call once, and each direct call that reached them.
+    let batch_call = 0.000125 + 0.0003 + 0.01;
+    let billed = 100.0 * batch_call + (sim.billed() - 100) as f64 * common::CALL_COST;
+    assert!(spent.total() + 1e-9 >= billed, "counted {} USD, billed {billed}", spent.total());
+    match generator::check(&root.path().join("content")) {
+        Ok(_) => {}
+        Err(problems) => panic!("generator check:\n{problems}"),
+    }
+}

@@ -620,3 +620,105 @@ fn the_example_collection_file_reads_with_and_without_its_commented_surfaces() {
     let surfaces: Vec<&str> = file.models.iter().map(|m| m.surface.as_str()).collect();
     assert_eq!(surfaces[6..], ["api", "google_ai_overview", "google_ai_mode"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batches_record_each_answer_as_the_direct_path_does_at_the_batch_price() {
+    let sim = simulator().await;
+    let url = sim.url();
+    let models = [
+        ("gpt-5-mini", "openai", "openai", "gpt-5-mini"),
+        ("claude-haiku-4-5", "anthropic", "anthropic", "claude-haiku-4-5"),
+        ("gemini-2.5-flash", "google", "google", "gemini-2.5-flash"),
+        common::SURFACE_MODELS[0],
+    ];
+    // The same study twice: once call by call, once with `--lote`.
+    let direct = tempfile::tempdir().unwrap();
+    setup(direct.path(), 5, &FileSpec { models: &models, repetitions: 2, ..FileSpec::new(&url) });
+    assert!(collect(direct.path(), "k").await.complete());
+    assert_eq!(sim.batches_created(), 0);
+    let batched = tempfile::tempdir().unwrap();
+    setup(batched.path(), 5, &FileSpec { models: &models, repetitions: 2, ..FileSpec::new(&url) });
+    let before = sim.requests().len();
+    let served_before = sim.served_sources().len();
+    sim.fail_batch_items(2);
+    let summary = common::collect_with(batched.path(), "k", true).await;
+    assert_eq!((summary.batches_sent, summary.batches_collected), (3, 3), "{}", summary.render(100.0));
+    assert_eq!(sim.batches_created(), 3, "one batch per model whose provider has a batch API");
+    assert_eq!(summary.failures.get("lote"), Some(&2), "{:?}", summary.failures);
+    let sent: Vec<_> = sim.requests()[before..]
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.path.split('?').next().unwrap()))
+        .collect();
+    for expected in [
+        "POST /v1/files",
+        "POST /v1/batches",
+        "POST /v1/messages/batches",
+        "POST /v1beta/models/gemini-2.5-flash:batchGenerateContent",
+        "POST /chat/completions",
+    ] {
+        assert!(sent.iter().any(|s| s == expected), "{expected} in {sent:?}");
+    }
+    assert!(
+        !sent.iter().any(|s| s == "POST /v1/responses" || s == "POST /v1/messages"),
+        "batched calls are not sent one by one"
+    );
+    // Each answer as the direct path writes it (the same fields; the sources the stand-in served
+    // for it), but for the price: half the tokens.
+    let by_triple = |dir: &std::path::Path| -> std::collections::BTreeMap<String, serde_json::Value> {
+        lines(&dir.join("respuestas.jsonl")).into_iter().map(|a| (a["id"].as_str().unwrap().to_owned(), a)).collect()
+    };
+    let (one_by_one, in_batches) = (by_triple(direct.path()), by_triple(batched.path()));
+    assert_eq!(in_batches.len(), 40 - 2);
+    let served = sim.served_sources()[served_before..].to_vec();
+    let urls = |list: &serde_json::Value| -> Vec<String> {
+        list.as_array().unwrap().iter().map(|s| s["url"].as_str().unwrap().to_owned()).collect()
+    };
+    let served_urls = |list: &[(String, String)]| -> Vec<String> { list.iter().map(|(u, _)| u.clone()).collect() };
+    for (id, answer) in &in_batches {
+        let reference = &one_by_one[id];
+        for field in ["pregunta", "modelo", "version", "repeticion", "superficie"] {
+            assert_eq!(answer[field], reference[field], "{id}: {field}");
+        }
+        let case = answer["pregunta"].as_str().unwrap().trim_start_matches('P').parse::<usize>().unwrap();
+        let prompt = format!("¿Qué compañía de celular me conviene? (caso {case})");
+        let asked = models.iter().find(|m| m.0 == answer["modelo"]).unwrap().3;
+        assert!(
+            served.iter().any(|s| s.prompt == prompt
+                && s.model == asked
+                && served_urls(&s.cited) == urls(&answer["fuentes"])
+                && served_urls(&s.consulted) == urls(&answer["fuentes_consultadas"])),
+            "{id}: the sources the stand-in served for it"
+        );
+        let cost = answer["recoleccion"]["costo_usd"].as_f64().unwrap();
+        let expected =
+            if answer["modelo"] == "sonar-perplexity" { common::PERPLEXITY_CALL } else { 0.000125 + 0.0003 + 0.01 };
+        assert!((cost - expected).abs() < 1e-9, "{id}: {cost}");
+    }
+    // The batch journal: prepared, sent, finished; every call closed.
+    let events: Vec<String> =
+        lines(&batched.path().join("lotes.jsonl")).iter().map(|l| l["evento"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(events.iter().filter(|e| *e == "terminado").count(), 3, "{events:?}");
+    let spent = collector::journal::spent(batched.path()).unwrap();
+    assert_eq!(spent.open, 0);
+    // The two that errored are asked again by the next run (here, one by one).
+    let again = collect(batched.path(), "k").await;
+    assert!(again.complete(), "{}", again.render(100.0));
+    assert_eq!((again.answers, lines(&batched.path().join("respuestas.jsonl")).len()), (2, 40));
+}
+
+#[test]
+fn the_plan_prices_the_calls_one_by_one_and_in_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path(), 20, &FileSpec::new("http://127.0.0.1:9"));
+    let file = collector::config::CollectionFile::read(&dir.path().join("recoleccion.toml")).unwrap();
+    let plan = collector::run::plan(dir.path(), &file).unwrap();
+    // Five models with a batch API at half the token price (0.000125 + 0.0003 + 0.01 a call),
+    // the sixth (an OpenAI-compatible server) without one.
+    let batch_call = 0.000125 + 0.0003 + 0.01;
+    let expected = 300.0 * batch_call + 60.0 * CALL_COST;
+    assert!((plan.batch_cost() - expected).abs() < 1e-9, "{}", plan.batch_cost());
+    let text = collector::run::render_plan(&plan, &file);
+    assert!(text.contains("en lotes USD"), "{text}");
+    assert!(text.contains(&format!("En lotes (`recolectar --lote`): {expected:.2} USD")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("sonar ") && l.trim_end().ends_with('—')), "{text}");
+}

@@ -78,10 +78,14 @@ async fn collector_round(dir: &Path) -> (Duration, u64) {
     let plan = run::plan(dir, &settings).expect("plan");
     let keys = test_keys(&settings);
     let started = Instant::now();
-    let summary =
-        run::collect(settings, plan, Options { study: dir.to_path_buf(), progress: false, keys }, Stop::default())
-            .await
-            .expect("recolección");
+    let summary = run::collect(
+        settings,
+        plan,
+        Options { study: dir.to_path_buf(), progress: false, keys, batches: false },
+        Stop::default(),
+    )
+    .await
+    .expect("recolección");
     (started.elapsed(), summary.answers)
 }
 
@@ -209,9 +213,10 @@ async fn main() {
             timer.trigger(collector::client::StopReason::Interrupted);
         });
         let started = Instant::now();
-        let summary = run::collect(settings, plan, Options { study: dir.clone(), progress: false, keys }, stop)
-            .await
-            .expect("recolección");
+        let summary =
+            run::collect(settings, plan, Options { study: dir.clone(), progress: false, keys, batches: false }, stop)
+                .await
+                .expect("recolección");
         let minutes = started.elapsed().as_secs_f64() / 60.0;
         let ceiling = f64::from(rpm).min(f64::from(cli.concurrency) * 60.0 / 2.0);
         println!(

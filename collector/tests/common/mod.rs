@@ -94,7 +94,7 @@ impl<'a> FileSpec<'a> {
     /// estimate is set to the same so the budget's reservations are exact.
     pub fn render(&self) -> String {
         let mut text = format!(
-            "repeticiones = {}\npresupuesto_usd = {}\n\n[estimacion]\ntokens_entrada = 1000\ntokens_salida = 300\nbusquedas = 1\n\n[reintentos]\nintentos = {}\nespera_inicial_ms = 50\nespera_maxima_s = 2\ntiempo_limite_s = {}\n\n[ubicacion]\npais = \"AR\"\nciudad = \"Buenos Aires\"\n\n",
+            "repeticiones = {}\npresupuesto_usd = {}\n\n[lotes]\nsondeo_s = 0.05\n\n[estimacion]\ntokens_entrada = 1000\ntokens_salida = 300\nbusquedas = 1\n\n[reintentos]\nintentos = {}\nespera_inicial_ms = 50\nespera_maxima_s = 2\ntiempo_limite_s = {}\n\n[ubicacion]\npais = \"AR\"\nciudad = \"Buenos Aires\"\n\n",
             self.repetitions, self.budget, self.attempts, self.timeout_s
         );
         let mut providers: BTreeMap<&str, &str> = BTreeMap::new();
@@ -137,10 +137,15 @@ pub fn keys(file: &CollectionFile, key: &str) -> BTreeMap<String, Option<String>
 
 /// Plans and collects a study in-process.
 pub async fn collect(dir: &Path, key: &str) -> Summary {
+    collect_with(dir, key, false).await
+}
+
+/// Plans and collects a study in-process, in batches where the provider has them (`--lote`).
+pub async fn collect_with(dir: &Path, key: &str, batches: bool) -> Summary {
     let file = CollectionFile::read(&dir.join("recoleccion.toml")).unwrap();
     let plan = run::plan(dir, &file).unwrap();
     let keys = keys(&file, key);
-    run::collect(file, plan, Options { study: dir.to_path_buf(), progress: false, keys }, Stop::default())
+    run::collect(file, plan, Options { study: dir.to_path_buf(), progress: false, keys, batches }, Stop::default())
         .await
         .unwrap()
 }

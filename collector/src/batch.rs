@@ -32,7 +32,7 @@ use crate::client::{self, Failure};
 use crate::config::{Kind, ModelSettings};
 use crate::journal::{self, SentLine, Triple};
 use crate::providers::{self, Method, Request};
-use crate::run::{self, Job, Shared};
+use crate::session::{self, Job, Shared};
 
 pub const BATCHES: &str = "lotes.jsonl";
 
@@ -386,12 +386,12 @@ pub(crate) async fn send_and_collect(shared: Arc<Shared>, model_index: usize, jo
         let reservation = shared.batch_reservation(model);
         for job in jobs.by_ref() {
             if shared.stop.is_set() {
-                run::not_asked(&shared, 1);
+                session::not_asked(&shared, 1);
                 continue;
             }
-            if !run::lock(&shared.budget).reserve(reservation) {
+            if !session::lock(&shared.budget).reserve(reservation) {
                 shared.stop.trigger(client::StopReason::Budget);
-                run::not_asked(&shared, 1);
+                session::not_asked(&shared, 1);
                 continue;
             }
             chosen.push(job);
@@ -419,7 +419,7 @@ async fn send(shared: &Shared, kind: Kind, model: &ModelSettings, jobs: Vec<Job>
     let mut requests = Vec::new();
     for job in &jobs {
         let id = shared.journal.next_id();
-        let call = run::call_of(&shared.file, model, &job.question);
+        let call = session::call_of(&shared.file, model, &job.question);
         requests.push((id.clone(), providers::request(kind, &call, endpoint.key.as_deref())));
         sent.push(SentLine {
             id: id.clone(),
@@ -428,7 +428,7 @@ async fn send(shared: &Shared, kind: Kind, model: &ModelSettings, jobs: Vec<Job>
             repetition: job.repetition,
             attempt: 1,
             time: time.clone(),
-            reserved_usd: run::round6(reservation),
+            reserved_usd: session::round6(reservation),
             batch: Some(batch.clone()),
         });
         items.push(Item { id, question: job.question.id.clone(), repetition: job.repetition });
@@ -437,8 +437,8 @@ async fn send(shared: &Shared, kind: Kind, model: &ModelSettings, jobs: Vec<Job>
         Prepared { batch: batch.clone(), provider: model.provider.clone(), model: model.id.clone(), time, items };
     let written = shared.journal.sent_many(sent).and_then(|()| append(study, &BatchEvent::Prepared(prepared.clone())));
     if let Err(e) = written {
-        run::lock(&shared.budget).settle(reservation * jobs.len() as f64, 0.0);
-        run::not_asked(shared, jobs.len() as u64);
+        session::lock(&shared.budget).settle(reservation * jobs.len() as f64, 0.0);
+        session::not_asked(shared, jobs.len() as u64);
         shared.fail_to_write(&e);
         return None;
     }
@@ -448,19 +448,19 @@ async fn send(shared: &Shared, kind: Kind, model: &ModelSettings, jobs: Vec<Job>
             if let Err(e) = append(study, &event) {
                 shared.fail_to_write(&e);
             }
-            run::lock(&shared.summary).batches_sent += 1;
+            session::lock(&shared.summary).batches_sent += 1;
             Some(Pending { prepared, provider_id: Some(provider_id) })
         }
         Err(failure) => {
             // Refused (or never answered): nothing was billed; each call is asked again next run.
             for item in &prepared.items {
                 let triple = (item.question.clone(), model.id.clone(), item.repetition);
-                run::close_request(
+                session::close_request(
                     shared,
-                    &run::Billed { id: item.id.clone(), reserved: reservation, cost: 0.0, counted: false },
+                    &session::Billed { id: item.id.clone(), reserved: reservation, cost: 0.0, counted: false },
                     None,
                 );
-                run::record_failure(shared, &triple, &format!("lote_{}", failure.cause()), &failure.detail());
+                session::record_failure(shared, &triple, &format!("lote_{}", failure.cause()), &failure.detail());
             }
             if let Failure::Auth { status } = failure {
                 shared.stop.trigger(client::StopReason::Fatal(format!(
@@ -516,7 +516,7 @@ pub(crate) async fn collect(shared: &Shared, kind: Kind, model: &ModelSettings, 
         let reserved = sent.get(&item.id).map_or(0.0, |s| s.reserved_usd);
         let triple: Triple = (item.question.clone(), model.id.clone(), item.repetition);
         let result = results.remove(&item.id).unwrap_or(ItemResult::Failed(format!("lote {state}: sin resultado")));
-        run::collected_from_batch(
+        session::collected_from_batch(
             shared,
             model,
             kind,
@@ -529,7 +529,7 @@ pub(crate) async fn collect(shared: &Shared, kind: Kind, model: &ModelSettings, 
         )
         .await;
     }
-    run::lock(&shared.summary).batches_collected += 1;
+    session::lock(&shared.summary).batches_collected += 1;
     let event = BatchEvent::Finished { batch: pending.prepared.batch.clone(), state, time: now() };
     if let Err(e) = append(study, &event) {
         shared.fail_to_write(&e);

@@ -445,6 +445,9 @@ pub struct Journal {
     sent: Mutex<File>,
     /// This run's id, the prefix of its requests' ids.
     run: String,
+    /// Whether requests are journaled (always, but in `bench-recolector`'s reference run, which
+    /// measures the collector as it was before `envios.jsonl`).
+    requests_journaled: std::sync::atomic::AtomicBool,
     sequence: AtomicU64,
     pub answers_path: PathBuf,
 }
@@ -463,9 +466,20 @@ impl Journal {
             incidents: Mutex::new(incidents),
             sent: Mutex::new(sent),
             run,
+            requests_journaled: std::sync::atomic::AtomicBool::new(true),
             sequence: AtomicU64::new(0),
             answers_path,
         })
+    }
+
+    /// Stops writing `envios.jsonl`: only for `bench-recolector`'s reference run (the collector as
+    /// it was before the study's budget), never for a collection.
+    pub fn without_request_lines(&self) {
+        self.requests_journaled.store(false, Ordering::Relaxed);
+    }
+
+    fn journals_requests(&self) -> bool {
+        self.requests_journaled.load(Ordering::Relaxed)
     }
 
     pub fn answer(&self, line: &AnswerLine) -> io::Result<()> {
@@ -483,6 +497,9 @@ impl Journal {
 
     /// Writes a request's line, durable before it returns (call it before the request leaves).
     pub fn sent(&self, line: SentLine) -> io::Result<()> {
+        if !self.journals_requests() {
+            return Ok(());
+        }
         append(&self.sent, &SentEvent::Sent(line))
     }
 
@@ -498,7 +515,7 @@ impl Journal {
 
     /// Writes what requests cost, all in one durable write (before the record they name).
     pub fn close(&self, lines: Vec<CloseLine>) -> io::Result<()> {
-        if lines.is_empty() {
+        if lines.is_empty() || !self.journals_requests() {
             return Ok(());
         }
         let mut bytes = Vec::new();

@@ -16,6 +16,8 @@ pub mod config;
 pub mod journal;
 pub mod providers;
 pub mod run;
+mod session;
 pub mod simulator;
+pub mod summary;
 pub mod surface;
 pub mod tone;

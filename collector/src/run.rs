@@ -14,18 +14,11 @@ use tokio::sync::Semaphore;
 use crate::batch;
 use crate::client::{self, Endpoint, Failure, Outcome, Pacer, Stop, StopReason};
 use crate::config::{self, CollectionFile, Kind, ModelSettings};
-use crate::journal::{
-    self, AnswerLine, CloseLine, Collected, IncidentLine, Journal, Question, SentLine, SourceLine, Triple,
-};
-use crate::providers::{self, Call};
-
-/// One (question, model, repetition) to ask.
-#[derive(Debug, Clone)]
-pub struct Job {
-    pub question: Arc<Question>,
-    pub model: usize,
-    pub repetition: u32,
-}
+use crate::journal::{self, IncidentLine, Journal, Question, SentLine, Triple};
+use crate::providers;
+use crate::session::{Billed, Budget, Progress, Shared, close_orphans, close_unbilled, cost_of, lock, record_reply};
+pub use crate::session::{Job, call_of, round6};
+pub use crate::summary::Summary;
 
 /// What is left to ask, and what it is expected to cost.
 #[derive(Debug, Clone, Default)]
@@ -252,126 +245,6 @@ pub fn render_plan(plan: &Plan, file: &CollectionFile) -> String {
     out
 }
 
-/// What a run did.
-#[derive(Debug, Clone, Default)]
-pub struct Summary {
-    pub planned: usize,
-    pub already_done: usize,
-    pub answers: u64,
-    pub refusals: u64,
-    pub empty: u64,
-    pub failures: BTreeMap<String, u64>,
-    pub not_asked: u64,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub searches: u64,
-    pub cost: f64,
-    pub elapsed: Duration,
-    pub stop: Option<StopReason>,
-    /// Versions each model reported, and the first and last day of the answers written.
-    pub versions: BTreeMap<String, BTreeSet<String>>,
-    pub days: Option<(String, String)>,
-    pub repetitions: u32,
-    /// Requests that may have been billed without giving an answer (timeouts, cuts mid-answer):
-    /// how many, and what they count for.
-    pub maybe_billed: u64,
-    pub maybe_billed_cost: f64,
-    /// What the study had spent when the run started and when it ended, and its cap.
-    pub study_spent_before: f64,
-    pub study_spent_after: f64,
-    pub budget: f64,
-    /// Batches sent by this run, and batches collected (this run's and earlier runs').
-    pub batches_sent: u64,
-    pub batches_collected: u64,
-}
-
-impl Summary {
-    pub fn render(&self, budget: f64) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "Resumen de la recolección");
-        let _ = writeln!(out, "  llamadas planeadas:    {} ({} ya estaban hechas)", self.planned, self.already_done);
-        let _ =
-            writeln!(out, "  respuestas escritas:   {} (de ellas {} rechazos con texto)", self.answers, self.refusals);
-        let _ = writeln!(out, "  respuestas vacías:     {}", self.empty);
-        let failed: u64 = self.failures.values().sum();
-        let causes = self.failures.iter().map(|(cause, n)| format!("{cause}: {n}")).collect::<Vec<_>>().join(", ");
-        let _ = writeln!(
-            out,
-            "  fallas:                {failed}{}",
-            if causes.is_empty() { String::new() } else { format!(" ({causes})") }
-        );
-        let _ = writeln!(out, "  sin preguntar:         {}", self.not_asked);
-        if self.batches_sent + self.batches_collected > 0 {
-            let _ = writeln!(
-                out,
-                "  lotes:                 {} enviados, {} recogidos (los que no terminaron siguen en el proveedor: `recolectar --lote` los recoge)",
-                self.batches_sent, self.batches_collected
-            );
-        }
-        let _ = writeln!(
-            out,
-            "  tokens:                {} de entrada, {} de salida; {} búsquedas",
-            self.input_tokens, self.output_tokens, self.searches
-        );
-        let _ = writeln!(out, "  costo de esta corrida: {:.4} USD", self.cost + self.maybe_billed_cost);
-        if self.maybe_billed > 0 {
-            let _ = writeln!(
-                out,
-                "  quizá cobradas:        {} llamadas sin respuesta (tiempo agotado, corte a mitad), contadas a su costo reservado: {:.4} USD",
-                self.maybe_billed, self.maybe_billed_cost
-            );
-        }
-        let _ = writeln!(
-            out,
-            "  gastado en el estudio: {:.4} USD de {budget:.2} USD de presupuesto (antes de esta corrida: {:.4} USD)",
-            self.study_spent_after, self.study_spent_before
-        );
-        let _ = writeln!(out, "  tiempo:                {:.1} s", self.elapsed.as_secs_f64());
-        if let Some((first, last)) = &self.days {
-            let versions = self
-                .versions
-                .iter()
-                .map(|(model, v)| format!("{model} ({})", v.iter().cloned().collect::<Vec<_>>().join(", ")))
-                .collect::<Vec<_>>()
-                .join("; ");
-            let when = if first == last { format!("el {first}") } else { format!("entre el {first} y el {last}") };
-            let serp = self.versions.values().flatten().any(|v| v.starts_with("serpapi "));
-            let how = if serp {
-                "por la API de su proveedor y con búsqueda web (las superficies de consumo de Google, por SerpApi, como las ve una persona)"
-            } else {
-                "por la API de su proveedor y con búsqueda web"
-            };
-            let _ = writeln!(
-                out,
-                "  para la metodología:   «Cada pregunta se hizo {} {} a cada modelo de su nivel, {how}, {when} (UTC). Versiones informadas: {versions}.»",
-                self.repetitions,
-                if self.repetitions == 1 { "vez" } else { "veces" }
-            );
-        }
-        match &self.stop {
-            None => {}
-            Some(StopReason::Interrupted) => {
-                let _ = writeln!(out, "  detenida con Ctrl-C: lo escrito queda; vuelva a correr para seguir.");
-            }
-            Some(StopReason::Budget) => {
-                let _ = writeln!(
-                    out,
-                    "  detenida por presupuesto: la próxima llamada habría llevado el estudio más allá de presupuesto_usd. El tope es del estudio, no de la corrida: volver a correr sin subirlo no pregunta nada más; para seguir, suba presupuesto_usd en recoleccion.toml y vuelva a correr."
-                );
-            }
-            Some(StopReason::Fatal(why)) => {
-                let _ = writeln!(out, "  detenida: {why}");
-            }
-        }
-        out
-    }
-
-    /// The exit code: 0 when everything planned has its line.
-    pub fn complete(&self) -> bool {
-        self.stop.is_none() && self.failures.is_empty() && self.not_asked == 0
-    }
-}
-
 /// Options of a run that are not in the collection file.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -383,6 +256,18 @@ pub struct Options {
     /// `--lote`: the calls of models whose provider has a batch API go as batches, and the
     /// batches earlier runs sent are collected.
     pub batches: bool,
+}
+
+/// A run that does not write `envios.jsonl`, as the collector ran before the study's budget:
+/// only for `bench-recolector`'s reference run. A collection without those lines can pass its
+/// budget after a kill.
+pub async fn collect_without_request_lines(
+    file: CollectionFile,
+    plan: Plan,
+    options: Options,
+    stop: Stop,
+) -> Result<Summary, String> {
+    collect_journaled(file, plan, options, stop, false).await
 }
 
 /// The key of every provider the plan uses; a missing variable is an error before any call.
@@ -458,137 +343,6 @@ pub fn endpoints(
     Ok(endpoints)
 }
 
-/// The hard cap, for the study: a request starts only if what the study has spent (its files, at
-/// the start), what requests in flight reserved and this request's reservation fit.
-#[derive(Debug)]
-pub(crate) struct Budget {
-    cap: f64,
-    spent: f64,
-    reserved: f64,
-}
-
-impl Budget {
-    pub(crate) fn reserve(&mut self, amount: f64) -> bool {
-        if self.spent + self.reserved + amount > self.cap + 1e-9 {
-            return false;
-        }
-        self.reserved += amount;
-        true
-    }
-
-    pub(crate) fn settle(&mut self, reserved: f64, actual: f64) {
-        self.reserved = (self.reserved - reserved).max(0.0);
-        self.spent += actual;
-    }
-
-    /// A request closed at what it cost: its reservation leaves this run's reservations, or, for
-    /// a request of an earlier run (counted in the study's spending at its reservation), the
-    /// spending takes its cost instead.
-    fn settle_billed(&mut self, billed: &Billed) {
-        if billed.counted {
-            self.spent += billed.cost - billed.reserved;
-        } else {
-            self.settle(billed.reserved, billed.cost);
-        }
-    }
-}
-
-pub(crate) struct Progress {
-    enabled: bool,
-    total: usize,
-    finished: usize,
-    started: Instant,
-    drawn: Option<Instant>,
-}
-
-impl Progress {
-    pub(crate) fn tick(&mut self, cost: f64) {
-        self.finished += 1;
-        if !self.enabled {
-            return;
-        }
-        let now = Instant::now();
-        if self.finished < self.total && self.drawn.is_some_and(|d| now.duration_since(d) < Duration::from_millis(200))
-        {
-            return;
-        }
-        self.drawn = Some(now);
-        let elapsed = now.duration_since(self.started).as_secs_f64().max(1e-3);
-        let rate = self.finished as f64 / elapsed;
-        let left = self.total.saturating_sub(self.finished) as f64;
-        let eta = if rate > 0.0 { left / rate } else { 0.0 };
-        let width = 30;
-        let filled = (self.finished * width).checked_div(self.total).unwrap_or(width);
-        eprint!(
-            "\r[{}{}] {}/{} · {:.1} llamadas/s · faltan {} · {:.2} USD   ",
-            "#".repeat(filled),
-            "-".repeat(width - filled),
-            self.finished,
-            self.total,
-            rate,
-            clock(eta),
-            cost
-        );
-        if self.finished >= self.total {
-            eprintln!();
-        }
-    }
-
-    fn finish(&self) {
-        if self.enabled && self.finished < self.total {
-            eprintln!();
-        }
-    }
-}
-
-fn clock(seconds: f64) -> String {
-    let s = seconds.round() as u64;
-    if s >= 3600 { format!("{}h{:02}m", s / 3600, s % 3600 / 60) } else { format!("{}m{:02}s", s / 60, s % 60) }
-}
-
-pub(crate) struct Shared {
-    pub(crate) study: PathBuf,
-    pub(crate) file: CollectionFile,
-    pub(crate) journal: Journal,
-    pub(crate) endpoints: BTreeMap<String, Arc<Endpoint>>,
-    semaphores: BTreeMap<String, Arc<Semaphore>>,
-    pub(crate) api: reqwest::Client,
-    pub(crate) redirects: reqwest::Client,
-    pub(crate) budget: Mutex<Budget>,
-    /// The most expensive answer of each model so far: a request reserves at least that.
-    most: Mutex<BTreeMap<String, f64>>,
-    pub(crate) summary: Mutex<Summary>,
-    pub(crate) progress: Mutex<Progress>,
-    pub(crate) stop: Stop,
-}
-
-impl Shared {
-    /// What one request of a model reserves: its expected cost, or the most an answer of that
-    /// model has cost in this study, whichever is more.
-    fn reservation(&self, model: &ModelSettings) -> f64 {
-        if self.file.providers[&model.provider].kind == Kind::Serpapi {
-            // A SERP request costs one search, exactly (a deferred overview is two requests).
-            return model.price.search + model.price.request;
-        }
-        let expected = self.file.expected_cost(model);
-        lock(&self.most).get(&model.id).copied().unwrap_or(0.0).max(expected)
-    }
-
-    /// What one call of a batch reserves: as [`Shared::reservation`], at the batch price.
-    pub(crate) fn batch_reservation(&self, model: &ModelSettings) -> f64 {
-        let expected = self.file.expected_batch_cost(model);
-        lock(&self.most).get(&model.id).copied().unwrap_or(0.0).max(expected)
-    }
-
-    pub(crate) fn fail_to_write(&self, e: &std::io::Error) {
-        self.stop.trigger(StopReason::Fatal(format!("no se pudo escribir en {}: {e}", self.study.display())));
-    }
-
-    pub(crate) fn study(&self) -> &Path {
-        &self.study
-    }
-}
-
 /// Whether stderr is a terminal (the progress line is drawn only there).
 pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()
@@ -596,8 +350,21 @@ pub fn stderr_is_terminal() -> bool {
 
 /// Runs a plan to the end, to the budget, or to a stop.
 pub async fn collect(file: CollectionFile, plan: Plan, options: Options, stop: Stop) -> Result<Summary, String> {
+    collect_journaled(file, plan, options, stop, true).await
+}
+
+async fn collect_journaled(
+    file: CollectionFile,
+    plan: Plan,
+    options: Options,
+    stop: Stop,
+    request_lines: bool,
+) -> Result<Summary, String> {
     let started = Instant::now();
     let journal = Journal::open(&options.study).map_err(|e| format!("{}: {e}", options.study.display()))?;
+    if !request_lines {
+        journal.without_request_lines();
+    }
     let (api, redirects) = clients()?;
     let endpoints = endpoints(&file, &options.keys)?;
     let semaphores = file
@@ -659,20 +426,6 @@ pub async fn collect(file: CollectionFile, plan: Plan, options: Options, stop: S
     summary.stop = shared.stop.reason();
     summary.study_spent_after = lock(&shared.budget).spent;
     Ok(summary)
-}
-
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// A request of a call that was sent and billed, waiting for the call's record.
-pub(crate) struct Billed {
-    pub(crate) id: String,
-    pub(crate) reserved: f64,
-    pub(crate) cost: f64,
-    /// Its reservation is already in the study's spending (a batch sent by an earlier run), not
-    /// in this run's reservations.
-    pub(crate) counted: bool,
 }
 
 /// How one call ended.
@@ -867,237 +620,4 @@ async fn requests(shared: &Shared, endpoint: &Endpoint, model: &ModelSettings, j
     }
     close_orphans(shared, billed);
     Ended::Failed(Failure::Exhausted { attempts, last })
-}
-
-/// Closes requests that were billed for a call that ends without a record (the first search of
-/// a deferred AI Overview whose second request failed): each at its own cost.
-fn close_orphans(shared: &Shared, billed: Vec<Billed>) {
-    for b in billed {
-        close_request(shared, &b, None);
-    }
-}
-
-/// Closes a request that led to no record, at what it may have cost.
-fn close_unbilled(shared: &Shared, id: String, reserved: f64, cost: f64) {
-    close_request(shared, &Billed { id, reserved, cost, counted: false }, None);
-}
-
-/// Writes a request's `cierre` (naming `record` when it led to one) and moves its reservation to
-/// what it cost.
-pub(crate) fn close_request(shared: &Shared, billed: &Billed, record: Option<String>) {
-    let call = record.as_ref().map(|_| billed.id.clone());
-    let line = CloseLine { id: billed.id.clone(), cost_usd: round6(billed.cost), record, call };
-    let written = shared.journal.close(vec![line]);
-    lock(&shared.budget).settle_billed(billed);
-    if let Err(e) = written {
-        shared.fail_to_write(&e);
-    }
-}
-
-/// Records a call that gave no answer (asked again by the next run).
-pub(crate) fn record_failure(shared: &Shared, triple: &Triple, cause: &str, detail: &str) {
-    lock(&shared.summary).failures.entry(cause.to_owned()).and_modify(|n| *n += 1).or_insert(1);
-    let line = IncidentLine {
-        question: triple.0.clone(),
-        model: triple.1.clone(),
-        repetition: triple.2,
-        time: journal::date_and_time(SystemTime::now()).1,
-        cause: cause.to_owned(),
-        detail: detail.to_owned(),
-        final_refusal: false,
-        version: None,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost_usd: 0.0,
-    };
-    if let Err(e) = shared.journal.incident(&line) {
-        shared.fail_to_write(&e);
-    }
-}
-
-/// Counts calls not asked.
-pub(crate) fn not_asked(shared: &Shared, calls: u64) {
-    lock(&shared.summary).not_asked += calls;
-}
-
-/// One call of a batch that ended: its response body read and recorded exactly as a direct
-/// call's (same parser, same lines, at the batch price), or its failure recorded.
-#[allow(clippy::too_many_arguments)]
-pub(crate) async fn collected_from_batch(
-    shared: &Shared,
-    model: &ModelSettings,
-    kind: Kind,
-    triple: &Triple,
-    id: &str,
-    reserved: f64,
-    counted: bool,
-    body: Result<Vec<u8>, String>,
-    already_done: bool,
-) {
-    let unbilled = |cost: f64| Billed { id: id.to_owned(), reserved, cost, counted };
-    match body.map(|body| providers::parse(kind, &body)) {
-        Ok(Ok(mut reply)) => {
-            let cost = round6(model.batch_price().cost(
-                reply.input_tokens,
-                reply.output_tokens,
-                model.search_billing.billed(reply.searches) as f64,
-            ));
-            if already_done {
-                // Answered meanwhile by another run: paid, not written twice.
-                close_request(shared, &unbilled(cost), None);
-            } else {
-                if kind == Kind::Google {
-                    client::resolve_redirects(&shared.redirects, &mut reply).await;
-                }
-                let (date, time) = journal::date_and_time(SystemTime::now());
-                if let Err(e) = record_reply(shared, triple, model, reply, vec![unbilled(cost)], date, time) {
-                    shared.fail_to_write(&e);
-                }
-            }
-        }
-        // Answered, but not readable: it may have been billed.
-        Ok(Err(why)) => {
-            close_request(shared, &unbilled(reserved), None);
-            record_failure(shared, triple, "cuerpo_ilegible", &why);
-        }
-        // Errored, expired or canceled in the batch: not billed.
-        Err(why) => {
-            close_request(shared, &unbilled(0.0), None);
-            record_failure(shared, triple, "lote", &why);
-        }
-    }
-    let spent = lock(&shared.budget).spent;
-    lock(&shared.progress).tick(spent);
-}
-
-/// What a reply cost at the collection file's prices.
-fn cost_of(model: &ModelSettings, reply: &providers::Reply) -> f64 {
-    let billed = model.search_billing.billed(reply.searches) as f64;
-    round6(model.price.cost(reply.input_tokens, reply.output_tokens, billed))
-}
-
-/// Writes a reply: first the `cierre` lines of its requests naming the record, then the record
-/// (an answer, or an incident for an empty answer or a refusal without text).
-pub(crate) fn record_reply(
-    shared: &Shared,
-    triple: &Triple,
-    model: &ModelSettings,
-    reply: providers::Reply,
-    billed: Vec<Billed>,
-    date: String,
-    time: String,
-) -> std::io::Result<()> {
-    let cost = round6(billed.iter().map(|b| b.cost).sum());
-    {
-        let mut summary = lock(&shared.summary);
-        summary.input_tokens += reply.input_tokens;
-        summary.output_tokens += reply.output_tokens;
-        summary.searches += reply.searches;
-        summary.cost += cost;
-    }
-    let version = reply.version.clone().filter(|v| !v.trim().is_empty()).unwrap_or_else(|| model.asked().to_owned());
-    // What the summary says of the version: for a SERP surface, the engine and the place (each
-    // search has its own id and date).
-    let reported = reply.search.as_ref().map_or_else(|| version.clone(), providers::serpapi::Search::family);
-    let close = |record: String| -> std::io::Result<()> {
-        let call = billed.first().map(|b| b.id.clone());
-        let lines = billed
-            .iter()
-            .map(|b| CloseLine { id: b.id.clone(), cost_usd: b.cost, record: Some(record.clone()), call: call.clone() })
-            .collect();
-        let written = shared.journal.close(lines);
-        let mut budget = lock(&shared.budget);
-        for b in &billed {
-            budget.settle_billed(b);
-        }
-        written
-    };
-    if reply.text.trim().is_empty() {
-        let cause = if reply.refusal { "rechazo" } else { "vacia" };
-        lock(&shared.summary).empty += 1;
-        let line = IncidentLine {
-            question: triple.0.clone(),
-            model: triple.1.clone(),
-            repetition: triple.2,
-            time,
-            cause: cause.to_owned(),
-            detail: if reply.refusal {
-                "el proveedor rechazó la pregunta sin texto".to_owned()
-            } else {
-                "el proveedor respondió sin texto".to_owned()
-            },
-            final_refusal: true,
-            version: Some(version),
-            input_tokens: reply.input_tokens,
-            output_tokens: reply.output_tokens,
-            cost_usd: cost,
-        };
-        close(journal::incident_fingerprint(&line))?;
-        return shared.journal.incident(&line);
-    }
-    {
-        let mut summary = lock(&shared.summary);
-        summary.answers += 1;
-        if reply.refusal {
-            summary.refusals += 1;
-        }
-        summary.versions.entry(triple.1.clone()).or_default().insert(reported);
-        summary.days = Some(match summary.days.take() {
-            None => (date.clone(), date.clone()),
-            Some((first, last)) => (first.min(date.clone()), last.max(date.clone())),
-        });
-    }
-    {
-        let mut most = lock(&shared.most);
-        let entry = most.entry(model.id.clone()).or_default();
-        *entry = entry.max(cost);
-    }
-    let consulted = reply.consulted;
-    let line = AnswerLine {
-        id: journal::answer_id(&triple.0, &triple.1, triple.2),
-        question: triple.0.clone(),
-        model: triple.1.clone(),
-        version,
-        date,
-        answer: reply.text,
-        sources: reply.sources.into_iter().map(|s| SourceLine { url: s.url, title: s.title }).collect(),
-        tone: BTreeMap::new(),
-        repetition: Some(triple.2),
-        collection: Some(Collected {
-            time,
-            provider_model: model.asked().to_owned(),
-            input_tokens: reply.input_tokens,
-            output_tokens: reply.output_tokens,
-            searches: reply.searches,
-            cost_usd: cost,
-            refusal: reply.refusal,
-            tone: None,
-        }),
-        surface: Some(model.surface.clone()),
-        consulted: consulted.map(|list| list.into_iter().map(|s| SourceLine { url: s.url, title: s.title }).collect()),
-    };
-    close(journal::answer_fingerprint(&line))?;
-    shared.journal.answer(&line)
-}
-
-/// The call of one question to one model, with the file's generation settings.
-pub fn call_of<'a>(file: &'a CollectionFile, model: &'a ModelSettings, question: &'a Question) -> Call<'a> {
-    Call {
-        model: model.asked(),
-        prompt: &question.text,
-        language: Some(question.language.as_str()),
-        search_context: model.search_context.as_deref(),
-        surface: &model.surface,
-        instructions: file.generation.instructions.as_deref(),
-        temperature: model.temperature.or(file.generation.temperature),
-        max_output_tokens: model.max_output_tokens.unwrap_or(file.generation.max_output_tokens),
-        web_search: model.web_search_on,
-        max_searches: model.max_searches,
-        effort: model.effort.as_deref(),
-        location: file.location.as_ref(),
-    }
-}
-
-pub fn round6(value: f64) -> f64 {
-    (value * 1e6).round() / 1e6
 }

@@ -149,7 +149,7 @@ async fn collect(
     // The cost, before anything is asked; then the question, unless --si.
     println!("{}", run::cost_line(&plan, batches));
     let _ = std::io::Write::flush(&mut std::io::stdout());
-    if (plan.calls() > 0 || (batches && plan.in_batches > 0)) && !yes {
+    if plan.calls() > 0 && !yes {
         if !std::io::stdin().is_terminal() {
             eprintln!(
                 "error: recolectar hace llamadas pagas y no hay una terminal donde preguntar si seguir: agregue --si (o --yes) para seguir sin preguntar, o mire el plan con --plan."

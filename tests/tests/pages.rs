@@ -514,7 +514,7 @@ async fn an_unpaid_browser_gets_an_html_402_with_the_same_payment_header() {
             let agent = client.get(&url).send().await.expect("agent");
             assert_eq!(agent.status(), 402);
             assert_eq!(header(&agent, "content-type").as_deref(), Some("application/json; charset=utf-8"));
-            assert_eq!(header(&agent, "vary").as_deref(), Some("Accept"));
+            assert_eq!(header(&agent, "vary").as_deref(), Some("Accept, Accept-Payment"));
             let required = header(&agent, "payment-required").expect("PAYMENT-REQUIRED");
             let body: Value = serde_json::from_slice(&agent.bytes().await.expect("body")).expect("json");
             assert_eq!(body["error"], "pago_requerido");
@@ -522,7 +522,7 @@ async fn an_unpaid_browser_gets_an_html_402_with_the_same_payment_header() {
             let browser = client.get(&url).header("Accept", BROWSER_ACCEPT).send().await.expect("browser");
             assert_eq!(browser.status(), 402, "{slug}{view}");
             assert_eq!(header(&browser, "content-type").as_deref(), Some("text/html; charset=utf-8"));
-            assert_eq!(header(&browser, "vary").as_deref(), Some("Accept"));
+            assert_eq!(header(&browser, "vary").as_deref(), Some("Accept, Accept-Payment"));
             assert_eq!(header(&browser, "cache-control").as_deref(), Some("no-store"));
             assert_eq!(
                 without_challenge(header(&browser, "payment-required").as_deref()),

@@ -264,7 +264,18 @@ fn pages_ask_no_other_host_for_anything() {
                 assert!(!tag.attrs.contains_key("src"), "{file}: a JSON-LD block loads nothing");
             }
             if tag.name == "link" {
-                assert_eq!(tag.attrs.get("href").map(String::as_str), Some("/recursos/estilo.css"), "{file}");
+                // The stylesheet, or (a study page) its Croissant description: a link that
+                // names an alternate format of the page loads nothing.
+                let alternate = tag.attrs.get("rel").is_some_and(|r| r == "alternate")
+                    && tag
+                        .attrs
+                        .get("href")
+                        .is_some_and(|h| h.starts_with("/estudio/") && h.ends_with("/croissant.jsonld"));
+                assert!(
+                    alternate || tag.attrs.get("href").map(String::as_str) == Some("/recursos/estilo.css"),
+                    "{file}: <link {:?}>",
+                    tag.attrs
+                );
             }
         }
         assert!(!html.contains("<style"), "{file}: inline <style>");

@@ -156,10 +156,10 @@ fn services_test_rules(entry: &Value) -> Vec<String> {
         if endpoint["desc"].as_str().is_none_or(|d| d.trim().is_empty()) {
             problems.push(format!("{route}: desc"));
         }
-        if let Some(amount) = endpoint.get("amount") {
-            if !amount.as_str().is_some_and(|a| !a.is_empty() && a.bytes().all(|b| b.is_ascii_digit())) {
-                problems.push(format!("{route}: amount {amount}"));
-            }
+        if let Some(amount) = endpoint.get("amount")
+            && !amount.as_str().is_some_and(|a| !a.is_empty() && a.bytes().all(|b| b.is_ascii_digit()))
+        {
+            problems.push(format!("{route}: amount {amount}"));
         }
     }
     problems
@@ -418,10 +418,10 @@ fn bazaar_problems(spec: &Bazaar, required: &Value, transport: &str) -> Vec<Stri
             problems.push(format!("resource.{key} is no field of the spec"));
         }
     }
-    if let Some(name) = resource.get("serviceName") {
-        if !name.as_str().is_some_and(printable_ascii) {
-            problems.push(format!("serviceName {name}"));
-        }
+    if let Some(name) = resource.get("serviceName")
+        && !name.as_str().is_some_and(printable_ascii)
+    {
+        problems.push(format!("serviceName {name}"));
     }
     if let Some(tags) = resource.get("tags") {
         let tags: Vec<&str> = tags.as_array().expect("tags").iter().filter_map(Value::as_str).collect();
@@ -430,10 +430,10 @@ fn bazaar_problems(spec: &Bazaar, required: &Value, transport: &str) -> Vec<Stri
             problems.push(format!("tags {tags:?}"));
         }
     }
-    if let Some(icon) = resource.get("iconUrl") {
-        if let Err(why) = generator::validate::check_icon_url(icon.as_str().unwrap_or_default()) {
-            problems.push(format!("iconUrl {icon}: {why}"));
-        }
+    if let Some(icon) = resource.get("iconUrl")
+        && let Err(why) = generator::validate::check_icon_url(icon.as_str().unwrap_or_default())
+    {
+        problems.push(format!("iconUrl {icon}: {why}"));
     }
     problems
 }

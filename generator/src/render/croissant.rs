@@ -43,9 +43,6 @@ use contract::Price;
 pub const CONFORMS_TO: &str = "http://mlcommons.org/croissant/1.1";
 /// The media type the gate serves them with (the specification's "Namespaces").
 pub const MEDIA_TYPE: &str = "application/ld+json; profile=\"http://mlcommons.org/croissant/1.1\"";
-/// The catalog's Croissant file, served at [`CATALOG_URL`].
-pub const CATALOG_FILE: &str = "public/croissant.jsonld";
-pub const CATALOG_URL: &str = "/croissant.jsonld";
 /// How a synthetic study's `nota` says so (the sample generator writes it).
 const SYNTHETIC_MARKER: &str = "sintético";
 
@@ -56,16 +53,6 @@ fn sha256_hex(bytes: &[u8]) -> String {
         let _ = write!(text, "{byte:02x}");
     }
     text
-}
-
-/// A study's Croissant file.
-pub fn study_file(slug: &str) -> String {
-    format!("public/estudio/{slug}/croissant.jsonld")
-}
-
-/// URL of a study's Croissant file.
-pub fn study_url(slug: &str) -> String {
-    format!("/estudio/{slug}/croissant.jsonld")
 }
 
 /// The JSON-LD context: the specification's Appendix 1, plus RAI, PROV-O and ODRL.

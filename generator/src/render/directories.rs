@@ -22,9 +22,6 @@ use contract::Mode;
 use crate::render::offer;
 use crate::render::site::Site;
 
-/// The document, served at [`MPP_URL`].
-pub const MPP_FILE: &str = "public/directorios/mpp.json";
-pub const MPP_URL: &str = "/directorios/mpp.json";
 /// Where the entry goes, and the revision it follows.
 pub const MPP_DIRECTORY: &str = "tempoxyz/mpp schemas/services.ts (ServiceDef), revisión 2f8740e";
 
@@ -158,7 +155,8 @@ pub fn mpp_service(site: &Site<'_>) -> Value {
     entry
 }
 
-/// The document published at [`MPP_URL`]: the entry, whether it can be listed, and how.
+/// The document published at [`crate::paths::MPP_DIRECTORY_URL`]: the entry, whether it can be
+/// listed, and how.
 pub fn mpp_document(site: &Site<'_>) -> Value {
     let reasons = unlisted_reasons(site);
     json!({

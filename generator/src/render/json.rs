@@ -89,9 +89,9 @@ pub fn endpoints(site: &Site<'_>) -> BTreeMap<&'static str, String> {
         ("mcp", site.url("/mcp")),
         ("mcp_catalogo", site.url("/mcp/catalogo")),
         ("mcp_server_json", site.url(crate::paths::MCP_SERVER_URL)),
-        ("croissant", site.url(crate::render::croissant::CATALOG_URL)),
+        ("croissant", site.url(crate::paths::CROISSANT_CATALOG_URL)),
         ("croissant_estudio", site.url("/estudio/{slug}/croissant.jsonld")),
-        ("directorio_mpp", site.url(crate::render::directories::MPP_URL)),
+        ("directorio_mpp", site.url(crate::paths::MPP_DIRECTORY_URL)),
     ])
 }
 
@@ -206,7 +206,7 @@ pub fn catalog(site: &Site<'_>) -> Catalog {
                 sheet: site.url(&format!("/estudio/{}/ficha", study.slug)),
                 buy: site.url(&format!("/estudio/{}", study.slug)),
                 buy_summary: site.url(&format!("/estudio/{}?vista=resumen", study.slug)),
-                croissant: site.url(&crate::render::croissant::study_url(&study.slug)),
+                croissant: site.url(&crate::paths::croissant_url(&study.slug)),
             }
         })
         .collect::<Vec<_>>();
@@ -715,7 +715,7 @@ pub fn sheet(site: &Site<'_>, study: &Study, tables: &[Table], files: Option<Fil
             buy: site.url(&format!("/estudio/{}", study.slug)),
             buy_summary: site.url(&format!("/estudio/{}?vista=resumen", study.slug)),
             catalog: site.url("/catalogo"),
-            croissant: site.url(&crate::render::croissant::study_url(&study.slug)),
+            croissant: site.url(&crate::paths::croissant_url(&study.slug)),
         },
         how_to_buy: site.how_to_buy(Some(study)),
     }

@@ -48,9 +48,9 @@ pub fn service_files(site: &Site<'_>, templates: &Templates) -> Result<Vec<Rende
     let catalog_bytes = to_json(&catalog)?;
     Ok(vec![
         (paths::SERVICE_INDEX.to_owned(), to_json(&json::service_index(site))?),
-        (croissant::CATALOG_FILE.to_owned(), to_json(&croissant::catalog(site, &catalog_bytes))?),
+        (paths::CROISSANT_CATALOG.to_owned(), to_json(&croissant::catalog(site, &catalog_bytes))?),
         (paths::CATALOG.to_owned(), catalog_bytes),
-        (directories::MPP_FILE.to_owned(), to_json(&directories::mpp_document(site))?),
+        (paths::MPP_DIRECTORY.to_owned(), to_json(&directories::mpp_document(site))?),
         (paths::METRICS.to_owned(), to_json(&json::metrics_document(site))?),
         (paths::OPENAPI.to_owned(), to_json(&openapi::openapi(site))?),
         (paths::DISCOVERY.to_owned(), to_json(&openapi::discovery(site))?),
@@ -77,7 +77,7 @@ pub fn study_files(
     let sheet_bytes = to_json(&sheet)?;
     let croissant = croissant::study(site, study, &sheet, &sheet_bytes, tables, price);
     Ok(vec![
-        (croissant::study_file(&study.slug), to_json(&croissant)?),
+        (paths::croissant(&study.slug), to_json(&croissant)?),
         (paths::sheet(&study.slug), sheet_bytes),
         (paths::study_page(&study.slug), html::study_page(site, templates, &sheet, price)?),
         (paths::payment_page(&study.slug), html::payment_page(site, templates, &sheet, price)?),

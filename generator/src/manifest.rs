@@ -50,6 +50,12 @@ fn public_routes(site: &Site<'_>) -> Vec<(String, String, &'static str)> {
         (HOME_PAGE_URL.to_owned(), paths::HOME_PAGE.to_owned(), HTML),
         (paths::STYLESHEET_URL.to_owned(), paths::public_file(paths::STYLESHEET_URL), "text/css; charset=utf-8"),
         (paths::SCRIPT_URL.to_owned(), paths::public_file(paths::SCRIPT_URL), "text/javascript; charset=utf-8"),
+        (
+            paths::CHECKOUT_SCRIPT_URL.to_owned(),
+            paths::public_file(paths::CHECKOUT_SCRIPT_URL),
+            "text/javascript; charset=utf-8",
+        ),
+        (paths::FAVICON_URL.to_owned(), paths::public_file(paths::FAVICON_URL), "image/x-icon"),
         ("/catalogo".to_owned(), paths::CATALOG.to_owned(), JSON),
         ("/metricas".to_owned(), paths::METRICS.to_owned(), JSON),
         ("/openapi.json".to_owned(), paths::OPENAPI.to_owned(), JSON),

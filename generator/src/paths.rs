@@ -43,6 +43,10 @@ pub fn croissant_url(slug: &str) -> String {
 pub const STYLESHEET_URL: &str = "/recursos/estilo.css";
 /// URL of the catalog's script.
 pub const SCRIPT_URL: &str = "/recursos/catalogo.js";
+/// URL of the site's icon, where browsers ask for it unprompted.
+pub const FAVICON_URL: &str = "/favicon.ico";
+/// URL of the checkout script of the study pages and the browser's 402 (pay with a wallet).
+pub const CHECKOUT_SCRIPT_URL: &str = "/recursos/billetera.js";
 
 /// Where the paid downloads live: only the gate serves them, through signed links.
 const DOWNLOADS_DIR: &str = "private/descargas";

@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use common::gate::{client, start_local};
@@ -256,7 +256,7 @@ fn pages_ask_no_other_host_for_anything() {
             let data_block = tag.attrs.get("type").is_some_and(|t| t == "application/ld+json");
             if tag.name == "script" && !data_block {
                 assert!(
-                    tag.attrs.get("src").is_some_and(|s| s == "/recursos/catalogo.js"),
+                    tag.attrs.get("src").is_some_and(|s| s == "/recursos/catalogo.js" || s == "/recursos/billetera.js"),
                     "{file}: a script that is not ours"
                 );
             }
@@ -291,6 +291,25 @@ fn pages_ask_no_other_host_for_anything() {
         !js.contains("http:") && !js.contains("https:") && !js.contains(".innerHTML"),
         "the script calls only this origin"
     );
+    // The checkout names other hosts only as data: the explorers it links a transaction to
+    // and the public RPCs a wallet is told about when it must add Base or Base Sepolia. It
+    // fetches only this origin's paths (the CSP's connect-src 'self' holds it to that too).
+    let checkout = read(dist, "public/recursos/billetera.js");
+    let named: BTreeSet<&str> = checkout
+        .match_indices("https://")
+        .map(|(at, _)| checkout[at..].split(['"', '/', '`']).nth(2).unwrap_or(""))
+        .collect();
+    let allowed = BTreeSet::from(["basescan.org", "sepolia.basescan.org", "mainnet.base.org", "sepolia.base.org"]);
+    assert_eq!(named, allowed, "hosts the checkout names");
+    assert!(!checkout.contains("http:"), "no plain-HTTP host");
+    for call in checkout.match_indices("fetch(").map(|(at, _)| &checkout[at..at + 20]) {
+        assert!(call.starts_with("fetch(url") || call.starts_with("fetch(entry.url"), "the checkout fetches {call}");
+    }
+    for forbidden in
+        [".innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "setTimeout(\""]
+    {
+        assert!(!checkout.contains(forbidden), "the checkout uses {forbidden}");
+    }
 }
 
 #[test]

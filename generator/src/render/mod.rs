@@ -41,8 +41,8 @@ use crate::render::templates::Templates;
 pub type RenderedFile = (String, Vec<u8>);
 
 /// The service's documents and pages: index, catalog, metrics, openapi, discovery, the MCP
-/// registry's server.json, llms.txt, privacy page, home page, and the pages' stylesheet and
-/// script.
+/// registry's server.json, llms.txt, privacy page, home page, and the pages' stylesheet,
+/// scripts and icon.
 pub fn service_files(site: &Site<'_>, templates: &Templates) -> Result<Vec<RenderedFile>> {
     let catalog = json::catalog(site);
     let catalog_bytes = to_json(&catalog)?;
@@ -60,6 +60,8 @@ pub fn service_files(site: &Site<'_>, templates: &Templates) -> Result<Vec<Rende
         (paths::HOME_PAGE.to_owned(), html::home(site, templates, &catalog)?),
         (paths::public_file(paths::STYLESHEET_URL), html::STYLESHEET.to_vec()),
         (paths::public_file(paths::SCRIPT_URL), html::SCRIPT.to_vec()),
+        (paths::public_file(paths::CHECKOUT_SCRIPT_URL), html::CHECKOUT_SCRIPT.to_vec()),
+        (paths::public_file(paths::FAVICON_URL), html::FAVICON.to_vec()),
     ])
 }
 

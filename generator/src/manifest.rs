@@ -20,7 +20,7 @@ use crate::output::Output;
 use crate::paths;
 use crate::previous::Carried;
 use crate::render::site::{Site, to_json};
-use crate::render::{offer, openapi, search};
+use crate::render::{croissant, offer, openapi, search};
 
 const JSON: &str = "application/json; charset=utf-8";
 const HTML: &str = "text/html; charset=utf-8";
@@ -63,9 +63,12 @@ fn public_routes(site: &Site<'_>) -> Vec<(String, String, &'static str)> {
         (paths::MCP_SERVER_URL.to_owned(), paths::MCP_SERVER.to_owned(), JSON),
         ("/llms.txt".to_owned(), paths::LLMS_TXT.to_owned(), "text/plain; charset=utf-8"),
         ("/privacidad".to_owned(), paths::PRIVACY_PAGE.to_owned(), HTML),
+        (paths::CROISSANT_CATALOG_URL.to_owned(), paths::CROISSANT_CATALOG.to_owned(), croissant::MEDIA_TYPE),
+        (paths::MPP_DIRECTORY_URL.to_owned(), paths::MPP_DIRECTORY.to_owned(), JSON),
     ];
     for study in &site.content.studies {
         routes.push((format!("/estudio/{}/ficha", study.slug), paths::sheet(&study.slug), JSON));
+        routes.push((paths::croissant_url(&study.slug), paths::croissant(&study.slug), croissant::MEDIA_TYPE));
         routes.push((paths::study_page_url(&study.slug), paths::study_page(&study.slug), HTML));
     }
     routes

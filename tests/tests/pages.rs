@@ -264,7 +264,18 @@ fn pages_ask_no_other_host_for_anything() {
                 assert!(!tag.attrs.contains_key("src"), "{file}: a JSON-LD block loads nothing");
             }
             if tag.name == "link" {
-                assert_eq!(tag.attrs.get("href").map(String::as_str), Some("/recursos/estilo.css"), "{file}");
+                // The stylesheet, or (a study page) its Croissant description: a link that
+                // names an alternate format of the page loads nothing.
+                let alternate = tag.attrs.get("rel").is_some_and(|r| r == "alternate")
+                    && tag
+                        .attrs
+                        .get("href")
+                        .is_some_and(|h| h.starts_with("/estudio/") && h.ends_with("/croissant.jsonld"));
+                assert!(
+                    alternate || tag.attrs.get("href").map(String::as_str) == Some("/recursos/estilo.css"),
+                    "{file}: <link {:?}>",
+                    tag.attrs
+                );
             }
         }
         assert!(!html.contains("<style"), "{file}: inline <style>");
@@ -533,7 +544,7 @@ async fn an_unpaid_browser_gets_an_html_402_with_the_same_payment_header() {
             let agent = client.get(&url).send().await.expect("agent");
             assert_eq!(agent.status(), 402);
             assert_eq!(header(&agent, "content-type").as_deref(), Some("application/json; charset=utf-8"));
-            assert_eq!(header(&agent, "vary").as_deref(), Some("Accept"));
+            assert_eq!(header(&agent, "vary").as_deref(), Some("Accept, Accept-Payment"));
             let required = header(&agent, "payment-required").expect("PAYMENT-REQUIRED");
             let body: Value = serde_json::from_slice(&agent.bytes().await.expect("body")).expect("json");
             assert_eq!(body["error"], "pago_requerido");
@@ -541,7 +552,7 @@ async fn an_unpaid_browser_gets_an_html_402_with_the_same_payment_header() {
             let browser = client.get(&url).header("Accept", BROWSER_ACCEPT).send().await.expect("browser");
             assert_eq!(browser.status(), 402, "{slug}{view}");
             assert_eq!(header(&browser, "content-type").as_deref(), Some("text/html; charset=utf-8"));
-            assert_eq!(header(&browser, "vary").as_deref(), Some("Accept"));
+            assert_eq!(header(&browser, "vary").as_deref(), Some("Accept, Accept-Payment"));
             assert_eq!(header(&browser, "cache-control").as_deref(), Some("no-store"));
             assert_eq!(
                 without_challenge(header(&browser, "payment-required").as_deref()),

@@ -2,8 +2,9 @@
 //!
 //! Each output format has its module: JSON documents ([`json`]), HTML pages ([`html`]) with
 //! their schema.org JSON-LD ([`jsonld`]), `llms.txt` ([`llms`]), the OpenAPI and x402
-//! discovery documents ([`openapi`]), the MCP registry's `server.json` ([`registry`]), the
-//! search index ([`search`]) and the PDF reports' model ([`report`]). What a buyer is offered is
+//! discovery documents ([`openapi`]), the MCP registry's `server.json` ([`registry`]), MPP's
+//! directory entry ([`directories`]), the Croissant 1.1 descriptions for dataset tools
+//! ([`croissant`]), the search index ([`search`]) and the PDF reports' model ([`report`]). What a buyer is offered is
 //! decided once, in [`offer`], and every document that talks about payment derives from it.
 //! What they all share (the [`site::Site`] of one build, [`site::to_json`], and the facts
 //! about a study that several documents show) is [`site`], a leaf they stand on.
@@ -11,6 +12,8 @@
 //! [`service_files`] and [`study_files`] list what this stage adds to `dist/`, each file with
 //! its path from [`crate::paths`]; writing them is the output stage's job.
 
+pub mod croissant;
+pub mod directories;
 pub mod extensions;
 pub mod html;
 pub mod json;
@@ -42,9 +45,12 @@ pub type RenderedFile = (String, Vec<u8>);
 /// scripts and icon.
 pub fn service_files(site: &Site<'_>, templates: &Templates) -> Result<Vec<RenderedFile>> {
     let catalog = json::catalog(site);
+    let catalog_bytes = to_json(&catalog)?;
     Ok(vec![
         (paths::SERVICE_INDEX.to_owned(), to_json(&json::service_index(site))?),
-        (paths::CATALOG.to_owned(), to_json(&catalog)?),
+        (paths::CROISSANT_CATALOG.to_owned(), to_json(&croissant::catalog(site, &catalog_bytes))?),
+        (paths::CATALOG.to_owned(), catalog_bytes),
+        (paths::MPP_DIRECTORY.to_owned(), to_json(&directories::mpp_document(site))?),
         (paths::METRICS.to_owned(), to_json(&json::metrics_document(site))?),
         (paths::OPENAPI.to_owned(), to_json(&openapi::openapi(site))?),
         (paths::DISCOVERY.to_owned(), to_json(&openapi::discovery(site))?),
@@ -70,8 +76,11 @@ pub fn study_files(
 ) -> Result<Vec<RenderedFile>> {
     let sheet = json::sheet(site, study, tables, Some(downloads));
     let price = site.price_of(study);
+    let sheet_bytes = to_json(&sheet)?;
+    let croissant = croissant::study(site, study, &sheet, &sheet_bytes, tables, price);
     Ok(vec![
-        (paths::sheet(&study.slug), to_json(&sheet)?),
+        (paths::croissant(&study.slug), to_json(&croissant)?),
+        (paths::sheet(&study.slug), sheet_bytes),
         (paths::study_page(&study.slug), html::study_page(site, templates, &sheet, price)?),
         (paths::payment_page(&study.slug), html::payment_page(site, templates, &sheet, price)?),
     ])

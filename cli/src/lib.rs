@@ -62,6 +62,58 @@ pub fn help<T: CommandFactory>() -> String {
     translate(&command::<T>().render_long_help().to_string())
 }
 
+/// The end of a program's `--help`: the environment variables it reads and what its exit status
+/// means, laid out like clap's own lists (entry at two spaces, description at ten), so the book's
+/// command reference and man page, generated from the same definition, show them too.
+pub fn epilogue(environment: &[(&str, &str)], exit_status: &[(&str, &str)]) -> String {
+    let mut text = String::new();
+    for (heading, entries) in [(ENVIRONMENT_HEADING, environment), (EXIT_STATUS_HEADING, exit_status)] {
+        if entries.is_empty() {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(heading);
+        text.push_str(":\n");
+        for (name, meaning) in entries {
+            text.push_str(&format!("  {name}\n          {meaning}\n"));
+        }
+    }
+    text
+}
+
+/// The heading of the environment variables in an [`epilogue`].
+pub const ENVIRONMENT_HEADING: &str = "Variables de entorno";
+/// The heading of the exit statuses in an [`epilogue`].
+pub const EXIT_STATUS_HEADING: &str = "Estado de salida";
+
+/// The entries of one list of an [`epilogue`] (`heading` without its colon): name, meaning.
+pub fn epilogue_entries(epilogue: &str, heading: &str) -> Vec<(String, String)> {
+    let mut entries: Vec<(String, String)> = Vec::new();
+    let mut inside = false;
+    for line in epilogue.lines() {
+        if !line.starts_with(' ') {
+            inside = line.trim_end() == format!("{heading}:");
+            continue;
+        }
+        if !inside || line.trim().is_empty() {
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        match entries.last_mut() {
+            Some((_, meaning)) if indent >= 10 => {
+                if !meaning.is_empty() {
+                    meaning.push(' ');
+                }
+                meaning.push_str(line.trim());
+            }
+            _ => entries.push((line.trim().to_owned(), String::new())),
+        }
+    }
+    entries
+}
+
 fn in_spanish(command: Command) -> Command {
     let has_version = command.get_version().is_some();
     let mut command = command
@@ -158,7 +210,8 @@ pub fn help_problems(help: &str) -> Vec<String> {
     let mut in_list = false;
     for (i, line) in lines.iter().enumerate() {
         if !line.starts_with(' ') {
-            in_list = ["Opciones:", "Argumentos:", "Comandos:"].contains(&line.trim_end());
+            in_list = ["Opciones:", "Argumentos:", "Comandos:", "Variables de entorno:", "Estado de salida:"]
+                .contains(&line.trim_end());
             continue;
         }
         // An entry sits at two to six spaces; its description (next_line_help) at ten, below it.

@@ -11,6 +11,7 @@
 //! where an answer can be seen.
 
 pub mod batch;
+pub mod cli;
 pub mod client;
 pub mod config;
 pub mod journal;

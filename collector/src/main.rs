@@ -1,93 +1,15 @@
 //! `recolector`: the publisher's command line for collecting a study's answers.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use collector::cli::{Cli, Command};
 use collector::client::{Stop, StopReason};
 use collector::config::CollectionFile;
 use collector::journal::COLLECTION;
 use collector::run::{self, Options};
 use collector::simulator::{Behaviour, Simulator};
-
-#[derive(Parser)]
-#[command(
-    name = "recolector",
-    version,
-    about = "Pregunta a los asistentes de IA (con búsqueda web) cada pregunta de un estudio y escribe respuestas.jsonl"
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Hace las llamadas que faltan (pregunta × modelo × repetición) y agrega cada respuesta a
-    /// respuestas.jsonl apenas llega. Se puede cortar y volver a correr: sigue donde quedó.
-    #[command(name = "recolectar")]
-    Collect {
-        /// Carpeta del estudio (content/estudios/<slug>), con preguntas.jsonl y recoleccion.toml.
-        #[arg(value_name = "ESTUDIO")]
-        study: PathBuf,
-        /// Archivo de recolección (por defecto, recoleccion.toml dentro del estudio).
-        #[arg(long = "archivo", value_name = "ARCHIVO")]
-        file: Option<PathBuf>,
-        /// Solo muestra el plan (llamadas, tokens y costo esperados) sin preguntar nada.
-        #[arg(long)]
-        plan: bool,
-        /// Dibuja la barra de progreso aunque stderr no sea una terminal.
-        #[arg(long = "progreso")]
-        progress: bool,
-        /// No pregunta antes de gastar: para scripts. Sin esta opción, recolectar muestra las
-        /// llamadas y el costo esperado y pregunta en la terminal; sin terminal, no sigue.
-        #[arg(long = "si", visible_alias = "yes")]
-        yes: bool,
-        /// Manda las llamadas como lotes donde el proveedor los tiene (OpenAI, Anthropic,
-        /// Gemini: la mitad del precio de los tokens; tardan de minutos a 24 horas), espera y
-        /// escribe cada respuesta; recoge también los lotes que mandó una corrida anterior.
-        #[arg(long = "lote")]
-        batches: bool,
-    },
-    /// Etiqueta el tono (pos, neu, neg) de cada marca nombrada en cada respuesta con el juez de
-    /// [juez] en recoleccion.toml, y anota el modelo y la versión del juez.
-    #[command(name = "tono")]
-    Tone {
-        /// Carpeta del estudio, con respuestas.jsonl, marcas.toml y recoleccion.toml.
-        #[arg(value_name = "ESTUDIO")]
-        study: PathBuf,
-        /// Archivo de recolección (por defecto, recoleccion.toml dentro del estudio).
-        #[arg(long = "archivo", value_name = "ARCHIVO")]
-        file: Option<PathBuf>,
-        /// Solo muestra cuántas respuestas faltan etiquetar y el costo esperado.
-        #[arg(long)]
-        plan: bool,
-    },
-    /// Importa etiquetas de tono hechas por personas (JSON Lines: {"id": "...", "tono": {"marca": "pos"}});
-    /// reemplazan las del juez en esas respuestas.
-    #[command(name = "importar-tono")]
-    ImportTone {
-        /// Carpeta del estudio.
-        #[arg(value_name = "ESTUDIO")]
-        study: PathBuf,
-        /// Archivo de etiquetas.
-        #[arg(value_name = "ETIQUETAS")]
-        labels: PathBuf,
-    },
-    /// Sirve en local un simulador de las APIs (OpenAI, Anthropic, Gemini, Perplexity y
-    /// compatibles, y SerpApi para las superficies de Google) para ensayar un estudio sin claves ni
-    /// costo: apunte url_base (o RECOLECTOR_URL_<NOMBRE>) a él.
-    #[command(name = "simulador")]
-    Simulator {
-        /// Dirección donde escuchar.
-        #[arg(long = "escuchar", value_name = "IP:PUERTO", default_value = "127.0.0.1:8089")]
-        listen: String,
-        /// Marcas que nombran las respuestas simuladas: marcas.toml de un estudio.
-        #[arg(long = "marcas", value_name = "MARCAS_TOML")]
-        brands: Option<PathBuf>,
-    },
-}
 
 fn main() -> ExitCode {
     let cli: Cli = cli::parse();

@@ -9,6 +9,8 @@
 //! does, after the same check that the challenge is bound to the origin asked. Used by the
 //! `comprar` binary and the tests.
 
+pub mod cli;
+
 use std::path::{Path, PathBuf};
 
 use alloy_signer_local::PrivateKeySigner;

@@ -25,6 +25,7 @@
 //! downloads. `informes` (cargo feature `pdf`) writes the PDF reports into `content/`.
 
 pub mod build;
+pub mod cli;
 pub mod load;
 pub mod manifest;
 pub mod metrics;

@@ -3,69 +3,18 @@
 //! Arguments are parsed in two steps (as in ripgrep): clap reads what the user typed
 //! ([`Cli`]), then each command turns it into validated settings before doing any work.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::{Parser, Subcommand};
 use generator::build::{BuildError, BuildOptions};
+use generator::cli::{Cli, Command};
 
 /// A build allocates and frees hundreds of megabytes of strings and buffers. glibc's allocator
 /// hands freed memory back to the system eagerly, so each reuse page-faults afresh (about a
 /// seventh of a large build's time went to the kernel); jemalloc keeps it for reuse.
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
-
-#[derive(Parser)]
-#[command(name = "generator", version, about = "Construye dist/ a partir de content/ (estudios de visibilidad en IA)")]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Valida content/ y calcula todas las tablas sin escribir nada.
-    Check {
-        /// Carpeta de contenido.
-        #[arg(long = "contenido", alias = "content", value_name = "CARPETA", default_value = "content")]
-        content: PathBuf,
-    },
-    /// Construye dist/: documentos públicos, paquetes, ZIP, manifiesto.
-    Build {
-        /// Carpeta de contenido.
-        #[arg(long = "contenido", alias = "content", value_name = "CARPETA", default_value = "content")]
-        content: PathBuf,
-        /// Carpeta de salida (se reemplaza entera solo si todo salió bien).
-        #[arg(long = "salida", alias = "out", value_name = "CARPETA", default_value = "dist")]
-        out: PathBuf,
-        /// No imprimir las etapas.
-        #[arg(long = "silencioso", alias = "quiet")]
-        quiet: bool,
-        /// No conservar los archivos pagos de la construcción que ya está en --salida. Sin esta
-        /// opción, un paquete o ZIP que cambió recibe un nombre nuevo y el anterior sigue
-        /// abriendo con los enlaces y recibos ya emitidos. Úsela cuando pasó la vigencia de los
-        /// enlaces desde el último cambio: los enlaces a los archivos descartados dejan de abrir.
-        #[arg(long = "descartar-anteriores")]
-        discard_previous: bool,
-    },
-    /// Genera los informes PDF (es y en) en content/estudios/<slug>/informes/. Necesita un
-    /// binario compilado con `--features pdf`.
-    #[command(name = "informes")]
-    Reports {
-        /// Carpeta de contenido.
-        #[arg(long = "contenido", alias = "content", value_name = "CARPETA", default_value = "content")]
-        content: PathBuf,
-        /// Estudio a informar (se puede repetir). Sin esta opción, se regeneran los informes de
-        /// los estudios que ya los tienen.
-        #[arg(long = "estudio", value_name = "SLUG")]
-        studies: Vec<String>,
-        /// Plantilla typst propia en lugar de la incluida (templates/informe.typ); recibe el
-        /// mismo modelo del informe en /datos.json.
-        #[arg(long = "plantilla", value_name = "ARCHIVO")]
-        template: Option<PathBuf>,
-    },
-}
 
 fn main() -> ExitCode {
     let cli: Cli = cli::parse();

@@ -8,3 +8,4 @@ pub mod cdp_stub;
 pub mod chain;
 pub mod mpp;
 pub mod postgres;
+pub mod programs;

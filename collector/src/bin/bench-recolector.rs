@@ -5,39 +5,16 @@
 //! the throughput it reaches with the rate limits set to the providers' published tiers.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use clap::Parser;
+use collector::cli::bench::Cli;
 use collector::client::Stop;
 use collector::config::CollectionFile;
 use collector::run::{self, Options};
 use collector::simulator::{Behaviour, Simulator};
 use tokio::sync::Semaphore;
-
-#[derive(Parser)]
-#[command(
-    name = "bench-recolector",
-    about = "Mide el costo propio del recolector por llamada y su ritmo con los límites publicados"
-)]
-struct Cli {
-    /// Preguntas del estudio de prueba (× 4 modelos × 2 repeticiones llamadas).
-    #[arg(long = "preguntas", default_value_t = 250)]
-    questions: usize,
-    /// Rondas de cada medición (se informa la mediana).
-    #[arg(long = "rondas", default_value_t = 3)]
-    rounds: usize,
-    /// Llamadas en paralelo por proveedor.
-    #[arg(long = "concurrencia", default_value_t = 8)]
-    concurrency: u32,
-    /// Segundos de cada medición de ritmo con límites publicados (0: no medir).
-    #[arg(long = "segundos", default_value_t = 20)]
-    seconds: u64,
-    /// Carpeta donde crear los estudios de prueba (en disco: cada línea hace fsync).
-    #[arg(long = "carpeta", default_value = "target/bench-recolector")]
-    folder: PathBuf,
-}
 
 const PROVIDERS: [(&str, &str, &str); 4] = [
     ("openai", "openai", "gpt-5-mini"),

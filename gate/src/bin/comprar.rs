@@ -10,63 +10,13 @@
 //! comprar verificar-recibo var/compras/banca-2026.resumen.recibo.json [--clave-publica did:key:z6Mk…] [--archivos DIR]
 //! ```
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use alloy_signer_local::PrivateKeySigner;
 use anyhow::{Context, Result, bail};
+use gate::buyer::cli::{Args, Command, VerifyArgs};
 use gate::buyer::{FileCheck, ReceiptReport, buy, check_receipt, download_verified, reaccess, receipt_of};
 use gate::x402::receipt::{DID_DOCUMENT_PATH, PublicKey};
-
-#[derive(Debug, clap::Parser)]
-#[command(
-    name = "comprar",
-    about = "Compra un estudio con x402 v2, guarda el recibo firmado y descarga sus archivos verificando el sha256.",
-    args_conflicts_with_subcommands = true,
-    subcommand_negates_reqs = true
-)]
-struct Args {
-    #[command(subcommand)]
-    command: Option<Command>,
-    /// URL del estudio, p. ej. http://127.0.0.1:8080/estudio/banca-2026
-    #[arg(required = true)]
-    url: Option<String>,
-    /// Clave privada en hexadecimal (o la variable COMPRAR_KEY).
-    #[arg(long = "clave", alias = "key", conflicts_with = "key_file")]
-    key: Option<String>,
-    /// Archivo con la clave privada en hexadecimal.
-    #[arg(long = "archivo-clave", alias = "key-file")]
-    key_file: Option<PathBuf>,
-    /// Vista a comprar: completo (por defecto) o resumen.
-    #[arg(long = "vista")]
-    view: Option<String>,
-    /// Carpeta donde se guardan el estudio, su recibo y sus archivos (var/ no entra en git).
-    #[arg(long = "salida", alias = "out", default_value = "./var/compras")]
-    out: PathBuf,
-    /// Firmar con la billetera en lugar de pagar (sign-in-with-x): si esa billetera ya compró
-    /// el estudio, lo recibe de nuevo con enlaces nuevos y sin cobro.
-    #[arg(long = "reacceso")]
-    reaccess: bool,
-}
-
-#[derive(Debug, clap::Subcommand)]
-enum Command {
-    /// Verifica un recibo firmado por el editor: la firma, la clave que firmó y el sha256 de los archivos descargados.
-    #[command(name = "verificar-recibo")]
-    VerifyReceipt(VerifyArgs),
-}
-
-#[derive(Debug, clap::Args)]
-struct VerifyArgs {
-    /// Archivo del recibo (el ….recibo.json que guarda comprar, o un PAYMENT-RESPONSE decodificado).
-    #[arg(value_name = "RECIBO")]
-    receipt: PathBuf,
-    /// Clave pública del editor que debe haber firmado: did:key:z6Mk… (la de /.well-known/did.json del servicio).
-    #[arg(long = "clave-publica")]
-    public_key: Option<String>,
-    /// Carpeta con los archivos descargados; por defecto, la carpeta del recibo.
-    #[arg(long = "archivos")]
-    files_dir: Option<PathBuf>,
-}
 
 fn main() {
     let mut args: Args = cli::parse();

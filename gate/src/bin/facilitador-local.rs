@@ -4,45 +4,16 @@
 //! moves no real money; with `--rpc` and `GATE_SETTLER_KEY` it submits each authorization to
 //! that chain as a `transferWithAuthorization` transaction.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use alloy_primitives::U256;
 use anyhow::{Context, Result};
 use gate::chain::settler::Settler;
+use gate::facilitator::cli::Args;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate::facilitator::service::FacilitatorService;
 use gate::settings::SETTLER_KEY_ENV;
 use gate_http::{RunOptions, run};
-
-#[derive(Debug, clap::Parser)]
-#[command(name = "facilitador-local", about = "Facilitador x402 local (sin cadena, sin dinero real) por HTTP.")]
-struct Args {
-    /// Dirección IP:puerto donde escuchar.
-    #[arg(long = "escuchar", alias = "listen", default_value = "127.0.0.1:8402")]
-    listen: String,
-    /// Carpeta del archivo pid y, salvo con --sin-libro, del libro de saldos y nonces.
-    #[arg(long = "datos", alias = "data", default_value = "./var/facilitador")]
-    data: PathBuf,
-    /// Saldo inicial de cada pagador nuevo, en unidades atómicas de USDC (1 USDC = 1000000).
-    #[arg(long = "saldo-inicial", default_value_t = 100_000_000)]
-    initial_balance: u64,
-    /// Guardar saldos y nonces usados solo en memoria.
-    #[arg(long = "sin-libro")]
-    no_ledger: bool,
-    /// Hilos de trabajo.
-    #[arg(long = "hilos", alias = "threads", default_value_t = 2)]
-    threads: usize,
-    /// RPC de la cadena donde liquidar (con la clave del liquidador en GATE_SETTLER_KEY, una
-    /// cuenta con gas): cada autorización se envía como transferWithAuthorization y se responde
-    /// con su recibo. Sin --rpc, el libro local.
-    #[arg(long, value_name = "URL")]
-    rpc: Option<String>,
-    /// Segundos que una liquidación espera a que su transacción entre en un bloque antes de
-    /// responder settlement_pending (con --rpc).
-    #[arg(long = "espera", default_value_t = 20.0)]
-    confirmation_wait: f64,
-}
 
 fn main() {
     if let Err(e) = run_facilitator() {

@@ -8,6 +8,7 @@
 //! never knows which one it has.
 
 pub mod cdp;
+pub mod cli;
 pub mod http;
 pub mod local;
 pub mod service;

@@ -13,6 +13,7 @@
 //!
 //! The generator does not depend on this crate: synth writes content, the generator reads it.
 
+pub mod cli;
 mod design;
 mod engine;
 mod findings;

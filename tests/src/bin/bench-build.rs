@@ -18,6 +18,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
+use tests::programs::bench_build::Args;
 
 fn main() {
     if let Err(e) = run() {
@@ -72,21 +73,6 @@ fn run() -> Result<(), String> {
         "ratio = build (2 threads) / (zip -r -6 + sha256sum over the produced files); speed-up = build 1 thread / build 2 threads"
     );
     Ok(())
-}
-
-/// What the operator typed.
-#[derive(clap::Parser)]
-#[command(
-    name = "bench-build",
-    about = "Mide la construcción (2 hilos y 1) contra zip -r -6 más sha256sum sobre los mismos archivos, en corpus de varias escalas."
-)]
-struct Args {
-    /// Escalas del corpus sintético, separadas por comas (1 es el contenido de muestra).
-    #[arg(long = "escalas", value_name = "ESCALAS", default_value = "1,10,100", value_delimiter = ',')]
-    scales: Vec<u32>,
-    /// Compara la construcción con las corridas anteriores de synth contra la misma sin ellas.
-    #[arg(long = "corrida-anterior")]
-    previous_run: bool,
 }
 
 /// The repository root, the release `generator` and `synth` (named as they are printed), and a

@@ -28,33 +28,10 @@ use gate::x402::PaymentRequirements;
 use gate::x402::evm::{client_authorization, domain_for, exact_payload_json, random_nonce, sign_authorization};
 use gate::x402::header::{decode_json, encode_json};
 use serde_json::Value;
+use tests::programs::bench_compras::Args;
 
 /// Anvil/Hardhat development account #0: public, never for real funds (the gate's tests use it).
 const DEV_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
-
-/// What the operator typed.
-#[derive(clap::Parser)]
-#[command(
-    name = "bench-compras",
-    about = "Mide compras pagadas por segundo contra vendedores x402 v2 (el gate, @x402/express, x402-axum) con firmas EIP-3009 nuevas."
-)]
-struct Args {
-    /// URL base de un vendedor, p. ej. http://127.0.0.1:8080; repetible: se miden uno tras otro.
-    #[arg(long = "url", value_name = "URL", required = true)]
-    urls: Vec<String>,
-    /// Ruta que responde 402: su PAYMENT-REQUIRED da la oferta que se firma, y es lo que se compra.
-    #[arg(long = "ruta", value_name = "RUTA", default_value = "/estudio/banca-2026")]
-    route: String,
-    /// Compradores concurrentes, cada uno con su propia conexión.
-    #[arg(long = "compradores", value_name = "COMPRADORES", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=4096))]
-    buyers: u64,
-    /// Segundos de medición por vendedor (termina antes si se acaban las firmas preparadas).
-    #[arg(long = "segundos", value_name = "SEGUNDOS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
-    seconds: u64,
-    /// Firmas que se preparan por vendedor antes de medir: el tope de compras de cada medición.
-    #[arg(long = "compras", value_name = "COMPRAS", default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
-    purchases: u64,
-}
 
 fn main() {
     if let Err(e) = run() {

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use gate::links::LinkSigner;
 use serde_json::Value;
+use tests::programs::bench_gate::Args;
 
 const LINK_SECRET: &str = "bench-link-secret-0123456789abcdef-0123456789";
 const SCALE: &str = "5";
@@ -609,24 +610,6 @@ fn run_cmd(command: &mut Command) -> Result<()> {
         bail!("{command:?} falló");
     }
     Ok(())
-}
-
-/// What the operator typed.
-#[derive(clap::Parser)]
-#[command(
-    name = "bench-gate",
-    about = "Mide el gate de release contra nginx con wrk (archivo chico, 402, búsquedas, descarga), compras pagadas y memoria."
-)]
-struct Args {
-    /// Segundos de cada corrida de wrk.
-    #[arg(long = "segundos", value_name = "SEGUNDOS", default_value_t = 10)]
-    seconds: u64,
-    /// Rondas alternadas (cada caso una vez por ronda); se informa la mediana.
-    #[arg(long = "rondas", value_name = "RONDAS", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
-    rounds: u64,
-    /// Solo las compras pagadas (8 y 64 compradores), sin wrk ni nginx.
-    #[arg(long = "solo-compras")]
-    purchases_only: bool,
 }
 
 /// The run, validated.

@@ -21,21 +21,7 @@ use std::time::{Duration, Instant};
 
 use gate::payment::limits::{Limiter, MAX_TRACKED, RefusalLimits};
 use parking_lot::Mutex;
-
-/// What the operator typed.
-#[derive(clap::Parser)]
-#[command(
-    name = "bench-limits",
-    about = "Mide el limitador de intentos rechazados contra el algoritmo anterior (recorrido de toda la tabla) con clientes IPv6 /64 distintos."
-)]
-struct Args {
-    /// Clientes /64 distintos, cada uno con un intento rechazado.
-    #[arg(long = "rechazos", value_name = "RECHAZOS", default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
-    refusals: u64,
-    /// Veces que se repite cada medición (se informa la mejor).
-    #[arg(long = "rondas", value_name = "RONDAS", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
-    rounds: u64,
-}
+use tests::programs::bench_limits::Args;
 
 fn main() {
     let args: Args = cli::parse();

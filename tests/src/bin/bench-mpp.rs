@@ -35,35 +35,10 @@ use gate::x402::header::encode_json;
 use gate_http::{Running, spawn};
 use serde_json::{Value, json};
 use tests::chain::{ChainOptions, LocalChain};
+use tests::programs::bench_mpp::Args;
 
 const LINK_SECRET: &[u8] = b"bench-mpp-link-secret-0123456789abcdef";
 const NETWORK: &str = "eip155:84532";
-
-#[derive(clap::Parser)]
-#[command(
-    name = "bench-mpp",
-    about = "Mide el 402 con x402 y MPP contra el 402 solo x402, y compras MPP contra compras x402 en una cadena local."
-)]
-struct Args {
-    /// dist/ ya construido; sin él se construye content/ con el generator de al lado.
-    #[arg(long)]
-    dist: Option<PathBuf>,
-    /// Segundos de cada medición del 402.
-    #[arg(long = "segundos", value_name = "SEGUNDOS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
-    seconds: u64,
-    /// Rondas alternadas (402 y compras).
-    #[arg(long = "rondas", value_name = "RONDAS", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=20))]
-    rounds: u64,
-    /// Conexiones keep-alive concurrentes contra el 402.
-    #[arg(long = "conexiones", value_name = "CONEXIONES", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    connections: u64,
-    /// Compras por protocolo y por ronda (múltiplo de las 18 vistas: un desafío MPP por comprador y vista).
-    #[arg(long = "compras", value_name = "COMPRAS", default_value_t = 36, value_parser = clap::value_parser!(u64).range(1..=1000))]
-    purchases: u64,
-    /// Compradores concurrentes en la cadena.
-    #[arg(long = "compradores", value_name = "COMPRADORES", default_value_t = 6, value_parser = clap::value_parser!(u64).range(1..=64))]
-    buyers: u64,
-}
 
 fn main() {
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();

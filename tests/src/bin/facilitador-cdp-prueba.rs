@@ -6,7 +6,6 @@
 //! CDP_API_KEY_ID=… CDP_API_KEY_SECRET=… facilitador-cdp-prueba --listen 127.0.0.1:8403 --data DIR
 //! ```
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -14,18 +13,7 @@ use gate::facilitator::cdp::CdpKey;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate_http::{RunOptions, run};
 use tests::cdp_stub::CdpStub;
-
-#[derive(Debug, clap::Parser)]
-#[command(
-    name = "facilitador-cdp-prueba",
-    about = "Imita al facilitador de Coinbase CDP (JWT por pedido) sobre el facilitador local, para pruebas. No mueve dinero."
-)]
-struct Args {
-    #[arg(long, default_value = "127.0.0.1:8403", help = "Dirección IP:puerto.")]
-    listen: String,
-    #[arg(long, default_value = "./var/facilitador-cdp", help = "Carpeta del archivo pid.")]
-    data: PathBuf,
-}
+use tests::programs::facilitador_cdp_prueba::Args;
 
 fn main() {
     if let Err(e) = serve() {

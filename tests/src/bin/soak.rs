@@ -27,6 +27,7 @@ use gate::x402::evm::{client_authorization, domain_for, exact_payload_json, rand
 use gate::x402::header::encode_json;
 use parking_lot::Mutex;
 use serde_json::{Value, json};
+use tests::programs::soak::Args;
 
 const BUILT_BASE_URL: &str = "http://127.0.0.1:8080";
 
@@ -45,27 +46,6 @@ struct Options {
     warmup: u64,
     /// Seconds between two samples of the gate's memory.
     every: u64,
-}
-
-/// What the operator typed.
-#[derive(clap::Parser)]
-#[command(
-    name = "soak",
-    about = "Tráfico mixto contra el gate de release durante un rato, con muchas conexiones: estados inesperados, p99 por ruta y memoria."
-)]
-struct Args {
-    /// Segundos de carga medidos, después del calentamiento.
-    #[arg(long = "segundos", value_name = "SEGUNDOS", default_value_t = 60)]
-    seconds: u64,
-    /// Conexiones simultáneas.
-    #[arg(long = "conexiones", value_name = "CONEXIONES", default_value_t = 100)]
-    connections: usize,
-    /// Segundos de calentamiento antes de medir (pools y búferes llegan a su tamaño de trabajo).
-    #[arg(long = "calentamiento", value_name = "CALENTAMIENTO", default_value_t = 5)]
-    warmup: u64,
-    /// Segundos entre dos muestras de la memoria del gate.
-    #[arg(long = "muestras", value_name = "MUESTRAS", default_value_t = 30)]
-    samples: u64,
 }
 
 fn options() -> Result<Options> {

@@ -1,0 +1,33 @@
+//! The `facilitador-local` command line as clap reads it: kept in the library so the book's
+//! command reference and man page are generated from this very definition (`cargo run -p tests --bin referencia`).
+
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Parser)]
+#[command(name = "facilitador-local", about = "Facilitador x402 local (sin cadena, sin dinero real) por HTTP.")]
+pub struct Args {
+    /// Dirección IP:puerto donde escuchar.
+    #[arg(long = "escuchar", alias = "listen", default_value = "127.0.0.1:8402")]
+    pub listen: String,
+    /// Carpeta del archivo pid y, salvo con --sin-libro, del libro de saldos y nonces.
+    #[arg(long = "datos", alias = "data", default_value = "./var/facilitador")]
+    pub data: PathBuf,
+    /// Saldo inicial de cada pagador nuevo, en unidades atómicas de USDC (1 USDC = 1000000).
+    #[arg(long = "saldo-inicial", default_value_t = 100_000_000)]
+    pub initial_balance: u64,
+    /// Guardar saldos y nonces usados solo en memoria.
+    #[arg(long = "sin-libro")]
+    pub no_ledger: bool,
+    /// Hilos de trabajo.
+    #[arg(long = "hilos", alias = "threads", default_value_t = 2)]
+    pub threads: usize,
+    /// RPC de la cadena donde liquidar (con la clave del liquidador en GATE_SETTLER_KEY, una
+    /// cuenta con gas): cada autorización se envía como transferWithAuthorization y se responde
+    /// con su recibo. Sin --rpc, el libro local.
+    #[arg(long, value_name = "URL")]
+    pub rpc: Option<String>,
+    /// Segundos que una liquidación espera a que su transacción entre en un bloque antes de
+    /// responder settlement_pending (con --rpc).
+    #[arg(long = "espera", default_value_t = 20.0)]
+    pub confirmation_wait: f64,
+}

@@ -1,0 +1,30 @@
+//! The `synth` command line as clap reads it: kept in the library so the book's command
+//! reference and man page are generated from this very definition (`cargo run -p tests --bin referencia`).
+
+use std::path::PathBuf;
+
+#[derive(clap::Parser)]
+#[command(
+    name = "synth",
+    version,
+    about = "Escribe los estudios sintéticos de demostración (o corpus más grandes para benchmarks)"
+)]
+pub struct Cli {
+    /// Carpeta de contenido de destino; se escriben sus estudios (y, si no es la de origen,
+    /// se copian servicio.toml y metricas.toml).
+    #[arg(long = "salida", alias = "out", default_value = "content")]
+    pub out: PathBuf,
+    /// Carpeta de la que copiar servicio.toml y metricas.toml.
+    #[arg(long = "contenido", alias = "content", default_value = "content")]
+    pub content: PathBuf,
+    /// Multiplicador de tamaño: 1 es el contenido de muestra; 10 y 100 para benchmarks.
+    #[arg(long = "escala", default_value_t = 1)]
+    pub scale: u32,
+    /// Semilla del generador pseudoaleatorio.
+    #[arg(long = "semilla", default_value_t = crate::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Sin corridas anteriores: ni `anterior/`, ni `[corrida_anterior]`, ni hallazgos de
+    /// cambio (la referencia del benchmark de construcción).
+    #[arg(long = "sin-corrida-anterior")]
+    pub no_previous_run: bool,
+}

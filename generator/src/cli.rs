@@ -5,8 +5,20 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+/// What `generator`'s exit status means.
+pub const EXIT_STATUS: &[(&str, &str)] = &[
+    ("0", "Terminó bien (check sin problemas; build escribió dist/ entero)."),
+    ("1", "Problemas en content/ (archivo y campo de cada uno) o un error: dist/ queda como estaba."),
+    ("2", "La línea de comando está mal escrita."),
+];
+
 #[derive(Parser)]
-#[command(name = "generator", version, about = "Construye dist/ a partir de content/ (estudios de visibilidad en IA)")]
+#[command(
+    name = "generator",
+    version,
+    about = "Construye dist/ a partir de content/ (estudios de visibilidad en IA)",
+    after_help = cli::epilogue(&[], EXIT_STATUS)
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -9,3 +9,4 @@ pub mod chain;
 pub mod mpp;
 pub mod postgres;
 pub mod programs;
+pub mod reference;

@@ -12,18 +12,18 @@ use clap::Parser;
 )]
 pub struct Cli {
     /// Preguntas del estudio de prueba (× 4 modelos × 2 repeticiones llamadas).
-    #[arg(long = "preguntas", default_value_t = 250)]
+    #[arg(long = "preguntas", value_name = "N", default_value_t = 250)]
     pub questions: usize,
     /// Rondas de cada medición (se informa la mediana).
-    #[arg(long = "rondas", default_value_t = 3)]
+    #[arg(long = "rondas", value_name = "RONDAS", default_value_t = 3)]
     pub rounds: usize,
     /// Llamadas en paralelo por proveedor.
-    #[arg(long = "concurrencia", default_value_t = 8)]
+    #[arg(long = "concurrencia", value_name = "N", default_value_t = 8)]
     pub concurrency: u32,
     /// Segundos de cada medición de ritmo con límites publicados (0: no medir).
-    #[arg(long = "segundos", default_value_t = 20)]
+    #[arg(long = "segundos", value_name = "SEGUNDOS", default_value_t = 20)]
     pub seconds: u64,
     /// Carpeta donde crear los estudios de prueba (en disco: cada línea hace fsync).
-    #[arg(long = "carpeta", default_value = "target/bench-recolector")]
+    #[arg(long = "carpeta", value_name = "CARPETA", default_value = "target/bench-recolector")]
     pub folder: PathBuf,
 }

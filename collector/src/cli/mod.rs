@@ -7,11 +7,38 @@ use clap::{Parser, Subcommand};
 
 pub mod bench;
 
+/// The environment variables `recolector` reads (a provider's key variable can also be named
+/// in recoleccion.toml).
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    ("OPENAI_API_KEY", "Clave de OpenAI (proveedor tipo openai), salvo otra variable en recoleccion.toml."),
+    ("ANTHROPIC_API_KEY", "Clave de Anthropic (tipo anthropic)."),
+    ("GEMINI_API_KEY", "Clave de Gemini (tipo google)."),
+    ("PERPLEXITY_API_KEY", "Clave de Perplexity (tipo perplexity)."),
+    ("SERPAPI_API_KEY", "Clave de SerpApi (tipo serpapi, las superficies de Google)."),
+    (
+        "RECOLECTOR_URL_<NOMBRE>",
+        "URL base del proveedor <NOMBRE> de recoleccion.toml (en mayúsculas), antes que url_base: p. ej. el simulador.",
+    ),
+];
+
+/// What `recolector`'s exit status means.
+pub const EXIT_STATUS: &[(&str, &str)] = &[
+    ("0", "Terminó: no falta ninguna llamada (o etiqueta)."),
+    ("1", "Un error, o no se confirmó el gasto."),
+    (
+        "2",
+        "La línea de comando está mal escrita, o recolectar necesita --si porque no hay una terminal donde preguntar.",
+    ),
+    ("3", "Quedaron llamadas o etiquetas por hacer (presupuesto, fallas): vuelva a correr para seguir."),
+    ("130", "Cortado con Ctrl-C: lo ya escrito queda."),
+];
+
 #[derive(Parser)]
 #[command(
     name = "recolector",
     version,
-    about = "Pregunta a los asistentes de IA (con búsqueda web) cada pregunta de un estudio y escribe respuestas.jsonl"
+    about = "Pregunta a los asistentes de IA (con búsqueda web) cada pregunta de un estudio y escribe respuestas.jsonl",
+    after_help = cli::epilogue(ENVIRONMENT, EXIT_STATUS)
 )]
 pub struct Cli {
     #[command(subcommand)]

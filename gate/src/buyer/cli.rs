@@ -3,10 +3,22 @@
 
 use std::path::PathBuf;
 
+/// The environment variables `comprar` reads.
+pub const ENVIRONMENT: &[(&str, &str)] =
+    &[("COMPRAR_KEY", "Clave privada de la billetera en hexadecimal, si no se da --clave ni --archivo-clave.")];
+
+/// What `comprar`'s exit status means.
+pub const EXIT_STATUS: &[(&str, &str)] = &[
+    ("0", "Compró (o verificó el recibo) y cada archivo coincide con su sha256."),
+    ("1", "Un error: el pago, la descarga o la verificación falló."),
+    ("2", "La línea de comando está mal escrita."),
+];
+
 #[derive(Debug, clap::Parser)]
 #[command(
     name = "comprar",
     about = "Compra un estudio con x402 v2, guarda el recibo firmado y descarga sus archivos verificando el sha256.",
+    after_help = cli::epilogue(ENVIRONMENT, EXIT_STATUS),
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
@@ -14,19 +26,19 @@ pub struct Args {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// URL del estudio, p. ej. http://127.0.0.1:8080/estudio/banca-2026
-    #[arg(required = true)]
+    #[arg(required = true, value_name = "URL")]
     pub url: Option<String>,
     /// Clave privada en hexadecimal (o la variable COMPRAR_KEY).
-    #[arg(long = "clave", alias = "key", conflicts_with = "key_file")]
+    #[arg(long = "clave", alias = "key", value_name = "CLAVE", conflicts_with = "key_file")]
     pub key: Option<String>,
     /// Archivo con la clave privada en hexadecimal.
-    #[arg(long = "archivo-clave", alias = "key-file")]
+    #[arg(long = "archivo-clave", alias = "key-file", value_name = "ARCHIVO")]
     pub key_file: Option<PathBuf>,
     /// Vista a comprar: completo (por defecto) o resumen.
-    #[arg(long = "vista")]
+    #[arg(long = "vista", value_name = "VISTA")]
     pub view: Option<String>,
     /// Carpeta donde se guardan el estudio, su recibo y sus archivos (var/ no entra en git).
-    #[arg(long = "salida", alias = "out", default_value = "./var/compras")]
+    #[arg(long = "salida", alias = "out", value_name = "CARPETA", default_value = "./var/compras")]
     pub out: PathBuf,
     /// Firmar con la billetera en lugar de pagar (sign-in-with-x): si esa billetera ya compró
     /// el estudio, lo recibe de nuevo con enlaces nuevos y sin cobro.
@@ -47,9 +59,9 @@ pub struct VerifyArgs {
     #[arg(value_name = "RECIBO")]
     pub receipt: PathBuf,
     /// Clave pública del editor que debe haber firmado: did:key:z6Mk… (la de /.well-known/did.json del servicio).
-    #[arg(long = "clave-publica")]
+    #[arg(long = "clave-publica", value_name = "DID_KEY")]
     pub public_key: Option<String>,
     /// Carpeta con los archivos descargados; por defecto, la carpeta del recibo.
-    #[arg(long = "archivos")]
+    #[arg(long = "archivos", value_name = "CARPETA")]
     pub files_dir: Option<PathBuf>,
 }

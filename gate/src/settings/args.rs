@@ -10,11 +10,70 @@ use clap::Parser;
 use super::redact::{rpc_flags_shown, url_shown};
 use crate::manifest::Mode;
 
+/// The environment variables the gate reads (its `--help` and the book's reference list them;
+/// the `referencia` test fails when the code reads one not listed here).
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    ("GATE_LOG", "Filtro de registros de tracing (por defecto info,pingora_core=warn,rustls=error)."),
+    (
+        "GATE_LINK_SECRET",
+        "Clave de los enlaces firmados, al menos 32 bytes; la misma en cada gate (fuera del modo local, obligatoria).",
+    ),
+    (
+        "GATE_RECEIPT_KEY",
+        "Clave de los recibos del editor: semilla Ed25519 de 32 bytes en hexadecimal (fuera del modo local, obligatoria).",
+    ),
+    (
+        "GATE_RECEIPT_KEYS_ANTERIORES",
+        "Claves de recibos anteriores a una rotación (did:key:z6Mk…, separadas por comas), publicadas en /.well-known/did.json.",
+    ),
+    (
+        "GATE_VENTAS",
+        "URL de la base PostgreSQL de ventas, en lugar de --ventas (no queda a la vista en la lista de procesos).",
+    ),
+    ("GATE_VENTAS_CONEXIONES", "Conexiones a la base de ventas por gate (1 a 1000)."),
+    ("GATE_FACILITATOR_URL", "URL del facilitador x402 (en lugar del que corresponde al modo)."),
+    ("GATE_FACILITATOR_AUTH", "Encabezado Nombre: valor que se manda al facilitador (p. ej. Authorization: Bearer …)."),
+    ("GATE_FACILITATOR_TIMEOUT", "Segundos de espera de cada pedido al facilitador."),
+    ("CDP_API_KEY_ID", "Identificador de la clave de Coinbase CDP, para su facilitador en mainnet."),
+    ("CDP_API_KEY_SECRET", "Secreto de la clave de Coinbase CDP."),
+    (
+        "GATE_SETTLER_KEY",
+        "Clave de la cuenta que envía transferWithAuthorization cuando el facilitador local liquida en una cadena.",
+    ),
+    (
+        "GATE_RPC_EIP155_<ID>",
+        "RPC de la red EVM eip155:<ID> (p. ej. GATE_RPC_EIP155_8453 para Base), para conciliar y liquidar.",
+    ),
+    ("GATE_MCP_HOSTS", "Hosts admitidos en /mcp además de localhost y el del servicio (separados por comas)."),
+    ("GATE_RELOJ_PRUEBA", "Solo pruebas: segundos que se corre el reloj del proceso."),
+    (
+        "GATE_VENTAS_PLAZO_PRUEBA",
+        "Solo pruebas (compilado con test-faults): segundos que se retiene una autorización en curso.",
+    ),
+    (
+        "GATE_FALLA_PRUEBA",
+        "Solo pruebas (compilado con test-faults): falla que se provoca alrededor de una liquidación.",
+    ),
+];
+
+/// What the gate's exit status means.
+pub const EXIT_STATUS: &[(&str, &str)] = &[
+    ("0", "Terminó bien (al servir, se detuvo con SIGTERM o SIGINT)."),
+    ("1", "Un error, o gate verificar encontró una FALLA."),
+    ("2", "La línea de comando está mal escrita."),
+    ("3", "gate ventas: hay compras inciertas por conciliar."),
+];
+
 /// What the user typed. The doc comments of the options are their `--help`, in Spanish like
 /// every command line of the workspace (see the `cli` crate). Its `Debug` hides what a URL may
 /// carry (the database password, a key in a facilitator's URL).
 #[derive(Parser)]
-#[command(name = "gate", version, about = "Sirve dist/, vende los estudios con x402 v2 y protege las descargas.")]
+#[command(
+    name = "gate",
+    version,
+    about = "Sirve dist/, vende los estudios con x402 v2 y protege las descargas.",
+    after_help = cli::epilogue(ENVIRONMENT, EXIT_STATUS)
+)]
 pub struct Args {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -195,7 +254,7 @@ impl VerifyArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct TokenCdpArgs {
-    #[arg(help = "Método HTTP (GET, POST).")]
+    #[arg(value_name = "METODO", help = "Método HTTP (GET, POST).")]
     pub method: String,
     #[arg(help = "URL completa del pedido.")]
     pub url: String,
@@ -246,7 +305,7 @@ pub struct ReconcileArgs {
     /// La clave de la compra (`compra`, como la lista `gate ventas`), con --liquidada o
     /// --sin-pago. Sin ella, se concilia cada compra incierta con la cadena (GATE_RPC_EIP155_<id>
     /// o --rpc): pagada, cancelada, o vencida sin usarse.
-    #[arg(requires = "resultado")]
+    #[arg(requires = "resultado", value_name = "COMPRA")]
     pub purchase: Option<String>,
     /// El dinero se movió, en esta transacción (hash).
     #[arg(long = "liquidada", value_name = "TRANSACCION")]

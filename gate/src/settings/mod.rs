@@ -49,7 +49,9 @@ pub const PURCHASES_FILE: &str = crate::sales::journal::JOURNAL_FILE;
 mod args;
 mod redact;
 
-pub use args::{Args, Command, ReconcileArgs, SalesAction, SalesArgs, TokenCdpArgs, VerifyArgs};
+pub use args::{
+    Args, Command, ENVIRONMENT, EXIT_STATUS, ReconcileArgs, SalesAction, SalesArgs, TokenCdpArgs, VerifyArgs,
+};
 pub use redact::redacted_url;
 use redact::{HIDDEN, auth_shown, hidden, url_shown};
 

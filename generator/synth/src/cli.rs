@@ -3,25 +3,33 @@
 
 use std::path::PathBuf;
 
+/// What `synth`'s exit status means.
+pub const EXIT_STATUS: &[(&str, &str)] = &[
+    ("0", "Escribió los estudios."),
+    ("1", "Un error (el archivo que no se pudo leer o escribir)."),
+    ("2", "La línea de comando está mal escrita."),
+];
+
 #[derive(clap::Parser)]
 #[command(
     name = "synth",
     version,
-    about = "Escribe los estudios sintéticos de demostración (o corpus más grandes para benchmarks)"
+    about = "Escribe los estudios sintéticos de demostración (o corpus más grandes para benchmarks)",
+    after_help = cli::epilogue(&[], EXIT_STATUS)
 )]
 pub struct Cli {
     /// Carpeta de contenido de destino; se escriben sus estudios (y, si no es la de origen,
     /// se copian servicio.toml y metricas.toml).
-    #[arg(long = "salida", alias = "out", default_value = "content")]
+    #[arg(long = "salida", alias = "out", value_name = "CARPETA", default_value = "content")]
     pub out: PathBuf,
     /// Carpeta de la que copiar servicio.toml y metricas.toml.
-    #[arg(long = "contenido", alias = "content", default_value = "content")]
+    #[arg(long = "contenido", alias = "content", value_name = "CARPETA", default_value = "content")]
     pub content: PathBuf,
     /// Multiplicador de tamaño: 1 es el contenido de muestra; 10 y 100 para benchmarks.
-    #[arg(long = "escala", default_value_t = 1)]
+    #[arg(long = "escala", value_name = "N", default_value_t = 1)]
     pub scale: u32,
     /// Semilla del generador pseudoaleatorio.
-    #[arg(long = "semilla", default_value_t = crate::DEFAULT_SEED)]
+    #[arg(long = "semilla", value_name = "SEMILLA", default_value_t = crate::DEFAULT_SEED)]
     pub seed: u64,
     /// Sin corridas anteriores: ni `anterior/`, ni `[corrida_anterior]`, ni hallazgos de
     /// cambio (la referencia del benchmark de construcción).

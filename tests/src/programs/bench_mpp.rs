@@ -10,7 +10,7 @@ use std::path::PathBuf;
 )]
 pub struct Args {
     /// dist/ ya construido; sin él se construye content/ con el generator de al lado.
-    #[arg(long)]
+    #[arg(long, value_name = "CARPETA")]
     pub dist: Option<PathBuf>,
     /// Segundos de cada medición del 402.
     #[arg(long = "segundos", value_name = "SEGUNDOS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]

@@ -9,8 +9,8 @@ use std::path::PathBuf;
     about = "Imita al facilitador de Coinbase CDP (JWT por pedido) sobre el facilitador local, para pruebas. No mueve dinero."
 )]
 pub struct Args {
-    #[arg(long, default_value = "127.0.0.1:8403", help = "Dirección IP:puerto.")]
+    #[arg(long, value_name = "IP:PUERTO", default_value = "127.0.0.1:8403", help = "Dirección IP:puerto.")]
     pub listen: String,
-    #[arg(long, default_value = "./var/facilitador-cdp", help = "Carpeta del archivo pid.")]
+    #[arg(long, value_name = "CARPETA", default_value = "./var/facilitador-cdp", help = "Carpeta del archivo pid.")]
     pub data: PathBuf,
 }

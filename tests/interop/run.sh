@@ -89,9 +89,9 @@ client "x402 Python (x402 httpx, three studies, both views)" "$python" x402_http
 client "x402 extensions (@x402/extensions on the HTTP and MCP 402s; a dropped answer recovered by @x402/fetch under the same payment id)" node x402-extensions.mjs "$base" "$work/var"
 client "x402 offer-receipt (@x402/extensions verifies the signed offers and the receipts of an @x402/fetch, an MCP and a comprar purchase; one byte changed fails)" node offer-receipt.mjs "$base" "$bin_dir"
 client "x402 sign-in-with-x (@x402/extensions challenge validators; a past buyer re-gets a study over HTTP and MCP, unpaid, and a week later on a gate 8 days ahead)" node sign-in-with-x.mjs "$base" "$work/var" "$bin_dir/gate" "$work/dist"
-# The README's "Paying from your own agent" snippets, extracted and run exactly as written.
+# The book's "Paying from your own agent" snippets (docs/src/comprar/), extracted and run exactly as written.
 readme_snippet() {
-  awk -v marker="<!-- interop:$1 -->" '$0 == marker { found = 1; next } found && /^```/ { if (inside) exit; inside = 1; next } inside { print }' "$root/README.md"
+  awk -v marker="<!-- interop:$1 -->" '$0 == marker { found = 1; next } found && /^```/ { if (inside) exit; inside = 1; next } inside { print }' "$root"/docs/src/comprar/*.md
 }
 run_snippet() {
   local file="$1" slug="$2"; shift 2

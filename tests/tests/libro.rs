@@ -1,4 +1,4 @@
-//! The book (`docs/`, mdBook) and the README hold together: every relative link reaches a file
+//! The book (`docs/`, mdBook), the README, OPERACIONES.md and BENCHMARKS.md hold together: every relative link reaches a file
 //! and every `#anchor` a heading of it (as mdBook makes heading ids), and every page of
 //! `docs/src/` is in `SUMMARY.md` (mdBook leaves out a page it does not list). `./tienda probar`
 //! also runs `mdbook build`. Each check is shown failing on a broken page.
@@ -129,10 +129,12 @@ fn broken_links(page: &Path, text: &str) -> Vec<String> {
 }
 
 #[test]
-fn every_link_of_the_book_and_the_readme_resolves() {
+fn every_link_of_the_book_and_the_guides_resolves() {
     let repository = repository();
     let mut pages = markdown_files(&repository.join("docs/src"));
-    pages.push(repository.join("README.md"));
+    for top in ["README.md", "OPERACIONES.md", "BENCHMARKS.md"] {
+        pages.push(repository.join(top));
+    }
     let broken: Vec<String> =
         pages.iter().flat_map(|page| broken_links(page, &std::fs::read_to_string(page).expect("a page"))).collect();
     assert!(broken.is_empty(), "{broken:#?}");

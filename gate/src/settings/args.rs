@@ -1,7 +1,7 @@
 //! What the user typed on the gate's command line (the first of the two steps: the validated
 //! [`super::Settings`] come from it). The doc comments of the options are their `--help`, in
 //! Spanish like every command line of the workspace (see the `cli` crate); flags are Spanish,
-//! with the English names that shipped kept as hidden aliases (README, *Naming*).
+//! with the English names that shipped kept as hidden aliases (the book's *Naming*, docs/src/diseno/arquitectura.md).
 
 use std::path::PathBuf;
 

@@ -31,6 +31,10 @@ sol! {
     function version() external view returns (string);
     function DOMAIN_SEPARATOR() external view returns (bytes32);
     function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external;
+    function transferWithAuthorization(
+        address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce,
+        uint8 v, bytes32 r, bytes32 s
+    ) external;
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
@@ -686,6 +690,42 @@ pub async fn submit_cancel_authorization(
     let (v, r, s) = sign_cancel(chain, authorizer, nonce)?;
     let call = cancelAuthorizationCall { authorizer: authorizer.address(), nonce, v, r, s };
     chain.rpc().send_transaction(chain.account("sender").address, chain.asset(), &call.abi_encode()).await
+}
+
+/// Submits a buyer's signed EIP-3009 authorization itself, as anyone may, from the chain's
+/// `sender` account: `payload` is an x402 `exact` EVM payload (`{signature, authorization}`).
+/// Returns the transaction's hash without waiting for it to be mined. A front-runner does this
+/// with an authorization it saw on its way to the gate.
+pub async fn submit_authorization(chain: &LocalChain, payload: &Value) -> Result<B256> {
+    let authorization = &payload["authorization"];
+    let field = |name: &str| authorization[name].as_str().with_context(|| format!("authorization.{name}"));
+    let number = |name: &str| -> Result<U256> { Ok(U256::from_str_radix(field(name)?, 10)?) };
+    let signature: Bytes = payload["signature"].as_str().context("signature")?.parse()?;
+    if signature.len() != 65 {
+        bail!("una firma de 65 bytes (r, s, v)");
+    }
+    let call = transferWithAuthorizationCall {
+        from: field("from")?.parse()?,
+        to: field("to")?.parse()?,
+        value: number("value")?,
+        validAfter: number("validAfter")?,
+        validBefore: number("validBefore")?,
+        nonce: field("nonce")?.parse()?,
+        v: signature[64],
+        r: B256::from_slice(&signature[..32]),
+        s: B256::from_slice(&signature[32..64]),
+    };
+    chain.rpc().send_transaction(chain.account("sender").address, chain.asset(), &call.abi_encode()).await
+}
+
+/// [`submit_authorization`], then its receipt (the chain must be mining), which must be a success.
+pub async fn front_run(chain: &LocalChain, payload: &Value) -> Result<Receipt> {
+    let hash = submit_authorization(chain, payload).await?;
+    let receipt = chain.rpc().wait_receipt(hash, Duration::from_secs(30)).await?;
+    if !receipt.succeeded() {
+        bail!("transferWithAuthorization {hash} falló en la cadena");
+    }
+    Ok(receipt)
 }
 
 /// [`submit_cancel_authorization`], then its receipt (the chain must be mining), which must

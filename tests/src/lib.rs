@@ -6,5 +6,6 @@
 
 pub mod cdp_stub;
 pub mod chain;
+pub mod faults;
 pub mod mpp;
 pub mod postgres;

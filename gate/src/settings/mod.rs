@@ -327,6 +327,46 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// What this gate really does with money, for the start-up log: who settles, where, and
+    /// whether real money moves, from the facilitator chosen, the settler key and the RPCs.
+    pub fn money_statement(&self) -> String {
+        let offered = match self.mode {
+            Mode::Mainnet => "USDC real en Base (y Solana si se ofrece)",
+            Mode::Testnet => "USDC de prueba en Base Sepolia (y Solana devnet si se ofrece), sin valor",
+            Mode::Local => "USDC de Base Sepolia según los requisitos que ofrece",
+        };
+        let settles = match (&self.facilitator, &self.settler_key) {
+            (FacilitatorChoice::Local { .. }, Some(_)) => {
+                let network = self.rpc_urls.keys().next().map_or("la red de su RPC", String::as_str);
+                format!(
+                    "el facilitador local liquida cada pago en la cadena {network} por su RPC ({SETTLER_KEY_ENV} paga el gas): se mueve {offered} en esa cadena (de prueba si es Base Sepolia o una cadena local)"
+                )
+            }
+            (FacilitatorChoice::Local { ledger }, None) => format!(
+                "modo local: un facilitador local verifica las firmas y liquida en su libro ({}); no se mueve dinero real",
+                ledger.display()
+            ),
+            (FacilitatorChoice::Http { url, .. }, _) => {
+                format!("el facilitador {} liquida cada pago en la cadena: se mueve {offered}", redacted_url(url))
+            }
+        };
+        let proof = if self.rpc_urls.is_empty() {
+            match (&self.facilitator, &self.settler_key) {
+                (FacilitatorChoice::Local { .. }, None) => {
+                    "; el libro local prueba lo que no sea un éxito con transacción".to_owned()
+                }
+                _ => "; sin RPC: solo un éxito con transacción entrega, lo dudoso queda por conciliar (gate ventas conciliar)"
+                    .to_owned(),
+            }
+        } else {
+            let networks: Vec<&str> = self.rpc_urls.keys().map(String::as_str).collect();
+            format!("; la cadena ({}, por RPC) prueba lo que no sea un éxito con transacción", networks.join(", "))
+        };
+        format!("{settles}{proof}")
+    }
+}
+
 /// Builds a chosen facilitator (reading nothing but the local ledger, if it is the local one).
 pub fn build_facilitator(choice: &FacilitatorChoice) -> Result<Arc<dyn Facilitator>> {
     Ok(match choice {

@@ -325,9 +325,6 @@ impl Shop {
             };
         let settle_ms = ms_since(started);
         self.sales.crash_point_after_settle().await;
-        if let (SoldBy::Facilitator, Some(authorization)) = (by, &check.authorization) {
-            self.audit_later(key, requirements, authorization, &settlement.transaction);
-        }
         reservation.commit(PaidSale {
             purchase: key.to_owned(),
             fingerprint: attempt.fingerprint.clone(),
@@ -342,6 +339,10 @@ impl Shop {
             Event::Delivered(Handed { transaction: settlement.transaction.clone(), bytes: body.len() as u64 }),
         )
         .await;
+        // Checked once the delivery is journaled, so a dispute always follows it in the record.
+        if let (SoldBy::Facilitator, Some(authorization)) = (by, &check.authorization) {
+            self.audit_later(key, requirements, authorization, &settlement.transaction);
+        }
         let timing = Timing { check_ms, produce_ms, settle_ms };
         Ok(Delivery { body, settlement, timing })
     }

@@ -111,8 +111,15 @@ fn is_nonce_used(reason: &str) -> bool {
 fn proves_no_transfer(reason: &str) -> bool {
     reason == "insufficient_funds"
         || reason == "duplicate_settlement"
+        || SMART_WALLET_REFUSALS.contains(&reason)
         || (reason.starts_with("invalid_") && reason != "invalid_transaction_state")
 }
+
+/// `@x402/evm`'s (and the local facilitator's) refusals of a smart wallet's payment before its
+/// transfer is sent: a wallet to deploy from a factory not allowed, a deployment that failed (it
+/// moves no money), a smart wallet's signature with no RPC to check it.
+const SMART_WALLET_REFUSALS: [&str; 3] =
+    ["eip6492_factory_not_allowed", "smart_wallet_deployment_failed", "firma_de_contrato_sin_rpc"];
 
 /// What the buyer is told when the outcome is uncertain.
 pub fn uncertain_message(detail: &str) -> String {
@@ -156,6 +163,9 @@ mod tests {
             (answer(false, Some("invalid_exact_evm_insufficient_balance"), ""), "refused"),
             (answer(false, Some("invalid_exact_evm_transaction_failed"), "0xreverted"), "refused"),
             (answer(false, Some("invalid_exact_evm_nonce_already_used"), ""), "nonce used"),
+            (answer(false, Some("eip6492_factory_not_allowed"), ""), "refused"),
+            (answer(false, Some("smart_wallet_deployment_failed"), ""), "refused"),
+            (answer(false, Some("firma_de_contrato_sin_rpc"), ""), "refused"),
             (answer(false, Some("settlement_pending"), "0xbroadcast"), "uncertain"),
             (answer(false, Some("invalid_transaction_state"), "0xbroadcast"), "uncertain"),
             (answer(false, Some("invalid_exact_evm_transfer_event_mismatch"), "0xmoved"), "uncertain"),

@@ -30,13 +30,14 @@ use super::receipt;
 use super::refusal::{Refusal, facilitator_refusal, nonce_used_refusal, seen_refusal, too_many, void_refusal};
 use super::settlement::{self, SETTLEMENT_PENDING, Settlement, UNCERTAIN_CODE, uncertain_message};
 use super::study::{STUDY_MEMORY, Spliced, StudyFiles};
+use crate::chain::signature::check_exact_on;
 use crate::chain::{Chains, Verdict};
 use crate::clock::{Clock, iso8601};
 use crate::facilitator::Facilitator;
 use crate::links::LinkSigner;
 use crate::sales::journal::{Accepted, Event, Failed, Handed, Protocol, Reconciled, Settled};
 use crate::sales::{PaidSale, Reservation, Sales, Seen, UncertainSale};
-use crate::x402::evm::{Authorization, check_exact, parse_exact_payload};
+use crate::x402::evm::{Authorization, parse_exact_payload};
 use crate::x402::receipt::ReceiptKey;
 use crate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse};
 
@@ -445,8 +446,11 @@ impl Shop {
         if requirements.network.starts_with("eip155:") {
             let exact = parse_exact_payload(&payload.payload)
                 .map_err(|e| Refusal::new(400, "invalid_payload", e.to_string()))?;
-            let payer =
-                check_exact(requirements, &exact, now).map_err(|e| Refusal::new(402, e.code(), e.to_string()))?;
+            let chain = self.chains.get(&requirements.network).map(|chain| chain.as_ref());
+            let payer = check_exact_on(chain, requirements, &exact, now)
+                .await
+                .map_err(|e| Refusal::new(e.status(), e.code(), e.to_string()))?
+                .payer;
             let auth = &exact.authorization;
             return Ok(Checked {
                 payer: payer.to_checksum(None),

@@ -25,7 +25,7 @@ use std::time::Duration;
 use alloy_primitives::{Address, B256, U256};
 use alloy_signer_local::PrivateKeySigner;
 use common::built;
-use common::gate::{SharedLocal, TestGate, accepted_of, client, start_with_chains};
+use common::gate::{SharedLocal, TestGate, accepted_of, client, signed_payload, start_with_chains};
 use gate::chain::evm::RpcChain;
 use gate::chain::settler::Settler;
 use gate::chain::{Chain, Chains};
@@ -484,4 +484,37 @@ async fn a_safe_pays_with_an_mpp_evm_credential_deployed_or_not() {
     }
     let sales = report(store.gate.data.path()).expect("gate ventas");
     assert_eq!(sales.sales.len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rpc_that_does_not_answer_leaves_a_smart_wallet_payment_to_repeat_and_a_plain_key_still_buys() {
+    // An RPC URL on a port nothing listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("port").local_addr().expect("address");
+    let reader = RpcChain::new(NETWORK, &format!("http://{closed}"), Duration::from_secs(2)).expect("rpc");
+    let ledger = Arc::new(LocalFacilitator::new(LocalConfig::default()));
+    let gate = start_with_chains(
+        built(),
+        Arc::new(SharedLocal(Arc::clone(&ledger))),
+        Chains::new().with(NETWORK, Arc::new(reader) as Arc<dyn Chain>),
+    );
+    let offer = accepted("banca-2026", "resumen");
+    let requirements: PaymentRequirements = serde_json::from_value(offer.clone()).expect("requirements");
+    let wallet = Address::repeat_byte(0x5a);
+    let auth = client_authorization(&requirements, wallet, gate::clock::now(), random_nonce()).expect("authorization");
+    let smart = PaymentPayload {
+        x402_version: 2,
+        resource: None,
+        accepted: offer.clone(),
+        payload: exact_payload_json(&auth, &[0x11; 130]),
+        extensions: None,
+    };
+    let (status, body) = buy_http(&gate, "banca-2026", "resumen", &smart).await;
+    assert_eq!((status, body["error"].as_str()), (503, Some("cadena_no_disponible")), "{body}");
+    assert!(body["mensaje"].as_str().is_some_and(|m| m.contains("no se cobró nada")), "{body}");
+    assert_eq!(ledger.settlements(), 0);
+    // A plain key's signature needs no RPC: it buys all the same.
+    let key = PrivateKeySigner::random();
+    let (status, body) = buy_http(&gate, "banca-2026", "resumen", &signed_payload(&offer, &key, |_, _| {})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(ledger.settlements(), 1);
 }

@@ -471,7 +471,7 @@ impl LocalFacilitator {
             Err(e) => return Err(failed(format!("no se pudo enviar el despliegue: {e}"))),
         };
         tracing::info!(
-            "facilitador local: billetera {wallet} desplegada por su fábrica {} (transacción {transaction:#x})",
+            "facilitador local: despliegue de la billetera {wallet} por su fábrica {} enviado (transacción {transaction:#x})",
             wrapper.factory
         );
         match settler.wait(transaction, self.config.settle_wait).await {

@@ -3,7 +3,10 @@
 //!
 //! The gate checks a payment here before producing anything, the local facilitator settles
 //! with the same check, and the buyer client signs with the same digest, so all three agree by
-//! construction; the shared vectors pin the digest and the signature bytes.
+//! construction; the shared vectors pin the digest and the signature bytes. A smart wallet's
+//! signature (ERC-1271, or ERC-6492 for a wallet not yet deployed, taken apart here) cannot be
+//! judged without the chain: [`check_exact`] says so ([`CheckError::NeedsChain`]) and
+//! `chain::signature` asks the network.
 
 use std::borrow::Cow;
 
@@ -506,8 +509,8 @@ pub fn check_exact(req: &PaymentRequirements, payload: &ExactEvmPayload, now: u6
 /// to `from` pass here, with no chain. A signature that is ERC-6492 (its magic suffix) or longer
 /// than 65 bytes is a smart wallet's: [`CheckError::NeedsChain`] carries what the chain must be
 /// asked. 65 bytes that do not recover to `from` are refused as a bad signature; with an RPC,
-/// [`crate::x402`]'s caller may still ask the chain whether `from` is a contract that takes them
-/// (a one-owner Safe signs with 65 bytes of its owner's).
+/// `chain::signature::check_exact_on` still asks the chain whether `from` is a contract that
+/// takes them (a one-owner Safe signs with its owner's 65 bytes).
 pub fn check_signature(network: &str, domain: &Domain, payload: &ExactEvmPayload) -> Result<Address, CheckError> {
     let auth = &payload.authorization;
     let contract = |erc6492: Option<Erc6492>| {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use alloy_primitives::U256;
 use anyhow::{Context, Result};
 use gate::chain::settler::Settler;
-use gate::facilitator::local::{LocalConfig, LocalFacilitator};
+use gate::facilitator::local::{ERC6492_FACTORIES_ENV, LocalConfig, LocalFacilitator, parse_factories};
 use gate::facilitator::service::FacilitatorService;
 use gate::settings::SETTLER_KEY_ENV;
 use gate_http::{RunOptions, run};
@@ -42,6 +42,11 @@ struct Args {
     /// responder settlement_pending (con --rpc).
     #[arg(long = "espera", default_value_t = 20.0)]
     confirmation_wait: f64,
+    /// Fábrica ERC-6492 que puede desplegar la billetera inteligente de un pagador antes de
+    /// liquidar (con --rpc; se puede repetir, y GATE_FABRICAS_6492 agrega más separadas por
+    /// comas). Siempre permitidas: las de Coinbase Smart Wallet.
+    #[arg(long = "fabrica-6492", value_name = "DIRECCION")]
+    factories: Vec<String>,
 }
 
 fn main() {
@@ -80,10 +85,18 @@ fn run_facilitator() -> Result<()> {
                 settler.rpc().describe(),
                 settler.address()
             );
-            LocalConfig {
+            let mut config = LocalConfig {
                 settle_wait: std::time::Duration::from_secs_f64(args.confirmation_wait),
                 ..LocalConfig::on_chain(Arc::new(settler))
-            }
+            };
+            let added = std::env::var(ERC6492_FACTORIES_ENV).unwrap_or_default();
+            config
+                .erc6492_factories
+                .extend(parse_factories(&added).map_err(|e| anyhow::anyhow!("{ERC6492_FACTORIES_ENV}: {e}"))?);
+            config.erc6492_factories.extend(
+                parse_factories(&args.factories.join(",")).map_err(|e| anyhow::anyhow!("--fabrica-6492: {e}"))?,
+            );
+            config
         }
         None => {
             tracing::info!("facilitador local: sin cadena y sin dinero real");

@@ -305,6 +305,13 @@ impl Chain for RpcChain {
         })
     }
 
+    async fn contract_signature(
+        &self,
+        signature: &crate::x402::evm::ContractSignature,
+    ) -> Result<Option<super::signature::ContractCheck>, ChainError> {
+        super::signature::verify(&self.rpc, signature).await.map(Some)
+    }
+
     async fn audit(&self, expected: &Expected, transaction: &str) -> Result<Audit, ChainError> {
         let Some(hash) = parse_hash(transaction) else {
             return Ok(Audit::Wrong(format!("{transaction:?} no es un hash de transacción")));

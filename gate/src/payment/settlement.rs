@@ -269,6 +269,11 @@ mod tests {
             // The wording issue 44 found read as "nothing charged".
             (answer(false, Some("invalid_exact_evm_payload_authorization_nonce_used"), ""), "nonce used"),
             (answer(false, Some("INVALID_EXACT_EVM_NONCE_ALREADY_USED"), ""), "nonce used"),
+            // Smart wallets: refused before the transfer is sent; a failed deployment is refused by
+            // this project's facilitator but may follow a send in others (the cautious class wins).
+            (answer(false, Some("eip6492_factory_not_allowed"), ""), "refused"),
+            (answer(false, Some("firma_de_contrato_sin_rpc"), ""), "refused"),
+            (answer(false, Some("smart_wallet_deployment_failed"), ""), "uncertain"),
             (answer(false, Some("settlement_pending"), "0xbroadcast"), "uncertain"),
             (answer(false, Some("invalid_transaction_state"), "0xbroadcast"), "uncertain"),
             (answer(false, Some("invalid_exact_evm_insufficient_balance"), "0xbroadcast"), "uncertain"),

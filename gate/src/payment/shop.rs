@@ -30,13 +30,14 @@ use super::receipt;
 use super::refusal::{Refusal, facilitator_refusal, seen_refusal, too_many, void_refusal};
 use super::settlement::{self, SETTLEMENT_PENDING, Settlement, UNCERTAIN_CODE, uncertain_message};
 use super::study::{STUDY_MEMORY, Spliced, StudyFiles};
+use crate::chain::signature::check_exact_on;
 use crate::chain::{Chains, Verdict};
 use crate::clock::{Clock, iso8601};
 use crate::facilitator::Facilitator;
 use crate::links::LinkSigner;
 use crate::sales::journal::{Accepted, Event, Failed, Handed, Protocol, Reconciled, Settled};
 use crate::sales::{Credited, PaidSale, Reservation, Sales, Seen, UncertainSale};
-use crate::x402::evm::{Authorization, CheckError, check_exact, parse_exact_payload};
+use crate::x402::evm::{Authorization, CheckError, SETTLE_BUFFER_SECONDS, parse_exact_payload};
 use crate::x402::receipt::ReceiptKey;
 use crate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse};
 
@@ -524,14 +525,20 @@ impl Shop {
         if requirements.network.starts_with("eip155:") {
             let exact = parse_exact_payload(&payload.payload)
                 .map_err(|e| Refusal::new(400, "invalid_payload", e.to_string()))?;
+            let chain = self.chains.get(&requirements.network).map(|chain| chain.as_ref());
+            let refuse = |e: CheckError| Refusal::new(e.status(), e.code(), e.to_string());
             // A window too close to its end is refused only once the record says the payment is
             // unknown: a repeat of a paid or uncertain one is answered by what the record holds.
-            let (payer, expiring) = match check_exact(requirements, &exact, now) {
-                Ok(payer) => (payer, None),
+            // Its signature is still checked, as of the last moment its window was open.
+            let (payer, expiring) = match check_exact_on(chain, requirements, &exact, now).await {
+                Ok(checked) => (checked.payer, None),
                 Err(e @ CheckError::Expired { .. }) => {
-                    (exact.authorization.from, Some(Refusal::new(402, e.code(), e.to_string())))
+                    let last_open = exact.authorization.valid_before.saturating_sub(SETTLE_BUFFER_SECONDS + 1);
+                    let checked =
+                        check_exact_on(chain, requirements, &exact, last_open.min(now)).await.map_err(refuse)?;
+                    (checked.payer, Some(refuse(e)))
                 }
-                Err(e) => return Err(Refusal::new(402, e.code(), e.to_string())),
+                Err(e) => return Err(refuse(e)),
             };
             let auth = &exact.authorization;
             return Ok(Checked {

@@ -18,7 +18,7 @@ use crate::chain::{Chain, Chains, rpc_urls_from_env, rpc_urls_from_flags};
 use crate::facilitator::Facilitator;
 use crate::facilitator::cdp::{CDP_FACILITATOR, CdpKey, KEY_ID_ENV, KEY_SECRET_ENV};
 use crate::facilitator::http::HttpFacilitator;
-use crate::facilitator::local::{LocalConfig, LocalFacilitator};
+use crate::facilitator::local::{ERC6492_FACTORIES_ENV, LocalConfig, LocalFacilitator, parse_factories};
 use crate::links::{LinkSigner, SECRET_ENV, load_secret};
 use crate::manifest::{Manifest, Mode};
 use crate::mcp::AllowedHosts;
@@ -311,7 +311,12 @@ impl Settings {
             let settler = runtime
                 .block_on(Settler::connect(url, key, RPC_TIMEOUT))
                 .map_err(|e| anyhow::anyhow!("{network}: {e}"))?;
-            let local = LocalFacilitator::new(LocalConfig::on_chain(Arc::new(settler)));
+            let mut config = LocalConfig::on_chain(Arc::new(settler));
+            let added = std::env::var(ERC6492_FACTORIES_ENV).unwrap_or_default();
+            config
+                .erc6492_factories
+                .extend(parse_factories(&added).map_err(|e| anyhow::anyhow!("{ERC6492_FACTORIES_ENV}: {e}"))?);
+            let local = LocalFacilitator::new(config);
             return Ok((Arc::new(local), chains));
         }
         let local = Arc::new(LocalFacilitator::new(LocalConfig {

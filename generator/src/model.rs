@@ -58,6 +58,11 @@ pub struct ServiceSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(rename = "licencia")]
     pub license: Option<String>,
+    /// Optional absolute `https` URL of the service's icon: x402 Bazaar's `resource.iconUrl`
+    /// on every 402 and the `icon` of MPP's directory entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "icono_url")]
+    pub icon_url: Option<String>,
     #[serde(rename = "privacidad")]
     pub privacy: Privacy,
 }
@@ -558,6 +563,9 @@ pub struct Answer {
     #[serde(rename = "fuentes_consultadas")]
     pub consulted: Option<Vec<Source>>,
 }
+
+/// The surface of an answer whose line does not name one: a provider's API.
+pub const DEFAULT_SURFACE: &str = "api";
 
 impl Answer {
     /// The repetition, 1 when the line does not say.

@@ -146,6 +146,14 @@ pub struct PublishedAnswer<'a> {
     pub answer: &'a str,
     #[serde(rename = "fuentes")]
     pub sources: &'a [Source],
+    /// Where the answer was seen: `api` when the line does not say (every answer has it, so a
+    /// dataset loader reads one value per answer).
+    #[serde(rename = "superficie")]
+    pub surface: &'a str,
+    /// Every source the provider says it consulted; `null` when the collection did not record
+    /// them (never left out, for the same reason).
+    #[serde(rename = "fuentes_consultadas")]
+    pub consulted: Option<&'a [Source]>,
     /// Brand ids in order of first appearance.
     #[serde(rename = "marcas_nombradas")]
     pub named_brands: Vec<&'a str>,
@@ -175,6 +183,8 @@ fn answers<'a>(study: &'a Study, brands: &[AnswerBrands]) -> Vec<PublishedAnswer
             date: &a.date,
             answer: &a.answer,
             sources: &a.sources,
+            surface: a.surface.as_deref().unwrap_or(crate::model::DEFAULT_SURFACE),
+            consulted: a.consulted.as_deref(),
             named_brands: found.order.iter().map(id).collect(),
             cited_brands: found.cited.iter().map(id).collect(),
             tone: &a.tone,

@@ -164,7 +164,7 @@ async fn mpp_credentials_buy_once_on_chain_and_every_bad_one_is_refused() {
     let paid = credential(&offered, &accepted, &buyer);
     let answer = pay(&store, slug, "completo", &paid, None).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
-    assert_eq!(answer.header("cache-control"), Some("private"));
+    assert_eq!(answer.header("cache-control"), Some("private, no-store"));
     let receipt = b64_json(answer.header("payment-receipt").expect("Payment-Receipt"));
     assert_eq!(receipt["status"], "success");
     assert_eq!(receipt["method"], "evm");

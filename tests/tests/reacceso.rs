@@ -177,7 +177,7 @@ async fn a_buyer_whose_links_expired_signs_in_and_gets_the_study_again_free() {
     let again = sign_in(&gate, "resumen", &signed).await;
     assert_eq!(again.status(), 200);
     assert!(again.headers().get("payment-response").is_none(), "nothing was paid now");
-    assert_eq!(again.headers()["cache-control"], "no-store");
+    assert_eq!(again.headers()["cache-control"], "private, no-store");
     let body = body_of(again).await;
     assert_eq!(body["estudio"], STUDY);
     assert_eq!(body["vista"], "resumen");

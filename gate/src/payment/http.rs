@@ -53,6 +53,9 @@ const HEADER_REQUIRED: &str = "PAYMENT-SIGNATURE header is required";
 /// What a 402 varies by: the page or JSON (`Accept`) and the requirements shown
 /// (`Accept-Payment`).
 const VARY: &str = "Accept, Accept-Payment";
+/// What a paid or personal answer (a study delivered, a sign-in) tells every cache: only the
+/// buyer's own client may keep it, and not on disk (a front or CDN never stores it).
+const PERSONAL: &str = "private, no-store";
 
 /// The code of an unpaid 402 whose `Accept-Payment` named nothing the store takes.
 pub const NOTHING_TAKEN: &str = "medio_de_pago_no_aceptado";
@@ -388,7 +391,7 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
         match outcome {
             Ok(again) => {
                 return Reply::new(200, JSON, Body::Parts(again.body.into_parts()))
-                    .with_header("Cache-Control", "no-store");
+                    .with_header("Cache-Control", PERSONAL);
             }
             // A payment sent beside a failing sign-in goes ahead, as with the official server.
             Err(refusal) if header.is_some() || credential.is_some() => {
@@ -422,7 +425,7 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
     };
     match shop.purchase(offer, &payload).await {
         Ok(delivery) => Reply::new(200, JSON, Body::Parts(delivery.body.into_parts()))
-            .with_header("Cache-Control", "no-store")
+            .with_header("Cache-Control", PERSONAL)
             .with_header("PAYMENT-RESPONSE", encode_json(&delivery.settlement))
             .with_header("Server-Timing", delivery.timing.header()),
         Err(refusal) => {
@@ -463,7 +466,7 @@ async fn answer_mpp(
         Ok(delivery) => {
             let receipt = mpp::receipt(&delivery.settlement.transaction, mpp.now());
             Reply::new(200, JSON, Body::Parts(delivery.body.into_parts()))
-                .with_header("Cache-Control", "private")
+                .with_header("Cache-Control", PERSONAL)
                 .with_header("Payment-Receipt", receipt)
                 .with_header("PAYMENT-RESPONSE", encode_json(&delivery.settlement))
                 .with_header("Server-Timing", delivery.timing.header())

@@ -1,0 +1,300 @@
+//! The gate behind Debian's nginx, as an operator deploys it: Debian's own `nginx.conf`
+//! (`/etc/nginx/nginx.conf`, untouched but for its log, pid and temp paths, which move to a
+//! temp folder) with the guide's site (`deploy/frentes/nginx.conf`), in front of a real gate on
+//! loopback ports. Through it an unpaid 402 passes (no 502: its head fits nginx's default 4 KB
+//! `proxy_buffer_size`), a study is bought with a real signed payment, search and MCP answer, a
+//! download resumes with `Range`; free pages come from the cache on the second request, the 402
+//! and the paid answer never do. A second nginx with a bare `proxy_pass` and no other setting
+//! passes the same 402s.
+//!
+//! Needs Debian's `nginx` package (`./tienda probar` installs it).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::Duration;
+
+use common::gate::*;
+use common::{SLUGS, built};
+use serde_json::Value;
+
+/// Debian's main configuration file, the one an operator's nginx reads.
+const DEBIAN_CONF: &str = "/etc/nginx/nginx.conf";
+
+/// A running nginx, stopped when dropped.
+struct Nginx {
+    child: Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A free loopback port (bound, then released for nginx to take).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("address").port()
+}
+
+/// Debian's `nginx.conf` with `site` in place of its includes of `conf.d` and `sites-enabled`,
+/// and its pid, logs and temp files under `dir` (a test runs without writing to /var).
+fn debian_conf(dir: &Path, site: &str) -> String {
+    let debian = std::fs::read_to_string(DEBIAN_CONF).expect("Debian's nginx.conf (apt-get install nginx)");
+    let site_file = dir.join("site.conf");
+    std::fs::write(&site_file, site).expect("site");
+    let d = dir.display();
+    let mut conf = String::new();
+    for line in debian.lines() {
+        let trimmed = line.trim();
+        let replaced = if trimmed.starts_with("user ") {
+            String::new()
+        } else if trimmed.starts_with("pid ") {
+            format!("pid {d}/nginx.pid;")
+        } else if trimmed.starts_with("error_log ") {
+            format!("error_log {d}/error.log;")
+        } else if trimmed.starts_with("access_log ") {
+            format!("access_log {d}/access.log;")
+        } else if trimmed.starts_with("include /etc/nginx/conf.d/") {
+            format!(
+                "client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; fastcgi_temp_path {d}/fastcgi; uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi;"
+            )
+        } else if trimmed.starts_with("include /etc/nginx/sites-enabled/") {
+            format!("include {};", site_file.display())
+        } else {
+            line.to_owned()
+        };
+        conf.push_str(&replaced);
+        conf.push('\n');
+    }
+    conf
+}
+
+/// Starts nginx over Debian's configuration with `site`, once it answers.
+fn start_nginx(site: impl FnOnce(&Path, u16) -> String) -> Nginx {
+    let dir = tempfile::tempdir().expect("temp");
+    // Without `user`, nginx's workers run as nobody when the test runs as root: they must reach
+    // the temp and cache folders.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let port = free_port();
+    let conf = debian_conf(dir.path(), &site(dir.path(), port));
+    let conf_file = dir.path().join("nginx.conf");
+    std::fs::write(&conf_file, conf).expect("conf");
+    let nginx = PathBuf::from("/usr/sbin/nginx");
+    let test =
+        Command::new(&nginx).arg("-t").arg("-c").arg(&conf_file).output().expect("nginx (apt-get install nginx)");
+    assert!(test.status.success(), "nginx -t: {}", String::from_utf8_lossy(&test.stderr));
+    let child = Command::new(&nginx).arg("-c").arg(&conf_file).args(["-g", "daemon off;"]).spawn().expect("nginx");
+    let url = format!("http://127.0.0.1:{port}");
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return Nginx { child, url, _dir: dir };
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("nginx did not listen: {}", std::fs::read_to_string(dir.path().join("error.log")).unwrap_or_default());
+}
+
+/// The guide's site file, with its two addresses and its cache folder replaced.
+fn guide_site(gate: &TestGate, dir: &Path, port: u16) -> String {
+    let guide = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/frentes/nginx.conf"))
+        .expect("deploy/frentes/nginx.conf");
+    let gate_address = gate.server.url().trim_start_matches("http://").to_owned();
+    let replaced = guide
+        .replace("listen 80;", &format!("listen 127.0.0.1:{port};"))
+        .replace("127.0.0.1:8080", &gate_address)
+        .replace("/var/cache/nginx/estudios-ia", &dir.join("cache").display().to_string());
+    assert_ne!(replaced, guide);
+    replaced
+}
+
+/// A bare `proxy_pass` and nothing else: nginx's defaults, no buffer setting at all.
+fn bare_site(gate: &TestGate, port: u16) -> String {
+    format!("server {{ listen 127.0.0.1:{port}; location / {{ proxy_pass {}; }} }}\n", gate.server.url())
+}
+
+fn header(response: &reqwest::Response, name: &str) -> Option<String> {
+    response.headers().get(name).map(|v| v.to_str().expect("ascii").to_owned())
+}
+
+/// Every unpaid 402, JSON and HTML, passes `front` whole: 402, the `PAYMENT-REQUIRED` the gate
+/// sends, never nginx's 502.
+async fn every_402_passes(front: &str, gate: &TestGate) {
+    let client = client();
+    for slug in SLUGS {
+        for accept in ["application/json", "text/html,application/xhtml+xml,*/*;q=0.8"] {
+            let path = format!("/estudio/{slug}?vista=completo");
+            let through = client.get(format!("{front}{path}")).header("Accept", accept).send().await.expect("front");
+            assert_eq!(through.status(), 402, "{path} {accept} through nginx");
+            let direct = client.get(gate.url(&path)).header("Accept", accept).send().await.expect("gate");
+            let strip = |v: Option<String>| {
+                let decoded: Value = gate::x402::header::decode_json(&v.expect("PAYMENT-REQUIRED")).expect("decodes");
+                decoded["accepts"].clone()
+            };
+            assert_eq!(strip(header(&through, "payment-required")), strip(header(&direct, "payment-required")));
+            assert_eq!(header(&through, "cache-control").as_deref(), Some("no-store"));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_402_passes_a_default_nginx_with_no_buffer_setting() {
+    let gate = start_local(built());
+    let nginx = start_nginx(|_, port| bare_site(&gate, port));
+    every_402_passes(&nginx.url, &gate).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_study_is_bought_searched_and_downloaded_through_the_guides_nginx_and_only_free_pages_are_cached() {
+    let dist = built();
+    let gate = start_local(dist);
+    let nginx = start_nginx(|dir, port| guide_site(&gate, dir, port));
+    let front = nginx.url.clone();
+    let client = client();
+    every_402_passes(&front, &gate).await;
+
+    // Search answers through the front.
+    let search = client.get(format!("{front}/buscar?q=banca")).send().await.expect("search");
+    assert_eq!(search.status(), 200);
+    let found: Value = search.json().await.expect("JSON");
+    assert_eq!(found["resultados"][0]["slug"], "banca-2026", "{found}");
+
+    // MCP lists its tools through the front.
+    let list = client
+        .post(format!("{front}/mcp"))
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
+        .send()
+        .await
+        .expect("mcp");
+    assert_eq!(list.status(), 200);
+    let tools: Value = list.json().await.expect("JSON-RPC");
+    assert!(tools["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()), "{tools}");
+
+    // A study bought with a real signed payment through the front.
+    let slug = "banca-2026";
+    let accepted = accepted_of(dist, slug, "completo");
+    let paid_path = format!("{front}/estudio/{slug}?vista=completo");
+    let paid = client
+        .get(&paid_path)
+        .header("PAYMENT-SIGNATURE", signed_header(&accepted, &signer(DEV_KEY), |_, _| {}))
+        .send()
+        .await
+        .expect("paid request");
+    assert_eq!(paid.status(), 200);
+    assert!(header(&paid, "payment-response").is_some());
+    assert_eq!(header(&paid, "cache-control").as_deref(), Some("private, no-store"));
+    assert_ne!(header(&paid, "x-cache").as_deref(), Some("HIT"));
+    let body: Value = paid.json().await.expect("study");
+    assert_eq!(body["estudio"], slug);
+
+    // The ZIP, downloaded in two parts: the second resumes with Range through the front.
+    let issued = body["acceso"]["descargas"]["zip"]["url"].as_str().expect("zip link");
+    let link = issued.replacen(BUILT_BASE_URL, &front, 1);
+    let whole = client.get(&link).send().await.expect("download");
+    assert_eq!(whole.status(), 200);
+    let whole = whole.bytes().await.expect("bytes");
+    let half = whole.len() / 2;
+    let rest = client.get(&link).header("Range", format!("bytes={half}-")).send().await.expect("range");
+    assert_eq!(rest.status(), 206);
+    assert_eq!(header(&rest, "content-range"), Some(format!("bytes {half}-{}/{}", whole.len() - 1, whole.len())));
+    assert_eq!(rest.bytes().await.expect("rest"), whole.slice(half..));
+
+    // Free pages: the second request is served from nginx's cache.
+    for path in ["/catalogo", "/estudio/banca-2026/ficha", "/buscar?q=banca", "/llms.txt"] {
+        let first = client.get(format!("{front}{path}")).send().await.expect("first");
+        assert_eq!(first.status(), 200, "{path}");
+        let second = client.get(format!("{front}{path}")).send().await.expect("second");
+        assert_eq!(header(&second, "x-cache").as_deref(), Some("HIT"), "{path}: the second from the cache");
+    }
+    // `/` varies by Accept: the cached HTML page never answers a JSON client, nor the reverse.
+    for accept in ["text/html", "application/json", "text/html", "application/json"] {
+        let home = client.get(format!("{front}/")).header("Accept", accept).send().await.expect("home");
+        assert_eq!(home.status(), 200);
+        let content_type = header(&home, "content-type").unwrap_or_default();
+        assert!(content_type.starts_with(accept), "{accept}: {content_type}");
+    }
+    // The 402 and the paid answer are never cached, however often asked.
+    for _ in 0..3 {
+        let unpaid = client.get(&paid_path).send().await.expect("402");
+        assert_eq!(unpaid.status(), 402);
+        assert_ne!(header(&unpaid, "x-cache").as_deref(), Some("HIT"));
+    }
+}
+
+/// What every answer tells a cache, on the gate itself: free paths `public` with a max-age
+/// (`/` with `Vary: Accept`), the 402 `no-store`, paid and personal answers `private, no-store`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_answer_says_what_a_cache_may_keep() {
+    let dist = built();
+    let gate = start_local(dist);
+    let client = client();
+    let mut free: Vec<String> = [
+        "/",
+        "/catalogo",
+        "/metricas",
+        "/openapi.json",
+        "/llms.txt",
+        "/.well-known/x402",
+        "/server.json",
+        "/privacidad",
+        "/index.html",
+        "/index.json",
+        "/favicon.ico",
+        "/buscar?q=banca",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    for slug in SLUGS {
+        free.push(format!("/estudio/{slug}/ficha"));
+        free.push(format!("/estudios/{slug}"));
+    }
+    for path in &free {
+        let answer = client.get(gate.url(path)).send().await.expect("free");
+        assert_eq!(answer.status(), 200, "{path}");
+        let cache = header(&answer, "cache-control").unwrap_or_default();
+        let max_age = cache.strip_prefix("public, max-age=").and_then(|s| s.parse::<u32>().ok());
+        assert!(max_age.is_some_and(|s| s > 0), "{path}: {cache}");
+    }
+    let home = client.get(gate.url("/")).send().await.expect("home");
+    assert_eq!(header(&home, "vary").as_deref(), Some("Accept"));
+
+    let path = "/estudio/banca-2026?vista=resumen";
+    for accept in ["application/json", "text/html"] {
+        let unpaid = client.get(gate.url(path)).header("Accept", accept).send().await.expect("402");
+        assert_eq!(unpaid.status(), 402);
+        assert_eq!(header(&unpaid, "cache-control").as_deref(), Some("no-store"), "{accept}");
+    }
+    let accepted = accepted_of(dist, "banca-2026", "resumen");
+    let paid = client
+        .get(gate.url(path))
+        .header("PAYMENT-SIGNATURE", signed_header(&accepted, &signer(DEV_KEY), |_, _| {}))
+        .send()
+        .await
+        .expect("paid");
+    assert_eq!(paid.status(), 200);
+    assert_eq!(header(&paid, "cache-control").as_deref(), Some("private, no-store"));
+    let body: Value = paid.json().await.expect("study");
+    let link = gate.local_url(body["acceso"]["descargas"]["json"]["url"].as_str().expect("link"));
+    let download = client.get(link).send().await.expect("download");
+    assert_eq!(download.status(), 200);
+    assert_eq!(header(&download, "cache-control").as_deref(), Some("private, no-store"));
+    let mcp = client
+        .post(gate.url("/mcp"))
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"comprar_estudio","arguments":{"slug":"banca-2026"}}}"#)
+        .send()
+        .await
+        .expect("mcp");
+    assert_eq!(mcp.status(), 200);
+    assert_eq!(header(&mcp, "cache-control").as_deref(), Some("private, no-store"));
+}

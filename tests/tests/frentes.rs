@@ -298,3 +298,41 @@ async fn every_answer_says_what_a_cache_may_keep() {
     assert_eq!(mcp.status(), 200);
     assert_eq!(header(&mcp, "cache-control").as_deref(), Some("private, no-store"));
 }
+
+/// `generator build` writes beside `dist/` the public paths whose bytes changed since the build
+/// it replaces, for a cache's purge: every route on a first build, none on the same content
+/// again, and after a price change the pages that state the price but not the unchanged style
+/// sheet; `/buscar` (every cached search) whenever any changed.
+#[test]
+fn a_build_lists_the_public_paths_a_cache_must_purge() {
+    let dir = tempfile::tempdir().expect("temp");
+    let content = dir.path().join("contenido");
+    common::copy_tree(&common::sample_dir(), &content);
+    let out = dir.path().join("dist");
+    let list = dir.path().join("dist.purgar.txt");
+    let read = || -> Vec<String> {
+        std::fs::read_to_string(&list).expect("dist.purgar.txt").lines().map(str::to_owned).collect()
+    };
+
+    common::build_into(&content, &out);
+    let routes: Vec<String> =
+        common::read_json(&out.join("gate.json"))["rutas"].as_object().expect("routes").keys().cloned().collect();
+    let mut first = routes.clone();
+    first.push("/buscar".to_owned());
+    assert_eq!(read(), first, "a first build: every public path");
+    assert!(!out.join("dist.purgar.txt").exists() && !out.join("public/dist.purgar.txt").exists(), "never served");
+
+    common::build_into(&content, &out);
+    assert!(read().is_empty(), "the same content again: nothing to purge");
+
+    let service = content.join("servicio.toml");
+    let text = std::fs::read_to_string(&service).expect("servicio.toml");
+    std::fs::write(&service, text.replace("precio_usd = \"0.99\"", "precio_usd = \"1.49\"")).expect("price");
+    common::build_into(&content, &out);
+    let changed = read();
+    for path in ["/", "/catalogo", "/estudio/banca-2026/ficha", "/estudios/banca-2026", "/llms.txt", "/buscar"] {
+        assert!(changed.iter().any(|c| c == path), "{path} states the price: {changed:?}");
+    }
+    assert!(!changed.iter().any(|c| c == "/recursos/estilo.css"), "the style sheet did not change: {changed:?}");
+    assert!(changed.len() < first.len());
+}

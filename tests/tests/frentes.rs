@@ -7,7 +7,11 @@
 //! and the paid answer never do. A second nginx with a bare `proxy_pass` and no other setting
 //! passes the same 402s.
 //!
-//! Needs Debian's `nginx` package (`./tienda probar` installs it).
+//! The same walk runs through Caddy and HAProxy, and the cache checks through Varnish, each
+//! with Debian's package and the guide's file of `deploy/frentes/`.
+//!
+//! Needs Debian's `nginx`, `caddy`, `haproxy` and `varnish` packages (`./tienda probar` installs
+//! them).
 
 mod common;
 
@@ -22,15 +26,24 @@ use serde_json::Value;
 /// Debian's main configuration file, the one an operator's nginx reads.
 const DEBIAN_CONF: &str = "/etc/nginx/nginx.conf";
 
-/// A running nginx, stopped when dropped.
-struct Nginx {
+/// A running front (nginx, Caddy, HAProxy, Varnish), stopped when dropped.
+struct Front {
     child: Child,
     url: String,
     _dir: tempfile::TempDir,
 }
 
-impl Drop for Nginx {
+impl Drop for Front {
+    /// SIGTERM first, as systemd stops it: a master killed outright leaves its workers behind
+    /// (nginx's keep listening); SIGKILL only if it has not ended in five seconds.
     fn drop(&mut self) {
+        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        for _ in 0..100 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -75,12 +88,9 @@ fn debian_conf(dir: &Path, site: &str) -> String {
 }
 
 /// Starts nginx over Debian's configuration with `site`, once it answers.
-fn start_nginx(site: impl FnOnce(&Path, u16) -> String) -> Nginx {
-    let dir = tempfile::tempdir().expect("temp");
-    // Without `user`, nginx's workers run as nobody when the test runs as root: they must reach
-    // the temp and cache folders.
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).expect("chmod");
+fn start_nginx(site: impl FnOnce(&Path, u16) -> String) -> Front {
+    // Without `user`, nginx's workers run as nobody when the test runs as root.
+    let dir = open_dir();
     let port = free_port();
     let conf = debian_conf(dir.path(), &site(dir.path(), port));
     let conf_file = dir.path().join("nginx.conf");
@@ -89,25 +99,127 @@ fn start_nginx(site: impl FnOnce(&Path, u16) -> String) -> Nginx {
     let test =
         Command::new(&nginx).arg("-t").arg("-c").arg(&conf_file).output().expect("nginx (apt-get install nginx)");
     assert!(test.status.success(), "nginx -t: {}", String::from_utf8_lossy(&test.stderr));
-    let child = Command::new(&nginx).arg("-c").arg(&conf_file).args(["-g", "daemon off;"]).spawn().expect("nginx");
-    let url = format!("http://127.0.0.1:{port}");
-    for _ in 0..100 {
+    let mut command = Command::new(&nginx);
+    command.arg("-c").arg(&conf_file).args(["-g", "daemon off;"]);
+    spawn_front(dir, port, &mut command)
+}
+
+/// Spawns a front that will listen on `port`, once it accepts connections.
+fn spawn_front(dir: tempfile::TempDir, port: u16, command: &mut Command) -> Front {
+    let child = command.spawn().unwrap_or_else(|e| panic!("{command:?}: {e} (./tienda probar installs it)"));
+    let mut front = Front { child, url: format!("http://127.0.0.1:{port}"), _dir: dir };
+    for _ in 0..200 {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return Nginx { child, url, _dir: dir };
+            return front;
+        }
+        if let Ok(Some(status)) = front.child.try_wait() {
+            panic!("{command:?} ended: {status}");
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    panic!("nginx did not listen: {}", std::fs::read_to_string(dir.path().join("error.log")).unwrap_or_default());
+    panic!("{command:?} did not listen on {port}");
+}
+
+/// A temp folder the fronts' unprivileged workers can use (they may run as another user when
+/// the test runs as root).
+fn open_dir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temp");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    dir
+}
+
+/// A file of `deploy/frentes/`, as the guide gives it.
+fn guide_file(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/frentes").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The gate's `host:port`.
+fn gate_address(gate: &TestGate) -> String {
+    gate.server.url().trim_start_matches("http://").to_owned()
+}
+
+/// Caddy with the guide's Caddyfile; the admin endpoint off (several tests run at once, and
+/// its default port is fixed) and its data under the temp folder.
+fn start_caddy(gate: &TestGate) -> Front {
+    let dir = open_dir();
+    let port = free_port();
+    let guide = guide_file("Caddyfile");
+    let site = guide
+        .replace("estudios.example.com", &format!("http://127.0.0.1:{port}"))
+        .replace("127.0.0.1:8080", &gate_address(gate));
+    let file = dir.path().join("Caddyfile");
+    std::fs::write(&file, format!("{{\n\tadmin off\n}}\n{site}")).expect("Caddyfile");
+    let mut command = Command::new("/usr/bin/caddy");
+    command
+        .arg("run")
+        .arg("--config")
+        .arg(&file)
+        .args(["--adapter", "caddyfile"])
+        .env("HOME", dir.path())
+        .env("XDG_DATA_HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    spawn_front(dir, port, &mut command)
+}
+
+/// HAProxy with Debian's `haproxy.cfg` (its global and defaults sections, less the chroot,
+/// the admin socket, the user switch and the daemon mode, which need the packaged service)
+/// and the guide's frontend and backend.
+fn start_haproxy(gate: &TestGate) -> Front {
+    let dir = open_dir();
+    let port = free_port();
+    let debian = std::fs::read_to_string("/etc/haproxy/haproxy.cfg").expect("Debian's haproxy.cfg");
+    let skipped = ["chroot ", "stats socket ", "user ", "group ", "daemon", "log /dev/log"];
+    let mut conf: String = debian
+        .lines()
+        .filter(|line| !skipped.iter().any(|s| line.trim_start().starts_with(s)))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    conf.push_str(
+        &guide_file("haproxy.cfg")
+            .replace("bind :80", &format!("bind 127.0.0.1:{port}"))
+            .replace("127.0.0.1:8080", &gate_address(gate)),
+    );
+    let file = dir.path().join("haproxy.cfg");
+    std::fs::write(&file, conf).expect("haproxy.cfg");
+    let check = Command::new("/usr/sbin/haproxy").arg("-c").arg("-f").arg(&file).output().expect("haproxy");
+    assert!(check.status.success(), "haproxy -c: {}", String::from_utf8_lossy(&check.stdout));
+    let mut command = Command::new("/usr/sbin/haproxy");
+    command.arg("-db").arg("-f").arg(&file).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    spawn_front(dir, port, &mut command)
+}
+
+/// Varnish with the guide's VCL, its working folder under the temp folder.
+fn start_varnish(gate: &TestGate) -> Front {
+    let dir = open_dir();
+    let port = free_port();
+    let gate_port = gate.server.url().rsplit(':').next().expect("port").to_owned();
+    let vcl = guide_file("default.vcl").replace("\"8080\"", &format!("\"{gate_port}\""));
+    let file = dir.path().join("default.vcl");
+    std::fs::write(&file, vcl).expect("vcl");
+    let mut command = Command::new("/usr/sbin/varnishd");
+    command
+        .arg("-F")
+        .args(["-a", &format!("127.0.0.1:{port}")])
+        .arg("-f")
+        .arg(&file)
+        .arg("-n")
+        .arg(dir.path().join("varnish"))
+        .args(["-s", "malloc,64m", "-j", "none", "-T", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    spawn_front(dir, port, &mut command)
 }
 
 /// The guide's site file, with its two addresses and its cache folder replaced.
 fn guide_site(gate: &TestGate, dir: &Path, port: u16) -> String {
-    let guide = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/frentes/nginx.conf"))
-        .expect("deploy/frentes/nginx.conf");
-    let gate_address = gate.server.url().trim_start_matches("http://").to_owned();
+    let guide = guide_file("nginx.conf");
     let replaced = guide
         .replace("listen 80;", &format!("listen 127.0.0.1:{port};"))
-        .replace("127.0.0.1:8080", &gate_address)
+        .replace("127.0.0.1:8080", &gate_address(gate))
         .replace("/var/cache/nginx/estudios-ia", &dir.join("cache").display().to_string());
     assert_ne!(replaced, guide);
     replaced
@@ -149,14 +261,11 @@ async fn the_402_passes_a_default_nginx_with_no_buffer_setting() {
     every_402_passes(&nginx.url, &gate).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_study_is_bought_searched_and_downloaded_through_the_guides_nginx_and_only_free_pages_are_cached() {
-    let dist = built();
-    let gate = start_local(dist);
-    let nginx = start_nginx(|dir, port| guide_site(&gate, dir, port));
-    let front = nginx.url.clone();
+/// Through `front`: every 402 passes, search and MCP answer, a study is bought with a real
+/// signed payment, its ZIP resumes with `Range`. The paid study's URL.
+async fn walk_through(front: &str, gate: &TestGate, dist: &Path) -> String {
     let client = client();
-    every_402_passes(&front, &gate).await;
+    every_402_passes(front, gate).await;
 
     // Search answers through the front.
     let search = client.get(format!("{front}/buscar?q=banca")).send().await.expect("search");
@@ -197,7 +306,7 @@ async fn a_study_is_bought_searched_and_downloaded_through_the_guides_nginx_and_
 
     // The ZIP, downloaded in two parts: the second resumes with Range through the front.
     let issued = body["acceso"]["descargas"]["zip"]["url"].as_str().expect("zip link");
-    let link = issued.replacen(BUILT_BASE_URL, &front, 1);
+    let link = issued.replacen(BUILT_BASE_URL, front, 1);
     let whole = client.get(&link).send().await.expect("download");
     assert_eq!(whole.status(), 200);
     let whole = whole.bytes().await.expect("bytes");
@@ -206,7 +315,13 @@ async fn a_study_is_bought_searched_and_downloaded_through_the_guides_nginx_and_
     assert_eq!(rest.status(), 206);
     assert_eq!(header(&rest, "content-range"), Some(format!("bytes {half}-{}/{}", whole.len() - 1, whole.len())));
     assert_eq!(rest.bytes().await.expect("rest"), whole.slice(half..));
+    paid_path
+}
 
+/// Through a caching `front`: free pages come from the cache on the second request (`X-Cache:
+/// HIT`), `/` by `Accept`; the 402 and the paid answer never do.
+async fn only_free_pages_are_cached(front: &str, paid_path: &str, dist: &Path) {
+    let client = client();
     // Free pages: the second request is served from nginx's cache.
     for path in ["/catalogo", "/estudio/banca-2026/ficha", "/buscar?q=banca", "/llms.txt"] {
         let first = client.get(format!("{front}{path}")).send().await.expect("first");
@@ -222,11 +337,54 @@ async fn a_study_is_bought_searched_and_downloaded_through_the_guides_nginx_and_
         assert!(content_type.starts_with(accept), "{accept}: {content_type}");
     }
     // The 402 and the paid answer are never cached, however often asked.
+    let accepted = accepted_of(dist, "banca-2026", "completo");
     for _ in 0..3 {
-        let unpaid = client.get(&paid_path).send().await.expect("402");
+        let unpaid = client.get(paid_path).send().await.expect("402");
         assert_eq!(unpaid.status(), 402);
         assert_ne!(header(&unpaid, "x-cache").as_deref(), Some("HIT"));
+        let paid = client
+            .get(paid_path)
+            .header("PAYMENT-SIGNATURE", signed_header(&accepted, &signer(DEV_KEY), |_, _| {}))
+            .send()
+            .await
+            .expect("paid");
+        assert_eq!(paid.status(), 200);
+        assert_ne!(header(&paid, "x-cache").as_deref(), Some("HIT"));
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_study_is_bought_searched_and_downloaded_through_the_guides_nginx_and_only_free_pages_are_cached() {
+    let dist = built();
+    let gate = start_local(dist);
+    let nginx = start_nginx(|dir, port| guide_site(&gate, dir, port));
+    let paid_path = walk_through(&nginx.url, &gate, dist).await;
+    only_free_pages_are_cached(&nginx.url, &paid_path, dist).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_study_is_bought_searched_and_downloaded_through_the_guides_varnish_and_only_free_pages_are_cached() {
+    let dist = built();
+    let gate = start_local(dist);
+    let varnish = start_varnish(&gate);
+    let paid_path = walk_through(&varnish.url, &gate, dist).await;
+    only_free_pages_are_cached(&varnish.url, &paid_path, dist).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_study_is_bought_searched_and_downloaded_through_the_guides_caddy() {
+    let dist = built();
+    let gate = start_local(dist);
+    let caddy = start_caddy(&gate);
+    walk_through(&caddy.url, &gate, dist).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_study_is_bought_searched_and_downloaded_through_the_guides_haproxy() {
+    let dist = built();
+    let gate = start_local(dist);
+    let haproxy = start_haproxy(&gate);
+    walk_through(&haproxy.url, &gate, dist).await;
 }
 
 /// What every answer tells a cache, on the gate itself: free paths `public` with a max-age

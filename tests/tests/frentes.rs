@@ -1,17 +1,17 @@
-//! The gate behind Debian's nginx, as an operator deploys it: Debian's own `nginx.conf`
-//! (`/etc/nginx/nginx.conf`, untouched but for its log, pid and temp paths, which move to a
-//! temp folder) with the guide's site (`deploy/frentes/nginx.conf`), in front of a real gate on
-//! loopback ports. Through it an unpaid 402 passes (no 502: its head fits nginx's default 4 KB
+//! The gate behind the fronts operators put in front of it, each from Debian's package with
+//! Debian's own main configuration and the guide's file of `deploy/frentes/`: nginx (reverse
+//! proxy and `proxy_cache`), Caddy, HAProxy, Varnish and Apache, in front of a real gate on
+//! loopback ports, over the sample content built with the front's address as `base_url`.
+//! Through each: every unpaid 402 passes (no 502: its head fits nginx's default 4 KB
 //! `proxy_buffer_size`), a study is bought with a real signed payment, search and MCP answer, a
-//! download resumes with `Range`; free pages come from the cache on the second request, the 402
-//! and the paid answer never do. A second nginx with a bare `proxy_pass` and no other setting
-//! passes the same 402s.
+//! download resumes with `Range`, and the official clients (`@x402/fetch`, the MCP TypeScript
+//! SDK, from `tests/interop`) buy; through nginx and Varnish free pages come from the cache on
+//! the second request, the 402 and the paid answer never do. An nginx with a bare `proxy_pass`
+//! and no other setting passes the same 402s. Besides: what each answer tells a cache, and the
+//! list of public paths `generator build` writes for a purge.
 //!
-//! The same walk runs through Caddy and HAProxy, and the cache checks through Varnish, each
-//! with Debian's package and the guide's file of `deploy/frentes/`.
-//!
-//! Needs Debian's `nginx`, `caddy`, `haproxy` and `varnish` packages (`./tienda probar` installs
-//! them).
+//! Needs Debian's `nginx`, `caddy`, `haproxy`, `varnish` and `apache2` packages and
+//! `tests/interop/node_modules` (`./tienda probar` installs them).
 
 mod common;
 
@@ -88,10 +88,9 @@ fn debian_conf(dir: &Path, site: &str) -> String {
 }
 
 /// Starts nginx over Debian's configuration with `site`, once it answers.
-fn start_nginx(site: impl FnOnce(&Path, u16) -> String) -> Front {
+fn start_nginx(port: u16, site: impl FnOnce(&Path, u16) -> String) -> Front {
     // Without `user`, nginx's workers run as nobody when the test runs as root.
     let dir = open_dir();
-    let port = free_port();
     let conf = debian_conf(dir.path(), &site(dir.path(), port));
     let conf_file = dir.path().join("nginx.conf");
     std::fs::write(&conf_file, conf).expect("conf");
@@ -142,9 +141,8 @@ fn gate_address(gate: &TestGate) -> String {
 
 /// Caddy with the guide's Caddyfile; the admin endpoint off (several tests run at once, and
 /// its default port is fixed) and its data under the temp folder.
-fn start_caddy(gate: &TestGate) -> Front {
+fn start_caddy(gate: &TestGate, port: u16) -> Front {
     let dir = open_dir();
-    let port = free_port();
     let guide = guide_file("Caddyfile");
     let site = guide
         .replace("estudios.example.com", &format!("http://127.0.0.1:{port}"))
@@ -168,9 +166,8 @@ fn start_caddy(gate: &TestGate) -> Front {
 /// HAProxy with Debian's `haproxy.cfg` (its global and defaults sections, less the chroot,
 /// the admin socket, the user switch and the daemon mode, which need the packaged service)
 /// and the guide's frontend and backend.
-fn start_haproxy(gate: &TestGate) -> Front {
+fn start_haproxy(gate: &TestGate, port: u16) -> Front {
     let dir = open_dir();
-    let port = free_port();
     let debian = std::fs::read_to_string("/etc/haproxy/haproxy.cfg").expect("Debian's haproxy.cfg");
     let skipped = ["chroot ", "stats socket ", "user ", "group ", "daemon", "log /dev/log"];
     let mut conf: String = debian
@@ -192,10 +189,56 @@ fn start_haproxy(gate: &TestGate) -> Front {
     spawn_front(dir, port, &mut command)
 }
 
-/// Varnish with the guide's VCL, its working folder under the temp folder.
-fn start_varnish(gate: &TestGate) -> Front {
+/// Apache with Debian's `apache2.conf` (its modules, `conf-enabled` and settings; the
+/// variables of `/etc/apache2/envvars` pointed at the temp folder), `proxy` and `proxy_http`
+/// enabled as `a2enmod` does, and the guide's site in place of `ports.conf` and `sites-enabled`.
+fn start_apache(gate: &TestGate, port: u16) -> Front {
     let dir = open_dir();
-    let port = free_port();
+    let site = guide_file("apache.conf")
+        .replace("<VirtualHost *:80>", &format!("<VirtualHost 127.0.0.1:{port}>"))
+        .replace("127.0.0.1:8080", &gate_address(gate));
+    let site_file = dir.path().join("estudios-ia.conf");
+    std::fs::write(&site_file, site).expect("site");
+    let debian = std::fs::read_to_string("/etc/apache2/apache2.conf").expect("Debian's apache2.conf");
+    let mut conf = String::new();
+    for line in debian.lines() {
+        let replaced = match line.trim() {
+            "Include ports.conf" => format!("Listen 127.0.0.1:{port}"),
+            "IncludeOptional mods-enabled/*.conf" => format!(
+                "{line}\nInclude mods-available/proxy.load\nInclude mods-available/proxy.conf\nInclude mods-available/proxy_http.load"
+            ),
+            "IncludeOptional sites-enabled/*.conf" => format!("Include {}", site_file.display()),
+            _ => line.to_owned(),
+        };
+        conf.push_str(&replaced);
+        conf.push('\n');
+    }
+    let file = dir.path().join("apache2.conf");
+    std::fs::write(&file, conf).expect("apache2.conf");
+    let envs = [
+        ("APACHE_RUN_USER", "www-data".to_owned()),
+        ("APACHE_RUN_GROUP", "www-data".to_owned()),
+        ("APACHE_PID_FILE", dir.path().join("apache2.pid").display().to_string()),
+        ("APACHE_RUN_DIR", dir.path().display().to_string()),
+        ("APACHE_LOCK_DIR", dir.path().display().to_string()),
+        ("APACHE_LOG_DIR", dir.path().display().to_string()),
+    ];
+    let check = Command::new("/usr/sbin/apache2")
+        .args(["-d", "/etc/apache2", "-f"])
+        .arg(&file)
+        .arg("-t")
+        .envs(envs.clone())
+        .output()
+        .expect("apache2");
+    assert!(check.status.success(), "apache2 -t: {}", String::from_utf8_lossy(&check.stderr));
+    let mut command = Command::new("/usr/sbin/apache2");
+    command.args(["-d", "/etc/apache2", "-f"]).arg(&file).arg("-DFOREGROUND").envs(envs);
+    spawn_front(dir, port, &mut command)
+}
+
+/// Varnish with the guide's VCL, its working folder under the temp folder.
+fn start_varnish(gate: &TestGate, port: u16) -> Front {
+    let dir = open_dir();
     let gate_port = gate.server.url().rsplit(':').next().expect("port").to_owned();
     let vcl = guide_file("default.vcl").replace("\"8080\"", &format!("\"{gate_port}\""));
     let file = dir.path().join("default.vcl");
@@ -257,7 +300,7 @@ async fn every_402_passes(front: &str, gate: &TestGate) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_402_passes_a_default_nginx_with_no_buffer_setting() {
     let gate = start_local(built());
-    let nginx = start_nginx(|_, port| bare_site(&gate, port));
+    let nginx = start_nginx(free_port(), |_, port| bare_site(&gate, port));
     every_402_passes(&nginx.url, &gate).await;
 }
 
@@ -306,7 +349,8 @@ async fn walk_through(front: &str, gate: &TestGate, dist: &Path) -> String {
 
     // The ZIP, downloaded in two parts: the second resumes with Range through the front.
     let issued = body["acceso"]["descargas"]["zip"]["url"].as_str().expect("zip link");
-    let link = issued.replacen(BUILT_BASE_URL, front, 1);
+    assert!(issued.starts_with(front), "the link names the front: {issued}");
+    let link = issued.to_owned();
     let whole = client.get(&link).send().await.expect("download");
     assert_eq!(whole.status(), 200);
     let whole = whole.bytes().await.expect("bytes");
@@ -353,38 +397,100 @@ async fn only_free_pages_are_cached(front: &str, paid_path: &str, dist: &Path) {
     }
 }
 
+/// The sample content built for a store whose public address is `url` (the front's), as an
+/// operator builds it: signed links and resource URLs name the front.
+fn built_for(url: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp");
+    let content = dir.path().join("contenido");
+    common::copy_tree(&common::sample_dir(), &content);
+    let service = content.join("servicio.toml");
+    let text = std::fs::read_to_string(&service).expect("servicio.toml");
+    let replaced: String = text
+        .lines()
+        .map(|line| if line.starts_with("base_url") { format!("base_url = \"{url}\"\n") } else { format!("{line}\n") })
+        .collect();
+    std::fs::write(&service, replaced).expect("servicio.toml");
+    let dist = dir.path().join("dist");
+    common::build_into(&content, &dist);
+    (dir, dist)
+}
+
+/// `tests/interop`, where the official clients' scripts and their `node_modules` live.
+fn interop_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("interop")
+}
+
+/// The official clients buy through `front`: `@x402/fetch` every study in both views (its ZIP
+/// through the signed link, against the sheet's sha256) and the MCP TypeScript SDK every tool
+/// and a purchase with x402's MCP binding, as `tests/interop/run.sh` runs them on the gate.
+fn official_clients_buy_through(front: &str) {
+    let dir = interop_dir();
+    let bin = dir.join("node_modules/.bin");
+    assert!(
+        bin.join("node").exists(),
+        "falta tests/interop/node_modules: (cd tests/interop && npm ci) (./tienda probar lo hace)"
+    );
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    for script in ["x402-fetch.mjs", "mcp-sdk.mjs"] {
+        let output = Command::new(bin.join("node"))
+            .arg(script)
+            .arg(front)
+            .current_dir(&dir)
+            .env("PATH", &path)
+            .output()
+            .expect("node");
+        assert!(
+            output.status.success(),
+            "{script} through {front}:\n{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+/// A store behind a front started by `start`: its dist built for the front's address, the gate
+/// over it, the front; every check of [`walk_through`] and the official clients' purchases.
+async fn store_behind(
+    start: impl FnOnce(&TestGate, u16) -> Front,
+) -> (Front, TestGate, tempfile::TempDir, PathBuf, String) {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let (dir, dist) = built_for(&url);
+    let gate = start_local(&dist);
+    let front = start(&gate, port);
+    assert_eq!(front.url, url);
+    let paid_path = walk_through(&front.url, &gate, &dist).await;
+    let through = front.url.clone();
+    tokio::task::spawn_blocking(move || official_clients_buy_through(&through)).await.expect("clients");
+    (front, gate, dir, dist, paid_path)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_study_is_bought_searched_and_downloaded_through_the_guides_nginx_and_only_free_pages_are_cached() {
-    let dist = built();
-    let gate = start_local(dist);
-    let nginx = start_nginx(|dir, port| guide_site(&gate, dir, port));
-    let paid_path = walk_through(&nginx.url, &gate, dist).await;
-    only_free_pages_are_cached(&nginx.url, &paid_path, dist).await;
+    let (front, _gate, _dir, dist, paid_path) =
+        store_behind(|gate, port| start_nginx(port, |dir, port| guide_site(gate, dir, port))).await;
+    only_free_pages_are_cached(&front.url, &paid_path, &dist).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_study_is_bought_searched_and_downloaded_through_the_guides_varnish_and_only_free_pages_are_cached() {
-    let dist = built();
-    let gate = start_local(dist);
-    let varnish = start_varnish(&gate);
-    let paid_path = walk_through(&varnish.url, &gate, dist).await;
-    only_free_pages_are_cached(&varnish.url, &paid_path, dist).await;
+    let (front, _gate, _dir, dist, paid_path) = store_behind(start_varnish).await;
+    only_free_pages_are_cached(&front.url, &paid_path, &dist).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_study_is_bought_searched_and_downloaded_through_the_guides_caddy() {
-    let dist = built();
-    let gate = start_local(dist);
-    let caddy = start_caddy(&gate);
-    walk_through(&caddy.url, &gate, dist).await;
+    store_behind(start_caddy).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_study_is_bought_searched_and_downloaded_through_the_guides_haproxy() {
-    let dist = built();
-    let gate = start_local(dist);
-    let haproxy = start_haproxy(&gate);
-    walk_through(&haproxy.url, &gate, dist).await;
+    store_behind(start_haproxy).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_study_is_bought_searched_and_downloaded_through_the_guides_apache() {
+    store_behind(start_apache).await;
 }
 
 /// What every answer tells a cache, on the gate itself: free paths `public` with a max-age

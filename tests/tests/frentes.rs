@@ -456,13 +456,61 @@ async fn store_behind(
     let port = free_port();
     let url = format!("http://127.0.0.1:{port}");
     let (dir, dist) = built_for(&url);
-    let gate = start_local(&dist);
+    let gate = start_trusting_the_front(&dist);
     let front = start(&gate, port);
     assert_eq!(front.url, url);
     let paid_path = walk_through(&front.url, &gate, &dist).await;
     let through = front.url.clone();
     tokio::task::spawn_blocking(move || official_clients_buy_through(&through)).await.expect("clients");
+    each_buyer_is_counted_by_the_address_the_front_forwards(&front.url).await;
     (front, gate, dir, dist, paid_path)
+}
+
+/// The gate as the guide starts it behind a front on the same machine: `--proxies 127.0.0.1`,
+/// so it reads the buyer's address from the front's `X-Forwarded-For`.
+fn start_trusting_the_front(dist: &Path) -> TestGate {
+    use gate::facilitator::Facilitator;
+    use gate::facilitator::local::{LocalConfig, LocalFacilitator};
+    let local = std::sync::Arc::new(LocalFacilitator::new(LocalConfig::default()));
+    let facilitator: std::sync::Arc<dyn Facilitator> = std::sync::Arc::new(SharedLocal(std::sync::Arc::clone(&local)));
+    let data = tempfile::tempdir().expect("data dir");
+    let log = data.path().join(gate::sales::journal::JOURNAL_FILE);
+    let gate = gate::app::Gate::load(dist, facilitator, links(), Some(&log)).expect("gate loads dist/");
+    let limits = gate_http::Limits {
+        proxies: gate_http::client::TrustedProxies::parse("127.0.0.1").expect("proxies"),
+        ..gate_http::Limits::default()
+    };
+    let server = gate_http::spawn_with_limits(std::sync::Arc::new(gate), 2, limits).expect("gate starts");
+    TestGate { server, data, local: Some(local) }
+}
+
+/// Two buyers on other loopback addresses (127.0.0.2 and 127.0.0.3) reach the gate through the
+/// front: the one who sends 21 bad payments gets 429 on the 21st (the default budget of refused
+/// attempts per client is 20), the other is not limited. Were the gate counting the front's
+/// address, both would be one client.
+async fn each_buyer_is_counted_by_the_address_the_front_forwards(front: &str) {
+    let from = |ip: [u8; 4]| {
+        reqwest::Client::builder()
+            .local_address(std::net::IpAddr::from(ip))
+            .timeout(Duration::from_secs(30))
+            .build()
+            .expect("client")
+    };
+    let bad_payment = |client: &reqwest::Client| {
+        client
+            .get(format!("{front}/estudio/banca-2026?vista=resumen"))
+            .header("PAYMENT-SIGNATURE", "no-es-base64")
+            .send()
+    };
+    let first = from([127, 0, 0, 2]);
+    let mut statuses = Vec::new();
+    for _ in 0..21 {
+        statuses.push(bad_payment(&first).await.expect("bad payment").status().as_u16());
+    }
+    assert!(statuses[..20].iter().all(|s| *s == 400), "{front}: {statuses:?}");
+    assert_eq!(statuses[20], 429, "{front}: the 21st refused attempt of 127.0.0.2 is limited");
+    let other = bad_payment(&from([127, 0, 0, 3])).await.expect("bad payment").status().as_u16();
+    assert_eq!(other, 400, "{front}: 127.0.0.3 is another buyer");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

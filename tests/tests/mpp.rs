@@ -437,13 +437,13 @@ async fn the_official_pympp_client_buys_with_mpp_on_chain_over_http() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_official_mppx_client_buys_through_every_front() {
     use common::frentes::{
-        Front, free_port, guide_site, start_apache, start_caddy, start_haproxy, start_nginx, start_varnish,
+        StartFront, free_port, guide_site, start_apache, start_caddy, start_haproxy, start_nginx, start_varnish,
     };
     assert!(mppx_dir().join("node_modules/mppx/package.json").is_file(), "faltan los paquetes npm de tests/mppx");
     let chain = LocalChain::start(ChainOptions { buyers: 1, ..ChainOptions::default() }).expect("chain");
     let store = store(&chain).await;
     let buyer = &chain.buyers()[0];
-    let fronts: [(&str, fn(&TestGate, u16) -> Front); 5] = [
+    let fronts: [(&str, StartFront); 5] = [
         ("nginx", |gate, port| start_nginx(port, |dir, port| guide_site(gate, dir, port))),
         ("caddy", start_caddy),
         ("haproxy", start_haproxy),

@@ -11,7 +11,10 @@ use super::gate::TestGate;
 /// Debian's main configuration file, the one an operator's nginx reads.
 pub const DEBIAN_CONF: &str = "/etc/nginx/nginx.conf";
 
-/// A running front (nginx, Caddy, HAProxy, Varnish), stopped when dropped.
+/// A way to start a front before a gate on a port: `start_caddy`, `start_haproxy`, …
+pub type StartFront = fn(&TestGate, u16) -> Front;
+
+/// A running front (nginx, Caddy, HAProxy, Varnish, Apache), stopped when dropped.
 pub struct Front {
     child: Child,
     pub url: String,

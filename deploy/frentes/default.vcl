@@ -12,7 +12,25 @@ backend default {
     .port = "8080";
 }
 
+# Who may purge: the machine itself (the deploy script that runs after a build).
+acl purga {
+    "localhost";
+    "127.0.0.1";
+}
+
 sub vcl_recv {
+    # After a build, for each line of dist.purgar.txt: PURGE drops that path (every Vary
+    # variant); BAN drops every URL that starts with it (/buscar: every cached search).
+    if (req.method == "PURGE" || req.method == "BAN") {
+        if (client.ip !~ purga) {
+            return (synth(405, "No permitido"));
+        }
+        if (req.method == "BAN") {
+            ban("req.url ~ ^" + req.url);
+            return (synth(200, "Prohibido"));
+        }
+        return (purge);
+    }
     # A study (paid), a download (signed, personal), MCP, or any request carrying a payment or
     # a sign-in: to the gate every time.
     if (req.url ~ "^/estudio/[^/?]+(\?.*)?$" || req.url ~ "^/descarga/" || req.url ~ "^/mcp" ||

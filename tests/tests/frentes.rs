@@ -399,3 +399,82 @@ fn a_build_lists_the_public_paths_a_cache_must_purge() {
     assert!(!changed.iter().any(|c| c == "/recursos/estilo.css"), "the style sheet did not change: {changed:?}");
     assert!(changed.len() < first.len());
 }
+
+/// A store whose gate can load a new `dist/` (as SIGHUP does) behind a front started by `start`;
+/// its content folder, to build again.
+async fn reloadable_store_behind(
+    start: StartFront,
+) -> (Front, TestGate, std::sync::Arc<gate::app::Live>, tempfile::TempDir, PathBuf) {
+    let port = free_port();
+    let (dir, dist) = built_for(&format!("http://127.0.0.1:{port}"));
+    let facilitator: std::sync::Arc<dyn gate::facilitator::Facilitator> = std::sync::Arc::new(
+        gate::facilitator::local::LocalFacilitator::new(gate::facilitator::local::LocalConfig::default()),
+    );
+    let data = tempfile::tempdir().expect("data dir");
+    let log = data.path().join(gate::sales::journal::JOURNAL_FILE);
+    let loaded = gate::app::Gate::load(&dist, facilitator, links(), Some(&log)).expect("gate loads dist/");
+    let live = std::sync::Arc::new(gate::app::Live::new(loaded));
+    let server = gate_http::spawn(std::sync::Arc::clone(&live), 2).expect("gate starts");
+    let gate = TestGate { server, data, local: None };
+    let front = start(&gate, port);
+    (front, gate, live, dir, dist)
+}
+
+/// Through a caching front: the catalog comes from the cache; a new build (a new price) loaded
+/// by the gate is not seen until the paths of `dist.purgar.txt` are purged with `purge`, then it
+/// is.
+async fn a_new_build_is_seen_after_the_purge(start: StartFront, purge: impl AsyncFnOnce(&Front, Vec<String>)) {
+    let (front, _gate, live, dir, dist) = reloadable_store_behind(start).await;
+    let client = client();
+    let catalog = format!("{}/catalogo", front.url);
+    let old = client.get(&catalog).send().await.expect("catalog").text().await.expect("body");
+    let cached = client.get(&catalog).send().await.expect("catalog");
+    assert_eq!(header(&cached, "x-cache").as_deref(), Some("HIT"));
+    assert!(old.contains("0.99") && !old.contains("1.49"));
+
+    let content = dir.path().join("contenido");
+    let service = content.join("servicio.toml");
+    let text = std::fs::read_to_string(&service).expect("servicio.toml");
+    std::fs::write(&service, text.replace("precio_usd = \"0.99\"", "precio_usd = \"1.49\"")).expect("price");
+    common::build_into(&content, &dist);
+    live.reload().expect("the gate loads the new build");
+    let stale = client.get(&catalog).send().await.expect("catalog").text().await.expect("body");
+    assert_eq!(stale, old, "before the purge the cache still states the old price");
+
+    let list = std::fs::read_to_string(dir.path().join("dist.purgar.txt")).expect("dist.purgar.txt");
+    let paths: Vec<String> = list.lines().map(str::to_owned).collect();
+    assert!(paths.iter().any(|p| p == "/catalogo"), "{paths:?}");
+    purge(&front, paths).await;
+    let fresh = client.get(&catalog).send().await.expect("catalog");
+    assert_ne!(header(&fresh, "x-cache").as_deref(), Some("HIT"));
+    let fresh = fresh.text().await.expect("body");
+    assert!(fresh.contains("1.49") && !fresh.contains("\"0.99\""), "the new build after the purge");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_build_is_seen_through_nginx_after_emptying_its_cache() {
+    let start: StartFront = |gate, port| start_nginx(port, |dir, port| guide_site(gate, dir, port));
+    // nginx's open-source cache has no purge call: the guide empties its cache folder.
+    a_new_build_is_seen_after_the_purge(start, async |front: &Front, _paths: Vec<String>| {
+        for entry in std::fs::read_dir(front.dir().join("cache")).expect("cache folder") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) }.expect("purge");
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_build_is_seen_through_varnish_after_purging_the_listed_paths() {
+    a_new_build_is_seen_after_the_purge(start_varnish, async |front: &Front, paths: Vec<String>| {
+        let client = client();
+        for path in paths {
+            // /buscar is a prefix (every cached search): BAN; every other line is one path.
+            let method = if path == "/buscar" { "BAN" } else { "PURGE" };
+            let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
+            let answer = client.request(method, format!("{}{path}", front.url)).send().await.expect("purge");
+            assert_eq!(answer.status(), 200, "{path}");
+        }
+    })
+    .await;
+}

@@ -21,6 +21,13 @@ pub struct Front {
     _dir: tempfile::TempDir,
 }
 
+impl Front {
+    /// The front's temp folder (its configuration, logs and cache).
+    pub fn dir(&self) -> &Path {
+        self._dir.path()
+    }
+}
+
 impl Drop for Front {
     /// SIGTERM first, as systemd stops it: a master killed outright leaves its workers behind
     /// (nginx's keep listening); SIGKILL only if it has not ended in five seconds.

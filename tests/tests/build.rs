@@ -595,8 +595,15 @@ fn a_broken_study_fails_the_build_and_leaves_dist_untouched() {
     assert!(error.contains("farma-2026") && error.contains("respuestas.jsonl"), "{error}");
     assert!(error.contains("línea 1") && error.contains("NO-EXISTE-"), "{error}");
     assert_eq!(snapshot(&dist), before, "dist/ untouched");
-    let leftovers: Vec<_> = std::fs::read_dir(work.path()).expect("dir").map(|e| e.expect("e").file_name()).collect();
-    assert_eq!(leftovers.len(), 2, "no temporary folder left behind: {leftovers:?}");
+    let list = work.path().join("dist.purgar.txt");
+    let first_list = std::fs::read(&list).expect("the first build's purge list");
+    let error = generator::build::build(&options).expect_err("fails again");
+    assert!(error.to_string().contains("farma-2026"));
+    assert_eq!(std::fs::read(&list).expect("list"), first_list, "the purge list untouched");
+    let mut leftovers: Vec<_> =
+        std::fs::read_dir(work.path()).expect("dir").map(|e| e.expect("e").file_name()).collect();
+    leftovers.sort();
+    assert_eq!(leftovers, ["content", "dist", "dist.purgar.txt"], "no temporary folder left behind");
 }
 
 fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, String)> {

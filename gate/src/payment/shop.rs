@@ -202,7 +202,7 @@ impl Shop {
             payment_identifier(payload).map_err(|message| Refusal::new(400, "invalid_payment_identifier", message))?;
         let fingerprint = fingerprint(payload);
         let started = std::time::Instant::now();
-        let check = self.check(requirements, payload, now).await?;
+        let check = self.check(offer, requirements, payload, now).await?;
         // A new settlement costs a facilitator call: not for a payer or a gate over its budget
         // of refused ones. (Repeats are delivered all the same.) One to be sold is accepted with
         // its reservation, where the record can commit both at once.
@@ -284,7 +284,7 @@ impl Shop {
         };
         let produce_ms = ms_since(started);
         let started = std::time::Instant::now();
-        let outcome = self.settle(requirements, payload).await;
+        let outcome = self.settle(requirements, &offer.to_facilitator(payload)).await;
         let judged = self.judge(outcome, &reservation, check, requirements).await;
         if matches!(judged, Judged::Sold(_)) {
             self.sales.crash_point_before_record().await;
@@ -518,6 +518,7 @@ impl Shop {
     /// Local verification (EVM) or the facilitator's `/verify` (other networks).
     async fn check(
         &self,
+        offer: &Offer,
         requirements: &PaymentRequirements,
         payload: &PaymentPayload,
         now: u64,
@@ -550,7 +551,11 @@ impl Shop {
                 expiring,
             });
         }
-        let verified = self.facilitator.verify(payload, requirements).await.map_err(|e| facilitator_refusal(&e))?;
+        let verified = self
+            .facilitator
+            .verify(&offer.to_facilitator(payload), requirements)
+            .await
+            .map_err(|e| facilitator_refusal(&e))?;
         if !verified.is_valid {
             let code = verified.invalid_reason.unwrap_or_else(|| "invalid_payload".to_owned());
             let message =

@@ -378,6 +378,20 @@ fn reports_draw_each_brands_change_since_the_previous_run() {
                 format!("uses the {shared} questions both runs share")
             };
             assert!(squashed.contains(&says), "{slug} {lang}: says how many questions are shared ({shared})");
+            // And how many cells the study compares, with and without the adjustment.
+            let family = &package["cambios"]["multiplicidad"];
+            let (tests, unadjusted) =
+                (family["pruebas"].as_u64().expect("m"), family["cambios_sin_ajuste"].as_u64().expect("u"));
+            let says = if lang == "es" {
+                format!(
+                    "El estudio compara {tests} celdas (marca, métrica y tabla) y con tantas comparaciones algunas cruzarían el cero por azar: al 95 % cada una, {unadjusted} dirían"
+                )
+            } else {
+                format!(
+                    "The study compares {tests} cells (brand, metric and table), and with so many comparisons some would cross zero by chance: at 95% each, {unadjusted} would say"
+                )
+            };
+            assert!(squashed.contains(&says), "{slug} {lang}: says how many cells it compares ({tests}, {unadjusted})");
             let (mut rows, mut verdicts) = (0, std::collections::BTreeSet::new());
             for t in tables {
                 let id = t["id"].as_str().expect("id");
@@ -398,7 +412,9 @@ fn reports_draw_each_brands_change_since_the_previous_run() {
                         let before = number("_anterior", metric_shown(metric));
                         let now = number("_actual", metric_shown(metric));
                         let difference = number("_diferencia", difference_shown(metric));
-                        let interval = match cell(t, brand, &format!("{m}_diferencia_ic95")).as_array() {
+                        // The bar and the interval printed are the adjusted ones, which the
+                        // verdict follows.
+                        let interval = match cell(t, brand, &format!("{m}_diferencia_ic_ajustado")).as_array() {
                             Some(b) => {
                                 let bound =
                                     |i: usize| shown(b[i].as_f64().expect("bound"), difference_shown(metric), lang);

@@ -41,6 +41,7 @@ fn metric(m: Metric) -> (&'static str, &'static str) {
         Metric::Order => ("Orden promedio", "Average order"),
         Metric::Citation => ("Tasa de citación", "Citation rate"),
         Metric::PhantomCitation => ("Citación fantasma", "Ghost citation"),
+        Metric::ConsultedNotCited => ("Consultada y no citada", "Consulted, not cited"),
         Metric::Prominence => ("Protagonismo IA", "AI Prominence"),
         Metric::Top1 => ("Top 1", "Top-1 share"),
         Metric::Sov => ("Share of voice", "Share of voice"),

@@ -34,7 +34,6 @@ import urllib.parse
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from statistics import NormalDist
 
 Z = 1.959964
 TOL_N_EF = 0.1
@@ -824,6 +823,7 @@ CHANGE_SUFFIXES = ("_anterior", "_anterior_n", "_actual", "_actual_n",
                    "_diferencia", "_diferencia_ic95", "_diferencia_p",
                    "_diferencia_ic_ajustado", "_veredicto")
 FDR_Q = 0.05  # the false discovery rate of the change verdicts (README section 5)
+MIN_CLUSTERS = 10  # fewest shared questions behind a difference for it to be tested
 GREW, FELL, NO_CHANGE = "creció", "cayó", "sin cambio más allá del ruido"
 TIER_SLUG = {"estándar": "estandar", "avanzado": "avanzado"}
 
@@ -871,6 +871,7 @@ class Run:
     residuals: dict[str, float]  # question id -> e_g = sum c (y - R x) / sum c x
     variance: float
     bounds: tuple[float, float] | None  # unrounded 95% interval of the run
+    base_questions: set[str] = field(default_factory=set)  # questions with x != 0
 
 
 def run_estimate(study: Study, scope: list[Answer], metric: str, bid: str) -> Run:
@@ -904,7 +905,7 @@ def run_estimate(study: Study, scope: list[Answer], metric: str, bid: str) -> Ru
             bounds = (max(0.0, bounds[0]), min(1.0, bounds[1]))
     if questions < 2:
         bounds = None
-    return Run(r, n, residuals, variance, bounds)
+    return Run(r, n, residuals, variance, bounds, {q for q, _c, _y, x in obs if x != 0})
 
 
 @dataclass
@@ -916,14 +917,62 @@ class Significant:
         return f"{self.value:.6g}"
 
 
+def betainc(a: float, b: float, x: float) -> float:
+    """Regularized incomplete beta I_x(a, b): the continued fraction of Numerical Recipes
+    (betacf, modified Lentz), on the side where it converges fast."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log1p(-x))
+    if x > (a + 1) / (a + b + 2):
+        return 1.0 - betainc(b, a, 1.0 - x)
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    f = d
+    for m in range(1, 10000):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            f *= c * d
+        if abs(c * d - 1.0) < 1e-15:
+            break
+    return front * f / a
+
+
+def t_two_sided(t: float, df: int) -> float:
+    """P(|T| >= t) for Student's t on df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2)."""
+    return betainc(df / 2, 0.5, df / (df + t * t))
+
+
+def t_quantile(alpha: float, df: int) -> float:
+    """The t with P(|T| >= t) = alpha, by bisection."""
+    low, high = 0.0, 1.0
+    while t_two_sided(high, df) > alpha:
+        high *= 2
+    for _ in range(200):
+        mid = (low + high) / 2
+        if t_two_sided(mid, df) > alpha:
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2
+
+
 @dataclass
 class ChangeTest:
-    """A change cell with both runs' intervals: D and its unrounded 95% MOVER interval, its
-    p-value (README section 5, «Valor p»)."""
+    """A change cell with both runs' intervals: D and its unrounded 95% MOVER interval, the
+    clusters G behind it and its p-value (README section 5, «Valor p»)."""
     d: float
     low: float
     high: float
-    p: float
+    clusters: int
+    p: float | None  # None: fewer than MIN_CLUSTERS questions, not tested
 
 
 def change_test(before: Run, now: Run) -> ChangeTest | None:
@@ -940,12 +989,16 @@ def change_test(before: Run, now: Run) -> ChangeTest | None:
     c, e = u2 - r2, r1 - l1
     low = d - math.sqrt(max(0.0, a * a + b * b - 2 * rho * a * b))
     high = d + math.sqrt(max(0.0, c * c + e * e - 2 * rho * c * e))
-    if d == 0:
+    # G: shared questions in the base (denominator not 0) of either run.
+    clusters = len(before.base_questions | now.base_questions)
+    if clusters < MIN_CLUSTERS:
+        p = None
+    elif d == 0:
         p = 1.0
     else:
         s = (d - low) / Z if d > 0 else (high - d) / Z
-        p = 0.0 if s <= 0 else math.erfc(abs(d) / (s * math.sqrt(2)))
-    return ChangeTest(d, low, high, p)
+        p = 0.0 if s <= 0 else t_two_sided(abs(d) / s, max(clusters - 1, 1))
+    return ChangeTest(d, low, high, clusters, p)
 
 
 @dataclass
@@ -957,7 +1010,7 @@ class Family:
     unadjusted: int
     threshold: float
     level: float
-    z: float
+    alpha: float
 
     @staticmethod
     def of(p_values: list[float], unadjusted: int) -> "Family":
@@ -969,8 +1022,7 @@ class Family:
                 r = k
                 break
         alpha = max(r, 1) * FDR_Q / m if m else FDR_Q
-        z = NormalDist().inv_cdf(1 - alpha / 2)
-        return Family(m, r, unadjusted, r * FDR_Q / m if m else 0.0, 1 - alpha, z)
+        return Family(m, r, unadjusted, r * FDR_Q / m if m else 0.0, 1 - alpha, alpha)
 
     def is_change(self, p: float) -> bool:
         return self.r > 0 and p <= self.r * FDR_Q / self.m
@@ -984,8 +1036,11 @@ def change_cells(before: Run, now: Run, test: ChangeTest | None, family: Family)
     diff = Exact(round4(now.value) - round4(before.value))
     if test is None:
         return cells + [diff, None, None, None, None]
+    if test.p is None:
+        return cells + [diff, Interval(round_float(test.low, 4), round_float(test.high, 4)), None, None, None]
     sl, su = (test.d - test.low) / Z, (test.high - test.d) / Z
-    adjusted = Interval(round_float(test.d - family.z * sl, 4), round_float(test.d + family.z * su, 4))
+    t_star = t_quantile(family.alpha, max(test.clusters - 1, 1))
+    adjusted = Interval(round_float(test.d - t_star * sl, 4), round_float(test.d + t_star * su, 4))
     if family.is_change(test.p):
         verdict = GREW if test.d > 0 else FELL
     else:
@@ -1051,11 +1106,11 @@ def check_changes(report: Report, folder: Path, study: Study, package: dict) -> 
     tests = [t for _, rows in computed for _, cells in rows for _, _, t in cells if t is not None]
     # cambios_sin_ajuste: cells whose published (rounded) 95% interval excludes 0.
     unadjusted = sum(1 for t in tests if round_float(t.low, 4) > 0 or round_float(t.high, 4) < 0)
-    family = Family.of([t.p for t in tests], unadjusted)
+    family = Family.of([t.p for t in tests if t.p is not None], unadjusted)
     published_family = (package.get("cambios") or {}).get("multiplicidad") or {}
     for key, mine in (("pruebas", family.m), ("cambios", family.r), ("cambios_sin_ajuste", family.unadjusted),
                       ("umbral_p", Approx(family.threshold, 1e-12)),
-                      ("nivel_ajustado", Approx(family.level, 1e-12)), ("z_ajustado", Approx(family.z, 1e-6))):
+                      ("nivel_ajustado", Approx(family.level, 1e-12))):
         report.cells += 1
         if not cell_matches(published_family.get(key), mine):
             report.add(study.slug, "cambios", "multiplicidad", key, published_family.get(key), mine)

@@ -339,9 +339,12 @@ fn reports_print_the_packages_numbers() {
     }
 }
 
-/// A verdict as a report prints it.
-fn verdict_shown(verdict: &Value, lang: &str) -> &'static str {
+/// A verdict as a report prints it; a cell with a 95% interval and no verdict had too few
+/// questions to be tested.
+fn verdict_shown(verdict: &Value, has_interval: bool, lang: &str) -> &'static str {
     match (verdict.as_str(), lang) {
+        (None, "es") if has_interval => "pocas preguntas, sin veredicto",
+        (None, _) if has_interval => "too few questions, no verdict",
         (Some("creció"), "es") => "creció",
         (Some("creció"), _) => "grew",
         (Some("cayó"), "es") => "cayó",
@@ -384,11 +387,11 @@ fn reports_draw_each_brands_change_since_the_previous_run() {
                 (family["pruebas"].as_u64().expect("m"), family["cambios_sin_ajuste"].as_u64().expect("u"));
             let says = if lang == "es" {
                 format!(
-                    "El estudio compara {tests} celdas (marca, métrica y tabla) y con tantas comparaciones algunas cruzarían el cero por azar: al 95 % cada una, {unadjusted} dirían"
+                    "El estudio prueba {tests} celdas (marca, métrica y tabla con al menos 10 preguntas en su base) y con tantas comparaciones algunas cruzarían el cero por azar: al 95 % cada una, {unadjusted} celdas dirían"
                 )
             } else {
                 format!(
-                    "The study compares {tests} cells (brand, metric and table), and with so many comparisons some would cross zero by chance: at 95% each, {unadjusted} would say"
+                    "The study tests {tests} cells (brand, metric and table with at least 10 questions in their base), and with so many comparisons some would cross zero by chance: at 95% each, {unadjusted} cells would say"
                 )
             };
             assert!(squashed.contains(&says), "{slug} {lang}: says how many cells it compares ({tests}, {unadjusted})");
@@ -424,7 +427,8 @@ fn reports_draw_each_brands_change_since_the_previous_run() {
                         };
                         let verdict = cell(t, brand, &format!("{m}_veredicto"));
                         verdicts.insert(verdict.as_str().unwrap_or("").to_owned());
-                        let verdict = verdict_shown(&verdict, lang);
+                        let has_interval = !cell(t, brand, &format!("{m}_diferencia_ic95")).is_null();
+                        let verdict = verdict_shown(&verdict, has_interval, lang);
                         let parts =
                             [brand, before.as_str(), now.as_str(), difference.as_str(), interval.as_str(), verdict];
                         assert!(

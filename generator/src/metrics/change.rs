@@ -153,8 +153,9 @@ pub fn change_analysis(study: &Study, facts: &[AnswerFacts]) -> (Vec<Table>, Opt
         .collect();
     // One family: every cell of every change table of the study that has a test.
     let p_values: Vec<f64> =
-        tested.iter().flat_map(|(_, _, rows)| rows.iter().flatten().filter_map(|c| c.test.map(|t| t.p))).collect();
-    // What each cell would say alone: its published 95% interval excludes 0.
+        tested.iter().flat_map(|(_, _, rows)| rows.iter().flatten().filter_map(|c| c.test.and_then(|t| t.p))).collect();
+    // What each cell with an interval would say alone, as the tables said before the family:
+    // its published 95% interval excludes 0 (tested or not).
     let unadjusted = tested
         .iter()
         .flat_map(|(_, _, rows)| rows.iter().flatten().filter_map(|c| c.test))
@@ -471,8 +472,11 @@ struct Test {
     /// Its unrounded 95% MOVER interval.
     low: f64,
     high: f64,
-    /// Its two-sided p-value ([`multiplicity::p_value`]).
-    p: f64,
+    /// Shared questions in the base of either run: the clusters of the paired difference.
+    clusters: usize,
+    /// Its two-sided p-value ([`multiplicity::p_value`]); `None` with fewer than
+    /// [`multiplicity::MIN_CLUSTERS`] questions: not tested.
+    p: Option<f64>,
 }
 
 /// Every brand's and metric's cell of one change table, tested.
@@ -510,7 +514,24 @@ fn test(before: Option<Estimate>, now: Option<Estimate>, before_linear: &Linear,
     };
     let (low, high) = mover((b.raw, lb), (a.raw, la), rho);
     let d = a.raw - b.raw;
-    Some(Test { d, low, high, p: multiplicity::p_value(d, low, high) })
+    let clusters = union_size(&before_linear.residuals, &now_linear.residuals);
+    let p = (clusters >= multiplicity::MIN_CLUSTERS).then(|| multiplicity::p_value(d, low, high, clusters));
+    Some(Test { d, low, high, clusters, p })
+}
+
+/// How many keys two lists sorted by key hold between them.
+fn union_size(before: &[(usize, f64)], now: &[(usize, f64)]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < before.len() || j < now.len() {
+        match (before.get(i), now.get(j)) {
+            (Some(a), Some(b)) if a.0 == b.0 => (i, j) = (i + 1, j + 1),
+            (Some(a), Some(b)) if a.0 < b.0 => i += 1,
+            (Some(_), None) => i += 1,
+            _ => j += 1,
+        }
+        n += 1;
+    }
+    n
 }
 
 /// The nine cells of one brand and metric, with the family's verdict.
@@ -522,22 +543,24 @@ fn metric_cells(cell: &ChangeCell, family: &Family) -> [Cell; 9] {
         _ => Cell::Null,
     };
     let [ic, p, adjusted, word] = match cell.test {
-        Some(t) => {
-            let (low, high) = family.adjusted(t.d, t.low, t.high);
-            let word = if !family.discovers(t.p) {
+        Some(Test { d, low, high, clusters, p: Some(p) }) => {
+            let (adjusted_low, adjusted_high) = family.adjusted(d, low, high, clusters);
+            let word = if !family.discovers(p) {
                 NO_CHANGE
-            } else if t.d > 0.0 {
+            } else if d > 0.0 {
                 GREW
             } else {
                 FELL
             };
             [
-                Cell::Interval(round_float(t.low, 4), round_float(t.high, 4)),
-                Cell::Num(significant(t.p, 4)),
                 Cell::Interval(round_float(low, 4), round_float(high, 4)),
+                Cell::Num(significant(p, 4)),
+                Cell::Interval(round_float(adjusted_low, 4), round_float(adjusted_high, 4)),
                 Cell::Text(word.to_owned()),
             ]
         }
+        // Too few questions to test: the 95% interval alone.
+        Some(t) => [Cell::Interval(round_float(t.low, 4), round_float(t.high, 4)), Cell::Null, Cell::Null, Cell::Null],
         None => [Cell::Null, Cell::Null, Cell::Null, Cell::Null],
     };
     [value(cell.before), n(cell.before), value(cell.now), n(cell.now), diff, ic, p, adjusted, word]
@@ -886,6 +909,9 @@ mod tests {
         assert_eq!(cell(t, "Alfa", "mencion_actual"), &Cell::Num(0.9));
         assert_eq!(cell(t, "Alfa", "mencion_diferencia"), &Cell::Num(0.7));
         assert_eq!(cell(t, "Alfa", "mencion_diferencia_ic95"), &Cell::Interval(0.3036, 0.8528));
+        // s = (0.7 − 0.30365)/z = 0.20222, t = 3.4615 on 9 degrees of freedom (ten questions):
+        // p = 0.007144 (content/README.md §5, the worked example).
+        assert_eq!(cell(t, "Alfa", "mencion_diferencia_p"), &Cell::Num(0.007144));
         assert_eq!(cell(t, "Alfa", "mencion_veredicto"), &Cell::Text(GREW.into()));
         // Beta is never named: 0 in both runs, no change.
         assert_eq!(cell(t, "Beta", "mencion_diferencia"), &Cell::Num(0.0));
@@ -909,7 +935,10 @@ mod tests {
         let t = &tables(&compared(now, before))[0];
         assert_eq!(cell(t, "Alfa", "mencion_diferencia"), &Cell::Num(0.5));
         assert_eq!(cell(t, "Alfa", "mencion_diferencia_ic95"), &Cell::Interval(-0.1021, 0.85));
-        assert_eq!(cell(t, "Alfa", "mencion_veredicto"), &Cell::Text(NO_CHANGE.into()));
+        // Four questions are too few to test (fewer than ten): no p-value, no verdict.
+        for column in ["mencion_diferencia_p", "mencion_diferencia_ic_ajustado", "mencion_veredicto"] {
+            assert_eq!(cell(t, "Alfa", column), &Cell::Null, "{column}");
+        }
     }
 
     #[test]

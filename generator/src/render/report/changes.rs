@@ -102,7 +102,7 @@ pub(super) fn section(study: &Study, changes: &[Table], family: Option<&Family>,
             ),
             "Cada fila es una marca: su valor en la corrida anterior y en la actual, y la diferencia (actual − anterior) como un punto, con su intervalo de confianza como una barra alrededor de la línea del cero. El intervalo empareja las dos corridas por pregunta (las mismas preguntas hechas otra vez) y tiene en cuenta que las respuestas a una misma pregunta se parecen. Si la barra no cruza el cero, el cambio es mayor que el ruido de volver a preguntarle a un asistente que no responde siempre igual: «creció» o «cayó»; si lo cruza, «sin cambio más allá del ruido». En las tasas la diferencia está en puntos porcentuales. En el orden de aparición, menor es mejor: «creció» quiere decir que la marca aparece más tarde.".to_owned(),
             format!(
-                "El estudio compara {} celdas (marca, métrica y tabla) y con tantas comparaciones algunas cruzarían el cero por azar: al 95 % cada una, {} dirían «creció» o «cayó». Por eso los veredictos controlan la tasa de falsos descubrimientos en el 5 % (Benjamini–Hochberg) sobre todas las celdas juntas, y la barra es el intervalo ajustado al {} % (Benjamini–Yekutieli), que deja fuera del cero solo los {} cambios que quedan. Los intervalos al 95 % sin ajuste y el valor p de cada celda están en las tablas cambio_* del paquete.",
+                "El estudio prueba {} celdas (marca, métrica y tabla con al menos 10 preguntas en su base) y con tantas comparaciones algunas cruzarían el cero por azar: al 95 % cada una, {} celdas dirían «creció» o «cayó». Por eso los veredictos controlan la tasa de falsos descubrimientos en el 5 % (Benjamini–Hochberg) sobre todas las celdas juntas, y la barra es el intervalo ajustado al {} % (Benjamini–Yekutieli), que deja fuera del cero solo los {} cambios que quedan. Las celdas con menos de 10 preguntas quedan sin veredicto. Los intervalos al 95 % sin ajuste y el valor p de cada celda están en las tablas cambio_* del paquete.",
                 family.tests,
                 family.unadjusted,
                 level_text(family.level, lang),
@@ -123,7 +123,7 @@ pub(super) fn section(study: &Study, changes: &[Table], family: Option<&Family>,
             ),
             "Each row is a brand: its value in the previous run and in the current one, and the difference (current − previous) as a dot, with its confidence interval as a bar around the zero line. The interval pairs the two runs by question (the same questions asked again) and allows for answers to one question being alike. When the bar does not cross zero, the change is larger than the noise of asking an assistant that does not always answer the same way again: \"grew\" or \"fell\"; when it does, \"no change beyond the noise\". For rates the difference is in percentage points. In order of appearance lower is better: \"grew\" means the brand appears later.".to_owned(),
             format!(
-                "The study compares {} cells (brand, metric and table), and with so many comparisons some would cross zero by chance: at 95% each, {} would say \"grew\" or \"fell\". So the verdicts control the false discovery rate at 5% (Benjamini–Hochberg) over all the cells together, and the bar is the interval adjusted to {}% (Benjamini–Yekutieli), which leaves out of zero only the {} changes that remain. The unadjusted 95% intervals and each cell's p-value are in the package's cambio_* tables.",
+                "The study tests {} cells (brand, metric and table with at least 10 questions in their base), and with so many comparisons some would cross zero by chance: at 95% each, {} cells would say \"grew\" or \"fell\". So the verdicts control the false discovery rate at 5% (Benjamini–Hochberg) over all the cells together, and the bar is the interval adjusted to {}% (Benjamini–Yekutieli), which leaves out of zero only the {} changes that remain. Cells with fewer than 10 questions get no verdict. The unadjusted 95% intervals and each cell's p-value are in the package's cambio_* tables.",
                 family.tests,
                 family.unadjusted,
                 level_text(family.level, lang),
@@ -144,12 +144,16 @@ pub(super) fn section(study: &Study, changes: &[Table], family: Option<&Family>,
     })
 }
 
+/// What the report says of a cell with a 95% interval but too few questions to be tested.
+const FEW: &str = "pocas preguntas";
+
 /// The verdict in `lang`, and its colour.
 pub fn verdict_words(verdict: &str, lang: Lang) -> (&'static str, &'static str) {
     match verdict {
         GREW => (lang.pick("creció", "grew"), GREW_COLOUR),
         FELL => (lang.pick("cayó", "fell"), FELL_COLOUR),
         NO_CHANGE => (lang.pick("sin cambio más allá del ruido", "no change beyond the noise"), NEUTRAL_COLOUR),
+        FEW => (lang.pick("pocas preguntas, sin veredicto", "too few questions, no verdict"), NEUTRAL_COLOUR),
         _ => (lang.pick("sin intervalo", "no interval"), NEUTRAL_COLOUR),
     }
 }
@@ -193,6 +197,8 @@ fn panel(table: &Table, metric: Metric, lang: Lang) -> ChangePanel {
         .map(|(brand, difference, interval)| {
             let verdict = match table.cell(brand, &column("_veredicto")) {
                 Some(Cell::Text(v)) => v.as_str(),
+                // A 95% interval and no verdict: too few questions to test.
+                _ if matches!(table.cell(brand, &column("_diferencia_ic95")), Some(Cell::Interval(..))) => FEW,
                 _ => "",
             };
             let (verdict, color) = verdict_words(verdict, lang);
@@ -334,7 +340,7 @@ mod tests {
                     Cell::Int(100),
                     Cell::Num(change::published_difference(before, now)),
                     // The 95% interval (not drawn), the p-value, the adjusted interval (drawn).
-                    Cell::Interval(-9.0, 9.0),
+                    ic.map_or(Cell::Null, |_| Cell::Interval(-9.0, 9.0)),
                     Cell::Num(0.5),
                     ic.map_or(Cell::Null, |(l, h)| Cell::Interval(l, h)),
                     verdict.map_or(Cell::Null, |v| Cell::Text(v.into())),

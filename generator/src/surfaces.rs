@@ -21,49 +21,29 @@ pub struct Surface {
     pub description_en: &'static str,
 }
 
-/// The surfaces the generator describes, `api` first.
-pub const KNOWN: [Surface; 6] = [
+/// The surfaces the generator describes, `api` first: the ones `recolector` writes
+/// (`collector/src/surface.rs`, `content/README.md` §3.9).
+pub const KNOWN: [Surface; 3] = [
     Surface {
         id: API_SURFACE,
         name: "API del proveedor",
         name_en: "Provider's API",
-        description: "La respuesta que da la API del proveedor (OpenAI, Anthropic, Google, Perplexity) con la búsqueda web activada, a la pregunta sola: sin cuenta, sin historial, sin memoria y sin las instrucciones propias de la app. Es lo que recibe un desarrollador que integra el modelo, medido igual para todos los modelos; no es lo que ve una persona en la app del asistente, que agrega sus propias instrucciones, su ubicación y su historial, y puede usar otro modelo u otra búsqueda.",
-        description_en: "The answer the provider's API (OpenAI, Anthropic, Google, Perplexity) gives with web search on, to the question alone: no account, no history, no memory and none of the app's own instructions. It is what a developer who integrates the model receives, measured the same way for every model; it is not what a person sees in the assistant's app, which adds its own instructions, location and history, and may use another model or another search.",
+        description: "La respuesta de la API de un proveedor (OpenAI, Anthropic, Google, Perplexity Sonar o un servidor compatible) con la búsqueda web activada, a la pregunta sola: sin cuenta, sin historial y sin las instrucciones propias de la app. Es lo que recibe un desarrollador que integra el modelo, medido igual para todos los modelos; no es lo que ve una persona en la app del asistente (ChatGPT, Claude.ai, la app de Gemini, Perplexity.ai), que usa otro modelo por defecto, otras instrucciones y otra búsqueda.",
+        description_en: "The answer of a provider's API (OpenAI, Anthropic, Google, Perplexity Sonar or a compatible server) with web search on, to the question alone: no account, no history and none of the app's own instructions. It is what a developer who integrates the model receives, measured the same way for every model; it is not what a person sees in the assistant's app (ChatGPT, Claude.ai, the Gemini app, Perplexity.ai), which uses another default model, other instructions and another search.",
     },
     Surface {
         id: "google_ai_overview",
-        name: "Google: resumen creado con IA (AI Overviews)",
-        name_en: "Google AI Overviews",
-        description: "El resumen creado con IA que Google muestra arriba de los resultados de una búsqueda, con sus enlaces, capturado por una API de resultados de búsqueda (SerpApi, DataForSEO) desde el país y el idioma del estudio, sin sesión. Es lo que ve una persona que hace esa búsqueda en Google; no es una conversación (no hay seguimiento ni historial), Google decide en cada búsqueda si muestra el resumen, y lo que ve cada persona puede cambiar con su sesión, su dispositivo y su ubicación exacta. Google no informa qué páginas consultó: solo se registran los enlaces que muestra.",
-        description_en: "The AI-generated summary Google shows above a search's results, with its links, captured by a search-results API (SerpApi, DataForSEO) from the study's country and language, signed out. It is what a person who runs that search on Google sees; it is not a conversation (no follow-up, no history), Google decides on every search whether to show the summary, and what each person sees can change with their session, device and exact location. Google does not say which pages it consulted: only the links it shows are recorded.",
+        name: "Google: visión general creada por IA (AI Overview)",
+        name_en: "Google AI Overview",
+        description: "La visión general creada por IA que Google muestra sobre los resultados de una búsqueda común, con sus enlaces, capturada por una API de resultados de búsqueda (SerpApi) desde el país, la ciudad y el idioma del estudio, sin sesión: lo que ve una persona que hace esa búsqueda en Google. Como fuentes consultadas se registran todos los enlaces que muestra, y como citadas los que su texto señala. No es una API de Google ni un modelo que se elige: Google decide en cada búsqueda si la muestra (muchas no la tienen) y con qué modelo, no hay conversación ni historial, y lo que ve cada persona puede cambiar con su sesión y su dispositivo; su versión dice la búsqueda (motor, id, fecha, ubicación, idioma), no un modelo.",
+        description_en: "The AI-generated overview Google shows above an ordinary search's results, with its links, captured by a search-results API (SerpApi) from the study's country, city and language, signed out: what a person who runs that search on Google sees. Every link it shows is recorded as consulted, and those its text points to as cited. It is not a Google API nor a model one chooses: Google decides on every search whether to show it (many searches have none) and with which model, there is no conversation or history, and what each person sees can change with their session and device; its version names the search (engine, id, date, location, language), not a model.",
     },
     Surface {
         id: "google_ai_mode",
         name: "Google: Modo IA (AI Mode)",
         name_en: "Google AI Mode",
-        description: "La respuesta del Modo IA de Google (la pestaña de conversación del buscador) a la pregunta, con sus enlaces, capturada por una API de resultados de búsqueda desde el país y el idioma del estudio, sin sesión. Es lo que ve una persona que le hace esa pregunta al Modo IA sin haber iniciado sesión; no incluye repreguntas, historial ni personalización, y Google no informa qué páginas consultó: solo se registran los enlaces que muestra.",
-        description_en: "The answer of Google's AI Mode (the search engine's conversation tab) to the question, with its links, captured by a search-results API from the study's country and language, signed out. It is what a signed-out person who asks AI Mode that question sees; it includes no follow-ups, history or personalisation, and Google does not say which pages it consulted: only the links it shows are recorded.",
-    },
-    Surface {
-        id: "chatgpt",
-        name: "ChatGPT (app, con búsqueda)",
-        name_en: "ChatGPT (app, with search)",
-        description: "La respuesta que muestra la app de ChatGPT con la búsqueda activada, capturada sin memoria ni historial. Es lo que ve una persona en ChatGPT; no es la API de OpenAI (la app usa sus propias instrucciones y puede elegir otro modelo), y cambia con la cuenta, el plan y la ubicación.",
-        description_en: "The answer the ChatGPT app shows with search on, captured without memory or history. It is what a person sees in ChatGPT; it is not OpenAI's API (the app uses its own instructions and may pick another model), and it changes with the account, plan and location.",
-    },
-    Surface {
-        id: "copilot",
-        name: "Microsoft Copilot (app)",
-        name_en: "Microsoft Copilot (app)",
-        description: "La respuesta que muestra Microsoft Copilot (la app o el panel de Bing) a la pregunta, con sus enlaces. Es lo que ve una persona en Copilot; no es la API de ningún modelo, y cambia con la cuenta y la ubicación.",
-        description_en: "The answer Microsoft Copilot (the app or Bing's panel) shows for the question, with its links. It is what a person sees in Copilot; it is not any model's API, and it changes with the account and location.",
-    },
-    Surface {
-        id: "perplexity",
-        name: "Perplexity (app)",
-        name_en: "Perplexity (app)",
-        description: "La respuesta que muestra la app o el sitio de Perplexity, con sus fuentes. Es lo que ve una persona en Perplexity; no es la API Sonar (que se registra como `api`), y cambia con la cuenta y el modo de búsqueda elegido.",
-        description_en: "The answer the Perplexity app or site shows, with its sources. It is what a person sees in Perplexity; it is not the Sonar API (recorded as `api`), and it changes with the account and the search mode chosen.",
+        description: "La respuesta del Modo IA de Google (la pestaña «Modo IA» del buscador) a la pregunta, con sus enlaces, capturada por una API de resultados de búsqueda (SerpApi) desde el país, la ciudad y el idioma del estudio, sin sesión. No es Gemini por API ni una visión general de IA: es otra superficie, con su propia búsqueda, sin repreguntas ni historial; su versión dice la búsqueda, no un modelo.",
+        description_en: "The answer of Google's AI Mode (the search engine's «AI Mode» tab) to the question, with its links, captured by a search-results API (SerpApi) from the study's country, city and language, signed out. It is not Gemini through its API nor an AI Overview: it is another surface, with its own search, without follow-ups or history; its version names the search, not a model.",
     },
 ];
 
@@ -195,6 +175,7 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), KNOWN.len());
         assert_eq!(known("api").map(|s| s.name_en), Some("Provider's API"));
+        assert_eq!(known("chatgpt"), None, "a well-formed id the generator does not describe");
         for bad in ["", "API", "Google AI", "1api", "api.x", "ñandú", &"a".repeat(41)] {
             assert!(!is_well_formed(bad), "{bad}");
         }

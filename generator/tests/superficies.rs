@@ -112,7 +112,8 @@ const QUESTIONS: &str = r#"{"id": "P1", "texto": "¿Cuál conviene?", "idioma": 
 
 /// R1–R4: the API, recording what it consulted (R1 consulted Beta and cited only Acme; R2
 /// consulted Beta and cited nothing; R3 consulted nothing; R4 cited the Acme page it consulted,
-/// with OpenAI's `utm_source`). R5–R8: Google's overview, which does not say what it consulted.
+/// with OpenAI's `utm_source`). R5–R8: Google's overview, captured without its list of
+/// references (consulted sources not recorded).
 const ANSWERS: &str = r#"{"id": "R1", "pregunta": "P1", "modelo": "gpt-5-mini", "version": "v1", "fecha": "2026-04-02", "respuesta": "Acme y Beta.", "fuentes": [{"url": "https://www.acme.com.ar/x", "titulo": "Acme"}], "superficie": "api", "fuentes_consultadas": [{"url": "https://www.acme.com.ar/x", "titulo": "Acme"}, {"url": "https://beta.com.ar/y", "titulo": "Beta"}, {"url": "https://www.diario.com.ar/z", "titulo": "Diario"}]}
 {"id": "R2", "pregunta": "P2", "modelo": "gpt-5-mini", "version": "v1", "fecha": "2026-04-02", "respuesta": "Beta.", "fuentes_consultadas": [{"url": "https://ayuda.beta.com.ar/p", "titulo": "Ayuda Beta"}]}
 {"id": "R3", "pregunta": "P3", "modelo": "gpt-5-mini", "version": "v1", "fecha": "2026-04-03", "respuesta": "Ninguna en particular.", "superficie": "api", "fuentes_consultadas": []}
@@ -219,7 +220,7 @@ fn a_study_with_two_surfaces_checks_builds_and_recomputes() {
         sheet["superficies"],
         serde_json::json!([
             {"id": "api", "nombre": "API del proveedor", "nombre_en": "Provider's API", "respuestas": 4, "con_fuentes_consultadas": 4},
-            {"id": "google_ai_overview", "nombre": "Google: resumen creado con IA (AI Overviews)", "nombre_en": "Google AI Overviews", "respuestas": 4, "con_fuentes_consultadas": 0}
+            {"id": "google_ai_overview", "nombre": "Google: visión general creada por IA (AI Overview)", "nombre_en": "Google AI Overview", "respuestas": 4, "con_fuentes_consultadas": 0}
         ])
     );
     let method = sheet["metodologia"].as_array().expect("metodologia");

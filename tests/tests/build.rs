@@ -299,6 +299,7 @@ const SHEET_FIELDS: &[&str] = &[
     "nota",
     "urls",
     "como_comprar",
+    "superficies",
 ];
 
 #[test]
@@ -356,9 +357,17 @@ fn every_sheet_has_every_field() {
         for u in sheet["universo"].as_array().expect("universo") {
             let values = u["valores"].as_array().expect("valores");
             assert_eq!(u["n_valores"].as_u64(), Some(values.len() as u64));
-            let total: u64 = values.iter().map(|v| v["n_preguntas"].as_u64().expect("n")).sum();
+            let counts: Vec<u64> = values.iter().map(|v| v["n_preguntas"].as_u64().expect("n")).collect();
+            if u["dimension"] == "superficie" {
+                // The answers' dimension: a question answered on two surfaces counts in both.
+                let n = sheet["n_preguntas"].as_u64().expect("n");
+                assert!(counts.iter().all(|c| *c <= n) && counts.contains(&n), "{slug}: {counts:?} of {n}");
+                let surfaces = sheet["superficies"].as_array().expect("superficies");
+                assert_eq!(surfaces.len(), values.len(), "{slug}: the sheet lists each surface");
+                continue;
+            }
             assert_eq!(
-                Some(total),
+                Some(counts.iter().sum::<u64>()),
                 sheet["n_preguntas"].as_u64(),
                 "{slug}: every question has one value of {}",
                 u["dimension"]

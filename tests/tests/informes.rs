@@ -144,6 +144,16 @@ fn lines_with<'a>(text: &'a str, parts: &[&str]) -> Vec<&'a str> {
     text.lines().filter(|line| parts.iter().all(|p| line.contains(p))).collect()
 }
 
+/// True when some line starting with `key` (a table row's name) has every one of `parts` on
+/// it or on the two lines above or below it (the rest of the row).
+fn rows_with(text: &str, key: &str, parts: &[&str]) -> bool {
+    let lines: Vec<&str> = text.lines().collect();
+    lines.iter().enumerate().filter(|(_, l)| l.trim_start().starts_with(key)).any(|(i, _)| {
+        let block = lines[i.saturating_sub(2)..(i + 3).min(lines.len())].join("\n");
+        parts.iter().all(|p| block.contains(p))
+    })
+}
+
 /// An analysis table of the package, or one of its change tables (`cambios.tablas`).
 fn table<'a>(package: &'a Value, id: &str) -> &'a Value {
     let changes = package["cambios"]["tablas"].as_array().into_iter().flatten();
@@ -266,8 +276,10 @@ fn reports_print_the_packages_numbers() {
                 let mention = cell(brands, brand, "mencion").as_f64().expect("mention");
                 let prominence = cell(brands, brand, "protagonismo").as_f64().expect("prominence");
                 let (m, p) = (shown(mention, Shown::Percent, lang), shown(prominence, Shown::Two, lang));
-                let hits = lines_with(&text, &[brand, m.as_str(), p.as_str()]);
-                assert!(!hits.is_empty(), "{slug} {lang}: row {brand} with mention {m} and Protagonismo IA {p}");
+                // A row of many columns can be three lines tall (an interval that wraps), and the
+                // text layer puts its name on the middle one: look at the lines around the name.
+                let hits = rows_with(&text, brand, &[m.as_str(), p.as_str()]);
+                assert!(hits, "{slug} {lang}: row {brand} with mention {m} and Protagonismo IA {p}");
                 if i == 0 {
                     // The top brand is also the cover's headline figure.
                     let unit = if lang == "es" { " %" } else { "%" };

@@ -227,8 +227,8 @@ fn methodology(
             "Las respuestas de esos seis modelos se pidieron a la API de cada proveedor, con la búsqueda web activada (superficie `api`). \
              Además, cada pregunta de nivel estándar se buscó tal cual en Google y se registró el resumen creado con IA que mostró \
              ({}, superficie `google_ai_overview`, capturado con una API de resultados de búsqueda): lo que ve una persona en el buscador, \
-             que se publica como un modelo más y se puede separar con la dimensión `superficie`. Esas respuestas no registran las fuentes \
-             consultadas, solo los enlaces que muestran.",
+             que se publica como un modelo más y se puede separar con la dimensión `superficie`. En esas respuestas, las fuentes \
+             consultadas son todos los enlaces que muestra el resumen y las citadas, los que su texto señala.",
             join_list(&names, "es")
         )
     };

@@ -289,10 +289,18 @@ fn run_answers(
         .enumerate()
         .map(|(qi, (q, base))| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed_for(seed ^ CONSUMER_SALT, &ind.slug, qi as u64));
+            let mut consulted_rng =
+                ChaCha8Rng::seed_from_u64(seed_for(seed ^ CONSUMER_SALT ^ CONSULTED_SALT, &ind.slug, qi as u64));
             consumer
                 .iter()
                 .filter(|m| m.tier == q.model)
-                .map(|m| draft_answer(ind, m, q, base, qi, nq, &mut rng))
+                .map(|m| {
+                    // The links the surface shows: the ones its text points to, and more.
+                    let (mut answer, order) = draft_answer(ind, m, q, base, qi, nq, &mut rng);
+                    answer.consulted =
+                        Some(engine::sources::consulted(ind, base, &answer.sources, &order, &mut consulted_rng));
+                    (answer, order)
+                })
                 .collect()
         })
         .collect();

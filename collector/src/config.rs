@@ -43,6 +43,37 @@ pub struct CollectionFile {
     /// The judge that labels tone (`recolector tono`).
     #[serde(rename = "juez")]
     pub judge: Option<Judge>,
+    /// Batches (`recolectar --lote`): how often to ask how they are going, and their size.
+    #[serde(default)]
+    #[serde(rename = "lotes")]
+    pub batches: Batches,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Batches {
+    /// Seconds between two questions about a batch's progress (batches take minutes to a day).
+    #[serde(default = "default_poll")]
+    #[serde(rename = "sondeo_s")]
+    pub poll_s: f64,
+    /// Calls per batch at most (OpenAI takes 50,000 per batch; Anthropic 100,000; Gemini's
+    /// inline batches up to 20 MB).
+    #[serde(default = "default_batch_size")]
+    #[serde(rename = "max_llamadas")]
+    pub max_calls: usize,
+}
+
+impl Default for Batches {
+    fn default() -> Self {
+        Batches { poll_s: default_poll(), max_calls: default_batch_size() }
+    }
+}
+
+fn default_poll() -> f64 {
+    60.0
+}
+fn default_batch_size() -> usize {
+    2000
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -170,8 +201,8 @@ pub struct Location {
     pub timezone: Option<String>,
 }
 
-/// The four wire protocols the collector speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// The wire protocols the collector speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// OpenAI's Responses API (`POST /v1/responses`).
@@ -180,8 +211,14 @@ pub enum Kind {
     Anthropic,
     /// Google's Gemini API (`POST /v1beta/models/{model}:generateContent`).
     Google,
+    /// Perplexity's Sonar API (`POST /chat/completions` at `api.perplexity.ai`): every call
+    /// searches; `citations` and `search_results`; a fee per request besides the tokens.
+    Perplexity,
+    /// SerpApi, a SERP API (`GET /search.json`): Google's AI Overview (`engine=google`) and AI Mode
+    /// (`engine=google_ai_mode`), the consumer surfaces of `collector::surface`.
+    Serpapi,
     /// Any OpenAI-compatible chat completions endpoint (`POST {url_base}/chat/completions`):
-    /// Perplexity, vLLM, llama.cpp.
+    /// vLLM, llama.cpp.
     Compatible,
 }
 
@@ -191,6 +228,8 @@ impl Kind {
             Kind::Openai => Some("https://api.openai.com"),
             Kind::Anthropic => Some("https://api.anthropic.com"),
             Kind::Google => Some("https://generativelanguage.googleapis.com"),
+            Kind::Perplexity => Some("https://api.perplexity.ai"),
+            Kind::Serpapi => Some("https://serpapi.com"),
             Kind::Compatible => None,
         }
     }
@@ -200,7 +239,21 @@ impl Kind {
             Kind::Openai => Some("OPENAI_API_KEY"),
             Kind::Anthropic => Some("ANTHROPIC_API_KEY"),
             Kind::Google => Some("GEMINI_API_KEY"),
+            Kind::Perplexity => Some("PERPLEXITY_API_KEY"),
+            Kind::Serpapi => Some("SERPAPI_API_KEY"),
             Kind::Compatible => None,
+        }
+    }
+
+    /// The name `tipo` takes in the collection file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Openai => "openai",
+            Kind::Anthropic => "anthropic",
+            Kind::Google => "google",
+            Kind::Perplexity => "perplexity",
+            Kind::Serpapi => "serpapi",
+            Kind::Compatible => "compatible",
         }
     }
 }
@@ -241,9 +294,18 @@ pub struct ModelSettings {
     /// A key of `[proveedores]`.
     #[serde(rename = "proveedor")]
     pub provider: String,
-    /// The provider's model id ("gpt-5-mini", "claude-sonnet-4-5", "gemini-2.5-flash").
-    #[serde(rename = "modelo")]
-    pub model: String,
+    /// The provider's model id ("gpt-5-mini", "claude-sonnet-4-5", "gemini-2.5-flash", "sonar");
+    /// none for a SERP surface, which has no model to choose.
+    #[serde(default, rename = "modelo")]
+    pub model: Option<String>,
+    /// Where the answer is seen: `api`, or a consumer surface (`collector::surface`), which a SERP
+    /// provider collects.
+    #[serde(default = "api_surface", rename = "superficie")]
+    pub surface: String,
+    /// Perplexity's `web_search_options.search_context_size` (`"low"`, `"medium"`, `"high"`): how
+    /// much of the search goes into the answer, and which request fee applies.
+    #[serde(rename = "contexto_busqueda")]
+    pub search_context: Option<String>,
     /// The tier the sheets show: "estándar" or "avanzado"; the model answers that tier's questions.
     #[serde(rename = "nivel")]
     pub level: String,
@@ -269,6 +331,10 @@ pub struct ModelSettings {
     pub max_output_tokens: Option<u32>,
     #[serde(rename = "precio")]
     pub price: Price,
+    /// The price in a batch (`recolectar --lote`); by default `precio` with its tokens at half
+    /// price (the three providers' batch discount) and its searches and request fee as they are.
+    #[serde(rename = "precio_lote")]
+    pub batch_price: Option<Price>,
     #[serde(rename = "estimacion")]
     pub estimate: Option<Estimate>,
 }
@@ -297,22 +363,55 @@ fn yes() -> bool {
     true
 }
 
-/// USD per million tokens, and per web search.
+fn api_surface() -> String {
+    crate::surface::API.to_owned()
+}
+
+impl ModelSettings {
+    /// The price of a call in a batch: `precio_lote`, or `precio` with its tokens at half price.
+    pub fn batch_price(&self) -> Price {
+        self.batch_price.unwrap_or(Price {
+            input: self.price.input.map(|p| p / 2.0),
+            output: self.price.output.map(|p| p / 2.0),
+            ..self.price
+        })
+    }
+
+    /// What is asked of the provider: the model id, or for a SERP surface the engine
+    /// (`modelo_proveedor` of each answer).
+    pub fn asked(&self) -> &str {
+        match self.surface.as_str() {
+            crate::surface::GOOGLE_AI_OVERVIEW => "google",
+            crate::surface::GOOGLE_AI_MODE => "google_ai_mode",
+            _ => self.model.as_deref().unwrap_or(""),
+        }
+    }
+}
+
+/// USD per million tokens, per web search (a SERP API's search, for a consumer surface) and per
+/// request (Perplexity's request fee).
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Price {
-    #[serde(rename = "entrada")]
-    pub input: f64,
-    #[serde(rename = "salida")]
-    pub output: f64,
+    #[serde(default, rename = "entrada")]
+    pub input: Option<f64>,
+    #[serde(default, rename = "salida")]
+    pub output: Option<f64>,
     #[serde(default)]
     #[serde(rename = "busqueda")]
     pub search: f64,
+    #[serde(default)]
+    #[serde(rename = "solicitud")]
+    pub request: f64,
 }
 
 impl Price {
+    /// What a call that answered costs: its tokens, its billed searches and the request fee.
     pub fn cost(&self, input_tokens: u64, output_tokens: u64, searches: f64) -> f64 {
-        input_tokens as f64 * self.input / 1e6 + output_tokens as f64 * self.output / 1e6 + searches * self.search
+        input_tokens as f64 * self.input.unwrap_or(0.0) / 1e6
+            + output_tokens as f64 * self.output.unwrap_or(0.0) / 1e6
+            + searches * self.search
+            + self.request
     }
 }
 
@@ -394,27 +493,45 @@ impl CollectionFile {
             if !ids.insert(model.id.as_str()) {
                 problems.push(format!("modelos[{i}].id: `{}` está repetido", model.id));
             }
-            if model.id.trim().is_empty() || model.model.trim().is_empty() {
-                problems.push(format!("modelos[{i}]: `id` y `modelo` no pueden estar vacíos"));
+            if model.id.trim().is_empty() {
+                problems.push(format!("modelos[{i}].id: no puede estar vacío"));
             }
-            if !self.providers.contains_key(&model.provider) {
-                problems.push(format!(
+            match self.providers.get(&model.provider) {
+                None => problems.push(format!(
                     "modelos[{i}].proveedor: `{}` no está en [proveedores] ({})",
                     model.provider,
                     self.providers.keys().cloned().collect::<Vec<_>>().join(", ")
-                ));
+                )),
+                Some(provider) => model_problems(i, model, provider.kind, &mut problems),
             }
             if !TIERS.contains(&model.level.as_str()) {
                 problems
                     .push(format!("modelos[{i}].nivel: `{}`: se esperaba \"estándar\" o \"avanzado\"", model.level));
             }
             price_problems(&model.price, &format!("modelos[{i}].precio"), &mut problems);
+            if let Some(price) = &model.batch_price {
+                price_problems(price, &format!("modelos[{i}].precio_lote"), &mut problems);
+            }
+        }
+        if !(self.batches.poll_s.is_finite() && self.batches.poll_s >= 0.0) {
+            problems.push("lotes.sondeo_s: segundos, 0 o más".to_owned());
+        }
+        if self.batches.max_calls == 0 {
+            problems.push("lotes.max_llamadas: al menos 1".to_owned());
         }
         if let Some(judge) = &self.judge {
-            if !self.providers.contains_key(&judge.provider) {
-                problems.push(format!("juez.proveedor: `{}` no está en [proveedores]", judge.provider));
+            match self.providers.get(&judge.provider) {
+                None => problems.push(format!("juez.proveedor: `{}` no está en [proveedores]", judge.provider)),
+                Some(provider) if provider.kind == Kind::Serpapi => {
+                    problems
+                        .push("juez.proveedor: el juez es un modelo de lenguaje, no una API de búsqueda".to_owned());
+                }
+                Some(_) => {}
             }
             price_problems(&judge.price, "juez.precio", &mut problems);
+            if judge.price.input.is_none() || judge.price.output.is_none() {
+                problems.push("juez.precio: faltan `entrada` y `salida` (dólares por millón de tokens)".to_owned());
+            }
         }
         problems
     }
@@ -437,6 +554,12 @@ impl CollectionFile {
         let e = self.estimate(model);
         model.price.cost(e.input_tokens, e.output_tokens, e.searches)
     }
+
+    /// The expected cost of one call of a model in a batch.
+    pub fn expected_batch_cost(&self, model: &ModelSettings) -> f64 {
+        let e = self.estimate(model);
+        model.batch_price().cost(e.input_tokens, e.output_tokens, e.searches)
+    }
 }
 
 /// The line an error is about: the key an "unknown field" names, where it is written; otherwise
@@ -455,10 +578,69 @@ fn line_of_error(text: &str, message: &str, start: usize) -> usize {
 }
 
 fn price_problems(price: &Price, path: &str, problems: &mut Vec<String>) {
-    for (field, value) in [("entrada", price.input), ("salida", price.output), ("busqueda", price.search)] {
+    for (field, value) in [
+        ("entrada", price.input.unwrap_or(0.0)),
+        ("salida", price.output.unwrap_or(0.0)),
+        ("busqueda", price.search),
+        ("solicitud", price.request),
+    ] {
         if !(value.is_finite() && value >= 0.0) {
             problems.push(format!("{path}.{field}: se esperaba un precio en dólares, 0 o más"));
         }
+    }
+}
+
+/// What a model must say for its provider's kind: a model id and token prices for an API; a
+/// consumer surface and a price per search, and no model, for a SERP API.
+fn model_problems(i: usize, model: &ModelSettings, kind: Kind, problems: &mut Vec<String>) {
+    if !crate::surface::known(&model.surface) {
+        problems.push(format!(
+            "modelos[{i}].superficie: `{}` no es una superficie conocida ({})",
+            model.surface,
+            crate::surface::ids()
+        ));
+    }
+    if kind == Kind::Serpapi {
+        if model.surface == crate::surface::API {
+            problems.push(format!(
+                "modelos[{i}].superficie: un proveedor `serpapi` recolecta una superficie de consumo: \"{}\" o \"{}\"",
+                crate::surface::GOOGLE_AI_OVERVIEW,
+                crate::surface::GOOGLE_AI_MODE
+            ));
+        }
+        if model.model.is_some() {
+            problems.push(format!(
+                "modelos[{i}].modelo: una superficie de consumo no tiene modelo que elegir: quítelo (la superficie dice qué se consulta)"
+            ));
+        }
+        if model.price.search <= 0.0 {
+            problems.push(format!(
+                "modelos[{i}].precio.busqueda: el precio de cada búsqueda de SerpApi, en dólares (su plan dividido por sus búsquedas)"
+            ));
+        }
+        return;
+    }
+    if model.surface != crate::surface::API {
+        problems.push(format!(
+            "modelos[{i}].superficie: `{}` se recolecta con un proveedor `serpapi`; la API de `{}` es la superficie \"api\"",
+            model.surface,
+            kind.name()
+        ));
+    }
+    if model.model.as_deref().is_none_or(|m| m.trim().is_empty()) {
+        problems.push(format!("modelos[{i}].modelo: falta el id de modelo del proveedor"));
+    }
+    if model.price.input.is_none() || model.price.output.is_none() {
+        problems.push(format!("modelos[{i}].precio: faltan `entrada` y `salida` (dólares por millón de tokens)"));
+    }
+    if let Some(context) = &model.search_context
+        && !["low", "medium", "high"].contains(&context.as_str())
+    {
+        problems
+            .push(format!("modelos[{i}].contexto_busqueda: `{context}`: se esperaba \"low\", \"medium\" o \"high\""));
+    }
+    if model.search_context.is_some() && kind != Kind::Perplexity {
+        problems.push(format!("modelos[{i}].contexto_busqueda: solo para un proveedor `perplexity`"));
     }
 }
 

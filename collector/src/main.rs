@@ -1,5 +1,6 @@
 //! `recolector`: the publisher's command line for collecting a study's answers.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -39,6 +40,15 @@ enum Command {
         /// Dibuja la barra de progreso aunque stderr no sea una terminal.
         #[arg(long = "progreso")]
         progress: bool,
+        /// No pregunta antes de gastar: para scripts. Sin esta opción, recolectar muestra las
+        /// llamadas y el costo esperado y pregunta en la terminal; sin terminal, no sigue.
+        #[arg(long = "si", visible_alias = "yes")]
+        yes: bool,
+        /// Manda las llamadas como lotes donde el proveedor los tiene (OpenAI, Anthropic,
+        /// Gemini: la mitad del precio de los tokens; tardan de minutos a 24 horas), espera y
+        /// escribe cada respuesta; recoge también los lotes que mandó una corrida anterior.
+        #[arg(long = "lote")]
+        batches: bool,
     },
     /// Etiqueta el tono (pos, neu, neg) de cada marca nombrada en cada respuesta con el juez de
     /// [juez] en recoleccion.toml, y anota el modelo y la versión del juez.
@@ -65,8 +75,9 @@ enum Command {
         #[arg(value_name = "ETIQUETAS")]
         labels: PathBuf,
     },
-    /// Sirve en local un simulador de las cuatro APIs (OpenAI, Anthropic, Gemini y compatibles)
-    /// para ensayar un estudio sin claves ni costo: apunte url_base (o RECOLECTOR_URL_<NOMBRE>) a él.
+    /// Sirve en local un simulador de las APIs (OpenAI, Anthropic, Gemini, Perplexity y
+    /// compatibles, y SerpApi para las superficies de Google) para ensayar un estudio sin claves ni
+    /// costo: apunte url_base (o RECOLECTOR_URL_<NOMBRE>) a él.
     #[command(name = "simulador")]
     Simulator {
         /// Dirección donde escuchar.
@@ -88,8 +99,8 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Collect { study, file, plan, progress } => {
-            runtime.block_on(collect(&study, file.as_deref(), plan, progress))
+        Command::Collect { study, file, plan, progress, yes, batches } => {
+            runtime.block_on(collect(&study, file.as_deref(), plan, progress, yes, batches))
         }
         Command::Tone { study, file, plan } => runtime.block_on(tone(&study, file.as_deref(), plan)),
         Command::ImportTone { study, labels } => match collector::tone::import(&study, &labels) {
@@ -110,7 +121,14 @@ fn fail(problems: &[String]) -> ExitCode {
     ExitCode::from(1)
 }
 
-async fn collect(study: &Path, file: Option<&Path>, only_plan: bool, progress: bool) -> ExitCode {
+async fn collect(
+    study: &Path,
+    file: Option<&Path>,
+    only_plan: bool,
+    progress: bool,
+    yes: bool,
+    batches: bool,
+) -> ExitCode {
     let path = file.map_or_else(|| study.join(COLLECTION), Path::to_path_buf);
     let settings = match CollectionFile::read(&path) {
         Ok(settings) => settings,
@@ -124,10 +142,25 @@ async fn collect(study: &Path, file: Option<&Path>, only_plan: bool, progress: b
         print!("{}", run::render_plan(&plan, &settings));
         return ExitCode::SUCCESS;
     }
-    let keys = match run::keys_from_env(&settings, &plan) {
+    let keys = match run::keys_from_env(&settings, &plan, batches) {
         Ok(keys) => keys,
         Err(problems) => return fail(&problems),
     };
+    // The cost, before anything is asked; then the question, unless --si.
+    println!("{}", run::cost_line(&plan, batches));
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    if plan.calls() > 0 && !yes {
+        if !std::io::stdin().is_terminal() {
+            eprintln!(
+                "error: recolectar hace llamadas pagas y no hay una terminal donde preguntar si seguir: agregue --si (o --yes) para seguir sin preguntar, o mire el plan con --plan."
+            );
+            return ExitCode::from(2);
+        }
+        if !confirmed() {
+            println!("No se hizo ninguna llamada.");
+            return ExitCode::from(1);
+        }
+    }
     let stop = Stop::default();
     let watcher = stop.clone();
     tokio::spawn(async move {
@@ -141,10 +174,14 @@ async fn collect(study: &Path, file: Option<&Path>, only_plan: bool, progress: b
         }
     });
     let budget = settings.budget_usd;
-    let options = Options { study: study.to_path_buf(), progress: progress || run::stderr_is_terminal(), keys };
+    let options =
+        Options { study: study.to_path_buf(), progress: progress || run::stderr_is_terminal(), keys, batches };
     match run::collect(settings, plan, options, stop).await {
         Ok(summary) => {
             print!("{}", summary.render(budget));
+            if !summary.complete() {
+                println!("{}", resume_advice(&summary.stop, &path));
+            }
             match summary.stop {
                 Some(StopReason::Interrupted) => ExitCode::from(130),
                 _ if summary.complete() => ExitCode::SUCCESS,
@@ -153,6 +190,38 @@ async fn collect(study: &Path, file: Option<&Path>, only_plan: bool, progress: b
         }
         Err(problem) => fail(&[problem]),
     }
+}
+
+/// Asks on the terminal whether to go on; only «s», «si», «sí», «y» or «yes» say yes.
+fn confirmed() -> bool {
+    eprint!("¿Hacer estas llamadas? Escriba «s» y Enter para seguir; cualquier otra cosa no hace ninguna [s/N]: ");
+    let mut answer = String::new();
+    if std::io::stdin().read_line(&mut answer).is_err() {
+        return false;
+    }
+    matches!(answer.trim().to_lowercase().as_str(), "s" | "si" | "sí" | "y" | "yes")
+}
+
+/// What to do after a run that left something: the exact command to run again.
+fn resume_advice(stop: &Option<StopReason>, file: &Path) -> String {
+    let command = std::env::args().map(|a| shell_quoted(&a)).collect::<Vec<_>>().join(" ");
+    match stop {
+        Some(StopReason::Budget) => {
+            format!("Para seguir: suba presupuesto_usd en {} y vuelva a correr:\n  {command}", file.display())
+        }
+        Some(StopReason::Fatal(_)) => {
+            format!("Para seguir, corrija lo que dice arriba y vuelva a correr:\n  {command}")
+        }
+        _ => format!(
+            "Para seguir donde quedó (pregunta solo lo que falta, y lo gastado cuenta para el mismo presupuesto):\n  {command}"
+        ),
+    }
+}
+
+/// An argument as a POSIX shell reads it back.
+fn shell_quoted(argument: &str) -> String {
+    let plain = !argument.is_empty() && argument.chars().all(|c| c.is_ascii_alphanumeric() || "-_./,:=@+%".contains(c));
+    if plain { argument.to_owned() } else { format!("'{}'", argument.replace('\'', "'\\''")) }
 }
 
 async fn tone(study: &Path, file: Option<&Path>, only_plan: bool) -> ExitCode {

@@ -11,18 +11,14 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::Semaphore;
 
-use crate::client::{self, Endpoint, Failure, Pacer, Stop, StopReason};
+use crate::batch;
+use crate::client::{self, Endpoint, Failure, Outcome, Pacer, Stop, StopReason};
 use crate::config::{self, CollectionFile, Kind, ModelSettings};
-use crate::journal::{self, AnswerLine, Collected, IncidentLine, Journal, Question, SourceLine, Triple};
-use crate::providers::{self, Call};
-
-/// One (question, model, repetition) to ask.
-#[derive(Debug, Clone)]
-pub struct Job {
-    pub question: Arc<Question>,
-    pub model: usize,
-    pub repetition: u32,
-}
+use crate::journal::{self, IncidentLine, Journal, Question, SentLine, Triple};
+use crate::providers;
+use crate::session::{Billed, Budget, Progress, Shared, close_orphans, close_unbilled, cost_of, lock, record_reply};
+pub use crate::session::{Job, call_of, round6};
+pub use crate::summary::Summary;
 
 /// What is left to ask, and what it is expected to cost.
 #[derive(Debug, Clone, Default)]
@@ -34,6 +30,13 @@ pub struct Plan {
     pub per_model: BTreeMap<String, PlanRow>,
     pub questions: usize,
     pub repetitions: u32,
+    /// What the study has spent so far (its files), and its cap.
+    pub spent: journal::Spent,
+    pub budget: f64,
+    /// Calls waiting in batches sent by earlier runs (`recolectar --lote` collects them), and
+    /// the providers of the batches earlier runs left unfinished.
+    pub in_batches: usize,
+    pub waiting_providers: BTreeSet<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -44,6 +47,8 @@ pub struct PlanRow {
     pub output_tokens: u64,
     pub searches: f64,
     pub cost: f64,
+    /// The same calls in batches, where the provider has a batch API.
+    pub batch_cost: Option<f64>,
 }
 
 impl Plan {
@@ -53,6 +58,56 @@ impl Plan {
     pub fn cost(&self) -> f64 {
         self.per_model.values().map(|r| r.cost).sum()
     }
+    /// The expected cost with `--lote`: batches where the provider has them, the rest direct.
+    pub fn batch_cost(&self) -> f64 {
+        self.per_model.values().map(|r| r.batch_cost.unwrap_or(r.cost)).sum()
+    }
+    /// What is left of the study's budget.
+    pub fn remaining(&self) -> f64 {
+        (self.budget - self.spent.total()).max(0.0)
+    }
+}
+
+/// The line printed before a run asks anything: calls, expected cost, and the study's budget.
+pub fn cost_line(plan: &Plan, batches: bool) -> String {
+    let waiting = if plan.in_batches > 0 {
+        format!(
+            "\n{} llamadas esperan en lotes enviados antes; {}",
+            plan.in_batches,
+            if batches { "esta corrida los recoge." } else { "`recolectar --lote` los recoge." }
+        )
+    } else {
+        String::new()
+    };
+    let (cost, how) = if batches {
+        (plan.batch_cost(), "a los precios de recoleccion.toml, en lotes donde el proveedor los tiene")
+    } else {
+        (plan.cost(), "a los precios de recoleccion.toml")
+    };
+    format!(
+        "Por hacer: {} llamadas ({} ya hechas); costo esperado {cost:.4} USD {how}.{waiting}\n{}",
+        plan.calls(),
+        plan.already_done,
+        budget_line(plan)
+    )
+}
+
+/// «Presupuesto del estudio: …», the same sentence in `--plan`, before a run and in the summary.
+pub fn budget_line(plan: &Plan) -> String {
+    let open = if plan.spent.open > 0 {
+        format!(
+            " (incluye {} pedidos sin respuesta escrita, contados a su costo reservado: enviados cuando una corrida se cortó)",
+            plan.spent.open
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "Presupuesto del estudio: {:.2} USD (tope duro para todas las corridas); gastado hasta ahora {:.4} USD{open}; quedan {:.4} USD.",
+        plan.budget,
+        plan.spent.total(),
+        plan.remaining()
+    )
 }
 
 /// Every (question, model, repetition) of the design that has no line yet, in the order they are
@@ -60,7 +115,20 @@ impl Plan {
 pub fn plan(study: &Path, file: &CollectionFile) -> Result<Plan, String> {
     let questions = journal::questions(study)?;
     let done = journal::done(study).map_err(|e| format!("{}: {e}", study.display()))?;
-    let mut plan = Plan { questions: questions.len(), repetitions: file.repetitions, ..Plan::default() };
+    let waiting = batch::waiting(study).map_err(|e| format!("{}: {e}", study.display()))?;
+    let spent = journal::spent(study).map_err(|e| format!("{}: {e}", study.display()))?;
+    let mut plan = Plan {
+        questions: questions.len(),
+        repetitions: file.repetitions,
+        spent,
+        budget: file.budget_usd,
+        ..Plan::default()
+    };
+    for pending in batch::pending(study).map_err(|e| format!("{}: {e}", study.display()))? {
+        if let Some(model) = file.model(&pending.prepared.model) {
+            plan.waiting_providers.insert(model.provider.clone());
+        }
+    }
     let questions: Vec<Arc<Question>> = questions.into_iter().map(Arc::new).collect();
     for repetition in 1..=file.repetitions {
         for question in &questions {
@@ -68,8 +136,13 @@ pub fn plan(study: &Path, file: &CollectionFile) -> Result<Plan, String> {
                 if model.level != question.model {
                     continue;
                 }
-                if done.contains(&(question.id.clone(), model.id.clone(), repetition)) {
+                let triple = (question.id.clone(), model.id.clone(), repetition);
+                if done.contains(&triple) {
                     plan.already_done += 1;
+                    continue;
+                }
+                if waiting.contains(&triple) {
+                    plan.in_batches += 1;
                     continue;
                 }
                 let estimate = file.estimate(model);
@@ -80,6 +153,9 @@ pub fn plan(study: &Path, file: &CollectionFile) -> Result<Plan, String> {
                 row.output_tokens += estimate.output_tokens;
                 row.searches += estimate.searches;
                 row.cost += file.expected_cost(model);
+                if batch::batchable(file.providers[&model.provider].kind) {
+                    *row.batch_cost.get_or_insert(0.0) += file.expected_batch_cost(model);
+                }
                 plan.jobs.push(Job { question: Arc::clone(question), model: index, repetition });
             }
         }
@@ -100,15 +176,16 @@ pub fn render_plan(plan: &Plan, file: &CollectionFile) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10} {:>12}",
-        "modelo", "proveedor", "llamadas", "tokens entrada", "tokens salida", "búsquedas", "costo USD"
+        "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10} {:>12} {:>12}",
+        "modelo", "proveedor", "llamadas", "tokens entrada", "tokens salida", "búsquedas", "costo USD", "en lotes USD"
     );
     let mut by_provider: BTreeMap<&str, u64> = BTreeMap::new();
     for (id, row) in &plan.per_model {
+        let batch = row.batch_cost.map_or_else(|| "—".to_owned(), |c| format!("{c:.2}"));
         let _ = writeln!(
             out,
-            "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10.0} {:>12.2}",
-            id, row.provider, row.calls, row.input_tokens, row.output_tokens, row.searches, row.cost
+            "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10.0} {:>12.2} {:>12}",
+            id, row.provider, row.calls, row.input_tokens, row.output_tokens, row.searches, row.cost, batch
         );
         *by_provider.entry(row.provider.as_str()).or_default() += row.calls;
     }
@@ -117,19 +194,35 @@ pub fn render_plan(plan: &Plan, file: &CollectionFile) -> String {
     let searches: f64 = plan.per_model.values().map(|r| r.searches).sum();
     let _ = writeln!(
         out,
-        "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10.0} {:>12.2}",
+        "{:<24} {:<12} {:>8} {:>14} {:>14} {:>10.0} {:>12.2} {:>12.2}",
         "total",
         "",
         plan.calls(),
         total_in,
         total_out,
         searches,
-        plan.cost()
+        plan.cost(),
+        plan.batch_cost()
     );
-    let _ = writeln!(out, "\nPresupuesto: {:.2} USD (tope duro).", file.budget_usd);
-    if plan.cost() > file.budget_usd {
-        let _ =
-            writeln!(out, "Aviso: el costo esperado supera el presupuesto; la corrida se detendrá al llegar al tope.");
+    let _ = writeln!(
+        out,
+        "\nEn lotes (`recolectar --lote`): {:.2} USD, {:.2} USD menos; las llamadas de proveedores sin lotes («—») van una a una. Un lote tarda de minutos a 24 horas.",
+        plan.batch_cost(),
+        plan.cost() - plan.batch_cost()
+    );
+    if plan.in_batches > 0 {
+        let _ = writeln!(
+            out,
+            "{} llamadas esperan en lotes enviados antes: `recolectar --lote` los recoge.",
+            plan.in_batches
+        );
+    }
+    let _ = writeln!(out, "\n{}", budget_line(plan));
+    if plan.cost() > plan.remaining() {
+        let _ = writeln!(
+            out,
+            "Aviso: el costo esperado supera lo que queda del presupuesto; la corrida se detendrá al llegar al tope."
+        );
     }
     let seconds = file.estimate.seconds.max(0.001);
     for (provider, calls) in by_provider {
@@ -152,90 +245,6 @@ pub fn render_plan(plan: &Plan, file: &CollectionFile) -> String {
     out
 }
 
-/// What a run did.
-#[derive(Debug, Clone, Default)]
-pub struct Summary {
-    pub planned: usize,
-    pub already_done: usize,
-    pub answers: u64,
-    pub refusals: u64,
-    pub empty: u64,
-    pub failures: BTreeMap<String, u64>,
-    pub not_asked: u64,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub searches: u64,
-    pub cost: f64,
-    pub elapsed: Duration,
-    pub stop: Option<StopReason>,
-    /// Versions each model reported, and the first and last day of the answers written.
-    pub versions: BTreeMap<String, BTreeSet<String>>,
-    pub days: Option<(String, String)>,
-    pub repetitions: u32,
-}
-
-impl Summary {
-    pub fn render(&self, budget: f64) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "Resumen de la recolección");
-        let _ = writeln!(out, "  llamadas planeadas:    {} ({} ya estaban hechas)", self.planned, self.already_done);
-        let _ =
-            writeln!(out, "  respuestas escritas:   {} (de ellas {} rechazos con texto)", self.answers, self.refusals);
-        let _ = writeln!(out, "  respuestas vacías:     {}", self.empty);
-        let failed: u64 = self.failures.values().sum();
-        let causes = self.failures.iter().map(|(cause, n)| format!("{cause}: {n}")).collect::<Vec<_>>().join(", ");
-        let _ = writeln!(
-            out,
-            "  fallas:                {failed}{}",
-            if causes.is_empty() { String::new() } else { format!(" ({causes})") }
-        );
-        let _ = writeln!(out, "  sin preguntar:         {}", self.not_asked);
-        let _ = writeln!(
-            out,
-            "  tokens:                {} de entrada, {} de salida; {} búsquedas",
-            self.input_tokens, self.output_tokens, self.searches
-        );
-        let _ = writeln!(out, "  costo:                 {:.4} USD de {:.2} USD de presupuesto", self.cost, budget);
-        let _ = writeln!(out, "  tiempo:                {:.1} s", self.elapsed.as_secs_f64());
-        if let Some((first, last)) = &self.days {
-            let versions = self
-                .versions
-                .iter()
-                .map(|(model, v)| format!("{model} ({})", v.iter().cloned().collect::<Vec<_>>().join(", ")))
-                .collect::<Vec<_>>()
-                .join("; ");
-            let when = if first == last { format!("el {first}") } else { format!("entre el {first} y el {last}") };
-            let _ = writeln!(
-                out,
-                "  para la metodología:   «Cada pregunta se hizo {} {} a cada modelo de su nivel, por la API de su proveedor y con búsqueda web, {when} (UTC). Versiones informadas: {versions}.»",
-                self.repetitions,
-                if self.repetitions == 1 { "vez" } else { "veces" }
-            );
-        }
-        match &self.stop {
-            None => {}
-            Some(StopReason::Interrupted) => {
-                let _ = writeln!(out, "  detenida con Ctrl-C: lo escrito queda; vuelva a correr para seguir.");
-            }
-            Some(StopReason::Budget) => {
-                let _ = writeln!(
-                    out,
-                    "  detenida por presupuesto: la próxima llamada lo habría superado; suba presupuesto_usd y vuelva a correr para seguir."
-                );
-            }
-            Some(StopReason::Fatal(why)) => {
-                let _ = writeln!(out, "  detenida: {why}");
-            }
-        }
-        out
-    }
-
-    /// The exit code: 0 when everything planned has its line.
-    pub fn complete(&self) -> bool {
-        self.stop.is_none() && self.failures.is_empty() && self.not_asked == 0
-    }
-}
-
 /// Options of a run that are not in the collection file.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -244,11 +253,33 @@ pub struct Options {
     pub progress: bool,
     /// Keys by provider name (read from the environment by [`keys_from_env`]).
     pub keys: BTreeMap<String, Option<String>>,
+    /// `--lote`: the calls of models whose provider has a batch API go as batches, and the
+    /// batches earlier runs sent are collected.
+    pub batches: bool,
+}
+
+/// A run that does not write `envios.jsonl`, as the collector ran before the study's budget:
+/// only for `bench-recolector`'s reference run. A collection without those lines can pass its
+/// budget after a kill.
+pub async fn collect_without_request_lines(
+    file: CollectionFile,
+    plan: Plan,
+    options: Options,
+    stop: Stop,
+) -> Result<Summary, String> {
+    collect_journaled(file, plan, options, stop, false).await
 }
 
 /// The key of every provider the plan uses; a missing variable is an error before any call.
-pub fn keys_from_env(file: &CollectionFile, plan: &Plan) -> Result<BTreeMap<String, Option<String>>, Vec<String>> {
-    let used: BTreeSet<&str> = plan.jobs.iter().map(|j| file.models[j.model].provider.as_str()).collect();
+pub fn keys_from_env(
+    file: &CollectionFile,
+    plan: &Plan,
+    batches: bool,
+) -> Result<BTreeMap<String, Option<String>>, Vec<String>> {
+    let mut used: BTreeSet<&str> = plan.jobs.iter().map(|j| file.models[j.model].provider.as_str()).collect();
+    if batches {
+        used.extend(plan.waiting_providers.iter().map(String::as_str));
+    }
     keys_for(file, &used)
 }
 
@@ -312,96 +343,6 @@ pub fn endpoints(
     Ok(endpoints)
 }
 
-/// The hard cap: a call starts only if what was spent, what calls in flight are expected to cost
-/// and this call's expected cost fit in the budget.
-#[derive(Debug)]
-struct Budget {
-    cap: f64,
-    spent: f64,
-    reserved: f64,
-}
-
-impl Budget {
-    fn reserve(&mut self, expected: f64) -> bool {
-        if self.spent + self.reserved + expected > self.cap + 1e-12 {
-            return false;
-        }
-        self.reserved += expected;
-        true
-    }
-
-    fn settle(&mut self, expected: f64, actual: f64) {
-        self.reserved = (self.reserved - expected).max(0.0);
-        self.spent += actual;
-    }
-}
-
-struct Progress {
-    enabled: bool,
-    total: usize,
-    finished: usize,
-    started: Instant,
-    drawn: Option<Instant>,
-}
-
-impl Progress {
-    fn tick(&mut self, cost: f64) {
-        self.finished += 1;
-        if !self.enabled {
-            return;
-        }
-        let now = Instant::now();
-        if self.finished < self.total && self.drawn.is_some_and(|d| now.duration_since(d) < Duration::from_millis(200))
-        {
-            return;
-        }
-        self.drawn = Some(now);
-        let elapsed = now.duration_since(self.started).as_secs_f64().max(1e-3);
-        let rate = self.finished as f64 / elapsed;
-        let left = self.total.saturating_sub(self.finished) as f64;
-        let eta = if rate > 0.0 { left / rate } else { 0.0 };
-        let width = 30;
-        let filled = (self.finished * width).checked_div(self.total).unwrap_or(width);
-        eprint!(
-            "\r[{}{}] {}/{} · {:.1} llamadas/s · faltan {} · {:.2} USD   ",
-            "#".repeat(filled),
-            "-".repeat(width - filled),
-            self.finished,
-            self.total,
-            rate,
-            clock(eta),
-            cost
-        );
-        if self.finished >= self.total {
-            eprintln!();
-        }
-    }
-
-    fn finish(&self) {
-        if self.enabled && self.finished < self.total {
-            eprintln!();
-        }
-    }
-}
-
-fn clock(seconds: f64) -> String {
-    let s = seconds.round() as u64;
-    if s >= 3600 { format!("{}h{:02}m", s / 3600, s % 3600 / 60) } else { format!("{}m{:02}s", s / 60, s % 60) }
-}
-
-struct Shared {
-    file: CollectionFile,
-    journal: Journal,
-    endpoints: BTreeMap<String, Arc<Endpoint>>,
-    semaphores: BTreeMap<String, Arc<Semaphore>>,
-    api: reqwest::Client,
-    redirects: reqwest::Client,
-    budget: Mutex<Budget>,
-    summary: Mutex<Summary>,
-    progress: Mutex<Progress>,
-    stop: Stop,
-}
-
 /// Whether stderr is a terminal (the progress line is drawn only there).
 pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()
@@ -409,8 +350,21 @@ pub fn stderr_is_terminal() -> bool {
 
 /// Runs a plan to the end, to the budget, or to a stop.
 pub async fn collect(file: CollectionFile, plan: Plan, options: Options, stop: Stop) -> Result<Summary, String> {
+    collect_journaled(file, plan, options, stop, true).await
+}
+
+async fn collect_journaled(
+    file: CollectionFile,
+    plan: Plan,
+    options: Options,
+    stop: Stop,
+    request_lines: bool,
+) -> Result<Summary, String> {
     let started = Instant::now();
     let journal = Journal::open(&options.study).map_err(|e| format!("{}: {e}", options.study.display()))?;
+    if !request_lines {
+        journal.without_request_lines();
+    }
     let (api, redirects) = clients()?;
     let endpoints = endpoints(&file, &options.keys)?;
     let semaphores = file
@@ -419,12 +373,17 @@ pub async fn collect(file: CollectionFile, plan: Plan, options: Options, stop: S
         .map(|(name, p)| (name.clone(), Arc::new(Semaphore::new(p.concurrency as usize))))
         .collect();
     let total = plan.jobs.len();
+    let spent_before = plan.spent.total();
     let shared = Arc::new(Shared {
-        budget: Mutex::new(Budget { cap: file.budget_usd, spent: 0.0, reserved: 0.0 }),
+        study: options.study.clone(),
+        budget: Mutex::new(Budget { cap: file.budget_usd, spent: spent_before, reserved: 0.0 }),
+        most: Mutex::new(plan.spent.most_per_model.clone()),
         summary: Mutex::new(Summary {
             planned: total,
             already_done: plan.already_done,
             repetitions: plan.repetitions,
+            study_spent_before: spent_before,
+            budget: file.budget_usd,
             ..Summary::default()
         }),
         progress: Mutex::new(Progress { enabled: options.progress, total, finished: 0, started, drawn: None }),
@@ -437,9 +396,24 @@ pub async fn collect(file: CollectionFile, plan: Plan, options: Options, stop: S
         stop: stop.clone(),
     });
     let mut tasks = tokio::task::JoinSet::new();
+    let mut batched: BTreeMap<usize, Vec<Job>> = BTreeMap::new();
+    if options.batches {
+        let pending = batch::pending(&options.study).map_err(|e| format!("{}: {e}", options.study.display()))?;
+        let resumed = Arc::clone(&shared);
+        tasks.spawn(async move { batch::resume(resumed, pending).await });
+    }
     for job in plan.jobs {
+        let kind = shared.file.providers[&shared.file.models[job.model].provider].kind;
+        if options.batches && batch::batchable(kind) {
+            batched.entry(job.model).or_default().push(job);
+            continue;
+        }
         let shared = Arc::clone(&shared);
         tasks.spawn(async move { ask(&shared, job).await });
+    }
+    for (model, jobs) in batched {
+        let shared = Arc::clone(&shared);
+        tasks.spawn(async move { batch::send_and_collect(shared, model, jobs).await });
     }
     while let Some(result) = tasks.join_next().await {
         if let Err(e) = result {
@@ -450,14 +424,21 @@ pub async fn collect(file: CollectionFile, plan: Plan, options: Options, stop: S
     let mut summary = lock(&shared.summary).clone();
     summary.elapsed = started.elapsed();
     summary.stop = shared.stop.reason();
+    summary.study_spent_after = lock(&shared.budget).spent;
     Ok(summary)
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
+/// How one call ended.
+enum Ended {
+    /// A reply, and the requests it took (all billed).
+    Reply(Box<providers::Reply>, Vec<Billed>),
+    Failed(Failure),
+    /// Not asked: the run stopped, or the budget had no room, before its first request.
+    NotAsked,
 }
 
-/// One job: wait for a permit and a slot, reserve its expected cost, ask, write what came back.
+/// One job: wait for a permit and a slot, then send its requests, each reserved in the budget and
+/// journaled before it leaves; write what came back.
 async fn ask(shared: &Shared, job: Job) {
     let model = &shared.file.models[job.model];
     let endpoint = Arc::clone(&shared.endpoints[&model.provider]);
@@ -476,161 +457,167 @@ async fn ask(shared: &Shared, job: Job) {
     if shared.stop.is_set() {
         return not_asked();
     }
-    let expected = shared.file.expected_cost(model);
-    if !lock(&shared.budget).reserve(expected) {
-        shared.stop.trigger(StopReason::Budget);
-        return not_asked();
-    }
-    let call = call_of(&shared.file, model, &job.question.text);
-    let request = providers::request(endpoint.kind, &call, endpoint.key.as_deref());
-    let result = client::send(&shared.api, &endpoint, &request, &shared.file.retries, &shared.stop).await;
-    if let Err(Failure::Auth { status }) = &result {
+    let triple: Triple = (job.question.id.clone(), model.id.clone(), job.repetition);
+    let ended = requests(shared, &endpoint, model, &job, &triple).await;
+    if let Ended::Failed(Failure::Auth { status }) = &ended {
         // Before the permit goes: no other call of this provider starts with a rejected key.
         shared.stop.trigger(StopReason::Fatal(format!(
             "`{}` respondió HTTP {status}: revise la clave ({}) y el acceso al modelo `{}`",
             endpoint.name,
             config::key_variable(&shared.file.providers[&model.provider]).unwrap_or_default(),
-            model.model
+            model.asked()
         )));
     }
     drop(permit);
     let (date, time) = journal::date_and_time(SystemTime::now());
-    let triple: Triple = (job.question.id.clone(), model.id.clone(), job.repetition);
-    let actual = match result {
-        Ok((mut reply, _attempts)) => {
+    match ended {
+        Ended::NotAsked | Ended::Failed(Failure::Stopped) => return not_asked(),
+        Ended::Reply(mut reply, billed) => {
             if endpoint.kind == Kind::Google {
                 client::resolve_redirects(&shared.redirects, &mut reply).await;
             }
-            let billed = model.search_billing.billed(reply.searches) as f64;
-            let cost = round6(model.price.cost(reply.input_tokens, reply.output_tokens, billed));
-            let written = record_reply(shared, &triple, model, reply, cost, date, time);
-            if let Err(e) = written {
-                shared.stop.trigger(StopReason::Fatal(format!("no se pudo escribir: {e}")));
+            if let Err(e) = record_reply(shared, &triple, model, *reply, billed, date, time) {
+                shared.fail_to_write(&e);
             }
-            cost
         }
-        Err(failure) => {
-            if failure == Failure::Stopped {
-                not_asked();
-            } else {
-                lock(&shared.summary).failures.entry(failure.cause()).and_modify(|n| *n += 1).or_insert(1);
-                let line = IncidentLine {
-                    question: triple.0.clone(),
-                    model: triple.1.clone(),
-                    repetition: triple.2,
-                    time,
-                    cause: failure.cause(),
-                    detail: failure.detail(),
-                    final_refusal: false,
-                    version: None,
-                    input_tokens: 0,
-                    output_tokens: 0,
-                    cost_usd: 0.0,
-                };
-                if let Err(e) = shared.journal.incident(&line) {
-                    shared.stop.trigger(StopReason::Fatal(format!("no se pudo escribir: {e}")));
-                }
+        Ended::Failed(failure) => {
+            lock(&shared.summary).failures.entry(failure.cause()).and_modify(|n| *n += 1).or_insert(1);
+            let line = IncidentLine {
+                question: triple.0.clone(),
+                model: triple.1.clone(),
+                repetition: triple.2,
+                time,
+                cause: failure.cause(),
+                detail: failure.detail(),
+                final_refusal: false,
+                version: None,
+                input_tokens: 0,
+                output_tokens: 0,
+                cost_usd: 0.0,
+            };
+            if let Err(e) = shared.journal.incident(&line) {
+                shared.fail_to_write(&e);
             }
-            0.0
         }
-    };
-    let spent = {
-        let mut budget = lock(&shared.budget);
-        budget.settle(expected, actual);
-        budget.spent
-    };
+    }
+    let spent = lock(&shared.budget).spent;
     lock(&shared.progress).tick(spent);
 }
 
-fn record_reply(
-    shared: &Shared,
-    triple: &Triple,
-    model: &ModelSettings,
-    reply: providers::Reply,
-    cost: f64,
-    date: String,
-    time: String,
-) -> std::io::Result<()> {
-    {
-        let mut summary = lock(&shared.summary);
-        summary.input_tokens += reply.input_tokens;
-        summary.output_tokens += reply.output_tokens;
-        summary.searches += reply.searches;
-        summary.cost += cost;
-    }
-    let version = reply.version.clone().filter(|v| !v.trim().is_empty()).unwrap_or_else(|| model.model.clone());
-    if reply.text.trim().is_empty() {
-        let cause = if reply.refusal { "rechazo" } else { "vacia" };
-        lock(&shared.summary).empty += 1;
-        return shared.journal.incident(&IncidentLine {
+/// The requests of one call: each waits for the provider's pause, reserves its cost, is journaled
+/// (durably) and only then leaves; a request that failed is closed at what it may have cost.
+async fn requests(shared: &Shared, endpoint: &Endpoint, model: &ModelSettings, job: &Job, triple: &Triple) -> Ended {
+    let call = call_of(&shared.file, model, &job.question);
+    let mut request = providers::request(endpoint.kind, &call, endpoint.key.as_deref());
+    let retries = &shared.file.retries;
+    let timeout = Duration::from_secs(retries.timeout_s);
+    // Requests of this call billed so far, and the reply that asked for a follow-up request.
+    let mut billed: Vec<Billed> = Vec::new();
+    let mut first: Option<providers::Reply> = None;
+    let mut sequence = 0;
+    let mut attempts = 0;
+    let mut last = String::new();
+    while attempts < retries.attempts {
+        if (attempts > 0 || !billed.is_empty()) && shared.stop.is_set() {
+            close_orphans(shared, billed);
+            return Ended::Failed(Failure::Stopped);
+        }
+        // A pause of the provider holds retries too; waiting here keeps a paused request out of
+        // the budget and the journal (it waits again, at once, right before it leaves).
+        tokio::select! {
+            biased;
+            () = shared.stop.wait() => {
+                if sequence == 0 {
+                    return Ended::NotAsked;
+                }
+                close_orphans(shared, billed);
+                return Ended::Failed(Failure::Stopped);
+            }
+            () = endpoint.pacer.clear() => {}
+        }
+        let reserved = shared.reservation(model);
+        if !lock(&shared.budget).reserve(reserved) {
+            shared.stop.trigger(StopReason::Budget);
+            if sequence == 0 {
+                return Ended::NotAsked;
+            }
+            close_orphans(shared, billed);
+            return Ended::Failed(Failure::Stopped);
+        }
+        attempts += 1;
+        sequence += 1;
+        let id = shared.journal.next_id();
+        let (_, time) = journal::date_and_time(SystemTime::now());
+        let sent = SentLine {
+            id: id.clone(),
             question: triple.0.clone(),
             model: triple.1.clone(),
             repetition: triple.2,
+            attempt: sequence,
             time,
-            cause: cause.to_owned(),
-            detail: if reply.refusal {
-                "el proveedor rechazó la pregunta sin texto".to_owned()
-            } else {
-                "el proveedor respondió sin texto".to_owned()
-            },
-            final_refusal: true,
-            version: Some(version),
-            input_tokens: reply.input_tokens,
-            output_tokens: reply.output_tokens,
-            cost_usd: cost,
-        });
-    }
-    {
-        let mut summary = lock(&shared.summary);
-        summary.answers += 1;
-        if reply.refusal {
-            summary.refusals += 1;
+            reserved_usd: round6(reserved),
+            batch: None,
+        };
+        if let Err(e) = shared.journal.sent(sent) {
+            lock(&shared.budget).settle(reserved, 0.0);
+            shared.fail_to_write(&e);
+            if sequence == 1 {
+                return Ended::NotAsked;
+            }
+            close_orphans(shared, billed);
+            return Ended::Failed(Failure::Stopped);
         }
-        summary.versions.entry(triple.1.clone()).or_default().insert(version.clone());
-        summary.days = Some(match summary.days.take() {
-            None => (date.clone(), date.clone()),
-            Some((first, last)) => (first.min(date.clone()), last.max(date.clone())),
-        });
+        let hint = match client::attempt(&shared.api, endpoint, &request, timeout).await {
+            Outcome::Reply(reply) => {
+                billed.push(Billed { id, reserved, cost: cost_of(model, &reply), counted: false });
+                if let Some(path) = &reply.follow_up {
+                    // The answer needs a second request (a deferred AI Overview): asked at once,
+                    // with its own reservation, attempts and journal line.
+                    request = providers::follow_up(endpoint.kind, path, endpoint.key.as_deref());
+                    first = Some(*reply);
+                    attempts = 0;
+                    continue;
+                }
+                let reply = match first.take() {
+                    Some(first) => Box::new(providers::serpapi::merge(first, *reply)),
+                    None => reply,
+                };
+                return Ended::Reply(reply, billed);
+            }
+            Outcome::Auth { status } => {
+                close_unbilled(shared, id, reserved, 0.0);
+                close_orphans(shared, billed);
+                return Ended::Failed(Failure::Auth { status });
+            }
+            Outcome::Rejected { status, detail } => {
+                close_unbilled(shared, id, reserved, 0.0);
+                close_orphans(shared, billed);
+                return Ended::Failed(Failure::Rejected { status, detail });
+            }
+            Outcome::Retry { cause, hint, maybe_billed } => {
+                let cost = if maybe_billed { reserved } else { 0.0 };
+                if maybe_billed {
+                    let mut summary = lock(&shared.summary);
+                    summary.maybe_billed += 1;
+                    summary.maybe_billed_cost += cost;
+                }
+                close_unbilled(shared, id, reserved, cost);
+                last = cause;
+                hint
+            }
+        };
+        if attempts >= retries.attempts {
+            break;
+        }
+        let wait = hint.unwrap_or_else(|| client::backoff(retries, attempts));
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            () = shared.stop.wait() => {
+                close_orphans(shared, billed);
+                return Ended::Failed(Failure::Stopped);
+            }
+        }
     }
-    let line = AnswerLine {
-        id: journal::answer_id(&triple.0, &triple.1, triple.2),
-        question: triple.0.clone(),
-        model: triple.1.clone(),
-        version,
-        date,
-        answer: reply.text,
-        sources: reply.sources.into_iter().map(|s| SourceLine { url: s.url, title: s.title }).collect(),
-        tone: BTreeMap::new(),
-        repetition: Some(triple.2),
-        collection: Some(Collected {
-            time,
-            provider_model: model.model.clone(),
-            input_tokens: reply.input_tokens,
-            output_tokens: reply.output_tokens,
-            searches: reply.searches,
-            cost_usd: cost,
-            refusal: reply.refusal,
-            tone: None,
-        }),
-    };
-    shared.journal.answer(&line)
-}
-
-/// The call of one question to one model, with the file's generation settings.
-pub fn call_of<'a>(file: &'a CollectionFile, model: &'a ModelSettings, prompt: &'a str) -> Call<'a> {
-    Call {
-        model: &model.model,
-        prompt,
-        instructions: file.generation.instructions.as_deref(),
-        temperature: model.temperature.or(file.generation.temperature),
-        max_output_tokens: model.max_output_tokens.unwrap_or(file.generation.max_output_tokens),
-        web_search: model.web_search_on,
-        max_searches: model.max_searches,
-        effort: model.effort.as_deref(),
-        location: file.location.as_ref(),
-    }
-}
-
-pub fn round6(value: f64) -> f64 {
-    (value * 1e6).round() / 1e6
+    close_orphans(shared, billed);
+    Ended::Failed(Failure::Exhausted { attempts, last })
 }

@@ -223,6 +223,9 @@ pub async fn label(
             max_searches: None,
             effort: None,
             location: None,
+            language: None,
+            search_context: None,
+            surface: crate::surface::API,
         };
         endpoint.pacer.slot().await;
         let request = providers::request(endpoint.kind, &call, endpoint.key.as_deref());

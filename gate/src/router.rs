@@ -109,6 +109,7 @@ impl Gate {
             payment: header("payment-signature"),
             sign_in: header("sign-in-with-x"),
             mpp: header("authorization").and_then(payment::mpp::credential_of),
+            accept_payment: header("accept-payment"),
         };
         payment::http::answer_unpaid(&self.storefront, &self.offers, slug, &asked)
     }
@@ -134,6 +135,7 @@ impl Gate {
             shop: &self.shop,
             mpp: self.storefront.mpp(),
             client: request.client,
+            accept_payment: request.header("accept-payment").and_then(payment::preferences::AcceptPayment::parse),
         }
     }
 }

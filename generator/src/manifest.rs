@@ -20,7 +20,7 @@ use crate::output::Output;
 use crate::paths;
 use crate::previous::Carried;
 use crate::render::site::{Site, to_json};
-use crate::render::{offer, openapi, search};
+use crate::render::{croissant, offer, openapi, search};
 
 const JSON: &str = "application/json; charset=utf-8";
 const HTML: &str = "text/html; charset=utf-8";
@@ -50,6 +50,12 @@ fn public_routes(site: &Site<'_>) -> Vec<(String, String, &'static str)> {
         (HOME_PAGE_URL.to_owned(), paths::HOME_PAGE.to_owned(), HTML),
         (paths::STYLESHEET_URL.to_owned(), paths::public_file(paths::STYLESHEET_URL), "text/css; charset=utf-8"),
         (paths::SCRIPT_URL.to_owned(), paths::public_file(paths::SCRIPT_URL), "text/javascript; charset=utf-8"),
+        (
+            paths::CHECKOUT_SCRIPT_URL.to_owned(),
+            paths::public_file(paths::CHECKOUT_SCRIPT_URL),
+            "text/javascript; charset=utf-8",
+        ),
+        (paths::FAVICON_URL.to_owned(), paths::public_file(paths::FAVICON_URL), "image/x-icon"),
         ("/catalogo".to_owned(), paths::CATALOG.to_owned(), JSON),
         ("/metricas".to_owned(), paths::METRICS.to_owned(), JSON),
         ("/openapi.json".to_owned(), paths::OPENAPI.to_owned(), JSON),
@@ -57,9 +63,12 @@ fn public_routes(site: &Site<'_>) -> Vec<(String, String, &'static str)> {
         (paths::MCP_SERVER_URL.to_owned(), paths::MCP_SERVER.to_owned(), JSON),
         ("/llms.txt".to_owned(), paths::LLMS_TXT.to_owned(), "text/plain; charset=utf-8"),
         ("/privacidad".to_owned(), paths::PRIVACY_PAGE.to_owned(), HTML),
+        (paths::CROISSANT_CATALOG_URL.to_owned(), paths::CROISSANT_CATALOG.to_owned(), croissant::MEDIA_TYPE),
+        (paths::MPP_DIRECTORY_URL.to_owned(), paths::MPP_DIRECTORY.to_owned(), JSON),
     ];
     for study in &site.content.studies {
         routes.push((format!("/estudio/{}/ficha", study.slug), paths::sheet(&study.slug), JSON));
+        routes.push((paths::croissant_url(&study.slug), paths::croissant(&study.slug), croissant::MEDIA_TYPE));
         routes.push((paths::study_page_url(&study.slug), paths::study_page(&study.slug), HTML));
     }
     routes

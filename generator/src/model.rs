@@ -58,6 +58,11 @@ pub struct ServiceSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(rename = "licencia")]
     pub license: Option<String>,
+    /// Optional absolute `https` URL of the service's icon: x402 Bazaar's `resource.iconUrl`
+    /// on every 402 and the `icon` of MPP's directory entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "icono_url")]
+    pub icon_url: Option<String>,
     #[serde(rename = "privacidad")]
     pub privacy: Privacy,
 }

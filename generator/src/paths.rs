@@ -22,10 +22,31 @@ pub const MCP_SERVER: &str = "public/server.json";
 pub const MCP_SERVER_URL: &str = "/server.json";
 pub const PRIVACY_PAGE: &str = "public/privacidad.html";
 
+/// The catalog's Croissant 1.1 description, and its URL.
+pub const CROISSANT_CATALOG: &str = "public/croissant.jsonld";
+pub const CROISSANT_CATALOG_URL: &str = "/croissant.jsonld";
+/// The entry for MPP's service directory, and its URL.
+pub const MPP_DIRECTORY: &str = "public/directorios/mpp.json";
+pub const MPP_DIRECTORY_URL: &str = "/directorios/mpp.json";
+
+/// A study's Croissant 1.1 description.
+pub fn croissant(slug: &str) -> String {
+    format!("public/estudio/{slug}/croissant.jsonld")
+}
+
+/// URL of a study's Croissant 1.1 description.
+pub fn croissant_url(slug: &str) -> String {
+    format!("/estudio/{slug}/croissant.jsonld")
+}
+
 /// URL of the stylesheet every page links.
 pub const STYLESHEET_URL: &str = "/recursos/estilo.css";
 /// URL of the catalog's script.
 pub const SCRIPT_URL: &str = "/recursos/catalogo.js";
+/// URL of the site's icon, where browsers ask for it unprompted.
+pub const FAVICON_URL: &str = "/favicon.ico";
+/// URL of the checkout script of the study pages and the browser's 402 (pay with a wallet).
+pub const CHECKOUT_SCRIPT_URL: &str = "/recursos/billetera.js";
 
 /// Where the paid downloads live: only the gate serves them, through signed links.
 const DOWNLOADS_DIR: &str = "private/descargas";

@@ -59,6 +59,11 @@ fn check_service(file: &Path, s: &ServiceSettings, p: &mut Problems) {
     if let Some(license) = &s.license {
         check_http_url(file, "campo `licencia`", license, p);
     }
+    if let Some(icon) = &s.icon_url
+        && let Err(why) = check_icon_url(icon)
+    {
+        p.push(file, "campo `icono_url`", why);
+    }
     if s.base_url.ends_with('/') {
         p.push(file, "campo `base_url`", "sin barra final (https://ejemplo.com, no https://ejemplo.com/)");
     }
@@ -93,6 +98,35 @@ fn check_service(file: &Path, s: &ServiceSettings, p: &mut Problems) {
             p.push(file, format!("campo `{field}`"), "no puede estar vacío");
         }
     }
+}
+
+/// x402 Bazaar's rule for `resource.iconUrl` (`specs/extensions/bazaar.md`, "Validation
+/// Rules"), which facilitators apply by dropping the field: at most 2,048 characters, an
+/// absolute `http(s)` URL without userinfo whose host is a name (not an IP literal, a loopback
+/// name, all digits or a hex literal), no control characters. `https` only, as MPP's directory
+/// wants its icons.
+pub fn check_icon_url(icon: &str) -> Result<(), String> {
+    if icon.len() > 2048 || icon.chars().any(char::is_control) {
+        return Err("a lo sumo 2048 caracteres, sin caracteres de control".to_owned());
+    }
+    let url = url::Url::parse(icon).map_err(|_| format!("`{icon}` no es una URL absoluta"))?;
+    if url.scheme() != "https" {
+        return Err("se esperaba una URL https://".to_owned());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("sin usuario ni contraseña en la URL".to_owned());
+    }
+    let host = match url.host() {
+        Some(url::Host::Domain(host)) => host.to_lowercase(),
+        _ => return Err("el host debe ser un nombre de dominio, no una dirección IP".to_owned()),
+    };
+    let loopback = ["localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"];
+    let all_digits = host.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    let hex_literal = host.starts_with("0x") && host.len() > 2 && host[2..].bytes().all(|b| b.is_ascii_hexdigit());
+    if loopback.contains(&host.as_str()) || all_digits || hex_literal {
+        return Err(format!("el host `{host}` no es un nombre público (los catálogos descartan el ícono)"));
+    }
+    Ok(())
 }
 
 fn check_metric_definitions(file: &Path, metrics: &[MetricDefinition], p: &mut Problems) {

@@ -13,145 +13,46 @@
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import puppeteer from "puppeteer-core";
+import {
+  BIN, DESKTOP, MOBILE, ROOT, TARGET, assertAccessible, assertClean, build, freePort, launchBrowser, openPage as openTab, requireBinaries, run, start, stop, waitFor,
+} from "./comun.mjs";
 
 const require = createRequire(import.meta.url);
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, "../..");
-const TARGET = path.resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
-const BIN = path.join(TARGET, "debug");
 const OUT = path.join(TARGET, "navegador");
 const SHOTS = path.join(OUT, "capturas");
 const DIST = path.join(OUT, "dist");
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const STUDY = "banca-2026";
 
-const DESKTOP = { width: 1280, height: 900, deviceScaleFactor: 1 };
-const MOBILE = { width: 390, height: 844, deviceScaleFactor: 1, isMobile: true, hasTouch: true };
-
 let gate;
-let gateLog = "";
 let base;
 let browser;
 let catalog;
 
-function run(command, args) {
-  const result = spawnSync(command, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  if (result.error) throw result.error;
-  return result;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForGate(url, deadlineMs) {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      const response = await fetch(url);
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (gate.exitCode !== null) throw new Error(`the gate exited with ${gate.exitCode}:\n${gateLog}`);
-    if (Date.now() > until) throw new Error(`the gate did not answer in ${deadlineMs} ms:\n${gateLog}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 before(async () => {
-  for (const bin of ["generator", "gate"]) {
-    assert.ok(fs.existsSync(path.join(BIN, bin)), `missing ${path.join(BIN, bin)}: run cargo build --workspace --all-targets`);
-  }
-  assert.ok(fs.existsSync(CHROMIUM), `missing ${CHROMIUM}: apt-get install chromium`);
+  requireBinaries(["generator", "gate"]);
   fs.rmSync(OUT, { recursive: true, force: true });
   fs.mkdirSync(SHOTS, { recursive: true });
-  const build = run(path.join(BIN, "generator"), ["build", "--content", path.join(ROOT, "tests", "muestra"), "--out", DIST, "--quiet"]);
-  assert.equal(build.status, 0, `generator build failed:\n${build.stdout}${build.stderr}`);
+  build(path.join(ROOT, "tests", "muestra"), DIST);
 
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  gate = spawn(path.join(BIN, "gate"), ["--dist", DIST, "--listen", `127.0.0.1:${port}`, "--data", path.join(OUT, "var"), "--threads", "1"], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, GATE_LOG: "warn" },
-  });
-  gate.stdout.on("data", (d) => (gateLog += d));
-  gate.stderr.on("data", (d) => (gateLog += d));
-  await waitForGate(`${base}/catalogo`, 20_000);
+  gate = start(path.join(BIN, "gate"), ["--dist", DIST, "--listen", `127.0.0.1:${port}`, "--data", path.join(OUT, "var"), "--threads", "1"], { GATE_LOG: "warn" });
+  await waitFor(`${base}/catalogo`, gate);
   catalog = await (await fetch(`${base}/catalogo`)).json();
-
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--lang=es"],
-  });
+  browser = await launchBrowser();
 });
 
 after(async () => {
   if (browser) await browser.close();
-  if (gate && gate.exitCode === null) {
-    gate.kill("SIGTERM");
-    await new Promise((resolve) => gate.once("exit", resolve));
-  }
+  await stop(gate);
 });
 
-/// A page that records every request to another host (and lets none through) and every
-/// Content-Security-Policy complaint.
-async function openPage(viewport = DESKTOP) {
-  const page = await browser.newPage();
-  await page.setViewport(viewport);
-  const external = [];
-  const cspErrors = [];
-  const ours = new URL(base).host;
-  await page.setRequestInterception(true);
-  page.on("request", (request) => {
-    const url = new URL(request.url());
-    if (url.protocol === "data:" || url.host === ours) return request.continue();
-    external.push(request.url());
-    return request.abort();
-  });
-  page.on("console", (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) cspErrors.push(message.text());
-  });
-  page.on("pageerror", (error) => cspErrors.push(`error de script: ${error.message}`));
-  return { page, external, cspErrors };
-}
-
-async function assertClean({ external, cspErrors }, what) {
-  assert.deepEqual(external, [], `${what} asked other hosts`);
-  assert.deepEqual(cspErrors, [], `${what} broke its Content-Security-Policy or threw`);
-}
-
-const AXE = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-
-/// Runs axe-core in the page; fails on any serious or critical violation.
-async function assertAccessible(page, what) {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(() =>
-    globalThis.axe.run(document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] },
-    }),
-  );
-  const grave = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  const report = grave.map((v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(" ")).slice(0, 5).join("\n    ")}`);
-  assert.equal(grave.length, 0, `${what}: axe-core found serious violations:\n${report.join("\n")}`);
-  const minor = result.violations.map((v) => `${v.id} (${v.impact})`);
-  if (minor.length) console.log(`# ${what}: axe-core, menores: ${minor.join(", ")}`);
-  assert.ok(result.passes.length > 20, `${what}: axe-core ran only ${result.passes.length} rules`);
+function openPage(viewport = DESKTOP) {
+  return openTab(browser, base, viewport);
 }
 
 async function shoot(page, name) {

@@ -314,9 +314,12 @@ async fn the_official_mppx_client_buys_with_mpp_on_chain_over_http_and_both_mcp_
     let asset = chain.asset();
     let mut total = U256::ZERO;
     let start = chain.usdc_balance(receiver).await.expect("balance");
+    // The second HTTP purchase sends its own Accept-Payment, naming methods the store does not
+    // take ahead of the one it does: the gate orders its challenges by it and mppx still buys.
+    const PREFERENCES: &str = "solana/charge;q=0.9, evm/charge;q=0.5, stripe/charge;q=0.1";
     for (slug, view, over) in [
         (SLUGS[0], "resumen", "http"),
-        (SLUGS[3], "completo", "http"),
+        (SLUGS[3], "completo", "http-preferences"),
         (SLUGS[4], "resumen", "sdk1"),
         (SLUGS[5], "completo", "client2"),
     ] {
@@ -330,10 +333,17 @@ async fn the_official_mppx_client_buys_with_mpp_on_chain_over_http_and_both_mcp_
             ("TOKEN_NAME", accepted["extra"]["name"].as_str().expect("name").to_owned()),
             ("TOKEN_VERSION", accepted["extra"]["version"].as_str().expect("version").to_owned()),
         ];
-        let receipt = if over == "http" {
+        let receipt = if over.starts_with("http") {
             env.push(("ESTUDIO_URL", store.gate.url(&format!("/estudio/{slug}?vista={view}"))));
+            if over == "http-preferences" {
+                env.push(("ACCEPT_PAYMENT", PREFERENCES.to_owned()));
+            }
             let line = run_mppx("comprar.mjs", env).await;
             assert_eq!(line["status"], 200, "{slug}/{view}: {line}");
+            // Every request mppx made carried Accept-Payment: its own, or the one it was given.
+            let expected = if over == "http" { "evm/charge" } else { PREFERENCES };
+            let sent = line["acceptPayment"].as_array().expect("the requests mppx made");
+            assert!(sent.len() >= 2 && sent.iter().all(|h| h == expected), "{over}: {line}");
             b64_json(line["receipt"].as_str().expect("a Payment-Receipt: bought through MPP itself"))
         } else {
             env.extend([

@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use common::gate::{client, start_local};
@@ -256,7 +256,7 @@ fn pages_ask_no_other_host_for_anything() {
             let data_block = tag.attrs.get("type").is_some_and(|t| t == "application/ld+json");
             if tag.name == "script" && !data_block {
                 assert!(
-                    tag.attrs.get("src").is_some_and(|s| s == "/recursos/catalogo.js"),
+                    tag.attrs.get("src").is_some_and(|s| s == "/recursos/catalogo.js" || s == "/recursos/billetera.js"),
                     "{file}: a script that is not ours"
                 );
             }
@@ -264,7 +264,18 @@ fn pages_ask_no_other_host_for_anything() {
                 assert!(!tag.attrs.contains_key("src"), "{file}: a JSON-LD block loads nothing");
             }
             if tag.name == "link" {
-                assert_eq!(tag.attrs.get("href").map(String::as_str), Some("/recursos/estilo.css"), "{file}");
+                // The stylesheet, or (a study page) its Croissant description: a link that
+                // names an alternate format of the page loads nothing.
+                let alternate = tag.attrs.get("rel").is_some_and(|r| r == "alternate")
+                    && tag
+                        .attrs
+                        .get("href")
+                        .is_some_and(|h| h.starts_with("/estudio/") && h.ends_with("/croissant.jsonld"));
+                assert!(
+                    alternate || tag.attrs.get("href").map(String::as_str) == Some("/recursos/estilo.css"),
+                    "{file}: <link {:?}>",
+                    tag.attrs
+                );
             }
         }
         assert!(!html.contains("<style"), "{file}: inline <style>");
@@ -280,6 +291,25 @@ fn pages_ask_no_other_host_for_anything() {
         !js.contains("http:") && !js.contains("https:") && !js.contains(".innerHTML"),
         "the script calls only this origin"
     );
+    // The checkout names other hosts only as data: the explorers it links a transaction to
+    // and the public RPCs a wallet is told about when it must add Base or Base Sepolia. It
+    // fetches only this origin's paths (the CSP's connect-src 'self' holds it to that too).
+    let checkout = read(dist, "public/recursos/billetera.js");
+    let named: BTreeSet<&str> = checkout
+        .match_indices("https://")
+        .map(|(at, _)| checkout[at..].split(['"', '/', '`']).nth(2).unwrap_or(""))
+        .collect();
+    let allowed = BTreeSet::from(["basescan.org", "sepolia.basescan.org", "mainnet.base.org", "sepolia.base.org"]);
+    assert_eq!(named, allowed, "hosts the checkout names");
+    assert!(!checkout.contains("http:"), "no plain-HTTP host");
+    for call in checkout.match_indices("fetch(").map(|(at, _)| &checkout[at..at + 20]) {
+        assert!(call.starts_with("fetch(url") || call.starts_with("fetch(entry.url"), "the checkout fetches {call}");
+    }
+    for forbidden in
+        [".innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "setTimeout(\""]
+    {
+        assert!(!checkout.contains(forbidden), "the checkout uses {forbidden}");
+    }
 }
 
 #[test]
@@ -514,7 +544,7 @@ async fn an_unpaid_browser_gets_an_html_402_with_the_same_payment_header() {
             let agent = client.get(&url).send().await.expect("agent");
             assert_eq!(agent.status(), 402);
             assert_eq!(header(&agent, "content-type").as_deref(), Some("application/json; charset=utf-8"));
-            assert_eq!(header(&agent, "vary").as_deref(), Some("Accept"));
+            assert_eq!(header(&agent, "vary").as_deref(), Some("Accept, Accept-Payment"));
             let required = header(&agent, "payment-required").expect("PAYMENT-REQUIRED");
             let body: Value = serde_json::from_slice(&agent.bytes().await.expect("body")).expect("json");
             assert_eq!(body["error"], "pago_requerido");
@@ -522,7 +552,7 @@ async fn an_unpaid_browser_gets_an_html_402_with_the_same_payment_header() {
             let browser = client.get(&url).header("Accept", BROWSER_ACCEPT).send().await.expect("browser");
             assert_eq!(browser.status(), 402, "{slug}{view}");
             assert_eq!(header(&browser, "content-type").as_deref(), Some("text/html; charset=utf-8"));
-            assert_eq!(header(&browser, "vary").as_deref(), Some("Accept"));
+            assert_eq!(header(&browser, "vary").as_deref(), Some("Accept, Accept-Payment"));
             assert_eq!(header(&browser, "cache-control").as_deref(), Some("no-store"));
             assert_eq!(
                 without_challenge(header(&browser, "payment-required").as_deref()),

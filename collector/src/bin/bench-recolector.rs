@@ -1,6 +1,8 @@
 //! `bench-recolector`: the collector's own overhead per call, against the local simulator, as a
-//! ratio to raw reqwest calls of the same bodies to the same simulator in the same run; then the
-//! throughput it reaches with the rate limits set to the providers' published tiers.
+//! ratio to raw reqwest calls of the same bodies to the same simulator in the same run, with and
+//! without `envios.jsonl` (the line each request writes, fsync'd, before it leaves, and the line
+//! that closes it: what the study's budget costs, against the collector as it was before); then
+//! the throughput it reaches with the rate limits set to the providers' published tiers.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -41,7 +43,7 @@ const PROVIDERS: [(&str, &str, &str); 4] = [
     ("openai", "openai", "gpt-5-mini"),
     ("anthropic", "anthropic", "claude-sonnet-4-5"),
     ("google", "google", "gemini-2.5-flash"),
-    ("perplexity", "compatible", "sonar"),
+    ("perplexity", "perplexity", "sonar"),
 ];
 
 fn collection_file(url: &str, concurrency: u32, rpm: &BTreeMap<&str, u32>) -> String {
@@ -73,15 +75,20 @@ fn study(dir: &Path, questions: usize, file: &str) -> std::io::Result<()> {
     std::fs::write(dir.join("recoleccion.toml"), file)
 }
 
-async fn collector_round(dir: &Path) -> (Duration, u64) {
+/// One collection of the study in `dir`; `request_lines`: with `envios.jsonl` (as it runs now),
+/// or without it (the reference: the collector before the study's budget).
+async fn collector_round(dir: &Path, request_lines: bool) -> (Duration, u64) {
     let settings = CollectionFile::read(&dir.join("recoleccion.toml")).expect("recoleccion.toml");
     let plan = run::plan(dir, &settings).expect("plan");
     let keys = test_keys(&settings);
+    let options = Options { study: dir.to_path_buf(), progress: false, keys, batches: false };
     let started = Instant::now();
-    let summary =
-        run::collect(settings, plan, Options { study: dir.to_path_buf(), progress: false, keys }, Stop::default())
-            .await
-            .expect("recolección");
+    let summary = if request_lines {
+        run::collect(settings, plan, options, Stop::default()).await
+    } else {
+        run::collect_without_request_lines(settings, plan, options, Stop::default()).await
+    }
+    .expect("recolección");
     (started.elapsed(), summary.answers)
 }
 
@@ -98,7 +105,7 @@ async fn reference_round(url: &str, dir: &Path, concurrency: u32) -> (Duration, 
     for job in &plan.jobs {
         let model = &settings.models[job.model];
         let kind = settings.providers[&model.provider].kind;
-        let call = run::call_of(&settings, model, &job.question.text);
+        let call = run::call_of(&settings, model, &job.question);
         let request = collector::providers::request(kind, &call, Some("clave-de-prueba"));
         let semaphore = Arc::clone(&semaphores[&model.provider]);
         let client = client.clone();
@@ -142,30 +149,54 @@ async fn main() {
         PROVIDERS.len(),
         cli.concurrency
     );
-    let mut ours = Vec::new();
-    let mut theirs = Vec::new();
+    let (mut bare, mut before, mut now) = (Vec::new(), Vec::new(), Vec::new());
     for round in 1..=cli.rounds {
         let dir = cli.folder.join(format!("ronda-{round}"));
+        let reference_dir = cli.folder.join(format!("ronda-{round}-sin-envios"));
         study(&dir, cli.questions, &file).expect("estudio de prueba");
+        study(&reference_dir, cli.questions, &file).expect("estudio de prueba");
         let (reference, n_ref) = reference_round(&url, &dir, cli.concurrency).await;
-        let (collected, n_col) = collector_round(&dir).await;
-        assert_eq!(n_col as usize, calls, "el recolector escribió todas las respuestas");
-        let per_ref = reference.as_secs_f64() * 1e6 / n_ref as f64;
-        let per_col = collected.as_secs_f64() * 1e6 / n_col as f64;
-        println!(
-            "  ronda {round}: reqwest solo {per_ref:.0} µs/llamada ({:.0} llamadas/s) · recolector {per_col:.0} µs/llamada ({:.0} llamadas/s) · razón {:.2}",
-            n_ref as f64 / reference.as_secs_f64(),
-            n_col as f64 / collected.as_secs_f64(),
-            per_col / per_ref
+        // The two collectors one after the other, in alternating order, so neither always runs
+        // on a warmer disk.
+        let ((without, n_without), (with, n_with)) = if round % 2 == 1 {
+            let without = collector_round(&reference_dir, false).await;
+            (without, collector_round(&dir, true).await)
+        } else {
+            let with = collector_round(&dir, true).await;
+            (collector_round(&reference_dir, false).await, with)
+        };
+        assert_eq!(
+            (n_without as usize, n_with as usize),
+            (calls, calls),
+            "el recolector escribió todas las respuestas"
         );
-        theirs.push(per_ref);
-        ours.push(per_col);
+        let sent = std::fs::read_to_string(dir.join("envios.jsonl")).map(|t| t.lines().count()).unwrap_or(0);
+        assert_eq!(sent, 2 * calls, "una línea al enviar y una al cerrar, por llamada");
+        assert!(
+            !reference_dir.join("envios.jsonl").exists()
+                || std::fs::read_to_string(reference_dir.join("envios.jsonl")).unwrap_or_default().is_empty()
+        );
+        let per = |d: Duration, n: u64| d.as_secs_f64() * 1e6 / n as f64;
+        let (per_ref, per_without, per_with) = (per(reference, n_ref), per(without, n_without), per(with, n_with));
+        println!(
+            "  ronda {round}: reqwest solo {per_ref:.0} µs/llamada · recolector sin envios.jsonl {per_without:.0} µs/llamada (razón {:.2}) · con envios.jsonl {per_with:.0} µs/llamada (razón {:.2}) · con/sin {:.2}",
+            per_without / per_ref,
+            per_with / per_ref,
+            per_with / per_without
+        );
+        bare.push(per_ref);
+        before.push(per_without);
+        now.push(per_with);
     }
-    let (r, c) = (median(theirs), median(ours));
+    let ratios: Vec<f64> = now.iter().zip(&before).map(|(n, b)| n / b).collect();
+    let (r, b, n) = (median(bare), median(before), median(now));
     println!(
-        "  mediana: reqwest solo {r:.0} µs/llamada, recolector {c:.0} µs/llamada: razón {:.2}; costo propio ≈ {:.0} µs por llamada (leer, armar, medir, fsync de la línea)",
-        c / r,
-        c - r
+        "  mediana: reqwest solo {r:.0} µs/llamada; recolector sin envios.jsonl {b:.0} µs/llamada (razón {:.2}, costo propio ≈ {:.0} µs: leer, armar, medir, fsync de la respuesta); con envios.jsonl {n:.0} µs/llamada (razón {:.2}); las dos líneas de envios.jsonl (dos fsync más por llamada) suman ≈ {:.0} µs por llamada, razón con/sin {:.2}",
+        b / r,
+        b - r,
+        n / r,
+        n - b,
+        median(ratios)
     );
     if cli.seconds == 0 {
         return;
@@ -209,9 +240,10 @@ async fn main() {
             timer.trigger(collector::client::StopReason::Interrupted);
         });
         let started = Instant::now();
-        let summary = run::collect(settings, plan, Options { study: dir.clone(), progress: false, keys }, stop)
-            .await
-            .expect("recolección");
+        let summary =
+            run::collect(settings, plan, Options { study: dir.clone(), progress: false, keys, batches: false }, stop)
+                .await
+                .expect("recolección");
         let minutes = started.elapsed().as_secs_f64() / 60.0;
         let ceiling = f64::from(rpm).min(f64::from(cli.concurrency) * 60.0 / 2.0);
         println!(

@@ -1,10 +1,11 @@
 //! Anthropic's Messages API: `POST /v1/messages` (`x-api-key`, `anthropic-version`) with the
-//! `web_search_20250305` server tool; the answer is the `text` blocks, its sources their
-//! `web_search_result_location` citations, searches `usage.server_tool_use.web_search_requests`.
+//! `web_search_20250305` server tool; the answer is the `text` blocks, its cited sources their
+//! `web_search_result_location` citations, its consulted sources every `web_search_result` of the
+//! `web_search_tool_result` blocks, searches `usage.server_tool_use.web_search_requests`.
 
 use serde::{Deserialize, Serialize};
 
-use super::{Call, Reply, Request, json_body, push_source};
+use super::{Call, Method, Reply, Request, json_body, push_source};
 
 pub const API_VERSION: &str = "2023-06-01";
 
@@ -81,7 +82,7 @@ pub fn request(call: &Call<'_>, key: Option<&str>) -> Request {
     if let Some(key) = key {
         headers.push(("x-api-key", key.to_owned()));
     }
-    Request { path: "/v1/messages".to_owned(), headers, body: json_body(&body) }
+    Request { method: Method::Post, path: "/v1/messages".to_owned(), headers, body: json_body(&body) }
 }
 
 #[derive(Debug, Deserialize)]
@@ -102,6 +103,21 @@ pub enum Block {
         #[serde(default)]
         citations: Option<Vec<Citation>>,
     },
+    /// The results of one search: a list of `web_search_result`, or an error object.
+    #[serde(rename = "web_search_tool_result")]
+    WebSearchToolResult {
+        #[serde(default)]
+        content: serde_json::Value,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type")]
+pub enum SearchResult {
+    #[serde(rename = "web_search_result")]
+    WebSearchResult { url: String, title: Option<String> },
     #[serde(other)]
     Other,
 }
@@ -139,8 +155,10 @@ pub fn parse(body: &[u8]) -> Result<Reply, serde_json::Error> {
     let mut reply = Reply {
         version: response.model,
         refusal: response.stop_reason.as_deref() == Some("refusal"),
+        consulted: Some(Vec::new()),
         ..Reply::default()
     };
+    let mut consulted = Vec::new();
     // Text blocks in a row are one passage split at its citations ("Based on the search results, "
     // + "Claude Shannon was born…"): they join as they are. Text after a search starts a new
     // paragraph, as the assistants' own apps show it.
@@ -160,10 +178,21 @@ pub fn parse(body: &[u8]) -> Result<Reply, serde_json::Error> {
                 after_tool = false;
                 text.push_str(&part);
             }
+            Block::WebSearchToolResult { content } => {
+                after_tool = true;
+                // An error (`web_search_tool_result_error`) is an object, not a list: nothing consulted.
+                let results: Vec<SearchResult> = serde_json::from_value(content).unwrap_or_default();
+                for result in results {
+                    if let SearchResult::WebSearchResult { url, title } = result {
+                        push_source(&mut consulted, &url, title.as_deref());
+                    }
+                }
+            }
             Block::Other => after_tool = true,
         }
     }
     reply.text = text;
+    reply.consulted = Some(consulted);
     if let Some(usage) = response.usage {
         reply.input_tokens = usage.input_tokens
             + usage.cache_creation_input_tokens.unwrap_or(0)

@@ -1,11 +1,12 @@
 //! Any OpenAI-compatible chat completions endpoint: `POST {url_base}/chat/completions`.
-//! Perplexity's `sonar` models search on every call and add `citations` (URLs) and
-//! `search_results` (`title`, `url`, `date`); OpenAI's search models add `url_citation`
-//! annotations to the message; a local vLLM or llama.cpp server adds nothing.
+//! Perplexity's `sonar` models search on every call and add `citations` (URLs: the cited
+//! sources) and `search_results` (`title`, `url`, `date`: the consulted ones); OpenAI's search
+//! models add `url_citation` annotations to the message (cited); a local vLLM or llama.cpp server
+//! adds nothing (and says nothing of what it consulted).
 
 use serde::{Deserialize, Serialize};
 
-use super::{Call, Reply, Request, json_body, push_source};
+use super::{Call, Method, Reply, Request, json_body, push_source};
 
 #[derive(Debug, Serialize)]
 pub struct Body<'a> {
@@ -57,7 +58,7 @@ pub fn request(call: &Call<'_>, key: Option<&str>) -> Request {
     if let Some(key) = key {
         headers.push(("authorization", format!("Bearer {key}")));
     }
-    Request { path: "/chat/completions".to_owned(), headers, body: json_body(&body) }
+    Request { method: Method::Post, path: "/chat/completions".to_owned(), headers, body: json_body(&body) }
 }
 
 #[derive(Debug, Deserialize)]
@@ -112,7 +113,7 @@ pub struct Usage {
 pub fn parse(body: &[u8]) -> Result<Reply, serde_json::Error> {
     let response: Response = serde_json::from_slice(body)?;
     let mut reply = Reply { version: response.model, ..Reply::default() };
-    let results = response.search_results.unwrap_or_default();
+    let results = response.search_results.as_deref().unwrap_or_default();
     let title_of = |url: &str| results.iter().find(|r| r.url == url).and_then(|r| r.title.clone());
     if let Some(choice) = response.choices.into_iter().next() {
         if choice.finish_reason.as_deref() == Some("content_filter") {
@@ -138,10 +139,12 @@ pub fn parse(body: &[u8]) -> Result<Reply, serde_json::Error> {
     for url in &citations {
         push_source(&mut reply.sources, url, title_of(url).as_deref());
     }
-    if citations.is_empty() {
-        for result in &results {
-            push_source(&mut reply.sources, &result.url, result.title.as_deref());
+    if response.search_results.is_some() {
+        let mut consulted = Vec::new();
+        for result in results {
+            push_source(&mut consulted, &result.url, result.title.as_deref());
         }
+        reply.consulted = Some(consulted);
     }
     if !citations.is_empty() || !results.is_empty() {
         reply.searches = 1;

@@ -1,13 +1,15 @@
 //! Google's Gemini API: `POST /v1beta/models/{model}:generateContent` (`x-goog-api-key`) with the
 //! `google_search` tool; the answer is the first candidate's text parts (thoughts left out), its
-//! sources `groundingMetadata.groundingChunks[].web`, `modelVersion` the version, searches the
-//! `webSearchQueries`. Gemini gives each chunk's `uri` as a redirect through
+//! consulted sources `groundingMetadata.groundingChunks[].web`, its cited sources the chunks that
+//! `groundingSupports[].groundingChunkIndices` name (in the order the text first cites them),
+//! `modelVersion` the version, searches the `webSearchQueries`. Gemini gives each chunk's `uri` as
+//! a redirect through
 //! `vertexaisearch.cloud.google.com` and its `title` as the site's domain: [`redirect_of`] finds
 //! those so the caller can resolve them (see `client`).
 
 use serde::{Deserialize, Serialize};
 
-use super::{Call, Reply, Request, json_body, push_source};
+use super::{Call, Method, Reply, Request, json_body, push_source};
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -66,7 +68,12 @@ pub fn request(call: &Call<'_>, key: Option<&str>) -> Request {
     if let Some(key) = key {
         headers.push(("x-goog-api-key", key.to_owned()));
     }
-    Request { path: format!("/v1beta/models/{}:generateContent", call.model), headers, body: json_body(&body) }
+    Request {
+        method: Method::Post,
+        path: format!("/v1beta/models/{}:generateContent", call.model),
+        headers,
+        body: json_body(&body),
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -107,6 +114,15 @@ pub struct GroundingMetadata {
     pub web_search_queries: Vec<String>,
     #[serde(default)]
     pub grounding_chunks: Vec<GroundingChunk>,
+    #[serde(default)]
+    pub grounding_supports: Vec<GroundingSupport>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GroundingSupport {
+    #[serde(default)]
+    pub grounding_chunk_indices: Vec<usize>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -154,14 +170,27 @@ pub fn parse(body: &[u8]) -> Result<Reply, serde_json::Error> {
         }
         let parts = candidate.content.map(|c| c.parts).unwrap_or_default();
         reply.text = parts.into_iter().filter(|p| !p.thought).filter_map(|p| p.text).collect::<String>();
+        let mut consulted = Vec::new();
         if let Some(grounding) = candidate.grounding_metadata {
             reply.searches = grounding.web_search_queries.len() as u64;
-            for chunk in grounding.grounding_chunks {
-                if let Some(Web { uri: Some(uri), title }) = chunk.web {
-                    push_source(&mut reply.sources, &uri, title.as_deref());
+            let chunk = |index: usize| match grounding.grounding_chunks.get(index) {
+                Some(GroundingChunk { web: Some(Web { uri: Some(uri), title }) }) => Some((uri, title.as_deref())),
+                _ => None,
+            };
+            for index in 0..grounding.grounding_chunks.len() {
+                if let Some((uri, title)) = chunk(index) {
+                    push_source(&mut consulted, uri, title);
+                }
+            }
+            for support in &grounding.grounding_supports {
+                for &index in &support.grounding_chunk_indices {
+                    if let Some((uri, title)) = chunk(index) {
+                        push_source(&mut reply.sources, uri, title);
+                    }
                 }
             }
         }
+        reply.consulted = Some(consulted);
     }
     if let Some(usage) = response.usage_metadata {
         reply.input_tokens = usage.prompt_token_count + usage.tool_use_prompt_token_count;

@@ -1,10 +1,14 @@
-//! The four wire protocols: each turns one question into a request (typed `serde` structs) and
-//! one response body into a [`Reply`]. No I/O here: `client` sends, these modules only speak.
+//! The wire protocols: each turns one question into a request (typed `serde` structs) and one
+//! response body into a [`Reply`]: the text, the sources the provider says it cited and the ones
+//! it says it consulted, exactly as its API serves them. No I/O here: `client` sends, these
+//! modules only speak.
 
 pub mod anthropic;
 pub mod compatible;
 pub mod google;
 pub mod openai;
+pub mod perplexity;
+pub mod serpapi;
 
 use crate::config::{Kind, Location};
 
@@ -20,6 +24,12 @@ pub struct Call<'a> {
     pub max_searches: Option<u32>,
     pub effort: Option<&'a str>,
     pub location: Option<&'a Location>,
+    /// The question's language (`idioma`), for a SERP API's `hl`.
+    pub language: Option<&'a str>,
+    /// Perplexity's `search_context_size`.
+    pub search_context: Option<&'a str>,
+    /// The surface asked (`api`, or the consumer surface a SERP API captures).
+    pub surface: &'a str,
 }
 
 /// What one call answered, in the content format's terms.
@@ -29,6 +39,10 @@ pub struct Reply {
     pub text: String,
     /// Every cited source, in order of first citation, without repeats.
     pub sources: Vec<Source>,
+    /// Every source the provider says it consulted, cited or not, in the order it lists them,
+    /// without repeats; `None` when the API does not say (an OpenAI-compatible server without
+    /// `search_results`).
+    pub consulted: Option<Vec<Source>>,
     /// The dated version the provider reports.
     pub version: Option<String>,
     pub input_tokens: u64,
@@ -37,6 +51,11 @@ pub struct Reply {
     pub searches: u64,
     /// The provider flagged a refusal (or blocked the answer).
     pub refusal: bool,
+    /// A SERP API's search: what it reports of it (engine, id, date, location, language).
+    pub search: Option<serpapi::Search>,
+    /// A second request this answer needs (SerpApi's AI Overview, when Google defers it): the
+    /// path of the follow-up request, the key added by [`follow_up`].
+    pub follow_up: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,12 +64,20 @@ pub struct Source {
     pub title: String,
 }
 
-/// An HTTP request to send: path under the base URL, headers (the key among them) and body.
+/// An HTTP request to send: method, path under the base URL (with its query), headers (the key
+/// among them, except for SerpApi, which takes it only as the `api_key` query parameter) and body.
 #[derive(Debug, Clone)]
 pub struct Request {
+    pub method: Method,
     pub path: String,
     pub headers: Vec<(&'static str, String)>,
     pub body: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
 }
 
 /// Builds the request of one call for a protocol. `key` is `None` for a keyless local server.
@@ -59,7 +86,17 @@ pub fn request(kind: Kind, call: &Call<'_>, key: Option<&str>) -> Request {
         Kind::Openai => openai::request(call, key),
         Kind::Anthropic => anthropic::request(call, key),
         Kind::Google => google::request(call, key),
+        Kind::Perplexity => perplexity::request(call, key),
+        Kind::Serpapi => serpapi::request(call, key),
         Kind::Compatible => compatible::request(call, key),
+    }
+}
+
+/// The follow-up request a reply asked for (see [`Reply::follow_up`]).
+pub fn follow_up(kind: Kind, path: &str, key: Option<&str>) -> Request {
+    match kind {
+        Kind::Serpapi => serpapi::follow_up(path, key),
+        _ => Request { method: Method::Get, path: path.to_owned(), headers: Vec::new(), body: Vec::new() },
     }
 }
 
@@ -69,6 +106,8 @@ pub fn parse(kind: Kind, body: &[u8]) -> Result<Reply, String> {
         Kind::Openai => openai::parse(body),
         Kind::Anthropic => anthropic::parse(body),
         Kind::Google => google::parse(body),
+        Kind::Perplexity => perplexity::parse(body),
+        Kind::Serpapi => serpapi::parse(body),
         Kind::Compatible => compatible::parse(body),
     }
     .map_err(|e| e.to_string())

@@ -19,6 +19,18 @@ pub const SIX_MODELS: [(&str, &str, &str, &str); 6] = [
     ("sonar", "perplexity", "compatible", "sonar"),
 ];
 
+/// Perplexity's Sonar API as a provider of its own, and Google's consumer surfaces through
+/// SerpApi: (id, provider name, kind, model id or surface).
+pub const SURFACE_MODELS: [(&str, &str, &str, &str); 3] = [
+    ("sonar-perplexity", "perplexity", "perplexity", "sonar"),
+    ("google-ai-overview", "serpapi", "serpapi", "google_ai_overview"),
+    ("google-ai-mode", "serpapi", "serpapi", "google_ai_mode"),
+];
+
+/// USD per SerpApi search, and Perplexity's prices (per million tokens, and per request).
+pub const SEARCH_PRICE: f64 = 0.015;
+pub const PERPLEXITY_CALL: f64 = 1000.0 * 1.0 / 1e6 + 300.0 * 1.0 / 1e6 + 0.005;
+
 pub const BRANDS: &str = r#"[[marcas]]
 id = "movistar"
 nombre = "Movistar"
@@ -82,7 +94,7 @@ impl<'a> FileSpec<'a> {
     /// estimate is set to the same so the budget's reservations are exact.
     pub fn render(&self) -> String {
         let mut text = format!(
-            "repeticiones = {}\npresupuesto_usd = {}\n\n[estimacion]\ntokens_entrada = 1000\ntokens_salida = 300\nbusquedas = 1\n\n[reintentos]\nintentos = {}\nespera_inicial_ms = 50\nespera_maxima_s = 2\ntiempo_limite_s = {}\n\n[ubicacion]\npais = \"AR\"\nciudad = \"Buenos Aires\"\n\n",
+            "repeticiones = {}\npresupuesto_usd = {}\n\n[lotes]\nsondeo_s = 0.05\n\n[estimacion]\ntokens_entrada = 1000\ntokens_salida = 300\nbusquedas = 1\n\n[reintentos]\nintentos = {}\nespera_inicial_ms = 50\nespera_maxima_s = 2\ntiempo_limite_s = {}\n\n[ubicacion]\npais = \"AR\"\nciudad = \"Buenos Aires\"\n\n",
             self.repetitions, self.budget, self.attempts, self.timeout_s
         );
         let mut providers: BTreeMap<&str, &str> = BTreeMap::new();
@@ -99,10 +111,18 @@ impl<'a> FileSpec<'a> {
             }
             text.push('\n');
         }
-        for (id, name, _, model) in self.models {
-            text.push_str(&format!(
-                "[[modelos]]\nid = \"{id}\"\nproveedor = \"{name}\"\nmodelo = \"{model}\"\nnivel = \"estándar\"\nbusquedas_max = 3\nprecio = {{ entrada = 0.25, salida = 2.0, busqueda = 0.01 }}\n\n"
-            ));
+        for (id, name, kind, model) in self.models {
+            match *kind {
+                "serpapi" => text.push_str(&format!(
+                    "[[modelos]]\nid = \"{id}\"\nproveedor = \"{name}\"\nsuperficie = \"{model}\"\nnivel = \"estándar\"\nprecio = {{ busqueda = {SEARCH_PRICE} }}\n\n"
+                )),
+                "perplexity" => text.push_str(&format!(
+                    "[[modelos]]\nid = \"{id}\"\nproveedor = \"{name}\"\nmodelo = \"{model}\"\nnivel = \"estándar\"\ncontexto_busqueda = \"low\"\nprecio = {{ entrada = 1.0, salida = 1.0, solicitud = 0.005 }}\n\n"
+                )),
+                _ => text.push_str(&format!(
+                    "[[modelos]]\nid = \"{id}\"\nproveedor = \"{name}\"\nmodelo = \"{model}\"\nnivel = \"estándar\"\nbusquedas_max = 3\nprecio = {{ entrada = 0.25, salida = 2.0, busqueda = 0.01 }}\n\n"
+                )),
+            }
         }
         text
     }
@@ -117,10 +137,15 @@ pub fn keys(file: &CollectionFile, key: &str) -> BTreeMap<String, Option<String>
 
 /// Plans and collects a study in-process.
 pub async fn collect(dir: &Path, key: &str) -> Summary {
+    collect_with(dir, key, false).await
+}
+
+/// Plans and collects a study in-process, in batches where the provider has them (`--lote`).
+pub async fn collect_with(dir: &Path, key: &str, batches: bool) -> Summary {
     let file = CollectionFile::read(&dir.join("recoleccion.toml")).unwrap();
     let plan = run::plan(dir, &file).unwrap();
     let keys = keys(&file, key);
-    run::collect(file, plan, Options { study: dir.to_path_buf(), progress: false, keys }, Stop::default())
+    run::collect(file, plan, Options { study: dir.to_path_buf(), progress: false, keys, batches }, Stop::default())
         .await
         .unwrap()
 }

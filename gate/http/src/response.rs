@@ -20,7 +20,7 @@ macro_rules! expose_headers {
 }
 pub const EXPOSE_HEADERS: &str = expose_headers!();
 /// Request headers a browser may send cross-origin.
-pub const ALLOW_HEADERS: &str = "PAYMENT-SIGNATURE, SIGN-IN-WITH-X, Authorization, Content-Type, Accept, If-None-Match, Range, If-Range, MCP-Protocol-Version, Mcp-Session-Id";
+pub const ALLOW_HEADERS: &str = "PAYMENT-SIGNATURE, SIGN-IN-WITH-X, Authorization, Accept-Payment, Content-Type, Accept, If-None-Match, Range, If-Range, MCP-Protocol-Version, Mcp-Session-Id";
 pub const JSON: &str = "application/json; charset=utf-8";
 
 /// The CORS lines every answer ends its head with, after `Content-Length`.

@@ -236,6 +236,8 @@ pub struct Store<'a> {
     pub mpp: Option<&'a crate::payment::mpp::Mpp>,
     /// The address of the client calling, for the limits on refused payments.
     pub client: Option<std::net::IpAddr>,
+    /// The HTTP request's `Accept-Payment` (MPP), parsed: what the caller can pay with.
+    pub accept_payment: Option<crate::payment::preferences::AcceptPayment>,
 }
 
 /// A JSON-RPC error, with the HTTP status it travels with.

@@ -283,6 +283,7 @@ pub async fn call(
                     let meta = params.get("_meta");
                     let capabilities = meta.and_then(|m| m.get(super::modern::keys::CLIENT_CAPABILITIES));
                     let bindings = purchase::Bindings::of(era == Era::Modern, capabilities);
+                    let preferences = purchase::preferences_of(meta, store.accept_payment.as_ref());
                     return purchase::buy(
                         store.offers,
                         store.shop,
@@ -292,6 +293,7 @@ pub async fn call(
                         view,
                         meta,
                         bindings,
+                        preferences.as_ref(),
                     )
                     .await
                     .map_err(|e| RpcError::new(200, e.code, e.message).with_data(e.data));

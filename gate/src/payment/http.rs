@@ -13,7 +13,9 @@
 //! sent with a challenge of its own ([`super::unpaid`]). Every 402 also carries fresh MPP
 //! challenges (`WWW-Authenticate: Payment`); an `Authorization: Payment` credential is checked by
 //! [`super::mpp`] and sold by the same shop, answered with `Payment-Receipt` or an RFC 9457
-//! problem; both protocols' credentials in one request get 400.
+//! problem; both protocols' credentials in one request get 400. MPP's `Accept-Payment` filters
+//! and orders every 402's x402 requirements and MPP challenges ([`super::preferences`]); the
+//! prepared unpaid 402 is sent when it changes nothing, the filtered one is built whole.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -26,6 +28,7 @@ use serde_json::{Value, json};
 
 use super::mpp::{self, Mpp, Problem};
 use super::offer::{Binding, Offer, OfferError, Offers};
+use super::preferences::{AcceptPayment, Selection, taken};
 use super::refusal::Refusal;
 use super::settlement::UNCERTAIN_CODE;
 use super::shop::Shop;
@@ -45,6 +48,13 @@ const PROBLEM_JSON: &str = "application/problem+json";
 
 /// The `error` of an unpaid 402, as the x402 reference servers word it.
 const HEADER_REQUIRED: &str = "PAYMENT-SIGNATURE header is required";
+
+/// What a 402 varies by: the page or JSON (`Accept`) and the requirements shown
+/// (`Accept-Payment`).
+const VARY: &str = "Accept, Accept-Payment";
+
+/// The code of an unpaid 402 whose `Accept-Payment` named nothing the store takes.
+pub const NOTHING_TAKEN: &str = "medio_de_pago_no_aceptado";
 
 /// The 402 answers of every offer, worked out at load.
 #[derive(Debug, Default)]
@@ -100,10 +110,11 @@ impl Storefront {
         self.mpp.as_ref()
     }
 
-    /// Appends the offer's fresh MPP challenges (`WWW-Authenticate: Payment`) to a 402.
-    fn challenged(&self, offer: &Offer, reply: Reply) -> Reply {
+    /// Appends the offer's fresh MPP challenges (`WWW-Authenticate: Payment`) to a 402, those
+    /// the buyer's preferences keep, in their order.
+    fn challenged(&self, offer: &Offer, selection: &Selection, reply: Reply) -> Reply {
         match (&self.mpp, reply.status) {
-            (Some(mpp), 402) => match mpp.www_authenticate(offer) {
+            (Some(mpp), 402) => match mpp.www_authenticate_for(offer, selection) {
                 Some(value) => reply.with_header("WWW-Authenticate", value),
                 None => reply,
             },
@@ -117,7 +128,7 @@ impl Storefront {
         let placeholder = Challenge::placeholder();
         for offer in offers.iter() {
             let required = offer.payment_required_with(Binding::Http, Some(HEADER_REQUIRED), Some(&placeholder));
-            let json = self.reply_with(offer, None, &required).with_header("Vary", "Accept");
+            let json = self.reply_with(offer, None, &required).with_header("Vary", VARY);
             let html = self.payment_pages.get(&offer.slug).map(|page| html_payment_reply(&json, page.clone()));
             // Sent to every unpaid request with only the challenge changed: their bytes are
             // written once, here.
@@ -134,14 +145,14 @@ impl Storefront {
     }
 
     /// The unpaid 402 of an offer, with a fresh challenge: HTML for a browser, JSON for
-    /// everyone else.
-    fn unpaid_reply(&self, offer: &Offer, accept: Option<&[u8]>) -> Reply {
-        let reply = self.unpaid_reply_x402(offer, accept);
-        self.challenged(offer, reply)
+    /// everyone else; the requirements and challenges those the buyer's preferences keep.
+    fn unpaid_reply(&self, offer: &Offer, accept: Option<&[u8]>, selection: &Selection) -> Reply {
+        let reply = self.unpaid_reply_x402(offer, accept, selection);
+        self.challenged(offer, selection, reply)
     }
 
     /// [`Storefront::unpaid_reply`] without its MPP challenges.
-    fn unpaid_reply_x402(&self, offer: &Offer, accept: Option<&[u8]>) -> Reply {
+    fn unpaid_reply_x402(&self, offer: &Offer, accept: Option<&[u8]>, selection: &Selection) -> Reply {
         let unpaid = self.unpaid.get(&offer.slug).and_then(|views| views.get(&offer.view));
         let wants_html = prefers_html(accept) && self.payment_pages.contains_key(&offer.slug);
         let prepared = match unpaid {
@@ -150,28 +161,64 @@ impl Storefront {
             None => None,
         };
         let challenge = offer.sign_in.as_ref().map(|s| s.challenge()).unwrap_or_else(Challenge::placeholder);
-        if let Some(prepared) = prepared {
+        let plain = selection.is_plain(offer.required.accepts.len());
+        if let (Some(prepared), true) = (prepared, plain) {
             return prepared.fill(&challenge);
         }
-        let required = offer.payment_required_with(Binding::Http, Some(HEADER_REQUIRED), Some(&challenge));
-        let json = self.reply_with(offer, None, &required).with_header("Vary", "Accept");
+        let required =
+            shown(offer.payment_required_with(Binding::Http, Some(HEADER_REQUIRED), Some(&challenge)), selection);
+        let json = match &selection.unmatched {
+            Some(preferences) => self.nothing_taken_reply(offer, preferences, &required),
+            None => self.reply_with(offer, None, &required),
+        }
+        .with_header("Vary", VARY);
         match self.payment_pages.get(&offer.slug) {
             Some(page) if wants_html => html_payment_reply(&json, page.clone()),
             _ => json,
         }
     }
 
+    /// The unpaid 402 for preferences that named nothing this offer takes: everything it
+    /// offers (the draft lets a server ignore such a header), and what it takes, in words
+    /// (Spanish, then English) and as `method/intent` names.
+    fn nothing_taken_reply(&self, offer: &Offer, preferences: &AcceptPayment, required: &PaymentRequired) -> Reply {
+        let takes = taken(&offer.required.accepts, self.mpp.is_some());
+        let names: Vec<&str> = takes.iter().filter_map(|t| t["medio"].as_str()).collect();
+        let body = json!({
+            "error": NOTHING_TAKEN,
+            "mensaje": format!(
+                "Accept-Payment ({}) no nombra ningún medio de pago que este estudio acepte con q > 0. Acepta: {} (x402 v2 y MPP, USDC). Se ofrece todo lo que acepta; pague con uno de los requisitos de x402.accepts o con un desafío de WWW-Authenticate.",
+                preferences.as_str(),
+                names.join(", ")
+            ),
+            "message": format!(
+                "Accept-Payment ({}) names no payment method this study takes with q > 0. It takes: {} (x402 v2 and MPP, USDC). Everything it takes is offered: pay with one of x402.accepts or a WWW-Authenticate challenge.",
+                preferences.as_str(),
+                names.join(", ")
+            ),
+            "acepta": takes,
+            "estudio": offer.slug,
+            "vista": offer.view,
+            "x402": required,
+            "como_comprar": self.how_to_buy_of(offer),
+        });
+        Reply::json(402, &body)
+            .with_header("Cache-Control", "no-store")
+            .with_header("PAYMENT-REQUIRED", encode_json(required))
+    }
+
     /// A 402 (or the refusal's status) with `PAYMENT-REQUIRED` and the same object in the body.
-    fn refusal_reply(&self, offer: &Offer, refusal: Option<&Refusal>) -> Reply {
+    fn refusal_reply(&self, offer: &Offer, selection: &Selection, refusal: Option<&Refusal>) -> Reply {
         let code = refusal.map_or(HEADER_REQUIRED, |r| r.code.as_str());
-        let reply = self.reply_with(offer, refusal, &offer.payment_required(Binding::Http, Some(code)));
-        self.challenged(offer, reply)
+        let required = shown(offer.payment_required(Binding::Http, Some(code)), selection);
+        let reply = self.reply_with(offer, refusal, &required);
+        self.challenged(offer, selection, reply)
     }
 
     /// An MPP refusal: the problem (RFC 9457) with the gate's own fields and the x402 offer as
     /// extension members, `PAYMENT-REQUIRED` and, on a 402, fresh MPP challenges.
-    fn problem_reply(&self, offer: &Offer, problem: &Problem, code: Option<&str>) -> Reply {
-        let required = offer.payment_required(Binding::Http, Some(code.unwrap_or(problem.kind)));
+    fn problem_reply(&self, offer: &Offer, selection: &Selection, problem: &Problem, code: Option<&str>) -> Reply {
+        let required = shown(offer.payment_required(Binding::Http, Some(code.unwrap_or(problem.kind))), selection);
         let mut body = problem.members();
         body.insert("error".into(), json!(code.unwrap_or(problem.kind)));
         body.insert("mensaje".into(), json!(problem.detail));
@@ -185,7 +232,7 @@ impl Storefront {
         let reply = Reply::new(problem.status, PROBLEM_JSON, Body::Bytes(Bytes::from(bytes)))
             .with_header("Cache-Control", "no-store")
             .with_header("PAYMENT-REQUIRED", encode_json(&required));
-        self.challenged(offer, reply)
+        self.challenged(offer, selection, reply)
     }
 
     /// The study's "how to buy" block, with its own price.
@@ -226,6 +273,14 @@ impl Storefront {
     }
 }
 
+/// A 402 object with the requirements a buyer's preferences keep, in their order.
+fn shown(mut required: PaymentRequired, selection: &Selection) -> PaymentRequired {
+    if !selection.is_plain(required.accepts.len()) {
+        required.accepts = selection.apply(&required.accepts);
+    }
+    required
+}
+
 /// What an unpaid 402 says in words.
 fn unpaid_message(offer: &Offer) -> String {
     let price = offer.required.accepts.first().and_then(|a| Price::from_atomic_str(&a.amount));
@@ -246,6 +301,16 @@ pub struct Asked<'a> {
     pub sign_in: Option<&'a [u8]>,
     /// An MPP credential: what follows `Payment ` in `Authorization`.
     pub mpp: Option<&'a [u8]>,
+    /// MPP's `Accept-Payment`: which requirements and challenges a 402 shows, in which order.
+    pub accept_payment: Option<&'a [u8]>,
+}
+
+impl Asked<'_> {
+    /// What the buyer's preferences keep of an offer.
+    fn selection(&self, offer: &Offer) -> Selection {
+        let preferences = self.accept_payment.and_then(AcceptPayment::parse);
+        Selection::of(&offer.required.accepts, preferences.as_ref())
+    }
 }
 
 /// The answer to a request for a study that carries neither a payment nor a sign-in (or is a
@@ -256,7 +321,7 @@ pub fn answer_unpaid(front: &Storefront, offers: &Offers, slug: &str, asked: &As
         return None;
     }
     Some(match find_offer(offers, slug, asked.query) {
-        Ok(offer) => front.unpaid_reply(offer, asked.accept),
+        Ok(offer) => front.unpaid_reply(offer, asked.accept, &asked.selection(offer)),
         Err(unknown) => unknown,
     })
 }
@@ -281,6 +346,7 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
         payment: request.header("payment-signature"),
         sign_in: request.header("sign-in-with-x"),
         mpp: request.header("authorization").and_then(mpp::credential_of),
+        accept_payment: request.header("accept-payment"),
     };
     if let Some(reply) = answer_unpaid(front, offers, slug, &asked) {
         return reply;
@@ -289,9 +355,10 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
         Ok(offer) => offer,
         Err(unknown) => return unknown,
     };
+    let selection = asked.selection(offer);
     let (header, proof, credential) = (asked.payment, asked.sign_in, asked.mpp);
     if let Err(refusal) = shop.admit(request.client) {
-        return front.refusal_reply(offer, Some(&refusal));
+        return front.refusal_reply(offer, &selection, Some(&refusal));
     }
     if header.is_some() && credential.is_some() {
         let problem = Problem {
@@ -299,7 +366,7 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
             status: 400,
             detail: "El pedido trae dos credenciales (PAYMENT-SIGNATURE de x402 y Authorization: Payment de MPP): envíe solo una.".to_owned(),
         };
-        return front.problem_reply(offer, &problem, Some("credenciales_duplicadas"));
+        return front.problem_reply(offer, &selection, &problem, Some("credenciales_duplicadas"));
     }
     if let Some(proof) = proof {
         let outcome = match siwx::decode_header(proof) {
@@ -323,15 +390,15 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
             }
             Err(refusal) => {
                 shop.count_refused(request.client, &refusal);
-                return front.refusal_reply(offer, Some(&refusal));
+                return front.refusal_reply(offer, &selection, Some(&refusal));
             }
         }
     }
     if let Some(credential) = credential {
-        return answer_mpp(front, shop, offer, request, credential).await;
+        return answer_mpp(front, shop, offer, &selection, request, credential).await;
     }
     let Some(header) = header else {
-        return front.unpaid_reply(offer, request.header("accept"));
+        return front.unpaid_reply(offer, request.header("accept"), &selection);
     };
     let payload = match decode_payment_signature(header) {
         Ok(payload) => payload,
@@ -344,7 +411,7 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
                 retry_after: None,
             };
             shop.count_refused(request.client, &refusal);
-            return front.refusal_reply(offer, Some(&refusal));
+            return front.refusal_reply(offer, &selection, Some(&refusal));
         }
     };
     match shop.purchase(offer, &payload).await {
@@ -354,16 +421,23 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
             .with_header("Server-Timing", delivery.timing.header()),
         Err(refusal) => {
             shop.count_refused(request.client, &refusal);
-            front.refusal_reply(offer, Some(&refusal))
+            front.refusal_reply(offer, &selection, Some(&refusal))
         }
     }
 }
 
 /// A purchase paid with an MPP credential: checked against its challenge at the edge, then
 /// sold by the same [`Shop::purchase_as`] as an x402 payment.
-async fn answer_mpp(front: &Storefront, shop: &Shop, offer: &Offer, request: &Request<'_>, credential: &[u8]) -> Reply {
+async fn answer_mpp(
+    front: &Storefront,
+    shop: &Shop,
+    offer: &Offer,
+    selection: &Selection,
+    request: &Request<'_>,
+    credential: &[u8],
+) -> Reply {
     let Some(mpp) = &front.mpp else {
-        return front.unpaid_reply(offer, request.header("accept"));
+        return front.unpaid_reply(offer, request.header("accept"), selection);
     };
     let admitted = match mpp.admit(offer, credential) {
         Ok(admitted) => admitted,
@@ -376,7 +450,7 @@ async fn answer_mpp(front: &Storefront, shop: &Shop, offer: &Offer, request: &Re
                 retry_after: None,
             };
             shop.count_refused(request.client, &refusal);
-            return front.problem_reply(offer, &problem, None);
+            return front.problem_reply(offer, selection, &problem, None);
         }
     };
     match shop.purchase_as(offer, &admitted.payload, Protocol::Mpp).await {
@@ -393,17 +467,19 @@ async fn answer_mpp(front: &Storefront, shop: &Shop, offer: &Offer, request: &Re
             match refusal.status {
                 400 => front.problem_reply(
                     offer,
+                    selection,
                     &Problem::new("malformed-credential", refusal.message),
                     Some(&refusal.code),
                 ),
                 402 => front.problem_reply(
                     offer,
+                    selection,
                     &Problem::new("verification-failed", refusal.message),
                     Some(&refusal.code),
                 ),
                 // Uncertain, turned away, conflicting or the facilitator's fault: the same answer
                 // an x402 buyer gets.
-                _ => front.refusal_reply(offer, Some(&refusal)),
+                _ => front.refusal_reply(offer, selection, Some(&refusal)),
             }
         }
     }
@@ -456,14 +532,13 @@ mod tests {
 
     #[test]
     fn the_html_402_keeps_the_payment_header() {
-        let json =
-            Reply::new(402, JSON, Body::Empty).with_header("PAYMENT-REQUIRED", "abc").with_header("Vary", "Accept");
+        let json = Reply::new(402, JSON, Body::Empty).with_header("PAYMENT-REQUIRED", "abc").with_header("Vary", VARY);
         let page = html_payment_reply(&json, Bytes::from_static(b"<!doctype html>"));
         assert_eq!(page.status, 402);
         let headers: Vec<(&str, &str)> = page.headers.iter().map(|(n, v)| (*n, v.to_str().unwrap())).collect();
         assert!(headers.contains(&("Content-Type", HTML)));
         assert!(headers.contains(&("PAYMENT-REQUIRED", "abc")));
-        assert!(headers.contains(&("Vary", "Accept")));
+        assert!(headers.contains(&("Vary", VARY)));
         assert_eq!(headers.iter().filter(|(n, _)| *n == "Content-Type").count(), 1);
     }
 }

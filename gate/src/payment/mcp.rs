@@ -34,6 +34,7 @@ use serde_json::{Map, Value, json};
 use super::mpp::{self, Mpp, Problem};
 pub use super::offer::BUY_TOOL;
 use super::offer::{Binding, Offer, Offers};
+use super::preferences::{AcceptPayment, Selection, taken};
 use super::reaccess::{PROOF_META, Redelivery, proof_from_meta};
 use super::refusal::Refusal;
 use super::settlement::UNCERTAIN_CODE;
@@ -54,18 +55,28 @@ const FIRST_ERROR: &str = "Payment required: send a PaymentPayload object in par
 
 /// The MCP PaymentRequired of an offer, with `error`, as JSON.
 pub fn payment_required(offer: &Offer, error: &str) -> Value {
-    serde_json::to_value(offer.payment_required(Binding::Mcp, Some(error))).unwrap_or_else(|_| json!({}))
+    payment_required_shown(offer, error, &Selection::all(offer.required.accepts.len()))
+}
+
+/// [`payment_required`] with the requirements a buyer's preferences keep, in their order.
+fn payment_required_shown(offer: &Offer, error: &str, selection: &Selection) -> Value {
+    let mut required = offer.payment_required(Binding::Mcp, Some(error));
+    if !selection.is_plain(required.accepts.len()) {
+        required.accepts = selection.apply(&required.accepts);
+    }
+    serde_json::to_value(required).unwrap_or_else(|_| json!({}))
 }
 
 /// The payment-required tool result: `structuredContent` and `content[0].text` carry the
 /// same object; a second text block says in words what to do.
 fn payment_required_result(
     offer: &Offer,
+    selection: &Selection,
     error: &str,
     message: &str,
     settlement: Option<&SettlementResponse>,
 ) -> Value {
-    let required = payment_required(offer, error);
+    let required = payment_required_shown(offer, error, selection);
     let amount = offer.required.accepts.first().map(|a| a.amount.as_str()).unwrap_or_default();
     let hint = format!(
         "{message} Pago requerido: {amount} unidades de USDC por {} ({}). Firme una autorización EIP-3009 para una entrada de accepts y repita la llamada con params._meta[\"x402/payment\"] = PaymentPayload (objeto JSON) con accepted copiado sin cambios. No se cobró nada. Si esta billetera ya lo compró, firme el desafío de extensions[\"sign-in-with-x\"] y repita la llamada con params._meta[\"{PROOF_META}\"] = la prueba (objeto JSON): lo recibe de nuevo sin pagar.",
@@ -171,8 +182,19 @@ enum Outcome {
     Internal { status: u16, code: String, detail: String },
 }
 
+/// What a call says it can pay with: MPP's `Accept-Payment` grammar, in
+/// `params._meta["org.paymentauth/accept-payment"]` (a string) or else in the HTTP request's
+/// `Accept-Payment` header (`header`). A malformed value is ignored, as over HTTP.
+pub fn preferences_of(meta: Option<&Value>, header: Option<&AcceptPayment>) -> Option<AcceptPayment> {
+    match meta.and_then(|m| m.get(super::preferences::MCP_META)).and_then(Value::as_str) {
+        Some(text) => AcceptPayment::parse(text.as_bytes()),
+        None => header.cloned(),
+    }
+}
+
 /// Runs `comprar_estudio` for a known slug and view, answering in the bindings the request
-/// asks for ([`Bindings`]). MPP's challenges are offered beside x402's in every form.
+/// asks for ([`Bindings`]). MPP's challenges are offered beside x402's in every form, the
+/// requirements and challenges those the buyer's `preferences` keep ([`preferences_of`]).
 #[allow(clippy::too_many_arguments)]
 pub async fn buy(
     offers: &Offers,
@@ -183,6 +205,7 @@ pub async fn buy(
     view: View,
     meta: Option<&Value>,
     bindings: Bindings,
+    preferences: Option<&AcceptPayment>,
 ) -> Result<Value, RpcError> {
     let offer = match offers.find(slug, Some(view.as_str())) {
         Ok(offer) => offer,
@@ -197,17 +220,31 @@ pub async fn buy(
         // What an HTTP purchase answers with a 402, counted with them.
         shop.metrics().payment_required("/mcp");
     }
-    render(offer, mpp, bindings, outcome)
+    let selection = Selection::of(&offer.required.accepts, preferences);
+    render(offer, mpp, bindings, &selection, outcome)
 }
 
 /// Dresses an outcome in the binding the request asked for.
-fn render(offer: &Offer, mpp: Option<&Mpp>, bindings: Bindings, outcome: Outcome) -> Result<Value, RpcError> {
-    let challenges: Vec<Value> =
-        mpp.map(|mpp| mpp.challenges(offer).iter().map(mpp::challenge_json).collect()).unwrap_or_default();
+fn render(
+    offer: &Offer,
+    mpp: Option<&Mpp>,
+    bindings: Bindings,
+    selection: &Selection,
+    outcome: Outcome,
+) -> Result<Value, RpcError> {
+    let challenges: Vec<Value> = mpp
+        .map(|mpp| mpp.challenges_for(offer, selection).iter().map(mpp::challenge_json).collect())
+        .unwrap_or_default();
     let offered = (!challenges.is_empty()).then(|| json!({"httpStatus": 402, "challenges": challenges}));
     match outcome {
         Outcome::Done(result) => Ok(result),
         Outcome::Required { error, message, settlement, unpaid } => {
+            // Preferences that named nothing this offer takes: everything is offered, and the
+            // answer says what it takes.
+            let (error, message) = match (&selection.unmatched, unpaid) {
+                (Some(preferences), true) => nothing_taken(offer, mpp.is_some(), preferences),
+                _ => (error, message),
+            };
             if bindings.x402_extension {
                 let mut meta = Map::new();
                 if let Some(settlement) = &settlement {
@@ -216,25 +253,38 @@ fn render(offer: &Offer, mpp: Option<&Mpp>, bindings: Bindings, outcome: Outcome
                 if let Some(offered) = offered {
                     meta.insert(MPP_REQUIRED_META.to_owned(), offered);
                 }
-                let mut result =
-                    json!({"resultType": "payment_required", "paymentRequired": payment_required(offer, &error)});
+                let mut result = json!({"resultType": "payment_required",
+                    "paymentRequired": payment_required_shown(offer, &error, selection)});
                 if !meta.is_empty() {
                     result["_meta"] = Value::Object(meta);
                 }
                 return Ok(result);
             }
             if unpaid && bindings.mpp && offered.is_some() {
-                let problem = Problem::new(
-                    "payment-required",
-                    format!(
+                let detail = match &selection.unmatched {
+                    Some(_) => message.clone(),
+                    None => format!(
                         "Pago requerido para {} (vista {}): firme uno de los desafíos (MPP, method=\"evm\" intent=\"charge\") o pague con x402 (data.x402).",
                         offer.slug,
                         offer.view.as_str()
                     ),
+                };
+                let problem = Problem::new("payment-required", detail);
+                let mut error = mpp_error(
+                    PAYMENT_REQUIRED_CODE,
+                    "Payment Required",
+                    offer,
+                    selection,
+                    challenges,
+                    &problem,
+                    &error,
                 );
-                return Err(mpp_error(PAYMENT_REQUIRED_CODE, "Payment Required", offer, challenges, &problem, &error));
+                if selection.unmatched.is_some() {
+                    error.data["acepta"] = json!(taken(&offer.required.accepts, mpp.is_some()));
+                }
+                return Err(error);
             }
-            let mut result = payment_required_result(offer, &error, &message, settlement.as_deref());
+            let mut result = payment_required_result(offer, selection, &error, &message, settlement.as_deref());
             if let Some(offered) = offered {
                 if !result["_meta"].is_object() {
                     result["_meta"] = json!({});
@@ -245,7 +295,15 @@ fn render(offer: &Offer, mpp: Option<&Mpp>, bindings: Bindings, outcome: Outcome
         }
         Outcome::MppRefused { problem, code } => {
             let error = format!("{code}: {}", problem.detail);
-            Err(mpp_error(VERIFICATION_FAILED_CODE, "Payment Verification Failed", offer, challenges, &problem, &error))
+            Err(mpp_error(
+                VERIFICATION_FAILED_CODE,
+                "Payment Verification Failed",
+                offer,
+                selection,
+                challenges,
+                &problem,
+                &error,
+            ))
         }
         Outcome::Invalid { detail, problem } => {
             let mut data = json!({"detail": detail});
@@ -267,6 +325,7 @@ fn mpp_error(
     code: i64,
     message: &str,
     offer: &Offer,
+    selection: &Selection,
     challenges: Vec<Value>,
     problem: &Problem,
     x402_error: &str,
@@ -275,12 +334,31 @@ fn mpp_error(
         "httpStatus": 402,
         "challenges": challenges,
         "problem": Value::Object(problem.members()),
-        "x402": payment_required(offer, x402_error),
+        "x402": payment_required_shown(offer, x402_error, selection),
     });
     if code == VERIFICATION_FAILED_CODE {
         data["failure"] = json!({"reason": problem.kind, "detail": problem.detail});
     }
     RpcError::new(code, message, data)
+}
+
+/// The `error` and words of an unpaid answer whose preferences named nothing the offer takes.
+fn nothing_taken(offer: &Offer, offers_mpp: bool, preferences: &AcceptPayment) -> (String, String) {
+    let takes = taken(&offer.required.accepts, offers_mpp);
+    let names: Vec<&str> = takes.iter().filter_map(|t| t["medio"].as_str()).collect();
+    let error = format!(
+        "{}: Accept-Payment ({}) names nothing this study takes; it takes {}",
+        super::http::NOTHING_TAKEN,
+        preferences.as_str(),
+        names.join(", ")
+    );
+    let message = format!(
+        "Accept-Payment ({}) no nombra ningún medio de pago que este estudio acepte con q > 0; acepta {} (x402 v2 y MPP, USDC). Se ofrece todo lo que acepta. / It takes {}; everything it takes is offered.",
+        preferences.as_str(),
+        names.join(", "),
+        names.join(", ")
+    );
+    (error, message)
 }
 
 /// An MPP purchase over MCP: the credential object checked against its challenge, then the
@@ -544,12 +622,14 @@ mod tests {
     fn the_payment_required_result_mirrors_its_json_and_carries_a_failed_receipt() {
         let offer = offer();
         let failed = SettlementResponse::failure("eip155:84532", "insufficient_funds", None, None);
-        let result = payment_required_result(&offer, "insufficient_funds: sin saldo", "Sin saldo.", Some(&failed));
+        let all = Selection::all(offer.required.accepts.len());
+        let result =
+            payment_required_result(&offer, &all, "insufficient_funds: sin saldo", "Sin saldo.", Some(&failed));
         assert_eq!(result["isError"], true);
         let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().expect("text")).expect("json");
         assert_eq!(text, result["structuredContent"]);
         assert!(result["content"][1]["text"].as_str().is_some_and(|t| t.starts_with("Sin saldo.")));
         assert_eq!(result["_meta"][RECEIPT_META]["success"], false);
-        assert!(payment_required_result(&offer, "x", "", None).get("_meta").is_none());
+        assert!(payment_required_result(&offer, &all, "x", "", None).get("_meta").is_none());
     }
 }

@@ -13,7 +13,8 @@
 //! sale embeds are kept in memory after their first sale ([`study`]). MPP (the Machine
 //! Payments Protocol, method `evm`) is offered beside x402 on the same 402s; its credentials are
 //! checked against their stateless challenges at the edge ([`mpp`]) and sold by the same
-//! [`shop::Shop::purchase_as`].
+//! [`shop::Shop::purchase_as`]. What a buyer says it can pay with (MPP's `Accept-Payment`)
+//! filters and orders the requirements and challenges of every 402 ([`preferences`]).
 
 pub mod http;
 pub mod identifiers;
@@ -21,6 +22,7 @@ pub mod limits;
 pub mod mcp;
 pub mod mpp;
 pub mod offer;
+pub mod preferences;
 pub mod proof;
 pub mod reaccess;
 pub mod receipt;

@@ -35,6 +35,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::offer::Offer;
+use super::preferences::Selection;
 use crate::clock::{Clock, iso8601};
 use crate::links::LinkSigner;
 use crate::x402::{PaymentPayload, PaymentRequirements};
@@ -193,6 +194,23 @@ impl Mpp {
             .then(|| challenges.iter().filter_map(|c| wire::format_challenge(c).ok()).collect::<Vec<_>>().join(", "));
         self.headers.lock().insert(key, (now, value.clone()));
         value
+    }
+
+    /// The fresh challenges of the requirements a buyer's preferences keep, in their order.
+    pub fn challenges_for(&self, offer: &Offer, selection: &Selection) -> Vec<Challenge> {
+        let now = self.clock.now();
+        selection.apply(&offer.required.accepts).iter().filter_map(|req| self.challenge_for(offer, req, now)).collect()
+    }
+
+    /// [`Mpp::www_authenticate`] for the requirements a buyer's preferences keep, in their
+    /// order (`None`: none of them is payable over MPP).
+    pub fn www_authenticate_for(&self, offer: &Offer, selection: &Selection) -> Option<String> {
+        if selection.is_plain(offer.required.accepts.len()) {
+            return self.www_authenticate(offer);
+        }
+        let challenges = self.challenges_for(offer, selection);
+        (!challenges.is_empty())
+            .then(|| challenges.iter().filter_map(|c| wire::format_challenge(c).ok()).collect::<Vec<_>>().join(", "))
     }
 
     fn challenge_for(&self, offer: &Offer, req: &PaymentRequirements, now: u64) -> Option<Challenge> {

@@ -3,10 +3,12 @@
 //! Agents read JSON; analysts, journalists and the publisher want to look. Every page is
 //! rendered from `templates/` out of the same free documents agents read (the catalog and
 //! the study sheets), so a page cannot show anything the free JSON does not. Charts are inline
-//! SVG whose geometry is computed here, so they need no JavaScript; the only script is the
-//! catalog's filter and search box. Pages load nothing from other hosts: one stylesheet and
-//! one script, both served from `dist/public`, and a Content-Security-Policy that says so
-//! (`contract::CONTENT_SECURITY_POLICY`, which the manifest's `_headers` and the gate send).
+//! SVG whose geometry is computed here, so they need no JavaScript; the scripts are the
+//! catalog's filter and search box and the checkout of the study pages and the 402 page (pay
+//! with a browser wallet, or sign in to get a study again). Pages load nothing from other
+//! hosts: one stylesheet and those scripts, served from `dist/public`, and a
+//! Content-Security-Policy that says so (`contract::CONTENT_SECURITY_POLICY`, which the
+//! manifest's `_headers` and the gate send). Every page works without its script.
 
 use std::collections::BTreeSet;
 
@@ -14,7 +16,7 @@ use anyhow::Result;
 use contract::Price;
 use serde::Serialize;
 
-use crate::paths::{SCRIPT_URL, STYLESHEET_URL, study_page_url};
+use crate::paths::{CHECKOUT_SCRIPT_URL, SCRIPT_URL, STYLESHEET_URL, study_page_url};
 use crate::render::json::{Catalog, Sheet};
 use crate::render::jsonld;
 use crate::render::site::Site;
@@ -24,6 +26,10 @@ use crate::render::templates::Templates;
 pub const STYLESHEET: &[u8] = include_bytes!("../../../templates/recursos/estilo.css");
 /// The catalog's filter and search box, served at [`SCRIPT_URL`].
 pub const SCRIPT: &[u8] = include_bytes!("../../../templates/recursos/catalogo.js");
+/// The site's icon (32×32, a bar chart), served at [`crate::paths::FAVICON_URL`].
+pub const FAVICON: &[u8] = include_bytes!("../../../templates/recursos/favicon.ico");
+/// The checkout (pay with a browser wallet, sign in again), served at [`CHECKOUT_SCRIPT_URL`].
+pub const CHECKOUT_SCRIPT: &[u8] = include_bytes!("../../../templates/recursos/billetera.js");
 
 // ---------------------------------------------------------------------------------------
 // Charts
@@ -259,6 +265,9 @@ struct StudyContext<'a> {
     models_chart: BarChart,
     #[serde(rename = "niveles")]
     levels: Vec<Tier>,
+    /// The checkout script, which both the study page and the 402 page load.
+    #[serde(rename = "script_billetera")]
+    checkout_script: &'static str,
 }
 
 fn study_context<'a>(site: &Site<'a>, sheet: &'a Sheet, price: Price) -> StudyContext<'a> {
@@ -270,6 +279,7 @@ fn study_context<'a>(site: &Site<'a>, sheet: &'a Sheet, price: Price) -> StudyCo
         universe_charts: universe_charts(sheet),
         models_chart: models_chart(sheet),
         levels: tiers(sheet),
+        checkout_script: CHECKOUT_SCRIPT_URL,
     }
 }
 

@@ -89,6 +89,9 @@ pub fn endpoints(site: &Site<'_>) -> BTreeMap<&'static str, String> {
         ("mcp", site.url("/mcp")),
         ("mcp_catalogo", site.url("/mcp/catalogo")),
         ("mcp_server_json", site.url(crate::paths::MCP_SERVER_URL)),
+        ("croissant", site.url(crate::paths::CROISSANT_CATALOG_URL)),
+        ("croissant_estudio", site.url("/estudio/{slug}/croissant.jsonld")),
+        ("directorio_mpp", site.url(crate::paths::MPP_DIRECTORY_URL)),
     ])
 }
 
@@ -155,6 +158,8 @@ pub struct CatalogEntry {
     pub buy: String,
     #[serde(rename = "comprar_resumen")]
     pub buy_summary: String,
+    /// The study's Croissant 1.1 description, for dataset tools.
+    pub croissant: String,
 }
 
 #[derive(Serialize)]
@@ -201,6 +206,7 @@ pub fn catalog(site: &Site<'_>) -> Catalog {
                 sheet: site.url(&format!("/estudio/{}/ficha", study.slug)),
                 buy: site.url(&format!("/estudio/{}", study.slug)),
                 buy_summary: site.url(&format!("/estudio/{}?vista=resumen", study.slug)),
+                croissant: site.url(&crate::paths::croissant_url(&study.slug)),
             }
         })
         .collect::<Vec<_>>();
@@ -530,6 +536,8 @@ pub struct SheetUrls {
     pub buy_summary: String,
     #[serde(rename = "catalogo")]
     pub catalog: String,
+    /// The study's Croissant 1.1 description, for dataset tools.
+    pub croissant: String,
 }
 
 /// What each part of the package holds.
@@ -758,6 +766,7 @@ pub fn sheet(site: &Site<'_>, study: &Study, tables: &[Table], files: Option<Fil
             buy: site.url(&format!("/estudio/{}", study.slug)),
             buy_summary: site.url(&format!("/estudio/{}?vista=resumen", study.slug)),
             catalog: site.url("/catalogo"),
+            croissant: site.url(&crate::paths::croissant_url(&study.slug)),
         },
         how_to_buy: site.how_to_buy(Some(study)),
     }

@@ -2,8 +2,9 @@
 //!
 //! Each output format has its module: JSON documents ([`json`]), HTML pages ([`html`]) with
 //! their schema.org JSON-LD ([`jsonld`]), `llms.txt` ([`llms`]), the OpenAPI and x402
-//! discovery documents ([`openapi`]), the MCP registry's `server.json` ([`registry`]), the
-//! search index ([`search`]) and the PDF reports' model ([`report`]). What a buyer is offered is
+//! discovery documents ([`openapi`]), the MCP registry's `server.json` ([`registry`]), MPP's
+//! directory entry ([`directories`]), the Croissant 1.1 descriptions for dataset tools
+//! ([`croissant`]), the search index ([`search`]) and the PDF reports' model ([`report`]). What a buyer is offered is
 //! decided once, in [`offer`], and every document that talks about payment derives from it.
 //! What they all share (the [`site::Site`] of one build, [`site::to_json`], and the facts
 //! about a study that several documents show) is [`site`], a leaf they stand on.
@@ -11,6 +12,8 @@
 //! [`service_files`] and [`study_files`] list what this stage adds to `dist/`, each file with
 //! its path from [`crate::paths`]; writing them is the output stage's job.
 
+pub mod croissant;
+pub mod directories;
 pub mod extensions;
 pub mod html;
 pub mod json;
@@ -38,13 +41,16 @@ use crate::render::templates::Templates;
 pub type RenderedFile = (String, Vec<u8>);
 
 /// The service's documents and pages: index, catalog, metrics, openapi, discovery, the MCP
-/// registry's server.json, llms.txt, privacy page, home page, and the pages' stylesheet and
-/// script.
+/// registry's server.json, llms.txt, privacy page, home page, and the pages' stylesheet,
+/// scripts and icon.
 pub fn service_files(site: &Site<'_>, templates: &Templates) -> Result<Vec<RenderedFile>> {
     let catalog = json::catalog(site);
+    let catalog_bytes = to_json(&catalog)?;
     Ok(vec![
         (paths::SERVICE_INDEX.to_owned(), to_json(&json::service_index(site))?),
-        (paths::CATALOG.to_owned(), to_json(&catalog)?),
+        (paths::CROISSANT_CATALOG.to_owned(), to_json(&croissant::catalog(site, &catalog_bytes))?),
+        (paths::CATALOG.to_owned(), catalog_bytes),
+        (paths::MPP_DIRECTORY.to_owned(), to_json(&directories::mpp_document(site))?),
         (paths::METRICS.to_owned(), to_json(&json::metrics_document(site))?),
         (paths::OPENAPI.to_owned(), to_json(&openapi::openapi(site))?),
         (paths::DISCOVERY.to_owned(), to_json(&openapi::discovery(site))?),
@@ -54,6 +60,8 @@ pub fn service_files(site: &Site<'_>, templates: &Templates) -> Result<Vec<Rende
         (paths::HOME_PAGE.to_owned(), html::home(site, templates, &catalog)?),
         (paths::public_file(paths::STYLESHEET_URL), html::STYLESHEET.to_vec()),
         (paths::public_file(paths::SCRIPT_URL), html::SCRIPT.to_vec()),
+        (paths::public_file(paths::CHECKOUT_SCRIPT_URL), html::CHECKOUT_SCRIPT.to_vec()),
+        (paths::public_file(paths::FAVICON_URL), html::FAVICON.to_vec()),
     ])
 }
 
@@ -68,8 +76,11 @@ pub fn study_files(
 ) -> Result<Vec<RenderedFile>> {
     let sheet = json::sheet(site, study, tables, Some(downloads));
     let price = site.price_of(study);
+    let sheet_bytes = to_json(&sheet)?;
+    let croissant = croissant::study(site, study, &sheet, &sheet_bytes, tables, price);
     Ok(vec![
-        (paths::sheet(&study.slug), to_json(&sheet)?),
+        (paths::croissant(&study.slug), to_json(&croissant)?),
+        (paths::sheet(&study.slug), sheet_bytes),
         (paths::study_page(&study.slug), html::study_page(site, templates, &sheet, price)?),
         (paths::payment_page(&study.slug), html::payment_page(site, templates, &sheet, price)?),
     ])

@@ -467,6 +467,16 @@ fn components() -> Value {
     }})
 }
 
+/// The paid route as x402 Bazaar writes a dynamic route (`specs/extensions/bazaar.md`,
+/// "`routeTemplate` Wire Format": `:param` segments).
+///
+/// The 402s themselves leave `routeTemplate` out of their `bazaar` extension on purpose: a
+/// facilitator folds every concrete URL of a template into one catalog entry, and each study
+/// is a product of its own (its own description, tags and price), so each stays its own entry
+/// (the spec's "absent for static routes": the concrete URL is the key). Discovery documents,
+/// which describe the route as a whole, name the template.
+pub const ROUTE_TEMPLATE: &str = "/estudio/:slug";
+
 /// The paid resource URL of a study view.
 pub fn resource_url(site: &Site<'_>, slug: &str, view: View) -> String {
     site.url(&format!("/estudio/{slug}?vista={view}"))
@@ -544,6 +554,7 @@ fn discovery_metadata(site: &Site<'_>, study: &Study) -> ResourceInfo {
         mime_type: Some("application/json".to_owned()),
         service_name: Some(name).filter(|n| !n.is_empty()),
         tags: Some(tags).filter(|t| !t.is_empty()),
+        icon_url: site.content.service.icon_url.clone(),
         ..ResourceInfo::default()
     }
 }
@@ -585,7 +596,7 @@ pub fn discovery(site: &Site<'_>) -> Value {
                     "type": "http",
                     "resource": required.resource,
                     "accepts": required.accepts,
-                    "input": {"method": "GET", "routeTemplate": "/estudio/{slug}", "queryParams": {"vista": v}},
+                    "input": {"method": "GET", "routeTemplate": ROUTE_TEMPLATE, "queryParams": {"vista": v}},
                     "precio_usd": site.price_of(s).usd_number(),
                 })
             })

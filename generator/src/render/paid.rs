@@ -152,7 +152,7 @@ pub struct PublishedAnswer<'a> {
     #[serde(rename = "fuentes")]
     pub sources: &'a [Source],
     /// Every source the provider says it consulted, cited or not; `null` when the collection
-    /// did not record them.
+    /// did not record them (never left out, so a dataset loader reads one value per answer).
     #[serde(rename = "fuentes_consultadas")]
     pub consulted: Option<&'a [Source]>,
     /// Brand ids in order of first appearance.

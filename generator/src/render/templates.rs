@@ -18,6 +18,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("base.html.j2", include_str!("../../../templates/base.html.j2")),
     ("_graficos.html.j2", include_str!("../../../templates/_graficos.html.j2")),
     ("_comprar.html.j2", include_str!("../../../templates/_comprar.html.j2")),
+    ("_billetera.html.j2", include_str!("../../../templates/_billetera.html.j2")),
     ("inicio.html.j2", include_str!("../../../templates/inicio.html.j2")),
     ("estudio.html.j2", include_str!("../../../templates/estudio.html.j2")),
     ("pago.html.j2", include_str!("../../../templates/pago.html.j2")),

@@ -134,7 +134,7 @@ fn each_metric_has_its_own_base_and_spread() {
 fn consulted_not_cited_counts_only_answers_that_record_their_consulted_sources() {
     // Two models (equal weight), three questions. Model 0 records what it consulted, model 1
     // does not (its answers are outside the base). A = brand 0, B = brand 1.
-    let mut data = vec![
+    let mut data = [
         facts(0, 0, &[0], &[]),  // consulted A and B, cited nothing: A and B consulted, not cited
         facts(1, 0, &[0], &[0]), // consulted A, cited A: not counted for A
         facts(2, 0, &[], &[]),   // recorded, consulted nothing

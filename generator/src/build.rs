@@ -189,7 +189,8 @@ fn package_studies(
     let sizes: Vec<u64> = studies.iter().map(|study| study.answers.len() as u64).collect();
     parallel::largest_first(&sizes, |i| {
         let study = &studies[i];
-        let paid = package::study(site, templates, study, &checked.tables[i], &checked.changes[i], &checked.brands[i])?;
+        let (tables, changes, family) = (&checked.tables[i], &checked.changes[i], checked.change_families[i].as_ref());
+        let paid = package::study(site, templates, study, tables, changes, family, &checked.brands[i])?;
         let (package, zip) = rayon::join(
             || staging.write_hashed(&paths::package(&study.slug), &paid.package),
             || staging.write_hashed(&paths::zip(&study.slug), &paid.zip),

@@ -110,14 +110,15 @@ pub struct VerifyResponse {
 #[serde(rename_all = "camelCase")]
 pub struct SettlementResponse {
     pub success: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// x402-rs writes it `error_reason` (gate/src/payment/razones/README.md): read either.
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "error_reason")]
     pub error_reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "error_message")]
     pub error_message: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payer: Option<String>,
-    /// Transaction hash; `""` on failure.
-    #[serde(default)]
+    /// Transaction hash; `""` on failure (Nethereum's facilitator sends `null`: read as `""`).
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub transaction: String,
     #[serde(default)]
     pub network: String,
@@ -125,6 +126,11 @@ pub struct SettlementResponse {
     pub amount: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<Value>,
+}
+
+/// A string that may come as `null`, read as `""`.
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    Ok(<Option<String> as serde::Deserialize>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 impl SettlementResponse {

@@ -108,9 +108,7 @@ fn start(args: Args) -> Result<()> {
         settings.threads,
         settings.listen,
     );
-    if settings.mode == contract::Mode::Local {
-        tracing::info!("modo local: un facilitador local verifica las firmas; no se mueve dinero real");
-    }
+    tracing::info!("dinero: {}", settings.money_statement());
     // The public key only: buyers and third parties check receipts against it.
     let receipt_key = &settings.receipt_key;
     if settings.mode == contract::Mode::Local

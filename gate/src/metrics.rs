@@ -9,6 +9,8 @@
 //! | `gate_compras_por_conciliar` | gauge | purchases the sales record holds uncertain now |
 //! | `gate_liquidacion_segundos` | histogram | time the facilitator took to settle |
 //! | `gate_facilitador_errores_total` | counter | `tipo`: `sin_conexion`, `tiempo_agotado`, `conexion_cortada`, `estado_http`, `respuesta_ilegible` |
+//! | `gate_transaccion_ajena_total` | counter | a facilitator's success named a transaction the record credits to another purchase (not believed) |
+//! | `gate_ventas_impugnadas_total` | counter | sales the chain disputed after their answer left |
 //! | `gate_diario_fsync_segundos` | histogram | fsync of the sales journal (file record only) |
 //! | `gate_base_commit_segundos` | histogram | a step committed to the PostgreSQL sales record (shared record only) |
 //! | `gate_base_pasos_por_commit` | histogram | purchase steps committed together in one PostgreSQL transaction (shared record only) |
@@ -80,6 +82,8 @@ pub struct Metrics {
     pending: Gauge,
     settlement: Histogram,
     facilitator_errors: Family<KindLabels, Counter>,
+    credited_elsewhere: Counter,
+    disputed: Counter,
     fsync: Histogram,
     commit: Histogram,
     batch: Histogram,
@@ -129,6 +133,18 @@ impl Metrics {
             "Liquidaciones sin respuesta legible del facilitador, por tipo",
             facilitator_errors.clone(),
         );
+        let credited_elsewhere = Counter::default();
+        registry.register(
+            "gate_transaccion_ajena",
+            "Éxitos de liquidación que nombraron una transacción ya acreditada a otra compra (no se les cree)",
+            credited_elsewhere.clone(),
+        );
+        let disputed = Counter::default();
+        registry.register(
+            "gate_ventas_impugnadas",
+            "Ventas cuya liquidación la cadena no confirmó después de entregarlas",
+            disputed.clone(),
+        );
         // 50 µs to ~1 s: a fast SSD to a saturated disk.
         let fsync = Histogram::new([0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1.0]);
         registry.register("gate_diario_fsync_segundos", "Tiempo de cada fsync del diario de ventas", fsync.clone());
@@ -163,6 +179,8 @@ impl Metrics {
             pending,
             settlement,
             facilitator_errors,
+            credited_elsewhere,
+            disputed,
             fsync,
             commit,
             batch,
@@ -212,6 +230,16 @@ impl Metrics {
     /// A settlement without a readable answer, by kind (`FacilitatorError::kind`).
     pub fn facilitator_error(&self, kind: &'static str) {
         self.facilitator_errors.get_or_create(&KindLabels { kind }).inc();
+    }
+
+    /// A facilitator's success named a transaction another purchase holds.
+    pub fn credited_elsewhere(&self) {
+        self.credited_elsewhere.inc();
+    }
+
+    /// The chain disputed a sale already delivered.
+    pub fn disputed(&self) {
+        self.disputed.inc();
     }
 
     /// The time one step of a purchase took to commit to the PostgreSQL sales record (what the

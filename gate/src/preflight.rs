@@ -146,7 +146,9 @@ pub async fn run(inputs: Inputs<'_>) -> Report {
             }
         }
     }
-    check_chains(&manifest, inputs.env, &inputs.rpc_flags, &mut report).await;
+    let journal = (inputs.env.sales.as_deref().is_none_or(|url| url.trim().is_empty()))
+        .then(|| inputs.data.join(crate::settings::PURCHASES_FILE));
+    check_chains(&manifest, inputs.env, &inputs.rpc_flags, journal.as_deref(), &mut report).await;
     report
 }
 
@@ -154,7 +156,7 @@ pub async fn run(inputs: Inputs<'_>) -> Report {
 const MAX_RPC_LAG_SECONDS: u64 = 120;
 
 /// Each EVM network's chain, read through its RPC when one is configured.
-async fn check_chains(manifest: &Manifest, env: &Env, flags: &[String], report: &mut Report) {
+async fn check_chains(manifest: &Manifest, env: &Env, flags: &[String], journal: Option<&Path>, report: &mut Report) {
     let mut urls = match rpc_urls_from_env(env.rpc.iter().cloned()) {
         Ok(urls) => urls,
         Err(e) => {
@@ -179,9 +181,70 @@ async fn check_chains(manifest: &Manifest, env: &Env, flags: &[String], report: 
             continue;
         };
         match RpcChain::new(&network.caip2, url, std::time::Duration::from_secs(10)) {
-            Ok(chain) => check_chain(&chain, network, report).await,
+            Ok(chain) => {
+                check_chain(&chain, network, report).await;
+                if let Some(journal) = journal {
+                    check_one_record(&chain, network, journal, report).await;
+                }
+            }
             Err(e) => report.fail(what, e.to_string()),
         }
+    }
+}
+
+/// Blocks back from the head in which payments to payTo are compared with the sales record
+/// (about 5.5 hours on Base, a block every 2 s).
+const RECORD_CHECK_BLOCKS: u64 = 10_000;
+
+/// One sales record per payTo: the gate takes an authorization the chain shows paid to payTo,
+/// and that no sale of its record holds, as its own (a buyer front-run by whoever submitted the
+/// authorization first). Another gate with another record, or another service, paying into the
+/// same payTo breaks that rule: its payments show on chain and this record does not know them.
+async fn check_one_record(chain: &RpcChain, network: &Network, journal: &Path, report: &mut Report) {
+    let what = format!("un registro de ventas por payTo ({})", network.caip2);
+    let (Ok(asset), Ok(pay_to)) = (network.asset.parse::<Address>(), network.pay_to.parse::<Address>()) else {
+        return;
+    };
+    let latest = match chain.rpc().latest().await {
+        Ok(block) => block,
+        Err(e) => return report.fail(what, e.to_string()),
+    };
+    let from = latest.number.saturating_sub(RECORD_CHECK_BLOCKS);
+    let payments = match chain.payments_to(asset, pay_to, from, latest.number).await {
+        Ok(payments) => payments,
+        Err(e) => return report.fail(what, format!("no se pudieron leer los pagos a payTo: {e}")),
+    };
+    let records = match crate::sales::journal::read(journal) {
+        Ok(contents) => contents.records,
+        Err(e) => return report.fail(what, format!("{e:#}")),
+    };
+    let known: BTreeSet<String> = records.iter().map(|r| r.purchase.to_ascii_lowercase()).collect();
+    let unknown: Vec<_> = payments
+        .iter()
+        .filter(|p| !known.contains(&format!("{}|{:#x}|{:#x}", network.caip2, p.payer, p.nonce).to_ascii_lowercase()))
+        .collect();
+    match unknown.first() {
+        None => report.ok(
+            what,
+            format!(
+                "los {} pagos por autorización a payTo de los últimos {} bloques están en {}",
+                payments.len(),
+                latest.number - from,
+                journal.display()
+            ),
+        ),
+        Some(first) => report.warn(
+            what,
+            format!(
+                "{} de {} pagos por autorización a payTo de los últimos {} bloques no están en {} (p. ej. pagador {:#x}, transacción {:#x}): otro gate con otro registro, u otro servicio, cobra en la misma payTo. El gate toma como propio un pago en la cadena que su registro no conoce (un comprador adelantado por quien envió su autorización primero): use un solo registro de ventas por payTo (varios gates: PostgreSQL, --ventas), o una payTo propia para esta tienda",
+                unknown.len(),
+                payments.len(),
+                latest.number - from,
+                journal.display(),
+                first.payer,
+                first.transaction
+            ),
+        ),
     }
 }
 

@@ -8,10 +8,10 @@
 //! so the bytes do not depend on the thread count.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::output::{Output, Staging, WrittenFile};
 use crate::previous::{self, Carried};
@@ -65,6 +65,9 @@ pub struct BuildSummary {
     /// One line per study whose paid files changed since the build in the output folder, or
     /// that is no longer sold (its earlier files are kept).
     pub changed: Vec<String>,
+    /// The public paths whose bytes changed since the previous build (all on a first one),
+    /// as written to [`purge_list_path`] for a cache's purge.
+    pub purge: Vec<String>,
 }
 
 /// Runs the whole build.
@@ -95,6 +98,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
 
     output.write_into(&staging)?;
     staging.replace_output()?;
+    let purge = write_purge_list(&options.out, &previous)?;
     clock.done("escribir");
 
     let studies = &checked.content.studies;
@@ -106,7 +110,29 @@ pub fn build(options: &BuildOptions) -> Result<BuildSummary, BuildError> {
         stages: clock.stages,
         warnings: checked.warnings.clone(),
         changed: carried.warnings,
+        purge,
     })
+}
+
+/// Where `generator build --out dist` writes the public paths a cache must purge: beside the
+/// output folder (`dist.purgar.txt`), never in it, so the gate never serves it.
+pub fn purge_list_path(out: &Path) -> PathBuf {
+    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "dist".to_owned());
+    out.with_file_name(format!("{name}.purgar.txt"))
+}
+
+/// Compares the routes of the build just written with the previous build's and writes the
+/// public paths whose bytes changed, one a line (every path on a first build).
+fn write_purge_list(out: &Path, previous: &previous::Previous) -> Result<Vec<String>> {
+    let path = out.join(contract::manifest::FILE);
+    let text = std::fs::read(&path).with_context(|| format!("no se pudo leer {}", path.display()))?;
+    let written: contract::manifest::Manifest =
+        serde_json::from_slice(&text).with_context(|| format!("{}: manifiesto ilegible", path.display()))?;
+    let changed = previous::changed_paths(&previous.route_etags(), &previous::route_etags(&written));
+    let list = purge_list_path(out);
+    let text: String = changed.iter().map(|url| format!("{url}\n")).collect();
+    std::fs::write(&list, text).with_context(|| format!("no se pudo escribir {}", list.display()))?;
+    Ok(changed)
 }
 
 /// Names each study's paid files against the previous build, moving a staged file to its new
@@ -163,7 +189,8 @@ fn package_studies(
     let sizes: Vec<u64> = studies.iter().map(|study| study.answers.len() as u64).collect();
     parallel::largest_first(&sizes, |i| {
         let study = &studies[i];
-        let paid = package::study(site, templates, study, &checked.tables[i], &checked.changes[i], &checked.brands[i])?;
+        let (tables, changes, family) = (&checked.tables[i], &checked.changes[i], checked.change_families[i].as_ref());
+        let paid = package::study(site, templates, study, tables, changes, family, &checked.brands[i])?;
         let (package, zip) = rayon::join(
             || staging.write_hashed(&paths::package(&study.slug), &paid.package),
             || staging.write_hashed(&paths::zip(&study.slug), &paid.zip),

@@ -39,12 +39,14 @@ pub mod problems;
 pub mod render;
 #[cfg(feature = "pdf")]
 pub mod reports;
+pub mod surfaces;
 pub mod validate;
 
 use std::path::Path;
 
 use crate::metrics::analysis::Table;
 use crate::metrics::mentions::AnswerBrands;
+use crate::metrics::multiplicity::Family;
 use crate::model::{Content, Study};
 use crate::problems::Problems;
 
@@ -56,6 +58,9 @@ pub struct Checked {
     /// Change tables per study (same order; empty for a study without a previous run):
     /// `metrics::change`.
     pub changes: Vec<Vec<Table>>,
+    /// Per study (same order), the family of its change tests (`None` without a previous
+    /// run): how many, how many changes, the adjusted level (`metrics::multiplicity`).
+    pub change_families: Vec<Option<Family>>,
     /// Brands named and cited per answer, per study (same orders), found once for the
     /// metrics and reused by the package.
     pub brands: Vec<Vec<AnswerBrands>>,
@@ -80,26 +85,34 @@ pub fn check(root: &Path) -> Result<Checked, Problems> {
         parallel::largest_first(&sizes, |i| analyse_study(root, &loaded.studies[i]));
     let mut tables = Vec::with_capacity(results.len());
     let mut changes = Vec::with_capacity(results.len());
+    let mut change_families = Vec::with_capacity(results.len());
     let mut brands = Vec::with_capacity(results.len());
     let mut warnings = Problems::default();
     for result in results {
         match result {
-            Ok((t, c, b, w)) => {
-                tables.push(t);
-                changes.push(c);
-                brands.push(b);
-                warnings.extend(w);
+            Ok(study) => {
+                tables.push(study.tables);
+                changes.push(study.changes);
+                change_families.push(study.family);
+                brands.push(study.brands);
+                warnings.extend(study.warnings);
             }
             Err(found) => problems.extend(found),
         }
     }
     let content = loaded.into_content_with(problems)?;
-    Ok(Checked { content, tables, changes, brands, warnings })
+    Ok(Checked { content, tables, changes, change_families, brands, warnings })
 }
 
-/// One study's tables, its change tables, the brands found in each of its answers, and its
-/// warnings.
-type StudyAnalysis = (Vec<Table>, Vec<Table>, Vec<AnswerBrands>, Problems);
+/// One study's tables, its change tables and their family of tests, the brands found in each
+/// of its answers, and its warnings.
+struct StudyAnalysis {
+    tables: Vec<Table>,
+    changes: Vec<Table>,
+    family: Option<Family>,
+    brands: Vec<AnswerBrands>,
+    warnings: Problems,
+}
 
 /// Validates one study, then computes its tables and checks its findings against them.
 /// Returns the tables and the brands found in each answer.
@@ -114,10 +127,11 @@ fn analyse_study(root: &Path, study: &Study) -> Result<StudyAnalysis, Problems> 
         problems.push(&file, "analisis", format!("{e:#}"));
         problems
     })?;
-    let changes = metrics::change::change_tables(study, &facts);
+    let (changes, family) = metrics::change::change_analysis(study, &facts);
     let all: Vec<Table> = tables.iter().chain(&changes).cloned().collect();
     validate::check_findings(root, study, &all).into_result(())?;
     let mut warnings = validate::unsupported_comparisons(root, study, &tables);
     warnings.extend(validate::unsupported_changes(root, study, &changes));
-    Ok((tables, changes, brands, warnings))
+    warnings.extend(validate::unrecorded_consulted(root, study));
+    Ok(StudyAnalysis { tables, changes, family, brands, warnings })
 }

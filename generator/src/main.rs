@@ -106,6 +106,11 @@ fn build(options: BuildOptions) -> ExitCode {
                     summary.bytes as f64 / 1e6,
                     started.elapsed().as_secs_f64()
                 );
+                println!(
+                    "{} rutas públicas cambiaron (para purgar la caché): {}",
+                    summary.purge.len(),
+                    generator::build::purge_list_path(&options.out).display()
+                );
             }
             ExitCode::SUCCESS
         }

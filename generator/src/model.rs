@@ -423,6 +423,10 @@ pub enum Metric {
     /// Share of answers citing a brand domain without naming the brand.
     #[serde(rename = "citacion_fantasma")]
     PhantomCitation,
+    /// Among the answers that record the sources the provider consulted, the share whose
+    /// consulted sources hold a brand domain (or subdomain) that no cited source holds.
+    #[serde(rename = "consultada_no_citada")]
+    ConsultedNotCited,
     /// Protagonismo IA: 10/8/7/6/5 by position, 0 when absent, averaged.
     #[serde(rename = "protagonismo")]
     Prominence,
@@ -436,11 +440,12 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [Metric; 8] = [
+    pub const ALL: [Metric; 9] = [
         Metric::Mention,
         Metric::Order,
         Metric::Citation,
         Metric::PhantomCitation,
+        Metric::ConsultedNotCited,
         Metric::Prominence,
         Metric::Top1,
         Metric::Sov,
@@ -453,6 +458,7 @@ impl Metric {
             Metric::Order => "orden",
             Metric::Citation => "citacion",
             Metric::PhantomCitation => "citacion_fantasma",
+            Metric::ConsultedNotCited => "consultada_no_citada",
             Metric::Prominence => "protagonismo",
             Metric::Top1 => "top1",
             Metric::Sov => "sov",
@@ -510,6 +516,13 @@ pub struct Question {
 /// Dimension id that reads the question's language instead of a field of its own.
 pub const LANGUAGE_DIMENSION: &str = "idioma";
 
+/// Dimension id that reads each answer's surface (`superficie`): an answer-level cut, so a
+/// question's own [`Question::dimension`] never has it.
+pub const SURFACE_DIMENSION: &str = "superficie";
+
+/// The surface of an answer whose line does not say: a provider's API.
+pub const API_SURFACE: &str = "api";
+
 impl Question {
     /// The question's value for a dimension (`idioma` is its language).
     pub fn dimension(&self, id: &str) -> Option<&str> {
@@ -564,13 +577,21 @@ pub struct Answer {
     pub consulted: Option<Vec<Source>>,
 }
 
-/// The surface of an answer whose line does not name one: a provider's API.
-pub const DEFAULT_SURFACE: &str = "api";
-
 impl Answer {
     /// The repetition, 1 when the line does not say.
     pub fn repetition(&self) -> u32 {
         self.repetition.unwrap_or(1)
+    }
+
+    /// The surface the answer was seen on, `api` when the line does not say.
+    pub fn surface(&self) -> &str {
+        self.surface.as_deref().unwrap_or(API_SURFACE)
+    }
+
+    /// The value of dimension `id` for this answer: its surface for `superficie`, otherwise
+    /// its question's value (`question` is the answer's question).
+    pub fn dimension<'a>(&'a self, question: &'a Question, id: &str) -> Option<&'a str> {
+        if id == SURFACE_DIMENSION { Some(self.surface()) } else { question.dimension(id) }
     }
 }
 

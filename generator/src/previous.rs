@@ -56,6 +56,47 @@ pub fn read(out: &Path, discard: bool) -> Result<Previous> {
     Ok(Previous { out: out.to_path_buf(), manifest: Some(manifest) })
 }
 
+impl Previous {
+    /// The previous build's free routes: URL path → ETag (none without a previous build).
+    pub fn route_etags(&self) -> BTreeMap<String, String> {
+        self.manifest.as_ref().map(route_etags).unwrap_or_default()
+    }
+}
+
+/// A manifest's free routes: URL path → ETag; `/` takes its HTML page's too, since it answers
+/// either (`Vary: Accept`).
+pub fn route_etags(manifest: &Manifest) -> BTreeMap<String, String> {
+    manifest
+        .routes
+        .iter()
+        .map(|(url, route)| {
+            let html = route.html.as_ref().and_then(|page| manifest.routes.get(page)).map(|page| page.etag.as_str());
+            (url.clone(), format!("{}{}", route.etag, html.unwrap_or_default()))
+        })
+        .collect()
+}
+
+/// The public paths whose bytes differ between two builds' routes (added, changed or gone), in
+/// order, and `/buscar` (a prefix: every cached search) when any did, since search answers
+/// from the same studies: what to purge from a cache in front of the gate.
+pub fn changed_paths(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> Vec<String> {
+    let mut changed: Vec<String> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|url| before.get(*url) != after.get(*url))
+        .cloned()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if !changed.is_empty() {
+        changed.push(SEARCH_PREFIX.to_owned());
+    }
+    changed
+}
+
+/// What a purge names for every cached search answer.
+const SEARCH_PREFIX: &str = "/buscar";
+
 /// `banca-2026.zip` with the sha256 `ab12…` → `banca-2026.ab12cd34ef56.zip`.
 pub fn versioned(plain: &str, sha256: &str) -> String {
     let short = &sha256[..12.min(sha256.len())];

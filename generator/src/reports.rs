@@ -12,6 +12,7 @@ use anyhow::{Result, anyhow, bail};
 
 use crate::load::{REPORTS_DIR, STUDIES_DIR};
 use crate::metrics::analysis::Table;
+use crate::metrics::multiplicity::Family;
 use crate::model::Study;
 use crate::render::report::pdf::{RenderedReport, TEMPLATE, render_reports_with};
 use crate::render::site::Site;
@@ -38,19 +39,20 @@ pub fn write_reports(content: &Path, slugs: &[String], template: Option<&Path>) 
         .iter()
         .zip(checked.tables.iter().map(Vec::as_slice))
         .zip(checked.changes.iter().map(Vec::as_slice))
-        .map(|((study, tables), changes)| (study, tables, changes))
+        .zip(&checked.change_families)
+        .map(|(((study, tables), changes), family)| (study, tables, changes, family.as_ref()))
         .collect();
     let mut written = Vec::new();
-    for (study, tables, changes) in chosen_studies(content, &studies, slugs)? {
-        let reports = render_reports_with(&template, &site, study, tables, changes)?;
+    for &(study, tables, changes, family) in chosen_studies(content, &studies, slugs)? {
+        let reports = render_reports_with(&template, &site, study, tables, changes, family)?;
         write_study_reports(content, study, &reports)?;
         written.push(WrittenReports { slug: study.slug.clone(), reports });
     }
     Ok(written)
 }
 
-/// A study with its analysis tables and its change tables.
-type StudyTables<'a> = (&'a Study, &'a [Table], &'a [Table]);
+/// A study with its analysis tables, its change tables and their family of tests.
+type StudyTables<'a> = (&'a Study, &'a [Table], &'a [Table], Option<&'a Family>);
 
 /// The studies named in `slugs` (each must exist), or, when none is named, those that already
 /// have reports.
@@ -60,14 +62,14 @@ fn chosen_studies<'a>(
     slugs: &[String],
 ) -> Result<Vec<&'a StudyTables<'a>>> {
     for slug in slugs {
-        if !studies.iter().any(|(s, _, _)| s.slug == *slug) {
+        if !studies.iter().any(|(s, _, _, _)| s.slug == *slug) {
             bail!("no hay un estudio `{slug}` en {}", content.display());
         }
     }
     let chosen: Vec<_> = if slugs.is_empty() {
-        studies.iter().filter(|(s, _, _)| !s.reports.is_empty()).collect()
+        studies.iter().filter(|(s, _, _, _)| !s.reports.is_empty()).collect()
     } else {
-        studies.iter().filter(|(s, _, _)| slugs.contains(&s.slug)).collect()
+        studies.iter().filter(|(s, _, _, _)| slugs.contains(&s.slug)).collect()
     };
     if chosen.is_empty() {
         bail!("ningún estudio tiene informes todavía: elegí cuáles con --estudio SLUG");

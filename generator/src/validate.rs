@@ -15,7 +15,9 @@ use crate::load::{
 };
 use crate::metrics::analysis::Table;
 use crate::metrics::compare;
-use crate::model::{Metric, MetricDefinition, ServiceSettings, Study, TableKind, TableSpec};
+use crate::model::{
+    API_SURFACE, Metric, MetricDefinition, SURFACE_DIMENSION, ServiceSettings, Study, TableKind, TableSpec,
+};
 use crate::problems::Problems;
 
 /// Metric definitions `metricas.toml` must hold: the brand metrics plus the group ones.
@@ -281,6 +283,9 @@ fn check_design(file: &Path, study: &Study, p: &mut Problems) {
             if is_reserved_name(value) {
                 p.push(file, format!("dimensiones[{i}].valores[{j}]"), reserved_message(value));
             }
+            if dim.id == SURFACE_DIMENSION && !crate::surfaces::is_well_formed(value) {
+                p.push(file, format!("dimensiones[{i}].valores[{j}]"), surface_message(value));
+            }
             if dim.id == crate::model::LANGUAGE_DIMENSION && !d.language.contains(value) {
                 p.push(
                     file,
@@ -480,7 +485,7 @@ fn check_questions(file: &Path, study: &Study, p: &mut Problems) {
                 ),
             );
         }
-        for d in dimensions {
+        for d in dimensions.iter().filter(|d| d.id != SURFACE_DIMENSION) {
             match q.dimension(&d.id) {
                 None => p.push(file, at.clone(), format!("falta el campo de dimensión `{}`", d.id)),
                 Some(v) if !d.values.iter().any(|allowed| allowed == v) => p.push(
@@ -492,7 +497,13 @@ fn check_questions(file: &Path, study: &Study, p: &mut Problems) {
             }
         }
         for key in q.dimensions.keys() {
-            if !dimensions.iter().any(|d| &d.id == key) {
+            if key == SURFACE_DIMENSION {
+                p.push(
+                    file,
+                    format!("{at}, campo `{key}`"),
+                    "la superficie es de cada respuesta (campo `superficie` de respuestas.jsonl), no de la pregunta",
+                );
+            } else if !dimensions.iter().any(|d| &d.id == key) {
                 p.push(file, format!("{at}, campo `{key}`"), "no es un campo de pregunta ni una dimensión declarada");
             }
         }
@@ -510,6 +521,7 @@ fn check_answers(file: &Path, study: &Study, p: &mut Problems) {
     let brands: BTreeSet<&str> = study.brands.iter().map(|b| b.id.as_str()).collect();
     let mut ids = BTreeSet::new();
     let mut pairs = BTreeMap::new();
+    let surfaces_declared = study.design.dimensions.iter().find(|d| d.id == SURFACE_DIMENSION);
     for (i, a) in study.answers.iter().enumerate() {
         let line = study.answer_lines.get(i).copied().unwrap_or(i + 1);
         let at = format!("línea {line}");
@@ -565,11 +577,36 @@ fn check_answers(file: &Path, study: &Study, p: &mut Problems) {
         if a.answer.trim().is_empty() {
             p.push(file, field("respuesta"), "no puede estar vacía");
         }
-        for (j, source) in a.sources.iter().enumerate() {
-            check_http_url(file, &field(&format!("fuentes[{j}].url")), &source.url, p);
-            if source.title.trim().is_empty() {
-                p.push(file, field(&format!("fuentes[{j}].titulo")), "no puede estar vacío");
+        check_sources(file, &field, "fuentes", &a.sources, p);
+        if let Some(consulted) = &a.consulted {
+            check_sources(file, &field, "fuentes_consultadas", consulted, p);
+        }
+        if let Some(surface) = &a.surface {
+            if !crate::surfaces::is_well_formed(surface) {
+                p.push(file, field("superficie"), surface_message(surface));
+            } else if let Some(dimension) = surfaces_declared
+                && !dimension.values.iter().any(|v| v == surface)
+            {
+                p.push(
+                    file,
+                    field("superficie"),
+                    format!(
+                        "`{surface}` no es un valor de la dimensión `superficie` de estudio.toml ({})",
+                        dimension.values.join(", ")
+                    ),
+                );
             }
+        } else if let Some(dimension) = surfaces_declared
+            && !dimension.values.iter().any(|v| v == API_SURFACE)
+        {
+            p.push(
+                file,
+                at.clone(),
+                format!(
+                    "la respuesta no dice `superficie` (vale `api`) y `api` no es un valor de la dimensión `superficie` de estudio.toml ({})",
+                    dimension.values.join(", ")
+                ),
+            );
         }
         for brand in a.tone.keys() {
             if !brands.contains(brand.as_str()) {
@@ -577,6 +614,30 @@ fn check_answers(file: &Path, study: &Study, p: &mut Problems) {
             }
         }
     }
+}
+
+/// The sources of an answer (`fuentes` or `fuentes_consultadas`): http(s) URLs, titles.
+fn check_sources(
+    file: &Path,
+    field: &dyn Fn(&str) -> String,
+    list: &str,
+    sources: &[crate::model::Source],
+    p: &mut Problems,
+) {
+    for (j, source) in sources.iter().enumerate() {
+        check_http_url(file, &field(&format!("{list}[{j}].url")), &source.url, p);
+        if source.title.trim().is_empty() {
+            p.push(file, field(&format!("{list}[{j}].titulo")), "no puede estar vacío");
+        }
+    }
+}
+
+/// The message for a surface id that is not well formed.
+fn surface_message(value: &str) -> String {
+    format!(
+        "`{value}` no es una superficie: se esperaba un id en minúsculas ASCII (letras, dígitos, `_` y `-`, empezando por una letra), como {}",
+        crate::surfaces::known_ids()
+    )
 }
 
 /// Finding rules that need no numbers: ids, tables, rows, columns, evidence.
@@ -712,6 +773,30 @@ pub fn unsupported_comparisons(root: &Path, study: &Study, tables: &[Table]) -> 
                 &file,
                 format!("hallazgos[{i}] ({})", f.id),
                 format!("{claim}: {}; {}", c.describe(), c.verdict.to_lowercase()),
+            );
+        }
+    }
+    p
+}
+
+/// Warnings, not errors: a table that asks for `consultada_no_citada` in a study none of whose
+/// answers records the sources the provider consulted (the column will be empty: not
+/// recorded, which a reader might otherwise take for 0).
+pub fn unrecorded_consulted(root: &Path, study: &Study) -> Problems {
+    let file = root.join(STUDIES_DIR).join(&study.slug).join(STUDY_FILE);
+    let mut p = Problems::default();
+    if study.answers.iter().any(|a| a.consulted.is_some()) {
+        return p;
+    }
+    for (i, spec) in study.design.analyses.iter().enumerate() {
+        if spec.metrics.contains(&Metric::ConsultedNotCited) {
+            p.push(
+                &file,
+                format!("analisis[{i}].metricas"),
+                format!(
+                    "{}: `consultada_no_citada` sale vacía (no registrada): ninguna respuesta de respuestas.jsonl trae `fuentes_consultadas`",
+                    spec.id
+                ),
             );
         }
     }

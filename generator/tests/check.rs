@@ -274,6 +274,23 @@ fn a_change_its_verdict_does_not_bear_out_is_a_warning() {
     let stderr = String::from_utf8_lossy(&check(&content).stderr).into_owned();
     assert!(stderr.lines().any(|l| l.contains("(H98)") && l.contains("afirma un cambio")), "{stderr}");
 
+    // A change the 95% interval bears out alone, which the study's family of tests does not:
+    // claimed as a rise, a warning that names the adjusted interval.
+    let alone = table
+        .row_keys()
+        .find(|k| {
+            let excludes_zero =
+                matches!(table.cell(k, "mencion_diferencia_ic95"), Some(Cell::Interval(l, _)) if *l > 0.0);
+            excludes_zero && table.cell(k, "mencion_veredicto") == Some(&Cell::Text(NO_CHANGE.into()))
+        })
+        .expect("a rise at 95% that the multiplicity control does not keep");
+    let d = table.cell(alone, "mencion_diferencia").and_then(Cell::as_f64).expect("difference");
+    std::fs::write(&findings, &original).expect("write");
+    append_change_claim(&findings, "cambio_total", alone, d, false);
+    let stderr = String::from_utf8_lossy(&check(&content).stderr).into_owned();
+    let warning = stderr.lines().find(|l| l.contains("(H98)")).unwrap_or_else(|| panic!("no warning:\n{stderr}"));
+    assert!(warning.contains("intervalo ajustado por multiplicidad") && warning.contains(NO_CHANGE), "{warning}");
+
     // A change table the study does not have is an error.
     std::fs::write(&findings, &original).expect("write");
     append_change_claim(&findings, "cambio_gpt-9", &grew.0, grew.1, false);

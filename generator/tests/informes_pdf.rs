@@ -17,13 +17,15 @@ fn committed_reports_are_reproduced_byte_for_byte() {
     let checked = generator::check(&sample_dir()).unwrap_or_else(|p| panic!("content checks: {p}"));
     let site = Site::new(&checked.content);
     let (mut compared, mut with_changes) = (0, 0);
-    for ((study, tables), changes) in checked.content.studies.iter().zip(&checked.tables).zip(&checked.changes) {
+    let studies =
+        checked.content.studies.iter().zip(&checked.tables).zip(&checked.changes).zip(&checked.change_families);
+    for (((study, tables), changes), family) in studies {
         if study.reports.is_empty() {
             continue;
         }
         with_changes += usize::from(!changes.is_empty());
-        let first = render_reports(&site, study, tables, changes).expect("reports render");
-        let again = render_reports(&site, study, tables, changes).expect("reports render twice");
+        let first = render_reports(&site, study, tables, changes, family.as_ref()).expect("reports render");
+        let again = render_reports(&site, study, tables, changes, family.as_ref()).expect("reports render twice");
         let names: Vec<&str> = first.iter().map(|r| r.name.as_str()).collect();
         let committed: Vec<&str> = study.reports.iter().map(|(n, _)| n.as_str()).collect();
         let mut sorted = names.clone();

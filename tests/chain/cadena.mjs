@@ -13,6 +13,9 @@
 //   --usdc N                whole USDC minted to each buyer (default 10000)
 //   --exit-on-stdin-close   stop anvil and exit when standard input closes (the parent died)
 //   --anvil-log FILE        anvil's own log (default: discarded)
+//   --safe                  also deploy Safe 1.5.0 (@safe-global/safe-smart-account's compiled
+//                           Safe, SafeProxyFactory and CompatibilityFallbackHandler), for smart
+//                           wallets' purchases (ERC-1271, ERC-6492)
 //
 // Prints "listo" once the JSON is written and keeps anvil running until SIGTERM or SIGINT
 // (then stops anvil and exits). The setup always runs with automine on; the mining mode asked
@@ -90,6 +93,7 @@ function options() {
       usdc: { type: 'string', default: '10000' },
       'exit-on-stdin-close': { type: 'boolean', default: false },
       'anvil-log': { type: 'string' },
+      safe: { type: 'boolean', default: false },
     },
   })
   if (!values.json) die('falta --json ARCHIVO (dónde escribir la descripción de la cadena)')
@@ -109,6 +113,7 @@ function options() {
     usdc: BigInt(number('usdc', values.usdc, 1)) * 1_000_000n,
     exitOnStdinClose: values['exit-on-stdin-close'],
     anvilLog: values['anvil-log'],
+    safe: values.safe,
   }
 }
 
@@ -270,6 +275,40 @@ async function deployUsdc(url, contracts, roles) {
   return implementation
 }
 
+/** The package holding Safe's compiled contracts, and its version (pinned in package.json). */
+const SAFE_PACKAGE = '@safe-global/safe-smart-account'
+
+/** A compiled contract of Safe's package (its hardhat artifact). */
+function safeArtifact(source, name) {
+  const root = path.dirname(require.resolve(`${SAFE_PACKAGE}/package.json`))
+  return JSON.parse(fs.readFileSync(path.join(root, 'build/artifacts/contracts', source, `${name}.json`), 'utf8'))
+}
+
+/**
+ * Deploys Safe's singleton, proxy factory and fallback handler exactly as the package compiled
+ * them (no library to link), and checks that each runtime code is the artifact's.
+ */
+async function deploySafe(url, deployer) {
+  const version = require(`${SAFE_PACKAGE}/package.json`).version
+  const contracts = [
+    ['singleton', 'Safe.sol', 'Safe'],
+    ['proxyFactory', 'proxies/SafeProxyFactory.sol', 'SafeProxyFactory'],
+    ['fallbackHandler', 'handler/CompatibilityFallbackHandler.sol', 'CompatibilityFallbackHandler'],
+  ]
+  const out = { package: SAFE_PACKAGE, version }
+  for (const [role, source, name] of contracts) {
+    const artifact = safeArtifact(source, name)
+    const receipt = await send(url, deployer, { data: artifact.bytecode, gas: toHex(8_000_000n) }, name)
+    const address = getAddress(receipt.contractAddress)
+    const runtime = await rpc(url, 'eth_getCode', [address, 'latest'])
+    if (runtime.toLowerCase() !== artifact.deployedBytecode.toLowerCase()) {
+      throw new Error(`el código desplegado de ${name} no es el del paquete ${SAFE_PACKAGE}`)
+    }
+    out[role] = address
+  }
+  return out
+}
+
 async function main() {
   const opts = options()
   const extraBuyers = Math.max(0, opts.buyers - FIXED_BUYERS.length)
@@ -353,6 +392,8 @@ async function main() {
       if (balance !== opts.usdc) throw new Error(`${buyer.address} tiene ${balance}, no ${opts.usdc}`)
     }
 
+    const safe = opts.safe ? await deploySafe(url, roles.proxy_admin.address) : null
+
     // The mining mode asked for, now that the setup is mined.
     if (opts.blockTime !== null) await rpc(url, 'evm_setIntervalMining', [opts.blockTime])
     else if (opts.noMining) await rpc(url, 'evm_setAutomine', [false])
@@ -371,6 +412,7 @@ async function main() {
       decimals,
       mnemonic: MNEMONIC,
       mining: { automine: opts.blockTime === null && !opts.noMining, blockTime: opts.blockTime },
+      ...(safe ? { safe } : {}),
       anvilPid: anvil.pid,
       pid: process.pid,
       accounts,

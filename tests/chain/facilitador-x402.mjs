@@ -3,13 +3,16 @@
 // the chain's independent settler key (or any key and RPC given).
 //
 //   node facilitador-x402.mjs --chain FILE [--port N] [--rpc URL] [--key 0x…]
-//                             [--confirmation-timeout-ms N] [--exit-on-stdin-close]
+//                             [--confirmation-timeout-ms N] [--factory 0x… …] [--exit-on-stdin-close]
 //
 //   --chain FILE                 the JSON cadena.mjs wrote (RPC URL and the independent_settler key)
 //   --port N                     port on 127.0.0.1 (default 0: any free port)
 //   --rpc URL, --key 0x…         override the chain file's RPC URL or settler key
 //   --confirmation-timeout-ms N  how long a settlement waits for its receipt before answering
 //                                `settlement_pending` with the transaction (default 180000)
+//   --factory 0x…                an ERC-6492 factory the facilitator may call to deploy a payer's
+//                                smart wallet before settling (the scheme's eip6492AllowedFactories;
+//                                repeatable; none by default, as @x402/evm)
 //   --exit-on-stdin-close        exit when standard input closes (the parent died)
 //
 // Serves the x402 facilitator API for eip155:84532: POST /verify and POST /settle with the body
@@ -43,6 +46,7 @@ function options() {
       rpc: { type: 'string' },
       key: { type: 'string' },
       'confirmation-timeout-ms': { type: 'string', default: '180000' },
+      factory: { type: 'string', multiple: true, default: [] },
       'exit-on-stdin-close': { type: 'boolean', default: false },
     },
   })
@@ -58,7 +62,7 @@ function options() {
   const timeout = Number(values['confirmation-timeout-ms'])
   if (!Number.isInteger(port) || port < 0 || port > 65535) die(`--port no es un puerto: ${values.port}`)
   if (!Number.isInteger(timeout) || timeout < 1) die(`--confirmation-timeout-ms no es un entero positivo`)
-  return { rpc, key, port, timeout, exitOnStdinClose: values['exit-on-stdin-close'] }
+  return { rpc, key, port, timeout, factories: values.factory, exitOnStdinClose: values['exit-on-stdin-close'] }
 }
 
 function facilitator(opts) {
@@ -86,7 +90,7 @@ function facilitator(opts) {
     },
     { confirmationTimeoutMs: opts.timeout },
   )
-  return new x402Facilitator().register(NETWORK, new ExactEvmScheme(signer))
+  return new x402Facilitator().register(NETWORK, new ExactEvmScheme(signer, { eip6492AllowedFactories: opts.factories }))
 }
 
 function reply(res, status, body) {

@@ -1,5 +1,5 @@
 // x402 offer-receipt, judged by the official @x402/extensions/offer-receipt helpers: the signed
-// offers of the HTTP and the MCP 402, the receipt of a purchase made by the official client
+// offers of the HTTP 402 (in its body's whole PaymentRequired) and of the MCP 402, the receipt of a purchase made by the official client
 // (@x402/fetch), of one made over MCP, and of one made by the `comprar` binary, each verified
 // by the key its `kid` names (did:key) and by the key the gate publishes in its did:web
 // document (resolved by the package itself); each must fail once one byte of it changes.
@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
@@ -103,7 +104,12 @@ const didKey = `did:key:${document.verificationMethod?.[0]?.publicKeyMultibase}`
 const httpOffer = await checks.step("HTTP 402 offers", async () => {
   const response = await fetch(`${base}/estudio/${httpSlug}?vista=resumen`);
   checks.equal(response.status, 402, "HTTP: 402 without payment");
-  const required = decode(response.headers.get("PAYMENT-REQUIRED"));
+  // The signed offers are in the body's whole PaymentRequired (field x402); PAYMENT-REQUIRED
+  // carries what pays, and leaves them out to keep the 402's head within a proxy's 4 KB.
+  const header = decode(response.headers.get("PAYMENT-REQUIRED"));
+  const required = (await response.json()).x402;
+  checks.equal(extractOffersFromPaymentRequired(header).length, 0, "no signed offers in PAYMENT-REQUIRED");
+  checks.ok(isDeepStrictEqual(header.accepts, required.accepts), "the header's accepts are the body's");
   const offers = extractOffersFromPaymentRequired(required);
   checks.equal(offers.length, required.accepts.length, "one signed offer per accepts entry");
   for (const offer of offers) {

@@ -58,7 +58,8 @@ async function challengeOf(view) {
   const response = await fetch(url(view));
   checks.equal(response.status, 402, `${view}: 402 without payment`);
   const required = decode(response.headers.get("PAYMENT-REQUIRED"));
-  return { required, extension: required.extensions?.[SIGN_IN_WITH_X] };
+  const body = await response.json();
+  return { required, extension: required.extensions?.[SIGN_IN_WITH_X], whole: body.x402?.extensions?.[SIGN_IN_WITH_X] };
 }
 
 /** The files behind a delivery's fresh links, checked against their sha256. */
@@ -71,9 +72,13 @@ async function checkLinks(study, what) {
 }
 
 await checks.step("the declaration is the package's, and its challenge passes the package's validators", async () => {
-  const { required, extension } = await challengeOf("resumen");
+  const { required, extension, whole } = await challengeOf("resumen");
   checks.ok(extension !== undefined, "the 402 declares sign-in-with-x", Object.keys(required.extensions ?? {}));
-  checks.ok(isDeepStrictEqual(extension.schema, buildSIWxSchema()), "schema equals buildSIWxSchema()", extension.schema);
+  // PAYMENT-REQUIRED carries info and supportedChains, what the client signs with; the
+  // declaration's schema is in the body's whole PaymentRequired.
+  checks.ok(extension.schema === undefined, "no schema in PAYMENT-REQUIRED", Object.keys(extension));
+  checks.ok(isDeepStrictEqual(whole?.schema, buildSIWxSchema()), "the body's schema equals buildSIWxSchema()", whole?.schema);
+  checks.ok(isDeepStrictEqual(whole?.supportedChains, extension.supportedChains), "the body's supportedChains are the header's");
   const networks = required.accepts.map((a) => a.network).filter((n) => n.startsWith("eip155:"));
   const declared = declareSIWxExtension({ network: networks })[SIGN_IN_WITH_X];
   checks.ok(isDeepStrictEqual(extension.supportedChains, declared.supportedChains), "supportedChains as declareSIWxExtension", extension.supportedChains);

@@ -1,5 +1,6 @@
 // x402 extensions, judged by the official @x402/extensions package: the payment-identifier and
-// bazaar declarations of the HTTP 402 and of the MCP tool's 402 (identical sets, each valid),
+// bazaar declarations of the HTTP 402 (the body's whole PaymentRequired; its header carries the
+// part a client reads to pay) and of the MCP tool's 402 (identical sets, each valid),
 // and the official TypeScript client with the payment-identifier extension registered (as the
 // x402 example client does) recovering a purchase whose response was dropped on the way back:
 // it retries under the same id and gets the study, charged once.
@@ -53,7 +54,22 @@ function checkDeclarations(extensions, transport, what) {
 const httpRequired = await checks.step("HTTP 402 declarations", async () => {
   const response = await fetch(`${base}/estudio/${slug}?vista=resumen`);
   checks.equal(response.status, 402, "HTTP: 402 without payment");
-  const required = decode(response.headers.get("PAYMENT-REQUIRED"));
+  // PAYMENT-REQUIRED carries what a client reads to pay (payment-identifier's and
+  // sign-in-with-x's info); the whole declarations, bazaar and schemas included, are in the
+  // body's PaymentRequired (field x402).
+  const header = decode(response.headers.get("PAYMENT-REQUIRED"));
+  const required = (await response.json()).x402;
+  checks.ok(
+    isDeepStrictEqual(Object.keys(header.extensions).sort(), ["payment-identifier", "sign-in-with-x"]),
+    "PAYMENT-REQUIRED declares payment-identifier and sign-in-with-x",
+    Object.keys(header.extensions),
+  );
+  checks.ok(isPaymentIdentifierExtension(header.extensions["payment-identifier"]), "PAYMENT-REQUIRED: payment-identifier shape");
+  checks.ok(
+    isDeepStrictEqual(header.extensions["payment-identifier"].info, required.extensions["payment-identifier"].info),
+    "PAYMENT-REQUIRED: payment-identifier info as in the body",
+  );
+  checks.ok(isDeepStrictEqual(header.accepts, required.accepts), "PAYMENT-REQUIRED: the body's accepts");
   const info = checkDeclarations(required.extensions, "http", "HTTP");
   checks.ok(
     isDeepStrictEqual(Object.keys(required.extensions).sort(), ["bazaar", "offer-receipt", "payment-identifier", "sign-in-with-x"]),

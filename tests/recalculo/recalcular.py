@@ -41,9 +41,10 @@ TOL_IC = 0.0001
 EPS = 1e-9
 
 BRAND_METRICS = (
-    "mencion", "orden", "citacion", "citacion_fantasma",
+    "mencion", "orden", "citacion", "citacion_fantasma", "consultada_no_citada",
     "protagonismo", "top1", "sov", "tono_neto",
 )
+SURFACE_DIMENSION = "superficie"   # read from each answer, `api` when absent (README 3.3, 3.6)
 # Means and the range their interval is cut to (README section 5).
 MEAN_RANGES = {
     "orden": (1.0, math.inf),
@@ -106,6 +107,13 @@ def cell_matches(published, mine) -> bool:
     if isinstance(mine, Approx):
         return (isinstance(published, (int, float))
                 and abs(published - mine.value) <= mine.tol + EPS)
+    if isinstance(mine, Significant):
+        if isinstance(published, bool) or not isinstance(published, (int, float)):
+            return False
+        if mine.value == 0:
+            return published == 0
+        unit = 10 ** (math.floor(math.log10(abs(mine.value))) - 3)
+        return abs(published - mine.value) <= unit
     if isinstance(mine, Interval):
         return (isinstance(published, list) and len(published) == 2
                 and all(isinstance(v, (int, float)) for v in published)
@@ -121,7 +129,7 @@ def cell_matches(published, mine) -> bool:
 def show(v) -> str:
     if v is None:
         return "null"
-    if isinstance(v, (Exact, Approx, Interval)):
+    if isinstance(v, (Exact, Approx, Interval, Significant)):
         return str(v)
     return json.dumps(v, ensure_ascii=False)
 
@@ -181,8 +189,10 @@ class Answer:
     cited: set[str]             # brand ids cited through a source domain
     source_keys: set[tuple[str, str | None]]  # (domain, owner) rows of `fuentes`
     tone: dict[str, str]        # brand id -> pos / neu / neg
-    dims: dict[str, str]        # dimension id -> value (question's values)
+    dims: dict[str, str]        # dimension id -> value (question's values; the answer's surface)
     repetition: int = 1         # `repeticion` (1 when the line does not say)
+    surface: str = "api"        # `superficie` (README 3.6)
+    consulted: set[str] | None = None  # brand ids consulted (fuentes_consultadas); None: not recorded
 
     @property
     def position(self) -> dict[str, int]:
@@ -237,17 +247,29 @@ def load_study(folder: Path) -> Study:
     dim_ids = [d["id"] for d in config["dimensiones"]]
     questions = {}
     for q in read_jsonl(folder / "preguntas.jsonl"):
-        dims = {d: (q["idioma"] if d == "idioma" else q[d]) for d in dim_ids}
+        dims = {d: (q["idioma"] if d == "idioma" else q[d]) for d in dim_ids if d != SURFACE_DIMENSION}
         questions[q["id"]] = dims
     for r in read_jsonl(folder / "respuestas.jsonl"):
-        named = detect_mentions(r["respuesta"], brands)
-        hosts = [source_host(s["url"]) for s in r.get("fuentes", [])]
-        cited = {b.id for b in brands for h in hosts if host_in_brand(h, b)}
-        keys = {source_key(h, brands) for h in hosts}
-        study.answers.append(Answer(r["id"], r["pregunta"], r["modelo"], named, cited,
-                                    keys, dict(r.get("tono", {})), questions[r["pregunta"]],
-                                    r.get("repeticion", 1)))
+        study.answers.append(read_answer(r, brands, questions, dim_ids))
     return study
+
+
+def read_answer(r: dict, brands: list[Brand], questions: dict, dim_ids: list[str]) -> Answer:
+    """One line of respuestas.jsonl: brands named, cited and consulted (README 3.4, 3.6)."""
+    named = detect_mentions(r["respuesta"], brands)
+    hosts = [source_host(s["url"]) for s in r.get("fuentes", [])]
+    cited = {b.id for b in brands for h in hosts if host_in_brand(h, b)}
+    keys = {source_key(h, brands) for h in hosts}
+    consulted = None
+    if "fuentes_consultadas" in r:
+        chosts = [source_host(s["url"]) for s in r["fuentes_consultadas"]]
+        consulted = {b.id for b in brands for h in chosts if host_in_brand(h, b)}
+    surface = r.get("superficie", "api")
+    dims = dict(questions[r["pregunta"]])
+    if SURFACE_DIMENSION in dim_ids:
+        dims[SURFACE_DIMENSION] = surface
+    return Answer(r["id"], r["pregunta"], r["modelo"], named, cited, keys,
+                  dict(r.get("tono", {})), dims, r.get("repeticion", 1), surface, consulted)
 
 
 # --------------------------------------------------------------------------
@@ -469,6 +491,16 @@ def metric_citacion_fantasma(study, scope, bid):
         "rate")
 
 
+def metric_consultada_no_citada(study, scope, bid):
+    """Over the answers that record fuentes_consultadas (x = 1, README 3.4 and 5): consulted a
+    brand domain and cited none (y = 1). Null when none records them."""
+    return ratio_estimate(
+        weighted_obs(study, scope,
+                     lambda a: a.consulted is not None and bid in a.consulted and bid not in a.cited,
+                     lambda a: a.consulted is not None),
+        "rate")
+
+
 def prominence_points(a: Answer, bid: str) -> int:
     pos = a.position.get(bid)
     if pos is None:
@@ -509,6 +541,7 @@ METRIC_FUNCS = {
     "orden": metric_orden,
     "citacion": metric_citacion,
     "citacion_fantasma": metric_citacion_fantasma,
+    "consultada_no_citada": metric_consultada_no_citada,
     "protagonismo": metric_protagonismo,
     "top1": metric_top1,
     "sov": metric_sov,
@@ -787,7 +820,10 @@ TABLE_FUNCS = {
 
 CHANGE_METRICS = ("mencion", "orden", "citacion", "protagonismo", "top1", "sov", "tono_neto")
 CHANGE_SUFFIXES = ("_anterior", "_anterior_n", "_actual", "_actual_n",
-                   "_diferencia", "_diferencia_ic95", "_veredicto")
+                   "_diferencia", "_diferencia_ic95", "_diferencia_p",
+                   "_diferencia_ic_ajustado", "_veredicto")
+FDR_Q = 0.05  # the false discovery rate of the change verdicts (README section 5)
+MIN_CLUSTERS = 10  # fewest shared questions behind a difference for it to be tested
 GREW, FELL, NO_CHANGE = "creció", "cayó", "sin cambio más allá del ruido"
 TIER_SLUG = {"estándar": "estandar", "avanzado": "avanzado"}
 
@@ -808,15 +844,11 @@ def load_previous(folder: Path, study: Study) -> tuple[Study, dict[str, str]] | 
     dim_ids = [d["id"] for d in config["dimensiones"]]
     questions = {}
     for q in read_jsonl(folder / "anterior" / "preguntas.jsonl"):
-        questions[q["id"]] = {d: (q["idioma"] if d == "idioma" else q[d]) for d in dim_ids}
+        questions[q["id"]] = {d: (q["idioma"] if d == "idioma" else q[d])
+                              for d in dim_ids if d != SURFACE_DIMENSION}
     prev.question_ids = list(questions)
     for r in read_jsonl(folder / "anterior" / "respuestas.jsonl"):
-        named = detect_mentions(r["respuesta"], study.brands)
-        hosts = [source_host(s["url"]) for s in r.get("fuentes", [])]
-        cited = {b.id for b in study.brands for h in hosts if host_in_brand(h, b)}
-        keys = {source_key(h, study.brands) for h in hosts}
-        prev.answers.append(Answer(r["id"], r["pregunta"], r["modelo"], named, cited,
-                                   keys, dict(r.get("tono", {})), questions[r["pregunta"]]))
+        prev.answers.append(read_answer(r, study.brands, questions, dim_ids))
     return prev, {m["id"]: m["nivel"] for m in spec["modelos"]}
 
 
@@ -839,6 +871,7 @@ class Run:
     residuals: dict[str, float]  # question id -> e_g = sum c (y - R x) / sum c x
     variance: float
     bounds: tuple[float, float] | None  # unrounded 95% interval of the run
+    base_questions: set[str] = field(default_factory=set)  # questions with x != 0
 
 
 def run_estimate(study: Study, scope: list[Answer], metric: str, bid: str) -> Run:
@@ -872,17 +905,79 @@ def run_estimate(study: Study, scope: list[Answer], metric: str, bid: str) -> Ru
             bounds = (max(0.0, bounds[0]), min(1.0, bounds[1]))
     if questions < 2:
         bounds = None
-    return Run(r, n, residuals, variance, bounds)
+    return Run(r, n, residuals, variance, bounds, {q for q, _c, _y, x in obs if x != 0})
 
 
-def change_cells(before: Run, now: Run) -> list:
-    cells = [None if before.value is None else Exact(round4(before.value)), before.n,
-             None if now.value is None else Exact(round4(now.value)), now.n]
-    if before.value is None or now.value is None:
-        return cells + [None, None, None]
-    diff = Exact(round4(now.value) - round4(before.value))
-    if before.bounds is None or now.bounds is None:
-        return cells + [diff, None, None]
+@dataclass
+class Significant:
+    """A p-value published with 4 significant digits: compared within one unit of the 4th."""
+    value: float
+
+    def __str__(self) -> str:
+        return f"{self.value:.6g}"
+
+
+def betainc(a: float, b: float, x: float) -> float:
+    """Regularized incomplete beta I_x(a, b): the continued fraction of Numerical Recipes
+    (betacf, modified Lentz), on the side where it converges fast."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log1p(-x))
+    if x > (a + 1) / (a + b + 2):
+        return 1.0 - betainc(b, a, 1.0 - x)
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    f = d
+    for m in range(1, 10000):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            f *= c * d
+        if abs(c * d - 1.0) < 1e-15:
+            break
+    return front * f / a
+
+
+def t_two_sided(t: float, df: int) -> float:
+    """P(|T| >= t) for Student's t on df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2)."""
+    return betainc(df / 2, 0.5, df / (df + t * t))
+
+
+def t_quantile(alpha: float, df: int) -> float:
+    """The t with P(|T| >= t) = alpha, by bisection."""
+    low, high = 0.0, 1.0
+    while t_two_sided(high, df) > alpha:
+        high *= 2
+    for _ in range(200):
+        mid = (low + high) / 2
+        if t_two_sided(mid, df) > alpha:
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2
+
+
+@dataclass
+class ChangeTest:
+    """A change cell with both runs' intervals: D and its unrounded 95% MOVER interval, the
+    clusters G behind it and its p-value (README section 5, «Valor p»)."""
+    d: float
+    low: float
+    high: float
+    clusters: int
+    p: float | None  # None: fewer than MIN_CLUSTERS questions, not tested
+
+
+def change_test(before: Run, now: Run) -> ChangeTest | None:
+    if before.value is None or now.value is None or before.bounds is None or now.bounds is None:
+        return None
     rho = 0.0
     if before.variance > 0 and now.variance > 0:
         cross = sum(e * now.residuals[q] for q, e in before.residuals.items() if q in now.residuals)
@@ -892,10 +987,66 @@ def change_cells(before: Run, now: Run) -> list:
     d = r2 - r1
     a, b = r2 - l2, u1 - r1
     c, e = u2 - r2, r1 - l1
-    low = round_float(d - math.sqrt(max(0.0, a * a + b * b - 2 * rho * a * b)), 4)
-    high = round_float(d + math.sqrt(max(0.0, c * c + e * e - 2 * rho * c * e)), 4)
-    verdict = GREW if low > 0 else FELL if high < 0 else NO_CHANGE
-    return cells + [diff, Interval(low, high), verdict]
+    low = d - math.sqrt(max(0.0, a * a + b * b - 2 * rho * a * b))
+    high = d + math.sqrt(max(0.0, c * c + e * e - 2 * rho * c * e))
+    # G: shared questions in the base (denominator not 0) of either run.
+    clusters = len(before.base_questions | now.base_questions)
+    if clusters < MIN_CLUSTERS:
+        p = None
+    elif d == 0:
+        p = 1.0
+    else:
+        s = (d - low) / Z if d > 0 else (high - d) / Z
+        p = 0.0 if s <= 0 else t_two_sided(abs(d) / s, max(clusters - 1, 1))
+    return ChangeTest(d, low, high, clusters, p)
+
+
+@dataclass
+class Family:
+    """Benjamini-Hochberg over every change cell of a study with a p-value (README section 5,
+    «Familia y control de multiplicidad», «Intervalo ajustado»)."""
+    m: int
+    r: int
+    unadjusted: int
+    threshold: float
+    level: float
+    alpha: float
+
+    @staticmethod
+    def of(p_values: list[float], unadjusted: int) -> "Family":
+        m = len(p_values)
+        ordered = sorted(p_values)
+        r = 0
+        for k in range(m, 0, -1):
+            if ordered[k - 1] <= k * FDR_Q / m:
+                r = k
+                break
+        alpha = max(r, 1) * FDR_Q / m if m else FDR_Q
+        return Family(m, r, unadjusted, r * FDR_Q / m if m else 0.0, 1 - alpha, alpha)
+
+    def is_change(self, p: float) -> bool:
+        return self.r > 0 and p <= self.r * FDR_Q / self.m
+
+
+def change_cells(before: Run, now: Run, test: ChangeTest | None, family: Family) -> list:
+    cells = [None if before.value is None else Exact(round4(before.value)), before.n,
+             None if now.value is None else Exact(round4(now.value)), now.n]
+    if before.value is None or now.value is None:
+        return cells + [None] * 5
+    diff = Exact(round4(now.value) - round4(before.value))
+    if test is None:
+        return cells + [diff, None, None, None, None]
+    if test.p is None:
+        return cells + [diff, Interval(round_float(test.low, 4), round_float(test.high, 4)), None, None, None]
+    sl, su = (test.d - test.low) / Z, (test.high - test.d) / Z
+    t_star = t_quantile(family.alpha, max(test.clusters - 1, 1))
+    adjusted = Interval(round_float(test.d - t_star * sl, 4), round_float(test.d + t_star * su, 4))
+    if family.is_change(test.p):
+        verdict = GREW if test.d > 0 else FELL
+    else:
+        verdict = NO_CHANGE
+    return cells + [diff, Interval(round_float(test.low, 4), round_float(test.high, 4)),
+                    Significant(test.p), adjusted, verdict]
 
 
 def change_table_ids(study: Study, prev_tiers: dict[str, str]) -> list[tuple[str, tuple]]:
@@ -935,6 +1086,8 @@ def check_changes(report: Report, folder: Path, study: Study, package: dict) -> 
     ids = change_table_ids(study, prev_tiers)
     if sorted(published) != sorted(i for i, _ in ids):
         report.add(study.slug, "cambios", "-", "tablas", sorted(published), sorted(i for i, _ in ids))
+    # Every cell of every change table first: the family of tests is the whole study's.
+    computed = []
     for tid, scope in ids:
         def in_scope(a: Answer, tiers: dict[str, str]) -> bool:
             if scope[0] == "modelo":
@@ -946,12 +1099,29 @@ def check_changes(report: Report, folder: Path, study: Study, package: dict) -> 
         now = [a for a in study.answers if a.question in shared and in_scope(a, now_tiers)]
         rows = []
         for brand in study.brands:
-            row = [brand.nombre]
-            for metric in CHANGE_METRICS:
-                row += change_cells(run_estimate(prev, before, metric, brand.id),
-                                    run_estimate(study, now, metric, brand.id))
-            rows.append(row)
-        compare_table(report, study.slug, {"id": tid}, published.get(tid), cols, rows)
+            runs = [(run_estimate(prev, before, metric, brand.id), run_estimate(study, now, metric, brand.id))
+                    for metric in CHANGE_METRICS]
+            rows.append((brand.nombre, [(b, n, change_test(b, n)) for b, n in runs]))
+        computed.append((tid, rows))
+    tests = [t for _, rows in computed for _, cells in rows for _, _, t in cells if t is not None]
+    # cambios_sin_ajuste: cells whose published (rounded) 95% interval excludes 0.
+    unadjusted = sum(1 for t in tests if round_float(t.low, 4) > 0 or round_float(t.high, 4) < 0)
+    family = Family.of([t.p for t in tests if t.p is not None], unadjusted)
+    published_family = (package.get("cambios") or {}).get("multiplicidad") or {}
+    for key, mine in (("pruebas", family.m), ("cambios", family.r), ("cambios_sin_ajuste", family.unadjusted),
+                      ("umbral_p", Approx(family.threshold, 1e-12)),
+                      ("nivel_ajustado", Approx(family.level, 1e-12))):
+        report.cells += 1
+        if not cell_matches(published_family.get(key), mine):
+            report.add(study.slug, "cambios", "multiplicidad", key, published_family.get(key), mine)
+    for tid, rows in computed:
+        table_rows = []
+        for name, cells in rows:
+            row = [name]
+            for before, now, test in cells:
+                row += change_cells(before, now, test, family)
+            table_rows.append(row)
+        compare_table(report, study.slug, {"id": tid}, published.get(tid), cols, table_rows)
 
 
 # --------------------------------------------------------------------------
@@ -1005,6 +1175,25 @@ def check_study(report: Report, study: Study, package: dict) -> None:
     extra = set(published) - {s["id"] for s in study.config["analisis"]}
     for tid in sorted(extra):
         report.add(study.slug, tid, "-", "-", "table", "no such analisis spec")
+    check_answers(report, study, package)
+
+
+def check_answers(report: Report, study: Study, package: dict) -> None:
+    """Each published answer's surface and the brands it cites and consulted (README 3.4, 3.6)."""
+    published = {a["id"]: a for a in package["respuestas"]}
+    order = [b.id for b in study.brands]
+    for a in study.answers:
+        pa = published.get(a.id)
+        if pa is None:
+            report.add(study.slug, "respuestas", a.id, "-", "missing answer", "answer")
+            continue
+        consulted = None if a.consulted is None else [b for b in order if b in a.consulted]
+        for key, mine in (("superficie", a.surface), ("marcas_nombradas", a.named),
+                          ("marcas_citadas", [b for b in order if b in a.cited]),
+                          ("marcas_consultadas", consulted)):
+            report.cells += 1
+            if pa.get(key, "absent") != mine:
+                report.add(study.slug, "respuestas", a.id, key, pa.get(key, "absent"), mine)
 
 
 def main(argv=None) -> int:

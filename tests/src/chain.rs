@@ -4,6 +4,9 @@
 //! [`IndependentFacilitator::start`] runs `tests/chain/facilitador-x402.mjs`, the official
 //! `@x402/evm` facilitator settling on that chain. [`Rpc`] is a small JSON-RPC client for what
 //! the tests read and do on the chain; [`cancel_authorization`] is the payer's EIP-3009 cancel.
+//! With [`ChainOptions::safe`], Safe 1.5.0 (`@safe-global/safe-smart-account`'s compiled
+//! contracts) is deployed too, and [`SafeWallet`] is a smart wallet of one owner on it: deployed
+//! by its factory, or not yet, signing as ERC-1271 and ERC-6492 say.
 //!
 //! Needs Node.js 20 or later (`$NODE`, else `node` on the `PATH`) and `npm ci` in
 //! `tests/chain` (`./tienda probar` runs it before the Rust tests).
@@ -31,6 +34,10 @@ sol! {
     function version() external view returns (string);
     function DOMAIN_SEPARATOR() external view returns (bytes32);
     function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external;
+    function transferWithAuthorization(
+        address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce,
+        uint8 v, bytes32 r, bytes32 s
+    ) external;
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
@@ -40,6 +47,28 @@ sol! {
     struct CancelAuthorization {
         address authorizer;
         bytes32 nonce;
+    }
+
+    function mint(address to, uint256 amount) external returns (bool);
+
+    /// Safe 1.5.0: the setup a new proxy runs, and the factory that deploys one.
+    function setup(
+        address[] owners,
+        uint256 threshold,
+        address to,
+        bytes data,
+        address fallbackHandler,
+        address paymentToken,
+        uint256 payment,
+        address paymentReceiver
+    ) external;
+    function createProxyWithNonce(address singleton, bytes initializer, uint256 saltNonce) external returns (address proxy);
+    function getOwners() external view returns (address[]);
+
+    /// What a Safe's owners sign for its ERC-1271 `isValidSignature` (CompatibilityFallbackHandler):
+    /// the message is the 32-byte hash asked about.
+    struct SafeMessage {
+        bytes message;
     }
 }
 
@@ -63,7 +92,8 @@ fn node() -> PathBuf {
 
 fn check_installed() -> Result<()> {
     let dir = chain_dir();
-    for package in ["@foundry-rs/anvil", "@x402/evm", "viem", "solc"] {
+    for package in ["@foundry-rs/anvil", "@x402/evm", "@x402/fetch", "@safe-global/safe-smart-account", "viem", "solc"]
+    {
         if !dir.join("node_modules").join(package).join("package.json").is_file() {
             bail!("faltan los paquetes npm de {} ({package}): (cd tests/chain && npm ci)", dir.display());
         }
@@ -92,11 +122,13 @@ pub struct ChainOptions {
     pub usdc_per_buyer: u64,
     /// anvil's port on 127.0.0.1 (0: any free port).
     pub port: u16,
+    /// Deploy Safe 1.5.0 too (`cadena.mjs --safe`), for smart wallets.
+    pub safe: bool,
 }
 
 impl Default for ChainOptions {
     fn default() -> Self {
-        ChainOptions { mining: Mining::Auto, buyers: 3, usdc_per_buyer: 10_000, port: 0 }
+        ChainOptions { mining: Mining::Auto, buyers: 3, usdc_per_buyer: 10_000, port: 0, safe: false }
     }
 }
 
@@ -117,6 +149,22 @@ pub struct ChainInfo {
     pub decimals: u8,
     pub anvil_pid: u32,
     pub accounts: Vec<Account>,
+    /// Safe's contracts, with [`ChainOptions::safe`].
+    #[serde(default)]
+    pub safe: Option<SafeContracts>,
+}
+
+/// Safe's contracts as `cadena.mjs --safe` deployed them from the npm package's artifacts.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SafeContracts {
+    /// `@safe-global/safe-smart-account`.
+    pub package: String,
+    /// `1.5.0`.
+    pub version: String,
+    pub singleton: Address,
+    pub proxy_factory: Address,
+    pub fallback_handler: Address,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -250,6 +298,9 @@ impl LocalChain {
             Mining::Interval(seconds) => args.extend(["--block-time".to_owned(), seconds.to_string()]),
             Mining::Manual => args.push("--no-mining".to_owned()),
         }
+        if options.safe {
+            args.push("--safe".to_owned());
+        }
         let (script, _) = Script::start("cadena.mjs", &args, "listo", &dir.path().join("cadena.err"))?;
         let text = std::fs::read_to_string(&json).context("cadena.mjs no escribió su JSON")?;
         let info: ChainInfo = serde_json::from_str(&text).context("el JSON de cadena.mjs")?;
@@ -336,6 +387,107 @@ impl Drop for LocalChain {
     }
 }
 
+impl LocalChain {
+    /// Mints `amount` atomic units of USDC to `to` (the issuer is the minter).
+    pub async fn mint_usdc(&self, to: Address, amount: U256) -> Result<Receipt> {
+        let call = mintCall { to, amount };
+        let hash = self.rpc.send_transaction(self.account("issuer").address, self.asset(), &call.abi_encode()).await?;
+        let receipt = self.rpc.wait_receipt(hash, Duration::from_secs(30)).await?;
+        if !receipt.succeeded() {
+            bail!("mint a {to} falló");
+        }
+        Ok(receipt)
+    }
+
+    /// Safe's contracts (the chain must have started with [`ChainOptions::safe`]).
+    pub fn safe_contracts(&self) -> &SafeContracts {
+        self.info.safe.as_ref().expect("la cadena se inició sin --safe")
+    }
+
+    /// A one-owner Safe of `owner` with `salt`, at the address its factory would deploy it to
+    /// (asked of the factory by `eth_call`); not deployed until [`SafeWallet::deploy`].
+    pub async fn safe_wallet(&self, owner: PrivateKeySigner, salt: u64) -> Result<SafeWallet> {
+        let contracts = self.safe_contracts();
+        let initializer = setupCall {
+            owners: vec![owner.address()],
+            threshold: U256::from(1),
+            to: Address::ZERO,
+            data: Bytes::new(),
+            fallbackHandler: contracts.fallback_handler,
+            paymentToken: Address::ZERO,
+            payment: U256::ZERO,
+            paymentReceiver: Address::ZERO,
+        }
+        .abi_encode();
+        let create = createProxyWithNonceCall {
+            singleton: contracts.singleton,
+            initializer: Bytes::from(initializer),
+            saltNonce: U256::from(salt),
+        }
+        .abi_encode();
+        let answer = self.rpc.eth_call(contracts.proxy_factory, &create).await?;
+        let address = createProxyWithNonceCall::abi_decode_returns(&answer)?;
+        Ok(SafeWallet {
+            address,
+            owner,
+            factory: contracts.proxy_factory,
+            factory_calldata: Bytes::from(create),
+            chain_id: self.info.chain_id,
+        })
+    }
+}
+
+/// A Safe 1.5.0 with one owner and Safe's `CompatibilityFallbackHandler` (its ERC-1271).
+#[derive(Debug, Clone)]
+pub struct SafeWallet {
+    pub address: Address,
+    pub owner: PrivateKeySigner,
+    /// SafeProxyFactory.
+    pub factory: Address,
+    /// `createProxyWithNonce(singleton, setup(...), salt)`: what deploys this wallet.
+    pub factory_calldata: Bytes,
+    chain_id: u64,
+}
+
+impl SafeWallet {
+    /// Deploys it by its factory (sent by the chain's `sender` account).
+    pub async fn deploy(&self, chain: &LocalChain) -> Result<Receipt> {
+        let sender = chain.account("sender").address;
+        let tx = json!({"from": sender, "to": self.factory, "data": self.factory_calldata, "gas": "0x1e8480"});
+        let hash: B256 = serde_json::from_value(chain.rpc().call("eth_sendTransaction", json!([tx])).await?)?;
+        let receipt = chain.rpc().wait_receipt(hash, Duration::from_secs(30)).await?;
+        if !receipt.succeeded() || !chain.rpc().has_code(self.address).await? {
+            bail!("no se desplegó la Safe {}", self.address);
+        }
+        let owners = chain.rpc().eth_call(self.address, &getOwnersCall {}.abi_encode()).await?;
+        let owners = getOwnersCall::abi_decode_returns(&owners)?;
+        if owners != vec![self.owner.address()] {
+            bail!("la Safe {} tiene dueños {owners:?}", self.address);
+        }
+        Ok(receipt)
+    }
+
+    /// The ERC-1271 signature of `digest` by `signer` (the owner, or anyone for a wrong one): an
+    /// EIP-712 `SafeMessage { message: digest }` under the Safe's domain (chain id and the Safe's
+    /// address), 65 bytes with v = 27/28, as Safe's `checkSignatures` reads an owner's.
+    pub fn sign_with(&self, signer: &PrivateKeySigner, digest: B256) -> Result<Bytes> {
+        let domain = Eip712Domain::new(None, None, Some(U256::from(self.chain_id)), Some(self.address), None);
+        let message = SafeMessage { message: Bytes::copy_from_slice(digest.as_slice()) };
+        let signature = signer.sign_hash_sync(&message.eip712_signing_hash(&domain))?;
+        Ok(Bytes::from(signature.as_bytes().to_vec()))
+    }
+
+    /// [`Self::sign_with`] by the owner.
+    pub fn sign(&self, digest: B256) -> Result<Bytes> {
+        self.sign_with(&self.owner, digest)
+    }
+
+    /// The owner's signature wrapped by ERC-6492 with this wallet's factory call.
+    pub fn sign_erc6492(&self, digest: B256) -> Result<Bytes> {
+        Ok(gate::x402::evm::wrap_erc6492(self.factory, &self.factory_calldata, &self.sign(digest)?))
+    }
+}
+
 /// What [`IndependentFacilitator::start_with`] sets.
 #[derive(Debug, Clone)]
 pub struct FacilitatorOptions {
@@ -343,11 +495,13 @@ pub struct FacilitatorOptions {
     pub confirmation_timeout: Duration,
     /// The settler's key (default: the chain's `independent_settler`).
     pub key: Option<String>,
+    /// ERC-6492 factories it may call to deploy a payer's wallet (`--factory`).
+    pub factories: Vec<Address>,
 }
 
 impl Default for FacilitatorOptions {
     fn default() -> Self {
-        FacilitatorOptions { confirmation_timeout: Duration::from_secs(180), key: None }
+        FacilitatorOptions { confirmation_timeout: Duration::from_secs(180), key: None, factories: Vec::new() }
     }
 }
 
@@ -372,6 +526,9 @@ impl IndependentFacilitator {
         ];
         if let Some(key) = options.key {
             args.extend(["--key".to_owned(), key]);
+        }
+        for factory in options.factories {
+            args.extend(["--factory".to_owned(), factory.to_checksum(None)]);
         }
         let stderr = chain.dir().join(format!("facilitador-{}.err", rand_suffix()));
         let (script, line) = Script::start("facilitador-x402.mjs", &args, "puerto ", &stderr)?;
@@ -562,6 +719,12 @@ impl Rpc {
         self.view(asset, DOMAIN_SEPARATORCall {}).await
     }
 
+    /// Whether `who` has contract code.
+    pub async fn has_code(&self, who: Address) -> Result<bool> {
+        let code = self.call("eth_getCode", json!([who, "latest"])).await?;
+        Ok(code.as_str().is_some_and(|c| c != "0x"))
+    }
+
     /// ETH balance in wei.
     pub async fn eth_balance(&self, who: Address) -> Result<U256> {
         let value = self.call("eth_getBalance", json!([who, "latest"])).await?;
@@ -686,6 +849,42 @@ pub async fn submit_cancel_authorization(
     let (v, r, s) = sign_cancel(chain, authorizer, nonce)?;
     let call = cancelAuthorizationCall { authorizer: authorizer.address(), nonce, v, r, s };
     chain.rpc().send_transaction(chain.account("sender").address, chain.asset(), &call.abi_encode()).await
+}
+
+/// Submits a buyer's signed EIP-3009 authorization itself, as anyone may, from the chain's
+/// `sender` account: `payload` is an x402 `exact` EVM payload (`{signature, authorization}`).
+/// Returns the transaction's hash without waiting for it to be mined. A front-runner does this
+/// with an authorization it saw on its way to the gate.
+pub async fn submit_authorization(chain: &LocalChain, payload: &Value) -> Result<B256> {
+    let authorization = &payload["authorization"];
+    let field = |name: &str| authorization[name].as_str().with_context(|| format!("authorization.{name}"));
+    let number = |name: &str| -> Result<U256> { Ok(U256::from_str_radix(field(name)?, 10)?) };
+    let signature: Bytes = payload["signature"].as_str().context("signature")?.parse()?;
+    if signature.len() != 65 {
+        bail!("una firma de 65 bytes (r, s, v)");
+    }
+    let call = transferWithAuthorizationCall {
+        from: field("from")?.parse()?,
+        to: field("to")?.parse()?,
+        value: number("value")?,
+        validAfter: number("validAfter")?,
+        validBefore: number("validBefore")?,
+        nonce: field("nonce")?.parse()?,
+        v: signature[64],
+        r: B256::from_slice(&signature[..32]),
+        s: B256::from_slice(&signature[32..64]),
+    };
+    chain.rpc().send_transaction(chain.account("sender").address, chain.asset(), &call.abi_encode()).await
+}
+
+/// [`submit_authorization`], then its receipt (the chain must be mining), which must be a success.
+pub async fn front_run(chain: &LocalChain, payload: &Value) -> Result<Receipt> {
+    let hash = submit_authorization(chain, payload).await?;
+    let receipt = chain.rpc().wait_receipt(hash, Duration::from_secs(30)).await?;
+    if !receipt.succeeded() {
+        bail!("transferWithAuthorization {hash} falló en la cadena");
+    }
+    Ok(receipt)
 }
 
 /// [`submit_cancel_authorization`], then its receipt (the chain must be mining), which must

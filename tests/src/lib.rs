@@ -6,6 +6,7 @@
 
 pub mod cdp_stub;
 pub mod chain;
+pub mod faults;
 pub mod mpp;
 pub mod postgres;
 pub mod programs;

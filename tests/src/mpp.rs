@@ -50,6 +50,19 @@ pub fn unix_of(date: &str) -> u64 {
 /// The credential JSON mppx's `evm` client signs for `challenge` (whose `request` is the JSON
 /// object or its base64url, echoed as given).
 pub fn credential_value(challenge: &Map<String, Value>, accepted: &Value, buyer: &PrivateKeySigner) -> Value {
+    credential_value_of(challenge, accepted, buyer.address(), |domain, auth| {
+        sign_authorization(buyer, domain, auth).expect("sign").to_vec()
+    })
+}
+
+/// [`credential_value`] of a payer `from` whose signature `sign` makes from the token's
+/// EIP-712 domain and the authorization (a smart wallet's, for one).
+pub fn credential_value_of(
+    challenge: &Map<String, Value>,
+    accepted: &Value,
+    from: Address,
+    sign: impl FnOnce(&gate::x402::evm::Domain, &Authorization) -> Vec<u8>,
+) -> Value {
     let request = match &challenge["request"] {
         Value::String(encoded) => b64_json(encoded),
         object => object.clone(),
@@ -60,17 +73,17 @@ pub fn credential_value(challenge: &Map<String, Value>, accepted: &Value, buyer:
     let to: Address = request["recipient"].as_str().expect("recipient").parse().expect("recipient");
     let value = U256::from_str_radix(request["amount"].as_str().expect("amount"), 10).expect("amount");
     let valid_before = unix_of(str_of(challenge, "expires"));
-    let auth = Authorization { from: buyer.address(), to, value, valid_after: 0, valid_before, nonce };
+    let auth = Authorization { from, to, value, valid_after: 0, valid_before, nonce };
     // mppx takes the token's EIP-712 name and version from its known assets: the same as the
     // x402 offer's `extra`.
     let requirements: PaymentRequirements = serde_json::from_value(accepted.clone()).expect("requirements");
     let domain = domain_for(&requirements).expect("domain");
     assert_eq!(domain.chain_id, chain_id);
-    let signature = sign_authorization(buyer, &domain, &auth).expect("sign");
+    let signature = sign(&domain, &auth);
     json!({
         "challenge": challenge,
         "payload": {
-            "from": buyer.address().to_checksum(None),
+            "from": from.to_checksum(None),
             "nonce": format!("{nonce:#x}"),
             "signature": format!("0x{}", alloy_primitives::hex::encode(&signature)),
             "to": to.to_checksum(None),
@@ -79,7 +92,7 @@ pub fn credential_value(challenge: &Map<String, Value>, accepted: &Value, buyer:
             "validBefore": valid_before.to_string(),
             "value": value.to_string(),
         },
-        "source": format!("did:pkh:eip155:{chain_id}:{}", buyer.address().to_checksum(None)),
+        "source": format!("did:pkh:eip155:{chain_id}:{}", from.to_checksum(None)),
     })
 }
 

@@ -7,5 +7,6 @@ pub mod bench_compras;
 pub mod bench_gate;
 pub mod bench_limits;
 pub mod bench_mpp;
+pub mod caos;
 pub mod facilitador_cdp_prueba;
 pub mod soak;

@@ -299,6 +299,7 @@ const SHEET_FIELDS: &[&str] = &[
     "nota",
     "urls",
     "como_comprar",
+    "superficies",
 ];
 
 #[test]
@@ -356,9 +357,17 @@ fn every_sheet_has_every_field() {
         for u in sheet["universo"].as_array().expect("universo") {
             let values = u["valores"].as_array().expect("valores");
             assert_eq!(u["n_valores"].as_u64(), Some(values.len() as u64));
-            let total: u64 = values.iter().map(|v| v["n_preguntas"].as_u64().expect("n")).sum();
+            let counts: Vec<u64> = values.iter().map(|v| v["n_preguntas"].as_u64().expect("n")).collect();
+            if u["dimension"] == "superficie" {
+                // The answers' dimension: a question answered on two surfaces counts in both.
+                let n = sheet["n_preguntas"].as_u64().expect("n");
+                assert!(counts.iter().all(|c| *c <= n) && counts.contains(&n), "{slug}: {counts:?} of {n}");
+                let surfaces = sheet["superficies"].as_array().expect("superficies");
+                assert_eq!(surfaces.len(), values.len(), "{slug}: the sheet lists each surface");
+                continue;
+            }
             assert_eq!(
-                Some(total),
+                Some(counts.iter().sum::<u64>()),
                 sheet["n_preguntas"].as_u64(),
                 "{slug}: every question has one value of {}",
                 u["dimension"]
@@ -595,8 +604,15 @@ fn a_broken_study_fails_the_build_and_leaves_dist_untouched() {
     assert!(error.contains("farma-2026") && error.contains("respuestas.jsonl"), "{error}");
     assert!(error.contains("línea 1") && error.contains("NO-EXISTE-"), "{error}");
     assert_eq!(snapshot(&dist), before, "dist/ untouched");
-    let leftovers: Vec<_> = std::fs::read_dir(work.path()).expect("dir").map(|e| e.expect("e").file_name()).collect();
-    assert_eq!(leftovers.len(), 2, "no temporary folder left behind: {leftovers:?}");
+    let list = work.path().join("dist.purgar.txt");
+    let first_list = std::fs::read(&list).expect("the first build's purge list");
+    let error = generator::build::build(&options).expect_err("fails again");
+    assert!(error.to_string().contains("farma-2026"));
+    assert_eq!(std::fs::read(&list).expect("list"), first_list, "the purge list untouched");
+    let mut leftovers: Vec<_> =
+        std::fs::read_dir(work.path()).expect("dir").map(|e| e.expect("e").file_name()).collect();
+    leftovers.sort();
+    assert_eq!(leftovers, ["content", "dist", "dist.purgar.txt"], "no temporary folder left behind");
 }
 
 fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, String)> {
@@ -636,7 +652,14 @@ fn studies_with_a_previous_run_carry_their_change_tables() {
         assert!(shared > 0 && previous["preguntas_agregadas"].as_u64() > Some(0), "{slug}: {previous}");
         assert!(previous["preguntas_retiradas"].as_u64() > Some(0), "{slug}: {previous}");
         assert_eq!(entry["corrida_anterior"]["preguntas_compartidas"].as_u64(), Some(shared), "{slug}");
+        // One family of tests per study: the multiplicity control says how many and which.
+        let family = &changes["multiplicidad"];
+        let (tests, found) =
+            (family["pruebas"].as_u64().expect("pruebas"), family["cambios"].as_u64().expect("cambios"));
+        let threshold = family["umbral_p"].as_f64().expect("umbral_p");
+        assert!(tests > 100 && found <= family["cambios_sin_ajuste"].as_u64().expect("sin ajuste"), "{slug}: {family}");
         let tables = changes["tablas"].as_array().expect("tablas");
+        let (mut n_tests, mut n_found) = (0, 0);
         let ids: Vec<&str> = tables.iter().map(|t| t["id"].as_str().expect("id")).collect();
         assert_eq!(ids[0], "cambio_total", "{slug}");
         assert!(ids.iter().any(|id| id.starts_with("cambio_nivel_")), "{slug}: the replaced model, by tier: {ids:?}");
@@ -661,19 +684,35 @@ fn studies_with_a_previous_run_carry_their_change_tables() {
             let columns: Vec<&str> =
                 table["columnas"].as_array().expect("cols").iter().map(|c| c.as_str().expect("c")).collect();
             for (c, name) in columns.iter().enumerate() {
-                let Some(metric) = name.strip_suffix("_diferencia_ic95") else { continue };
-                let verdict = columns.iter().position(|x| *x == format!("{metric}_veredicto")).expect("verdict");
+                let Some(metric) = name.strip_suffix("_diferencia_ic_ajustado") else { continue };
+                let at = |suffix: &str| columns.iter().position(|x| *x == format!("{metric}{suffix}")).expect(suffix);
+                let (verdict, p, ic95) = (at("_veredicto"), at("_diferencia_p"), at("_diferencia_ic95"));
                 for row in rows {
-                    let expected = match &row[c] {
-                        Value::Array(b) if b[0].as_f64() > Some(0.0) => Value::from("creció"),
-                        Value::Array(b) if b[1].as_f64() < Some(0.0) => Value::from("cayó"),
-                        Value::Array(_) => Value::from("sin cambio más allá del ruido"),
-                        _ => Value::Null,
+                    let what = format!("{slug} {id} {} {metric}", row[0]);
+                    let (Value::Array(adjusted), Some(p)) = (&row[c], row[p].as_f64()) else {
+                        // No interval, or too few questions to test: no p-value, no verdict.
+                        assert!(row[verdict].is_null() && row[c].is_null() && row[p].is_null(), "{what}");
+                        continue;
                     };
-                    assert_eq!(row[verdict], expected, "{slug} {id} {} {metric}", row[0]);
+                    n_tests += 1;
+                    n_found += u64::from(row[verdict] != "sin cambio más allá del ruido");
+                    let (low, high) = (adjusted[0].as_f64().expect("low"), adjusted[1].as_f64().expect("high"));
+                    let (low95, high95) = (row[ic95][0].as_f64().expect("low"), row[ic95][1].as_f64().expect("high"));
+                    assert!(low <= low95 && high >= high95, "{what}: the adjusted interval holds the 95% one");
+                    // The verdict is Benjamini–Hochberg's (p at most R·q/m, p rounded to four
+                    // significant digits) and follows the adjusted interval (bounds rounded).
+                    match row[verdict].as_str().expect("verdict") {
+                        "creció" => assert!(p <= threshold * 1.001 && low >= 0.0, "{what}: p {p}, [{low}, {high}]"),
+                        "cayó" => assert!(p <= threshold * 1.001 && high <= 0.0, "{what}: p {p}, [{low}, {high}]"),
+                        _ => assert!(
+                            (found == 0 || p >= threshold * 0.999) && low <= 0.0 && high >= 0.0,
+                            "{what}: p {p}, [{low}, {high}]"
+                        ),
+                    }
                 }
             }
         }
+        assert_eq!((n_tests, n_found), (tests, found), "{slug}: the family is every change cell with an interval");
     }
     assert!(compared >= 3, "at least three sample studies are compared with a previous run");
 }

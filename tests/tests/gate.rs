@@ -141,7 +141,7 @@ async fn unpaid_requests_get_402_with_the_same_object_in_header_and_body() {
             let encoded = header(&response, "payment-required").expect("PAYMENT-REQUIRED");
             let from_header: Value = decode_json(&encoded).expect("standard base64 JSON");
             let body = json_of(response).await;
-            assert_eq!(body["x402"], from_header);
+            assert_is_the_header_form_of(&from_header, &body["x402"]);
             let required: PaymentRequired = serde_json::from_value(from_header.clone()).expect("typed");
             assert_eq!(required.x402_version, 2);
             assert_eq!(required.resource.url, format!("{BUILT_BASE_URL}/estudio/{slug}?vista={view}"));
@@ -157,6 +157,118 @@ async fn unpaid_requests_get_402_with_the_same_object_in_header_and_body() {
         }
     }
     expect_error(get(&client, &gate.url("/estudio/banca-2026?vista=todo")).await, 400).await;
+}
+
+/// The `PAYMENT-REQUIRED` object is the body's `x402` object less what only discovery needs:
+/// the same version, error, requirements and resource URL; of the extensions, the
+/// `payment-identifier` and `sign-in-with-x` members a client reads to pay; the Bazaar
+/// declaration, the signed offers and the schemas only in the body.
+fn assert_is_the_header_form_of(header: &Value, whole: &Value) {
+    for key in ["x402Version", "error", "accepts"] {
+        assert_eq!(header[key], whole[key], "{key}");
+    }
+    for key in ["url", "description", "mimeType"] {
+        assert_eq!(header["resource"][key], whole["resource"][key], "resource.{key}");
+    }
+    assert!(whole["resource"]["serviceName"].is_string(), "the body names the service for catalogs");
+    assert!(header["resource"].get("serviceName").is_none() && header["resource"].get("tags").is_none());
+    let names = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
+    assert_eq!(names(&header["extensions"]), ["payment-identifier", "sign-in-with-x"]);
+    assert_eq!(names(&whole["extensions"]), ["bazaar", "offer-receipt", "payment-identifier", "sign-in-with-x"]);
+    assert_eq!(
+        header["extensions"]["payment-identifier"],
+        json!({"info": whole["extensions"]["payment-identifier"]["info"]})
+    );
+    let siwx = &whole["extensions"]["sign-in-with-x"];
+    assert_eq!(
+        header["extensions"]["sign-in-with-x"],
+        json!({"info": siwx["info"], "supportedChains": siwx["supportedChains"]})
+    );
+    assert!(siwx["schema"].is_object() && whole["extensions"]["bazaar"]["schema"].is_object());
+}
+
+/// The bytes of an answer's head (status line, header lines, the blank line), read from a raw
+/// socket as a proxy in front of the gate reads them.
+fn head_of(server: &str, request: &str) -> String {
+    use std::io::Write;
+    let address = server.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).expect("connect");
+    stream.write_all(request.as_bytes()).expect("send");
+    common::read_answer(&mut stream).0
+}
+
+/// Every unpaid 402's head fits in 4 KB: what nginx reads a response head into by default
+/// (`proxy_buffer_size`, one memory page), for every study, view and kind of `Accept`, GET and
+/// HEAD, with the MPP challenge, as the gate sends it; a refused payment's 402 and the MCP
+/// tool's unpaid answer too.
+#[test]
+fn every_402_head_fits_in_4_kb() {
+    const BUDGET: usize = 4096;
+    let gate = start_local(built());
+    let server = gate.server.url();
+    let accepts = [
+        None,
+        Some("application/json"),
+        Some("*/*"),
+        Some("text/html"),
+        Some("text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"),
+    ];
+    let mut largest = (0, String::new());
+    for slug in SLUGS {
+        for query in ["", "?vista=completo", "?vista=resumen"] {
+            for accept in accepts {
+                for method in ["GET", "HEAD"] {
+                    let accept_line = accept.map(|a| format!("Accept: {a}\r\n")).unwrap_or_default();
+                    let request =
+                        format!("{method} /estudio/{slug}{query} HTTP/1.1\r\nHost: 127.0.0.1\r\n{accept_line}\r\n");
+                    let head = if method == "HEAD" { head_only(&server, &request) } else { head_of(&server, &request) };
+                    let what = format!("{method} /estudio/{slug}{query} Accept {accept:?}");
+                    assert!(head.starts_with("HTTP/1.1 402 "), "{what}: {head}");
+                    let lower = head.to_ascii_lowercase();
+                    assert!(
+                        lower.contains("\r\npayment-required: ") && lower.contains("\r\nwww-authenticate: payment "),
+                        "{what}"
+                    );
+                    assert!(head.len() <= BUDGET, "{what}: a head of {} bytes, over {BUDGET}:\n{head}", head.len());
+                    if head.len() > largest.0 {
+                        largest = (head.len(), what);
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("the largest unpaid 402 head: {} bytes ({})", largest.0, largest.1);
+    // A refused payment (a signature that is not base64): its 402 carries the same header.
+    let refused = head_of(
+        &server,
+        "GET /estudio/banca-2026 HTTP/1.1\r\nHost: 127.0.0.1\r\nPAYMENT-SIGNATURE: no-es-base64!\r\n\r\n",
+    );
+    assert!(refused.starts_with("HTTP/1.1 400 ") && refused.len() <= BUDGET, "{refused}");
+    // The MCP tool's 402 travels in the body: its head is small.
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"comprar_estudio","arguments":{"slug":"banca-2026"}}}"#;
+    let mcp = head_of(
+        &server,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{call}",
+            call.len()
+        ),
+    );
+    assert!(mcp.starts_with("HTTP/1.1 200 ") && mcp.len() <= BUDGET, "{mcp}");
+}
+
+/// The head of an answer to HEAD (no body follows, whatever `Content-Length` says).
+fn head_only(server: &str, request: &str) -> String {
+    use std::io::{Read, Write};
+    let address = server.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).expect("connect");
+    stream.write_all(request.as_bytes()).expect("send");
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        stream.read_exact(&mut byte).expect("answer head");
+        head.push(byte[0]);
+    }
+    String::from_utf8(head).expect("UTF-8 head")
 }
 
 /// Buys one view and checks the delivery, the settlement and both downloads.

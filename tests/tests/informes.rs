@@ -144,6 +144,16 @@ fn lines_with<'a>(text: &'a str, parts: &[&str]) -> Vec<&'a str> {
     text.lines().filter(|line| parts.iter().all(|p| line.contains(p))).collect()
 }
 
+/// True when some line starting with `key` (a table row's name) has every one of `parts` on
+/// it or on the two lines above or below it (the rest of the row).
+fn rows_with(text: &str, key: &str, parts: &[&str]) -> bool {
+    let lines: Vec<&str> = text.lines().collect();
+    lines.iter().enumerate().filter(|(_, l)| l.trim_start().starts_with(key)).any(|(i, _)| {
+        let block = lines[i.saturating_sub(2)..(i + 3).min(lines.len())].join("\n");
+        parts.iter().all(|p| block.contains(p))
+    })
+}
+
 /// An analysis table of the package, or one of its change tables (`cambios.tablas`).
 fn table<'a>(package: &'a Value, id: &str) -> &'a Value {
     let changes = package["cambios"]["tablas"].as_array().into_iter().flatten();
@@ -266,8 +276,10 @@ fn reports_print_the_packages_numbers() {
                 let mention = cell(brands, brand, "mencion").as_f64().expect("mention");
                 let prominence = cell(brands, brand, "protagonismo").as_f64().expect("prominence");
                 let (m, p) = (shown(mention, Shown::Percent, lang), shown(prominence, Shown::Two, lang));
-                let hits = lines_with(&text, &[brand, m.as_str(), p.as_str()]);
-                assert!(!hits.is_empty(), "{slug} {lang}: row {brand} with mention {m} and Protagonismo IA {p}");
+                // A row of many columns can be three lines tall (an interval that wraps), and the
+                // text layer puts its name on the middle one: look at the lines around the name.
+                let hits = rows_with(&text, brand, &[m.as_str(), p.as_str()]);
+                assert!(hits, "{slug} {lang}: row {brand} with mention {m} and Protagonismo IA {p}");
                 if i == 0 {
                     // The top brand is also the cover's headline figure.
                     let unit = if lang == "es" { " %" } else { "%" };
@@ -339,9 +351,12 @@ fn reports_print_the_packages_numbers() {
     }
 }
 
-/// A verdict as a report prints it.
-fn verdict_shown(verdict: &Value, lang: &str) -> &'static str {
+/// A verdict as a report prints it; a cell with a 95% interval and no verdict had too few
+/// questions to be tested.
+fn verdict_shown(verdict: &Value, has_interval: bool, lang: &str) -> &'static str {
     match (verdict.as_str(), lang) {
+        (None, "es") if has_interval => "pocas preguntas, sin veredicto",
+        (None, _) if has_interval => "too few questions, no verdict",
         (Some("creció"), "es") => "creció",
         (Some("creció"), _) => "grew",
         (Some("cayó"), "es") => "cayó",
@@ -378,6 +393,20 @@ fn reports_draw_each_brands_change_since_the_previous_run() {
                 format!("uses the {shared} questions both runs share")
             };
             assert!(squashed.contains(&says), "{slug} {lang}: says how many questions are shared ({shared})");
+            // And how many cells the study compares, with and without the adjustment.
+            let family = &package["cambios"]["multiplicidad"];
+            let (tests, unadjusted) =
+                (family["pruebas"].as_u64().expect("m"), family["cambios_sin_ajuste"].as_u64().expect("u"));
+            let says = if lang == "es" {
+                format!(
+                    "El estudio prueba {tests} celdas (marca, métrica y tabla con al menos 10 preguntas en su base) y con tantas comparaciones algunas cruzarían el cero por azar: al 95 % cada una, {unadjusted} celdas dirían"
+                )
+            } else {
+                format!(
+                    "The study tests {tests} cells (brand, metric and table with at least 10 questions in their base), and with so many comparisons some would cross zero by chance: at 95% each, {unadjusted} cells would say"
+                )
+            };
+            assert!(squashed.contains(&says), "{slug} {lang}: says how many cells it compares ({tests}, {unadjusted})");
             let (mut rows, mut verdicts) = (0, std::collections::BTreeSet::new());
             for t in tables {
                 let id = t["id"].as_str().expect("id");
@@ -398,7 +427,9 @@ fn reports_draw_each_brands_change_since_the_previous_run() {
                         let before = number("_anterior", metric_shown(metric));
                         let now = number("_actual", metric_shown(metric));
                         let difference = number("_diferencia", difference_shown(metric));
-                        let interval = match cell(t, brand, &format!("{m}_diferencia_ic95")).as_array() {
+                        // The bar and the interval printed are the adjusted ones, which the
+                        // verdict follows.
+                        let interval = match cell(t, brand, &format!("{m}_diferencia_ic_ajustado")).as_array() {
                             Some(b) => {
                                 let bound =
                                     |i: usize| shown(b[i].as_f64().expect("bound"), difference_shown(metric), lang);
@@ -408,7 +439,8 @@ fn reports_draw_each_brands_change_since_the_previous_run() {
                         };
                         let verdict = cell(t, brand, &format!("{m}_veredicto"));
                         verdicts.insert(verdict.as_str().unwrap_or("").to_owned());
-                        let verdict = verdict_shown(&verdict, lang);
+                        let has_interval = !cell(t, brand, &format!("{m}_diferencia_ic95")).is_null();
+                        let verdict = verdict_shown(&verdict, has_interval, lang);
                         let parts =
                             [brand, before.as_str(), now.as_str(), difference.as_str(), interval.as_str(), verdict];
                         assert!(

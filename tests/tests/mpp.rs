@@ -164,7 +164,7 @@ async fn mpp_credentials_buy_once_on_chain_and_every_bad_one_is_refused() {
     let paid = credential(&offered, &accepted, &buyer);
     let answer = pay(&store, slug, "completo", &paid, None).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
-    assert_eq!(answer.header("cache-control"), Some("private"));
+    assert_eq!(answer.header("cache-control"), Some("private, no-store"));
     let receipt = b64_json(answer.header("payment-receipt").expect("Payment-Receipt"));
     assert_eq!(receipt["status"], "success");
     assert_eq!(receipt["method"], "evm");
@@ -428,4 +428,48 @@ async fn the_official_pympp_client_buys_with_mpp_on_chain_over_http() {
     let sales = report(store.gate.data.path()).expect("gate ventas");
     assert_eq!(sales.sales.len(), 1);
     assert_eq!(sales.sales[0].protocol.as_str(), "mpp");
+}
+
+/// The official MPP client buys through each front of `deploy/frentes/` (nginx, Caddy, HAProxy,
+/// Varnish, Apache from Debian's packages, as `tests/tests/frentes.rs` starts them): the 402's
+/// `WWW-Authenticate: Payment` challenge reaches it, its credential reaches the gate, the price
+/// moves once on chain and the `Payment-Receipt` comes back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_mppx_client_buys_through_every_front() {
+    use common::frentes::{
+        StartFront, free_port, guide_site, start_apache, start_caddy, start_haproxy, start_nginx, start_varnish,
+    };
+    assert!(mppx_dir().join("node_modules/mppx/package.json").is_file(), "faltan los paquetes npm de tests/mppx");
+    let chain = LocalChain::start(ChainOptions { buyers: 1, ..ChainOptions::default() }).expect("chain");
+    let store = store(&chain).await;
+    let buyer = &chain.buyers()[0];
+    let fronts: [(&str, StartFront); 5] = [
+        ("nginx", |gate, port| start_nginx(port, |dir, port| guide_site(gate, dir, port))),
+        ("caddy", start_caddy),
+        ("haproxy", start_haproxy),
+        ("varnish", start_varnish),
+        ("apache", start_apache),
+    ];
+    for ((name, start), slug) in fronts.into_iter().zip(SLUGS) {
+        let front = start(&store.gate, free_port());
+        let accepted = accepted_of(built(), slug, "resumen");
+        let price = U256::from_str_radix(accepted["amount"].as_str().expect("amount"), 10).expect("amount");
+        let before = chain.usdc_balance(buyer.address).await.expect("balance");
+        let env = vec![
+            ("EVM_PRIVATE_KEY", buyer.private_key.clone()),
+            ("CHAIN_ID", "84532".to_owned()),
+            ("TOKEN", chain.asset().to_checksum(None)),
+            ("TOKEN_NAME", accepted["extra"]["name"].as_str().expect("name").to_owned()),
+            ("TOKEN_VERSION", accepted["extra"]["version"].as_str().expect("version").to_owned()),
+            ("ESTUDIO_URL", format!("{}/estudio/{slug}?vista=resumen", front.url)),
+        ];
+        let line = run_mppx("comprar.mjs", env).await;
+        assert_eq!(line["status"], 200, "{name}: {line}");
+        let receipt = b64_json(line["receipt"].as_str().expect("a Payment-Receipt through the front"));
+        assert_eq!(receipt["status"], "success", "{name}");
+        let after = chain.usdc_balance(buyer.address).await.expect("balance");
+        assert_eq!(before - after, price, "{name}: the price moved once");
+    }
+    let sales = report(store.gate.data.path()).expect("gate ventas");
+    assert_eq!(sales.sales.len(), 5);
 }

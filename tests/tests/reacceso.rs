@@ -108,8 +108,10 @@ async fn refused(response: reqwest::Response, code: &str) -> Value {
     assert!(body["mensaje"].as_str().is_some_and(|m| m.len() > 20), "{body}");
     assert!(body.get("acceso").is_none() && body.get("resumen").is_none(), "nothing delivered: {body}");
     let required: Value = decode_json(&header.expect("PAYMENT-REQUIRED again")).expect("decodes");
-    assert_eq!(required, body["x402"]);
-    assert!(required["extensions"][siwx::SIGN_IN_WITH_X]["info"]["nonce"].is_string(), "a fresh challenge");
+    assert_eq!(required["accepts"], body["x402"]["accepts"]);
+    let nonce = &required["extensions"][siwx::SIGN_IN_WITH_X]["info"]["nonce"];
+    assert!(nonce.is_string(), "a fresh challenge");
+    assert_eq!(&body["x402"]["extensions"][siwx::SIGN_IN_WITH_X]["info"]["nonce"], nonce, "the body's is the header's");
     body
 }
 
@@ -151,7 +153,18 @@ async fn a_buyer_whose_links_expired_signs_in_and_gets_the_study_again_free() {
     assert_eq!(info["resources"], json!([required["resource"]["url"]]));
     assert_eq!(info["version"], "1");
     assert_eq!(declaration["supportedChains"], json!([{"chainId": "eip155:84532", "type": "eip191"}]));
-    assert_eq!(declaration["schema"], siwx::schema());
+    // The header carries what a client signs with; the declaration's JSON Schema (the official
+    // `buildSIWxSchema`) is in the body's whole object.
+    assert!(declaration.get("schema").is_none(), "PAYMENT-REQUIRED leaves the schema to the body");
+    let body: Value = client()
+        .get(gate.url(&format!("/estudio/{STUDY}?vista=resumen")))
+        .send()
+        .await
+        .expect("402")
+        .json()
+        .await
+        .expect("JSON body");
+    assert_eq!(body["x402"]["extensions"][siwx::SIGN_IN_WITH_X]["schema"], siwx::schema());
     let issued = siwx::parse_time(info["issuedAt"].as_str().expect("issuedAt")).expect("ISO 8601");
     assert!(issued.abs_diff(clock.now() as i64) <= 2, "issued on the gate's clock");
     assert_eq!(
@@ -164,7 +177,7 @@ async fn a_buyer_whose_links_expired_signs_in_and_gets_the_study_again_free() {
     let again = sign_in(&gate, "resumen", &signed).await;
     assert_eq!(again.status(), 200);
     assert!(again.headers().get("payment-response").is_none(), "nothing was paid now");
-    assert_eq!(again.headers()["cache-control"], "no-store");
+    assert_eq!(again.headers()["cache-control"], "private, no-store");
     let body = body_of(again).await;
     assert_eq!(body["estudio"], STUDY);
     assert_eq!(body["vista"], "resumen");

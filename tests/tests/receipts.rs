@@ -114,7 +114,13 @@ async fn the_402_carries_offers_signed_by_the_key_the_gate_publishes() {
     for view in ["completo", "resumen"] {
         let response = http.get(format!("{}/estudio/{SLUG}?vista={view}", server.url())).send().await.expect("402");
         assert_eq!(response.status(), 402);
-        let required = decoded_header(&response, "payment-required");
+        let header = decoded_header(&response, "payment-required");
+        // The signed offers serve whoever keeps proof of what was offered, not the payment: they
+        // are in the body's whole object, and out of the header, which carries what pays.
+        let body: Value = response.json().await.expect("JSON body");
+        let required = &body["x402"];
+        assert!(header["extensions"].get(OFFER_RECEIPT).is_none(), "no signed offers in PAYMENT-REQUIRED");
+        assert_eq!(header["accepts"], required["accepts"]);
         let declared = &required["extensions"][OFFER_RECEIPT];
         assert_eq!(declared["schema"]["required"], json!(["offers"]));
         let offers = declared["info"]["offers"].as_array().expect("offers");
@@ -297,7 +303,7 @@ async fn a_purchase_over_mcp_carries_the_same_offers_and_a_receipt_for_the_study
     let unpaid: Value = call(None).await.expect("call").json().await.expect("JSON");
     let required = unpaid["result"]["structuredContent"].clone();
     let over_http = http.get(format!("{}/estudio/{SLUG}?vista=resumen", server.url())).send().await.expect("402");
-    let http_required = decoded_header(&over_http, "payment-required");
+    let http_required: Value = over_http.json::<Value>().await.expect("JSON body")["x402"].clone();
     assert_eq!(
         required["extensions"][OFFER_RECEIPT], http_required["extensions"][OFFER_RECEIPT],
         "the MCP 402 carries the same signed offers as the HTTP 402"

@@ -246,7 +246,16 @@ async fn the_402_carries_the_fee_payer_and_a_solana_payment_is_verified_then_set
     assert_eq!(unpaid.status(), 402);
     let header = decode_header(unpaid.headers()["payment-required"].to_str().expect("ascii"));
     let body: Value = unpaid.json().await.expect("json");
-    assert_eq!(body["x402"], header);
+    assert_eq!(body["x402"]["accepts"], header["accepts"], "the body's whole object offers the same");
+    assert_eq!(header["accepts"].as_array().map(Vec::len), Some(2), "Base Sepolia and Solana devnet");
+    // Two networks, two signed offers in the body: the head still fits a default proxy's 4 KB.
+    for accept in ["application/json", "text/html"] {
+        let head = raw_head(
+            &server.url(),
+            &format!("GET /estudio/banca-2026?vista=resumen HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: {accept}\r\n\r\n"),
+        );
+        assert!(head.starts_with("HTTP/1.1 402 ") && head.len() <= 4096, "{accept}: {} bytes\n{head}", head.len());
+    }
     let solana =
         header["accepts"].as_array().expect("accepts").iter().find(|a| a["network"] == DEVNET).expect("solana").clone();
     assert_eq!(solana["extra"], json!({"feePayer": FEE_PAYER}));
@@ -368,4 +377,12 @@ async fn a_verified_solana_payment_without_a_payer_is_never_settled() {
         assert_eq!(facilitator.verifies.load(Ordering::SeqCst), 2);
         assert_eq!(facilitator.settles.load(Ordering::SeqCst), 0, "{payer:?}: nothing settled");
     }
+}
+
+/// The head of one answer, read from a raw socket as a proxy in front of the gate reads it.
+fn raw_head(server: &str, request: &str) -> String {
+    use std::io::Write;
+    let mut stream = std::net::TcpStream::connect(server.trim_start_matches("http://")).expect("connect");
+    stream.write_all(request.as_bytes()).expect("send");
+    common::read_answer(&mut stream).0
 }

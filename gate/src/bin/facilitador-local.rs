@@ -10,7 +10,7 @@ use alloy_primitives::U256;
 use anyhow::{Context, Result};
 use gate::chain::settler::Settler;
 use gate::facilitator::cli::Args;
-use gate::facilitator::local::{LocalConfig, LocalFacilitator};
+use gate::facilitator::local::{ERC6492_FACTORIES_ENV, LocalConfig, LocalFacilitator, parse_factories};
 use gate::facilitator::service::FacilitatorService;
 use gate::settings::SETTLER_KEY_ENV;
 use gate_http::{RunOptions, run};
@@ -51,10 +51,18 @@ fn run_facilitator() -> Result<()> {
                 settler.rpc().describe(),
                 settler.address()
             );
-            LocalConfig {
+            let mut config = LocalConfig {
                 settle_wait: std::time::Duration::from_secs_f64(args.confirmation_wait),
                 ..LocalConfig::on_chain(Arc::new(settler))
-            }
+            };
+            let added = std::env::var(ERC6492_FACTORIES_ENV).unwrap_or_default();
+            config
+                .erc6492_factories
+                .extend(parse_factories(&added).map_err(|e| anyhow::anyhow!("{ERC6492_FACTORIES_ENV}: {e}"))?);
+            config.erc6492_factories.extend(
+                parse_factories(&args.factories.join(",")).map_err(|e| anyhow::anyhow!("--fabrica-6492: {e}"))?,
+            );
+            config
         }
         None => {
             tracing::info!("facilitador local: sin cadena y sin dinero real");

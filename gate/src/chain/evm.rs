@@ -97,6 +97,37 @@ impl RpcChain {
         balanceOfCall::abi_decode_returns(&answer).map_err(|e| ChainError(format!("balanceOf() ilegible: {e}")))
     }
 
+    /// Every payment by authorization to `pay_to` in blocks `from..=to`: each successful
+    /// transaction's `AuthorizationUsed(payer, nonce)` from `asset` followed by its `Transfer(payer,
+    /// pay_to, value)`, as (payer, nonce, value, transaction), in block order. What `gate
+    /// verificar` compares with the sales record, and the chaos tier's invariants read.
+    pub async fn payments_to(
+        &self,
+        asset: Address,
+        pay_to: Address,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<AuthorizedPayment>, ChainError> {
+        let topics = [Some(Transfer::SIGNATURE_HASH), None, Some(pay_to.into_word())];
+        let mut transactions: Vec<B256> = Vec::new();
+        let mut start = from;
+        while start <= to {
+            let end = to.min(start.saturating_add(LOG_RANGE - 1));
+            for log in self.rpc.logs(asset, &topics, start, end).await? {
+                if !transactions.contains(&log.transaction) {
+                    transactions.push(log.transaction);
+                }
+            }
+            start = end + 1;
+        }
+        let mut payments = Vec::new();
+        for transaction in transactions {
+            let Some(receipt) = self.rpc.receipt(transaction).await? else { continue };
+            payments.extend(authorized_payments(&receipt, asset, pay_to));
+        }
+        Ok(payments)
+    }
+
     /// The first block whose time is after `time` (`latest.number + 1` when none is yet):
     /// an exponential search back from the head, then a binary search.
     async fn first_block_after(&self, time: u64, latest: BlockTime) -> Result<u64, ChainError> {
@@ -156,6 +187,43 @@ impl RpcChain {
     async fn receipt_says(&self, expected: &Expected, transaction: B256) -> Result<Option<ReceiptSays>, ChainError> {
         Ok(self.rpc.receipt(transaction).await?.map(|receipt| judge(&receipt, expected)))
     }
+}
+
+/// One payment by authorization found on chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthorizedPayment {
+    pub payer: Address,
+    pub nonce: B256,
+    pub value: U256,
+    pub transaction: B256,
+}
+
+/// The payments by authorization to `pay_to` in `receipt`: each `AuthorizationUsed` from `asset`
+/// followed by a `Transfer` from `asset` of the same payer to `pay_to`.
+fn authorized_payments(receipt: &Receipt, asset: Address, pay_to: Address) -> Vec<AuthorizedPayment> {
+    if !receipt.success {
+        return Vec::new();
+    }
+    let from_asset: Vec<&Log> = receipt.logs.iter().filter(|l| l.address == asset).collect();
+    let mut found = Vec::new();
+    for pair in from_asset.windows(2) {
+        let (used, transfer) = (pair[0], pair[1]);
+        let (Some(payer), Some(nonce)) = (used.topics.get(1), used.topics.get(2)) else { continue };
+        if used.topics.first() == Some(&AuthorizationUsed::SIGNATURE_HASH)
+            && transfer.topics.first() == Some(&Transfer::SIGNATURE_HASH)
+            && transfer.topics.get(1) == Some(payer)
+            && transfer.topics.get(2) == Some(&pay_to.into_word())
+            && transfer.data.len() == 32
+        {
+            found.push(AuthorizedPayment {
+                payer: Address::from_word(*payer),
+                nonce: *nonce,
+                value: U256::from_be_slice(&transfer.data),
+                transaction: receipt.transaction,
+            });
+        }
+    }
+    found
 }
 
 /// What `receipt` proves about `expected`'s authorization.
@@ -235,6 +303,13 @@ impl Chain for RpcChain {
             Some(log) => Verdict::Canceled { transaction: Some(hex_of(log.transaction)) },
             None => Verdict::Unexplained,
         })
+    }
+
+    async fn contract_signature(
+        &self,
+        signature: &crate::x402::evm::ContractSignature,
+    ) -> Result<Option<super::signature::ContractCheck>, ChainError> {
+        super::signature::verify(&self.rpc, signature).await.map(Some)
     }
 
     async fn audit(&self, expected: &Expected, transaction: &str) -> Result<Audit, ChainError> {

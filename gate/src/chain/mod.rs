@@ -11,10 +11,12 @@
 //! ([`rpc`]); the local facilitator's ledger answers for itself in local mode (there the ledger
 //! is the chain). [`Chains`] holds one per network, from `GATE_RPC_EIP155_<id>` or `--rpc`.
 //! [`settler`] submits `transferWithAuthorization` for the local facilitator's chain backend.
+//! [`signature`] asks the chain about smart wallets' signatures (ERC-1271, ERC-6492).
 
 pub mod evm;
 pub mod rpc;
 pub mod settler;
+pub mod signature;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -120,6 +122,15 @@ pub trait Chain: Send + Sync + 'static {
     async fn find(&self, expected: &Expected, hint: Option<&str>) -> Result<Verdict, ChainError>;
     /// Whether `transaction` used `expected`'s authorization and paid payTo the price.
     async fn audit(&self, expected: &Expected, transaction: &str) -> Result<Audit, ChainError>;
+    /// Whether the smart wallet `signature.signer` (deployed, or deployed by its ERC-6492
+    /// wrapper in a simulation) takes `signature`. `None`: this chain runs no contracts (the
+    /// local facilitator's ledger), so it cannot say.
+    async fn contract_signature(
+        &self,
+        _signature: &crate::x402::evm::ContractSignature,
+    ) -> Result<Option<signature::ContractCheck>, ChainError> {
+        Ok(None)
+    }
 }
 
 /// The chains the gate can read, by CAIP-2 network.

@@ -66,6 +66,29 @@ pub struct Receipt {
     pub logs: Vec<Log>,
 }
 
+/// A JSON-RPC error answer: the node was reached and said no.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct NodeError {
+    code: Option<i64>,
+    message: String,
+}
+
+impl NodeError {
+    /// Whether the node says the call reverted (code 3 in geth, reth and anvil, or a message
+    /// naming a revert, as others word it), as opposed to failing to run it.
+    fn is_revert(&self) -> bool {
+        self.code == Some(3) || self.message.to_ascii_lowercase().contains("revert")
+    }
+}
+
+/// What an `eth_call` came back with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Called {
+    Returned(Bytes),
+    /// The call reverted; the node's message.
+    Reverted(String),
+}
+
 /// A block's number and time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockTime {
@@ -92,6 +115,14 @@ impl Rpc {
 
     /// One call; the node's error, a transport error or an unreadable answer is a [`ChainError`].
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, ChainError> {
+        self.call_answered(method, params).await?.map_err(|refused| {
+            ChainError(format!("RPC {} ({method}): el nodo respondió: {}", redact(&self.url), refused.message))
+        })
+    }
+
+    /// One call whose error answer is the node's word (for `eth_call`, a revert), kept apart
+    /// from a transport error or an unreadable answer (the outer [`ChainError`]).
+    async fn call_answered(&self, method: &str, params: Value) -> Result<Result<Value, NodeError>, ChainError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let fail = |what: String| ChainError(format!("RPC {} ({method}): {what}", redact(&self.url)));
@@ -100,10 +131,50 @@ impl Rpc {
         let status = response.status();
         let answer: Value = response.json().await.map_err(|e| fail(format!("{status}: {}", e.without_url())))?;
         if let Some(error) = answer.get("error").filter(|e| !e.is_null()) {
-            let message = error.get("message").and_then(Value::as_str).unwrap_or("error sin mensaje");
-            return Err(fail(format!("el nodo respondió: {message}")));
+            let message = error.get("message").and_then(Value::as_str).unwrap_or("error sin mensaje").to_owned();
+            let code = error.get("code").and_then(Value::as_i64);
+            return Ok(Err(NodeError { code, message }));
         }
-        answer.get("result").cloned().ok_or_else(|| fail(format!("{status}: respuesta sin result")))
+        answer.get("result").cloned().map(Ok).ok_or_else(|| fail(format!("{status}: respuesta sin result")))
+    }
+
+    /// `eth_call` at the latest block of `data`, sent to `to` (or, without `to`, run as a
+    /// contract's creation code: a "deployless" call, whose constructor's return is the answer).
+    /// A revert is an answer ([`Called::Reverted`]); only a node that could not be asked is an
+    /// error.
+    pub async fn try_call(&self, to: Option<Address>, data: &[u8]) -> Result<Called, ChainError> {
+        let mut call = json!({"data": format!("0x{}", hex::encode(data))});
+        if let Some(to) = to {
+            call["to"] = json!(format!("{to:#x}"));
+        }
+        match self.call_answered("eth_call", json!([call, "latest"])).await? {
+            Ok(answer) => Ok(Called::Returned(bytes(&answer)?)),
+            Err(refused) if refused.is_revert() => Ok(Called::Reverted(refused.message)),
+            Err(refused) => {
+                Err(ChainError(format!("RPC {} (eth_call): el nodo respondió: {}", redact(&self.url), refused.message)))
+            }
+        }
+    }
+
+    /// The gas `from` would spend sending `data` to `to`; `Ok(Err(message))` when the node says
+    /// it would revert.
+    pub async fn estimate_gas(
+        &self,
+        from: Address,
+        to: Address,
+        data: &[u8],
+    ) -> Result<Result<u64, String>, ChainError> {
+        let call =
+            json!({"from": format!("{from:#x}"), "to": format!("{to:#x}"), "data": format!("0x{}", hex::encode(data))});
+        match self.call_answered("eth_estimateGas", json!([call])).await? {
+            Ok(answer) => Ok(Ok(quantity(&answer)?)),
+            Err(refused) if refused.is_revert() => Ok(Err(refused.message)),
+            Err(refused) => Err(ChainError(format!(
+                "RPC {} (eth_estimateGas): el nodo respondió: {}",
+                redact(&self.url),
+                refused.message
+            ))),
+        }
     }
 
     pub async fn chain_id(&self) -> Result<u64, ChainError> {

@@ -1,6 +1,9 @@
 //! Submitting `transferWithAuthorization` to an EVM node: the local facilitator's chain
 //! backend. It signs an EIP-1559 transaction with the settler's key (it pays the gas; the
-//! payer signed only the authorization), sends it, and waits for its receipt.
+//! payer signed only the authorization), sends it, and waits for its receipt. An EOA's
+//! signature goes as `(v, r, s)` with a fixed gas limit; a smart wallet's as FiatToken v2.2's
+//! `bytes signature` overload with the gas the node estimates (its contract's ERC-1271 check
+//! costs what it costs), after, for a wallet not yet deployed, its ERC-6492 factory call.
 //!
 //! Transactions of one settler are numbered from a counter held under a lock only while a number
 //! is taken, so concurrent settlements never reuse an account nonce and never wait for each
@@ -19,7 +22,7 @@ use alloy_sol_types::{SolCall, sol};
 
 use super::ChainError;
 use super::rpc::{Receipt, Rpc};
-use crate::x402::evm::ExactEvmPayload;
+use crate::x402::evm::{Authorization, ExactEvmPayload};
 
 sol! {
     function transferWithAuthorization(
@@ -35,8 +38,27 @@ sol! {
     ) external;
 }
 
+mod with_bytes {
+    alloy_sol_types::sol! {
+        /// FiatToken v2.2's overload for any signature: an EOA's packed `r ‖ s ‖ v`, or a
+        /// contract wallet's bytes, checked with ERC-1271 when `from` has code.
+        function transferWithAuthorization(
+            address from,
+            address to,
+            uint256 value,
+            uint256 validAfter,
+            uint256 validBefore,
+            bytes32 nonce,
+            bytes signature
+        ) external;
+    }
+}
+
 /// Gas a `transferWithAuthorization` may use (FiatToken v2.2 uses about 80,000).
 const GAS_LIMIT: u64 = 200_000;
+/// The most gas a smart wallet's settlement or deployment may be given (its estimate plus a
+/// quarter): a wallet's `isValidSignature` may verify a passkey or several owners.
+const MAX_CONTRACT_GAS: u64 = 3_000_000;
 /// The first pause between two asks for a receipt; it doubles up to [`POLL_MAX`] (a local
 /// node mines within milliseconds, a real chain every second or two). Short, because the
 /// settlement is the buyer's wait: anvil with automine mines a transaction 1–10 ms after
@@ -91,19 +113,63 @@ impl Settler {
     /// transaction's hash as soon as the node accepted it.
     pub async fn submit(&self, asset: Address, payment: &ExactEvmPayload) -> Result<B256, ChainError> {
         let call = transfer_call(payment)?;
+        self.send(asset, call, GAS_LIMIT).await
+    }
+
+    /// Signs and sends the `bytes signature` overload of `transferWithAuthorization` for a smart
+    /// wallet's authorization (`signature` as USDC must get it: ERC-1271's bytes, never an
+    /// ERC-6492 wrapper), with the gas the node estimates. `Ok(Err(why))`: the node says it
+    /// would revert, and nothing was sent.
+    pub async fn submit_signed_by_contract(
+        &self,
+        asset: Address,
+        authorization: &Authorization,
+        signature: &[u8],
+    ) -> Result<Result<B256, String>, ChainError> {
+        let call = transfer_call_with_bytes(authorization, signature);
+        match self.gas_for(asset, &call).await? {
+            Ok(gas) => self.send(asset, call, gas).await.map(Ok),
+            Err(why) => Ok(Err(why)),
+        }
+    }
+
+    /// Sends an ERC-6492 wrapper's factory call, which deploys the wallet; `Ok(Err(why))`: the
+    /// node says it would revert, and nothing was sent. The call runs from the settler's
+    /// account, so only factories the operator allowed are ever called (the local facilitator's
+    /// list): a payer chooses the calldata.
+    pub async fn deploy_wallet(&self, factory: Address, calldata: &[u8]) -> Result<Result<B256, String>, ChainError> {
+        match self.gas_for(factory, calldata).await? {
+            Ok(gas) => self.send(factory, calldata.to_vec(), gas).await.map(Ok),
+            Err(why) => Ok(Err(why)),
+        }
+    }
+
+    /// The gas to give a call: the node's estimate and a quarter more, at most
+    /// [`MAX_CONTRACT_GAS`]; `Err(why)` when the node says it reverts.
+    async fn gas_for(&self, to: Address, data: &[u8]) -> Result<Result<u64, String>, ChainError> {
+        Ok(match self.rpc.estimate_gas(self.address(), to, data).await? {
+            Ok(gas) if gas <= MAX_CONTRACT_GAS => Ok((gas.saturating_add(gas / 4)).min(MAX_CONTRACT_GAS)),
+            Ok(gas) => Err(format!("necesitaría {gas} de gas, más que el máximo de {MAX_CONTRACT_GAS}")),
+            Err(revert) => Err(revert),
+        })
+    }
+
+    /// Signs and sends an EIP-1559 transaction calling `to` with `input`; returns its hash as
+    /// soon as the node accepted it.
+    async fn send(&self, to: Address, input: Vec<u8>, gas_limit: u64) -> Result<B256, ChainError> {
         let gas_price = self.rpc.gas_price().await?;
         let tip = (gas_price / 10).max(1);
         let nonce = self.take_nonce().await?;
         let transaction = TxEip1559 {
             chain_id: self.chain_id,
             nonce,
-            gas_limit: GAS_LIMIT,
+            gas_limit,
             max_fee_per_gas: gas_price.saturating_mul(2).saturating_add(tip),
             max_priority_fee_per_gas: tip,
-            to: TxKind::Call(asset),
+            to: TxKind::Call(to),
             value: U256::ZERO,
             access_list: Default::default(),
-            input: Bytes::from(call),
+            input: Bytes::from(input),
         };
         let signature = match self.signer.sign_hash_sync(&transaction.signature_hash()) {
             Ok(signature) => signature,
@@ -178,4 +244,18 @@ fn transfer_call(payment: &ExactEvmPayload) -> Result<Vec<u8>, ChainError> {
         s: B256::from_slice(&signature[32..64]),
     }
     .abi_encode())
+}
+
+/// The calldata of `transferWithAuthorization(…, bytes signature)`.
+pub fn transfer_call_with_bytes(auth: &Authorization, signature: &[u8]) -> Vec<u8> {
+    with_bytes::transferWithAuthorizationCall {
+        from: auth.from,
+        to: auth.to,
+        value: auth.value,
+        validAfter: U256::from(auth.valid_after),
+        validBefore: U256::from(auth.valid_before),
+        nonce: auth.nonce,
+        signature: Bytes::copy_from_slice(signature),
+    }
+    .abi_encode()
 }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("GATE_LOG", "Filtro de registros de tracing (por defecto info,pingora_core=warn,rustls=error)."),
     ("GATE_SETTLER_KEY", "Con --rpc: clave de la cuenta que envía transferWithAuthorization a la cadena."),
+    ("GATE_FABRICAS_6492", "Con --rpc: más fábricas ERC-6492 permitidas, separadas por comas (como --fabrica-6492)."),
 ];
 
 /// What `facilitador-local`'s exit status means.
@@ -47,4 +48,9 @@ pub struct Args {
     /// responder settlement_pending (con --rpc).
     #[arg(long = "espera", value_name = "SEGUNDOS", default_value_t = 20.0)]
     pub confirmation_wait: f64,
+    /// Fábrica ERC-6492 que puede desplegar la billetera inteligente de un pagador antes de
+    /// liquidar (con --rpc; se puede repetir, y GATE_FABRICAS_6492 agrega más separadas por
+    /// comas). Siempre permitidas: las de Coinbase Smart Wallet.
+    #[arg(long = "fabrica-6492", value_name = "DIRECCION")]
+    pub factories: Vec<String>,
 }

@@ -64,8 +64,12 @@ impl HttpFacilitator {
         let parsed: Option<Value> = serde_json::from_slice(&bytes).ok();
         let answers = parsed.as_ref().is_some_and(|v| answer_key.is_empty() || v.get(answer_key).is_some());
         if status >= 500 || !(200..500).contains(&status) || !answers {
-            if (200..300).contains(&status) && parsed.is_none() {
-                return Err(FacilitatorError::BadBody(format!("{} bytes que no son JSON", bytes.len())));
+            // A 2xx that is not the answer asked for (a body that is not JSON, or JSON without
+            // the answer's field, as an "accepted, still settling" 202 may be) is unreadable:
+            // for a settlement, the money may have moved.
+            if (200..300).contains(&status) {
+                let what = if parsed.is_none() { "que no son JSON" } else { "sin la respuesta esperada" };
+                return Err(FacilitatorError::BadBody(format!("HTTP {status}, {} bytes {what}", bytes.len())));
             }
             return Err(FacilitatorError::Status {
                 status,

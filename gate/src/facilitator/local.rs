@@ -27,9 +27,10 @@ use serde_json::{Value, json};
 use super::{Facilitator, FacilitatorError};
 use crate::chain::evm::RpcChain;
 use crate::chain::settler::Settler;
+use crate::chain::signature::{Checked, check_exact_on};
 use crate::chain::{Audit, Chain, ChainError, Expected, Verdict};
 use crate::clock::now;
-use crate::x402::evm::{ExactEvmPayload, check_exact, parse_exact_payload};
+use crate::x402::evm::{ContractSignature, Erc6492, ExactEvmPayload, check_exact, parse_exact_payload};
 use crate::x402::{
     PaymentPayload, PaymentRequirements, SettlementResponse, SupportedKind, SupportedResponse, VerifyResponse,
     X402_VERSION,
@@ -50,6 +51,34 @@ pub struct LocalConfig {
     /// How long a settlement waits for its transaction to be mined before answering
     /// `settlement_pending`.
     pub settle_wait: Duration,
+    /// Factories whose ERC-6492 calls the chain backend sends to deploy a payer's wallet before
+    /// settling (the settler's account makes the call, and the payer chose its calldata, so
+    /// only these): [`DEFAULT_ERC6492_FACTORIES`] and what the operator adds.
+    pub erc6492_factories: Vec<Address>,
+}
+
+/// The factories allowed by default: Coinbase Smart Wallet's, versions 1 and 1.1 (the addresses
+/// viem 2.57.20's `toCoinbaseSmartAccount` signs for), whose only state-changing function,
+/// `createAccount(owners, nonce)`, deploys a wallet for the owners it is given.
+pub const DEFAULT_ERC6492_FACTORIES: [Address; 2] = [
+    alloy_primitives::address!("0ba5ed0c6aa8c49038f819e587e2633c4a9f428a"),
+    alloy_primitives::address!("ba5ed110efdba3d005bfc882d75358acbbb85842"),
+];
+
+/// Environment variable adding factories to [`LocalConfig::erc6492_factories`] (addresses
+/// separated by commas).
+pub const ERC6492_FACTORIES_ENV: &str = "GATE_FABRICAS_6492";
+
+/// Parses a list of factory addresses (`0x…`, separated by commas or spaces).
+pub fn parse_factories(text: &str) -> Result<Vec<Address>, String> {
+    text.split([',', ' ', '\n'])
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            t.parse::<Address>()
+                .map_err(|_| format!("{t:?} no es una dirección de fábrica (0x y 40 dígitos hexadecimales)"))
+        })
+        .collect()
 }
 
 impl Default for LocalConfig {
@@ -60,6 +89,7 @@ impl Default for LocalConfig {
             ledger_file: None,
             chain: None,
             settle_wait: Duration::from_secs(20),
+            erc6492_factories: DEFAULT_ERC6492_FACTORIES.to_vec(),
         }
     }
 }
@@ -154,13 +184,12 @@ impl LocalFacilitator {
     }
 
     /// What `/verify` checks of the payment itself, wherever it settles: the x402 version, a
-    /// network served, the `accepted` requirement equal to the one asked, the signature,
-    /// recipient, amount and time window. Returns the payer and the payload.
-    fn check_payment(
+    /// network served, the `accepted` requirement equal to the one asked. Returns the payload.
+    fn read_payment(
         &self,
         payload: &PaymentPayload,
         req: &PaymentRequirements,
-    ) -> Result<(Address, ExactEvmPayload), (String, Option<Address>)> {
+    ) -> Result<ExactEvmPayload, (String, Option<Address>)> {
         if payload.x402_version != X402_VERSION {
             return Err(("invalid_x402_version".into(), None));
         }
@@ -171,7 +200,18 @@ impl LocalFacilitator {
         if accepted.as_ref() != Some(req) {
             return Err(("invalid_payment_requirements".into(), None));
         }
-        let exact = parse_exact_payload(&payload.payload).map_err(|_| ("invalid_payload".to_owned(), None))?;
+        parse_exact_payload(&payload.payload).map_err(|_| ("invalid_payload".to_owned(), None))
+    }
+
+    /// [`Self::read_payment`], then the signature, recipient, amount and time window, on the
+    /// ledger (no chain: a smart wallet's signature cannot be checked, and is refused with
+    /// `firma_de_contrato_sin_rpc`). Returns the payer and the payload.
+    fn check_payment(
+        &self,
+        payload: &PaymentPayload,
+        req: &PaymentRequirements,
+    ) -> Result<(Address, ExactEvmPayload), (String, Option<Address>)> {
+        let exact = self.read_payment(payload, req)?;
         let from = exact.authorization.from;
         let payer = check_exact(req, &exact, now()).map_err(|e| (e.code().to_owned(), Some(from)))?;
         Ok((payer, exact))
@@ -291,7 +331,7 @@ impl LocalFacilitator {
         if self.config.chain.is_none() {
             return self.verify_now(payload, req);
         }
-        verify_answer(self.check_on_chain(payload, req).await.map(|(payer, _)| payer))
+        verify_answer(self.check_on_chain(payload, req).await.map(|checked| checked.payer))
     }
 
     /// `/settle` against the ledger, or on the chain when settling on one.
@@ -302,17 +342,22 @@ impl LocalFacilitator {
         }
     }
 
-    /// The checks of `/verify` (signature, recipient, amount, time window) plus the token's own
-    /// state: the nonce unused and the payer's balance enough. Returns the payer and the payload.
+    /// The checks of `/verify` (signature, recipient, amount, time window; a smart wallet's
+    /// signature asked of the chain) plus the token's own state: the nonce unused and the
+    /// payer's balance enough; and for a wallet to deploy, a factory this facilitator calls.
     async fn check_on_chain(
         &self,
         payload: &PaymentPayload,
         req: &PaymentRequirements,
-    ) -> Result<(Address, ExactEvmPayload), (String, Option<Address>)> {
-        let (payer, exact) = self.check_payment(payload, req)?;
+    ) -> Result<OnChain, (String, Option<Address>)> {
+        let exact = self.read_payment(payload, req)?;
+        let from = exact.authorization.from;
         let (Some(reader), Ok(asset)) = (&self.reader, req.asset.parse::<Address>()) else {
-            return Err(("invalid_payment_requirements".into(), Some(payer)));
+            return Err(("invalid_payment_requirements".into(), Some(from)));
         };
+        let Checked { payer, contract } = check_exact_on(Some(reader as &dyn Chain), req, &exact, now())
+            .await
+            .map_err(|e| (e.code().to_owned(), Some(from)))?;
         let unreadable = |e: ChainError| {
             tracing::warn!("facilitador local: {e}");
             ("unexpected_verify_error".to_owned(), Some(payer))
@@ -323,7 +368,20 @@ impl LocalFacilitator {
         if reader.balance_of(asset, payer).await.map_err(unreadable)? < exact.authorization.value {
             return Err(("insufficient_funds".into(), Some(payer)));
         }
-        Ok((payer, exact))
+        let deploy = match contract.as_ref().and_then(|c| c.erc6492.as_ref()) {
+            Some(wrapper) if reader.rpc().code(payer).await.map_err(unreadable)?.is_empty() => {
+                if !self.config.erc6492_factories.contains(&wrapper.factory) {
+                    tracing::warn!(
+                        "facilitador local: la billetera {payer} no está desplegada y su fábrica {} no está entre las permitidas ({ERC6492_FACTORIES_ENV})",
+                        wrapper.factory
+                    );
+                    return Err(("eip6492_factory_not_allowed".into(), Some(payer)));
+                }
+                Some(wrapper.clone())
+            }
+            _ => None,
+        };
+        Ok(OnChain { payer, exact, contract, deploy })
     }
 
     /// Submits the authorization and answers from its receipt: success once mined,
@@ -342,7 +400,7 @@ impl LocalFacilitator {
             let payer = exact.authorization.from.to_checksum(None);
             return self.answer_from_chain(settler, req, key, transaction, payer, exact.authorization.value).await;
         }
-        let (payer, exact) = match self.check_on_chain(payload, req).await {
+        let OnChain { payer, exact, contract, deploy } = match self.check_on_chain(payload, req).await {
             Ok(checked) => checked,
             Err((reason, payer)) => {
                 return SettlementResponse::failure(&req.network, &reason, None, payer.map(|p| p.to_checksum(None)));
@@ -363,8 +421,28 @@ impl LocalFacilitator {
             Ok(asset) => asset,
             Err(_) => return SettlementResponse::failure(&req.network, "invalid_payment_requirements", None, None),
         };
-        let transaction = match settler.submit(asset, &exact).await {
-            Ok(transaction) => transaction,
+        let sent = match &contract {
+            None => settler.submit(asset, &exact).await.map(Ok),
+            Some(contract) => {
+                if let Some(wrapper) = &deploy
+                    && let Err(failure) = self.deploy_wallet(settler, payer, wrapper).await
+                {
+                    return SettlementResponse::failure(&req.network, failure.0, Some(failure.1), Some(payer_text));
+                }
+                settler.submit_signed_by_contract(asset, &exact.authorization, contract.for_token()).await
+            }
+        };
+        let transaction = match sent {
+            Ok(Ok(transaction)) => transaction,
+            Ok(Err(revert)) => {
+                tracing::warn!("facilitador local: la transferencia de la billetera {payer} revertiría: {revert}");
+                return SettlementResponse::failure(
+                    &req.network,
+                    "invalid_exact_evm_transaction_simulation_failed",
+                    Some(format!("la transferencia revertiría: {revert}")),
+                    Some(payer_text),
+                );
+            }
             Err(e) => {
                 tracing::warn!("facilitador local: no se pudo enviar la transacción: {e}");
                 return SettlementResponse::failure(&req.network, "unexpected_settle_error", None, Some(payer_text));
@@ -373,6 +451,42 @@ impl LocalFacilitator {
         self.submitted.lock().insert(_release.key.clone(), transaction);
         let key = _release.key.clone();
         self.answer_from_chain(settler, req, key, transaction, payer_text, exact.authorization.value).await
+    }
+
+    /// Deploys a payer's wallet with its ERC-6492 factory call (from an allowed factory) and
+    /// waits until its code is there. Nothing of the payment moves here: a failure is a certain
+    /// refusal (code, message), and a deployment mined later only makes the next try shorter.
+    async fn deploy_wallet(
+        &self,
+        settler: &Settler,
+        wallet: Address,
+        wrapper: &Erc6492,
+    ) -> Result<(), (&'static str, String)> {
+        let failed = |why: String| ("smart_wallet_deployment_failed", why);
+        let transaction = match settler.deploy_wallet(wrapper.factory, &wrapper.factory_calldata).await {
+            Ok(Ok(transaction)) => transaction,
+            Ok(Err(revert)) => {
+                return Err(failed(format!("la llamada a la fábrica {} revertiría: {revert}", wrapper.factory)));
+            }
+            Err(e) => return Err(failed(format!("no se pudo enviar el despliegue: {e}"))),
+        };
+        tracing::info!(
+            "facilitador local: despliegue de la billetera {wallet} por su fábrica {} enviado (transacción {transaction:#x})",
+            wrapper.factory
+        );
+        match settler.wait(transaction, self.config.settle_wait).await {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                return Err(failed(format!("el despliegue {transaction:#x} no se minó a tiempo; repita el pago")));
+            }
+            Err(e) => return Err(failed(format!("no se pudo leer el despliegue {transaction:#x}: {e}"))),
+        }
+        // A deployment that reverted because another settlement deployed the wallet first is fine.
+        match settler.rpc().code(wallet).await {
+            Ok(code) if !code.is_empty() => Ok(()),
+            Ok(_) => Err(failed(format!("tras la transacción {transaction:#x} no hay contrato en {wallet}"))),
+            Err(e) => Err(failed(format!("no se pudo leer el código de {wallet}: {e}"))),
+        }
     }
 
     /// Waits for `transaction` and answers from its receipt (pending if it is not mined in time).
@@ -441,6 +555,15 @@ impl LocalFacilitator {
     }
 }
 
+/// A payment checked against the chain: its payer and payload, a smart wallet's signature as
+/// the chain took it, and the ERC-6492 deployment the wallet still needs (if not deployed).
+struct OnChain {
+    payer: Address,
+    exact: ExactEvmPayload,
+    contract: Option<ContractSignature>,
+    deploy: Option<Erc6492>,
+}
+
 /// The `/verify` answer for a check's outcome: the payer, or the reason and the payer if known.
 fn verify_answer(checked: Result<Address, (String, Option<Address>)>) -> VerifyResponse {
     match checked {
@@ -496,6 +619,16 @@ impl Chain for LocalFacilitator {
             None if now() >= expected.valid_before => Verdict::Expired,
             None => Verdict::Unused,
         })
+    }
+
+    async fn contract_signature(
+        &self,
+        signature: &ContractSignature,
+    ) -> Result<Option<crate::chain::signature::ContractCheck>, ChainError> {
+        match &self.reader {
+            Some(reader) => reader.contract_signature(signature).await,
+            None => Ok(None),
+        }
     }
 
     async fn audit(&self, expected: &Expected, transaction: &str) -> Result<Audit, ChainError> {
@@ -660,6 +793,33 @@ mod tests {
         let reopened = LocalFacilitator::new(config);
         assert_eq!(reopened.balance("eip155:84532", key.address()), U256::from(10_000u64));
         assert_eq!(reopened.settlements(), 1);
+    }
+
+    #[tokio::test]
+    async fn without_a_chain_a_smart_wallets_signature_is_refused_for_want_of_an_rpc() {
+        let f = LocalFacilitator::new(LocalConfig::default());
+        let mut p = payment(&PrivateKeySigner::random());
+        let wrapped = crate::x402::evm::wrap_erc6492(Address::repeat_byte(0xfa), &[1, 2], &[7u8; 65]);
+        for signature in [vec![7u8; 130], wrapped.to_vec()] {
+            p.payload["signature"] = json!(format!("0x{}", hex::encode(&signature)));
+            let verified = f.verify(&p, &requirement()).await.unwrap();
+            assert_eq!(verified.invalid_reason.as_deref(), Some("firma_de_contrato_sin_rpc"));
+            let settled = f.settle(&p, &requirement()).await.unwrap();
+            assert_eq!((settled.success, settled.error_reason.as_deref()), (false, Some("firma_de_contrato_sin_rpc")));
+        }
+        assert_eq!(f.settlements(), 0);
+    }
+
+    #[test]
+    fn factories_are_read_from_a_list_and_coinbases_are_allowed_by_default() {
+        let parsed =
+            parse_factories(" 0x4e1DCf7AD4e460CfD30791CCC4F9c8a4f820ec67,0xba5ed110efdba3d005bfc882d75358acbbb85842 ")
+                .unwrap();
+        assert_eq!(parsed.len(), 2);
+        assert!(parse_factories("").unwrap().is_empty());
+        let error = parse_factories("0x12, 0x4e1DCf7AD4e460CfD30791CCC4F9c8a4f820ec67").unwrap_err();
+        assert!(error.contains("0x12"), "{error}");
+        assert_eq!(LocalConfig::default().erc6492_factories, DEFAULT_ERC6492_FACTORIES.to_vec());
     }
 
     #[tokio::test]

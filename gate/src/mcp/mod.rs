@@ -282,7 +282,7 @@ fn json_reply(status: u16, value: &Value) -> Reply {
         Ok(bytes) => Reply::new(status, "application/json", Body::Bytes(Bytes::from(bytes))),
         Err(_) => Reply::error(500, "error_interno", "No se pudo serializar la respuesta MCP."),
     }
-    .with_header("Cache-Control", "no-store")
+    .with_header("Cache-Control", "private, no-store")
 }
 
 /// Answers one HTTP request to an MCP endpoint.

@@ -1,8 +1,9 @@
 //! The HTTP binding of the purchase: `GET /estudio/{slug}?vista=`.
 //!
 //! Without `PAYMENT-SIGNATURE` the route answers 402 with the offer's `PAYMENT-REQUIRED`
-//! header and the same object in the body field `x402` (or, for a browser, the study's HTML
-//! 402 page with the same header); so does `HEAD`, with or without a payment. With one on a
+//! header, what a client reads to pay ([`for_header`]), and the whole object, discovery
+//! included, in the body field `x402` (or, for a browser, the study's HTML 402 page with the
+//! same header); so does `HEAD`, with or without a payment. With one on a
 //! `GET`, it decodes the header and hands the payment to
 //! [`Shop::purchase`], the same implementation the MCP tool uses, then answers 200 with the
 //! study and `PAYMENT-RESPONSE`, or the refusal with its reason. With `SIGN-IN-WITH-X` (a past
@@ -27,7 +28,7 @@ use http::Method;
 use serde_json::{Value, json};
 
 use super::mpp::{self, Mpp, Problem};
-use super::offer::{Binding, Offer, OfferError, Offers};
+use super::offer::{Binding, Offer, OfferError, Offers, for_header};
 use super::preferences::{AcceptPayment, Selection, taken};
 use super::refusal::Refusal;
 use super::settlement::UNCERTAIN_CODE;
@@ -52,6 +53,9 @@ const HEADER_REQUIRED: &str = "PAYMENT-SIGNATURE header is required";
 /// What a 402 varies by: the page or JSON (`Accept`) and the requirements shown
 /// (`Accept-Payment`).
 const VARY: &str = "Accept, Accept-Payment";
+/// What a paid or personal answer (a study delivered, a sign-in) tells every cache: only the
+/// buyer's own client may keep it, and not on disk (a front or CDN never stores it).
+const PERSONAL: &str = "private, no-store";
 
 /// The code of an unpaid 402 whose `Accept-Payment` named nothing the store takes.
 pub const NOTHING_TAKEN: &str = "medio_de_pago_no_aceptado";
@@ -132,7 +136,7 @@ impl Storefront {
             let html = self.payment_pages.get(&offer.slug).map(|page| html_payment_reply(&json, page.clone()));
             // Sent to every unpaid request with only the challenge changed: their bytes are
             // written once, here.
-            let encoded = serde_json::to_vec(&required).unwrap_or_default();
+            let encoded = serde_json::to_vec(&for_header(&required)).unwrap_or_default();
             let signs_in = offer.sign_in.is_some();
             let filled = |reply: Reply, in_body: bool| Fillable::new(reply, encoded.clone(), signs_in, in_body);
             let (json, html) = (filled(json, true), html.and_then(|html| filled(html, false)));
@@ -204,10 +208,10 @@ impl Storefront {
         });
         Reply::json(402, &body)
             .with_header("Cache-Control", "no-store")
-            .with_header("PAYMENT-REQUIRED", encode_json(required))
+            .with_header("PAYMENT-REQUIRED", payment_required_header(required))
     }
 
-    /// A 402 (or the refusal's status) with `PAYMENT-REQUIRED` and the same object in the body.
+    /// A 402 (or the refusal's status) with `PAYMENT-REQUIRED` and the whole object in the body.
     fn refusal_reply(&self, offer: &Offer, selection: &Selection, refusal: Option<&Refusal>) -> Reply {
         let code = refusal.map_or(HEADER_REQUIRED, |r| r.code.as_str());
         let required = shown(offer.payment_required(Binding::Http, Some(code)), selection);
@@ -231,7 +235,7 @@ impl Storefront {
         let bytes = serde_json::to_vec(&Value::Object(body)).unwrap_or_default();
         let reply = Reply::new(problem.status, PROBLEM_JSON, Body::Bytes(Bytes::from(bytes)))
             .with_header("Cache-Control", "no-store")
-            .with_header("PAYMENT-REQUIRED", encode_json(&required));
+            .with_header("PAYMENT-REQUIRED", payment_required_header(&required));
         self.challenged(offer, selection, reply)
     }
 
@@ -261,7 +265,7 @@ impl Storefront {
         }
         let mut reply = Reply::json(status, &body).with_header("Cache-Control", "no-store");
         if status == 402 || status == 400 {
-            reply = reply.with_header("PAYMENT-REQUIRED", encode_json(required));
+            reply = reply.with_header("PAYMENT-REQUIRED", payment_required_header(required));
         }
         if let Some(settlement) = refusal.and_then(|r| r.settlement.as_deref()) {
             reply = reply.with_header("PAYMENT-RESPONSE", encode_json(settlement));
@@ -279,6 +283,11 @@ fn shown(mut required: PaymentRequired, selection: &Selection) -> PaymentRequire
         required.accepts = selection.apply(&required.accepts);
     }
     required
+}
+
+/// The `PAYMENT-REQUIRED` value of a 402 object: base64 of its header form.
+fn payment_required_header(required: &PaymentRequired) -> String {
+    encode_json(&for_header(required))
 }
 
 /// What an unpaid 402 says in words.
@@ -382,7 +391,7 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
         match outcome {
             Ok(again) => {
                 return Reply::new(200, JSON, Body::Parts(again.body.into_parts()))
-                    .with_header("Cache-Control", "no-store");
+                    .with_header("Cache-Control", PERSONAL);
             }
             // A payment sent beside a failing sign-in goes ahead, as with the official server.
             Err(refusal) if header.is_some() || credential.is_some() => {
@@ -416,7 +425,7 @@ pub async fn answer(front: &Storefront, offers: &Offers, shop: &Shop, request: &
     };
     match shop.purchase(offer, &payload).await {
         Ok(delivery) => Reply::new(200, JSON, Body::Parts(delivery.body.into_parts()))
-            .with_header("Cache-Control", "no-store")
+            .with_header("Cache-Control", PERSONAL)
             .with_header("PAYMENT-RESPONSE", encode_json(&delivery.settlement))
             .with_header("Server-Timing", delivery.timing.header()),
         Err(refusal) => {
@@ -457,7 +466,7 @@ async fn answer_mpp(
         Ok(delivery) => {
             let receipt = mpp::receipt(&delivery.settlement.transaction, mpp.now());
             Reply::new(200, JSON, Body::Parts(delivery.body.into_parts()))
-                .with_header("Cache-Control", "private")
+                .with_header("Cache-Control", PERSONAL)
                 .with_header("Payment-Receipt", receipt)
                 .with_header("PAYMENT-RESPONSE", encode_json(&delivery.settlement))
                 .with_header("Server-Timing", delivery.timing.header())

@@ -7,6 +7,11 @@
 //! transport and deep-equal what the purchase compares `accepted` against. It adds the one
 //! part no build can write: the `sign-in-with-x` challenge, fresh for every 402 (see
 //! [`super::signin`]).
+//!
+//! That object is whole in the 402's body and in the MCP tool result; the `PAYMENT-REQUIRED`
+//! header carries [`for_header`]'s smaller form of it, what a client reads to pay, so that
+//! every header of a 402 fits the 4 KB a default proxy in front of the gate reads a response
+//! head into (nginx's `proxy_buffer_size` is one memory page).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -18,7 +23,7 @@ use serde_json::{Value, json};
 use super::signin::{Challenge, Challenger, SignIn};
 use crate::manifest::{self, Manifest};
 use crate::x402::siwx::SIGN_IN_WITH_X;
-use crate::x402::{PaymentRequired, SupportedResponse};
+use crate::x402::{BAZAAR, PAYMENT_IDENTIFIER, PaymentPayload, PaymentRequired, ResourceInfo, SupportedResponse};
 
 /// The name of the paid MCP tool, which MCP 402s name as their resource.
 pub use contract::mcp::BUY_TOOL;
@@ -83,6 +88,68 @@ impl Offer {
     /// Whether any requirement is on Solana (and so needs the facilitator's fee payer).
     pub fn offers_solana(&self) -> bool {
         self.required.accepts.iter().any(|a| a.network.starts_with("solana:"))
+    }
+
+    /// The payment as it is handed to the facilitator: the buyer's, with this offer's `bazaar`
+    /// declaration when the buyer did not echo one. The `PAYMENT-REQUIRED` header leaves
+    /// `bazaar` out ([`for_header`]), so an HTTP buyer echoes none; a facilitator that
+    /// catalogs what it settles (x402 Bazaar) reads it from the payment, and gets the whole
+    /// declaration, schema included, as the body and the discovery documents state it. Nothing
+    /// signed changes: extensions are outside the EIP-3009 authorization.
+    pub fn to_facilitator(&self, payload: &PaymentPayload) -> PaymentPayload {
+        let mut forwarded = payload.clone();
+        let declared = self.required.extensions.as_ref().and_then(|e| e.get(BAZAAR));
+        let echoed = payload.extensions.as_ref().is_some_and(|e| e.get(BAZAAR).is_some());
+        if let (Some(bazaar), false) = (declared, echoed) {
+            let mut extensions = forwarded.extensions.take().filter(Value::is_object).unwrap_or_else(|| json!({}));
+            extensions[BAZAAR] = bazaar.clone();
+            forwarded.extensions = Some(extensions);
+        }
+        forwarded
+    }
+}
+
+/// The members of each extension the `PAYMENT-REQUIRED` header keeps: the ones a client reads
+/// to pay, as the official clients do (`@x402/core`'s `x402Client` and `@x402/extensions`
+/// 2.27.0, x402 for Python 2.25.0): `payment-identifier`'s `info.required` (whether to send an
+/// idempotency id, echoed in `info.id`) and `sign-in-with-x`'s `info` (the EIP-4361 message a
+/// past buyer signs) with its `supportedChains`. Every other extension, and the JSON Schemas
+/// of these two, serve validators and catalogs: they are in the body.
+const HEADER_EXTENSIONS: [(&str, &[&str]); 2] =
+    [(PAYMENT_IDENTIFIER, &["info"]), (SIGN_IN_WITH_X, &["info", "supportedChains"])];
+
+/// The `PaymentRequired` as the `PAYMENT-REQUIRED` header carries it: `x402Version`, `error`,
+/// the resource's `url`, `description` and `mimeType`, every requirement of `accepts` as it
+/// is (a client copies one into `accepted`), and of the extensions what a client reads to pay
+/// ([`HEADER_EXTENSIONS`]). What only discovery needs (the Bazaar declaration, the signed
+/// offers of `offer-receipt`, the extensions' schemas, the resource's `serviceName` and
+/// `tags`) stays in the 402's body, whose `x402` is the whole object, in the MCP result and
+/// in the discovery documents.
+pub fn for_header(required: &PaymentRequired) -> PaymentRequired {
+    let resource = ResourceInfo {
+        url: required.resource.url.clone(),
+        description: required.resource.description.clone(),
+        mime_type: required.resource.mime_type.clone(),
+        ..ResourceInfo::default()
+    };
+    let extensions = required.extensions.as_ref().and_then(Value::as_object).map(|declared| {
+        let mut kept = serde_json::Map::new();
+        for (name, members) in HEADER_EXTENSIONS {
+            let Some(declaration) = declared.get(name).and_then(Value::as_object) else { continue };
+            let slim: serde_json::Map<String, Value> = members
+                .iter()
+                .filter_map(|member| Some(((*member).to_owned(), declaration.get(*member)?.clone())))
+                .collect();
+            kept.insert(name.to_owned(), Value::Object(slim));
+        }
+        Value::Object(kept)
+    });
+    PaymentRequired {
+        x402_version: required.x402_version,
+        error: required.error.clone(),
+        resource,
+        accepts: required.accepts.clone(),
+        extensions,
     }
 }
 
@@ -259,6 +326,70 @@ pub(crate) mod tests {
                 &["eip155:84532"],
             ),
         }
+    }
+
+    /// The extensions a built offer declares, by the generator and the gate, in short.
+    fn declared() -> Value {
+        json!({
+            "bazaar": {"info": {"input": {"type": "http", "method": "GET"}}, "schema": {"type": "object"}},
+            "offer-receipt": {"info": {"offers": [{"format": "jws", "signature": "a.b.c"}]}, "schema": {"type": "object"}},
+            "payment-identifier": {"info": {"required": false}, "schema": {"type": "object"}},
+        })
+    }
+
+    #[test]
+    fn the_header_keeps_what_a_client_reads_to_pay() {
+        let mut offer = offer();
+        offer.required.extensions = Some(declared());
+        offer.required.resource.service_name = Some("Visibilidad".into());
+        offer.required.resource.tags = Some(vec!["banca".into()]);
+        offer.required.resource.description = Some("Banca (resumen)".into());
+        let whole = offer.payment_required(Binding::Http, Some("PAYMENT-SIGNATURE header is required"));
+        let header = serde_json::to_value(for_header(&whole)).expect("json");
+        let siwx = &whole.extensions.as_ref().expect("extensions")[SIGN_IN_WITH_X];
+        assert_eq!(
+            header,
+            json!({
+                "x402Version": 2,
+                "error": "PAYMENT-SIGNATURE header is required",
+                "resource": {"url": whole.resource.url, "description": "Banca (resumen)"},
+                "accepts": offer.accepts_json,
+                "extensions": {
+                    "payment-identifier": {"info": {"required": false}},
+                    "sign-in-with-x": {"info": siwx["info"], "supportedChains": siwx["supportedChains"]},
+                },
+            })
+        );
+        // The body's object keeps everything: discovery, signed offers, schemas.
+        let body = serde_json::to_value(&whole).expect("json");
+        for pointer in ["/extensions/bazaar", "/extensions/offer-receipt", "/extensions/sign-in-with-x/schema"] {
+            assert!(body.pointer(pointer).is_some(), "{pointer}");
+        }
+        // No extension declared: none in the header either.
+        let bare = PaymentRequired { extensions: None, ..whole };
+        assert_eq!(for_header(&bare).extensions, None);
+    }
+
+    #[test]
+    fn the_facilitator_gets_the_bazaar_declaration_the_header_left_out() {
+        let mut offer = offer();
+        offer.required.extensions = Some(declared());
+        let payload: PaymentPayload = serde_json::from_value(json!({
+            "x402Version": 2, "accepted": offer.accepts_json[0], "payload": {},
+            "extensions": {"payment-identifier": {"info": {"required": false, "id": "abcdefghijklmnop"}}},
+        }))
+        .expect("payload");
+        let forwarded = offer.to_facilitator(&payload);
+        let extensions = forwarded.extensions.as_ref().expect("extensions");
+        assert_eq!(extensions[BAZAAR], declared()[BAZAAR]);
+        assert_eq!(extensions[PAYMENT_IDENTIFIER], payload.extensions.as_ref().unwrap()[PAYMENT_IDENTIFIER]);
+        assert_eq!(forwarded.payload, payload.payload);
+        // A buyer's own echo (an MCP client's, of the tool's declaration) is left as it came.
+        let mut echoed = payload.clone();
+        echoed.extensions = Some(json!({"bazaar": {"info": {"input": {"type": "mcp"}}}}));
+        assert_eq!(offer.to_facilitator(&echoed).extensions, echoed.extensions);
+        // No declaration, nothing added.
+        assert_eq!(super::tests::offer().to_facilitator(&payload).extensions, payload.extensions);
     }
 
     pub(crate) fn challenger() -> Challenger {

@@ -12,7 +12,7 @@ use alloy_primitives::{Address, B256, U256};
 use crate::chain::{Audit, Chain, Chains, Expected, Verdict};
 use crate::clock::Clock;
 use crate::sales::Sales;
-use crate::sales::journal::{Accepted, Disputed, Event, Reconciled};
+use crate::sales::journal::{Accepted, Disputed, Reconciled};
 use crate::sales::ledger::Pending;
 use crate::x402::PaymentRequirements;
 use crate::x402::evm::Authorization;
@@ -108,14 +108,27 @@ pub async fn audit(
         tokio::time::sleep(wait).await;
         wait = (wait * 2).min(Duration::from_secs(10));
     };
+    // The named transaction does not pay; the authorization may still have paid payTo in
+    // another one (a facilitator naming the wrong hash, or someone who submitted it first):
+    // then the money is there and the sale stands.
+    if let Ok(Verdict::Paid { transaction: paid_in }) = chain.find(&expected, None).await {
+        tracing::warn!(
+            target: "compras",
+            compra = %key,
+            transaccion = %transaction,
+            "el facilitador nombró una transacción que no pagó esta compra ({reason}), pero la autorización pagó a payTo en {paid_in}: la venta vale"
+        );
+        return;
+    }
     tracing::error!(
         target: "compras",
         compra = %key,
         transaccion = %transaction,
         "el facilitador informó una liquidación que la cadena no confirma: {reason}"
     );
+    sales.metrics().disputed();
     let disputed = Disputed { transaction, reason };
-    if let Err(e) = sales.write(&key, clock.now(), Event::Disputed(disputed)).await {
+    if let Err(e) = sales.dispute(&key, clock.now(), disputed, expected.valid_before).await {
         tracing::error!(compra = %key, "diario de ventas: no se pudo registrar la venta impugnada: {e}");
     }
 }

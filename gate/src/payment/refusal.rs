@@ -86,24 +86,26 @@ pub(crate) fn seen_refusal(seen: Seen) -> Refusal {
             "diario_no_disponible",
             "No se pudo consultar el registro de ventas antes de cobrar; no se cobró nada. Reintente en unos minutos con la misma firma.",
         ),
+        Seen::Disputed(reason) => Refusal::new(
+            409,
+            "venta_impugnada",
+            format!(
+                "La venta de esta autorización está impugnada: la cadena no confirmó la liquidación que informó el facilitador ({reason}). No se entrega el estudio. Si el dinero salió de su billetera, escriba al editor (el contacto está en la página de inicio) con esta firma de pago y la transacción; no firme otro pago para esta compra hasta que le respondan. / This sale is disputed: the chain did not confirm the settlement the facilitator reported. Nothing is delivered; if money left your wallet, contact the publisher with this payment."
+            ),
+        ),
+        Seen::Void(note) => Refusal::new(
+            402,
+            "compra_anulada",
+            format!(
+                "Esta autorización no pagó esta compra ni la pagará ({note}); no se cobró nada con ella y no se entrega el estudio. Para comprar, firme un pago nuevo. / This payment authorization was resolved as unpaid: nothing was charged or delivered; sign a new payment to buy."
+            ),
+        ),
         Seen::Paid(_) | Seen::Uncertain(_) => Refusal::new(
             409,
             "pago_ya_usado",
             "Esta autorización de pago ya se usó para otra compra; para comprar esto firme una nueva (nonce nuevo). Para recuperar aquella compra repita exactamente el mismo pedido.",
         ),
     }
-}
-
-/// The refusal of a new authorization whose nonce the facilitator says is used.
-pub(crate) fn nonce_used_refusal(answer: SettlementResponse) -> Refusal {
-    let code = answer.error_reason.clone().unwrap_or_default();
-    let mut refusal = Refusal::new(
-        402,
-        &code,
-        "Esta autorización ya se usó en la cadena; no se cobró nada en esta compra y no se entrega el estudio. Firme un pago nuevo.",
-    );
-    refusal.settlement = Some(Box::new(answer));
-    refusal
 }
 
 /// The refusal of a purchase the chain voided.

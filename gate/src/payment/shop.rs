@@ -27,16 +27,17 @@ use super::limits::Limiter;
 use super::offer::Offer;
 use super::proof::{self, Proof};
 use super::receipt;
-use super::refusal::{Refusal, facilitator_refusal, nonce_used_refusal, seen_refusal, too_many, void_refusal};
+use super::refusal::{Refusal, facilitator_refusal, seen_refusal, too_many, void_refusal};
 use super::settlement::{self, SETTLEMENT_PENDING, Settlement, UNCERTAIN_CODE, uncertain_message};
 use super::study::{STUDY_MEMORY, Spliced, StudyFiles};
+use crate::chain::signature::check_exact_on;
 use crate::chain::{Chains, Verdict};
 use crate::clock::{Clock, iso8601};
 use crate::facilitator::Facilitator;
 use crate::links::LinkSigner;
 use crate::sales::journal::{Accepted, Event, Failed, Handed, Protocol, Reconciled, Settled};
-use crate::sales::{PaidSale, Reservation, Sales, Seen, UncertainSale};
-use crate::x402::evm::{Authorization, check_exact, parse_exact_payload};
+use crate::sales::{Credited, PaidSale, Reservation, Sales, Seen, UncertainSale};
+use crate::x402::evm::{Authorization, CheckError, SETTLE_BUFFER_SECONDS, parse_exact_payload};
 use crate::x402::receipt::ReceiptKey;
 use crate::x402::{PaymentPayload, PaymentRequirements, SettlementResponse};
 
@@ -201,13 +202,13 @@ impl Shop {
             payment_identifier(payload).map_err(|message| Refusal::new(400, "invalid_payment_identifier", message))?;
         let fingerprint = fingerprint(payload);
         let started = std::time::Instant::now();
-        let check = self.check(requirements, payload, now).await?;
+        let check = self.check(offer, requirements, payload, now).await?;
         // A new settlement costs a facilitator call: not for a payer or a gate over its budget
         // of refused ones. (Repeats are delivered all the same.) One to be sold is accepted with
         // its reservation, where the record can commit both at once.
         let limited = self.limiter.check_payer(&check.payer, now);
         let attempt = Attempt { offer, requirements, payload, check: &check, fingerprint, id, now, protocol };
-        let with_reservation = limited.is_ok() && self.sales.accepts_with_reservation();
+        let with_reservation = limited.is_ok() && check.expiring.is_none() && self.sales.accepts_with_reservation();
         let accepted = with_reservation.then(|| Event::Accepted(attempt.accepted()));
         let reservation = match self
             .sales
@@ -215,10 +216,25 @@ impl Shop {
             .await
         {
             Ok(reservation) => {
+                if let Some(expiring) = &check.expiring {
+                    // Unknown to the record and too close to its end to settle: released.
+                    return Err(expiring.clone());
+                }
                 if let Err(limited) = limited {
                     return Err(too_many(limited));
                 }
                 reservation
+            }
+            Err(Seen::Uncertain(doubt))
+                if check.expiring.is_some()
+                    && same_purchase(&doubt.fingerprint, &doubt.study, &doubt.view, &attempt.fingerprint, offer) =>
+            {
+                // Too late to settle it again, and the money may have moved: never "sign a new one".
+                return Err(Refusal::new(
+                    503,
+                    UNCERTAIN_CODE,
+                    "No se pudo confirmar la liquidación de este pago y la autorización vence en segundos: no se entrega el estudio ni se intenta cobrar de nuevo. No firme otro pago para esta compra: el editor la concilia con la cadena (gate ventas) y, si el pago se hizo, repetir este mismo pedido le entregará el estudio sin un segundo cobro. / Settlement could not be confirmed and the authorization is about to expire: do not sign a new payment; the publisher reconciles it with the chain.",
+                ));
             }
             Err(Seen::Uncertain(doubt))
                 if same_purchase(&doubt.fingerprint, &doubt.study, &doubt.view, &attempt.fingerprint, offer) =>
@@ -268,49 +284,48 @@ impl Shop {
         };
         let produce_ms = ms_since(started);
         let started = std::time::Instant::now();
-        let outcome = self.settle(requirements, payload).await;
-        let settlement = match self.judge(outcome, &reservation, check, requirements).await {
-            Judged::Sold(sold) => sold,
-            Judged::Refused(refusal) => {
-                self.limiter.refused_settlement(&check.payer, now);
-                self.journal_failure(key, &refusal, None).await;
-                return Err(refusal);
-            }
-            Judged::Void(verdict) => {
-                let refusal = void_refusal(&verdict);
-                tracing::warn!(target: "compras", compra = key, "compra anulada: {}", verdict.void_reason());
-                self.limiter.refused_settlement(&check.payer, now);
-                self.journal_failure(key, &refusal, None).await;
-                let reconciled = Reconciled { settled_at: false, transaction: None, note: verdict.void_reason() };
-                if let Err(e) = self.sales.write(key, self.clock.now(), Event::Reconciled(reconciled)).await {
-                    tracing::error!(compra = key, "diario de ventas: no se pudo registrar la anulación: {e}");
-                }
-                reservation.void();
-                return Err(refusal);
-            }
-            Judged::Uncertain { detail, transaction } => {
-                tracing::warn!(target: "compras", compra = key, "liquidación incierta: {detail}");
-                let refusal = Refusal::new(503, UNCERTAIN_CODE, uncertain_message(&detail));
-                let transaction = transaction.or_else(|| reservation.earlier_transaction().map(str::to_owned));
-                self.journal_failure(key, &refusal, Some(transaction.clone())).await;
-                reservation.uncertain(UncertainSale {
-                    fingerprint: attempt.fingerprint.clone(),
-                    study: offer.slug.clone(),
-                    view: offer.view.as_str().to_owned(),
-                    transaction,
-                });
-                self.sales.note_doubt();
-                return Err(refusal);
-            }
-        };
-        let settle_ms = ms_since(started);
-        self.sales.crash_point_before_record().await;
-        let by_facilitator = matches!(settlement, SoldBy::Facilitator(_));
-        let (settlement, settled_at) = self.record_sale(key, offer, requirements, check, settlement).await;
-        self.sales.crash_point_after_settle().await;
-        if let (true, Some(authorization)) = (by_facilitator, &check.authorization) {
-            self.audit_later(key, requirements, authorization, &settlement.transaction);
+        let outcome = self.settle(requirements, &offer.to_facilitator(payload)).await;
+        let judged = self.judge(outcome, &reservation, check, requirements).await;
+        if matches!(judged, Judged::Sold(_)) {
+            self.sales.crash_point_before_record().await;
         }
+        let (settlement, (settled_at, by)) =
+            match self.record(key, offer, requirements, check, &reservation, judged).await {
+                Judged::Sold(recorded) => recorded,
+                Judged::Refused(refusal) => {
+                    self.limiter.refused_settlement(&check.payer, now);
+                    self.journal_failure(key, &refusal, None).await;
+                    return Err(refusal);
+                }
+                Judged::Void(verdict) => {
+                    let refusal = void_refusal(&verdict);
+                    tracing::warn!(target: "compras", compra = key, "compra anulada: {}", verdict.void_reason());
+                    self.limiter.refused_settlement(&check.payer, now);
+                    self.journal_failure(key, &refusal, None).await;
+                    let reconciled = Reconciled { settled_at: false, transaction: None, note: verdict.void_reason() };
+                    if let Err(e) = self.sales.write(key, self.clock.now(), Event::Reconciled(reconciled)).await {
+                        tracing::error!(compra = key, "diario de ventas: no se pudo registrar la anulación: {e}");
+                    }
+                    reservation.void(&verdict.void_reason());
+                    return Err(refusal);
+                }
+                Judged::Uncertain { detail, transaction } => {
+                    tracing::warn!(target: "compras", compra = key, "liquidación incierta: {detail}");
+                    let refusal = Refusal::new(503, UNCERTAIN_CODE, uncertain_message(&detail));
+                    let transaction = transaction.or_else(|| reservation.earlier_transaction().map(str::to_owned));
+                    self.journal_failure(key, &refusal, Some(transaction.clone())).await;
+                    reservation.uncertain(UncertainSale {
+                        fingerprint: attempt.fingerprint.clone(),
+                        study: offer.slug.clone(),
+                        view: offer.view.as_str().to_owned(),
+                        transaction,
+                    });
+                    self.sales.note_doubt();
+                    return Err(refusal);
+                }
+            };
+        let settle_ms = ms_since(started);
+        self.sales.crash_point_after_settle().await;
         reservation.commit(PaidSale {
             purchase: key.to_owned(),
             fingerprint: attempt.fingerprint.clone(),
@@ -325,24 +340,85 @@ impl Shop {
             Event::Delivered(Handed { transaction: settlement.transaction.clone(), bytes: body.len() as u64 }),
         )
         .await;
+        // Checked once the delivery is journaled, so a dispute always follows it in the record.
+        if let (SoldBy::Facilitator, Some(authorization)) = (by, &check.authorization) {
+            self.audit_later(key, requirements, authorization, &settlement.transaction);
+        }
         let timing = Timing { check_ms, produce_ms, settle_ms };
         Ok(Delivery { body, settlement, timing })
     }
 
+    /// Records a judged sale: the transaction credited to it and its `liquidado` step
+    /// journaled. A facilitator's success naming a transaction the record already credits to
+    /// another purchase is not believed: the chain is asked instead (without one, the purchase
+    /// is uncertain), as for any answer that is not a plain success. Other judgements pass
+    /// through.
+    async fn record(
+        &self,
+        key: &str,
+        offer: &Offer,
+        requirements: &PaymentRequirements,
+        check: &Checked,
+        reservation: &Reservation,
+        judged: Judged<(SettlementResponse, SoldBy)>,
+    ) -> Judged<(SettlementResponse, (u64, SoldBy))> {
+        let (answer, by) = match judged {
+            Judged::Sold(sold) => sold,
+            Judged::Refused(refusal) => return Judged::Refused(refusal),
+            Judged::Void(verdict) => return Judged::Void(verdict),
+            Judged::Uncertain { detail, transaction } => return Judged::Uncertain { detail, transaction },
+        };
+        let transaction = answer.transaction.clone();
+        match self.record_sale(key, offer, requirements, check, answer, by).await {
+            Ok(recorded) => return Judged::Sold(recorded),
+            Err(holder) => {
+                tracing::error!(
+                    target: "compras",
+                    compra = key,
+                    transaccion = %transaction,
+                    otra_compra = %holder,
+                    "el facilitador informó como liquidación de esta compra una transacción que ya pagó otra: no se le cree; decide la cadena"
+                );
+                self.metrics().credited_elsewhere();
+            }
+        }
+        let detail = format!("el facilitador nombró la transacción {transaction}, que ya pagó otra compra");
+        let doubt = Settlement::Uncertain { detail, transaction: None };
+        match self.judge(doubt, reservation, check, requirements).await {
+            Judged::Sold((answer, SoldBy::Recovery)) => {
+                match self.record_sale(key, offer, requirements, check, answer, SoldBy::Recovery).await {
+                    Ok(recorded) => Judged::Sold(recorded),
+                    // Never: a sale the chain proved is recorded whoever holds the transaction.
+                    Err(holder) => Judged::Uncertain {
+                        detail: format!("la transacción ya pagó la compra {holder}"),
+                        transaction: None,
+                    },
+                }
+            }
+            Judged::Sold((_, SoldBy::Facilitator)) => Judged::Uncertain {
+                detail: "el facilitador nombró una transacción que ya pagó otra compra".into(),
+                transaction: None,
+            },
+            Judged::Refused(refusal) => Judged::Refused(refusal),
+            Judged::Void(verdict) => Judged::Void(verdict),
+            Judged::Uncertain { detail, transaction } => Judged::Uncertain { detail, transaction },
+        }
+    }
+
     /// Journals a settled sale and returns the settlement the buyer gets, with its signed
-    /// receipt, and the settlement's time as journaled (what the receipt states).
+    /// receipt, and the settlement's time as journaled (what the receipt states); or, for a
+    /// facilitator's word whose transaction the record credits to another purchase, that
+    /// purchase (nothing journaled).
     async fn record_sale(
         &self,
         key: &str,
         offer: &Offer,
         requirements: &PaymentRequirements,
         check: &Checked,
-        sold: SoldBy,
-    ) -> (SettlementResponse, u64) {
-        let (answer, recovered) = match sold {
-            SoldBy::Facilitator(answer) => (answer, false),
-            SoldBy::Recovery(answer) => (answer, true),
-        };
+        answer: SettlementResponse,
+        by: SoldBy,
+    ) -> std::result::Result<(SettlementResponse, (u64, SoldBy)), String> {
+        let recovered = by == SoldBy::Recovery;
         let network = if answer.network.is_empty() { requirements.network.clone() } else { answer.network.clone() };
         let payer = answer.payer.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| check.payer.clone());
         let mut receipt = SettlementResponse {
@@ -362,12 +438,16 @@ impl Shop {
         }
         let settled = Settled { transaction: receipt.transaction.clone(), network, payer, recovered };
         let settled_at = self.clock.now();
-        if let Err(e) = self.sales.write(key, settled_at, Event::Settled(settled)).await {
-            // The money moved: deliver anyway, and say loudly what the journal misses.
-            tracing::error!(compra = key, transaccion = %receipt.transaction, "diario de ventas: no se pudo registrar la liquidación: {e}");
+        match self.sales.record_settlement(key, settled_at, settled, !recovered).await {
+            Ok(Credited::Recorded) => {}
+            Ok(Credited::Elsewhere(holder)) => return Err(holder),
+            Err(e) => {
+                // The money moved: deliver anyway, and say loudly what the journal misses.
+                tracing::error!(compra = key, transaccion = %receipt.transaction, "diario de ventas: no se pudo registrar la liquidación: {e}");
+            }
         }
         receipt::attach(&mut receipt, &self.receipts, offer, requirements, settled_at);
-        (receipt, settled_at)
+        Ok((receipt, (settled_at, by)))
     }
 
     /// A payment the book already knows: delivered again when it is the same payload for the
@@ -438,6 +518,7 @@ impl Shop {
     /// Local verification (EVM) or the facilitator's `/verify` (other networks).
     async fn check(
         &self,
+        offer: &Offer,
         requirements: &PaymentRequirements,
         payload: &PaymentPayload,
         now: u64,
@@ -445,8 +526,21 @@ impl Shop {
         if requirements.network.starts_with("eip155:") {
             let exact = parse_exact_payload(&payload.payload)
                 .map_err(|e| Refusal::new(400, "invalid_payload", e.to_string()))?;
-            let payer =
-                check_exact(requirements, &exact, now).map_err(|e| Refusal::new(402, e.code(), e.to_string()))?;
+            let chain = self.chains.get(&requirements.network).map(|chain| chain.as_ref());
+            let refuse = |e: CheckError| Refusal::new(e.status(), e.code(), e.to_string());
+            // A window too close to its end is refused only once the record says the payment is
+            // unknown: a repeat of a paid or uncertain one is answered by what the record holds.
+            // Its signature is still checked, as of the last moment its window was open.
+            let (payer, expiring) = match check_exact_on(chain, requirements, &exact, now).await {
+                Ok(checked) => (checked.payer, None),
+                Err(e @ CheckError::Expired { .. }) => {
+                    let last_open = exact.authorization.valid_before.saturating_sub(SETTLE_BUFFER_SECONDS + 1);
+                    let checked =
+                        check_exact_on(chain, requirements, &exact, last_open.min(now)).await.map_err(refuse)?;
+                    (checked.payer, Some(refuse(e)))
+                }
+                Err(e) => return Err(refuse(e)),
+            };
             let auth = &exact.authorization;
             return Ok(Checked {
                 payer: payer.to_checksum(None),
@@ -454,9 +548,14 @@ impl Shop {
                 nonce: format!("{:#x}", auth.nonce),
                 replay_until: auth.valid_before,
                 authorization: Some(auth.clone()),
+                expiring,
             });
         }
-        let verified = self.facilitator.verify(payload, requirements).await.map_err(|e| facilitator_refusal(&e))?;
+        let verified = self
+            .facilitator
+            .verify(&offer.to_facilitator(payload), requirements)
+            .await
+            .map_err(|e| facilitator_refusal(&e))?;
         if !verified.is_valid {
             let code = verified.invalid_reason.unwrap_or_else(|| "invalid_payload".to_owned());
             let message =
@@ -480,6 +579,7 @@ impl Shop {
             nonce: hex::encode(digest),
             replay_until: now + NON_EVM_REPLAY_SECONDS,
             authorization: None,
+            expiring: None,
         })
     }
 
@@ -528,53 +628,77 @@ impl Shop {
         reservation: &Reservation,
         check: &Checked,
         requirements: &PaymentRequirements,
-    ) -> Judged {
+    ) -> Judged<(SettlementResponse, SoldBy)> {
         let (hint, detail) = match outcome {
             Settlement::Settled(answer) if !answer.transaction.is_empty() => {
-                return Judged::Sold(SoldBy::Facilitator(answer));
+                return Judged::Sold((answer, SoldBy::Facilitator));
             }
             Settlement::Settled(_) => (None, "el facilitador informó éxito sin nombrar la transacción".to_owned()),
             Settlement::Refused { status, code, message, answer } => {
                 let refusal = Refusal { status, code, message, settlement: answer.map(Box::new), retry_after: None };
-                // A repeat refused for certain says nothing of the earlier, uncertain attempt;
-                // the chain may.
-                return match self.earlier_attempt_proof(reservation, check, requirements).await {
-                    Some(Verdict::Paid { transaction }) => {
-                        Judged::Sold(SoldBy::Recovery(proven(check, requirements, transaction)))
-                    }
-                    Some(verdict) if verdict.proves_unpaid() => Judged::Void(verdict),
-                    _ => Judged::Refused(refusal),
-                };
+                if !reservation.resumed() {
+                    return Judged::Refused(refusal);
+                }
+                // A repeat refused says nothing of the earlier, uncertain attempt (facilitators
+                // check the window or the balance before the nonce, and a transfer mined behind
+                // a timeout spent that balance): only the chain may. An authorization still
+                // unused is no proof either: the earlier attempt's transaction may be pending.
+                let hint = reservation.earlier_transaction().map(str::to_owned);
+                let detail = format!("el facilitador respondió {} a la repetición de un pago incierto", refusal.code);
+                return self.chain_judges(check, requirements, hint, detail, None).await;
+            }
+            Settlement::Reverted { refusal: (status, code, message), answer } => {
+                // The facilitator's transaction reverted, most often on a nonce already used.
+                let refusal = Refusal { status, code, message, settlement: None, retry_after: None };
+                let hint = Some(answer.transaction.clone()).filter(|t| !t.is_empty());
+                let detail = format!("la transacción del facilitador revirtió ({})", refusal.code);
+                let unused = (!reservation.resumed()).then_some(refusal);
+                return self.chain_judges(check, requirements, hint, detail, unused).await;
             }
             Settlement::NonceUsed(answer) => {
+                // The authorization was used on chain: by an earlier attempt of this purchase,
+                // by the payer cancelling it, or by anyone who submitted it first (EIP-3009
+                // lets anyone). The chain says which. A use that paid payTo the price, for an
+                // authorization no sale in the record holds (this reservation proves none
+                // does), is this purchase's money: one sales record per payTo (README, "The
+                // chain decides") makes that so.
                 let hint = Some(answer.transaction.clone()).filter(|t| !t.is_empty());
-                if !reservation.resumed() && hint.is_none() {
-                    // A new authorization the facilitator calls used: nothing of this purchase
-                    // moved. Even a payment the chain shows is not proof here: that use paid for
-                    // something else (another study, another gate), never for this one.
-                    return Judged::Refused(nonce_used_refusal(answer));
-                }
                 let reason = answer.error_reason.clone().unwrap_or_default();
-                (hint, format!("el facilitador respondió {reason}"))
+                (hint, format!("el facilitador respondió {reason}: la autorización ya se usó en la cadena"))
             }
             Settlement::Uncertain { detail, transaction } => (transaction, detail),
         };
         let hint = hint.or_else(|| reservation.earlier_transaction().map(str::to_owned));
+        self.chain_judges(check, requirements, hint, detail, None).await
+    }
+
+    /// What the chain says of this purchase's authorization, looking first at `hint`: paid
+    /// (sold, recovered), void (canceled, expired, used elsewhere), `if_unused` when it shows the
+    /// authorization unused and that proves nothing moved, else uncertain with `detail`.
+    async fn chain_judges(
+        &self,
+        check: &Checked,
+        requirements: &PaymentRequirements,
+        hint: Option<String>,
+        detail: String,
+        if_unused: Option<Refusal>,
+    ) -> Judged<(SettlementResponse, SoldBy)> {
         let proof = match (self.chains.get(&requirements.network), &check.authorization) {
-            (Some(chain), Some(authorization)) => {
-                let expected = proof::expected(requirements, authorization);
-                match expected {
-                    Some(expected) => proof::look(chain.as_ref(), &expected, hint.as_deref()).await,
-                    None => Proof::Unknown("requisito ilegible para la cadena".to_owned()),
-                }
-            }
+            (Some(chain), Some(authorization)) => match proof::expected(requirements, authorization) {
+                Some(expected) => proof::look(chain.as_ref(), &expected, hint.as_deref()).await,
+                None => Proof::Unknown("requisito ilegible para la cadena".to_owned()),
+            },
             _ => Proof::NoChain,
         };
         match proof {
             Proof::Verdict(Verdict::Paid { transaction }) => {
-                Judged::Sold(SoldBy::Recovery(proven(check, requirements, transaction)))
+                Judged::Sold((proven(check, requirements, transaction), SoldBy::Recovery))
             }
             Proof::Verdict(verdict) if verdict.proves_unpaid() => Judged::Void(verdict),
+            Proof::Verdict(Verdict::Unused) if if_unused.is_some() => match if_unused {
+                Some(refusal) => Judged::Refused(refusal),
+                None => Judged::Uncertain { detail, transaction: hint },
+            },
             Proof::NoChain => Judged::Uncertain { detail, transaction: hint },
             Proof::Verdict(verdict) => {
                 Judged::Uncertain { detail: format!("{detail}; {}", verdict.void_reason()), transaction: hint }
@@ -582,25 +706,6 @@ impl Shop {
             Proof::Unknown(error) => {
                 Judged::Uncertain { detail: format!("{detail}; no se pudo leer la cadena: {error}"), transaction: hint }
             }
-        }
-    }
-
-    /// What the chain says of a resumed purchase's earlier attempt (`None`: not resumed, no
-    /// chain, or no answer).
-    async fn earlier_attempt_proof(
-        &self,
-        reservation: &Reservation,
-        check: &Checked,
-        requirements: &PaymentRequirements,
-    ) -> Option<Verdict> {
-        if !reservation.resumed() {
-            return None;
-        }
-        let chain = self.chains.get(&requirements.network)?;
-        let expected = proof::expected(requirements, check.authorization.as_ref()?)?;
-        match proof::look(chain.as_ref(), &expected, reservation.earlier_transaction()).await {
-            Proof::Verdict(verdict) => Some(verdict),
-            _ => None,
         }
     }
 
@@ -691,6 +796,9 @@ struct Checked {
     replay_until: u64,
     /// The EIP-3009 authorization (EVM only): what the chain is asked about.
     authorization: Option<Authorization>,
+    /// The refusal of an authorization too close to its end to settle, given only when the
+    /// record does not know the payment (a known one is answered by its state).
+    expiring: Option<Refusal>,
 }
 
 /// The offered requirement a payment's `accepted` deep-equals, or the refusal.
@@ -727,11 +835,13 @@ fn same_payer(paid_by: Option<&str>, payer: &str) -> bool {
 }
 
 /// Who established that the money moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum SoldBy {
-    Facilitator(SettlementResponse),
+    /// Its word alone: a plain success naming a transaction.
+    Facilitator,
     /// The chain: the facilitator's answer left it open, and the authorization's transaction
     /// paid payTo the price.
-    Recovery(SettlementResponse),
+    Recovery,
 }
 
 /// The settlement of a payment the chain proved, as the buyer's receipt states it.
@@ -748,9 +858,10 @@ fn proven(check: &Checked, requirements: &PaymentRequirements, transaction: Stri
     }
 }
 
-/// What a settlement outcome means once the chain had its say.
-enum Judged {
-    Sold(SoldBy),
+/// What a settlement outcome means once the chain had its say; `S` is what a sale carries
+/// (judged: the settlement and who proved it; recorded: also when it was journaled).
+enum Judged<S> {
+    Sold(S),
     /// Refused for certain by the facilitator: nothing moved.
     Refused(Refusal),
     /// The chain proves this authorization never paid and never will.

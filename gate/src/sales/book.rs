@@ -10,6 +10,11 @@
 //! The book also answers the two questions of a re-access (x402 `sign-in-with-x`): which
 //! settled sales a wallet holds ([`Owned`], every sale, kept for good), and whether a sign-in
 //! proof (wallet and nonce) was already used ([`ProofClaim`], kept until the nonce expires).
+//!
+//! Two more rules keep one payment one sale. Every transaction credited to a sale is kept
+//! ([`Book::credit`]): a facilitator naming, for a new purchase, a transaction that already
+//! paid another one is not believed. And a sale the chain disputed (its facilitator's success
+//! did not pay) is never delivered again, by a repeat or by a re-access ([`Book::dispute`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -96,6 +101,12 @@ pub enum Seen {
     /// The `payment-identifier` was used with another payload, for a purchase in flight,
     /// uncertain or gone.
     IdConflict,
+    /// This authorization's sale was disputed: the chain did not confirm the transaction the
+    /// facilitator named (why, in Spanish). It is never delivered again.
+    Disputed(Arc<str>),
+    /// This authorization was resolved as never paid (why, in Spanish): nothing to deliver,
+    /// nothing to settle again.
+    Void(Arc<str>),
     /// The shared sales record could not be reached: nothing was reserved, nothing settled.
     Unavailable,
 }
@@ -103,8 +114,24 @@ pub enum Seen {
 #[derive(Debug, Clone)]
 enum Entry {
     InFlight,
-    Used { until: u64, sale: Arc<PaidSale> },
-    Uncertain { until: u64, sale: Arc<UncertainSale> },
+    Used {
+        until: u64,
+        sale: Arc<PaidSale>,
+    },
+    Uncertain {
+        until: u64,
+        sale: Arc<UncertainSale>,
+    },
+    Disputed {
+        until: u64,
+        reason: Arc<str>,
+    },
+    /// Resolved as never paid (the chain voided it, or the publisher reconciled it without
+    /// payment): a repeat of it is refused, never settled again.
+    Void {
+        until: u64,
+        note: Arc<str>,
+    },
 }
 
 #[derive(Debug)]
@@ -132,10 +159,25 @@ pub struct Book {
     owners: HashMap<String, Vec<Arc<Owned>>>,
     /// Sign-in proofs by network, wallet (lowercase) and nonce.
     proofs: HashMap<String, ProofEntry>,
+    /// The purchase each transaction credited to a sale paid, by transaction (lowercase): one
+    /// transaction, one sale. Kept for good, like the owners.
+    credits: HashMap<String, String>,
     /// Entries above which the next sweep runs (`SWEEP_ABOVE` at least).
     sweep_at: usize,
     /// Unix time after which the next sweep runs, doubled or not.
     sweep_after: u64,
+}
+
+/// Where a payment stands in the book.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyState {
+    /// Not held (never seen, failed for certain, voided, or expired and swept).
+    Absent,
+    InFlight,
+    Paid,
+    Uncertain,
+    Disputed,
+    Void,
 }
 
 /// The key of a wallet's sales of one study on one network.
@@ -163,7 +205,10 @@ impl Book {
         }
         self.keys.retain(|_, entry| match entry {
             Entry::InFlight => true,
-            Entry::Used { until, .. } | Entry::Uncertain { until, .. } => *until >= now,
+            Entry::Used { until, .. }
+            | Entry::Uncertain { until, .. }
+            | Entry::Disputed { until, .. }
+            | Entry::Void { until, .. } => *until >= now,
         });
         self.ids.retain(|_, entry| entry.until >= now);
         self.proofs.retain(|_, entry| match entry {
@@ -191,6 +236,55 @@ impl Book {
         if !sales.iter().any(|known| known.view == owned.view) {
             sales.push(Arc::new(owned));
         }
+    }
+
+    /// Where the payment `key` stands.
+    pub fn state(&self, key: &str) -> KeyState {
+        match self.keys.get(key) {
+            None => KeyState::Absent,
+            Some(Entry::InFlight) => KeyState::InFlight,
+            Some(Entry::Used { .. }) => KeyState::Paid,
+            Some(Entry::Uncertain { .. }) => KeyState::Uncertain,
+            Some(Entry::Disputed { .. }) => KeyState::Disputed,
+            Some(Entry::Void { .. }) => KeyState::Void,
+        }
+    }
+
+    /// Credits `transaction` to the sale `purchase`, unless another purchase holds it: then
+    /// that purchase is returned and nothing changes. Crediting a purchase its own transaction
+    /// again is no change.
+    pub fn credit(&mut self, transaction: &str, purchase: &str) -> Result<(), String> {
+        if transaction.is_empty() {
+            return Ok(());
+        }
+        match self.credits.get(&transaction.to_ascii_lowercase()) {
+            Some(holder) if holder != purchase => Err(holder.clone()),
+            Some(_) => Ok(()),
+            None => {
+                self.credits.insert(transaction.to_ascii_lowercase(), purchase.to_owned());
+                Ok(())
+            }
+        }
+    }
+
+    /// The purchase `transaction` is credited to, if any.
+    pub fn credited(&self, transaction: &str) -> Option<&str> {
+        self.credits.get(&transaction.to_ascii_lowercase()).map(String::as_str)
+    }
+
+    /// Marks the sale `purchase` disputed (why: `reason`): a repeat of its payment is refused
+    /// until `until`, and its buyer no longer owns it for a re-access. Its transaction stays
+    /// credited to it, so it cannot pay for another sale either.
+    pub fn dispute(&mut self, purchase: &str, reason: &str, until: u64) {
+        let until = match self.keys.get(purchase) {
+            Some(Entry::Used { until: held, .. }) => (*held).max(until),
+            _ => until,
+        };
+        self.keys.insert(purchase.to_owned(), Entry::Disputed { until, reason: Arc::from(reason) });
+        for sales in self.owners.values_mut() {
+            sales.retain(|owned| owned.purchase != purchase);
+        }
+        self.owners.retain(|_, sales| !sales.is_empty());
     }
 
     /// A settled sale of `estudio` to `pagador` on `red`: of `vista` if there is one, else the
@@ -238,13 +332,11 @@ impl Book {
         self.keys.insert(key.to_owned(), Entry::Uncertain { until, sale: Arc::new(sale) });
     }
 
-    /// Forgets an uncertain purchase the chain voided (nothing if it is no longer uncertain).
-    pub fn forget_uncertain(&mut self, key: &str, id: Option<&str>) {
-        if matches!(self.keys.get(key), Some(Entry::Uncertain { .. })) {
-            self.keys.remove(key);
-            if let Some(id) = id {
-                self.ids.remove(id);
-            }
+    /// Holds a payment resolved as never paid (`note`: why) until `until`: its repeats are
+    /// refused. A paid or disputed payment is left as it is (a sale stays a sale).
+    pub fn void(&mut self, key: &str, note: &str, until: u64) {
+        if !matches!(self.keys.get(key), Some(Entry::Used { .. } | Entry::Disputed { .. })) {
+            self.keys.insert(key.to_owned(), Entry::Void { until, note: Arc::from(note) });
         }
     }
 
@@ -271,6 +363,8 @@ impl Book {
         {
             return Err(match locked.keys.get(&seen.key) {
                 Some(Entry::Used { sale, .. }) => Seen::IdPaid(Arc::clone(sale)),
+                Some(Entry::Disputed { reason, .. }) => Seen::Disputed(Arc::clone(reason)),
+                Some(Entry::Void { note, .. }) => Seen::Void(Arc::clone(note)),
                 _ => Seen::IdConflict,
             });
         }
@@ -278,6 +372,8 @@ impl Book {
             Some(Entry::InFlight) => return Err(Seen::InFlight),
             Some(Entry::Used { sale, .. }) => return Err(Seen::Paid(Arc::clone(sale))),
             Some(Entry::Uncertain { sale, .. }) => return Err(Seen::Uncertain(Arc::clone(sale))),
+            Some(Entry::Disputed { reason, .. }) => return Err(Seen::Disputed(Arc::clone(reason))),
+            Some(Entry::Void { note, .. }) => return Err(Seen::Void(Arc::clone(note))),
             None => {}
         }
         locked.keys.insert(key.to_owned(), Entry::InFlight);
@@ -296,6 +392,8 @@ impl Book {
             Some(entry @ Entry::Uncertain { .. }) => entry.clone(),
             Some(Entry::InFlight) | None => return Err(Seen::InFlight),
             Some(Entry::Used { sale, .. }) => return Err(Seen::Paid(Arc::clone(sale))),
+            Some(Entry::Disputed { reason, .. }) => return Err(Seen::Disputed(Arc::clone(reason))),
+            Some(Entry::Void { note, .. }) => return Err(Seen::Void(Arc::clone(note))),
         };
         locked.keys.insert(key.to_owned(), Entry::InFlight);
         Ok(Reservation {
@@ -355,10 +453,11 @@ impl Reservation {
         self.done = true;
     }
 
-    /// Forgets the payment, an earlier doubt included (the chain proved it void).
-    pub fn void(mut self) {
-        self.fallback = None;
-        // Dropped with no fallback: the key and its identifier are removed.
+    /// Holds the payment as never paid, an earlier doubt included (the chain proved it void:
+    /// `note` says how): its repeats are refused.
+    pub fn void(mut self, note: &str) {
+        self.book.lock().keys.insert(self.key.clone(), Entry::Void { until: self.until, note: Arc::from(note) });
+        self.done = true;
     }
 
     /// Keeps the payment as uncertain: a repeat of the same payload will retry it, anything

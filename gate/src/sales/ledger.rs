@@ -158,6 +158,9 @@ pub struct Unsold {
     pub payer: String,
     #[serde(rename = "nota")]
     pub note: String,
+    /// Kept for the replay book, not shown.
+    #[serde(skip)]
+    pub accepted: Accepted,
 }
 
 /// The journal folded into sales.
@@ -278,6 +281,7 @@ pub fn fold(records: &[Record]) -> Ledger {
                 study: accepted.study.clone(),
                 payer: accepted.payer.clone(),
                 note,
+                accepted: accepted.clone(),
             });
             continue;
         }

@@ -20,6 +20,7 @@
 pub mod book;
 mod db_error;
 pub mod export;
+mod follow;
 mod group_commit;
 pub mod journal;
 pub mod ledger;
@@ -36,7 +37,7 @@ use anyhow::Result;
 
 use book::{Book, SharedBook};
 pub use book::{Owned, PaidSale, ProofClaim, Seen, UncertainSale};
-use journal::{Event, Journal, Reconciled, Record, Wait, Writer};
+use journal::{Disputed, Event, Journal, Reconciled, Record, Settled, Wait, Writer};
 use ledger::Pending;
 
 use crate::clock::{iso8601, now};
@@ -118,10 +119,12 @@ impl Sales {
             ledger.reaccesses.len()
         );
         warn_pending(&ledger);
+        let book = Arc::new(parking_lot::Mutex::new(book));
+        follow::start(path.to_owned(), contents.sound_len, Arc::downgrade(&book))?;
         Ok(Sales {
             journal: Some(Writer::start(journal)?),
             journal_path: Some(path.to_owned()),
-            book: Arc::new(parking_lot::Mutex::new(book)),
+            book,
             shared: None,
             faults: faults::Faults::from_env(),
             doubt: AtomicBool::new(false),
@@ -214,6 +217,48 @@ impl Sales {
         }
     }
 
+    /// Journals a sale's `liquidado` step, crediting its transaction to it. With `exclusive`
+    /// (the facilitator's word is all that says this transaction paid), a transaction already
+    /// credited to another purchase is not believed: nothing is written and that purchase is
+    /// returned. Without it (the chain proved this authorization paid in it), the step is
+    /// written whoever holds the transaction.
+    pub async fn record_settlement(
+        &self,
+        purchase: &str,
+        unix: u64,
+        settled: Settled,
+        exclusive: bool,
+    ) -> std::io::Result<Credited> {
+        if let Some(shared) = &self.shared {
+            let started = std::time::Instant::now();
+            let credited = shared.settle(record_of(purchase, unix, Event::Settled(settled)), exclusive).await?;
+            self.metrics.committed_in(started.elapsed());
+            return Ok(credited);
+        }
+        {
+            let mut book = self.book.lock();
+            if let Err(holder) = book.credit(&settled.transaction, purchase)
+                && exclusive
+            {
+                return Ok(Credited::Elsewhere(holder));
+            }
+        }
+        self.write(purchase, unix, Event::Settled(settled)).await?;
+        Ok(Credited::Recorded)
+    }
+
+    /// Journals that the chain disputes the sale `purchase` and makes the record agree: its
+    /// payment is never delivered again (a repeat is refused until `until`, the
+    /// authorization's end), and its buyer no longer owns it for a re-access.
+    pub async fn dispute(&self, purchase: &str, unix: u64, disputed: Disputed, until: u64) -> std::io::Result<()> {
+        let reason = disputed.reason.clone();
+        self.write(purchase, unix, Event::Disputed(disputed)).await?;
+        if self.shared.is_none() {
+            self.book.lock().dispute(purchase, &reason, until);
+        }
+        Ok(())
+    }
+
     /// Appends a step to the journal and waits until it is on disk (no-op in memory).
     pub async fn write(&self, purchase: &str, unix: u64, event: Event) -> std::io::Result<()> {
         self.write_waiting(purchase, unix, event, Wait::Durable).await
@@ -296,6 +341,7 @@ impl Sales {
     /// paid one is a sale its buyer gets again by repeating the request; a void one is gone.
     pub async fn reconciled(&self, pending: &Pending, reconciled: Reconciled, unix: u64) -> std::io::Result<()> {
         let paid = reconciled.settled_at.then(|| reconciled.transaction.clone().unwrap_or_default());
+        let note = reconciled.note.clone();
         self.write(&pending.purchase, unix, Event::Reconciled(reconciled)).await?;
         if self.shared.is_some() {
             return Ok(()); // the record's own rows changed with the event
@@ -329,7 +375,7 @@ impl Sales {
                 };
                 book.restore_paid(&pending.purchase, accepted.identifier.as_deref(), accepted.valid_until, sale);
             }
-            None => book.forget_uncertain(&pending.purchase, accepted.identifier.as_deref()),
+            None => book.void(&pending.purchase, &note, accepted.valid_until),
         }
         Ok(())
     }
@@ -344,6 +390,14 @@ impl Sales {
     pub async fn crash_point_before_record(&self) {
         self.faults.before_record().await;
     }
+}
+
+/// What recording a settlement found: recorded, or its transaction is another purchase's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credited {
+    Recorded,
+    /// The transaction is already credited to this purchase (its key).
+    Elsewhere(String),
 }
 
 /// A reserved payment, in the replay book of this gate or in the shared record: kept as paid
@@ -395,11 +449,11 @@ impl Reservation {
         }
     }
 
-    /// Forgets the payment for good, an earlier doubt included: the chain proved it can never
-    /// pay (journal its `conciliado` step first).
-    pub fn void(self) {
+    /// Holds the payment as never paid, an earlier doubt included: the chain proved it can
+    /// never pay (`note`: how; journal its `conciliado` step first). Its repeats are refused.
+    pub fn void(self, note: &str) {
         match self {
-            Reservation::Book(r) => r.void(),
+            Reservation::Book(r) => r.void(note),
             Reservation::Shared(r) => r.void(),
         }
     }
@@ -414,41 +468,17 @@ fn record_of(purchase: &str, unix: u64, event: Event) -> Record {
 /// the book, every sale under its buyer, and every sign-in whose nonce has not expired;
 /// returns how many authorizations.
 fn restore(book: &mut Book, ledger: &ledger::Ledger, now: u64) -> usize {
-    for sale in &ledger.sales {
-        book.own(Owned {
-            purchase: sale.purchase.clone(),
-            study: sale.study.clone(),
-            view: sale.view.clone(),
-            network: sale.network.clone(),
-            payer: sale.payer.clone(),
-            amount: sale.amount.clone(),
-            transaction: sale.transaction.clone(),
-            settled_at: sale.unix,
-        });
-    }
     for reaccess in ledger.reaccesses.iter().filter(|r| r.valid_until >= now) {
         book.restore_proof(&reaccess.network, &reaccess.payer, &reaccess.nonce, reaccess.valid_until);
     }
     let mut restored = 0;
     for sale in &ledger.sales {
-        let Some(accepted) = &sale.accepted else { continue };
-        if accepted.valid_until < now {
-            continue;
+        if restore_sale(book, sale, now) {
+            restored += 1;
         }
-        let paid = PaidSale {
-            purchase: sale.purchase.clone(),
-            fingerprint: accepted.fingerprint.clone(),
-            study: sale.study.clone(),
-            view: sale.view.clone(),
-            settlement: SettlementResponse::recorded(
-                sale.network.clone(),
-                sale.transaction.clone(),
-                sale.payer.clone(),
-                sale.amount.clone(),
-            ),
-            settled_at: sale.unix,
-        };
-        book.restore_paid(&sale.purchase, accepted.identifier.as_deref(), accepted.valid_until, paid);
+    }
+    for unsold in ledger.unsold.iter().filter(|u| u.accepted.valid_until >= now) {
+        book.void(&unsold.purchase, &unsold.note, unsold.accepted.valid_until);
         restored += 1;
     }
     for pending in &ledger.pending {
@@ -466,6 +496,49 @@ fn restore(book: &mut Book, ledger: &ledger::Ledger, now: u64) -> usize {
         restored += 1;
     }
     restored
+}
+
+/// Puts one sale of the journal in the book: its transaction credited to it, its buyer owning
+/// it (unless disputed), and its authorization, while still valid, held as paid (or disputed).
+/// Returns whether the authorization was held.
+fn restore_sale(book: &mut Book, sale: &ledger::Sale, now: u64) -> bool {
+    // The first sale journaled with a transaction holds it (a later one naming it again was
+    // never believed, or the chain proved it; either way the first keeps it).
+    let _ = book.credit(&sale.transaction, &sale.purchase);
+    if sale.disputed.is_none() {
+        book.own(Owned {
+            purchase: sale.purchase.clone(),
+            study: sale.study.clone(),
+            view: sale.view.clone(),
+            network: sale.network.clone(),
+            payer: sale.payer.clone(),
+            amount: sale.amount.clone(),
+            transaction: sale.transaction.clone(),
+            settled_at: sale.unix,
+        });
+    }
+    let Some(accepted) = &sale.accepted else { return false };
+    if accepted.valid_until < now {
+        return false;
+    }
+    let paid = PaidSale {
+        purchase: sale.purchase.clone(),
+        fingerprint: accepted.fingerprint.clone(),
+        study: sale.study.clone(),
+        view: sale.view.clone(),
+        settlement: SettlementResponse::recorded(
+            sale.network.clone(),
+            sale.transaction.clone(),
+            sale.payer.clone(),
+            sale.amount.clone(),
+        ),
+        settled_at: sale.unix,
+    };
+    book.restore_paid(&sale.purchase, accepted.identifier.as_deref(), accepted.valid_until, paid);
+    if let Some(reason) = &sale.disputed {
+        book.dispute(&sale.purchase, reason, accepted.valid_until);
+    }
+    true
 }
 
 /// Warns at start about each purchase whose settlement has no certain outcome yet.

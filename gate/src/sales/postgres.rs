@@ -30,12 +30,16 @@ use anyhow::{Context, Result, anyhow};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use sha2::Digest;
 
+use super::Credited;
 use super::book::{Owned, PaidSale, Seen, UncertainSale};
 pub use super::db_error::DbError;
 use super::group_commit::{GroupCommit, Param};
-use super::journal::{Accepted, Contents, Event, Record};
+use super::journal::{Contents, Event, Record};
 use super::ledger;
 use crate::x402::SettlementResponse;
+
+mod statements;
+use statements::*;
 
 /// The environment variable that may carry the URL instead of `--ventas` (it holds the
 /// database password, so it is kept out of process listings).
@@ -47,6 +51,7 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
     (1, "diario_de_ventas", include_str!("../../migrations/0001_diario_de_ventas.sql")),
     (2, "reaccesos", include_str!("../../migrations/0002_reaccesos.sql")),
     (3, "indice_de_billetera", include_str!("../../migrations/0003_indice_de_billetera.sql")),
+    (4, "una_transaccion_una_venta", include_str!("../../migrations/0004_una_transaccion_una_venta.sql")),
 ];
 
 /// Serialises concurrent starts of several gates on one database while they migrate.
@@ -329,8 +334,18 @@ impl Shared {
     /// its commit, a delivery too (the file journal answers a delivery before its fsync; here
     /// that measured no faster, BENCHMARKS.md).
     pub async fn write(&self, record: Record) -> std::io::Result<()> {
+        let group = self.group.clone();
+        self.run(async move { write_in(&group, record).await })
+            .await
+            .map_err(|e| std::io::Error::other(format!("base de ventas: {e}")))
+    }
+
+    /// Commits a sale's `liquidado` step, crediting its transaction to it; with `exclusive`, a
+    /// transaction another purchase holds is not believed: nothing is committed and that
+    /// purchase is returned ([`super::Sales::record_settlement`]).
+    pub async fn settle(&self, record: Record, exclusive: bool) -> std::io::Result<Credited> {
         let (pool, group) = (self.pool.clone(), self.group.clone());
-        self.run(async move { write_in(&pool, &group, record).await })
+        self.run(async move { settle_in(&pool, &group, record, exclusive).await })
             .await
             .map_err(|e| std::io::Error::other(format!("base de ventas: {e}")))
     }
@@ -367,8 +382,8 @@ impl Shared {
 
     /// Records one step from plain code (`gate ventas conciliar`).
     pub fn write_blocking(&self, record: Record) -> Result<()> {
-        let (pool, group) = (self.pool.clone(), self.group.clone());
-        self.block(async move { write_in(&pool, &group, record).await })
+        let group = self.group.clone();
+        self.block(async move { write_in(&group, record).await })
     }
 
     /// Loads a journal's records, skipping those already loaded, and puts its sales and its
@@ -470,7 +485,7 @@ fn uncertain_from(row: &tokio_postgres::Row) -> UncertainSale {
     }
 }
 
-const ROW: &str = "SELECT compra, estado, huella, estudio, vista, red, pagador, monto, transaccion, liquidada_unix, plazo FROM compras WHERE compra = $1";
+const ROW: &str = "SELECT compra, estado, huella, estudio, vista, red, pagador, monto, transaccion, liquidada_unix, plazo, motivo FROM compras WHERE compra = $1";
 
 /// Why a row that exists cannot be reserved.
 fn seen_from(row: &tokio_postgres::Row, now: u64) -> Seen {
@@ -478,6 +493,12 @@ fn seen_from(row: &tokio_postgres::Row, now: u64) -> Seen {
     match status.as_str() {
         "pagada" => Seen::Paid(Arc::new(paid_from(row))),
         "incierta" => Seen::Uncertain(Arc::new(uncertain_from(row))),
+        "impugnada" => Seen::Disputed(Arc::from(
+            row.get::<_, Option<String>>("motivo").unwrap_or_else(|| "la cadena no confirmó la liquidación".into()),
+        )),
+        "anulada" => Seen::Void(Arc::from(
+            row.get::<_, Option<String>>("motivo").unwrap_or_else(|| "conciliada sin pago".into()),
+        )),
         _ if to_u64(row.get::<_, Option<i64>>("plazo").unwrap_or_default()) < now => {
             // The gate that held it stopped mid-purchase: the money may have moved.
             Seen::Uncertain(Arc::new(uncertain_from(row)))
@@ -565,6 +586,9 @@ async fn reserve_in(
                 let row = transaction.query_opt(ROW, &[&purchase]).await?;
                 let seen = match row {
                     Some(row) if row.get::<_, String>("estado") == "pagada" => Seen::IdPaid(Arc::new(paid_from(&row))),
+                    Some(row) if matches!(row.get::<_, &str>("estado"), "impugnada" | "anulada") => {
+                        seen_from(&row, now)
+                    }
                     _ => Seen::IdConflict,
                 };
                 transaction.rollback().await?;
@@ -622,25 +646,22 @@ async fn resume_in(
         return Ok(Ok(row.get::<_, Option<String>>(0).filter(|t| !t.is_empty())));
     }
     Ok(Err(match client.query_opt(ROW, &[&key]).await? {
-        Some(row) if row.get::<_, String>("estado") == "pagada" => Seen::Paid(Arc::new(paid_from(&row))),
+        Some(row) if matches!(row.get::<_, &str>("estado"), "pagada" | "impugnada" | "anulada") => seen_from(&row, now),
         _ => Seen::InFlight,
     }))
 }
 
 /// Commits one record with what it means to its purchase's row: one prepared statement (the
 /// event's insert and the row's change in one data-modifying `WITH`), committed with the steps
-/// of the purchases running beside it ([`GroupCommit`]). The one step that changes two rows in an
-/// order (a purchase reconciled as unpaid: its row, then its identifiers) runs as a transaction
-/// of its own.
-async fn write_in(pool: &Pool, group: &GroupCommit, record: Record) -> Result<(), DbError> {
+/// of the purchases running beside it ([`GroupCommit`]).
+async fn write_in(group: &GroupCommit, record: Record) -> Result<(), DbError> {
     let (sql, row): (&'static str, Vec<Param>) = match &record.event {
         Event::Accepted(a) => (ACCEPTED, accepted_row(a)),
-        Event::Settled(s) => {
-            (SETTLED, vec![Box::new(s.transaction.clone()), Box::new(s.network.clone()), Box::new(s.payer.clone())])
-        }
+        Event::Settled(s) => (SETTLED, settled_row(s)),
+        Event::Disputed(d) => (DISPUTED, vec![Box::new(d.reason.clone())]),
         Event::Failed(f) if f.uncertain => (UNCERTAIN, vec![Box::new(f.transaction.clone())]),
         Event::Reconciled(c) if c.settled_at => (RECONCILED_PAID, vec![Box::new(c.transaction.clone())]),
-        Event::Reconciled(_) => return write_in_transaction(pool, &record).await,
+        Event::Reconciled(c) => (RECONCILED_UNPAID, vec![Box::new(c.note.clone())]),
         // Deliveries, certain failures (their reservation releases the row) and any other step
         // leave the purchase's row as it is.
         _ => (RECORD, Vec::new()),
@@ -652,79 +673,31 @@ async fn write_in(pool: &Pool, group: &GroupCommit, record: Record) -> Result<()
     Ok(())
 }
 
-/// A record's own columns, in the order the statements take them: `evento`, `unix` and the
-/// JSON record.
-fn record_columns(record: &Record) -> Result<Vec<Param>, DbError> {
-    let json = serde_json::to_string(record).map_err(|e| DbError(e.to_string()))?;
-    Ok(vec![Box::new(event_name(&json)), Box::new(to_i64(record.unix)), Box::new(json)])
-}
-
-/// What `aceptado` tells its purchase's row: `estudio`, `vista`, `red`, `pagador`, `monto`.
-fn accepted_row(a: &Accepted) -> Vec<Param> {
-    [&a.study, &a.view, &a.network, &a.payer, &a.amount]
-        .into_iter()
-        .map(|field| Box::new(field.clone()) as Param)
-        .collect()
-}
-
-/// The record's insert, as the first part of every step's statement ($1 compra, $2 evento,
-/// $3 unix, $4 the JSON record).
-macro_rules! with_record {
-    ($rest:literal) => {
-        concat!(
-            "WITH evento AS (INSERT INTO eventos (compra, evento, unix, registro) VALUES ($1, $2, $3, $4::text::jsonb)) ",
-            $rest
-        )
+/// Commits a `liquidado` step; with `exclusive`, only if its transaction is free or already
+/// this purchase's (the claim and the step in one statement, committed with the others).
+async fn settle_in(pool: &Pool, group: &GroupCommit, record: Record, exclusive: bool) -> Result<Credited, DbError> {
+    let Event::Settled(settled) = &record.event else {
+        return Err(DbError("settle_in: se esperaba un paso liquidado".into()));
     };
-}
-
-/// A step that changes no row: the record alone.
-const RECORD: &str = "INSERT INTO eventos (compra, evento, unix, registro) VALUES ($1, $2, $3, $4::text::jsonb)";
-/// `aceptado`: the row learns what is being bought.
-const ACCEPTED: &str =
-    with_record!("UPDATE compras SET estudio = $5, vista = $6, red = $7, pagador = $8, monto = $9 WHERE compra = $1");
-/// `liquidado`: the row is paid.
-const SETTLED: &str = with_record!(
-    "UPDATE compras SET estado = 'pagada', ficha = NULL, dudosa = FALSE,
-        transaccion = CASE WHEN $5 = '' THEN COALESCE(transaccion, '') ELSE $5 END,
-        red = COALESCE(NULLIF($6, ''), red), pagador = COALESCE(NULLIF($7, ''), pagador),
-        liquidada_unix = COALESCE(liquidada_unix, $3)
-     WHERE compra = $1"
-);
-/// An uncertain `fallido`: the row is uncertain unless paid.
-const UNCERTAIN: &str = with_record!(
-    "UPDATE compras SET estado = 'incierta', dudosa = TRUE, ficha = NULL, transaccion = COALESCE($5, transaccion)
-     WHERE compra = $1 AND estado <> 'pagada'"
-);
-/// `conciliado` as paid: the row is paid, at the reconciliation's time.
-const RECONCILED_PAID: &str = with_record!(
-    "UPDATE compras SET estado = 'pagada', ficha = NULL, dudosa = FALSE,
-        transaccion = COALESCE($5, transaccion), liquidada_unix = $3
-     WHERE compra = $1 AND estado <> 'pagada'"
-);
-
-/// A record and its row's change in one transaction (the unpaid reconciliation).
-async fn write_in_transaction(pool: &Pool, record: &Record) -> Result<(), DbError> {
-    let json = serde_json::to_string(record).map_err(|e| DbError(e.to_string()))?;
-    let mut client = pool.get().await?;
-    let transaction = client.transaction().await?;
-    insert_record(&transaction, record, &json, None).await?;
-    transaction.execute("DELETE FROM compras WHERE compra = $1 AND estado <> 'pagada'", &[&record.purchase]).await?;
-    release_identifiers(&transaction, &record.purchase).await?;
-    transaction.commit().await?;
-    Ok(())
-}
-
-/// The `evento` tag of a record's JSON, as the file journal writes it (so a new kind of event
-/// needs no change here).
-fn event_name(json: &str) -> String {
-    #[derive(serde::Deserialize)]
-    struct Tag<'a> {
-        #[serde(borrow)]
-        #[serde(rename = "evento")]
-        event: std::borrow::Cow<'a, str>,
+    if !exclusive || settled.transaction.is_empty() {
+        write_in(group, record).await?;
+        return Ok(Credited::Recorded);
     }
-    serde_json::from_str::<Tag<'_>>(json).map(|tag| tag.event.into_owned()).unwrap_or_default()
+    let mut params: Vec<Param> = vec![Box::new(record.purchase.clone())];
+    params.extend(record_columns(&record)?);
+    params.extend(settled_row(settled));
+    if group.commit(&record.purchase, SETTLED_EXCLUSIVE, params).await? == 1 {
+        return Ok(Credited::Recorded);
+    }
+    let client = pool.get().await?;
+    let holder = client
+        .query_opt("SELECT compra FROM transacciones WHERE transaccion = lower($1)", &[&settled.transaction])
+        .await?
+        .map(|row| row.get::<_, String>(0));
+    match holder {
+        Some(holder) if holder != record.purchase => Ok(Credited::Elsewhere(holder)),
+        _ => Err(DbError(format!("la compra {} no tiene fila en compras", record.purchase))),
+    }
 }
 
 async fn insert_record(
@@ -793,6 +766,44 @@ async fn import_in(pool: &Pool, records: &[Record]) -> Result<u64, DbError> {
             )
             .await?;
         import_identifier(&transaction, &sale.purchase, accepted).await?;
+        if !sale.transaction.is_empty() {
+            transaction
+                .execute(
+                    "INSERT INTO transacciones (transaccion, compra) VALUES (lower($1), $2) ON CONFLICT (transaccion) DO NOTHING",
+                    &[&sale.transaction, &sale.purchase],
+                )
+                .await?;
+        }
+        if let Some(reason) = &sale.disputed {
+            transaction
+                .execute(
+                    "UPDATE compras SET estado = 'impugnada', motivo = $2 WHERE compra = $1",
+                    &[&sale.purchase, reason],
+                )
+                .await?;
+        }
+    }
+    for unsold in &ledger.unsold {
+        let accepted = &unsold.accepted;
+        transaction
+            .execute(
+                "INSERT INTO compras (compra, estado, huella, valido_hasta, identificador, estudio, vista, red, pagador, monto, motivo)
+                 VALUES ($1, 'anulada', $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                 ON CONFLICT (compra) DO NOTHING",
+                &[
+                    &unsold.purchase,
+                    &accepted.fingerprint,
+                    &to_i64(accepted.valid_until),
+                    &accepted.identifier,
+                    &accepted.study,
+                    &accepted.view,
+                    &accepted.network,
+                    &accepted.payer,
+                    &accepted.amount,
+                    &unsold.note,
+                ],
+            )
+            .await?;
     }
     for pending in &ledger.pending {
         let accepted = &pending.accepted;
@@ -890,7 +901,7 @@ impl Reservation {
         self.done = true;
     }
 
-    /// The row is gone already (its `conciliado` step deleted it).
+    /// The row says so already (its `conciliado` step made it `anulada`).
     pub fn void(mut self) {
         self.done = true;
     }

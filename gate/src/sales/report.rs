@@ -150,8 +150,9 @@ pub fn table(report: &Report) -> String {
     for warning in &report.warnings {
         let _ = writeln!(out, "aviso: {warning}");
     }
-    let _ = writeln!(out, "\nVentas liquidadas: {}", report.sales.len());
+    // The headline counts what the totals below add up: the disputed sales are listed apart.
     let by = |origin: Origin| report.sales.iter().filter(move |s| s.origin == origin && s.disputed.is_none());
+    let _ = writeln!(out, "\nVentas liquidadas: {}", by(Origin::Settled).count());
     write_sales(&mut out, by(Origin::Settled));
     for (origin, title) in [
         (Origin::Recovered, "Ventas recuperadas (liquidación incierta; la cadena probó el pago a payTo)"),
@@ -319,7 +320,17 @@ fn resolve(
     resolution: Resolution,
     note: &str,
 ) -> Result<(Pending, Record)> {
-    let pending = ledger::fold(&contents.records)
+    let ledger = ledger::fold(&contents.records);
+    if let Resolution::Paid { transaction } = &resolution
+        && let Some(other) = ledger.sales.iter().find(|s| s.transaction.eq_ignore_ascii_case(transaction))
+    {
+        anyhow::bail!(
+            "la transacción {transaction} ya pagó la compra {} ({}): una transacción paga una sola venta; busque en la cadena la que usó el nonce de esta compra",
+            other.purchase,
+            other.study
+        );
+    }
+    let pending = ledger
         .pending
         .into_iter()
         .find(|p| p.purchase == purchase)

@@ -18,7 +18,7 @@ use crate::chain::{Chain, Chains, rpc_urls_from_env, rpc_urls_from_flags};
 use crate::facilitator::Facilitator;
 use crate::facilitator::cdp::{CDP_FACILITATOR, CdpKey, KEY_ID_ENV, KEY_SECRET_ENV};
 use crate::facilitator::http::HttpFacilitator;
-use crate::facilitator::local::{LocalConfig, LocalFacilitator};
+use crate::facilitator::local::{ERC6492_FACTORIES_ENV, LocalConfig, LocalFacilitator, parse_factories};
 use crate::links::{LinkSigner, SECRET_ENV, load_secret};
 use crate::manifest::{Manifest, Mode};
 use crate::mcp::AllowedHosts;
@@ -313,7 +313,12 @@ impl Settings {
             let settler = runtime
                 .block_on(Settler::connect(url, key, RPC_TIMEOUT))
                 .map_err(|e| anyhow::anyhow!("{network}: {e}"))?;
-            let local = LocalFacilitator::new(LocalConfig::on_chain(Arc::new(settler)));
+            let mut config = LocalConfig::on_chain(Arc::new(settler));
+            let added = std::env::var(ERC6492_FACTORIES_ENV).unwrap_or_default();
+            config
+                .erc6492_factories
+                .extend(parse_factories(&added).map_err(|e| anyhow::anyhow!("{ERC6492_FACTORIES_ENV}: {e}"))?);
+            let local = LocalFacilitator::new(config);
             return Ok((Arc::new(local), chains));
         }
         let local = Arc::new(LocalFacilitator::new(LocalConfig {
@@ -327,6 +332,54 @@ impl Settings {
         }
         Ok((local, chains))
     }
+}
+
+impl Settings {
+    /// What this gate really does with money, for the start-up log: who settles, where, and
+    /// whether real money moves, from the facilitator chosen, the settler key and the RPCs.
+    pub fn money_statement(&self) -> String {
+        let networks: Vec<&str> = self.rpc_urls.keys().map(String::as_str).collect();
+        money_statement(self.mode, &self.facilitator, self.settler_key.is_some(), &networks)
+    }
+}
+
+/// [`Settings::money_statement`] from what decides it: the mode, the facilitator chosen,
+/// whether a settler key makes the local facilitator settle on a chain, and the networks with
+/// an RPC.
+pub fn money_statement(mode: Mode, facilitator: &FacilitatorChoice, settler: bool, rpc: &[&str]) -> String {
+    let offered = match mode {
+        Mode::Mainnet => "USDC real en Base (y Solana si se ofrece)",
+        Mode::Testnet => "USDC de prueba en Base Sepolia (y Solana devnet si se ofrece), sin valor",
+        Mode::Local => "USDC de Base Sepolia según los requisitos que ofrece",
+    };
+    let settles = match (facilitator, settler) {
+        (FacilitatorChoice::Local { .. }, true) => {
+            let network = rpc.first().copied().unwrap_or("la red de su RPC");
+            format!(
+                "el facilitador local liquida cada pago en la cadena {network} por su RPC ({SETTLER_KEY_ENV} paga el gas): se mueve {offered} en esa cadena (de prueba si es Base Sepolia o una cadena local)"
+            )
+        }
+        (FacilitatorChoice::Local { ledger }, false) => format!(
+            "modo local: un facilitador local verifica las firmas y liquida en su libro ({}); no se mueve dinero real",
+            ledger.display()
+        ),
+        (FacilitatorChoice::Http { url, .. }, _) => {
+            format!("el facilitador {} liquida cada pago en la cadena: se mueve {offered}", redacted_url(url))
+        }
+    };
+    let proof = match (rpc.is_empty(), facilitator, settler) {
+        (true, FacilitatorChoice::Local { .. }, false) => {
+            "; el libro local prueba lo que no sea un éxito con transacción".to_owned()
+        }
+        (true, _, _) => {
+            "; sin RPC: solo un éxito con transacción entrega, lo dudoso queda por conciliar (gate ventas conciliar)"
+                .to_owned()
+        }
+        (false, _, _) => {
+            format!("; la cadena ({}, por RPC) prueba lo que no sea un éxito con transacción", rpc.join(", "))
+        }
+    };
+    format!("{settles}{proof}")
 }
 
 /// Builds a chosen facilitator (reading nothing but the local ledger, if it is the local one).
@@ -411,6 +464,31 @@ fn parse_auth(text: &str) -> Result<(String, String)> {
 mod tests {
     use super::*;
     use clap::Parser as _;
+
+    #[test]
+    fn the_start_line_says_what_really_moves_in_each_configuration() {
+        let ledger = FacilitatorChoice::Local { ledger: PathBuf::from("var/libro-local.json") };
+        let http = FacilitatorChoice::Http {
+            url: "https://facilitador.example/x402?key=secreto".into(),
+            auth: None,
+            cdp: None,
+            timeout: Duration::from_secs(30),
+        };
+        let local = money_statement(Mode::Local, &ledger, false, &[]);
+        assert!(local.contains("no se mueve dinero real") && local.contains("libro local prueba"), "{local}");
+        // The case: local mode, a facilitator URL and an RPC never says "no real money".
+        let testnet_usdc = money_statement(Mode::Local, &http, false, &["eip155:84532"]);
+        assert!(!testnet_usdc.contains("no se mueve dinero real"), "{testnet_usdc}");
+        assert!(
+            testnet_usdc.contains("se mueve USDC") && testnet_usdc.contains("eip155:84532, por RPC"),
+            "{testnet_usdc}"
+        );
+        assert!(!testnet_usdc.contains("secreto"), "the URL's key is not logged: {testnet_usdc}");
+        let mainnet = money_statement(Mode::Mainnet, &http, false, &[]);
+        assert!(mainnet.contains("USDC real en Base") && mainnet.contains("sin RPC"), "{mainnet}");
+        let on_chain = money_statement(Mode::Local, &ledger, true, &["eip155:84532"]);
+        assert!(on_chain.contains("en la cadena eip155:84532") && !on_chain.contains("no se mueve"), "{on_chain}");
+    }
 
     #[test]
     fn auth_header_form() {

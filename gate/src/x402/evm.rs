@@ -3,14 +3,17 @@
 //!
 //! The gate checks a payment here before producing anything, the local facilitator settles
 //! with the same check, and the buyer client signs with the same digest, so all three agree by
-//! construction; the shared vectors pin the digest and the signature bytes.
+//! construction; the shared vectors pin the digest and the signature bytes. A smart wallet's
+//! signature (ERC-1271, or ERC-6492 for a wallet not yet deployed, taken apart here) cannot be
+//! judged without the chain: [`check_exact`] says so ([`CheckError::NeedsChain`]) and
+//! `chain::signature` asks the network.
 
 use std::borrow::Cow;
 
 use alloy_primitives::{Address, B256, Bytes, Signature, U256};
 use alloy_signer::SignerSync;
 use alloy_signer_local::PrivateKeySigner;
-use alloy_sol_types::{Eip712Domain, SolStruct, sol};
+use alloy_sol_types::{Eip712Domain, SolStruct, SolValue, sol};
 use serde_json::{Value, json};
 
 use contract::x402::PaymentRequirements;
@@ -46,7 +49,9 @@ pub struct Authorization {
 /// The `payload` of an exact EVM payment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExactEvmPayload {
-    /// 65 bytes `r ‖ s ‖ v`.
+    /// An EOA's 65 bytes `r ‖ s ‖ v`, or a smart wallet's signature of any length: the bytes its
+    /// contract's ERC-1271 `isValidSignature` takes, possibly wrapped by ERC-6492 for a wallet not
+    /// yet deployed.
     pub signature: Bytes,
     pub authorization: Authorization,
 }
@@ -58,6 +63,79 @@ pub struct Domain {
     pub version: String,
     pub chain_id: u64,
     pub verifying_contract: Address,
+}
+
+/// The 32 bytes an ERC-6492 signature ends with (`0x6492` sixteen times).
+pub const ERC6492_MAGIC: [u8; 32] = [
+    0x64, 0x92, 0x64, 0x92, 0x64, 0x92, 0x64, 0x92, 0x64, 0x92, 0x64, 0x92, 0x64, 0x92, 0x64, 0x92, 0x64, 0x92, 0x64,
+    0x92, 0x64, 0x92, 0x64, 0x92, 0x64, 0x92, 0x64, 0x92, 0x64, 0x92, 0x64, 0x92,
+];
+
+/// The longest signature read (a Safe with a hundred owners signs in 6.5 KB; a passkey wallet's
+/// WebAuthn signature is under 1 KB).
+pub const MAX_SIGNATURE_BYTES: usize = 16 * 1024;
+
+/// An ERC-6492 signature taken apart: the call that deploys the wallet (or prepares it) and the
+/// ERC-1271 signature it makes valid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Erc6492 {
+    pub factory: Address,
+    pub factory_calldata: Bytes,
+    /// What the deployed wallet's `isValidSignature` (and so USDC) takes.
+    pub inner: Bytes,
+}
+
+/// Reads an ERC-6492 signature: `None` when it does not end with the magic (it is not one),
+/// an error when it does but the rest is not `abi.encode(address, bytes, bytes)`.
+pub fn parse_erc6492(signature: &[u8]) -> Option<Result<Erc6492, EvmError>> {
+    // ERC-6492's wrapper: `abi.encode(factory, factoryCalldata, innerSignature)`, then the magic.
+    let body = signature.strip_suffix(&ERC6492_MAGIC)?;
+    Some(
+        <(Address, Bytes, Bytes) as SolValue>::abi_decode_params_validate(body)
+            .map(|(factory, factory_calldata, inner)| Erc6492 { factory, factory_calldata, inner })
+            .map_err(|e| {
+                err(format!(
+                    "payload.signature termina como ERC-6492 pero no es abi.encode(address, bytes, bytes): {e}"
+                ))
+            }),
+    )
+}
+
+/// Wraps `inner` for a wallet that `factory_calldata` sent to `factory` deploys (ERC-6492).
+pub fn wrap_erc6492(factory: Address, factory_calldata: &[u8], inner: &[u8]) -> Bytes {
+    let wrapper = (factory, Bytes::copy_from_slice(factory_calldata), Bytes::copy_from_slice(inner));
+    let mut out = wrapper.abi_encode_params();
+    out.extend_from_slice(&ERC6492_MAGIC);
+    Bytes::from(out)
+}
+
+/// A signature only the chain can judge, because `from` is (or is to be) a contract.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContractSignature {
+    /// CAIP-2 network whose chain must judge it.
+    pub network: String,
+    /// The wallet: the authorization's `from`.
+    pub signer: Address,
+    /// The EIP-712 digest of the authorization under the token's domain: what the wallet's
+    /// `isValidSignature(hash, signature)` is asked about, as USDC asks it.
+    pub digest: B256,
+    /// The signature as sent (ERC-6492 wrapper included).
+    pub signature: Bytes,
+    /// Its ERC-6492 parts, when wrapped.
+    pub erc6492: Option<Erc6492>,
+}
+
+impl ContractSignature {
+    /// The bytes USDC's `transferWithAuthorization(…, bytes signature)` must get: the inner
+    /// signature of an ERC-6492 wrapper (USDC knows ERC-1271, not ERC-6492), else the signature.
+    pub fn for_token(&self) -> &Bytes {
+        self.erc6492.as_ref().map_or(&self.signature, |w| &w.inner)
+    }
+
+    /// "ERC-6492" or "ERC-1271", for messages.
+    pub fn standard(&self) -> &'static str {
+        if self.erc6492.is_some() { "ERC-6492" } else { "ERC-1271" }
+    }
 }
 
 /// A payload or requirement that cannot be read.
@@ -114,6 +192,17 @@ pub enum CheckError {
         valid_before: u64,
         limit: u64,
     },
+    /// A smart wallet's signature (ERC-1271, ERC-6492), which only the network's RPC can
+    /// check, and none is configured for it.
+    NeedsChain(Box<ContractSignature>),
+    /// The wallet's contract (or its deployment) does not accept the signature.
+    ContractRefused {
+        signer: Address,
+        standard: &'static str,
+        why: String,
+    },
+    /// The RPC that checks a smart wallet's signature did not answer: nothing was decided.
+    ChainUnavailable(String),
 }
 
 impl CheckError {
@@ -130,6 +219,18 @@ impl CheckError {
             CheckError::Expired { .. } | CheckError::TooFar { .. } => {
                 "invalid_exact_evm_payload_authorization_valid_before"
             }
+            CheckError::NeedsChain(_) => "firma_de_contrato_sin_rpc",
+            CheckError::ContractRefused { .. } => "invalid_exact_evm_payload_signature",
+            CheckError::ChainUnavailable(_) => "cadena_no_disponible",
+        }
+    }
+
+    /// The HTTP status of the refusal: 503 when the chain could not be asked (nothing is the
+    /// buyer's fault and the same payment may be sent again), else 402.
+    pub fn status(&self) -> u16 {
+        match self {
+            CheckError::ChainUnavailable(_) => 503,
+            _ => 402,
         }
     }
 }
@@ -163,6 +264,21 @@ impl std::fmt::Display for CheckError {
             CheckError::TooFar { valid_before, limit } => write!(
                 f,
                 "validBefore {valid_before} está demasiado lejos; el máximo es {limit} (ahora + maxTimeoutSeconds)"
+            ),
+            CheckError::NeedsChain(signature) => write!(
+                f,
+                "la firma es de una billetera inteligente ({}, {} bytes) y solo la red puede verificarla con isValidSignature; este servidor no tiene un RPC de {} para consultarla, así que no la acepta y no se movió nada. Pague con una cuenta de clave privada (firma de 65 bytes) o pida al vendedor que configure GATE_RPC_EIP155_<id>",
+                signature.standard(),
+                signature.signature.len(),
+                signature.network
+            ),
+            CheckError::ContractRefused { signer, standard, why } => write!(
+                f,
+                "la billetera inteligente {signer} no acepta la firma ({standard}: {why}); firme de nuevo la autorización con la billetera de `from`, bajo el dominio EIP-712 de la red elegida"
+            ),
+            CheckError::ChainUnavailable(why) => write!(
+                f,
+                "no se pudo consultar la red para verificar la firma de la billetera inteligente ({why}); no se cobró nada: repita el pedido en unos minutos"
             ),
         }
     }
@@ -199,21 +315,27 @@ fn fixed_hex(value: &Value, field: &str, bytes: usize) -> Result<Vec<u8>, EvmErr
     hex::decode(hex).map_err(|_| err(format!("{field} no es hexadecimal")))
 }
 
+/// A signature's bytes: `0x` and an even number of hex digits, at least 65 bytes (an EOA's
+/// `r ‖ s ‖ v`; a smart wallet's may be longer) and at most [`MAX_SIGNATURE_BYTES`].
+fn signature_bytes(value: &Value) -> Result<Vec<u8>, EvmError> {
+    let text = value.as_str().ok_or_else(|| err("payload.signature debe ser hexadecimal en texto"))?;
+    let hex = text.strip_prefix("0x").ok_or_else(|| err("payload.signature debe empezar con 0x"))?;
+    if hex.len() % 2 != 0 || hex.len() < 130 || hex.len() > MAX_SIGNATURE_BYTES * 2 {
+        return Err(err(format!(
+            "payload.signature debe tener 65 bytes (cuenta de clave privada) o más (billetera inteligente, ERC-1271/6492), hasta {MAX_SIGNATURE_BYTES}; tiene {} dígitos hexadecimales",
+            hex.len()
+        )));
+    }
+    hex::decode(hex).map_err(|_| err("payload.signature no es hexadecimal"))
+}
+
 /// Reads an exact EVM `payload` strictly.
 pub fn parse_exact_payload(payload: &Value) -> Result<ExactEvmPayload, EvmError> {
     let auth = payload
         .get("authorization")
         .filter(|a| a.is_object())
         .ok_or_else(|| err("payload.authorization falta (se espera una autorización EIP-3009)"))?;
-    let signature_value = payload.get("signature").ok_or_else(|| err("payload.signature falta"))?;
-    if let Some(s) = signature_value.as_str()
-        && s.len() > 132
-    {
-        return Err(err(
-            "payload.signature es más larga que 65 bytes: las firmas de billeteras inteligentes (ERC-1271/6492) no se aceptan",
-        ));
-    }
-    let signature = fixed_hex(signature_value, "payload.signature", 65)?;
+    let signature = signature_bytes(payload.get("signature").ok_or_else(|| err("payload.signature falta"))?)?;
     let field = |name: &str| auth.get(name).cloned().unwrap_or(Value::Null);
     let nonce = fixed_hex(&field("nonce"), "authorization.nonce", 32)?;
     Ok(ExactEvmPayload {
@@ -361,12 +483,7 @@ pub fn check_exact(req: &PaymentRequirements, payload: &ExactEvmPayload, now: u6
         return Err(CheckError::Network(req.network.clone()));
     }
     let domain = domain_for(req).map_err(CheckError::Payload)?;
-    check_canonical(&payload.signature)?;
     let auth = &payload.authorization;
-    let recovered = recover_signer(&domain, auth, &payload.signature).ok();
-    if recovered != Some(auth.from) {
-        return Err(CheckError::Signature { recovered, from: auth.from });
-    }
     let pay_to: Address = req.pay_to.parse().map_err(|_| CheckError::Payload(err("payTo inválido")))?;
     if auth.to != pay_to {
         return Err(CheckError::Recipient { to: auth.to, pay_to: req.pay_to.clone() });
@@ -385,7 +502,50 @@ pub fn check_exact(req: &PaymentRequirements, payload: &ExactEvmPayload, now: u6
     if auth.valid_before > limit {
         return Err(CheckError::TooFar { valid_before: auth.valid_before, limit });
     }
+    check_signature(&req.network, &domain, payload)
+}
+
+/// The signature part of [`check_exact`], once the terms hold. An EOA's 65 bytes that recover
+/// to `from` pass here, with no chain. A signature that is ERC-6492 (its magic suffix) or longer
+/// than 65 bytes is a smart wallet's: [`CheckError::NeedsChain`] carries what the chain must be
+/// asked. 65 bytes that do not recover to `from` are refused as a bad signature; with an RPC,
+/// `chain::signature::check_exact_on` still asks the chain whether `from` is a contract that
+/// takes them (a one-owner Safe signs with its owner's 65 bytes).
+pub fn check_signature(network: &str, domain: &Domain, payload: &ExactEvmPayload) -> Result<Address, CheckError> {
+    let auth = &payload.authorization;
+    let contract = |erc6492: Option<Erc6492>| {
+        CheckError::NeedsChain(Box::new(ContractSignature {
+            network: network.to_owned(),
+            signer: auth.from,
+            digest: signing_hash(domain, auth),
+            signature: payload.signature.clone(),
+            erc6492,
+        }))
+    };
+    if let Some(wrapped) = parse_erc6492(&payload.signature) {
+        return Err(contract(Some(wrapped.map_err(CheckError::Payload)?)));
+    }
+    if payload.signature.len() != 65 {
+        return Err(contract(None));
+    }
+    check_canonical(&payload.signature)?;
+    let recovered = recover_signer(domain, auth, &payload.signature).ok();
+    if recovered != Some(auth.from) {
+        return Err(CheckError::Signature { recovered, from: auth.from });
+    }
     Ok(auth.from)
+}
+
+/// The same signature as a contract's, for a 65-byte signature that failed as an EOA's: what the
+/// chain is asked when `from` may be a smart wallet whose owner's signature is 65 bytes.
+pub fn as_contract_signature(network: &str, domain: &Domain, payload: &ExactEvmPayload) -> ContractSignature {
+    ContractSignature {
+        network: network.to_owned(),
+        signer: payload.authorization.from,
+        digest: signing_hash(domain, &payload.authorization),
+        signature: payload.signature.clone(),
+        erc6492: None,
+    }
 }
 
 #[cfg(test)]
@@ -591,7 +751,11 @@ pub(crate) mod tests {
         assert!(parse_exact_payload(&good).is_ok());
         for (path, bad) in [
             ("/signature", json!("0x1234")),
-            ("/signature", json!(format!("0x{}", "ab".repeat(100)))),
+            ("/signature", json!(format!("0x{}", "ab".repeat(64)))),
+            ("/signature", json!(format!("0x{}", "a".repeat(131)))),
+            ("/signature", json!(format!("{}", "ab".repeat(65)))),
+            ("/signature", json!(format!("0x{}", "ab".repeat(MAX_SIGNATURE_BYTES + 1)))),
+            ("/signature", json!(format!("0x{}", "zz".repeat(65)))),
             ("/authorization/value", json!("-1")),
             ("/authorization/value", json!(990000)),
             ("/authorization/validBefore", json!("1e9")),
@@ -604,5 +768,59 @@ pub(crate) mod tests {
             assert!(parse_exact_payload(&v).is_err(), "{path} = {bad}");
         }
         assert!(parse_exact_payload(&json!({"signature": "0x"})).is_err());
+        let mut long = good.clone();
+        long["signature"] = json!(format!("0x{}", "ab".repeat(MAX_SIGNATURE_BYTES)));
+        assert_eq!(parse_exact_payload(&long).unwrap().signature.len(), MAX_SIGNATURE_BYTES, "a smart wallet's");
+    }
+
+    /// A payment whose signature is `signature`, its terms right.
+    fn with_signature(signature: Vec<u8>, from: Address, now: u64) -> ExactEvmPayload {
+        let auth = client_authorization(&requirement(), from, now, B256::repeat_byte(9)).unwrap();
+        ExactEvmPayload { signature: Bytes::from(signature), authorization: auth }
+    }
+
+    #[test]
+    fn a_smart_wallets_signature_needs_the_chain_once_the_terms_hold() {
+        let now = 1_800_000_000;
+        let req = requirement();
+        let wallet = Address::repeat_byte(0x5a);
+        let digest = signing_hash(&domain_for(&req).unwrap(), &with_signature(vec![], wallet, now).authorization);
+        // ERC-1271: longer than 65 bytes.
+        let refused = check_exact(&req, &with_signature(vec![7; 130], wallet, now), now).unwrap_err();
+        let CheckError::NeedsChain(contract) = &refused else { panic!("{refused:?}") };
+        assert_eq!((contract.signer, contract.digest, contract.erc6492.as_ref()), (wallet, digest, None));
+        assert_eq!(contract.for_token().len(), 130);
+        assert_eq!((refused.code(), refused.status()), ("firma_de_contrato_sin_rpc", 402));
+        let message = refused.to_string();
+        assert!(
+            message.contains("ERC-1271") && message.contains("eip155:84532") && message.contains("RPC"),
+            "{message}"
+        );
+        // ERC-6492: the wrapper is taken apart, and the token gets the inner signature.
+        let inner = vec![3u8; 65];
+        let wrapped = wrap_erc6492(Address::repeat_byte(0xfa), &[1, 2, 3], &inner);
+        let refused = check_exact(&req, &with_signature(wrapped.to_vec(), wallet, now), now).unwrap_err();
+        let CheckError::NeedsChain(contract) = &refused else { panic!("{refused:?}") };
+        let parts = contract.erc6492.as_ref().expect("6492");
+        assert_eq!((parts.factory, parts.factory_calldata.as_ref()), (Address::repeat_byte(0xfa), &[1u8, 2, 3][..]));
+        assert_eq!(contract.for_token().as_ref(), &inner[..]);
+        assert_eq!(contract.signature, wrapped);
+        assert!(refused.to_string().contains("ERC-6492"));
+        // The magic over garbage is a malformed payload, never a signature to ask about.
+        let mut garbage = vec![0xee; 70];
+        garbage.extend_from_slice(&ERC6492_MAGIC);
+        let refused = check_exact(&req, &with_signature(garbage, wallet, now), now).unwrap_err();
+        assert!(matches!(refused, CheckError::Payload(_)), "{refused:?}");
+        // The terms are checked first: a wrong amount never reaches the chain.
+        let mut cheap = with_signature(vec![7; 130], wallet, now);
+        cheap.authorization.value = U256::from(1);
+        assert_eq!(
+            check_exact(&req, &cheap, now).unwrap_err().code(),
+            "invalid_exact_evm_payload_authorization_value_mismatch"
+        );
+        // 65 bytes that do not recover to `from` stay a bad signature (no chain asked here).
+        let key = PrivateKeySigner::random();
+        let other = signed(|a, _| a.from = wallet, &key, now);
+        assert!(matches!(check_exact(&req, &other, now), Err(CheckError::Signature { .. })));
     }
 }

@@ -205,11 +205,14 @@ impl<'a> Context_<'a> {
         Ok(self
             .facts
             .iter()
-            .filter(|a| {
-                let question = &self.study.questions[a.question];
-                spec.filter.iter().all(|(d, v)| question.dimension(d) == Some(v.as_str()))
-            })
+            .filter(|a| spec.filter.iter().all(|(d, v)| self.dimension_of(a, d) == Some(v.as_str())))
             .collect())
+    }
+
+    /// The value of dimension `d` for an answer: its question's, or its own surface for
+    /// `superficie`.
+    fn dimension_of(&self, a: &AnswerFacts, d: &str) -> Option<&'a str> {
+        self.study.answers[a.answer].dimension(&self.study.questions[a.question], d)
     }
 
     fn scope(&self, answers: Vec<&'a AnswerFacts>) -> Scope<'a> {
@@ -243,11 +246,7 @@ impl<'a> Context_<'a> {
     }
 
     fn in_dimension(&self, answers: &[&'a AnswerFacts], dimension: &str, value: &str) -> Vec<&'a AnswerFacts> {
-        answers
-            .iter()
-            .copied()
-            .filter(|a| self.study.questions[a.question].dimension(dimension) == Some(value))
-            .collect()
+        answers.iter().copied().filter(|a| self.dimension_of(a, dimension) == Some(value)).collect()
     }
 
     fn of_model(&self, answers: &[&'a AnswerFacts], model: usize) -> Vec<&'a AnswerFacts> {
@@ -555,7 +554,27 @@ impl<'a> Context_<'a> {
         {
             note.push_str(&format!(" (fuente: {}).", w.source));
         }
+        if spec.metrics.contains(&Metric::ConsultedNotCited) {
+            note.push(' ');
+            note.push_str(&consulted_note(self.recorded(spec)));
+        }
         note
+    }
+
+    /// Answers of the table (after its filter) that record their consulted sources.
+    fn recorded(&self, spec: &TableSpec) -> usize {
+        self.filtered(spec).map_or(0, |base| base.iter().filter(|a| a.brands.consulted.is_some()).count())
+    }
+}
+
+/// What a table with `consultada_no_citada` says about its base: the answers that record
+/// their consulted sources, or that none does (the column is then empty: not recorded, not 0).
+pub fn consulted_note(recorded: usize) -> String {
+    match recorded {
+        0 => "Consultada y no citada: no registrada (ninguna respuesta de la tabla registra las fuentes que consultó el proveedor; la columna queda vacía, no en 0).".to_owned(),
+        n => format!(
+            "Consultada y no citada: sobre las {n} respuestas que registran las fuentes que consultó el proveedor (vacía donde ninguna las registra)."
+        ),
     }
 }
 

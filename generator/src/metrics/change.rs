@@ -35,6 +35,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::metrics::analysis::{Cell, Table};
 use crate::metrics::exact::round_float;
 use crate::metrics::interval::{self, Z95};
+use crate::metrics::multiplicity::{self, Family};
 use crate::metrics::{self, AnswerFacts, Estimate, Scope, brand_stats, prominence_points};
 use crate::model::{Metric, Study, Tier, Tone};
 
@@ -47,8 +48,17 @@ pub const METRICS: [Metric; 7] =
     [Metric::Mention, Metric::Order, Metric::Citation, Metric::Prominence, Metric::Top1, Metric::Sov, Metric::NetTone];
 
 /// Column suffixes of each metric, in order.
-pub const COLUMNS: [&str; 7] =
-    ["_anterior", "_anterior_n", "_actual", "_actual_n", "_diferencia", "_diferencia_ic95", "_veredicto"];
+pub const COLUMNS: [&str; 9] = [
+    "_anterior",
+    "_anterior_n",
+    "_actual",
+    "_actual_n",
+    "_diferencia",
+    "_diferencia_ic95",
+    "_diferencia_p",
+    "_diferencia_ic_ajustado",
+    "_veredicto",
+];
 
 /// The three verdicts.
 pub const GREW: &str = "creció";
@@ -116,8 +126,14 @@ pub fn question_counts(study: &Study) -> Option<QuestionCounts> {
 /// The change tables of a study (empty without a previous run); `facts` are the current
 /// run's, as the analysis tables use them.
 pub fn change_tables(study: &Study, facts: &[AnswerFacts]) -> Vec<Table> {
-    let Some(previous) = study.previous.as_deref() else { return Vec::new() };
-    let Some(counts) = question_counts(study) else { return Vec::new() };
+    change_analysis(study, facts).0
+}
+
+/// The change tables of a study and the family of their tests ([`Family`]: how many, how many
+/// changes, the adjusted level); empty and `None` without a previous run.
+pub fn change_analysis(study: &Study, facts: &[AnswerFacts]) -> (Vec<Table>, Option<Family>) {
+    let Some(previous) = study.previous.as_deref() else { return (Vec::new(), None) };
+    let Some(counts) = question_counts(study) else { return (Vec::new(), None) };
     let previous_facts = metrics::extract_facts(previous);
     // Shared questions by id, keyed by their index in this run's questions.
     let key_now: BTreeMap<&str, usize> = study.questions.iter().enumerate().map(|(i, q)| (q.id.as_str(), i)).collect();
@@ -126,14 +142,31 @@ pub fn change_tables(study: &Study, facts: &[AnswerFacts]) -> Vec<Table> {
     let shared: BTreeSet<usize> = previous_key.iter().flatten().copied().collect();
     let now_runs = Run { study, facts, key: (0..study.questions.len()).map(Some).collect(), shared: &shared };
     let before_runs = Run { study: previous, facts: &previous_facts, key: previous_key, shared: &shared };
-    table_ids(study)
+    let tested: Vec<(String, ChangeScope, Vec<Vec<ChangeCell>>)> = table_ids(study)
         .into_iter()
         .map(|(id, scope)| {
             let now = now_runs.side(&scope);
             let before = before_runs.side(&scope);
-            table(study, previous, &id, &scope, &before, &now, counts)
+            let cells = test_cells(study.brands.len(), &before, &now);
+            (id, scope, cells)
         })
-        .collect()
+        .collect();
+    // One family: every cell of every change table of the study that has a test.
+    let p_values: Vec<f64> =
+        tested.iter().flat_map(|(_, _, rows)| rows.iter().flatten().filter_map(|c| c.test.and_then(|t| t.p))).collect();
+    // What each cell with an interval would say alone, as the tables said before the family:
+    // its published 95% interval excludes 0 (tested or not).
+    let unadjusted = tested
+        .iter()
+        .flat_map(|(_, _, rows)| rows.iter().flatten().filter_map(|c| c.test))
+        .filter(|t| round_float(t.low, 4) > 0.0 || round_float(t.high, 4) < 0.0)
+        .count();
+    let family = Family::new(&p_values, unadjusted);
+    let tables = tested
+        .into_iter()
+        .map(|(id, scope, cells)| table(study, previous, &id, &scope, &cells, counts, &family))
+        .collect();
+    (tables, Some(family))
 }
 
 /// One run: its study, answer facts, and the shared key of each of its questions.
@@ -193,6 +226,9 @@ fn y_x(a: &AnswerFacts, b: usize, metric: Metric) -> (f64, f64) {
         Metric::Mention => (named, 1.0),
         Metric::Citation => (f64::from(u8::from(a.brands.cited.contains(&b))), 1.0),
         Metric::PhantomCitation => (f64::from(u8::from(a.brands.cited.contains(&b) && position.is_none())), 1.0),
+        Metric::ConsultedNotCited => {
+            (f64::from(u8::from(a.brands.consulted_not_cited(b))), f64::from(u8::from(a.brands.consulted.is_some())))
+        }
         Metric::Prominence => (prominence_points(position), 1.0),
         Metric::Order => (position.map_or(0.0, |p| p as f64), named),
         Metric::Top1 => (f64::from(u8::from(position == Some(1))), f64::from(u8::from(k > 0.0))),
@@ -379,8 +415,17 @@ fn cross_sum(before: &[(usize, f64)], now: &[(usize, f64)]) -> f64 {
     sum
 }
 
-/// A change cell: the difference's interval (rounded) by MOVER, and its verdict.
+/// A change cell: the difference's 95% interval by MOVER, rounded as published.
 pub fn difference_interval(before: (f64, (f64, f64)), now: (f64, (f64, f64)), rho: f64) -> (f64, f64) {
+    let (low, high) = mover(before, now, rho);
+    (round_float(low, 4), round_float(high, 4))
+}
+
+/// The unrounded MOVER interval of `R2 − R1` from each run's value and interval and their
+/// correlation. When a run's interval was clipped to the metric's range (a mean at its
+/// bound), the clipped distance is what enters: that side of the difference's interval is
+/// narrower than the symmetric `D ± z·√Σ(e2 − e1)²`.
+fn mover(before: (f64, (f64, f64)), now: (f64, (f64, f64)), rho: f64) -> (f64, f64) {
     let (r1, (l1, u1)) = before;
     let (r2, (l2, u2)) = now;
     let d = r2 - r1;
@@ -389,7 +434,7 @@ pub fn difference_interval(before: (f64, (f64, f64)), now: (f64, (f64, f64)), rh
     let (c, e) = (u2 - r2, r1 - l1);
     let low = d - (a * a + b * b - 2.0 * rho * a * b).max(0.0).sqrt();
     let high = d + (c * c + e * e - 2.0 * rho * c * e).max(0.0).sqrt();
-    (round_float(low, 4), round_float(high, 4))
+    (low, high)
 }
 
 /// The verdict of a (rounded) interval of a difference.
@@ -410,35 +455,125 @@ pub fn published_difference(before: f64, now: f64) -> f64 {
     if d == 0.0 { 0.0 } else { d }
 }
 
-/// The seven cells of one brand and metric.
-fn metric_cells(
+/// One brand and metric of a change table before the family's verdict: each run's estimate
+/// and, when both runs have an interval, the test of their difference.
+#[derive(Debug, Clone, Copy)]
+struct ChangeCell {
     before: Option<Estimate>,
     now: Option<Estimate>,
-    before_linear: &Linear,
-    now_linear: &Linear,
-) -> [Cell; 7] {
+    test: Option<Test>,
+}
+
+/// The difference of a cell whose runs both have an interval.
+#[derive(Debug, Clone, Copy)]
+struct Test {
+    /// `R2 − R1`, unrounded.
+    d: f64,
+    /// Its unrounded 95% MOVER interval.
+    low: f64,
+    high: f64,
+    /// Shared questions in the base of either run: the clusters of the paired difference.
+    clusters: usize,
+    /// Its two-sided p-value ([`multiplicity::p_value`]); `None` with fewer than
+    /// [`multiplicity::MIN_CLUSTERS`] questions: not tested.
+    p: Option<f64>,
+}
+
+/// Every brand's and metric's cell of one change table, tested.
+fn test_cells(n_brands: usize, before: &Side, now: &Side) -> Vec<Vec<ChangeCell>> {
+    (0..n_brands)
+        .map(|b| {
+            METRICS
+                .iter()
+                .enumerate()
+                .map(|(m, &metric)| {
+                    let (eb, en) = (before.estimates[b][m], now.estimates[b][m]);
+                    let lb = linearise(
+                        eb.map_or(0.0, |e| e.raw),
+                        &before.sums.clusters[b][m],
+                        before.sums.cx2[b][m],
+                        metric,
+                    );
+                    let ln = linearise(en.map_or(0.0, |e| e.raw), &now.sums.clusters[b][m], now.sums.cx2[b][m], metric);
+                    ChangeCell { before: eb, now: en, test: test(eb, en, &lb, &ln) }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The test of a difference, when both runs have a value and an interval.
+fn test(before: Option<Estimate>, now: Option<Estimate>, before_linear: &Linear, now_linear: &Linear) -> Option<Test> {
+    let (b, a) = (before?, now?);
+    let (lb, la) = (before_linear.bounds?, now_linear.bounds?);
+    let cross = cross_sum(&before_linear.residuals, &now_linear.residuals);
+    let rho = if before_linear.variance > 0.0 && now_linear.variance > 0.0 {
+        cross / (before_linear.variance * now_linear.variance).sqrt()
+    } else {
+        0.0
+    };
+    let (low, high) = mover((b.raw, lb), (a.raw, la), rho);
+    let d = a.raw - b.raw;
+    let clusters = union_size(&before_linear.residuals, &now_linear.residuals);
+    let p = (clusters >= multiplicity::MIN_CLUSTERS).then(|| multiplicity::p_value(d, low, high, clusters));
+    Some(Test { d, low, high, clusters, p })
+}
+
+/// How many keys two lists sorted by key hold between them.
+fn union_size(before: &[(usize, f64)], now: &[(usize, f64)]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < before.len() || j < now.len() {
+        match (before.get(i), now.get(j)) {
+            (Some(a), Some(b)) if a.0 == b.0 => (i, j) = (i + 1, j + 1),
+            (Some(a), Some(b)) if a.0 < b.0 => i += 1,
+            (Some(_), None) => i += 1,
+            _ => j += 1,
+        }
+        n += 1;
+    }
+    n
+}
+
+/// The nine cells of one brand and metric, with the family's verdict.
+fn metric_cells(cell: &ChangeCell, family: &Family) -> [Cell; 9] {
     let value = |e: Option<Estimate>| e.map_or(Cell::Null, |e| Cell::Num(e.value));
     let n = |e: Option<Estimate>| Cell::Int(e.map_or(0, |e| i64::try_from(e.uncertainty.n).unwrap_or(i64::MAX)));
-    let (diff, ic, word) = match (before, now) {
-        (Some(b), Some(a)) => {
-            let diff = Cell::Num(published_difference(b.value, a.value));
-            match (before_linear.bounds, now_linear.bounds) {
-                (Some(lb), Some(la)) => {
-                    let cross = cross_sum(&before_linear.residuals, &now_linear.residuals);
-                    let rho = if before_linear.variance > 0.0 && now_linear.variance > 0.0 {
-                        cross / (before_linear.variance * now_linear.variance).sqrt()
-                    } else {
-                        0.0
-                    };
-                    let (low, high) = difference_interval((b.raw, lb), (a.raw, la), rho);
-                    (diff, Cell::Interval(low, high), Cell::Text(verdict(low, high).to_owned()))
-                }
-                _ => (diff, Cell::Null, Cell::Null),
-            }
-        }
-        _ => (Cell::Null, Cell::Null, Cell::Null),
+    let diff = match (cell.before, cell.now) {
+        (Some(b), Some(a)) => Cell::Num(published_difference(b.value, a.value)),
+        _ => Cell::Null,
     };
-    [value(before), n(before), value(now), n(now), diff, ic, word]
+    let [ic, p, adjusted, word] = match cell.test {
+        Some(Test { d, low, high, clusters, p: Some(p) }) => {
+            let (adjusted_low, adjusted_high) = family.adjusted(d, low, high, clusters);
+            let word = if !family.discovers(p) {
+                NO_CHANGE
+            } else if d > 0.0 {
+                GREW
+            } else {
+                FELL
+            };
+            [
+                Cell::Interval(round_float(low, 4), round_float(high, 4)),
+                Cell::Num(significant(p, 4)),
+                Cell::Interval(round_float(adjusted_low, 4), round_float(adjusted_high, 4)),
+                Cell::Text(word.to_owned()),
+            ]
+        }
+        // Too few questions to test: the 95% interval alone.
+        Some(t) => [Cell::Interval(round_float(t.low, 4), round_float(t.high, 4)), Cell::Null, Cell::Null, Cell::Null],
+        None => [Cell::Null, Cell::Null, Cell::Null, Cell::Null],
+    };
+    [value(cell.before), n(cell.before), value(cell.now), n(cell.now), diff, ic, p, adjusted, word]
+}
+
+/// `x` rounded to `digits` significant digits (a p-value: small ones keep their digits).
+pub fn significant(x: f64, digits: i32) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let exponent = x.abs().log10().floor() as i32;
+    let scale = 10f64.powi(digits - 1 - exponent);
+    (x * scale).round() / scale
 }
 
 /// The title of a change table, in Spanish and English, from the design alone.
@@ -494,9 +629,9 @@ fn table(
     previous: &Study,
     id: &str,
     scope: &ChangeScope,
-    before: &Side,
-    now: &Side,
+    cells: &[Vec<ChangeCell>],
     counts: QuestionCounts,
+    family: &Family,
 ) -> Table {
     let mut columns = vec!["marca".to_owned()];
     for metric in METRICS {
@@ -508,12 +643,8 @@ fn table(
         .enumerate()
         .map(|(b, brand)| {
             let mut row = vec![Cell::Text(brand.name.clone())];
-            for (m, &metric) in METRICS.iter().enumerate() {
-                let (eb, en) = (before.estimates[b][m], now.estimates[b][m]);
-                let lb =
-                    linearise(eb.map_or(0.0, |e| e.raw), &before.sums.clusters[b][m], before.sums.cx2[b][m], metric);
-                let ln = linearise(en.map_or(0.0, |e| e.raw), &now.sums.clusters[b][m], now.sums.cx2[b][m], metric);
-                row.extend(metric_cells(eb, en, &lb, &ln));
+            for cell in &cells[b] {
+                row.extend(metric_cells(cell, family));
             }
             row
         })
@@ -521,10 +652,33 @@ fn table(
     let (before_models, now_models) = (models_of(previous, scope).join(", "), models_of(study, scope).join(", "));
     let (title, title_en) = titles(study, scope);
     let note = format!(
-        "Base: {} preguntas compartidas por las dos corridas ({} agregadas y {} retiradas quedan fuera). Modelos: anterior {before_models}; actual {now_models}. Diferencia = actual − anterior; intervalo al 95 % de la diferencia pareado por pregunta (MOVER con la correlación entre corridas); veredicto: creció, cayó o sin cambio más allá del ruido.",
-        counts.shared, counts.added, counts.withdrawn
+        "Base: {} preguntas compartidas por las dos corridas ({} agregadas y {} retiradas quedan fuera). Modelos: anterior {before_models}; actual {now_models}. Diferencia = actual − anterior; intervalo al 95 % de la diferencia pareado por pregunta (MOVER con la correlación entre corridas) y su valor p. {}",
+        counts.shared,
+        counts.added,
+        counts.withdrawn,
+        family_note(family)
     );
     Table { id: id.to_owned(), name: String::new(), title, title_en, columns, rows, note: Some(note) }
+}
+
+/// What a change table's note says of the family: its tests, its changes, the adjusted level.
+pub fn family_note(family: &Family) -> String {
+    format!(
+        "Veredicto (creció, cayó o sin cambio más allá del ruido) con control de multiplicidad: Benjamini–Hochberg con una tasa de falsos descubrimientos del 5 % sobre las {} pruebas de cambio del estudio (todas sus tablas de cambio), {} cambios (al 95 % sin ajuste serían {}); intervalo ajustado al {} % (Benjamini–Yekutieli), que excluye el 0 en los cambios.",
+        family.tests,
+        family.discoveries,
+        family.unadjusted,
+        percent(family.level)
+    )
+}
+
+/// A level as a percentage with the decimals it needs (99,98).
+fn percent(level: f64) -> String {
+    let mut text = format!("{:.4}", level * 100.0);
+    while text.ends_with('0') {
+        text.pop();
+    }
+    text.trim_end_matches('.').replace('.', ",")
 }
 
 /// True for a change table's id.
@@ -551,19 +705,29 @@ pub struct ChangeClaim {
     /// `creció`, `cayó` or `sin cambio más allá del ruido`: what the text says.
     #[serde(rename = "afirma")]
     pub claims: String,
-    /// The cell's verdict (`None`: no interval).
+    /// The cell's verdict, controlled for multiplicity (`None`: no interval).
     #[serde(rename = "veredicto")]
     pub verdict: Option<String>,
+    /// The cell's 95% interval, its p-value and its multiplicity-adjusted interval (the one
+    /// the verdict follows).
     pub ic95: Option<(f64, f64)>,
+    pub p: Option<f64>,
+    #[serde(rename = "ic_ajustado")]
+    pub adjusted: Option<(f64, f64)>,
     #[serde(rename = "se_sostiene")]
     pub holds: bool,
 }
 
 impl ChangeClaim {
     pub fn describe(&self) -> String {
-        let interval = self.ic95.map_or("sin intervalo".to_owned(), |(l, h)| format!("[{l}, {h}]"));
+        let cell = match (self.adjusted, self.p, self.ic95) {
+            (Some((l, h)), Some(p), Some((l95, h95))) => {
+                format!("p = {p}, intervalo ajustado por multiplicidad [{l}, {h}] (al 95 % sin ajuste: [{l95}, {h95}])")
+            }
+            _ => "sin intervalo".to_owned(),
+        };
         format!(
-            "{} / {} / {} afirma «{}»; la celda da {interval}, veredicto «{}»",
+            "{} / {} / {} afirma «{}»; la celda da {cell}, veredicto «{}»",
             self.table,
             self.row,
             self.column,
@@ -590,10 +754,12 @@ pub fn claims(finding: &crate::model::Finding, tables: &[Table]) -> Vec<ChangeCl
         } else {
             FELL
         };
-        let ic95 = match table.cell(&b.row, &format!("{}_ic95", b.column)) {
+        let interval = |suffix: &str| match table.cell(&b.row, &format!("{}{suffix}", b.column)) {
             Some(Cell::Interval(l, h)) => Some((*l, *h)),
             _ => None,
         };
+        let (ic95, adjusted) = (interval("_ic95"), interval("_ic_ajustado"));
+        let p = table.cell(&b.row, &format!("{}_p", b.column)).and_then(Cell::as_f64);
         let verdict = match table.cell(&b.row, &format!("{}_veredicto", b.column.trim_end_matches("_diferencia"))) {
             Some(Cell::Text(v)) => Some(v.clone()),
             _ => None,
@@ -606,6 +772,8 @@ pub fn claims(finding: &crate::model::Finding, tables: &[Table]) -> Vec<ChangeCl
             claims: claims.to_owned(),
             verdict,
             ic95,
+            p,
+            adjusted,
             holds,
         });
     }
@@ -741,6 +909,9 @@ mod tests {
         assert_eq!(cell(t, "Alfa", "mencion_actual"), &Cell::Num(0.9));
         assert_eq!(cell(t, "Alfa", "mencion_diferencia"), &Cell::Num(0.7));
         assert_eq!(cell(t, "Alfa", "mencion_diferencia_ic95"), &Cell::Interval(0.3036, 0.8528));
+        // s = (0.7 − 0.30365)/z = 0.20222, t = 3.4615 on 9 degrees of freedom (ten questions):
+        // p = 0.007144 (content/README.md §5, the worked example).
+        assert_eq!(cell(t, "Alfa", "mencion_diferencia_p"), &Cell::Num(0.007144));
         assert_eq!(cell(t, "Alfa", "mencion_veredicto"), &Cell::Text(GREW.into()));
         // Beta is never named: 0 in both runs, no change.
         assert_eq!(cell(t, "Beta", "mencion_diferencia"), &Cell::Num(0.0));
@@ -764,7 +935,10 @@ mod tests {
         let t = &tables(&compared(now, before))[0];
         assert_eq!(cell(t, "Alfa", "mencion_diferencia"), &Cell::Num(0.5));
         assert_eq!(cell(t, "Alfa", "mencion_diferencia_ic95"), &Cell::Interval(-0.1021, 0.85));
-        assert_eq!(cell(t, "Alfa", "mencion_veredicto"), &Cell::Text(NO_CHANGE.into()));
+        // Four questions are too few to test (fewer than ten): no p-value, no verdict.
+        for column in ["mencion_diferencia_p", "mencion_diferencia_ic_ajustado", "mencion_veredicto"] {
+            assert_eq!(cell(t, "Alfa", column), &Cell::Null, "{column}");
+        }
     }
 
     #[test]

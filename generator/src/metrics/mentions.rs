@@ -22,6 +22,17 @@ pub struct AnswerBrands {
     pub order: Vec<usize>,
     /// Brand indexes whose domain (or a subdomain of it) is among the sources, sorted.
     pub cited: Vec<usize>,
+    /// Brand indexes whose domain (or a subdomain of it) is among the sources the provider
+    /// consulted, sorted; `None` when the answer does not record them.
+    pub consulted: Option<Vec<usize>>,
+}
+
+impl AnswerBrands {
+    /// True when the answer records its consulted sources, one of them on a domain of brand
+    /// `b`, and no cited source is (consulted but not cited).
+    pub fn consulted_not_cited(&self, b: usize) -> bool {
+        self.consulted.as_ref().is_some_and(|c| c.contains(&b)) && !self.cited.contains(&b)
+    }
 }
 
 /// Brand aliases and domains prepared for matching.
@@ -177,8 +188,14 @@ impl BrandMatcher {
         cited
     }
 
-    pub fn analyse(&self, text: &str, urls: &[&str]) -> AnswerBrands {
-        AnswerBrands { order: self.brands_in_text(text), cited: self.brands_cited(urls.iter().copied()) }
+    /// The brands `text` names, those whose domains `urls` (the cited sources) hold, and those
+    /// whose domains `consulted` holds (`None`: not recorded).
+    pub fn analyse(&self, text: &str, urls: &[&str], consulted: Option<&[&str]>) -> AnswerBrands {
+        AnswerBrands {
+            order: self.brands_in_text(text),
+            cited: self.brands_cited(urls.iter().copied()),
+            consulted: consulted.map(|c| self.brands_cited(c.iter().copied())),
+        }
     }
 }
 

@@ -11,6 +11,9 @@
 //!   only; `None` when no answer names it (never 0). `n_orden` is published beside it.
 //! - **Citación**: weighted share of answers whose sources include a brand domain or a
 //!   subdomain of it. **Citación fantasma**: cited but not named.
+//! - **Consultada y no citada**: among the answers that record the sources the provider
+//!   consulted, the weighted share that consulted a brand domain (or a subdomain) and cited
+//!   none; `None` when no answer in scope records them (not recorded is not 0).
 //! - **Protagonismo IA**: 10, 8, 7, 6, 5 for positions 1, 2, 3, 4, 5+, 0 when absent,
 //!   averaged over all answers in scope (0–10).
 //! - **Top1**: share of the answers that name some brand in which this brand comes first.
@@ -40,6 +43,7 @@ pub mod compare;
 pub mod exact;
 pub mod interval;
 pub mod mentions;
+pub mod multiplicity;
 
 use std::collections::BTreeMap;
 
@@ -95,7 +99,9 @@ pub fn answer_brands(study: &Study) -> Vec<AnswerBrands> {
         .iter()
         .map(|answer| {
             let urls: Vec<&str> = answer.sources.iter().map(|s| s.url.as_str()).collect();
-            matcher.analyse(&answer.answer, &urls)
+            let consulted: Option<Vec<&str>> =
+                answer.consulted.as_ref().map(|c| c.iter().map(|s| s.url.as_str()).collect());
+            matcher.analyse(&answer.answer, &urls, consulted.as_deref())
         })
         .collect()
 }
@@ -329,6 +335,8 @@ struct Counts {
     first: i64,
     cited: i64,
     ghost: i64,
+    /// Answers recording their consulted sources, one on a brand domain, none cited.
+    consulted: i64,
     labelled: i64,
     net: i64,
 }
@@ -342,6 +350,7 @@ struct ClusterSums {
     first: f64,
     cited: f64,
     ghost: f64,
+    consulted: f64,
     labelled: f64,
     net: f64,
 }
@@ -365,6 +374,7 @@ struct BrandSpreads {
     mention: Spread,
     citation: Spread,
     ghost: Spread,
+    consulted: Spread,
     prominence: Spread,
     top1: Spread,
     sov: Spread,
@@ -383,13 +393,17 @@ impl BrandStats {
 pub struct ScopeStats<'s, 'a> {
     scope: &'s Scope<'a>,
     pub brands: Vec<BrandStats>,
-    /// By model slot: answers naming some tracked brand, and mentions (brands named) in all.
+    /// By model slot: answers naming some tracked brand, mentions (brands named) in all, and
+    /// answers that record their consulted sources.
     with_brand: Vec<i64>,
     mentions: Vec<i64>,
-    /// Denominator spreads: every answer, answers naming a brand, mentions.
+    recorded: Vec<i64>,
+    /// Denominator spreads: every answer, answers naming a brand, mentions, answers recording
+    /// their consulted sources.
     all: Spread,
     any: Spread,
     per_mention: Spread,
+    recorded_spread: Spread,
     /// Numerator spread of "names some brand" over all answers.
     with_brand_spread: Spread,
 }
@@ -412,6 +426,10 @@ impl ScopeStats<'_, '_> {
             Metric::PhantomCitation => {
                 Some(Estimate::rate(scope.ratio(count(|c| c.ghost), answers, 1)?, &sp.ghost.with_shared(&self.all)))
             }
+            Metric::ConsultedNotCited => Some(Estimate::rate(
+                scope.ratio(count(|c| c.consulted), |slot| self.recorded[slot], 1)?,
+                &sp.consulted.with_shared(&self.recorded_spread),
+            )),
             Metric::Prominence => Some(Estimate::mean(
                 scope.ratio(count(|c| c.points), answers, 1)?,
                 &sp.prominence.with_shared(&self.all),
@@ -481,20 +499,33 @@ pub fn brand_stats<'s, 'a>(scope: &'s Scope<'a>, n_brands: usize) -> ScopeStats<
         brands: Vec::new(),
         with_brand: vec![0; slots],
         mentions: vec![0; slots],
+        recorded: vec![0; slots],
         all: Spread::default(),
         any: Spread::default(),
         per_mention: Spread::default(),
+        recorded_spread: Spread::default(),
         with_brand_spread: Spread::default(),
     };
     let mut cluster = vec![ClusterSums::default(); n_brands];
     let mut touched: Vec<usize> = Vec::new();
     for range in scope.cluster_ranges() {
-        let (mut x_all, mut x_any, mut x_mentions) = (0.0, 0.0, 0.0);
+        let (mut x_all, mut x_any, mut x_mentions, mut x_recorded) = (0.0, 0.0, 0.0, 0.0);
         for i in range {
             let (a, c, slot) = (scope.answers[i], scope.weights[i], scope.slots[i]);
             let k = a.brands.order.len();
             x_all += c;
             stats.all.add_answer(c);
+            if let Some(consulted) = &a.brands.consulted {
+                x_recorded += c;
+                stats.recorded_spread.add_answer(c);
+                stats.recorded[slot] += 1;
+                for &b in consulted.iter().filter(|&&b| !a.brands.cited.contains(&b)) {
+                    let Some(brand) = brands.get_mut(b) else { continue };
+                    brand.counts[slot].consulted += 1;
+                    cluster[b].consulted += c;
+                    touched.push(b);
+                }
+            }
             if k > 0 {
                 x_any += c;
                 x_mentions += c * k as f64;
@@ -561,6 +592,7 @@ pub fn brand_stats<'s, 'a>(scope: &'s Scope<'a>, n_brands: usize) -> ScopeStats<
         stats.all.add_cluster(0.0, x_all);
         stats.any.add_cluster(0.0, x_any);
         stats.per_mention.add_cluster(0.0, x_mentions);
+        stats.recorded_spread.add_cluster(0.0, x_recorded);
         stats.with_brand_spread.add_numerator(x_any, x_all);
         touched.sort_unstable();
         touched.dedup();
@@ -570,6 +602,7 @@ pub fn brand_stats<'s, 'a>(scope: &'s Scope<'a>, n_brands: usize) -> ScopeStats<
             spreads.mention.add_numerator(sums.named, x_all);
             spreads.citation.add_numerator(sums.cited, x_all);
             spreads.ghost.add_numerator(sums.ghost, x_all);
+            spreads.consulted.add_numerator(sums.consulted, x_recorded);
             spreads.prominence.add_numerator(sums.points, x_all);
             spreads.top1.add_numerator(sums.first, x_any);
             spreads.sov.add_numerator(sums.named, x_mentions);

@@ -7,7 +7,7 @@ fn facts(question: usize, model: usize, order: &[usize], cited: &[usize]) -> Ans
         question,
         model,
         repetition: 1,
-        brands: AnswerBrands { order: order.to_vec(), cited: cited.to_vec() },
+        brands: AnswerBrands { order: order.to_vec(), cited: cited.to_vec(), consulted: None },
         tone: Vec::new(),
     }
 }
@@ -128,6 +128,40 @@ fn each_metric_has_its_own_base_and_spread() {
     // Citation of A (answers 2 and 3) and ghost citation (answer 2): plain Wilson on 4.
     assert_eq!(u(Metric::Citation).ic95, wilson_rounded(0.5, 4.0));
     assert_eq!(u(Metric::PhantomCitation).ic95, wilson_rounded(0.25, 4.0));
+}
+
+#[test]
+fn consulted_not_cited_counts_only_answers_that_record_their_consulted_sources() {
+    // Two models (equal weight), three questions. Model 0 records what it consulted, model 1
+    // does not (its answers are outside the base). A = brand 0, B = brand 1.
+    let mut data = [
+        facts(0, 0, &[0], &[]),  // consulted A and B, cited nothing: A and B consulted, not cited
+        facts(1, 0, &[0], &[0]), // consulted A, cited A: not counted for A
+        facts(2, 0, &[], &[]),   // recorded, consulted nothing
+        facts(0, 1, &[0], &[]),  // not recorded
+        facts(1, 1, &[1], &[]),  // not recorded
+    ];
+    data[0].brands.consulted = Some(vec![0, 1]);
+    data[1].brands.consulted = Some(vec![0]);
+    data[2].brands.consulted = Some(vec![]);
+    let scope = Scope::new(data.iter().collect(), &weights(&[1.0, 1.0]));
+    let s = brand_stats(&scope, 3);
+    // Base: model 0's three answers (each 1/2 · 1/3 = 1/6 of the scope); A in one of them.
+    let a = s.estimate(0, Metric::ConsultedNotCited).expect("recorded");
+    assert_eq!(a.value, 0.3333);
+    // One model, one answer per question: plain Wilson on the three recorded answers.
+    assert_eq!(a.uncertainty, Uncertainty { n: 3, n_ef: 3.0, ic95: wilson_rounded(1.0 / 3.0, 3.0) });
+    assert_eq!(value(&s, 1, Metric::ConsultedNotCited), Some(0.3333));
+    assert_eq!(value(&s, 2, Metric::ConsultedNotCited), Some(0.0), "recorded and never consulted: 0");
+    // The other metrics keep every answer in their base.
+    assert_eq!(s.estimate(0, Metric::Mention).map(|e| e.uncertainty.n), Some(5));
+
+    // Nothing recorded: null, not 0.
+    let none: Vec<AnswerFacts> = data.iter().filter(|a| a.model == 1).cloned().collect();
+    let scope = Scope::new(none.iter().collect(), &weights(&[1.0, 1.0]));
+    let s = brand_stats(&scope, 3);
+    assert_eq!(s.estimate(0, Metric::ConsultedNotCited), None);
+    assert_eq!(value(&s, 0, Metric::Mention), Some(0.5));
 }
 
 #[test]

@@ -23,6 +23,7 @@ use serde::Serialize;
 use self::zip::ZipEntry;
 use crate::metrics::analysis::Table;
 use crate::metrics::mentions::AnswerBrands;
+use crate::metrics::multiplicity::Family;
 use crate::model::{ServiceSettings, Study};
 use crate::render::json::{self, Sheet};
 use crate::render::paid;
@@ -49,13 +50,14 @@ pub fn study(
     study: &Study,
     tables: &[Table],
     changes: &[Table],
+    family: Option<&Family>,
     brands: &[AnswerBrands],
 ) -> Result<PaidFiles> {
     let context = || format!("estudio {}", study.slug);
     let editor = &site.content.service.editor;
     let date = &study.design.published;
     let (package, xlsx) = rayon::join(
-        || to_json(&paid::package(site, study, tables, changes, brands)),
+        || to_json(&paid::package(site, study, tables, changes, family, brands)),
         || {
             // The change tables are sheets too, after the analysis tables.
             let all: Vec<Table> = tables.iter().chain(changes).cloned().collect();
@@ -64,7 +66,7 @@ pub fn study(
     );
     let package = package.with_context(context)?;
     let xlsx = xlsx.with_context(context)?;
-    let summary = to_json(&paid::summary(site, study, tables, changes)).with_context(context)?;
+    let summary = to_json(&paid::summary(site, study, tables, changes, family)).with_context(context)?;
 
     let slug = &study.slug;
     let package_name = format!("{slug}/{slug}.json");

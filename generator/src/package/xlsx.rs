@@ -31,8 +31,9 @@ const MAX_WIDTH: usize = 60;
 /// id plus as much of `nombre` as fits Excel's 31-char limit, invalid chars `[]:*?/\`
 /// replaced), then "preguntas" (id, texto, idioma, modelo tier, then one column per declared
 /// dimension in the study's `dimensiones` order) and "respuestas" (id, pregunta, modelo,
-/// version, fecha, respuesta, fuentes as "titulo — url" lines joined by newlines, tono as
-/// "brand:label" joined by "; "). Header rows bold and frozen, column widths from the content,
+/// superficie, version, fecha, respuesta, fuentes and fuentes_consultadas as "titulo — url"
+/// lines joined by newlines, the consulted ones "(no registradas)" when the answer does not
+/// record them, tono as "brand:label" joined by "; "). Header rows bold and frozen, column widths from the content,
 /// numbers written as numbers (rates with a 0.0000 format), Null cells left empty, text longer
 /// than Excel's 32,767-char cell limit cut with a trailing "…". Document properties: title =
 /// study nombre, author/company = `editor`, creation date fixed to `date` so the bytes are
@@ -245,34 +246,62 @@ fn question_row(question: &Question, dimensions: &[&str]) -> Vec<Cell> {
     row
 }
 
-const ANSWER_COLUMNS: [&str; 8] = ["id", "pregunta", "modelo", "version", "fecha", "respuesta", "fuentes", "tono"];
-/// The `fuentes` column: one source a line, wrapped so the lines show.
-const SOURCES_COLUMN: usize = 6;
+const ANSWER_COLUMNS: [&str; 10] = [
+    "id",
+    "pregunta",
+    "modelo",
+    "superficie",
+    "version",
+    "fecha",
+    "respuesta",
+    "fuentes",
+    "fuentes_consultadas",
+    "tono",
+];
+/// The `fuentes` and `fuentes_consultadas` columns: one source a line, wrapped so the lines
+/// show.
+const SOURCES_COLUMNS: [usize; 2] = [7, 8];
+/// What the `fuentes_consultadas` cell says when the answer does not record them (an empty
+/// cell would read "none consulted").
+pub const CONSULTED_NOT_RECORDED: &str = "(no registradas)";
 
 fn answers_sheet(study: &Study) -> Sheet {
     Sheet {
         name: "respuestas".to_owned(),
         table_id: None,
-        title: "Respuestas de los modelos, textuales, con fuentes y tono".to_owned(),
-        title_en: "The models' answers, verbatim, with sources and tone".to_owned(),
-        note: None,
+        title: "Respuestas de los modelos, textuales, con su superficie, las fuentes citadas y consultadas, y el tono"
+            .to_owned(),
+        title_en: "The models' answers, verbatim, with their surface, the sources cited and consulted, and tone"
+            .to_owned(),
+        note: Some(
+            "fuentes: las que cita la respuesta; fuentes_consultadas: todas las que el proveedor dice haber consultado, citadas o no, o «(no registradas)» si la recolección no las guardó. superficie: api (la API del proveedor) o la superficie de consumo donde se vio la respuesta."
+                .to_owned(),
+        ),
         columns: ANSWER_COLUMNS.map(str::to_owned).to_vec(),
         rows: study.answers.iter().map(answer_row).collect(),
-        wrapped: vec![SOURCES_COLUMN],
+        wrapped: SOURCES_COLUMNS.to_vec(),
     }
 }
 
 fn answer_row(answer: &Answer) -> Vec<Cell> {
-    let sources: Vec<String> = answer.sources.iter().map(|s| format!("{} — {}", s.title, s.url)).collect();
+    let lines = |sources: &[crate::model::Source]| {
+        sources.iter().map(|s| format!("{} — {}", s.title, s.url)).collect::<Vec<_>>().join("\n")
+    };
+    let consulted = match &answer.consulted {
+        Some(list) => empty_as_null(lines(list)),
+        None => Cell::Text(CONSULTED_NOT_RECORDED.to_owned()),
+    };
     let tone: Vec<String> = answer.tone.iter().map(|(brand, t)| format!("{brand}:{}", tone_label(*t))).collect();
     vec![
         Cell::Text(answer.id.clone()),
         Cell::Text(answer.question.clone()),
         Cell::Text(answer.model.clone()),
+        Cell::Text(answer.surface().to_owned()),
         Cell::Text(answer.version.clone()),
         Cell::Text(answer.date.clone()),
         Cell::Text(answer.answer.clone()),
-        empty_as_null(sources.join("\n")),
+        empty_as_null(lines(&answer.sources)),
+        consulted,
         empty_as_null(tone.join("; ")),
     ]
 }
@@ -629,14 +658,35 @@ mod tests {
         assert_eq!(answers.height(), study.answers.len() + 1);
         for (i, a) in study.answers.iter().enumerate() {
             assert_eq!(text(&answers, i + 1, 0), a.id);
-            assert_eq!(text(&answers, i + 1, 5), a.answer);
+            assert_eq!(text(&answers, i + 1, 6), a.answer);
         }
+        assert_eq!(text(&answers, 1, 3), "api", "a line without `superficie` is the API");
         assert_eq!(
-            text(&answers, 1, 6),
+            text(&answers, 1, 7),
             "Página 0 — https://www.ejemplo0.com/p\nPágina 1 — https://www.ejemplo1.com/p"
         );
-        assert_eq!(answers.get((3, 6)), Some(&Data::Empty), "no sources: empty cell");
-        assert_eq!(text(&answers, 1, 7), "acme:pos; beta:neg");
+        assert_eq!(answers.get((3, 7)), Some(&Data::Empty), "no sources: empty cell");
+        assert_eq!(text(&answers, 1, 8), CONSULTED_NOT_RECORDED, "not recorded is said, not left empty");
+        assert_eq!(text(&answers, 1, 9), "acme:pos; beta:neg");
+    }
+
+    #[test]
+    fn xlsx_answers_carry_the_surface_and_the_consulted_sources() {
+        let mut study = fixture_study();
+        study.answers[0].surface = Some("google_ai_overview".to_owned());
+        study.answers[0].consulted = Some(vec![
+            Source { url: "https://www.ejemplo0.com/p".to_owned(), title: "Página 0".to_owned() },
+            Source { url: "https://acme.com/tasas".to_owned(), title: "Tasas | Acme".to_owned() },
+        ]);
+        study.answers[1].consulted = Some(Vec::new());
+        let answers = sheet(&xlsx(&study), "respuestas");
+        assert_eq!(text(&answers, 1, 3), "google_ai_overview");
+        assert_eq!(text(&answers, 2, 3), "api");
+        assert_eq!(
+            text(&answers, 1, 8),
+            "Página 0 — https://www.ejemplo0.com/p\nTasas | Acme — https://acme.com/tasas"
+        );
+        assert_eq!(answers.get((2, 8)), Some(&Data::Empty), "recorded, none consulted: empty cell");
     }
 
     #[test]
@@ -646,7 +696,7 @@ mod tests {
         study.answers[1].answer = long;
         let bytes = xlsx(&study);
         let answers = sheet(&bytes, "respuestas");
-        let cell = text(&answers, 2, 5);
+        let cell = text(&answers, 2, 6);
         assert_eq!(cell.encode_utf16().count(), EXCEL_CELL_MAX);
         assert!(cell.ends_with('…'));
         assert!(cell.starts_with("ññññ"));

@@ -299,6 +299,24 @@ pub fn is_synthetic(study: &Study) -> bool {
     study.design.note.to_lowercase().contains(SYNTHETIC_MARKER)
 }
 
+/// Where the study's answers were seen, in words: "la API de cada proveedor", plus each
+/// consumer surface by name (`crate::surfaces`).
+fn surfaces_seen(study: &Study) -> String {
+    let names: Vec<String> = crate::surfaces::counts(study)
+        .into_iter()
+        .map(|(id, _, _)| match crate::surfaces::known(&id) {
+            _ if id == crate::model::API_SURFACE => "la API de cada proveedor".to_owned(),
+            Some(surface) => surface.name.to_owned(),
+            None => format!("la superficie `{id}`"),
+        })
+        .collect();
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} y {last}", rest.join(", ")),
+        None => "la API de cada proveedor".to_owned(),
+    }
+}
+
 /// The RAI properties of a study, filled with what its content says.
 fn rai(study: &Study, sheet: &Sheet) -> Map<String, Value> {
     let synthetic = is_synthetic(study);
@@ -311,8 +329,9 @@ fn rai(study: &Study, sheet: &Sheet) -> Map<String, Value> {
         )
     } else {
         format!(
-            "Cada pregunta se hizo por API a cada modelo de su nivel ({}), con búsqueda web activada, y se guardó la respuesta tal como llegó, con el modelo, la versión que informó el proveedor, la fecha, la superficie y las fuentes citadas y consultadas. {}",
+            "Cada pregunta se hizo a cada modelo de su nivel ({}), con búsqueda web activada, en {}, y se guardó la respuesta tal como llegó, con el modelo, la versión que informó el proveedor, la fecha, la superficie y las fuentes citadas y consultadas. {}",
             models.join(", "),
+            surfaces_seen(study),
             study.design.note
         )
     };
@@ -340,7 +359,10 @@ fn rai(study: &Study, sheet: &Sheet) -> Map<String, Value> {
     );
     map.insert(
         "rai:dataBiases".into(),
-        json!("Un asistente responde distinto según la superficie (API o aplicación), la región, la fecha y la redacción de la pregunta; estas respuestas son de la API, de las fechas indicadas, y las preguntas las redactó el editor. Las marcas no seguidas en marcas.toml no se cuentan."),
+        json!(format!(
+            "Un asistente responde distinto según la superficie (API o aplicación), la región, la fecha y la redacción de la pregunta; estas respuestas son de {}, de las fechas indicadas, y las preguntas las redactó el editor. Las marcas no seguidas en marcas.toml no se cuentan.",
+            surfaces_seen(study)
+        )),
     );
     map.insert(
         "rai:dataLimitations".into(),

@@ -335,10 +335,14 @@ pub struct Sheet {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[serde(rename = "archivos")]
     pub files: Option<Files>,
-    /// The study's own sections, then the generated one on uncertainty (which alone has
-    /// English texts).
+    /// The study's own sections, then the generated ones on surfaces and consulted sources
+    /// and on uncertainty (which alone have English texts).
     #[serde(rename = "metodologia")]
     pub methodology: Vec<SheetMethodSection>,
+    /// The surfaces the answers come from, with how many answers each and how many of those
+    /// record the sources the provider consulted.
+    #[serde(rename = "superficies")]
+    pub surfaces: Vec<SurfaceCount>,
     #[serde(rename = "universo")]
     pub universe: Vec<Universe>,
     #[serde(rename = "analisis_indice")]
@@ -359,6 +363,32 @@ pub struct Sheet {
     pub urls: SheetUrls,
     #[serde(rename = "como_comprar")]
     pub how_to_buy: HowToBuy,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SurfaceCount {
+    /// The surface id (`api`, `google_ai_overview`, …).
+    pub id: String,
+    /// Its name, when the generator knows the surface (`content/README.md` §3.6).
+    #[serde(rename = "nombre")]
+    pub name: Option<&'static str>,
+    #[serde(rename = "nombre_en")]
+    pub name_en: Option<&'static str>,
+    #[serde(rename = "respuestas")]
+    pub answers: usize,
+    /// Of those, the answers that record their consulted sources (`fuentes_consultadas`).
+    #[serde(rename = "con_fuentes_consultadas")]
+    pub with_consulted: usize,
+}
+
+fn surface_counts(study: &Study) -> Vec<SurfaceCount> {
+    crate::surfaces::counts(study)
+        .into_iter()
+        .map(|(id, answers, with_consulted)| {
+            let known = crate::surfaces::known(&id);
+            SurfaceCount { name: known.map(|s| s.name), name_en: known.map(|s| s.name_en), id, answers, with_consulted }
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -522,7 +552,7 @@ fn package_contents(has_findings: bool, has_previous: bool) -> BTreeMap<&'static
         ("metricas", "Las definiciones y fórmulas de cada métrica."),
         (
             "respuestas",
-            "Cada respuesta original: modelo, versión, fecha, texto completo, fuentes citadas, marcas detectadas y etiquetas de tono.",
+            "Cada respuesta original: modelo, superficie, versión, fecha, texto completo, fuentes citadas y consultadas (nulas si no se registraron), marcas nombradas, citadas y consultadas, y etiquetas de tono.",
         ),
     ]);
     if has_previous {
@@ -553,13 +583,21 @@ fn universe(study: &Study) -> Vec<Universe> {
             values: d
                 .values
                 .iter()
-                .map(|v| ValueCount {
-                    value: v.clone(),
-                    n_questions: study.questions.iter().filter(|q| q.dimension(&d.id) == Some(v.as_str())).count(),
-                })
+                .map(|v| ValueCount { value: v.clone(), n_questions: questions_with(study, &d.id, v) })
                 .collect(),
         })
         .collect()
+}
+
+/// Questions with value `value` of dimension `dimension`; for `superficie`, an answer-level
+/// dimension, the questions answered at least once on that surface.
+fn questions_with(study: &Study, dimension: &str, value: &str) -> usize {
+    if dimension == crate::model::SURFACE_DIMENSION {
+        let asked: std::collections::BTreeSet<&str> =
+            study.answers.iter().filter(|a| a.surface() == value).map(|a| a.question.as_str()).collect();
+        return asked.len();
+    }
+    study.questions.iter().filter(|q| q.dimension(dimension) == Some(value)).count()
 }
 
 fn findings_index(study: &Study) -> FindingsIndex {
@@ -628,6 +666,17 @@ fn sample_answer(study: &Study) -> Option<SampleAnswer> {
     })
 }
 
+/// The generated methodology section on the study's surfaces and consulted sources.
+fn surfaces_method_section(study: &Study) -> SheetMethodSection {
+    let text = crate::surfaces::methodology(study);
+    SheetMethodSection {
+        title: text.title.to_owned(),
+        text: text.paragraphs.join("\n"),
+        title_en: Some(text.title_en.to_owned()),
+        text_en: Some(text.paragraphs_en.join("\n")),
+    }
+}
+
 /// Cuts `text` at a word boundary before `max` characters and adds an ellipsis.
 pub fn trim_text(text: &str, max: usize) -> String {
     let cut: String = text.chars().take(max).collect();
@@ -685,6 +734,7 @@ pub fn sheet(site: &Site<'_>, study: &Study, tables: &[Table], files: Option<Fil
             .methodology
             .iter()
             .map(|m| SheetMethodSection { title: m.title.clone(), text: m.text.clone(), title_en: None, text_en: None })
+            .chain(std::iter::once(surfaces_method_section(study)))
             .chain(std::iter::once(SheetMethodSection {
                 title: UNCERTAINTY.title.to_owned(),
                 text: UNCERTAINTY.text.to_owned(),
@@ -692,6 +742,7 @@ pub fn sheet(site: &Site<'_>, study: &Study, tables: &[Table], files: Option<Fil
                 text_en: Some(UNCERTAINTY.text_en.to_owned()),
             }))
             .collect(),
+        surfaces: surface_counts(study),
         universe: universe(study),
         analyses_index: tables
             .iter()
@@ -763,8 +814,8 @@ pub struct TableTitle {
 
 /// How a change cell is computed, in one paragraph (the full text is in `metricas.toml`).
 pub const CHANGE_METHOD: (&str, &str) = (
-    "Cada tabla de cambio compara, marca por marca, mención, orden, citación, Protagonismo IA, Top1, participación de voz y tono neto entre las dos corridas, sobre las preguntas que comparten (mismo id): el valor en cada corrida (calculado como en las tablas de análisis, con los modelos y pesos de esa corrida), la diferencia (actual − anterior, de los valores publicados), su intervalo al 95 % pareado por pregunta (MOVER de Zou y Donner con la correlación entre corridas de los residuos por pregunta) y un veredicto: creció, cayó o sin cambio más allá del ruido.",
-    "Each change table compares, brand by brand, mention, order, citation, AI Prominence, Top-1, share of voice and net tone between the two runs, over the questions they share (same id): the value in each run (computed as in the analysis tables, with that run's models and weights), the difference (current − previous, of the published values), its 95% interval paired by question (Zou and Donner's MOVER with the between-run correlation of the per-question residuals) and a verdict: grew (creció), fell (cayó) or no change beyond the noise (sin cambio más allá del ruido).",
+    "Cada tabla de cambio compara, marca por marca, mención, orden, citación, Protagonismo IA, Top1, participación de voz y tono neto entre las dos corridas, sobre las preguntas que comparten (mismo id): el valor en cada corrida (calculado como en las tablas de análisis, con los modelos y pesos de esa corrida), la diferencia (actual − anterior, de los valores publicados), su intervalo al 95 % pareado por pregunta (MOVER de Zou y Donner con la correlación entre corridas de los residuos por pregunta), su valor p y un veredicto: creció, cayó o sin cambio más allá del ruido, con control de multiplicidad sobre todas las celdas de cambio del estudio (Benjamini–Hochberg, tasa de falsos descubrimientos del 5 %, con el intervalo ajustado que sigue cada veredicto).",
+    "Each change table compares, brand by brand, mention, order, citation, AI Prominence, Top-1, share of voice and net tone between the two runs, over the questions they share (same id): the value in each run (computed as in the analysis tables, with that run's models and weights), the difference (current − previous, of the published values), its 95% interval paired by question (Zou and Donner's MOVER with the between-run correlation of the per-question residuals), its p-value and a verdict: grew (creció), fell (cayó) or no change beyond the noise (sin cambio más allá del ruido), controlled for multiplicity over all the study's change cells (Benjamini–Hochberg, 5% false discovery rate, with the adjusted interval each verdict follows).",
 );
 
 fn previous_run_sheet(study: &Study) -> Option<PreviousRunSheet> {
@@ -797,6 +848,10 @@ fn previous_run_sheet(study: &Study) -> Option<PreviousRunSheet> {
 pub struct ChangesDocument<'a> {
     #[serde(rename = "corrida_anterior")]
     pub previous_run: PreviousRunSheet,
+    /// The family of the study's change tests and the outcome of its multiplicity control
+    /// (`metrics::multiplicity`).
+    #[serde(rename = "multiplicidad")]
+    pub multiplicity: Option<Multiplicity>,
     /// The method, as `metricas.toml` states it.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[serde(rename = "metodo")]
@@ -805,7 +860,38 @@ pub struct ChangesDocument<'a> {
     pub tables: &'a [Table],
 }
 
-pub fn changes_document<'a>(site: &Site<'a>, study: &Study, changes: &'a [Table]) -> Option<ChangesDocument<'a>> {
-    let previous_run = previous_run_sheet(study)?;
-    Some(ChangesDocument { previous_run, method: site.content.change_method.as_ref(), tables: changes })
+/// The multiplicity control of a study's change verdicts, as the package states it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Multiplicity {
+    #[serde(rename = "metodo")]
+    pub method: &'static str,
+    #[serde(rename = "metodo_en")]
+    pub method_en: &'static str,
+    /// The false discovery rate controlled.
+    pub fdr: f64,
+    #[serde(flatten)]
+    pub family: crate::metrics::multiplicity::Family,
 }
+
+pub fn changes_document<'a>(
+    site: &Site<'a>,
+    study: &Study,
+    changes: &'a [Table],
+    family: Option<&crate::metrics::multiplicity::Family>,
+) -> Option<ChangesDocument<'a>> {
+    let previous_run = previous_run_sheet(study)?;
+    let multiplicity = family.map(|f| Multiplicity {
+        method: MULTIPLICITY_METHOD.0,
+        method_en: MULTIPLICITY_METHOD.1,
+        fdr: crate::metrics::multiplicity::FDR,
+        family: *f,
+    });
+    Some(ChangesDocument { previous_run, multiplicity, method: site.content.change_method.as_ref(), tables: changes })
+}
+
+/// How the change verdicts of a study are controlled for multiplicity, in one paragraph (the
+/// full text is `[cambio]` of `metricas.toml`).
+pub const MULTIPLICITY_METHOD: (&str, &str) = (
+    "Todas las celdas de cambio del estudio con al menos 10 preguntas en su base (cada marca, métrica y tabla de cambio) forman una familia de pruebas; las de menos no se prueban y quedan sin veredicto. Cada una tiene su valor p, leído de su intervalo al 95 % (el lado que mira al cero da el error estándar) con la t de Student de G − 1 grados, G sus preguntas. El procedimiento de Benjamini–Hochberg controla en el 5 % la tasa de falsos descubrimientos de la familia: con los m valores p ordenados, R es el mayor k con p(k) ≤ k·0,05/m, y solo las celdas con p ≤ R·0,05/m dicen «creció» o «cayó». Cada celda publica además su intervalo ajustado al nivel 1 − max(R, 1)·0,05/m (Benjamini–Yekutieli), que excluye el 0 justo en esas celdas.",
+    "Every change cell of the study with at least 10 questions in its base (each brand, metric and change table) is one test of a family; those with fewer are not tested and get no verdict. Each has its p-value, read off its 95% interval (the side towards zero gives the standard error) with Student's t on G − 1 degrees of freedom, G its questions. The Benjamini–Hochberg procedure controls the family's false discovery rate at 5%: with the m p-values sorted, R is the largest k with p(k) ≤ k·0.05/m, and only the cells with p ≤ R·0.05/m say «creció» (grew) or «cayó» (fell). Each cell also publishes its interval adjusted to level 1 − max(R, 1)·0.05/m (Benjamini–Yekutieli), which excludes 0 exactly in those cells.",
+);

@@ -256,7 +256,7 @@ pub fn how_to_buy(service: &ServiceSettings, pricing: Pricing<'_>, study_url: &s
         mode: service.mode.as_str().to_owned(),
         networks,
         steps: vec![
-            format!("1. Pida GET {study_url} sin pago: la respuesta 402 trae el encabezado PAYMENT-REQUIRED (y el mismo objeto en el campo x402 del cuerpo) con el precio, la red y la dirección de cobro."),
+            format!("1. Pida GET {study_url} sin pago: la respuesta 402 trae el encabezado PAYMENT-REQUIRED con el precio, la red y la dirección de cobro (lo que un cliente lee para pagar; el objeto completo, con la descripción para catálogos y las ofertas firmadas, va en el campo x402 del cuerpo)."),
             format!("2. Firme con su billetera una autorización EIP-3009 por exactamente {amount_es} a la dirección de cobro; un cliente x402 oficial (@x402/fetch, x402 de Python) lo hace solo.{solana_note}"),
             "3. Repita el mismo GET con el encabezado PAYMENT-SIGNATURE: recibe 200 con el estudio, el encabezado PAYMENT-RESPONSE con la liquidación y enlaces de descarga firmados (JSON y ZIP) válidos por ".to_owned()
                 + &format!("{} días.", service.link_validity_days),
@@ -281,7 +281,7 @@ pub fn how_to_buy(service: &ServiceSettings, pricing: Pricing<'_>, study_url: &s
         en: HowToBuyEn {
             protocol: format!("x402 v{X402_VERSION} (exact scheme, EIP-3009)"),
             steps: vec![
-                format!("1. GET {study_url} without payment: the 402 answer carries the PAYMENT-REQUIRED header (and the same object in the body field x402) with price, network and pay-to address."),
+                format!("1. GET {study_url} without payment: the 402 answer carries the PAYMENT-REQUIRED header with price, network and pay-to address (what a client reads to pay; the whole object, with the catalog description and the signed offers, is in the body field x402)."),
                 format!("2. Sign an EIP-3009 authorization for exactly {amount_en} to the pay-to address; official x402 clients do it for you.{solana_note_en}"),
                 format!("3. Repeat the GET with the PAYMENT-SIGNATURE header: 200 with the study, PAYMENT-RESPONSE with the settlement, and signed download links (JSON and ZIP) valid for {} days.", service.link_validity_days),
             ],

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::metrics::analysis::Table;
 use crate::metrics::compare::{self, Comparison};
 use crate::metrics::mentions::AnswerBrands;
+use crate::metrics::multiplicity::Family;
 use crate::model::{Answer, Brand, MetricDefinition, Question, Source, Study, Tone};
 use crate::render::json::{ChangesDocument, Sheet, TableIndex, changes_document, sheet};
 use crate::render::site::Site;
@@ -144,14 +145,14 @@ pub struct PublishedAnswer<'a> {
     pub date: &'a str,
     #[serde(rename = "respuesta")]
     pub answer: &'a str,
-    #[serde(rename = "fuentes")]
-    pub sources: &'a [Source],
-    /// Where the answer was seen: `api` when the line does not say (every answer has it, so a
-    /// dataset loader reads one value per answer).
+    /// Where the answer was seen: `api` or a consumer surface (`content/README.md` §3.6).
     #[serde(rename = "superficie")]
     pub surface: &'a str,
-    /// Every source the provider says it consulted; `null` when the collection did not record
-    /// them (never left out, for the same reason).
+    /// The sources the answer cites.
+    #[serde(rename = "fuentes")]
+    pub sources: &'a [Source],
+    /// Every source the provider says it consulted, cited or not; `null` when the collection
+    /// did not record them (never left out, so a dataset loader reads one value per answer).
     #[serde(rename = "fuentes_consultadas")]
     pub consulted: Option<&'a [Source]>,
     /// Brand ids in order of first appearance.
@@ -160,6 +161,9 @@ pub struct PublishedAnswer<'a> {
     /// Brand ids whose domains are among the sources.
     #[serde(rename = "marcas_citadas")]
     pub cited_brands: Vec<&'a str>,
+    /// Brand ids whose domains are among the consulted sources; `null` when not recorded.
+    #[serde(rename = "marcas_consultadas")]
+    pub consulted_brands: Option<Vec<&'a str>>,
     #[serde(rename = "tono")]
     pub tone: &'a BTreeMap<String, Tone>,
     /// The repetition, when the study asked questions more than once (`respuestas.jsonl`).
@@ -182,11 +186,12 @@ fn answers<'a>(study: &'a Study, brands: &[AnswerBrands]) -> Vec<PublishedAnswer
             version: &a.version,
             date: &a.date,
             answer: &a.answer,
+            surface: a.surface(),
             sources: &a.sources,
-            surface: a.surface.as_deref().unwrap_or(crate::model::DEFAULT_SURFACE),
             consulted: a.consulted.as_deref(),
             named_brands: found.order.iter().map(id).collect(),
             cited_brands: found.cited.iter().map(id).collect(),
+            consulted_brands: found.consulted.as_ref().map(|c| c.iter().map(id).collect()),
             tone: &a.tone,
             repetition: a.repetition,
         })
@@ -224,6 +229,7 @@ pub fn package<'a>(
     study: &'a Study,
     tables: &'a [Table],
     changes: &'a [Table],
+    family: Option<&Family>,
     brands: &[AnswerBrands],
 ) -> Package<'a> {
     debug_assert_eq!(study.answers.len(), brands.len());
@@ -232,7 +238,7 @@ pub fn package<'a>(
         sheet: sheet(site, study, tables, None),
         design: design(study, true),
         analyses: tables,
-        changes: changes_document(site, study, changes),
+        changes: changes_document(site, study, changes, family),
         findings: findings(study, tables, changes),
         metrics: &site.content.metrics,
         answers: answers(study, brands),
@@ -264,7 +270,13 @@ pub struct Summary<'a> {
     pub downloads: Value,
 }
 
-pub fn summary<'a>(site: &Site<'a>, study: &'a Study, tables: &'a [Table], changes: &'a [Table]) -> Summary<'a> {
+pub fn summary<'a>(
+    site: &Site<'a>,
+    study: &'a Study,
+    tables: &'a [Table],
+    changes: &'a [Table],
+    family: Option<&Family>,
+) -> Summary<'a> {
     let sheet = sheet(site, study, tables, None);
     Summary {
         format: PACKAGE_FORMAT,
@@ -272,7 +284,7 @@ pub fn summary<'a>(site: &Site<'a>, study: &'a Study, tables: &'a [Table], chang
         analyses_index: sheet.analyses_index.clone(),
         sheet,
         design: design(study, false),
-        changes: changes_document(site, study, changes),
+        changes: changes_document(site, study, changes, family),
         findings: findings(study, tables, changes),
         metrics: &site.content.metrics,
         downloads: serde_json::json!({

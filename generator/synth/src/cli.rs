@@ -36,3 +36,25 @@ pub struct Cli {
     #[arg(long = "sin-corrida-anterior")]
     pub no_previous_run: bool,
 }
+
+/// The `bench-cambios` command line (`src/bin/bench-cambios.rs`), here for the same reason.
+#[derive(clap::Parser)]
+#[command(
+    name = "bench-cambios",
+    about = "Falsas alarmas de cambio: dos corridas del mismo modelo sin cambio real, antes y después del control de multiplicidad"
+)]
+pub struct BenchCambios {
+    /// Pares de corridas por estudio.
+    #[arg(long = "pares", value_name = "PARES", default_value_t = 200)]
+    pub pairs: u64,
+    /// Semilla: fija las preguntas y los pares.
+    #[arg(long = "semilla", value_name = "SEMILLA", default_value_t = crate::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Solo estos estudios (se puede repetir); por defecto los nueve.
+    #[arg(long = "estudio", value_name = "ESTUDIO")]
+    pub studies: Vec<String>,
+    /// Lista las celdas que los primeros N pares de cada estudio dan por cambiadas con el
+    /// ajuste (falsas alarmas: tabla, marca, métrica, valores, bases, intervalo, p).
+    #[arg(long = "detalle", value_name = "N", default_value_t = 0)]
+    pub detail: u64,
+}

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use generator::model::{MethodSection, Metric, ModelSpec, StudyFile, TableKind, TableSpec};
+use generator::model::{Dimension, MethodSection, Metric, ModelSpec, StudyFile, TableKind, TableSpec};
 
 use crate::engine::wording::{join_list, slug};
 use crate::industry::{Day, Industry, ShortTable};
@@ -41,6 +41,7 @@ fn metric(m: Metric) -> (&'static str, &'static str) {
         Metric::Order => ("Orden promedio", "Average order"),
         Metric::Citation => ("Tasa de citación", "Citation rate"),
         Metric::PhantomCitation => ("Citación fantasma", "Ghost citation"),
+        Metric::ConsultedNotCited => ("Consultada y no citada", "Consulted, not cited"),
         Metric::Prominence => ("Protagonismo IA", "AI Prominence"),
         Metric::Top1 => ("Top 1", "Top-1 share"),
         Metric::Sov => ("Share of voice", "Share of voice"),
@@ -216,6 +217,21 @@ fn methodology(
         ind.dimensions.iter().map(|d| format!("{} ({})", d.label.to_lowercase(), d.values.join(", "))).collect();
     let end = date(ind.start, ind.days - 1);
     let first_day = date(ind.start, 0);
+    let consumer: Vec<&Model> = models.iter().filter(|m| m.surface.is_some()).collect();
+    let surfaces = if consumer.is_empty() {
+        "Las respuestas se pidieron a la API de cada proveedor, con la búsqueda web activada (superficie `api`)."
+            .to_owned()
+    } else {
+        let names: Vec<String> = consumer.iter().map(|m| m.name.clone()).collect();
+        format!(
+            "Las respuestas de esos seis modelos se pidieron a la API de cada proveedor, con la búsqueda web activada (superficie `api`). \
+             Además, cada pregunta de nivel estándar se buscó tal cual en Google y se registró el resumen creado con IA que mostró \
+             ({}, superficie `google_ai_overview`, capturado con una API de resultados de búsqueda): lo que ve una persona en el buscador, \
+             que se publica como un modelo más y se puede separar con la dimensión `superficie`. En esas respuestas, las fuentes \
+             consultadas son todos los enlaces que muestra el resumen y las citadas, los que su texto señala.",
+            join_list(&names, "es")
+        )
+    };
     // The published texts still name the program `generator synth` (its name when the sample
     // was written): renaming it here would change every committed study, its ZIP and its PDF
     // reports, so it waits for the next regeneration of the sample.
@@ -227,6 +243,7 @@ fn methodology(
                  Cada pregunta se clasifica por {}.\n\
                  Cada pregunta tiene un nivel de modelo: las de nivel estándar las responden GPT-5 mini, Gemini 2.5 Flash y Claude Haiku 4.5; \
                  las de nivel avanzado, GPT-5, Gemini 2.5 Pro y Claude Sonnet 4.5. Cada modelo responde una vez cada pregunta de su nivel.\n\
+                 {surfaces}\n\
                  {}\n\
                  Importante: las respuestas de este paquete son datos sintéticos de demostración generados con `generator synth` (semilla {seed}); \
                  no son salidas reales de los modelos.",
@@ -242,7 +259,10 @@ fn methodology(
                     Orden de aparición: la posición (1, 2, 3...) de la primera mención de la marca entre las marcas distintas de la respuesta; \
                     el orden promedio se calcula solo sobre las respuestas que la mencionan y se publica con su base (n_orden).\n\
                     Citación como fuente: la respuesta cita un dominio de la marca o un subdominio suyo entre sus fuentes. \
-                    Citación fantasma: la cita sin que la marca aparezca en el texto."
+                    Citación fantasma: la cita sin que la marca aparezca en el texto.\n\
+                    Fuentes consultadas: cada respuesta de la API registra también todas las fuentes que el proveedor dice haber \
+                    consultado, citadas o no. Consultada y no citada: entre las respuestas que las registran, la proporción que consultó \
+                    un dominio de la marca y no lo citó."
                 .into(),
         },
         MethodSection {
@@ -262,7 +282,7 @@ fn methodology(
             text: "Para cada pregunta y cada par de modelos que la respondieron se calcula el índice de Jaccard entre los conjuntos de \
                     marcas mencionadas (intersección sobre unión) y si coincide la marca en primer lugar.\n\
                     Los pares en que ningún modelo nombra una marca se omiten y se cuentan aparte (columna omitidas).\n\
-                    Se publica el promedio por par de modelos y el promedio general; como cada pregunta la responden los tres modelos \
+                    Se publica el promedio por par de modelos y el promedio general; como cada pregunta la responden los modelos \
                     de su nivel, los pares comparan modelos del mismo nivel."
                 .into(),
         },
@@ -282,13 +302,31 @@ fn methodology(
                 w.source
             )
         }
-        None => "Los seis modelos pesan lo mismo.\n\
-                 Dentro de cada celda, las respuestas de cada modelo presente aportan el mismo peso total, repartido entre sus \
-                 respuestas, de modo que un modelo con más respuestas no pesa más. El acuerdo entre modelos no se pondera."
-            .to_owned(),
+        None => format!(
+            "Los {} modelos pesan lo mismo.\n\
+             Dentro de cada celda, las respuestas de cada modelo presente aportan el mismo peso total, repartido entre sus \
+             respuestas, de modo que un modelo con más respuestas no pesa más. El acuerdo entre modelos no se pondera.",
+            if models.len() == 7 { "siete" } else { "seis" }
+        ),
     };
     sections.push(MethodSection { title: "Ponderación de modelos".into(), text: weighting_text });
     sections
+}
+
+/// The study's dimensions: the industry's, and `superficie` when a consumer surface answers too
+/// (its values: `api` and each surface, read from the answers).
+fn dimensions(ind: &Industry, models: &[Model]) -> Vec<Dimension> {
+    let mut dimensions = ind.dimensions.clone();
+    let surfaces: Vec<String> = models.iter().filter_map(|m| m.surface.clone()).collect();
+    if !surfaces.is_empty() {
+        dimensions.push(Dimension {
+            id: generator::model::SURFACE_DIMENSION.to_owned(),
+            label: "Superficie".to_owned(),
+            label_en: "Surface".to_owned(),
+            values: std::iter::once(generator::model::API_SURFACE.to_owned()).chain(surfaces).collect(),
+        });
+    }
+    dimensions
 }
 
 /// The `estudio.toml` of a study.
@@ -322,7 +360,7 @@ pub(crate) fn design(ind: &Industry, models: &[Model], n_questions: usize, n_ans
              ellas es ilustrativo."
         ),
         methodology: methodology(ind, models, n_questions, n_answers, seed),
-        dimensions: ind.dimensions.clone(),
+        dimensions: dimensions(ind, models),
         models: specs,
         weighting: ind.weighting.clone(),
         analyses: tables(ind),

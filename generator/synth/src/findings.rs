@@ -575,17 +575,21 @@ fn model_preference(r: &mut FindingsWriter<'_>) -> Option<()> {
     };
     let mi = r.brand_by_name(&brand)?;
     let ev = r.evidence(3, |i| r.model_of(i) == model && r.orders[i].first() == Some(&mi));
+    let (n, n_en) = match r.study.design.models.len() {
+        7 => ("siete", "seven"),
+        _ => ("seis", "six"),
+    };
     let (text, text_en) = if holds {
         let (sig, sig_en) = SIGNIFICANT;
         (
             format!(
-                "{model} favorece a {brand}: en ese modelo su Protagonismo IA es {}, por encima del {} de {leader} ({sig}). {total} de los seis modelos lidera {leader}, con {}.",
+                "{model} favorece a {brand}: en ese modelo su Protagonismo IA es {}, por encima del {} de {leader} ({sig}). {total} de los {n} modelos lidera {leader}, con {}.",
                 x.es(),
                 y.es(),
                 z.es()
             ),
             format!(
-                "{model} favours {brand}: its AI Prominence there is {}, ahead of {leader}'s {} ({sig_en}). {total_en} of the six models, {leader} leads with {}.",
+                "{model} favours {brand}: its AI Prominence there is {}, ahead of {leader}'s {} ({sig_en}). {total_en} of the {n_en} models, {leader} leads with {}.",
                 x.en(),
                 y.en(),
                 z.en()
@@ -596,13 +600,13 @@ fn model_preference(r: &mut FindingsWriter<'_>) -> Option<()> {
         let (sup, sup_en) = overlapping(r.distinguishable(t, (&brand, &model), (&leader, &model)));
         (
             format!(
-                "Ningún modelo pone a otra marca por encima de {leader} con una diferencia significativa al 95 %. El caso que más se acerca es {model}: allí el Protagonismo IA de {brand} es {} y el de {leader}, {}, un empate dentro del margen de error ({sup}). {total} de los seis modelos lidera {leader}, con {}.",
+                "Ningún modelo pone a otra marca por encima de {leader} con una diferencia significativa al 95 %. El caso que más se acerca es {model}: allí el Protagonismo IA de {brand} es {} y el de {leader}, {}, un empate dentro del margen de error ({sup}). {total} de los {n} modelos lidera {leader}, con {}.",
                 x.es(),
                 y.es(),
                 z.es()
             ),
             format!(
-                "No model puts another brand above {leader} by a difference significant at 95%. The closest case is {model}: there {brand}'s AI Prominence is {} and {leader}'s {}, a tie within the margin of error ({sup_en}). {total_en} of the six models, {leader} leads with {}.",
+                "No model puts another brand above {leader} by a difference significant at 95%. The closest case is {model}: there {brand}'s AI Prominence is {} and {leader}'s {}, a tie within the margin of error ({sup_en}). {total_en} of the {n_en} models, {leader} leads with {}.",
                 x.en(),
                 y.en(),
                 z.en()

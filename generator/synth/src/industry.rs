@@ -112,6 +112,10 @@ pub(crate) struct Industry {
     /// The previous run of the study, when it has one (`[anterior]`): how it differed.
     #[serde(default, rename = "anterior")]
     pub previous: Option<PreviousRun>,
+    /// Consumer surfaces the study also collects (ids of `[[consumo]]` in `modelos.toml`): each
+    /// is one more model, and estudio.toml gets the dimension `superficie`.
+    #[serde(default, rename = "consumo")]
+    pub consumer: Vec<String>,
     /// The question pool, expanded from `blocks` when the file is loaded.
     #[serde(skip)]
     pub questions: Vec<BaseQuestion>,
@@ -625,7 +629,10 @@ pub(crate) fn validate(ind: &Industry, models: &[Model]) -> Vec<String> {
     for (i, t) in ind.analysis.tables.iter().enumerate() {
         let field = format!("analisis.tablas[{i}]");
         let dimension = |p: &mut Vec<String>, d: &str| {
-            if !dims.contains_key(d) {
+            // `superficie` is the answers' own dimension, declared when the study has a
+            // consumer surface.
+            let surface = d == generator::model::SURFACE_DIMENSION && !ind.consumer.is_empty();
+            if !dims.contains_key(d) && !surface {
                 p.push(format!("{field}.dimension: dimensión `{d}` no declarada"));
             }
         };

@@ -33,7 +33,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use generator::model::{Answer, Brand, BrandsFile, FindingsFile, Question, Study, Tier};
+use generator::model::{Answer, Brand, BrandsFile, FindingsFile, Question, Study, StudyFile, Tier};
 
 use crate::industry::{BaseQuestion, Industry};
 use crate::loading::industries;
@@ -156,54 +156,19 @@ fn pick_questions(ind: &Industry, scale: u32, seed: u64) -> Vec<(Question, BaseQ
     out
 }
 
+/// Salt of the streams that draw what each API answer consulted besides what it cites.
+const CONSULTED_SALT: u64 = 0xC0_25_17_ED_0F_0E_5A_17;
+/// Salt of the streams of the consumer surfaces' answers.
+const CONSUMER_SALT: u64 = 0x5E_4F_AC_E0_A1_0E_2C_26;
+
 /// Generates one study: questions, answers, then the findings from its computed tables.
 pub(crate) fn generate(ind: &Industry, models: &[Model], scale: u32, seed: u64) -> Result<Generated> {
     let questions = pick_questions(ind, scale, seed);
     let nq = questions.len();
-    let by_question: Vec<Vec<(Answer, Vec<usize>)>> = questions
-        .par_iter()
-        .enumerate()
-        .map(|(qi, (q, base))| {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed_for(seed, &ind.slug, qi as u64));
-            let base_day = (qi as u64 * u64::from(ind.days) / nq as u64) as u32;
-            models
-                .iter()
-                .filter(|m| m.tier == q.model)
-                .map(|m| {
-                    let b = engine::answer_question(ind, base, m, &mut rng);
-                    let day = (base_day + rng.random_range(0..=1)).min(ind.days - 1);
-                    let version =
-                        if ind.version_change && day < ind.days / 2 { &m.versions[0] } else { &m.versions[1] };
-                    let answer = Answer {
-                        id: String::new(),
-                        question: q.id.clone(),
-                        model: m.id.clone(),
-                        version: version.clone(),
-                        date: design::date(ind.start, day),
-                        answer: b.answer,
-                        sources: b.sources,
-                        tone: b.tone,
-                        repetition: None,
-                        collection: None,
-                        surface: None,
-                        consulted: None,
-                    };
-                    (answer, b.order)
-                })
-                .collect()
-        })
-        .collect();
-    let total: usize = by_question.iter().map(Vec::len).sum();
-    let w = width(total, 5);
-    let mut answers = Vec::with_capacity(total);
-    let mut orders = Vec::with_capacity(total);
-    for (answer, order) in by_question.into_iter().flatten() {
-        let mut answer = answer;
-        answer.id = format!("R{:0w$}", answers.len() + 1);
-        answers.push(answer);
-        orders.push(order);
-    }
-    let design = design::design(ind, models, nq, answers.len(), seed);
+    let consumer = consumer_models(ind)?;
+    let (answers, orders) = run_answers(ind, models, &consumer, &questions, seed);
+    let all_models: Vec<Model> = models.iter().chain(&consumer).cloned().collect();
+    let design = design::design(ind, &all_models, nq, answers.len(), seed);
     let mut study = Study {
         slug: ind.slug.clone(),
         design,
@@ -231,6 +196,175 @@ pub(crate) fn generate(ind: &Industry, models: &[Model], scale: u32, seed: u64) 
         }
     }
     Ok(Generated { study, orders })
+}
+
+/// The sample studies' data (industries and models), loaded once, to draw runs of them.
+pub struct Samples {
+    models: Vec<Model>,
+    industries: Vec<Industry>,
+}
+
+impl Samples {
+    pub fn load() -> Result<Samples> {
+        let models = models::models()?;
+        let industries = industries(&models)?;
+        Ok(Samples { models, industries })
+    }
+
+    /// The slugs of the sample studies, in order.
+    pub fn slugs(&self) -> Vec<String> {
+        self.industries.iter().map(|i| i.slug.clone()).collect()
+    }
+
+    /// Two runs of a sample study asked the same questions of the same models, with no change
+    /// in between: the questions of `seed` (scale 1), each run's answers from streams of its
+    /// own (`replicate` picks the pair), no findings, no analysis tables. What differs between
+    /// the runs is only the noise of asking again, so every "changed" verdict of its change
+    /// tables is a false alarm (the simulation of `bench-cambios`).
+    pub fn null_rerun(&self, slug: &str, seed: u64, replicate: u64) -> Result<Study> {
+        let ind =
+            self.industries.iter().find(|i| i.slug == slug).with_context(|| format!("no hay un estudio `{slug}`"))?;
+        let questions = pick_questions(ind, 1, seed);
+        let consumer = consumer_models(ind)?;
+        let run = |stream: u64| run_answers(ind, &self.models, &consumer, &questions, stream).0;
+        let salt = mix(replicate.wrapping_mul(2).wrapping_add(1) ^ 0x0005_1A17_0A2D_2026);
+        let (now, before) = (run(mix(seed ^ salt)), run(mix(seed ^ salt ^ 0x000B_EF0E)));
+        let all_models: Vec<Model> = self.models.iter().chain(&consumer).cloned().collect();
+        let mut design = design::design(ind, &all_models, questions.len(), now.len(), seed);
+        design.analyses = Vec::new();
+        let study = |design: StudyFile, answers: Vec<Answer>, previous: Option<Box<Study>>| Study {
+            slug: ind.slug.clone(),
+            design,
+            brands: brands(ind),
+            questions: questions.iter().map(|(q, _)| q.clone()).collect(),
+            answers,
+            findings: Vec::new(),
+            reports: Vec::new(),
+            question_lines: Vec::new(),
+            answer_lines: Vec::new(),
+            previous,
+        };
+        let previous = study(design.clone(), before, None);
+        design.previous_run = Some(generator::model::PreviousRunSpec {
+            description: "La misma corrida, repetida".into(),
+            description_en: "The same run, repeated".into(),
+            models: design.models.clone(),
+            weighting: design.weighting.clone(),
+        });
+        Ok(study(design, now, Some(Box::new(previous))))
+    }
+}
+
+/// Every answer of one run of a study (`models` asked through their APIs, then the consumer
+/// surfaces), from the streams of `seed`, numbered; and the brands each names, in the order
+/// the engine wrote them.
+fn run_answers(
+    ind: &Industry,
+    models: &[Model],
+    consumer: &[Model],
+    questions: &[(Question, BaseQuestion)],
+    seed: u64,
+) -> (Vec<Answer>, Vec<Vec<usize>>) {
+    let nq = questions.len();
+    // The API models answer first; the consumer surfaces, a collection of their own, after.
+    let by_question: Vec<Vec<(Answer, Vec<usize>)>> = questions
+        .par_iter()
+        .enumerate()
+        .map(|(qi, (q, base))| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed_for(seed, &ind.slug, qi as u64));
+            let mut consulted_rng = ChaCha8Rng::seed_from_u64(seed_for(seed ^ CONSULTED_SALT, &ind.slug, qi as u64));
+            models
+                .iter()
+                .filter(|m| m.tier == q.model)
+                .map(|m| {
+                    let (mut answer, order) = draft_answer(ind, m, q, base, qi, nq, &mut rng);
+                    answer.consulted =
+                        Some(engine::sources::consulted(ind, base, &answer.sources, &order, &mut consulted_rng));
+                    (answer, order)
+                })
+                .collect()
+        })
+        .collect();
+    let on_surfaces: Vec<Vec<(Answer, Vec<usize>)>> = questions
+        .par_iter()
+        .enumerate()
+        .map(|(qi, (q, base))| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed_for(seed ^ CONSUMER_SALT, &ind.slug, qi as u64));
+            let mut consulted_rng =
+                ChaCha8Rng::seed_from_u64(seed_for(seed ^ CONSUMER_SALT ^ CONSULTED_SALT, &ind.slug, qi as u64));
+            consumer
+                .iter()
+                .filter(|m| m.tier == q.model)
+                .map(|m| {
+                    // The links the surface shows: the ones its text points to, and more.
+                    let (mut answer, order) = draft_answer(ind, m, q, base, qi, nq, &mut rng);
+                    answer.consulted =
+                        Some(engine::sources::consulted(ind, base, &answer.sources, &order, &mut consulted_rng));
+                    (answer, order)
+                })
+                .collect()
+        })
+        .collect();
+    let total: usize = by_question.iter().chain(&on_surfaces).map(Vec::len).sum();
+    let w = width(total, 5);
+    let mut answers = Vec::with_capacity(total);
+    let mut orders = Vec::with_capacity(total);
+    for (answer, order) in by_question.into_iter().chain(on_surfaces).flatten() {
+        let mut answer = answer;
+        answer.id = format!("R{:0w$}", answers.len() + 1);
+        answers.push(answer);
+        orders.push(order);
+    }
+    (answers, orders)
+}
+
+/// One answer of `m` to question `qi` of `nq` (its id comes later) and the brands in the
+/// order the engine wrote them. An API model's answer says `superficie = "api"`; a consumer
+/// surface's, its own.
+fn draft_answer(
+    ind: &Industry,
+    m: &Model,
+    q: &Question,
+    base: &BaseQuestion,
+    qi: usize,
+    nq: usize,
+    rng: &mut ChaCha8Rng,
+) -> (Answer, Vec<usize>) {
+    let base_day = (qi as u64 * u64::from(ind.days) / nq as u64) as u32;
+    let b = engine::answer_question(ind, base, m, rng);
+    let day = (base_day + rng.random_range(0..=1)).min(ind.days - 1);
+    let version = if ind.version_change && day < ind.days / 2 { &m.versions[0] } else { &m.versions[1] };
+    let answer = Answer {
+        id: String::new(),
+        question: q.id.clone(),
+        model: m.id.clone(),
+        version: version.clone(),
+        date: design::date(ind.start, day),
+        answer: b.answer,
+        sources: b.sources,
+        tone: b.tone,
+        repetition: None,
+        collection: None,
+        surface: Some(m.surface.clone().unwrap_or_else(|| generator::model::API_SURFACE.to_owned())),
+        consulted: None,
+    };
+    (answer, b.order)
+}
+
+/// The consumer surfaces the industry file lists (`consumo`), from `modelos.toml`.
+fn consumer_models(ind: &Industry) -> Result<Vec<Model>> {
+    if ind.consumer.is_empty() {
+        return Ok(Vec::new());
+    }
+    let known = models::consumer_models()?;
+    ind.consumer
+        .iter()
+        .map(|id| {
+            known.iter().find(|m| m.id == *id).cloned().with_context(|| {
+                format!("{}: consumo: `{id}` no es una superficie de [[consumo]] en modelos.toml", ind.slug)
+            })
+        })
+        .collect()
 }
 
 fn brands(ind: &Industry) -> Vec<Brand> {

@@ -78,6 +78,9 @@ pub(crate) struct Model {
     /// Versions: the second one is used after a mid-run update.
     #[serde(rename = "versiones")]
     pub versions: [String; 2],
+    /// A consumer surface's id (`google_ai_overview`); `None` for a model asked through its API.
+    #[serde(default, rename = "superficie")]
+    pub surface: Option<String>,
     #[serde(rename = "estilo")]
     pub style: Style,
 }
@@ -87,14 +90,23 @@ pub(crate) struct Model {
 struct ModelsFile {
     #[serde(rename = "modelos")]
     models: Vec<Model>,
+    /// Consumer surfaces a study may add (`consumo` in its industry file).
+    #[serde(default, rename = "consumo")]
+    consumer: Vec<Model>,
 }
 
 /// The six models, in the order every `estudio.toml` declares them.
 pub(crate) fn models() -> Result<Vec<Model>> {
-    load(MODELS_TOML)
+    Ok(load(MODELS_TOML)?.models)
 }
 
-fn load(text: &str) -> Result<Vec<Model>> {
+/// The consumer surfaces (`[[consumo]]`): what people see in an app or a search engine, each
+/// one more model of its tier in the studies that include it.
+pub(crate) fn consumer_models() -> Result<Vec<Model>> {
+    Ok(load(MODELS_TOML)?.consumer)
+}
+
+fn load(text: &str) -> Result<ModelsFile> {
     let file: ModelsFile = generator::load::parse_toml(text).map_err(|(location, message)| {
         if location.is_empty() {
             anyhow!("{MODELS_PATH}: {message}")
@@ -103,20 +115,37 @@ fn load(text: &str) -> Result<Vec<Model>> {
         }
     })?;
     let mut problems = Vec::new();
-    for (i, m) in file.models.iter().enumerate() {
+    let all: Vec<(String, &Model)> = file
+        .models
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (format!("modelos[{i}]"), m))
+        .chain(file.consumer.iter().enumerate().map(|(i, m)| (format!("consumo[{i}]"), m)))
+        .collect();
+    for (k, (at, m)) in all.iter().enumerate() {
         let missing: Vec<&str> =
             LIST_LAYOUTS.iter().filter(|e| !m.style.layouts.contains_key(e)).map(|e| e.file_name()).collect();
         if !missing.is_empty() {
-            problems.push(format!("modelos[{i}].estilo.estructuras: faltan {}", missing.join(", ")));
+            problems.push(format!("{at}.estilo.estructuras: faltan {}", missing.join(", ")));
         }
         let (a, b) = m.style.brand_range;
         let (c, d) = m.style.source_range;
         if a == 0 || a > b || c > d {
-            problems
-                .push(format!("modelos[{i}].estilo: `marcas` y `fuentes` son [mínimo, máximo] y marcas empieza en 1"));
+            problems.push(format!("{at}.estilo: `marcas` y `fuentes` son [mínimo, máximo] y marcas empieza en 1"));
         }
-        if file.models[..i].iter().any(|x| x.id == m.id) {
-            problems.push(format!("modelos[{i}].id: `{}` repetido", m.id));
+        if all[..k].iter().any(|(_, x)| x.id == m.id) {
+            problems.push(format!("{at}.id: `{}` repetido", m.id));
+        }
+        let consumer = at.starts_with("consumo");
+        match &m.surface {
+            None if consumer => problems.push(format!("{at}.superficie: una superficie de consumo dice cuál es")),
+            Some(_) if !consumer => {
+                problems.push(format!("{at}.superficie: los modelos de `modelos` se preguntan por su API"))
+            }
+            Some(s) if !generator::surfaces::is_well_formed(s) || s == generator::model::API_SURFACE => {
+                problems.push(format!("{at}.superficie: `{s}` no es un id de superficie de consumo"))
+            }
+            _ => {}
         }
     }
     for tier in [Tier::Standard, Tier::Advanced] {
@@ -127,7 +156,7 @@ fn load(text: &str) -> Result<Vec<Model>> {
     if !problems.is_empty() {
         bail!("{MODELS_PATH}:\n  {}", problems.join("\n  "));
     }
-    Ok(file.models)
+    Ok(file)
 }
 
 /// Which way an answer is laid out (the names are those of `modelos.toml`).

@@ -45,7 +45,16 @@ fn sizes_at_scale_one_and_ten() {
     for g in &studies {
         let n = g.study.questions.len();
         assert!((40..=200).contains(&n), "{}: {n} preguntas", g.study.slug);
-        assert_eq!(g.study.answers.len(), 3 * n, "{}: tres respuestas por pregunta", g.study.slug);
+        let api = g.study.answers.iter().filter(|a| a.surface() == "api").count();
+        assert_eq!(api, 3 * n, "{}: tres respuestas de la API por pregunta", g.study.slug);
+        let standard = g.study.questions.iter().filter(|q| q.model == Tier::Standard).count();
+        let consumer = if g.study.slug == "cosmetica-2026" { standard } else { 0 };
+        assert_eq!(
+            g.study.answers.len(),
+            api + consumer,
+            "{}: y una por pregunta estándar en cada superficie de consumo",
+            g.study.slug
+        );
         assert!((8..=16).contains(&g.study.brands.len()), "{}: marcas", g.study.slug);
         total += g.study.answers.len();
     }
@@ -68,7 +77,9 @@ fn answers_reference_questions_and_models_of_their_tier() {
         let questions: BTreeMap<&str, &Question> = s.questions.iter().map(|q| (q.id.as_str(), q)).collect();
         assert_eq!(questions.len(), s.questions.len(), "{}: ids de pregunta repetidos", s.slug);
         let models: BTreeMap<&str, Tier> = s.design.models.iter().map(|m| (m.id.as_str(), m.level)).collect();
-        assert_eq!(models.len(), 6);
+        // Six API models; cosmética adds Google's AI Overviews, a consumer surface.
+        let consumer = usize::from(s.slug == "cosmetica-2026");
+        assert_eq!(models.len(), 6 + consumer, "{}", s.slug);
         let mut ids = BTreeSet::new();
         let mut pairs = BTreeSet::new();
         let mut by_question: BTreeMap<&str, usize> = BTreeMap::new();
@@ -92,11 +103,19 @@ fn answers_reference_questions_and_models_of_their_tier() {
             *by_question.entry(a.question.as_str()).or_default() += 1;
             assert!(a.sources.len() <= 6);
         }
-        assert!(by_question.values().all(|n| *n == 3), "{}", s.slug);
+        for q in &s.questions {
+            let expected = 3 + if q.model == Tier::Standard { consumer } else { 0 };
+            assert_eq!(by_question.get(q.id.as_str()), Some(&expected), "{} {}", s.slug, q.id);
+        }
         let tiers: BTreeSet<Tier> = s.questions.iter().map(|q| q.model).collect();
         assert_eq!(tiers.len(), 2, "{}: hay que mezclar los dos niveles", s.slug);
         for d in &s.design.dimensions {
-            let used: BTreeSet<&str> = s.questions.iter().filter_map(|q| q.dimension(&d.id)).collect();
+            // The surface is each answer's; the other dimensions, each question's.
+            let used: BTreeSet<&str> = if d.id == "superficie" {
+                s.answers.iter().map(|a| a.surface()).collect()
+            } else {
+                s.questions.iter().filter_map(|q| q.dimension(&d.id)).collect()
+            };
             for v in &d.values {
                 assert!(used.contains(v.as_str()), "{}: el valor {v} de {} no se usa", s.slug, d.id);
             }
@@ -131,7 +150,7 @@ fn findings_are_backed_by_their_cells() {
     for g in generate_all(1, DEFAULT_SEED) {
         let s = &g.study;
         let tables = generator::metrics::analysis::analyze(s).expect("analyze");
-        assert!((6..=12).contains(&tables.len()), "{}: tablas", s.slug);
+        assert!((6..=13).contains(&tables.len()), "{}: tablas", s.slug);
         // Findings about change are backed by the change tables (and claim what they show).
         let facts = generator::metrics::extract_facts(s);
         let changes = generator::metrics::change::change_tables(s, &facts);
@@ -303,4 +322,42 @@ fn without_previous_runs_the_same_studies_are_first_runs() {
         }
     }
     assert!(had_previous >= 3, "{had_previous} studies with a previous run");
+}
+
+/// Every answer records what its provider consulted (the links its surface shows): every
+/// source it cites, and more (pages of brands it names and does not cite, media it read), so
+/// "consulted, not cited" has something to measure.
+#[test]
+fn consulted_sources_hold_the_cited_ones_and_more() {
+    let (mut consulted_not_cited, mut read_more, mut recorded) = (0, 0, 0);
+    for g in generate_all(1, DEFAULT_SEED) {
+        let matcher = BrandMatcher::new(&g.study.brands);
+        for a in &g.study.answers {
+            let consulted = a.consulted.as_ref().unwrap_or_else(|| panic!("{} {}: consulted", g.study.slug, a.id));
+            let surface = if a.model == "google-ai-overview" { "google_ai_overview" } else { "api" };
+            assert_eq!(a.surface.as_deref(), Some(surface), "{} {}", g.study.slug, a.id);
+            let urls: BTreeSet<&str> = consulted.iter().map(|s| s.url.as_str()).collect();
+            assert_eq!(urls.len(), consulted.len(), "{} {}: no URL twice", g.study.slug, a.id);
+            for cited in &a.sources {
+                assert!(
+                    urls.contains(cited.url.as_str()),
+                    "{} {}: {} cited, not consulted",
+                    g.study.slug,
+                    a.id,
+                    cited.url
+                );
+            }
+            (read_more, recorded) = (read_more + consulted.len() - a.sources.len(), recorded + 1);
+            let cited = matcher.brands_cited(a.sources.iter().map(|s| s.url.as_str()));
+            let read = matcher.brands_cited(consulted.iter().map(|s| s.url.as_str()));
+            consulted_not_cited += read.iter().filter(|b| !cited.contains(b)).count();
+        }
+        if g.study.slug == "cosmetica-2026" {
+            let surfaces = g.study.design.dimensions.iter().find(|d| d.id == "superficie").expect("superficie");
+            assert_eq!(surfaces.values, ["api", "google_ai_overview"]);
+            assert!(g.study.design.models.iter().any(|m| m.id == "google-ai-overview"));
+        }
+    }
+    assert!(consulted_not_cited > 500, "{consulted_not_cited} brands consulted and not cited");
+    assert!(read_more >= 3 * recorded, "{read_more} sources read and not cited in {recorded} answers");
 }

@@ -3,6 +3,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod frentes;
 pub mod gate;
 
 use std::path::{Path, PathBuf};

@@ -3,8 +3,8 @@
 //!
 //! Only a study that names its previous run has it. Every number is a cell of the change
 //! tables the package carries (`cambio_*`, [`crate::metrics::change`]): per brand, the value
-//! in each run, the difference as a dot and its interval as a bar around a zero line, and the
-//! verdict. The whole-study table is drawn for every metric it compares; the per-model and
+//! in each run, the difference as a dot and its multiplicity-adjusted interval as a bar around
+//! a zero line, and the verdict (which follows that interval: [`crate::metrics::multiplicity`]). The whole-study table is drawn for every metric it compares; the per-model and
 //! per-tier tables for the mention rate. The geometry (positions on a symmetric axis around
 //! zero) is computed here so the template only draws.
 
@@ -15,6 +15,7 @@ use super::charts::Tick;
 use super::format::{Unit, format_value, long_date, metric_unit, signed, signed_interval};
 use crate::metrics::analysis::{Cell, Table};
 use crate::metrics::change::{self, FELL, GREW, METRICS, NO_CHANGE};
+use crate::metrics::multiplicity::Family;
 use crate::model::{Metric, Study};
 
 /// The section: heading, how to read it, one panel per table and metric.
@@ -76,7 +77,8 @@ const NEUTRAL_COLOUR: &str = "#5B6770";
 
 /// The change section of `study`'s report, from its change tables (`None` without a
 /// previous run).
-pub(super) fn section(study: &Study, changes: &[Table], lang: Lang) -> Option<ChangeSection> {
+pub(super) fn section(study: &Study, changes: &[Table], family: Option<&Family>, lang: Lang) -> Option<ChangeSection> {
+    let family = family?;
     let spec = study.design.previous_run.as_ref()?;
     let previous = study.previous.as_deref()?;
     let counts = change::question_counts(study)?;
@@ -98,7 +100,14 @@ pub(super) fn section(study: &Study, changes: &[Table], lang: Lang) -> Option<Ch
                 counts.added,
                 counts.withdrawn
             ),
-            "Cada fila es una marca: su valor en la corrida anterior y en la actual, y la diferencia (actual − anterior) como un punto, con su intervalo de confianza al 95 % como una barra alrededor de la línea del cero. El intervalo empareja las dos corridas por pregunta (las mismas preguntas hechas otra vez) y tiene en cuenta que las respuestas a una misma pregunta se parecen. Si la barra no cruza el cero, el cambio es mayor que el ruido de volver a preguntarle a un asistente que no responde siempre igual: «creció» o «cayó»; si lo cruza, «sin cambio más allá del ruido». En las tasas la diferencia está en puntos porcentuales. En el orden de aparición, menor es mejor: «creció» quiere decir que la marca aparece más tarde.".to_owned(),
+            "Cada fila es una marca: su valor en la corrida anterior y en la actual, y la diferencia (actual − anterior) como un punto, con su intervalo de confianza como una barra alrededor de la línea del cero. El intervalo empareja las dos corridas por pregunta (las mismas preguntas hechas otra vez) y tiene en cuenta que las respuestas a una misma pregunta se parecen. Si la barra no cruza el cero, el cambio es mayor que el ruido de volver a preguntarle a un asistente que no responde siempre igual: «creció» o «cayó»; si lo cruza, «sin cambio más allá del ruido». En las tasas la diferencia está en puntos porcentuales. En el orden de aparición, menor es mejor: «creció» quiere decir que la marca aparece más tarde.".to_owned(),
+            format!(
+                "El estudio prueba {} celdas (marca, métrica y tabla con al menos 10 preguntas en su base) y con tantas comparaciones algunas cruzarían el cero por azar: al 95 % cada una, {} celdas dirían «creció» o «cayó». Por eso los veredictos controlan la tasa de falsos descubrimientos en el 5 % (Benjamini–Hochberg) sobre todas las celdas juntas, y la barra es el intervalo ajustado al {} % (Benjamini–Yekutieli), que deja fuera del cero solo los {} cambios que quedan. Las celdas con menos de 10 preguntas quedan sin veredicto. Los intervalos al 95 % sin ajuste y el valor p de cada celda están en las tablas cambio_* del paquete.",
+                family.tests,
+                family.unadjusted,
+                level_text(family.level, lang),
+                family.discoveries
+            ),
             "El primer grupo compara todos los modelos de cada corrida, en las siete métricas. Los siguientes comparan la tasa de mención del mismo modelo preguntado en las dos corridas, o de un nivel cuyo modelo cambió (el título dice cuál reemplazó a cuál). Cada número es una celda de las tablas cambio_* del paquete de datos, que tienen además las bases y las demás métricas por modelo.".to_owned(),
         ],
         Lang::En => vec![
@@ -112,7 +121,14 @@ pub(super) fn section(study: &Study, changes: &[Table], lang: Lang) -> Option<Ch
                 counts.added,
                 counts.withdrawn
             ),
-            "Each row is a brand: its value in the previous run and in the current one, and the difference (current − previous) as a dot, with its 95% confidence interval as a bar around the zero line. The interval pairs the two runs by question (the same questions asked again) and allows for answers to one question being alike. When the bar does not cross zero, the change is larger than the noise of asking an assistant that does not always answer the same way again: \"grew\" or \"fell\"; when it does, \"no change beyond the noise\". For rates the difference is in percentage points. In order of appearance lower is better: \"grew\" means the brand appears later.".to_owned(),
+            "Each row is a brand: its value in the previous run and in the current one, and the difference (current − previous) as a dot, with its confidence interval as a bar around the zero line. The interval pairs the two runs by question (the same questions asked again) and allows for answers to one question being alike. When the bar does not cross zero, the change is larger than the noise of asking an assistant that does not always answer the same way again: \"grew\" or \"fell\"; when it does, \"no change beyond the noise\". For rates the difference is in percentage points. In order of appearance lower is better: \"grew\" means the brand appears later.".to_owned(),
+            format!(
+                "The study tests {} cells (brand, metric and table with at least 10 questions in their base), and with so many comparisons some would cross zero by chance: at 95% each, {} cells would say \"grew\" or \"fell\". So the verdicts control the false discovery rate at 5% (Benjamini–Hochberg) over all the cells together, and the bar is the interval adjusted to {}% (Benjamini–Yekutieli), which leaves out of zero only the {} changes that remain. Cells with fewer than 10 questions get no verdict. The unadjusted 95% intervals and each cell's p-value are in the package's cambio_* tables.",
+                family.tests,
+                family.unadjusted,
+                level_text(family.level, lang),
+                family.discoveries
+            ),
             "The first group compares all models of each run, in the seven metrics. The next ones compare the mention rate of the same model asked in both runs, or of a tier whose model changed (the title says which replaced which). Every number is a cell of the package's cambio_* tables, which also carry the bases and the other metrics by model.".to_owned(),
         ],
     };
@@ -120,13 +136,16 @@ pub(super) fn section(study: &Study, changes: &[Table], lang: Lang) -> Option<Ch
         title: lang.pick("Cambio desde la corrida anterior", "Change since the previous run").to_owned(),
         paragraphs,
         columns: match lang {
-            Lang::Es => ["Marca", "Anterior", "Actual", "Diferencia [IC 95 %]", "Veredicto"],
-            Lang::En => ["Brand", "Previous", "Current", "Difference [95% CI]", "Verdict"],
+            Lang::Es => ["Marca", "Anterior", "Actual", "Diferencia [IC ajustado]", "Veredicto"],
+            Lang::En => ["Brand", "Previous", "Current", "Difference [adjusted CI]", "Verdict"],
         }
         .map(str::to_owned),
         panels,
     })
 }
+
+/// What the report says of a cell with a 95% interval but too few questions to be tested.
+const FEW: &str = "pocas preguntas";
 
 /// The verdict in `lang`, and its colour.
 pub fn verdict_words(verdict: &str, lang: Lang) -> (&'static str, &'static str) {
@@ -134,6 +153,7 @@ pub fn verdict_words(verdict: &str, lang: Lang) -> (&'static str, &'static str) 
         GREW => (lang.pick("creció", "grew"), GREW_COLOUR),
         FELL => (lang.pick("cayó", "fell"), FELL_COLOUR),
         NO_CHANGE => (lang.pick("sin cambio más allá del ruido", "no change beyond the noise"), NEUTRAL_COLOUR),
+        FEW => (lang.pick("pocas preguntas, sin veredicto", "too few questions, no verdict"), NEUTRAL_COLOUR),
         _ => (lang.pick("sin intervalo", "no interval"), NEUTRAL_COLOUR),
     }
 }
@@ -144,6 +164,7 @@ fn metric_name(metric: Metric, lang: Lang) -> &'static str {
         Metric::Order => lang.pick("Orden promedio de aparición", "Average order of appearance"),
         Metric::Citation => lang.pick("Citación como fuente", "Citation as a source"),
         Metric::PhantomCitation => lang.pick("Citación fantasma", "Ghost citation"),
+        Metric::ConsultedNotCited => lang.pick("Consultada y no citada", "Consulted, not cited"),
         Metric::Prominence => lang.pick("Protagonismo IA (0 a 10)", "AI Prominence, Protagonismo IA (0 to 10)"),
         Metric::Top1 => lang.pick("Top 1", "Top 1"),
         Metric::Sov => lang.pick("Participación de voz (share of voice)", "Share of voice"),
@@ -161,7 +182,7 @@ fn panel(table: &Table, metric: Metric, lang: Lang) -> ChangePanel {
     let rows: Vec<BrandDifference<'_>> = table
         .row_keys()
         .map(|brand| {
-            let interval = match table.cell(brand, &column("_diferencia_ic95")) {
+            let interval = match table.cell(brand, &column("_diferencia_ic_ajustado")) {
                 Some(Cell::Interval(low, high)) => Some((*low, *high)),
                 _ => None,
             };
@@ -176,6 +197,8 @@ fn panel(table: &Table, metric: Metric, lang: Lang) -> ChangePanel {
         .map(|(brand, difference, interval)| {
             let verdict = match table.cell(brand, &column("_veredicto")) {
                 Some(Cell::Text(v)) => v.as_str(),
+                // A 95% interval and no verdict: too few questions to test.
+                _ if matches!(table.cell(brand, &column("_diferencia_ic95")), Some(Cell::Interval(..))) => FEW,
                 _ => "",
             };
             let (verdict, color) = verdict_words(verdict, lang);
@@ -203,23 +226,15 @@ fn panel(table: &Table, metric: Metric, lang: Lang) -> ChangePanel {
         },
         source: match lang {
             Lang::Es => format!(
-                "Fuente: tabla {}, columnas {}_anterior, {}_actual, {}_diferencia, {}_diferencia_ic95 y {}_veredicto. {}",
+                "Fuente: tabla {}, columnas {m}_anterior, {m}_actual, {m}_diferencia, {m}_diferencia_ic_ajustado y {m}_veredicto. {}",
                 table.id,
-                metric.id(),
-                metric.id(),
-                metric.id(),
-                metric.id(),
-                metric.id(),
-                table.note.as_deref().unwrap_or("")
+                table.note.as_deref().unwrap_or(""),
+                m = metric.id()
             ),
             Lang::En => format!(
-                "Source: table {}, columns {}_anterior (previous), {}_actual (current), {}_diferencia (difference), {}_diferencia_ic95 and {}_veredicto (verdict). Base: the questions both runs share.",
+                "Source: table {}, columns {m}_anterior (previous), {m}_actual (current), {m}_diferencia (difference), {m}_diferencia_ic_ajustado (adjusted interval) and {m}_veredicto (verdict). Base: the questions both runs share.",
                 table.id,
-                metric.id(),
-                metric.id(),
-                metric.id(),
-                metric.id(),
-                metric.id()
+                m = metric.id()
             ),
         },
         axis: [-1.0, -0.5, 0.0, 0.5, 1.0]
@@ -227,6 +242,19 @@ fn panel(table: &Table, metric: Metric, lang: Lang) -> ChangePanel {
             .map(|f| Tick { fraction: 0.5 + f / 2.0, text: tick_text(f * top, unit, lang) })
             .collect(),
         rows,
+    }
+}
+
+/// A confidence level as a percentage with the decimals it needs (99,98 / 99.98).
+fn level_text(level: f64, lang: Lang) -> String {
+    let mut text = format!("{:.4}", level * 100.0);
+    while text.ends_with('0') {
+        text.pop();
+    }
+    let text = text.trim_end_matches('.').to_owned();
+    match lang {
+        Lang::Es => text.replace('.', ","),
+        Lang::En => text,
     }
 }
 
@@ -311,6 +339,9 @@ mod tests {
                     Cell::Num(now),
                     Cell::Int(100),
                     Cell::Num(change::published_difference(before, now)),
+                    // The 95% interval (not drawn), the p-value, the adjusted interval (drawn).
+                    ic.map_or(Cell::Null, |_| Cell::Interval(-9.0, 9.0)),
+                    Cell::Num(0.5),
                     ic.map_or(Cell::Null, |(l, h)| Cell::Interval(l, h)),
                     verdict.map_or(Cell::Null, |v| Cell::Text(v.into())),
                 ]);

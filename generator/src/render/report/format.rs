@@ -64,7 +64,12 @@ pub(super) fn format_cell(cell: &Cell, unit: Unit, lang: Lang) -> String {
 
 pub(super) fn metric_unit(metric: Metric) -> Unit {
     match metric {
-        Metric::Mention | Metric::Citation | Metric::PhantomCitation | Metric::Top1 | Metric::Sov => Unit::Percent,
+        Metric::Mention
+        | Metric::Citation
+        | Metric::PhantomCitation
+        | Metric::ConsultedNotCited
+        | Metric::Top1
+        | Metric::Sov => Unit::Percent,
         Metric::Order | Metric::Prominence => Unit::Decimal2,
         Metric::NetTone => Unit::Signed2,
     }
@@ -120,6 +125,7 @@ pub(super) fn column_label_plain(metric_id: &str, lang: Lang) -> &'static str {
         "orden" => lang.pick("Orden prom.", "Avg. order"),
         "citacion" => lang.pick("Citación", "Citation"),
         "citacion_fantasma" => lang.pick("Cit. fantasma", "Ghost cit."),
+        "consultada_no_citada" => lang.pick("Consult. no cit.", "Consult. uncited"),
         "protagonismo" => lang.pick("Protagonismo IA", "AI Prominence"),
         "top1" => "Top 1",
         "sov" => "Share of voice",
@@ -138,6 +144,7 @@ pub(super) fn column_label(study: &Study, spec: &TableSpec, column: &str, first:
         "n_orden" => lang.pick("n orden", "n order"),
         "citacion" => lang.pick("Citación", "Citation"),
         "citacion_fantasma" => lang.pick("Cit. fantasma", "Ghost cit."),
+        "consultada_no_citada" => lang.pick("Consult. no cit.", "Consult. uncited"),
         "protagonismo" => lang.pick("Protagonismo IA", "AI Prominence"),
         "top1" => "Top 1",
         "sov" => "Share of voice",
@@ -169,6 +176,10 @@ pub(super) fn column_label(study: &Study, spec: &TableSpec, column: &str, first:
         "tasa" => lang.pick("Tasa", "Rate"),
         other => match study.design.models.iter().find(|m| m.id == other) {
             Some(model) => model.name.as_str(),
+            // A column of a table cut by surface: the surface's name.
+            None if spec.dimension.as_deref() == Some(crate::model::SURFACE_DIMENSION) => {
+                crate::surfaces::known(other).map_or(other, |s| lang.pick(s.name, s.name_en))
+            }
             None => other,
         },
     };
@@ -231,6 +242,15 @@ pub(super) fn translate_note(note: &str, lang: Lang) -> String {
             (
                 "Promedio simple por pregunta; se omiten los pares en que ningún modelo nombra una marca.",
                 "Simple mean over questions; pairs where neither model names a brand are skipped.",
+            ),
+            (
+                "Consultada y no citada: no registrada (ninguna respuesta de la tabla registra las fuentes que consultó el proveedor; la columna queda vacía, no en 0).",
+                "Consulted, not cited: not recorded (no answer in the table records the sources the provider consulted; the column is empty, not 0).",
+            ),
+            ("Consultada y no citada: sobre las ", "Consulted, not cited: over the "),
+            (
+                " respuestas que registran las fuentes que consultó el proveedor (vacía donde ninguna las registra).",
+                " answers that record the sources the provider consulted (empty where none does).",
             ),
             ("Modelos ponderados por cuota de mercado", "Models weighted by market share"),
             ("Modelos con igual peso.", "Models weigh equally."),

@@ -3,7 +3,8 @@
 //! The Spanish report prints the study's own methodology; its prose exists in Spanish only, so
 //! the English report writes an equivalent from the study's design. Metric definitions come
 //! from `content/metricas.toml`, limited to the metrics the study's tables use. Both end with
-//! the service's section on uncertainty (bases, intervals, comparisons).
+//! the generated sections on surfaces and consulted sources and on uncertainty (bases,
+//! intervals, comparisons).
 
 use serde::Serialize;
 
@@ -22,6 +23,14 @@ pub struct Section {
 
 pub(super) fn methodology(study: &Study, lang: Lang) -> Vec<Section> {
     let mut sections = study_methodology(study, lang);
+    let surfaces = crate::surfaces::methodology(study);
+    sections.push(Section {
+        title: lang.pick(surfaces.title, surfaces.title_en).to_owned(),
+        paragraphs: match lang {
+            Lang::Es => surfaces.paragraphs,
+            Lang::En => surfaces.paragraphs_en,
+        },
+    });
     let text = &crate::render::json::UNCERTAINTY;
     sections.push(Section {
         title: lang.pick(text.title, text.title_en).to_owned(),

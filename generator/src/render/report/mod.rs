@@ -32,6 +32,7 @@ use self::labels::Labels;
 use self::methodology::{MetricView, Section};
 use self::tables::{FindingView, TableView, specs_and_tables};
 use crate::metrics::analysis::Table;
+use crate::metrics::multiplicity::Family;
 use crate::model::Study;
 use crate::render::site::Site;
 
@@ -123,7 +124,14 @@ pub struct Note {
 }
 
 /// Builds the report of `study` in `lang` from its computed tables and change tables.
-pub fn report(site: &Site<'_>, study: &Study, tables: &[Table], changes: &[Table], lang: Lang) -> Report {
+pub fn report(
+    site: &Site<'_>,
+    study: &Study,
+    tables: &[Table],
+    changes: &[Table],
+    family: Option<&Family>,
+    lang: Lang,
+) -> Report {
     let d = &study.design;
     let service = &site.content.service;
     Report {
@@ -144,7 +152,7 @@ pub fn report(site: &Site<'_>, study: &Study, tables: &[Table], changes: &[Table
         },
         findings: tables::findings(study, tables, changes, lang),
         charts: charts::charts(study, tables, lang),
-        changes: changes::section(study, changes, lang),
+        changes: changes::section(study, changes, family, lang),
         tables: specs_and_tables(study, tables)
             .map(|(spec, table)| tables::table_view(study, spec, table, lang))
             .collect(),

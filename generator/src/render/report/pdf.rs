@@ -21,6 +21,7 @@ use typst_pdf::PdfOptions;
 
 use super::{LANGUAGES, Lang, report, report_file_name};
 use crate::metrics::analysis::Table;
+use crate::metrics::multiplicity::Family;
 use crate::model::Study;
 use crate::render::site::Site;
 
@@ -150,8 +151,9 @@ pub fn render_reports(
     study: &Study,
     tables: &[Table],
     changes: &[Table],
+    family: Option<&Family>,
 ) -> Result<Vec<RenderedReport>> {
-    render_reports_with(TEMPLATE, site, study, tables, changes)
+    render_reports_with(TEMPLATE, site, study, tables, changes, family)
 }
 
 /// [`render_reports`] with another template (a publisher's own layout of the same model).
@@ -161,12 +163,13 @@ pub fn render_reports_with(
     study: &Study,
     tables: &[Table],
     changes: &[Table],
+    family: Option<&Family>,
 ) -> Result<Vec<RenderedReport>> {
     LANGUAGES
         .iter()
         .map(|&lang| {
             let started = Instant::now();
-            let model = report(site, study, tables, changes, lang);
+            let model = report(site, study, tables, changes, family, lang);
             let data = serde_json::to_vec(&model)?;
             let bytes = render_model(template, &model.ident, data)
                 .map_err(|e| e.context(format!("{}: informe {}", study.slug, lang.code())))?;

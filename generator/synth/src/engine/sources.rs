@@ -69,6 +69,74 @@ pub(crate) fn cite(
     sources
 }
 
+/// Chance that the search behind an answer found the site of a brand the answer names but does
+/// not cite (consulted, not cited).
+const CONSULT_NAMED: f64 = 0.35;
+/// Chance that it found the site of a brand the answer does not name at all.
+const CONSULT_OTHER: f64 = 0.2;
+
+/// Every source the provider consulted for an answer that cites `cited` and names the brands
+/// `named` (indexes): the cited ones, some pages of named brands it did not cite, now and then
+/// a page of a brand it does not name, and media articles it read and did not cite. Drawn from
+/// its own stream (`rng`), so the answer and its cited sources do not depend on it.
+pub(crate) fn consulted(
+    ind: &Industry,
+    question: &BaseQuestion,
+    cited: &[Source],
+    named: &[usize],
+    rng: &mut ChaCha8Rng,
+) -> Vec<Source> {
+    let language = question.language.as_str();
+    let mut sources: Vec<Source> = cited.to_vec();
+    let cites = |i: usize, sources: &[Source]| {
+        ind.brands[i].domains.iter().any(|d| sources.iter().any(|s| on_domain(&s.url, d)))
+    };
+    for &i in named {
+        if !cites(i, cited) && rng.random_bool(CONSULT_NAMED) {
+            sources.push(brand_page(ind, &ind.brands[i], language, rng));
+        }
+    }
+    if rng.random_bool(CONSULT_OTHER) {
+        let others: Vec<usize> = (0..ind.brands.len()).filter(|i| !named.contains(i)).collect();
+        if let Some(&i) = others.choose(rng) {
+            sources.push(brand_page(ind, &ind.brands[i], language, rng));
+        }
+    }
+    let mut media: Vec<&MediaSite> =
+        ind.sources.media.iter().filter(|m| m.language == language || m.language == "*").collect();
+    if media.is_empty() {
+        media = ind.sources.media.iter().collect();
+    }
+    // Articles read and not cited: as many new ones as drawn, a few tries each (an article
+    // already in the list is the same page, not another one read).
+    let wanted = rng.random_range(2..=5);
+    let (mut added, mut tries) = (0, 0);
+    while added < wanted && tries < 4 * wanted {
+        tries += 1;
+        let Some(site) = media.choose(rng) else { break };
+        let bank = ind.titles.in_language(if site.language == "en" { "en" } else { language });
+        let values = question.values();
+        let title = relevant(rng, bank, &values, 4).into_iter().next().unwrap_or("");
+        let url = media_url(site, title, rng);
+        if !sources.iter().any(|f| f.url == url) {
+            sources.push(Source { url, title: format!("{title} - {}", site.name) });
+            added += 1;
+        }
+    }
+    // Two pages of one brand may come out the same; keep the first.
+    let mut seen = std::collections::BTreeSet::new();
+    sources.retain(|s| seen.insert(s.url.clone()));
+    sources.shuffle(rng);
+    sources
+}
+
+/// True when `url`'s host is `domain` or a subdomain of it.
+fn on_domain(url: &str, domain: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split(['/', '?', '#', ':']).next().unwrap_or("");
+    host == domain || host.ends_with(&format!(".{domain}"))
+}
+
 /// An article URL on a media site, shaped like that site's URLs.
 pub(crate) fn media_url(site: &MediaSite, title: &str, rng: &mut ChaCha8Rng) -> String {
     let month = rng.random_range(1..=12u32);

@@ -41,6 +41,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "Clave de la cuenta que envía transferWithAuthorization cuando el facilitador local liquida en una cadena.",
     ),
     (
+        "GATE_FABRICAS_6492",
+        "Con el facilitador local en una cadena: más fábricas ERC-6492 que pueden desplegar la billetera inteligente de un pagador, separadas por comas.",
+    ),
+    (
         "GATE_RPC_EIP155_<ID>",
         "RPC de la red EVM eip155:<ID> (p. ej. GATE_RPC_EIP155_8453 para Base), para conciliar y liquidar.",
     ),

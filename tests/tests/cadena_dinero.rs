@@ -5,7 +5,9 @@
 //!
 //! - a transfer mined behind a 504, then "nonce used" in a wording the gate did not know, is
 //!   uncertain (503, listed to reconcile), never "nothing charged" with a fresh 402;
-//! - a sale the chain disputes is never delivered again, and its repeat says why;
+//! - with an RPC, a facilitator's success is confirmed on chain before the study leaves; when
+//!   the RPC does not answer then, the sale goes on the facilitator's word, the chain disputes
+//!   it after the delivery, and it is never delivered again (its repeat says why);
 //! - a success naming a transaction another sale holds is not believed, before delivering;
 //! - an authorization someone else submitted first (front-running) is a paid sale with an RPC,
 //!   uncertain and listed without one;
@@ -18,7 +20,10 @@
 mod common;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
 
 use alloy_primitives::{Address, B256, U256};
 use alloy_sol_types::{SolCall, sol};
@@ -26,7 +31,7 @@ use common::built;
 use common::gate::{TestGate, accepted_of, client, signed_payload, start_with_chains};
 use gate::chain::evm::RpcChain;
 use gate::chain::settler::Settler;
-use gate::chain::{Chain, Chains};
+use gate::chain::{Audit, Chain, ChainError, Chains, Expected, Verdict};
 use gate::facilitator::http::HttpFacilitator;
 use gate::facilitator::local::{LocalConfig, LocalFacilitator};
 use gate::facilitator::service::FacilitatorService;
@@ -52,6 +57,8 @@ struct Store {
     proxy: Arc<FaultProxy>,
     /// The shared record, when the sales live in PostgreSQL.
     shared: Option<Arc<Shared>>,
+    /// The gate's RPC, when it has one.
+    rpc: Option<Arc<FlakyRpc>>,
     _facilitator: Running,
     _proxy_server: Running,
 }
@@ -92,11 +99,13 @@ async fn store_on(chain: &LocalChain, with_rpc: bool, shared: Option<Arc<Shared>
     let proxy = FaultProxy::new(&facilitator.url(), Duration::from_millis(200));
     let proxy_server = spawn(Arc::clone(&proxy), 1).expect("proxy");
     let client = HttpFacilitator::new(&proxy_server.url(), None, Duration::from_secs(3)).expect("client");
-    let chains = if with_rpc {
+    let rpc = with_rpc.then(|| {
         let reader = RpcChain::new(NETWORK, chain.rpc_url(), Duration::from_secs(10)).expect("rpc");
-        Chains::new().with(NETWORK, Arc::new(reader) as Arc<dyn Chain>)
-    } else {
-        Chains::new()
+        Arc::new(FlakyRpc { rpc: reader, fail_next_audit: AtomicBool::new(false) })
+    });
+    let chains = match &rpc {
+        Some(rpc) => Chains::new().with(NETWORK, Arc::clone(rpc) as Arc<dyn Chain>),
+        None => Chains::new(),
     };
     let gate = match &shared {
         None => start_with_chains(built(), Arc::new(client), chains),
@@ -108,7 +117,37 @@ async fn store_on(chain: &LocalChain, with_rpc: bool, shared: Option<Arc<Shared>
             TestGate { server, data: tempfile::tempdir().expect("data dir"), local: None }
         }
     };
-    Store { gate, proxy, shared, _facilitator: facilitator, _proxy_server: proxy_server }
+    Store { gate, proxy, shared, rpc, _facilitator: facilitator, _proxy_server: proxy_server }
+}
+
+/// The gate's real RPC, whose next transaction check can be made to fail as an RPC that does
+/// not answer fails: the one a sale's confirmation before delivery makes.
+struct FlakyRpc {
+    rpc: RpcChain,
+    fail_next_audit: AtomicBool,
+}
+
+#[async_trait]
+impl Chain for FlakyRpc {
+    fn name(&self) -> String {
+        self.rpc.name()
+    }
+    async fn find(&self, expected: &Expected, hint: Option<&str>) -> Result<Verdict, ChainError> {
+        self.rpc.find(expected, hint).await
+    }
+    async fn audit(&self, expected: &Expected, transaction: &str) -> Result<Audit, ChainError> {
+        if self.fail_next_audit.swap(false, Ordering::SeqCst) {
+            return Err(ChainError("el RPC no respondió (prueba)".into()));
+        }
+        self.rpc.audit(expected, transaction).await
+    }
+}
+
+impl Store {
+    /// The gate's RPC fails its next transaction check (the confirmation before delivery).
+    fn rpc_down_once(&self) {
+        self.rpc.as_ref().expect("a gate with an RPC").fail_next_audit.store(true, Ordering::SeqCst);
+    }
 }
 
 fn offer(view: &str) -> Value {
@@ -179,7 +218,8 @@ async fn nonce_used_in_an_unknown_wording_after_a_mined_timeout_is_uncertain_nev
     assert!(sales.sales.is_empty());
 }
 
-/// A sale whose facilitator's success the chain does not confirm is disputed, and its buyer's
+/// With an RPC, a facilitator's success the chain contradicts is never delivered; when the RPC
+/// is silent at delivery, the sale is disputed after it, and its buyer's
 /// repeat of the same payment gets a clear refusal, never the study again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_disputed_sale_is_never_delivered_again() {
@@ -192,7 +232,19 @@ async fn a_disputed_sale_is_never_delivered_again() {
     let unrelated = chain.rpc().send_transaction(buyers[1].address, chain.asset(), &other).await.expect("transfer");
     chain.rpc().wait_receipt(unrelated, Duration::from_secs(10)).await.expect("mined");
     store.proxy.script([Fault::Lie(Some(format!("{unrelated:#x}")))]);
+    let payment = signed_payload(&offer, &buyers[0].signer(), |_, _| {});
+    let header = encode_json(&payment);
 
+    // With the RPC answering, the lie is caught before the study leaves: the authorization is
+    // unused and still valid, so the purchase is uncertain (nothing delivered).
+    let (status, body, _) = store.buy("resumen", &header).await;
+    assert_eq!((status, body["error"].as_str()), (503, Some("liquidacion_incierta")), "{body}");
+    assert!(body.get("resumen").is_none(), "nothing delivered: {body}");
+
+    // Another purchase, the same lie, the RPC silent at delivery: the facilitator's word
+    // releases it, and the check after the delivery disputes it.
+    store.proxy.script([Fault::Lie(Some(format!("{unrelated:#x}")))]);
+    store.rpc_down_once();
     let payment = signed_payload(&offer, &buyers[0].signer(), |_, _| {});
     let header = encode_json(&payment);
     let (status, body, _) = store.buy("resumen", &header).await;
@@ -386,11 +438,13 @@ async fn the_shared_record_keeps_one_transaction_per_sale_disputes_and_reconcili
     let (status, body, _) = store.buy("resumen", &encode_json(&lied)).await;
     assert_eq!((status, body["error"].as_str()), (503, Some("liquidacion_incierta")), "{body}");
 
-    // A lie naming an unrelated transaction: delivered, disputed, never again.
+    // A lie naming an unrelated transaction, the RPC silent at delivery: delivered, disputed,
+    // never again.
     let other = transferCall { to: buyers[4].address, value: U256::from(1u64) }.abi_encode();
     let unrelated = chain.rpc().send_transaction(buyers[3].address, chain.asset(), &other).await.expect("transfer");
     chain.rpc().wait_receipt(unrelated, Duration::from_secs(10)).await.expect("mined");
     store.proxy.script([Fault::Lie(Some(format!("{unrelated:#x}")))]);
+    store.rpc_down_once();
     let disputed = encode_json(&pay(2));
     assert_eq!(store.buy("resumen", &disputed).await.0, 200);
     let started = Instant::now();

@@ -15,6 +15,7 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Result;
 use bytes::Bytes;
@@ -31,7 +32,7 @@ use super::refusal::{Refusal, facilitator_refusal, seen_refusal, too_many, void_
 use super::settlement::{self, SETTLEMENT_PENDING, Settlement, UNCERTAIN_CODE, uncertain_message};
 use super::study::{STUDY_MEMORY, Spliced, StudyFiles};
 use crate::chain::signature::check_exact_on;
-use crate::chain::{Chains, Verdict};
+use crate::chain::{Audit, Chains, Verdict};
 use crate::clock::{Clock, iso8601};
 use crate::facilitator::Facilitator;
 use crate::links::LinkSigner;
@@ -395,7 +396,7 @@ impl Shop {
                     },
                 }
             }
-            Judged::Sold((_, SoldBy::Facilitator)) => Judged::Uncertain {
+            Judged::Sold((_, SoldBy::Facilitator | SoldBy::Confirmed)) => Judged::Uncertain {
                 detail: "el facilitador nombró una transacción que ya pagó otra compra".into(),
                 transaction: None,
             },
@@ -631,7 +632,19 @@ impl Shop {
     ) -> Judged<(SettlementResponse, SoldBy)> {
         let (hint, detail) = match outcome {
             Settlement::Settled(answer) if !answer.transaction.is_empty() => {
-                return Judged::Sold((answer, SoldBy::Facilitator));
+                match self.confirm(check, requirements, &answer.transaction).await {
+                    Confirmation::Confirmed => return Judged::Sold((answer, SoldBy::Confirmed)),
+                    Confirmation::Unavailable => return Judged::Sold((answer, SoldBy::Facilitator)),
+                    // Its transaction does not show this payment: what the facilitator said
+                    // proves nothing, and the chain decides from the authorization itself.
+                    Confirmation::Contradicted(why) => (
+                        None,
+                        format!(
+                            "el facilitador informó éxito con la transacción {}, que no prueba esta compra: {why}",
+                            answer.transaction
+                        ),
+                    ),
+                }
             }
             Settlement::Settled(_) => (None, "el facilitador informó éxito sin nombrar la transacción".to_owned()),
             Settlement::Refused { status, code, message, answer } => {
@@ -670,6 +683,41 @@ impl Shop {
         };
         let hint = hint.or_else(|| reservation.earlier_transaction().map(str::to_owned));
         self.chain_judges(check, requirements, hint, detail, None).await
+    }
+
+    /// Whether the chain shows a facilitator's success before the study leaves: its transaction
+    /// used this authorization and paid payTo the price. A facilitator answers once the
+    /// transaction is mined; the gate's RPC may be a block behind, so a transaction not found is
+    /// asked again for a few seconds before it contradicts. Without a chain for the network, or
+    /// when its RPC fails, the sale goes on the facilitator's word and is checked after the
+    /// delivery ([`Self::audit_later`]).
+    async fn confirm(&self, check: &Checked, requirements: &PaymentRequirements, transaction: &str) -> Confirmation {
+        let (Some(chain), Some(authorization)) = (self.chains.get(&requirements.network), &check.authorization) else {
+            return Confirmation::Unavailable;
+        };
+        let Some(expected) = proof::expected(requirements, authorization) else { return Confirmation::Unavailable };
+        let mut wait = Duration::from_millis(250);
+        let mut waited = Duration::ZERO;
+        loop {
+            match chain.audit(&expected, transaction).await {
+                Ok(Audit::Confirmed) => return Confirmation::Confirmed,
+                Ok(Audit::Wrong(why)) => return Confirmation::Contradicted(why),
+                Ok(Audit::NotFound) if waited < CONFIRM_PATIENCE => {}
+                Ok(Audit::NotFound) => {
+                    return Confirmation::Contradicted(format!(
+                        "la transacción no aparece en la cadena tras {} s",
+                        waited.as_secs()
+                    ));
+                }
+                Err(error) => {
+                    tracing::warn!(target: "compras", transaccion = transaction, "no se pudo confirmar la venta en la cadena antes de entregar (se comprobará después): {error}");
+                    return Confirmation::Unavailable;
+                }
+            }
+            tokio::time::sleep(wait).await;
+            waited += wait;
+            wait = (wait * 2).min(Duration::from_secs(2));
+        }
     }
 
     /// What the chain says of this purchase's authorization, looking first at `hint`: paid
@@ -834,11 +882,29 @@ fn same_payer(paid_by: Option<&str>, payer: &str) -> bool {
     paid_by.map(str::trim).is_some_and(|paid_by| !paid_by.is_empty() && paid_by.eq_ignore_ascii_case(payer))
 }
 
+/// How long a facilitator's transaction not yet seen by the gate's RPC is asked for before the
+/// chain is taken to contradict it.
+const CONFIRM_PATIENCE: Duration = Duration::from_secs(6);
+
+/// What the chain says of a facilitator's success before the study leaves.
+enum Confirmation {
+    /// Its transaction used this authorization and paid payTo the price.
+    Confirmed,
+    /// It does not (why, in Spanish).
+    Contradicted(String),
+    /// No chain for the network, or its RPC failed: the facilitator's word, checked later.
+    Unavailable,
+}
+
 /// Who established that the money moved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum SoldBy {
-    /// Its word alone: a plain success naming a transaction.
+    /// Its word alone: a plain success naming a transaction (no chain could confirm it before
+    /// the delivery; it is checked after).
     Facilitator,
+    /// Its word, confirmed on chain before the delivery: its transaction paid with this
+    /// authorization.
+    Confirmed,
     /// The chain: the facilitator's answer left it open, and the authorization's transaction
     /// paid payTo the price.
     Recovery,

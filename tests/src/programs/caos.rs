@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(long = "compradores", value_name = "COMPRADORES", default_value_t = 8)]
     pub buyers: usize,
     /// Gates: 1 (diario en archivo) o 2 (registro compartido en PostgreSQL).
-    #[arg(long = "gates", value_name = "GATES", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+    #[arg(long = "gates", value_name = "CANTIDAD", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
     pub gates: u8,
     /// Los gates sin RPC: sin prueba de la cadena, lo dudoso queda por conciliar.
     #[arg(long = "sin-rpc")]

@@ -264,7 +264,10 @@ fn reconcile_from_chain(args: &SalesArgs, c: &gate::settings::ReconcileArgs, sha
         chains = chains.with(network, Arc::new(chain));
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let done = runtime.block_on(gate::payment::proof::reconcile_record(&args.data, shared, &chains))?;
+    let (done, disputed) = runtime.block_on(gate::payment::proof::reconcile_record(&args.data, shared, &chains))?;
+    for (purchase, why) in &disputed {
+        println!("{purchase}: venta impugnada (la cadena no la confirma: {why})");
+    }
     let (mut paid, mut void, mut open) = (0, 0, 0);
     for (purchase, resolved) in &done {
         let line = match &resolved {
@@ -286,7 +289,10 @@ fn reconcile_from_chain(args: &SalesArgs, c: &gate::settings::ReconcileArgs, sha
             purchase.purchase, purchase.study, purchase.network, purchase.payer
         );
     }
-    println!("conciliación con la cadena: {paid} pagadas, {void} anuladas, {open} siguen por conciliar");
+    println!(
+        "conciliación con la cadena: {paid} pagadas, {void} anuladas, {open} siguen por conciliar, {} ventas impugnadas",
+        disputed.len()
+    );
     Ok(())
 }
 

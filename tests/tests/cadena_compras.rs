@@ -412,9 +412,10 @@ async fn a_pending_settlement_dropped_until_it_expires_is_never_delivered_and_is
     chain.rpc().set_next_block_timestamp(valid_before.parse::<u64>().expect("number") + 1).await.expect("time");
     chain.rpc().mine().await.expect("mine");
 
-    let done = gate::payment::proof::reconcile_record(store.gate.data.path(), None, &chains(&chain))
+    let (done, disputed) = gate::payment::proof::reconcile_record(store.gate.data.path(), None, &chains(&chain))
         .await
         .expect("reconciled");
+    assert!(disputed.is_empty(), "{disputed:?}");
     assert_eq!(done.len(), 1);
     assert!(matches!(&done[0].1, gate::payment::proof::Resolved::Void(why) if why.contains("venció")), "{done:?}");
     let sales = store.sales();
@@ -590,7 +591,7 @@ async fn on_the_shared_record_the_chain_voids_a_canceled_purchase_by_reconciliat
     chain.rpc().mine().await.expect("mine");
     chain.rpc().wait_receipt(canceled, Duration::from_secs(10)).await.expect("the cancel is mined");
 
-    let done =
+    let (done, _) =
         gate::payment::proof::reconcile_record(std::path::Path::new("/nonexistent"), Some(&shared), &chains(&chain))
             .await
             .expect("reconciled");

@@ -218,6 +218,47 @@ async fn nonce_used_in_an_unknown_wording_after_a_mined_timeout_is_uncertain_nev
     assert!(sales.sales.is_empty());
 }
 
+/// A gate without an RPC delivers a facilitator's success on its word; the publisher's
+/// reconciliation with an RPC (`gate ventas conciliar` reading the chain) checks every such sale
+/// and disputes the one whose transaction did not pay, which the running gate then refuses.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reconciliation_disputes_a_sale_delivered_on_a_lie_without_an_rpc() {
+    let chain = LocalChain::start(ChainOptions::default()).expect("chain");
+    let store = store(&chain, false).await;
+    let offer = offer("resumen");
+    let buyers = chain.buyers();
+    let paid = encode_json(&signed_payload(&offer, &buyers[0].signer(), |_, _| {}));
+    assert_eq!(store.buy("resumen", &paid).await.0, 200, "a plain sale");
+    let other = transferCall { to: buyers[2].address, value: U256::from(1u64) }.abi_encode();
+    let unrelated = chain.rpc().send_transaction(buyers[1].address, chain.asset(), &other).await.expect("transfer");
+    chain.rpc().wait_receipt(unrelated, Duration::from_secs(10)).await.expect("mined");
+    store.proxy.script([Fault::Lie(Some(format!("{unrelated:#x}")))]);
+    let lied = encode_json(&signed_payload(&offer, &buyers[1].signer(), |_, _| {}));
+    assert_eq!(store.buy("resumen", &lied).await.0, 200, "without an RPC, the facilitator's word releases it");
+    assert_eq!(store.sales().totals.general.sales, 2);
+
+    let reader = RpcChain::new(NETWORK, chain.rpc_url(), Duration::from_secs(10)).expect("rpc");
+    let chains = Chains::new().with(NETWORK, Arc::new(reader) as Arc<dyn Chain>);
+    gate::payment::proof::reconcile_record(store.gate.data.path(), None, &chains).await.expect("conciliar");
+    let sales = store.sales();
+    assert_eq!(sales.totals.general.sales, 1, "the plain sale stands: {sales:#?}");
+    let disputed: Vec<_> = sales.sales.iter().filter_map(|s| s.disputed.as_deref()).collect();
+    assert_eq!(disputed.len(), 1, "{sales:#?}");
+    assert!(disputed[0].contains("no usó esta autorización"), "{}", disputed[0]);
+
+    let reconciled = Instant::now();
+    loop {
+        let (status, body, _) = store.buy("resumen", &lied).await;
+        if status == 409 {
+            assert_eq!(body["error"], "venta_impugnada", "{body}");
+            break;
+        }
+        assert!(reconciled.elapsed() < Duration::from_secs(2), "not within 2 s: {status} {body}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(store.buy("resumen", &paid).await.0, 200, "the plain sale is delivered again");
+}
+
 /// With an RPC, a facilitator's success the chain contradicts is never delivered; when the RPC
 /// is silent at delivery, the sale is disputed after it, and its buyer's
 /// repeat of the same payment gets a clear refusal, never the study again.

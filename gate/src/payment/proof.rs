@@ -179,7 +179,7 @@ pub async fn reconcile_record(
     data: &std::path::Path,
     shared: Option<&crate::sales::postgres::Shared>,
     chains: &Chains,
-) -> anyhow::Result<Vec<(Pending, Resolved)>> {
+) -> anyhow::Result<(Vec<(Pending, Resolved)>, Vec<(String, String)>)> {
     use crate::sales::report::{Resolution, reconcile as by_hand, reconcile_shared};
     let contents = match shared {
         Some(shared) => shared.read()?,
@@ -200,7 +200,57 @@ pub async fn reconcile_record(
         }
         done.push((pending, resolved));
     }
-    Ok(done)
+    let disputed = dispute_unproven_sales(data, shared, chains, &contents).await?;
+    Ok((done, disputed))
+}
+
+/// The second half of [`reconcile_record`] (which returns what it disputed, by purchase and
+/// why): every sale the facilitator settled (its word, not
+/// the chain's proof) and nothing disputed yet is checked on chain now, as the gate checks one
+/// after delivering it. That catches what the gate could not: a sale delivered while it had no
+/// RPC, or whose check after the delivery a restart cut short. A transaction that did not pay
+/// with the sale's authorization, when the authorization did not pay payTo in another one
+/// either, is journaled `impugnado`; a chain that cannot be read leaves the sale as it is.
+async fn dispute_unproven_sales(
+    data: &std::path::Path,
+    shared: Option<&crate::sales::postgres::Shared>,
+    chains: &Chains,
+    contents: &crate::sales::journal::Contents,
+) -> anyhow::Result<Vec<(String, String)>> {
+    use crate::sales::journal::{Event, Record};
+    let mut disputed = Vec::new();
+    use crate::sales::ledger::Origin;
+    for sale in crate::sales::ledger::fold(&contents.records).sales {
+        if sale.origin != Origin::Settled || sale.disputed.is_some() || sale.transaction.is_empty() {
+            continue;
+        }
+        let Some(expected) = sale.accepted.as_ref().and_then(expected_of) else { continue };
+        let Some(chain) = chains.get(&expected.network) else { continue };
+        let reason = match chain.audit(&expected, &sale.transaction).await {
+            Ok(Audit::Confirmed) | Err(_) => continue,
+            Ok(Audit::Wrong(reason)) => reason,
+            Ok(Audit::NotFound) => format!("la transacción {} no aparece en la cadena", sale.transaction),
+        };
+        // The named transaction does not pay, but the authorization may have paid payTo in
+        // another one: then the money is there and the sale stands.
+        if matches!(chain.find(&expected, None).await, Ok(Verdict::Paid { .. }) | Err(_)) {
+            continue;
+        }
+        tracing::error!(target: "compras", compra = %sale.purchase, transaccion = %sale.transaction, "conciliación: la cadena no confirma la venta: {reason}");
+        let unix = crate::clock::now();
+        let record = Record {
+            date: crate::clock::iso8601(unix),
+            unix,
+            purchase: sale.purchase.clone(),
+            event: Event::Disputed(Disputed { transaction: sale.transaction.clone(), reason: reason.clone() }),
+        };
+        match shared {
+            Some(shared) => shared.write_blocking(record)?,
+            None => crate::sales::journal::append_one(&data.join(crate::sales::journal::JOURNAL_FILE), &record)?,
+        }
+        disputed.push((sale.purchase, reason));
+    }
+    Ok(disputed)
 }
 
 /// Reconciles every uncertain purchase of `sales` that `chains` can decide, journaling each

@@ -1,6 +1,6 @@
 //! The container image in `deploy/container/Dockerfile`, held to the facts it states without a
 //! container engine (this machine has a docker client and no daemon, so the image is not built
-//! here: OPERACIONES.md says so). The gate accepts every flag the image runs it with; the image
+//! here: docs/src/operar/contenedor.md says so). The gate accepts every flag the image runs it with; the image
 //! serves the same `dist/` and `--data` paths as the systemd unit, runs as a user that is not
 //! root, keeps `--data` on a volume, exposes the ports it listens on, checks its health on
 //! `/salud` at the buyers' port, builds binaries that exist with a Rust the workspace accepts;

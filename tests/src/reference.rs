@@ -309,7 +309,7 @@ pub fn book(repository: &Path) -> Vec<(PathBuf, String)> {
 /// repository and of `content/`.
 pub fn documents(repository: &Path) -> Vec<(PathBuf, String)> {
     let mut docs = book(repository);
-    for name in ["README.md", "OPERACIONES.md", "content/README.md"] {
+    for name in ["README.md", "content/README.md"] {
         if let Ok(text) = std::fs::read_to_string(repository.join(name)) {
             docs.push((PathBuf::from(name), text));
         }

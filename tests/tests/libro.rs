@@ -1,7 +1,10 @@
-//! The book (`docs/`, mdBook), the README, OPERACIONES.md and BENCHMARKS.md hold together: every relative link reaches a file
+//! The book (`docs/`, mdBook), the README and BENCHMARKS.md hold together: every relative link reaches a file
 //! and every `#anchor` a heading of it (as mdBook makes heading ids), and every page of
 //! `docs/src/` is in `SUMMARY.md` (mdBook leaves out a page it does not list). `./tienda probar`
-//! also runs `mdbook build`. Each check is shown failing on a broken page.
+//! also runs `mdbook build`. Every shell block of the *Operar* chapters says how it is checked:
+//! `<!-- probado: NAME -->` (a test reads and runs it; NAME appears in a test's source) or
+//! `<!-- no se prueba: WHY -->` (or, inside the block, a first line `# not run by a test …`).
+//! Each check is shown failing on a broken page.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -132,7 +135,7 @@ fn broken_links(page: &Path, text: &str) -> Vec<String> {
 fn every_link_of_the_book_and_the_guides_resolves() {
     let repository = repository();
     let mut pages = markdown_files(&repository.join("docs/src"));
-    for top in ["README.md", "OPERACIONES.md", "BENCHMARKS.md"] {
+    for top in ["README.md", "BENCHMARKS.md"] {
         pages.push(repository.join(top));
     }
     let broken: Vec<String> =
@@ -169,5 +172,94 @@ fn a_broken_link_or_anchor_is_found() {
             format!("{}: #otro: no hay un título #otro", page.display()),
         ],
         "{broken:#?}"
+    );
+}
+
+/// The languages of the fenced blocks that hold commands (the rest are files, output, code).
+const SHELL: [&str; 4] = ["sh", "bash", "shell", "console"];
+
+/// Each shell block of a page without a marker on the lines just above it, and each
+/// `probado` name no test in `tests` runs: `NAME: why` lines.
+fn unmarked_blocks(page: &str, tests: &str) -> Vec<String> {
+    let lines: Vec<&str> = page.lines().collect();
+    let mut wrong = Vec::new();
+    let mut fenced = false;
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        if !trimmed.starts_with("```") {
+            continue;
+        }
+        fenced = !fenced;
+        if !fenced || !SHELL.contains(&trimmed.trim_start_matches('`').trim()) {
+            continue;
+        }
+        let above = lines[..i].iter().rev().map(|l| l.trim()).find(|l| !l.is_empty()).unwrap_or_default();
+        // The convention of `frentes-y-cdn.md`: the block's first line says why it is not run.
+        if lines.get(i + 1).is_some_and(|first| first.trim_start().starts_with("# not run by a test")) {
+            continue;
+        }
+        if let Some(name) = above.strip_prefix("<!-- probado: ").and_then(|r| r.strip_suffix(" -->")) {
+            if !tests.contains(&format!("\"{name}\"")) {
+                wrong.push(format!("línea {}: probado: {name}, pero ninguna prueba lo corre", i + 1));
+            }
+        } else if above
+            .strip_prefix("<!-- no se prueba: ")
+            .and_then(|r| r.strip_suffix(" -->"))
+            .is_none_or(|why| why.trim().len() <= 10)
+        {
+            wrong.push(format!("línea {}: un bloque sin <!-- probado: … --> ni <!-- no se prueba: … -->", i + 1));
+        }
+    }
+    wrong
+}
+
+/// The sources of the tests that run the chapters' blocks.
+fn test_sources() -> String {
+    let dir = repository().join("tests/tests");
+    let mut text = String::new();
+    for path in files_with(&dir, "rs") {
+        text.push_str(&std::fs::read_to_string(path).expect("a test"));
+    }
+    text
+}
+
+fn files_with(dir: &Path, extension: &str) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("a folder").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(files_with(&path, extension));
+        } else if path.extension().is_some_and(|e| e == extension) {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn every_command_block_of_the_operating_chapters_is_run_or_says_why_not() {
+    let tests = test_sources();
+    let mut wrong = Vec::new();
+    for page in markdown_files(&repository().join("docs/src/operar")) {
+        let text = std::fs::read_to_string(&page).expect("a page");
+        wrong.extend(unmarked_blocks(&text, &tests).into_iter().map(|w| format!("{}: {w}", page.display())));
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn a_block_without_a_marker_or_with_a_name_no_test_runs_is_found() {
+    let tests = "machine.run(\"respaldo-datos\");";
+    let page = "<!-- probado: respaldo-datos -->\n```sh\nls\n```\n\n```sh\nrm -r /\n```\n\n\
+                <!-- probado: nadie-lo-corre -->\n```sh\ntrue\n```\n\n<!-- no se prueba: no systemd as PID 1 -->\n\
+                ```bash\nsystemctl start x\n```\n\n<!-- no se prueba: -->\n```sh\nfalse\n```\n\n```text\nsalida\n```\n";
+    assert_eq!(
+        unmarked_blocks(page, tests),
+        [
+            "línea 6: un bloque sin <!-- probado: … --> ni <!-- no se prueba: … -->",
+            "línea 11: probado: nadie-lo-corre, pero ninguna prueba lo corre",
+            "línea 21: un bloque sin <!-- probado: … --> ni <!-- no se prueba: … -->",
+        ]
     );
 }

@@ -1,5 +1,6 @@
-//! Backups and restores, with exactly the commands OPERACIONES.md gives: each shell block a
-//! test runs follows a `<!-- probado: NAME -->` marker in the guide, and is run from there,
+//! Backups and restores, with exactly the commands the book's *Operar* chapters give
+//! (`docs/src/operar/respaldos.md`, `instalar.md`, `escalar.md`): each shell block a test runs
+//! follows a `<!-- probado: NAME -->` marker in the guide, and is run from there,
 //! as written, by bash with the guide's variables (`DATOS`, `SECRETOS`, `RESPALDOS`,
 //! `CLAVE_RESPALDO`) pointed at temporary folders.
 //!
@@ -29,6 +30,7 @@ use std::sync::Arc;
 use clap::Parser;
 use common::built;
 use common::gate::{BUILT_BASE_URL, DEV_KEY, client, now, signer};
+use common::operar::block;
 use gate::app::{Gate, Services};
 use gate::sales::Sales;
 use gate::sales::postgres::Shared;
@@ -44,18 +46,6 @@ const VIEW: &str = "resumen";
 const PASSPHRASE: &str = "frase de prueba del respaldo de secretos";
 /// The password the guide's `base-nueva` gives the role `gate`.
 const DB_PASSWORD: &str = "clave-de-la-base-de-prueba";
-
-/// The shell block of OPERACIONES.md right after `<!-- probado: {name} -->`.
-fn block(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../OPERACIONES.md");
-    let guide = std::fs::read_to_string(&path).expect("OPERACIONES.md");
-    let marker = format!("<!-- probado: {name} -->");
-    let (_, after) = guide.split_once(&marker).unwrap_or_else(|| panic!("OPERACIONES.md has no {marker}"));
-    let fence = after.find("```sh\n").unwrap_or_else(|| panic!("no ```sh block after {marker}"));
-    assert!(after[..fence].lines().count() <= 3, "the block must follow {marker} closely");
-    let body = &after[fence + "```sh\n".len()..];
-    body.split_once("```").expect("the block closes").0.to_owned()
-}
 
 /// The folders the guide's variables name, inside one temporary folder.
 struct Machine {

@@ -5,6 +5,7 @@
 
 pub mod frentes;
 pub mod gate;
+pub mod operar;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -447,3 +447,23 @@ async fn install_go_live_upgrade_and_rollback_run_as_the_book_says() {
     machine.stop();
     eprintln!("procedimientos: {:.1} s", started.elapsed().as_secs_f64());
 }
+
+#[test]
+fn a_machine_installed_before_releases_moves_to_them() {
+    let mut machine = Machine::new();
+    // The layout before releases: dist/ a folder the unit serves, the binary a file.
+    let old_dist = machine.path("/srv/estudios-ia/dist");
+    common::build_into(&machine.checkout.join("content"), &old_dist);
+    std::fs::copy(binary("gate"), machine.path("/usr/local/bin/gate")).expect("the old binary");
+    let manifest = std::fs::read(old_dist.join("gate.json")).expect("gate.json");
+    machine.run(&["migrar", "activar", "instalar-unidad", "variables", "secretos-nuevos"], &[]);
+    let release = machine.release("/srv/estudios-ia/dist");
+    assert_eq!(machine.release("/usr/local/bin/gate"), release);
+    assert!(std::fs::symlink_metadata(&old_dist).expect("dist").file_type().is_symlink(), "dist/ is the link now");
+    assert!(!old_dist.join("dist").exists(), "no link made inside the old folder");
+    assert_eq!(std::fs::read(old_dist.join("gate.json")).expect("gate.json"), manifest, "the same build is served");
+    machine.verify_unit();
+    machine.start();
+    machine.ready();
+    machine.stop();
+}

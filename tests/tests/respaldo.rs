@@ -12,12 +12,12 @@
 //! same wallet (x402 `sign-in-with-x`), the old signed link still downloads, and the old
 //! receipt verifies against the key the new gate publishes. The file journal's test rotates
 //! the journal at every step, so the sale lives only in rotated segments; it goes on to the
-//! guide's rotation section: a new link secret kills the old link and the buyer signs in for
+//! guide's chapter on rotation (`secretos.md`): a new link secret kills the old link and the buyer signs in for
 //! fresh ones; a new receipt key publishes only itself until the old one is named in
 //! `GATE_RECEIPT_KEYS_ANTERIORES`. The PostgreSQL test makes the role and the database with
 //! the guide's own commands, on the first server and again on the "new" one it restores to.
 //!
-//! Also what an older gate does with a newer sales record (the guide's rollback section):
+//! Also what an older gate does with a newer sales record (`actualizar.md`, *Records across versions*):
 //! a journal line of an unknown kind is skipped and kept; a database migrated past the gate's
 //! newest migration stops the gate at start.
 

@@ -1,9 +1,10 @@
 //! The book (`docs/`, mdBook), the README, OPERACIONES.md and BENCHMARKS.md hold together: every relative link reaches a file
-//! and every `#anchor` a heading of it (as mdBook makes heading ids), and every page of
-//! `docs/src/` is in `SUMMARY.md` (mdBook leaves out a page it does not list). `./tienda probar`
-//! also runs `mdbook build`. Each check is shown failing on a broken page.
+//! and every `#anchor` a heading of it (as mdBook makes heading ids), every page of
+//! `docs/src/` is in `SUMMARY.md` (mdBook leaves out a page it does not list), and no paragraph
+//! of prose is in two documents (one place per fact). `./tienda probar` also runs `mdbook build`.
+//! Each check is shown failing on a broken page.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn repository() -> PathBuf {
@@ -133,7 +134,7 @@ fn every_link_of_the_book_and_the_guides_resolves() {
     let repository = repository();
     let mut pages = markdown_files(&repository.join("docs/src"));
     for top in ["README.md", "OPERACIONES.md", "BENCHMARKS.md"] {
-        pages.push(repository.join(top));
+        pages.extend(Some(repository.join(top)).filter(|page| page.is_file()));
     }
     let broken: Vec<String> =
         pages.iter().flat_map(|page| broken_links(page, &std::fs::read_to_string(page).expect("a page"))).collect();
@@ -169,5 +170,150 @@ fn a_broken_link_or_anchor_is_found() {
             format!("{}: #otro: no hay un título #otro", page.display()),
         ],
         "{broken:#?}"
+    );
+}
+
+/// Paragraphs this long (in characters, whitespace collapsed) may be in one document only.
+const LONGEST_REPEATABLE: usize = 199;
+
+/// The documents a reader is sent to, as they exist now: the Markdown files at the top of the
+/// repository and of `content/`, and every page of the book but the reference, which
+/// `cargo run -p tests --bin referencia` generates from the code.
+fn project_docs(repository: &Path) -> Vec<PathBuf> {
+    let mut docs = Vec::new();
+    for dir in [repository.to_path_buf(), repository.join("content")] {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.is_file() && path.extension().is_some_and(|e| e == "md"))
+            .collect();
+        found.sort();
+        docs.extend(found);
+    }
+    let reference = repository.join("docs/src/referencia");
+    if repository.join("docs/src").is_dir() {
+        docs.extend(
+            markdown_files(&repository.join("docs/src")).into_iter().filter(|page| !page.starts_with(&reference)),
+        );
+    }
+    docs
+}
+
+/// The paragraphs of prose of a Markdown text, each with the line it starts on: lines between
+/// blank lines, outside fenced code, tables and headings, each list item a paragraph of its own,
+/// whitespace collapsed.
+fn paragraphs(text: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    let mut current: Option<(usize, String)> = None;
+    let mut fenced = false;
+    for (number, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        let list_item = trimmed.starts_with("- ")
+            || trimmed.starts_with("* ")
+            || trimmed.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        let fence = trimmed.starts_with("```");
+        let outside_prose = fenced || trimmed.is_empty() || trimmed.starts_with('|') || trimmed.starts_with('#');
+        if fence || outside_prose || list_item {
+            found.extend(current.take());
+        }
+        if fence {
+            fenced = !fenced;
+        }
+        if fence || outside_prose {
+            continue;
+        }
+        let (_, paragraph) = current.get_or_insert_with(|| (number + 1, String::new()));
+        let words = trimmed.split_whitespace().skip(usize::from(list_item));
+        for word in words {
+            if !paragraph.is_empty() {
+                paragraph.push(' ');
+            }
+            paragraph.push_str(word);
+        }
+    }
+    found.extend(current);
+    found
+}
+
+/// Each paragraph longer than [`LONGEST_REPEATABLE`] that is in more than one of `docs`
+/// (name, text), with every place it is at.
+fn repeated_paragraphs(docs: &[(String, String)]) -> Vec<String> {
+    let mut places: BTreeMap<String, Vec<(String, usize)>> = BTreeMap::new();
+    for (name, text) in docs {
+        for (line, paragraph) in paragraphs(text) {
+            if paragraph.chars().count() > LONGEST_REPEATABLE {
+                places.entry(paragraph).or_default().push((name.clone(), line));
+            }
+        }
+    }
+    places
+        .into_iter()
+        .filter(|(_, at)| at.iter().map(|(name, _)| name).collect::<BTreeSet<_>>().len() > 1)
+        .map(|(paragraph, at)| {
+            let at: Vec<String> = at.iter().map(|(name, line)| format!("{name}:{line}")).collect();
+            let start: String = paragraph.chars().take(100).collect();
+            format!("{}: «{start}…»", at.join(" y "))
+        })
+        .collect()
+}
+
+#[test]
+fn no_paragraph_is_in_two_documents() {
+    let repository = repository();
+    let docs: Vec<(String, String)> = project_docs(&repository)
+        .iter()
+        .map(|doc| {
+            let name = doc.strip_prefix(&repository).unwrap_or(doc).display().to_string();
+            (name, std::fs::read_to_string(doc).expect("a document"))
+        })
+        .collect();
+    assert!(
+        docs.iter().any(|(name, _)| name == "BENCHMARKS.md"),
+        "{:?}",
+        docs.iter().map(|d| &d.0).collect::<Vec<_>>()
+    );
+    let repeated = repeated_paragraphs(&docs);
+    assert!(
+        repeated.is_empty(),
+        "el mismo párrafo en dos documentos: déjelo en uno y enlácelo desde el otro: {repeated:#?}"
+    );
+}
+
+#[test]
+fn a_paragraph_in_two_documents_is_found() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let long = "El gate vende cada estudio entero por USD 0,99 en USDC con x402 v2, liquida solo después de \
+                producir el estudio y entrega enlaces firmados que valen siete días; lo que no se entregó no \
+                se cobra, y lo que no se liquidó no se entrega.";
+    let reflowed = long.replace(", liquida", ",\n   liquida");
+    let table = format!("| {long} |");
+    let files = [
+        ("README.md", format!("# Tienda\n\nCorto y repetido en los dos.\n\n{long}\n\n```sh\n{long}\n```\n")),
+        ("content/README.md", format!("{table}\n\n- {long}\n")),
+        ("docs/src/operar/gate.md", format!("Corto y repetido en los dos.\n\n{reflowed}\n")),
+        ("docs/src/referencia/gate.md", format!("{long}\n")),
+        ("docs/src/SUMMARY.md", "- [Operar](operar/gate.md)\n".to_owned()),
+    ];
+    for (name, text) in &files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("folder");
+        std::fs::write(path, text).expect("write");
+    }
+    let found: Vec<String> = project_docs(dir.path())
+        .iter()
+        .map(|doc| doc.strip_prefix(dir.path()).unwrap_or(doc).display().to_string())
+        .collect();
+    assert_eq!(found, ["README.md", "content/README.md", "docs/src/SUMMARY.md", "docs/src/operar/gate.md"]);
+    let docs: Vec<(String, String)> = files
+        .iter()
+        .filter(|(name, _)| found.iter().any(|f| f == name))
+        .map(|(n, t)| ((*n).to_owned(), t.clone()))
+        .collect();
+    let repeated = repeated_paragraphs(&docs);
+    assert_eq!(repeated.len(), 1, "{repeated:#?}");
+    assert!(
+        repeated[0].starts_with("README.md:5 y content/README.md:3 y docs/src/operar/gate.md:3: «El gate vende"),
+        "{repeated:#?}"
     );
 }

@@ -348,6 +348,10 @@ impl GateProcess {
             .arg(&self.setup.data)
             .args(["--escuchar", &format!("127.0.0.1:{}", self.port), "--facilitador", &self.setup.facilitator])
             .args(["--conciliar-cada", "2", "--hilos", "2"])
+            // Every buyer comes from 127.0.0.1: the per-address and global budgets of refused
+            // attempts would turn the whole run into 429s within a minute (a deployment sees one
+            // address per buyer). Each buyer keeps its own payer limit, over a one-minute window.
+            .args(["--fallos-por-cliente", "1000000", "--fallos-globales", "1000000", "--ventana-fallos", "60"])
             .env("GATE_FACILITATOR_TIMEOUT", FACILITATOR_TIMEOUT_SECONDS.to_string())
             .env("GATE_LINK_SECRET", "caos-clave-de-enlaces-0123456789abcdef-0123")
             .env("GATE_LOG", "info")

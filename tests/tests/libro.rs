@@ -1,10 +1,9 @@
 //! The book (`docs/`, mdBook), the README, OPERACIONES.md and BENCHMARKS.md hold together: every relative link reaches a file
-//! and every `#anchor` a heading of it (as mdBook makes heading ids), every page of
-//! `docs/src/` is in `SUMMARY.md` (mdBook leaves out a page it does not list), and no paragraph
-//! of prose is in two documents (one place per fact). `./tienda probar` also runs `mdbook build`.
-//! Each check is shown failing on a broken page.
+//! and every `#anchor` a heading of it (as mdBook makes heading ids), and every page of
+//! `docs/src/` is in `SUMMARY.md` (mdBook leaves out a page it does not list). `./tienda probar`
+//! also runs `mdbook build`. Each check is shown failing on a broken page.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 fn repository() -> PathBuf {
@@ -96,82 +95,8 @@ fn heading_ids(text: &str) -> BTreeSet<String> {
     ids
 }
 
-/// Each broken link of a page: the file it names is missing, or has no such heading.
-fn broken_links(page: &Path, text: &str) -> Vec<String> {
-    let mut broken = Vec::new();
-    for target in links(text) {
-        if target.contains("://") || target.starts_with("mailto:") || target.is_empty() {
-            continue;
-        }
-        let (file, anchor) = match target.split_once('#') {
-            Some((file, anchor)) => (file, Some(anchor)),
-            None => (target.as_str(), None),
-        };
-        let target_text = if file.is_empty() {
-            text.to_owned()
-        } else {
-            let path = page.parent().unwrap_or(page).join(file);
-            match std::fs::read_to_string(&path) {
-                Ok(target_text) => target_text,
-                Err(_) if path.is_dir() => String::new(),
-                Err(_) => {
-                    broken.push(format!("{}: {target}: no existe", page.display()));
-                    continue;
-                }
-            }
-        };
-        if let Some(anchor) = anchor
-            && !heading_ids(&target_text).contains(anchor)
-        {
-            broken.push(format!("{}: {target}: no hay un título #{anchor}", page.display()));
-        }
-    }
-    broken
-}
-
-#[test]
-fn every_link_of_the_book_and_the_guides_resolves() {
-    let repository = repository();
-    let mut pages = markdown_files(&repository.join("docs/src"));
-    for top in ["README.md", "OPERACIONES.md", "BENCHMARKS.md"] {
-        pages.extend(Some(repository.join(top)).filter(|page| page.is_file()));
-    }
-    let broken: Vec<String> =
-        pages.iter().flat_map(|page| broken_links(page, &std::fs::read_to_string(page).expect("a page"))).collect();
-    assert!(broken.is_empty(), "{broken:#?}");
-}
-
-#[test]
-fn every_page_is_in_the_summary() {
-    let src = repository().join("docs/src");
-    let summary = std::fs::read_to_string(src.join("SUMMARY.md")).expect("SUMMARY.md");
-    let listed: BTreeSet<PathBuf> = links(&summary).iter().map(|target| src.join(target)).collect();
-    let missing: Vec<String> = markdown_files(&src)
-        .into_iter()
-        .filter(|page| !page.ends_with("SUMMARY.md") && !listed.contains(page))
-        .map(|page| page.display().to_string())
-        .collect();
-    assert!(missing.is_empty(), "páginas que SUMMARY.md no lista: {missing:#?}");
-}
-
-#[test]
-fn a_broken_link_or_anchor_is_found() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join("otra.md"), "# Instalar el gate\n\n## Instalar el gate\n").expect("write");
-    let page = dir.path().join("pagina.md");
-    let text = "[bien](otra.md#instalar-el-gate) [repetido](otra.md#instalar-el-gate-1) \
-                [falta](nada.md) [ancla](otra.md#desinstalar) `[en código](nada.md)` [aquí](#título-propio) [allá](#otro)\n\n# Título propio\n";
-    let broken = broken_links(&page, text);
-    assert_eq!(
-        broken,
-        [
-            format!("{}: nada.md: no existe", page.display()),
-            format!("{}: otra.md#desinstalar: no hay un título #desinstalar", page.display()),
-            format!("{}: #otro: no hay un título #otro", page.display()),
-        ],
-        "{broken:#?}"
-    );
-}
+// One place per fact: no paragraph of prose is in two of the project's documents; a passage
+// lives in one and the others link to it.
 
 /// Paragraphs this long (in characters, whitespace collapsed) may be in one document only.
 const LONGEST_REPEATABLE: usize = 199;
@@ -257,7 +182,7 @@ fn compared(paragraph: &str) -> String {
 /// Each paragraph longer than [`LONGEST_REPEATABLE`] (link targets left out) that is in more
 /// than one of `docs` (name, text), with every place it is at.
 fn repeated_paragraphs(docs: &[(String, String)]) -> Vec<String> {
-    let mut places: BTreeMap<String, Vec<(String, usize)>> = BTreeMap::new();
+    let mut places: std::collections::BTreeMap<String, Vec<(String, usize)>> = std::collections::BTreeMap::new();
     for (name, text) in docs {
         for (line, paragraph) in paragraphs(text) {
             let paragraph = compared(&paragraph);
@@ -334,5 +259,82 @@ fn a_paragraph_in_two_documents_is_found() {
     assert!(
         repeated[0].starts_with("README.md:5 y content/README.md:3 y docs/src/operar/gate.md:3: «El gate vende"),
         "{repeated:#?}"
+    );
+}
+
+/// Each broken link of a page: the file it names is missing, or has no such heading.
+fn broken_links(page: &Path, text: &str) -> Vec<String> {
+    let mut broken = Vec::new();
+    for target in links(text) {
+        if target.contains("://") || target.starts_with("mailto:") || target.is_empty() {
+            continue;
+        }
+        let (file, anchor) = match target.split_once('#') {
+            Some((file, anchor)) => (file, Some(anchor)),
+            None => (target.as_str(), None),
+        };
+        let target_text = if file.is_empty() {
+            text.to_owned()
+        } else {
+            let path = page.parent().unwrap_or(page).join(file);
+            match std::fs::read_to_string(&path) {
+                Ok(target_text) => target_text,
+                Err(_) if path.is_dir() => String::new(),
+                Err(_) => {
+                    broken.push(format!("{}: {target}: no existe", page.display()));
+                    continue;
+                }
+            }
+        };
+        if let Some(anchor) = anchor
+            && !heading_ids(&target_text).contains(anchor)
+        {
+            broken.push(format!("{}: {target}: no hay un título #{anchor}", page.display()));
+        }
+    }
+    broken
+}
+
+#[test]
+fn every_link_of_the_book_and_the_guides_resolves() {
+    let repository = repository();
+    let mut pages = markdown_files(&repository.join("docs/src"));
+    for top in ["README.md", "OPERACIONES.md", "BENCHMARKS.md"] {
+        pages.push(repository.join(top));
+    }
+    let broken: Vec<String> =
+        pages.iter().flat_map(|page| broken_links(page, &std::fs::read_to_string(page).expect("a page"))).collect();
+    assert!(broken.is_empty(), "{broken:#?}");
+}
+
+#[test]
+fn every_page_is_in_the_summary() {
+    let src = repository().join("docs/src");
+    let summary = std::fs::read_to_string(src.join("SUMMARY.md")).expect("SUMMARY.md");
+    let listed: BTreeSet<PathBuf> = links(&summary).iter().map(|target| src.join(target)).collect();
+    let missing: Vec<String> = markdown_files(&src)
+        .into_iter()
+        .filter(|page| !page.ends_with("SUMMARY.md") && !listed.contains(page))
+        .map(|page| page.display().to_string())
+        .collect();
+    assert!(missing.is_empty(), "páginas que SUMMARY.md no lista: {missing:#?}");
+}
+
+#[test]
+fn a_broken_link_or_anchor_is_found() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("otra.md"), "# Instalar el gate\n\n## Instalar el gate\n").expect("write");
+    let page = dir.path().join("pagina.md");
+    let text = "[bien](otra.md#instalar-el-gate) [repetido](otra.md#instalar-el-gate-1) \
+                [falta](nada.md) [ancla](otra.md#desinstalar) `[en código](nada.md)` [aquí](#título-propio) [allá](#otro)\n\n# Título propio\n";
+    let broken = broken_links(&page, text);
+    assert_eq!(
+        broken,
+        [
+            format!("{}: nada.md: no existe", page.display()),
+            format!("{}: otra.md#desinstalar: no hay un título #desinstalar", page.display()),
+            format!("{}: #otro: no hay un título #otro", page.display()),
+        ],
+        "{broken:#?}"
     );
 }

@@ -51,7 +51,7 @@ pub struct Question {
     pub language: String,
 }
 
-/// One line of `respuestas.jsonl`: the content format (`content/README.md` §3.6) plus the
+/// One line of `respuestas.jsonl`: the content format (`docs/src/publicar/preguntas-y-respuestas.md`) plus the
 /// repetition and what the collection recorded.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct AnswerLine {

@@ -1,6 +1,6 @@
 //! Where an answer was seen (`superficie` of each line of `respuestas.jsonl`): a provider's API,
 //! or a consumer surface people use, captured through a SERP API. This is the one list of the
-//! surface ids the collector writes; `content/README.md` §3.9 («Superficies») shows the same
+//! surface ids the collector writes; `docs/src/publicar/recoleccion.md` («Superficies») shows the same
 //! table for publishers, and the generator validates `superficie` against it.
 
 /// One surface the collector knows.
@@ -51,7 +51,7 @@ pub fn ids() -> String {
     SURFACES.iter().map(|s| s.id).collect::<Vec<_>>().join(", ")
 }
 
-/// The table of `content/README.md` §3.9, as Markdown (the docs test compares them).
+/// The table of `docs/src/publicar/recoleccion.md`, as Markdown (the docs test compares them).
 pub fn markdown_table() -> String {
     let mut out = String::from("| `superficie` | qué es | qué no es |\n|---|---|---|\n");
     for surface in SURFACES {
@@ -66,10 +66,10 @@ mod tests {
 
     #[test]
     fn the_publishers_guide_shows_this_very_table() {
-        let guide = include_str!("../../content/README.md");
+        let guide = include_str!("../../docs/src/publicar/recoleccion.md");
         assert!(
             guide.contains(&markdown_table()),
-            "content/README.md §3.9 must hold the table of collector/src/surface.rs:\n{}",
+            "docs/src/publicar/recoleccion.md must hold the table of collector/src/surface.rs:\n{}",
             markdown_table()
         );
         assert!(known("api") && known("google_ai_mode") && !known("chatgpt"));

@@ -4,7 +4,7 @@
 //!
 //! Labels arrive one durable line at a time in `tono.jsonl` (so a stopped run keeps what it paid
 //! for) and are then merged into `respuestas.jsonl` in one atomic rewrite. Brands are found with
-//! the rules of `content/README.md` §3.4 (folded, whole words, exclusions, longest alias first),
+//! the rules of the book's `marcas.toml` page (`docs/src/publicar/marcas.md`: folded, whole words, exclusions, longest alias first),
 //! so a label never lands on a brand the generator does not see named.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -392,7 +392,7 @@ mod tests {
         ];
         let names =
             |text: &str| brands_named(&brands, text).into_iter().map(|b| brands[b].name.clone()).collect::<Vec<_>>();
-        // The table of content/README.md §3.4.
+        // The table of docs/src/publicar/marcas.md («Cómo se detectan las menciones»).
         assert_eq!(names("Claro que sí: Claro y Movistar."), ["Claro", "Movistar"]);
         assert_eq!(names("CLARO, que es la más grande"), ["Claro"]);
         assert_eq!(names("Claro que Movistar conviene"), ["Movistar"]);

@@ -93,7 +93,7 @@ fn mention(checked: &generator::Checked) -> (f64, f64, (f64, f64)) {
     (num("mencion"), num("mencion_n_ef"), interval)
 }
 
-/// Wilson's interval for a rate `r` with `n` answers, z = 1.959964 (`content/README.md` §5).
+/// Wilson's interval for a rate `r` with `n` answers, z = 1.959964 (`docs/src/publicar/metricas.md`).
 fn wilson(r: f64, n: f64) -> (f64, f64) {
     let z: f64 = 1.959964;
     let center = (r + z * z / (2.0 * n)) / (1.0 + z * z / n);

@@ -59,8 +59,15 @@ pub struct SearchDocument {
     pub brand_terms: Vec<Vec<String>>,
 }
 
-/// Longest query the gate accepts, in bytes.
-pub const MAX_QUERY_BYTES: usize = 512;
+/// Longest query the gate accepts, in characters (Unicode scalar values: what `maxLength`
+/// counts in the published contract).
+pub const MAX_QUERY_CHARS: usize = 128;
+/// What a query must contain to be searched, as a regular expression (ECMA-262 and Python
+/// read it alike): one character that is not an ASCII sign, space or control character.
+/// The published contract states it; [`QueryError::Empty`] is its negation.
+pub const SEARCHABLE_PATTERN: &str = r"[^\u0000-\u002F\u003A-\u0040\u005B-\u0060\u007B-\u007F]";
+/// The most bytes a query within [`MAX_QUERY_CHARS`] can take in UTF-8.
+pub const MAX_QUERY_BYTES: usize = MAX_QUERY_CHARS * 4;
 /// Query terms at least this long also match indexed terms they begin ("hotel" → "hoteles").
 const MIN_PREFIX: usize = 3;
 /// A prefix match counts this much of an exact one.
@@ -69,6 +76,9 @@ const PREFIX_FACTOR: f64 = 0.5;
 /// Why a query is refused.
 #[derive(Debug, Clone, PartialEq)]
 pub enum QueryError {
+    /// Only ASCII signs, spaces and control characters ([`SEARCHABLE_PATTERN`] does not
+    /// match): nothing to search. A query of only common words ("de la") or of other signs
+    /// ("¿…?") is not refused: it has no terms and finds nothing.
     Empty,
     TooLong(usize),
 }
@@ -483,14 +493,16 @@ fn string_ranks<'s>(strings: impl Iterator<Item = &'s str>) -> Vec<u32> {
 
 /// A query's folded terms, each once, in order of appearance; or why it is refused.
 fn query_terms(text: &str) -> Result<Vec<String>, QueryError> {
-    if text.len() > MAX_QUERY_BYTES {
-        return Err(QueryError::TooLong(text.len()));
+    if text.len() > MAX_QUERY_CHARS {
+        let characters = text.chars().count();
+        if characters > MAX_QUERY_CHARS {
+            return Err(QueryError::TooLong(characters));
+        }
     }
-    let terms = distinct(search_terms(text));
-    if terms.is_empty() {
+    if text.bytes().all(|b| b.is_ascii() && !b.is_ascii_alphanumeric()) {
         return Err(QueryError::Empty);
     }
-    Ok(terms)
+    Ok(distinct(search_terms(text)))
 }
 
 /// The terms in order of first appearance, each once (a query has a few dozen at most).
@@ -581,7 +593,7 @@ mod tests {
         index.terms.insert("x".repeat(2000), vec![[0, 4, 1]]);
         let prepared = PreparedIndex::new(&index);
         assert!(prepared.words.words.len() < 600, "words past the longest query are not kept");
-        for query in ["xxx".to_owned(), "x".repeat(MAX_QUERY_BYTES)] {
+        for query in ["xxx".to_owned(), "x".repeat(MAX_QUERY_CHARS)] {
             let ranked = prepared.query(&query).unwrap();
             assert_eq!(ranked.hits.len(), 1);
             assert_eq!(ranked.hits[0].position, 0);
@@ -592,8 +604,16 @@ mod tests {
     #[test]
     fn empty_and_long_queries_are_refused() {
         let index = index();
-        assert_eq!(index.query("  de la ").unwrap_err(), QueryError::Empty);
+        assert_eq!(index.query("  ?!, \u{7f}").unwrap_err(), QueryError::Empty);
+        assert!(index.query("¿…?").expect("signs past ASCII: searched, nothing found").1.is_empty());
+        let (terms, hits) = index.query("  de la ").expect("common words are a query that finds nothing");
+        assert!(terms.is_empty() && hits.is_empty());
+        let ranked = PreparedIndex::new(&index).query("De LA").expect("the same, prepared");
+        assert!(ranked.terms.is_empty() && ranked.hits.is_empty());
         assert_eq!(index.query(&"a".repeat(600)).unwrap_err(), QueryError::TooLong(600));
+        assert!(index.query(&"ñ".repeat(MAX_QUERY_CHARS)).is_ok(), "the limit counts characters, not bytes");
+        let over = "ñ".repeat(MAX_QUERY_CHARS + 1);
+        assert_eq!(index.query(&over).unwrap_err(), QueryError::TooLong(MAX_QUERY_CHARS + 1));
     }
 
     /// A hand-written index with every oddity `query` tolerates: duplicate field names, a field

@@ -10,6 +10,13 @@ use serde_json::Value;
 
 /// The only protocol version the gate speaks.
 pub const X402_VERSION: u32 = 2;
+/// Largest `PAYMENT-SIGNATURE` (or `SIGN-IN-WITH-X`) value the gate decodes, in bytes.
+pub const MAX_PAYMENT_HEADER_BYTES: usize = 16 * 1024;
+/// What a `PAYMENT-SIGNATURE` value must look like to be decoded, as the published contract
+/// states it: standard base64 with its padding (whole groups of four, a last group of two or
+/// three characters padded with `=`, no stray bits in its last character: `QQ==`, not `QR==`).
+pub const PAYMENT_HEADER_PATTERN: &str =
+    "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{4}|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=|[A-Za-z0-9+/][AQgw]==)$";
 /// The extension a client uses to send an idempotency key (`extensions["payment-identifier"]`).
 pub const PAYMENT_IDENTIFIER: &str = "payment-identifier";
 /// The discovery extension facilitators index resources by.

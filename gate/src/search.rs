@@ -16,7 +16,9 @@ use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
-use contract::search::{MAX_QUERY_BYTES, PreparedIndex, QueryError, Ranked, RankedHit, SearchDocument, SearchIndex};
+use contract::search::{
+    MAX_QUERY_BYTES, MAX_QUERY_CHARS, PreparedIndex, QueryError, Ranked, RankedHit, SearchDocument, SearchIndex,
+};
 use hashbrown::DefaultHashBuilder;
 use serde_json::json;
 
@@ -179,11 +181,12 @@ impl Search {
             Ok(ranked) => Ok(Bytes::from(self.write_answer(q, &ranked))),
             Err(QueryError::Empty) => Err(Refused {
                 code: "q_sin_terminos",
-                message: "La búsqueda no tiene palabras útiles (solo signos o palabras muy comunes).".to_owned(),
+                message: "La búsqueda solo tiene signos y espacios: indique qué busca, por ejemplo q=bancos."
+                    .to_owned(),
             }),
             Err(QueryError::TooLong(n)) => Err(Refused {
                 code: "q_demasiado_larga",
-                message: format!("La búsqueda tiene {n} bytes; el máximo es {MAX_QUERY_BYTES}."),
+                message: format!("La búsqueda tiene {n} caracteres; el máximo es {MAX_QUERY_CHARS}."),
             }),
         }
     }
@@ -512,15 +515,19 @@ mod tests {
     #[test]
     fn refusals_are_json_and_not_cached() {
         let search = Search::new(&index(), "http://x");
-        for (query, code) in [(None, "falta_q"), (Some("q="), "falta_q"), (Some("q=+de+la"), "q_sin_terminos")] {
+        for (query, code) in [(None, "falta_q"), (Some("q="), "falta_q"), (Some("q=+%3F%21"), "q_sin_terminos")] {
             let reply = search.answer(query);
             assert_eq!(reply.status, 400);
             assert_eq!(body(&reply)["error"], code);
         }
-        let long = format!("q={}", "a".repeat(MAX_QUERY_BYTES + 1));
+        let long = format!("q={}", "a".repeat(MAX_QUERY_CHARS + 1));
         assert_eq!(body(&search.answer(Some(&long)))["error"], "q_demasiado_larga");
-        search.answer(Some("q=+de+la"));
+        search.answer(Some("q=+%3F%21"));
         assert_eq!(search.cache.len(), 0);
+        let common = search.answer(Some("q=+de+la"));
+        assert_eq!(common.status, 200, "only common words: a search that finds nothing");
+        assert_eq!(body(&common)["total"], 0);
+        assert_eq!(body(&common)["terminos"], json!([]));
     }
 
     /// The answer as `serde_json` writes it from plain structs: what the hand-assembled

@@ -1,7 +1,7 @@
 //! The content model: what a publisher writes under `content/`, as typed structs.
 //!
 //! Field names follow the files (Spanish), so the structs double as the reference for
-//! `content/README.md`. Everything derives `Serialize` too: the synthetic-corpus writer
+//! the book's format pages (`docs/src/publicar/`). Everything derives `Serialize` too: the synthetic-corpus writer
 //! (`synth`) produces content through the same types the loader reads, so the two can
 //! never disagree about the format.
 

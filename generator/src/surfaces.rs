@@ -22,7 +22,7 @@ pub struct Surface {
 }
 
 /// The surfaces the generator describes, `api` first: the ones `recolector` writes
-/// (`collector/src/surface.rs`, `content/README.md` §3.9).
+/// (`collector/src/surface.rs`, `docs/src/publicar/recoleccion.md`).
 pub const KNOWN: [Surface; 3] = [
     Surface {
         id: API_SURFACE,

@@ -8,17 +8,18 @@
 # binaries. It builds the sample content (tests/muestra/) into a temporary dist/, starts the gate in local mode on a free
 # loopback port with a temporary --data, runs Schemathesis, and stops the gate.
 #
-# Checks left out, each for a reason that is the contract's, not a failure of it:
-# - positive_data_acceptance: "valid" inputs the schema cannot tell from invalid ones are
-#   rightly refused. A download link with a well-typed `vence` and `firma` is still forged
-#   (403), a well-typed PAYMENT-SIGNATURE is still not a signed payment (400/402), a JSON-RPC
-#   message that fits the envelope may name an unknown method.
+# Every check runs, positive_data_acceptance included: the schemas state what the gate refuses
+# with 400 (a `q` of only ASCII signs, a PAYMENT-SIGNATURE that is not standard base64, a
+# JSON-RPC object that is neither a request nor a response), and tests/contrato/schemathesis.toml
+# counts the paid path's 402 as expected. Checks left out, each for a reason that is the
+# contract's, not a failure of it:
 # - ignored_auth: no operation declares credentials (payment is not authentication: the paid
 #   operation declares x-payment-info, and its 402 is checked like any other answer).
 # - use_after_free, ensure_resource_availability, object_level_authorization: nothing is
 #   created or deleted through the API (every operation is a GET but MCP's POST).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+root="$(pwd)"
 st="$1"; gate="$2"; generator="$3"
 work="$(mktemp -d)"
 cleanup() { [ -n "${pid:-}" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
@@ -33,10 +34,10 @@ for _ in $(seq 100); do
 done
 curl -fsS "http://127.0.0.1:$port/listo" >/dev/null || { cat "$work/gate.log" >&2; exit 1; }
 # From the temporary folder: Schemathesis leaves its own files (.schemathesis/) where it runs.
-(cd "$work" && "$st" run "$work/dist/public/openapi.json" \
+(cd "$work" && "$st" --config-file "$root/tests/contrato/schemathesis.toml" run "$work/dist/public/openapi.json" \
   --url "http://127.0.0.1:$port" \
   --checks all \
-  --exclude-checks positive_data_acceptance,ignored_auth,use_after_free,ensure_resource_availability,object_level_authorization \
+  --exclude-checks ignored_auth,use_after_free,ensure_resource_availability,object_level_authorization \
   --phases examples,coverage,fuzzing \
   --max-examples "${SCHEMATHESIS_EJEMPLOS:-40}" \
   --seed 35 \

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Independent recomputation of every analysis table of every study.
 
-Written from the published texts only: content/README.md (sections 3.3 to 3.6,
-4 and 5) and content/metricas.toml. No Rust source was read. It loads each
-study under <content>/estudios/, detects the tracked brands in every answer
-following the rules of README section 3.4, builds every `[[analisis]]` table
-following section 4 and the formulas of section 5 / metricas.toml, and compares
+Written from the published texts only: the book's format and metrics pages
+(docs/src/publicar/: estudio.md, marcas.md, preguntas-y-respuestas.md, tablas.md
+and metricas.md, once sections 3.3 to 3.6, 4 and 5 of content/README.md) and
+content/metricas.toml. No Rust source was read. It loads each study under
+<content>/estudios/, detects the tracked brands in every answer following the
+rules of marcas.md, builds every `[[analisis]]` table following tablas.md and
+the formulas of metricas.md / metricas.toml, and compares
 the result with the published package <dist>/private/descargas/<slug>.json
 (field `analisis`).
 
@@ -44,8 +46,8 @@ BRAND_METRICS = (
     "mencion", "orden", "citacion", "citacion_fantasma", "consultada_no_citada",
     "protagonismo", "top1", "sov", "tono_neto",
 )
-SURFACE_DIMENSION = "superficie"   # read from each answer, `api` when absent (README 3.3, 3.6)
-# Means and the range their interval is cut to (README section 5).
+SURFACE_DIMENSION = "superficie"   # read from each answer, `api` when absent (estudio.md, preguntas-y-respuestas.md)
+# Means and the range their interval is cut to (metricas.md).
 MEAN_RANGES = {
     "orden": (1.0, math.inf),
     "protagonismo": (0.0, 10.0),
@@ -191,7 +193,7 @@ class Answer:
     tone: dict[str, str]        # brand id -> pos / neu / neg
     dims: dict[str, str]        # dimension id -> value (question's values; the answer's surface)
     repetition: int = 1         # `repeticion` (1 when the line does not say)
-    surface: str = "api"        # `superficie` (README 3.6)
+    surface: str = "api"        # `superficie` (preguntas-y-respuestas.md)
     consulted: set[str] | None = None  # brand ids consulted (fuentes_consultadas); None: not recorded
 
     @property
@@ -255,7 +257,7 @@ def load_study(folder: Path) -> Study:
 
 
 def read_answer(r: dict, brands: list[Brand], questions: dict, dim_ids: list[str]) -> Answer:
-    """One line of respuestas.jsonl: brands named, cited and consulted (README 3.4, 3.6)."""
+    """One line of respuestas.jsonl: brands named, cited and consulted (marcas.md, preguntas-y-respuestas.md)."""
     named = detect_mentions(r["respuesta"], brands)
     hosts = [source_host(s["url"]) for s in r.get("fuentes", [])]
     cited = {b.id for b in brands for h in hosts if host_in_brand(h, b)}
@@ -273,12 +275,12 @@ def read_answer(r: dict, brands: list[Brand], questions: dict, dim_ids: list[str
 
 
 # --------------------------------------------------------------------------
-# Brand detection (README section 3.4)
+# Brand detection (marcas.md)
 # --------------------------------------------------------------------------
 
 def fold(s: str) -> str:
     """NFD, drop every combining mark (Unicode category M: accents, diaeresis, the
-    tilde of ñ, the cedilla of ç...), then lower-case (README 3.4 rule 1)."""
+    tilde of ñ, the cedilla of ç...), then lower-case (marcas.md, rule 1)."""
     decomposed = unicodedata.normalize("NFD", s)
     return "".join(c for c in decomposed
                    if not unicodedata.category(c).startswith("M")).lower()
@@ -367,7 +369,7 @@ def source_key(host: str, brands: list[Brand]) -> tuple[str, str | None]:
 
     The first brand domain the host falls in, going through the brands in
     marcas.toml order and each brand's `dominios` in the order written; a host
-    under no brand domain is its own row, without an owner (README section 4).
+    under no brand domain is its own row, without an owner (tablas.md).
     """
     for b in brands:
         for d in b.domains:
@@ -377,7 +379,7 @@ def source_key(host: str, brands: list[Brand]) -> tuple[str, str | None]:
 
 
 # --------------------------------------------------------------------------
-# Weights and the ratio estimator (README section 5)
+# Weights and the ratio estimator (metricas.md)
 # --------------------------------------------------------------------------
 
 def answer_weights(study: Study, scope: list[Answer]) -> list[Fraction]:
@@ -428,7 +430,7 @@ def ratio_estimate(obs: list[tuple[str, Fraction, int | Fraction, int]],
         return NULL_ESTIMATE
     r = sum(c * sy for c, (sy, _sx) in sums.items()) / den
     n_base = sum(1 for _q, _c, _y, x in obs if x != 0)
-    # Floating-point part: V and n_kish (README section 5).
+    # Floating-point part: V and n_kish (metricas.md).
     rf, denf = float(r), float(den)
     clusters: dict[str, float] = {}
     sq = 0.0
@@ -492,7 +494,7 @@ def metric_citacion_fantasma(study, scope, bid):
 
 
 def metric_consultada_no_citada(study, scope, bid):
-    """Over the answers that record fuentes_consultadas (x = 1, README 3.4 and 5): consulted a
+    """Over the answers that record fuentes_consultadas (x = 1, marcas.md and metricas.md): consulted a
     brand domain and cited none (y = 1). Null when none records them."""
     return ratio_estimate(
         weighted_obs(study, scope,
@@ -564,7 +566,7 @@ def hhi(study: Study, scope: list[Answer], metric: str) -> Fraction | None:
 
 
 # --------------------------------------------------------------------------
-# Tables (README section 4), one function per type
+# Tables (tablas.md), one function per type
 # --------------------------------------------------------------------------
 
 def table_scope(study: Study, spec: dict) -> list[Answer]:
@@ -745,7 +747,7 @@ def table_acuerdo(study, spec, scope):
 
 
 def table_estabilidad(study, spec, scope):
-    """Each model against itself across the repetitions of a question (README section 4)."""
+    """Each model against itself across the repetitions of a question (tablas.md)."""
     cols = ["modelo", "pares", "omitidos",
             *estimate_columns("jaccard"), *estimate_columns("top1_coincide")]
     by_q: dict[str, dict[str, dict[int, Answer]]] = {}
@@ -814,7 +816,7 @@ TABLE_FUNCS = {
 
 
 # --------------------------------------------------------------------------
-# Change since the previous run (README section 5, "Cambio desde la corrida
+# Change since the previous run (metricas.md, "Cambio desde la corrida
 # anterior"; metricas.toml, [cambio])
 # --------------------------------------------------------------------------
 
@@ -822,7 +824,7 @@ CHANGE_METRICS = ("mencion", "orden", "citacion", "protagonismo", "top1", "sov",
 CHANGE_SUFFIXES = ("_anterior", "_anterior_n", "_actual", "_actual_n",
                    "_diferencia", "_diferencia_ic95", "_diferencia_p",
                    "_diferencia_ic_ajustado", "_veredicto")
-FDR_Q = 0.05  # the false discovery rate of the change verdicts (README section 5)
+FDR_Q = 0.05  # the false discovery rate of the change verdicts (metricas.md)
 MIN_CLUSTERS = 10  # fewest shared questions behind a difference for it to be tested
 GREW, FELL, NO_CHANGE = "creció", "cayó", "sin cambio más allá del ruido"
 TIER_SLUG = {"estándar": "estandar", "avanzado": "avanzado"}
@@ -852,7 +854,7 @@ def load_previous(folder: Path, study: Study) -> tuple[Study, dict[str, str]] | 
     return prev, {m["id"]: m["nivel"] for m in spec["modelos"]}
 
 
-# y and x of one answer for each compared metric (README section 5).
+# y and x of one answer for each compared metric (metricas.md).
 CHANGE_YX = {
     "mencion": lambda a, b: (int(b in a.named), 1),
     "orden": lambda a, b: (a.position.get(b, 0), int(b in a.named)),
@@ -967,7 +969,7 @@ def t_quantile(alpha: float, df: int) -> float:
 @dataclass
 class ChangeTest:
     """A change cell with both runs' intervals: D and its unrounded 95% MOVER interval, the
-    clusters G behind it and its p-value (README section 5, «Valor p»)."""
+    clusters G behind it and its p-value (metricas.md, «Valor p»)."""
     d: float
     low: float
     high: float
@@ -1003,7 +1005,7 @@ def change_test(before: Run, now: Run) -> ChangeTest | None:
 
 @dataclass
 class Family:
-    """Benjamini-Hochberg over every change cell of a study with a p-value (README section 5,
+    """Benjamini-Hochberg over every change cell of a study with a p-value (metricas.md,
     «Familia y control de multiplicidad», «Intervalo ajustado»)."""
     m: int
     r: int
@@ -1179,7 +1181,7 @@ def check_study(report: Report, study: Study, package: dict) -> None:
 
 
 def check_answers(report: Report, study: Study, package: dict) -> None:
-    """Each published answer's surface and the brands it cites and consulted (README 3.4, 3.6)."""
+    """Each published answer's surface and the brands it cites and consulted (marcas.md, preguntas-y-respuestas.md)."""
     published = {a["id"]: a for a in package["respuestas"]}
     order = [b.id for b in study.brands]
     for a in study.answers:

@@ -98,6 +98,173 @@ fn heading_ids(text: &str) -> BTreeSet<String> {
     ids
 }
 
+// One place per fact: no paragraph of prose is in two of the project's documents; a passage
+// lives in one and the others link to it.
+
+/// Paragraphs this long (in characters, whitespace collapsed) may be in one document only.
+const LONGEST_REPEATABLE: usize = 199;
+
+/// The documents a reader is sent to, as they exist now: the Markdown files at the top of the
+/// repository and of `content/`, and every page of the book but the reference, which
+/// `cargo run -p tests --bin referencia` generates from the code.
+fn project_docs(repository: &Path) -> Vec<PathBuf> {
+    let mut docs = Vec::new();
+    for dir in [repository.to_path_buf(), repository.join("content")] {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.is_file() && path.extension().is_some_and(|e| e == "md"))
+            .collect();
+        found.sort();
+        docs.extend(found);
+    }
+    let reference = repository.join("docs/src/referencia");
+    if repository.join("docs/src").is_dir() {
+        docs.extend(
+            markdown_files(&repository.join("docs/src")).into_iter().filter(|page| !page.starts_with(&reference)),
+        );
+    }
+    docs
+}
+
+/// The paragraphs of prose of a Markdown text, each with the line it starts on: lines between
+/// blank lines, outside fenced code, tables and headings, each list item a paragraph of its own,
+/// whitespace collapsed.
+fn paragraphs(text: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    let mut current: Option<(usize, String)> = None;
+    let mut fenced = false;
+    for (number, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        let list_item = trimmed.starts_with("- ")
+            || trimmed.starts_with("* ")
+            || trimmed.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        let fence = trimmed.starts_with("```");
+        let outside_prose = fenced || trimmed.is_empty() || trimmed.starts_with('|') || trimmed.starts_with('#');
+        if fence || outside_prose || list_item {
+            found.extend(current.take());
+        }
+        if fence {
+            fenced = !fenced;
+        }
+        if fence || outside_prose {
+            continue;
+        }
+        let (_, paragraph) = current.get_or_insert_with(|| (number + 1, String::new()));
+        let words = trimmed.split_whitespace().skip(usize::from(list_item));
+        for word in words {
+            if !paragraph.is_empty() {
+                paragraph.push(' ');
+            }
+            paragraph.push_str(word);
+        }
+    }
+    found.extend(current);
+    found
+}
+
+/// A paragraph as it is compared: link targets dropped, so a passage moved to a page in another
+/// folder (`[texto](a.md)`, `[texto](../a.md)`) is still the same passage.
+fn compared(paragraph: &str) -> String {
+    let mut out = String::with_capacity(paragraph.len());
+    let mut rest = paragraph;
+    while let Some(i) = rest.find("](") {
+        out.push_str(&rest[..=i]);
+        let after = &rest[i + 2..];
+        let Some(end) = after.find(')') else {
+            out.push_str(&rest[i + 1..]);
+            return out;
+        };
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Each paragraph longer than [`LONGEST_REPEATABLE`] (link targets left out) that is in more
+/// than one of `docs` (name, text), with every place it is at.
+fn repeated_paragraphs(docs: &[(String, String)]) -> Vec<String> {
+    let mut places: std::collections::BTreeMap<String, Vec<(String, usize)>> = std::collections::BTreeMap::new();
+    for (name, text) in docs {
+        for (line, paragraph) in paragraphs(text) {
+            let paragraph = compared(&paragraph);
+            if paragraph.chars().count() > LONGEST_REPEATABLE {
+                places.entry(paragraph).or_default().push((name.clone(), line));
+            }
+        }
+    }
+    places
+        .into_iter()
+        .filter(|(_, at)| at.iter().map(|(name, _)| name).collect::<BTreeSet<_>>().len() > 1)
+        .map(|(paragraph, at)| {
+            let at: Vec<String> = at.iter().map(|(name, line)| format!("{name}:{line}")).collect();
+            let start: String = paragraph.chars().take(100).collect();
+            format!("{}: «{start}…»", at.join(" y "))
+        })
+        .collect()
+}
+
+#[test]
+fn no_paragraph_is_in_two_documents() {
+    let repository = repository();
+    let docs: Vec<(String, String)> = project_docs(&repository)
+        .iter()
+        .map(|doc| {
+            let name = doc.strip_prefix(&repository).unwrap_or(doc).display().to_string();
+            (name, std::fs::read_to_string(doc).expect("a document"))
+        })
+        .collect();
+    assert!(
+        docs.iter().any(|(name, _)| name == "BENCHMARKS.md"),
+        "{:?}",
+        docs.iter().map(|d| &d.0).collect::<Vec<_>>()
+    );
+    let repeated = repeated_paragraphs(&docs);
+    assert!(
+        repeated.is_empty(),
+        "el mismo párrafo en dos documentos: déjelo en uno y enlácelo desde el otro: {repeated:#?}"
+    );
+}
+
+#[test]
+fn a_paragraph_in_two_documents_is_found() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let long = "El gate vende cada estudio entero por USD 0,99 en USDC con x402 v2, liquida solo después de \
+                producir el estudio y entrega [enlaces firmados](descargas.md) que valen siete días; lo que no se entregó no \
+                se cobra, y lo que no se liquidó no se entrega.";
+    let reflowed = long.replace(", liquida", ",\n   liquida").replace("(descargas.md)", "(../../descargas.md)");
+    let table = format!("| {long} |");
+    let files = [
+        ("README.md", format!("# Tienda\n\nCorto y repetido en los dos.\n\n{long}\n\n```sh\n{long}\n```\n")),
+        ("content/README.md", format!("{table}\n\n- {long}\n")),
+        ("docs/src/operar/gate.md", format!("Corto y repetido en los dos.\n\n{reflowed}\n")),
+        ("docs/src/referencia/gate.md", format!("{long}\n")),
+        ("docs/src/SUMMARY.md", "- [Operar](operar/gate.md)\n".to_owned()),
+    ];
+    for (name, text) in &files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("folder");
+        std::fs::write(path, text).expect("write");
+    }
+    let found: Vec<String> = project_docs(dir.path())
+        .iter()
+        .map(|doc| doc.strip_prefix(dir.path()).unwrap_or(doc).display().to_string())
+        .collect();
+    assert_eq!(found, ["README.md", "content/README.md", "docs/src/SUMMARY.md", "docs/src/operar/gate.md"]);
+    let docs: Vec<(String, String)> = files
+        .iter()
+        .filter(|(name, _)| found.iter().any(|f| f == name))
+        .map(|(n, t)| ((*n).to_owned(), t.clone()))
+        .collect();
+    let repeated = repeated_paragraphs(&docs);
+    assert_eq!(repeated.len(), 1, "{repeated:#?}");
+    assert!(
+        repeated[0].starts_with("README.md:5 y content/README.md:3 y docs/src/operar/gate.md:3: «El gate vende"),
+        "{repeated:#?}"
+    );
+}
+
 /// Each broken link of a page: the file it names is missing, or has no such heading.
 fn broken_links(page: &Path, text: &str) -> Vec<String> {
     let mut broken = Vec::new();

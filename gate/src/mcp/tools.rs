@@ -17,8 +17,8 @@ use crate::payment::mcp::{self as purchase, BUY_TOOL, MCP_DEFAULT_VIEW};
 
 /// The free tools, in the order they are listed.
 pub const FREE_TOOLS: [&str; 5] = ["listar_estudios", "buscar_estudios", "ver_ficha", "ver_metricas", "como_comprar"];
-/// Longest search accepted (the same bound as `/buscar`).
-const MAX_QUERY_CHARS: usize = 200;
+/// Longest search accepted: the bound of `/buscar`.
+use contract::search::MAX_QUERY_CHARS;
 
 /// Tool names an endpoint offers, in list order.
 pub fn names(endpoint: Endpoint) -> Vec<&'static str> {
@@ -55,7 +55,7 @@ pub fn definitions(slugs: &[&str], endpoint: Endpoint) -> Vec<Value> {
             "Buscar estudios",
             "Busca estudios por tema, industria, país o marca (sin distinguir tildes ni mayúsculas), con el mismo orden que /buscar y por qué coincidió cada uno. \"corrida anterior\" encuentra los estudios que se comparan con una corrida anterior.",
             "Searches studies by topic, industry, country or brand (accent- and case-insensitive), ranked as /buscar, with why each one matched. \"previous run\" finds the studies compared with a previous run.",
-            json!({"q": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "pattern": "\\S", "description": "Qué busca, p. ej. \"bancos argentina\" o \"Galicia\". / What to look for."}}),
+            json!({"q": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "pattern": contract::search::SEARCHABLE_PATTERN, "description": "Qué busca, p. ej. \"bancos argentina\" o \"Galicia\". / What to look for."}}),
             &["q"],
         ),
         free(
@@ -392,12 +392,6 @@ fn search_studies(store: &Store<'_>, arguments: &Map<String, Value>) -> Result<V
             "Indique qué busca en el argumento q, por ejemplo \"bancos argentina\" o \"hoteles\".",
         )
     })?;
-    if q.chars().count() > MAX_QUERY_CHARS {
-        return Err(ToolError::new(
-            "q_demasiado_larga",
-            format!("La búsqueda tiene {} caracteres; el máximo es {MAX_QUERY_CHARS}.", q.chars().count()),
-        ));
-    }
     let bytes = store.search.results(q).map_err(|refused| ToolError::new(refused.code, refused.message))?;
     let value: Value = serde_json::from_slice(&bytes)
         .map_err(|_| ToolError::new("error_interno", "La búsqueda no pudo responder."))?;

@@ -77,7 +77,7 @@ pub fn check_synthetic(mode: Mode, manifest: &Manifest, dist: &Path) -> Result<S
         (true, _) => Ok(format!("ninguno de los {} estudios dice ser sintético", manifest.studies.len())),
         (false, Mode::Local) => Ok(format!("{} estudios sintéticos (solo para el modo local)", synthetic.len())),
         (false, _) => Err(format!(
-            "{} de {} estudios dicen en su nota que sus datos son sintéticos ({}): no se venden datos de demostración con dinero real; reemplace content/estudios por los suyos (content/README.md) y corra `generator build`",
+            "{} de {} estudios dicen en su nota que sus datos son sintéticos ({}): no se venden datos de demostración con dinero real; reemplace content/estudios por los suyos (docs/src/publicar/estudios-propios.md) y corra `generator build`",
             synthetic.len(),
             manifest.studies.len(),
             synthetic.join(", ")

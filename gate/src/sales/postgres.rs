@@ -67,7 +67,8 @@ pub const DEFAULT_HOLD: Duration = Duration::from_secs(150);
 /// default) for the gates that share it.
 const POOL_SIZE: usize = 32;
 /// Batches of purchase steps a gate commits at once ([`GroupCommit`]), each on a connection of
-/// the pool. Measured with `bench-gate` (BENCHMARKS.md): 1, 2, 4 and 8 sold within the noise of
+/// the pool. Measured with `bench-gate` (docs/src/diseno/historia-de-benchmarks.md, "The shared
+/// record's steps committed together"): 1, 2, 4 and 8 sold within the noise of
 /// one another; 4 keeps a lone step from waiting behind a batch.
 const COMMITTERS: usize = 4;
 /// The environment variable that sets the connections per gate (1 to 1,000).
@@ -332,7 +333,7 @@ impl Shared {
 
     /// Commits one step, with the change it makes to its purchase's row. Every step waits for
     /// its commit, a delivery too (the file journal answers a delivery before its fsync; here
-    /// that measured no faster, BENCHMARKS.md).
+    /// that measured no faster: docs/src/diseno/historia-de-benchmarks.md, "Measured and not kept").
     pub async fn write(&self, record: Record) -> std::io::Result<()> {
         let group = self.group.clone();
         self.run(async move { write_in(&group, record).await })

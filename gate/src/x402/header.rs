@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use contract::x402::{PaymentPayload, X402_VERSION};
 
-/// Largest `PAYMENT-SIGNATURE` value accepted.
-pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+/// Largest `PAYMENT-SIGNATURE` value accepted (the published contract states it).
+pub const MAX_HEADER_BYTES: usize = contract::x402::MAX_PAYMENT_HEADER_BYTES;
 
 /// Why a header could not be decoded.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,6 +108,51 @@ mod tests {
 
     fn b64(v: &Value) -> String {
         encode_json(v)
+    }
+
+    /// The published pattern of `PAYMENT-SIGNATURE` (openapi.json) accepts exactly what the
+    /// decoder's base64 step accepts: nothing schema-valid is refused as "not base64", nothing
+    /// refused as that is schema-valid.
+    mod published_pattern {
+        use base64::Engine;
+        use base64::engine::general_purpose::STANDARD;
+        use contract::x402::PAYMENT_HEADER_PATTERN;
+        use proptest::prelude::*;
+
+        fn pattern() -> regex::Regex {
+            regex::Regex::new(PAYMENT_HEADER_PATTERN).expect("the published pattern is a regular expression")
+        }
+
+        fn unanchored() -> &'static str {
+            PAYMENT_HEADER_PATTERN.strip_prefix('^').and_then(|p| p.strip_suffix('$')).expect("anchored")
+        }
+
+        proptest! {
+            #[test]
+            fn agrees_with_the_decoder_on_short_strings(text in "[A-Za-z0-9+/=_ -]{1,13}") {
+                let decodes = STANDARD.decode(&text).is_ok_and(|bytes| !bytes.is_empty());
+                prop_assert_eq!(pattern().is_match(&text), decodes, "{:?}", text);
+            }
+
+            /// Groups of four, then a short tail and some padding: where the stray bits and the
+            /// padding rules bite.
+            #[test]
+            fn agrees_with_the_decoder_on_padded_tails(text in "([A-Za-z0-9+/]{4}){0,2}[A-Za-z0-9+/]{0,3}={0,3}") {
+                let decodes = STANDARD.decode(&text).is_ok_and(|bytes| !bytes.is_empty());
+                prop_assert_eq!(pattern().is_match(&text), decodes, "{:?}", text);
+            }
+
+            #[test]
+            fn accepts_every_encoding(bytes in proptest::collection::vec(any::<u8>(), 1..300)) {
+                prop_assert!(pattern().is_match(&STANDARD.encode(&bytes)));
+            }
+
+            /// (Generated from the pattern without its anchors, which proptest cannot generate.)
+            #[test]
+            fn everything_it_accepts_decodes(text in unanchored()) {
+                prop_assert!(STANDARD.decode(&text).is_ok(), "{:?}", text);
+            }
+        }
     }
 
     #[test]

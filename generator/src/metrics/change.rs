@@ -24,11 +24,15 @@
 //! `L = D − √((R2 − l2)² + (u1 − R1)² − 2ρ·(R2 − l2)·(u1 − R1))`
 //! `U = D + √((u2 − R2)² + (R1 − l1)² − 2ρ·(u2 − R2)·(R1 − l1))`
 //!
-//! For a mean it is exactly `D ± z·√Σ_g (e2_g − e1_g)²`, the paired cluster-robust interval;
-//! for a rate it inherits Wilson's behaviour near 0 and 1. The verdict reads the published
-//! (rounded) bounds: `creció` when the lower one is above 0, `cayó` when the upper one is
-//! below 0, otherwise `sin cambio más allá del ruido`. Without an interval in either run
-//! (fewer than two questions in its base) there is no interval and no verdict.
+//! with `[l, u]` each run's unrounded interval as its analysis cell would carry it, ends already
+//! clipped to the metric's range. For a mean clipped in neither run it is exactly
+//! `D ± z·√Σ_g (e2_g − e1_g)²`, the paired cluster-robust interval; where a run's interval was
+//! clipped, the clipped distance enters instead of `z·√V`, on the one side of the difference
+//! that end feeds (`l2`, `u1` the lower, `u2`, `l1` the upper), so the published interval is no
+//! longer that symmetric one. For a rate it inherits Wilson's behaviour near 0 and 1. The
+//! verdict is the family's ([`crate::metrics::multiplicity`]): a p-value read off this
+//! interval, Benjamini–Hochberg over every tested cell of the study. Without an interval in
+//! either run (fewer than two questions in its base) there is no interval and no verdict.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,7 +1,7 @@
 //! Finding tracked brands in an answer's text and in its cited sources.
 //!
 //! Every metric starts here: which brands an answer names, in which order, and which brand
-//! domains it cites. The rules, as `content/README.md` §3.4 states them to publishers: aliases
+//! domains it cites. The rules, as `docs/src/publicar/marcas.md` states them to publishers: aliases
 //! and text are folded the same way (case and accents ignored), an occurrence counts only on
 //! word boundaries (the characters around it are not alphanumeric, so "Movistar+" and "C&A"
 //! work where `\b` would not), overlapping matches resolve longest first, and a brand's matches

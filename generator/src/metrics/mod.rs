@@ -4,7 +4,7 @@
 //! into weighted rates and scores; [`analysis`] arranges them into the study's tables.
 //!
 //! Formulas (stated to buyers in `content/metricas.toml`, and to publishers in
-//! `content/README.md` §5):
+//! `docs/src/publicar/metricas.md`):
 //!
 //! - **Mención**: weighted share of answers that name the brand.
 //! - **Orden**: mean 1-based position of first appearance, over answers naming the brand

@@ -369,7 +369,7 @@ pub struct Sheet {
 pub struct SurfaceCount {
     /// The surface id (`api`, `google_ai_overview`, …).
     pub id: String,
-    /// Its name, when the generator knows the surface (`content/README.md` §3.6).
+    /// Its name, when the generator knows the surface (`docs/src/publicar/preguntas-y-respuestas.md`).
     #[serde(rename = "nombre")]
     pub name: Option<&'static str>,
     #[serde(rename = "nombre_en")]

@@ -179,12 +179,17 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
             "summary": "Busca estudios por tema, industria, país o marca (sin distinguir tildes ni mayúsculas).",
             "parameters": [{
                 "name": "q", "in": "query", "required": true,
-                "description": "Consulta (1 a 512 bytes en UTF-8).",
-                "schema": {"type": "string", "minLength": 1, "maxLength": contract::search::MAX_QUERY_BYTES},
+                "description": format!(
+                    "Consulta con algo más que signos, espacios y controles ASCII (si no, 400 q_sin_terminos) y hasta {} caracteres \
+                     (si no, 400 q_demasiado_larga). Una consulta de solo palabras muy comunes (\"de la\") u otros signos \
+                     (\"¿…?\") no encuentra nada: 200 con 0 resultados.",
+                    contract::search::MAX_QUERY_CHARS
+                ),
+                "schema": {"type": "string", "minLength": 1, "maxLength": contract::search::MAX_QUERY_CHARS, "pattern": contract::search::SEARCHABLE_PATTERN},
             }],
             "responses": {
                 "200": json_response("Resultados ordenados por relevancia", "Busqueda"),
-                "400": error_response("Falta q o es demasiado larga"),
+                "400": error_response("Falta q (falta_q), solo tiene signos ASCII (q_sin_terminos) o es demasiado larga (q_demasiado_larga)"),
             },
         }},
         "/estudio/{slug}": {"get": {
@@ -197,10 +202,10 @@ fn paths(site: &Site<'_>, slugs: &[&str]) -> Value {
                  "description": "completo (por defecto) o resumen; mismo precio.",
                  "schema": {"type": "string", "enum": View::NAMES, "default": View::ALL[0]}},
                 {"name": "PAYMENT-SIGNATURE", "in": "header", "required": false,
-                 "description": "base64 del PaymentPayload x402 v2.",
-                 "schema": {"type": "string"}},
+                 "description": "base64 (alfabeto estándar, con relleno) del JSON del PaymentPayload x402 v2; otra cosa es 400 pago_mal_formado.",
+                 "schema": base64_header()},
                 {"name": "SIGN-IN-WITH-X", "in": "header", "required": false,
-                 "description": "base64 de la prueba sign-in-with-x (mensaje EIP-4361 firmado por la billetera que compró): reacceso sin cobro.",
+                 "description": "base64 (alfabeto estándar, con relleno) de la prueba sign-in-with-x (mensaje EIP-4361 firmado por la billetera que compró): reacceso sin cobro. Una prueba que no decodifica o no vale recibe 402 con el motivo y un desafío nuevo (como el servidor oficial), no 400; con PAYMENT-SIGNATURE al lado, sigue el pago.",
                  "schema": {"type": "string"}},
             ],
             "x-payment-info": payment_info,
@@ -313,16 +318,42 @@ fn download_content() -> Value {
     })
 }
 
+/// A header holding standard base64 with its padding, as the gate decodes it.
+fn base64_header() -> Value {
+    json!({
+        "type": "string",
+        "minLength": 4,
+        "maxLength": contract::x402::MAX_PAYMENT_HEADER_BYTES,
+        "pattern": contract::x402::PAYMENT_HEADER_PATTERN,
+    })
+}
+
+/// One JSON-RPC 2.0 message as `/mcp` parses it: a request or notification (a `method`, text;
+/// `params`, if any, an object) or a response (an `id` and a `result` or an `error`, no
+/// `method`). An `id` is text or an integer that fits 64 bits, never null. Batches are refused.
+fn json_rpc_message() -> Value {
+    let id = json!({"oneOf": [
+        {"type": "string"},
+        {"type": "integer", "minimum": i64::MIN, "maximum": u64::MAX},
+    ]});
+    json!({
+        "type": "object",
+        "properties": {"jsonrpc": {"const": "2.0"}, "id": id, "method": {"type": "string"}, "params": {"type": "object"}},
+        "oneOf": [
+            {"title": "Pedido o notificación", "required": ["jsonrpc", "method"]},
+            {"title": "Respuesta", "required": ["jsonrpc", "id"], "not": {"required": ["method"]},
+             "anyOf": [{"required": ["result"]}, {"required": ["error"]}]},
+        ],
+    })
+}
+
 /// A POST of one JSON-RPC message to an MCP endpoint (GET and DELETE answer 405).
 fn mcp_operation(operation_id: &str, summary: &str) -> Value {
     json!({
         "operationId": operation_id,
         "summary": summary,
         "description": "Un mensaje JSON-RPC 2.0 por POST, con Accept: application/json, text/event-stream. Respuestas JSON, nunca un Mcp-Session-Id; sin lotes.",
-        "requestBody": {"required": true, "content": {"application/json": {"schema": {
-            "type": "object", "required": ["jsonrpc"],
-            "properties": {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer"]}, "method": {"type": "string"}, "params": {"type": "object"}},
-        }}}},
+        "requestBody": {"required": true, "content": {"application/json": {"schema": json_rpc_message()}}},
         "responses": {
             "200": {"description": "Respuesta JSON-RPC", "content": {"application/json": {"schema": {"type": "object"}}}},
             "202": {"description": "Notificación o respuesta aceptada, sin cuerpo"},

@@ -145,7 +145,7 @@ pub struct PublishedAnswer<'a> {
     pub date: &'a str,
     #[serde(rename = "respuesta")]
     pub answer: &'a str,
-    /// Where the answer was seen: `api` or a consumer surface (`content/README.md` §3.6).
+    /// Where the answer was seen: `api` or a consumer surface (`docs/src/publicar/preguntas-y-respuestas.md`).
     #[serde(rename = "superficie")]
     pub surface: &'a str,
     /// The sources the answer cites.

@@ -123,7 +123,7 @@ fn a_hand_worked_change_cell() {
     assert_eq!(cell(t, "Alfa", "mencion_diferencia"), &Cell::Num(0.7));
     assert_eq!(cell(t, "Alfa", "mencion_diferencia_ic95"), &Cell::Interval(0.3036, 0.8528));
     // s = (0.7 − 0.30365)/z = 0.20222, t = 3.4615 on 9 degrees of freedom (ten questions):
-    // p = 0.007144 (content/README.md §5, the worked example).
+    // p = 0.007144 (docs/src/publicar/metricas.md, the worked example).
     assert_eq!(cell(t, "Alfa", "mencion_diferencia_p"), &Cell::Num(0.007144));
     assert_eq!(cell(t, "Alfa", "mencion_veredicto"), &Cell::Text(GREW.into()));
     // Beta is never named: 0 in both runs, no change.

@@ -424,6 +424,54 @@ async fn a_pending_settlement_dropped_until_it_expires_is_never_delivered_and_is
     assert_eq!(chain.usdc_balance(buyer.address()).await.expect("balance"), before, "nothing moved");
 }
 
+/// A mempool that evicts the settler's transaction leaves a gap in its account's numbers: every
+/// later transaction of the settler waits behind it, and a repeat that only waits for the
+/// evicted one waits forever. Our facilitator notices the node no longer knows it, reads the
+/// number again and sends the authorization anew: the purchase and the next one both settle,
+/// each moving its price once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transaction_dropped_from_the_mempool_is_sent_again_and_later_sales_do_not_wait_behind_it() {
+    let Pending { chain, store, buyer, offer, header, before, transaction, .. } = pending_purchase().await;
+    let dropped: B256 = transaction.parse().expect("hash");
+    chain.rpc().drop_transaction(dropped).await.expect("drop");
+    let known = chain.rpc().call("eth_getTransactionByHash", json!([transaction])).await.expect("asked");
+    assert!(known.is_null(), "the node forgot it: {known}");
+
+    // Repeats until delivered, mining a block after each uncertain answer.
+    async fn until_delivered(chain: &LocalChain, store: &Store, slug: &str, view: &str, header: &str) -> Value {
+        for _ in 0..6 {
+            let (status, body) = buy_http(store, slug, view, header).await;
+            if status == 200 {
+                return body;
+            }
+            assert_eq!((status, body["error"].as_str()), (503, Some("liquidacion_incierta")), "{body}");
+            chain.rpc().mine().await.expect("mine");
+        }
+        panic!("{slug} was never delivered: its settlement waits behind the dropped transaction");
+    }
+    // Sent again with the number it had (the gap's): the same signed transaction, so the same
+    // hash, now mined.
+    let body = until_delivered(&chain, &store, "farma-2026", "resumen", &header).await;
+    let mined: B256 = body["liquidacion"]["transaccion"].as_str().expect("transaction").parse().expect("hash");
+    assert!(chain.rpc().receipt(mined).await.expect("receipt").is_some_and(|r| r.succeeded()));
+
+    // The settler's next sale is not stuck behind the gap.
+    let other = chain.buyers()[1].signer();
+    let next_offer = accepted("banca-2026", "resumen");
+    let next = encode_json(&signed_payload(&next_offer, &other, |_, _| {}));
+    let other_before = chain.usdc_balance(other.address()).await.expect("balance");
+    until_delivered(&chain, &store, "banca-2026", "resumen", &next).await;
+
+    chain.rpc().mine().await.expect("mine");
+    let moved = before - chain.usdc_balance(buyer.address()).await.expect("balance");
+    assert_eq!(moved, price(&offer), "the dropped purchase moved its price once");
+    let moved = other_before - chain.usdc_balance(other.address()).await.expect("balance");
+    assert_eq!(moved, price(&next_offer), "the next purchase moved its price once");
+    let sales = store.sales();
+    assert_eq!(sales.sales.len(), 2);
+    assert!(sales.pending.is_empty(), "{:?}", sales.pending);
+}
+
 /// A facilitator that answers success naming a real transaction that paid someone else.
 struct Liar {
     transaction: Mutex<String>,

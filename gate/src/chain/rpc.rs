@@ -199,6 +199,13 @@ impl Rpc {
         Ok(Some(BlockTime { number: quantity(&block["number"])?, timestamp: quantity(&block["timestamp"])? }))
     }
 
+    /// Whether the node knows a transaction at all (pending in its pool or mined): `false` once
+    /// it was dropped from the mempool, or never reached this node.
+    pub async fn knows(&self, transaction: B256) -> Result<bool, ChainError> {
+        let found = self.call("eth_getTransactionByHash", json!([format!("{transaction:#x}")])).await?;
+        Ok(!found.is_null())
+    }
+
     /// A transaction's receipt; `None` while it is not mined (or unknown).
     pub async fn receipt(&self, transaction: B256) -> Result<Option<Receipt>, ChainError> {
         let receipt = self.call("eth_getTransactionReceipt", json!([format!("{transaction:#x}")])).await?;

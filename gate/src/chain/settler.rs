@@ -9,7 +9,9 @@
 //! is taken, so concurrent settlements never reuse an account nonce and never wait for each
 //! other's sends (a node that mines on send, like anvil's automine, answers only once the block
 //! is sealed; a remote RPC costs a round trip). A failed send makes the next one re-read the
-//! count from the node, which fills the gap the failed number left.
+//! count from the node, which fills the gap the failed number left. So does a sent transaction
+//! the node no longer knows ([`Settler::dropped`]): a mempool that evicts one of a settler's
+//! transactions leaves a gap every later number waits behind, until it is filled.
 
 use std::time::Duration;
 
@@ -201,6 +203,17 @@ impl Settler {
     /// After a number was taken but not used: the next one is read from the node again.
     async fn forget_nonces(&self) {
         *self.next_nonce.lock().await = None;
+    }
+
+    /// Whether a sent, unmined `transaction` is gone from the node (evicted or dropped from its
+    /// mempool). Then the next number is read from the node again, which fills the gap, and
+    /// the authorization it carried can be sent again: it can move money once at most.
+    pub async fn dropped(&self, transaction: B256) -> Result<bool, ChainError> {
+        if self.rpc.knows(transaction).await? {
+            return Ok(false);
+        }
+        self.forget_nonces().await;
+        Ok(true)
     }
 
     /// Waits up to `wait` for `transaction`'s receipt; `None` if it is not mined by then.

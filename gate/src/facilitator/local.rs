@@ -504,6 +504,12 @@ impl LocalFacilitator {
         if matches!(mined, Ok(Some(_))) {
             self.submitted.lock().remove(&key);
         }
+        if matches!(mined, Ok(None)) && matches!(settler.dropped(transaction).await, Ok(true)) {
+            // Still pending for this answer; the next try checks the authorization on chain
+            // again and sends it in a new transaction.
+            tracing::warn!("facilitador local: el nodo ya no conoce la transacción {hash} (descartada del mempool)");
+            self.submitted.lock().remove(&key);
+        }
         match mined {
             Ok(Some(receipt)) if receipt.success => {
                 self.ledger.lock().settlements += 1;

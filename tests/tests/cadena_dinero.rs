@@ -259,6 +259,43 @@ async fn the_reconciliation_disputes_a_sale_delivered_on_a_lie_without_an_rpc() 
     assert_eq!(store.buy("resumen", &paid).await.0, 200, "the plain sale is delivered again");
 }
 
+/// Without an RPC, a lie can name the transaction that really paid another purchase the gate
+/// is still uncertain about (its answer was lost behind a timeout): the gate cannot tell, and
+/// credits it to the lied-to sale. The reconciliation with an RPC then proves that transaction
+/// paid the uncertain purchase: it disputes the lied-to sale (its authorization paid nothing)
+/// and lists the uncertain one, with both, for the publisher. It used to stop there with an
+/// error, reconciling nothing after it (the CI chaos tier without an RPC found it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lie_naming_an_uncertain_purchases_transaction_is_listed_by_the_reconciliation_not_an_error() {
+    use gate::payment::proof::Resolved;
+    let chain = LocalChain::start(ChainOptions::default()).expect("chain");
+    let store = store(&chain, false).await;
+    let offer = offer("resumen");
+    let buyers = chain.buyers();
+    let uncertain = signed_payload(&offer, &buyers[0].signer(), |_, _| {});
+    store.proxy.script([Fault::TimeoutAfter]);
+    assert_eq!(store.buy("resumen", &encode_json(&uncertain)).await.0, 503, "paid behind a timeout");
+    let transaction = store.proxy.transactions().last().cloned().expect("the transfer the timeout hid");
+    store.proxy.script([Fault::Lie(Some(transaction.clone()))]);
+    let lied = signed_payload(&offer, &buyers[1].signer(), |_, _| {});
+    assert_eq!(store.buy("resumen", &encode_json(&lied)).await.0, 200, "the facilitator's word, without an RPC");
+
+    let reader = RpcChain::new(NETWORK, chain.rpc_url(), Duration::from_secs(10)).expect("rpc");
+    let chains = Chains::new().with(NETWORK, Arc::new(reader) as Arc<dyn Chain>);
+    let (done, disputed) = gate::payment::proof::reconcile_record(store.gate.data.path(), None, &chains)
+        .await
+        .expect("the reconciliation goes on");
+    assert_eq!(done.len(), 1, "{done:?}");
+    assert_eq!(done[0].0.purchase, purchase_key(&uncertain));
+    let Resolved::Open(why) = &done[0].1 else { panic!("listed, not resolved: {done:?}") };
+    assert!(why.contains(&transaction) && why.contains(&purchase_key(&lied)), "{why}");
+    assert_eq!(disputed.len(), 1, "{disputed:?}");
+    assert_eq!(disputed[0].0, purchase_key(&lied));
+    let sales = store.sales();
+    assert_eq!(sales.totals.general.sales, 0, "the lied-to sale is disputed: {sales:#?}");
+    assert_eq!(sales.pending.len(), 1, "the uncertain purchase stays listed");
+}
+
 /// With an RPC, a facilitator's success the chain contradicts is never delivered; when the RPC
 /// is silent at delivery, the sale is disputed after it, and its buyer's
 /// repeat of the same payment gets a clear refusal, never the study again.

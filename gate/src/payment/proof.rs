@@ -186,13 +186,28 @@ pub async fn reconcile_record(
         None => crate::sales::journal::read(&data.join(crate::sales::journal::JOURNAL_FILE))?,
     };
     let mut done = Vec::new();
-    for pending in crate::sales::ledger::fold(&contents.records).pending {
-        let (record, resolved) = resolve(chains, &pending).await;
+    let ledger = crate::sales::ledger::fold(&contents.records);
+    for pending in ledger.pending {
+        let (record, mut resolved) = resolve(chains, &pending).await;
         if let Some(reconciled) = record {
             let resolution = match reconciled.transaction {
                 Some(transaction) if reconciled.settled_at => Resolution::Paid { transaction },
                 _ => Resolution::Unpaid,
             };
+            if let Resolution::Paid { transaction } = &resolution
+                && let Some(holder) = ledger.sales.iter().find(|s| s.transaction.eq_ignore_ascii_case(transaction))
+            {
+                // The chain proves this purchase's authorization paid in `transaction`, and the
+                // record credits it to another sale, on a facilitator's word (a gate without an
+                // RPC believed a success naming it). Neither is changed by hand here: the
+                // purchase stays listed, with both, for the publisher.
+                resolved = Resolved::Open(format!(
+                    "la cadena muestra que la transacción {transaction} pagó esta compra, pero el registro se la acredita a la venta {} ({}) por palabra del facilitador; queda por conciliar: revise esa venta en la cadena (su autorización, su nonce) antes de conciliar esta",
+                    holder.purchase, holder.study
+                ));
+                done.push((pending, resolved));
+                continue;
+            }
             match shared {
                 Some(shared) => reconcile_shared(shared, &pending.purchase, resolution, &reconciled.note)?,
                 None => by_hand(data, &pending.purchase, resolution, &reconciled.note)?,

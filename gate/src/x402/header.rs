@@ -119,8 +119,12 @@ mod tests {
         use contract::x402::PAYMENT_HEADER_PATTERN;
         use proptest::prelude::*;
 
-        fn pattern() -> regex::Regex {
-            regex::Regex::new(PAYMENT_HEADER_PATTERN).expect("the published pattern is a regular expression")
+        /// Compiled once: the long property run (`./tienda probar`) asks it thousands of times.
+        fn pattern() -> &'static regex::Regex {
+            static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+                regex::Regex::new(PAYMENT_HEADER_PATTERN).expect("the published pattern is a regular expression")
+            });
+            &PATTERN
         }
 
         fn unanchored() -> &'static str {

@@ -150,6 +150,12 @@ impl Store {
     }
 }
 
+/// The chain as `gate ventas conciliar --rpc` reads it.
+fn chain_reader(chain: &LocalChain) -> Chains {
+    let reader = RpcChain::new(NETWORK, chain.rpc_url(), Duration::from_secs(10)).expect("rpc");
+    Chains::new().with(NETWORK, Arc::new(reader) as Arc<dyn Chain>)
+}
+
 fn offer(view: &str) -> Value {
     accepted_of(built(), SLUG, view)
 }
@@ -237,8 +243,7 @@ async fn the_reconciliation_disputes_a_sale_delivered_on_a_lie_without_an_rpc() 
     assert_eq!(store.buy("resumen", &lied).await.0, 200, "without an RPC, the facilitator's word releases it");
     assert_eq!(store.sales().totals.general.sales, 2);
 
-    let reader = RpcChain::new(NETWORK, chain.rpc_url(), Duration::from_secs(10)).expect("rpc");
-    let chains = Chains::new().with(NETWORK, Arc::new(reader) as Arc<dyn Chain>);
+    let chains = chain_reader(&chain);
     gate::payment::proof::reconcile_record(store.gate.data.path(), None, &chains).await.expect("conciliar");
     let sales = store.sales();
     assert_eq!(sales.totals.general.sales, 1, "the plain sale stands: {sales:#?}");
@@ -280,8 +285,7 @@ async fn a_lie_naming_an_uncertain_purchases_transaction_is_listed_by_the_reconc
     let lied = signed_payload(&offer, &buyers[1].signer(), |_, _| {});
     assert_eq!(store.buy("resumen", &encode_json(&lied)).await.0, 200, "the facilitator's word, without an RPC");
 
-    let reader = RpcChain::new(NETWORK, chain.rpc_url(), Duration::from_secs(10)).expect("rpc");
-    let chains = Chains::new().with(NETWORK, Arc::new(reader) as Arc<dyn Chain>);
+    let chains = chain_reader(&chain);
     let (done, disputed) = gate::payment::proof::reconcile_record(store.gate.data.path(), None, &chains)
         .await
         .expect("the reconciliation goes on");

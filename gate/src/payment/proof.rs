@@ -186,36 +186,42 @@ pub async fn reconcile_record(
         None => crate::sales::journal::read(&data.join(crate::sales::journal::JOURNAL_FILE))?,
     };
     let mut done = Vec::new();
-    let ledger = crate::sales::ledger::fold(&contents.records);
-    for pending in ledger.pending {
+    let crate::sales::ledger::Ledger { pending, sales, .. } = crate::sales::ledger::fold(&contents.records);
+    for pending in pending {
         let (record, mut resolved) = resolve(chains, &pending).await;
         if let Some(reconciled) = record {
             let resolution = match reconciled.transaction {
                 Some(transaction) if reconciled.settled_at => Resolution::Paid { transaction },
                 _ => Resolution::Unpaid,
             };
-            if let Resolution::Paid { transaction } = &resolution
-                && let Some(holder) = ledger.sales.iter().find(|s| s.transaction.eq_ignore_ascii_case(transaction))
-            {
-                // The chain proves this purchase's authorization paid in `transaction`, and the
-                // record credits it to another sale, on a facilitator's word (a gate without an
-                // RPC believed a success naming it). Neither is changed by hand here: the
-                // purchase stays listed, with both, for the publisher.
-                resolved = Resolved::Open(format!(
-                    "la cadena muestra que la transacción {transaction} pagó esta compra, pero el registro se la acredita a la venta {} ({}) por palabra del facilitador; queda por conciliar: revise esa venta en la cadena (su autorización, su nonce) antes de conciliar esta",
-                    holder.purchase, holder.study
-                ));
-                done.push((pending, resolved));
-                continue;
-            }
-            match shared {
-                Some(shared) => reconcile_shared(shared, &pending.purchase, resolution, &reconciled.note)?,
-                None => by_hand(data, &pending.purchase, resolution, &reconciled.note)?,
+            let holder = match &resolution {
+                Resolution::Paid { transaction } => {
+                    sales.iter().find(|s| s.transaction.eq_ignore_ascii_case(transaction))
+                }
+                Resolution::Unpaid => None,
             };
+            match (holder, shared) {
+                // The chain proves this purchase's authorization paid in the transaction, and the
+                // record credits it to another sale, on a facilitator's word (a gate without an
+                // RPC believed a success naming it). Neither is changed here: the purchase stays
+                // listed, with both, for the publisher.
+                (Some(holder), _) => {
+                    resolved = Resolved::Open(format!(
+                        "la cadena muestra que la transacción {} pagó esta compra, pero el registro se la acredita a la venta {} ({}) por palabra del facilitador; queda por conciliar: revise esa venta en la cadena (su autorización, su nonce) antes de conciliar esta",
+                        holder.transaction, holder.purchase, holder.study
+                    ));
+                }
+                (None, Some(shared)) => {
+                    reconcile_shared(shared, &pending.purchase, resolution, &reconciled.note)?;
+                }
+                (None, None) => {
+                    by_hand(data, &pending.purchase, resolution, &reconciled.note)?;
+                }
+            }
         }
         done.push((pending, resolved));
     }
-    let disputed = dispute_unproven_sales(data, shared, chains, &contents).await?;
+    let disputed = dispute_unproven_sales(data, shared, chains, sales).await?;
     Ok((done, disputed))
 }
 
@@ -230,12 +236,12 @@ async fn dispute_unproven_sales(
     data: &std::path::Path,
     shared: Option<&crate::sales::postgres::Shared>,
     chains: &Chains,
-    contents: &crate::sales::journal::Contents,
+    sales: Vec<crate::sales::ledger::Sale>,
 ) -> anyhow::Result<Vec<(String, String)>> {
     use crate::sales::journal::{Event, Record};
     let mut disputed = Vec::new();
     use crate::sales::ledger::Origin;
-    for sale in crate::sales::ledger::fold(&contents.records).sales {
+    for sale in sales {
         if sale.origin != Origin::Settled || sale.disputed.is_some() || sale.transaction.is_empty() {
             continue;
         }

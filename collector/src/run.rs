@@ -468,7 +468,8 @@ async fn ask(shared: &Shared, job: Job) {
             model.asked()
         )));
     }
-    drop(permit);
+    // The permit is held until the call's line is written: a call is in progress until then, so
+    // a `kill -9` loses at most `concurrencia` calls per provider (counted at their reservation).
     let (date, time) = journal::date_and_time(SystemTime::now());
     match ended {
         Ended::NotAsked | Ended::Failed(Failure::Stopped) => return not_asked(),
@@ -500,6 +501,7 @@ async fn ask(shared: &Shared, job: Job) {
             }
         }
     }
+    drop(permit);
     let spent = lock(&shared.budget).spent;
     lock(&shared.progress).tick(spent);
 }

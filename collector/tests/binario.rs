@@ -451,6 +451,7 @@ async fn a_study_under_a_cap_never_passes_it_across_runs_and_sigkills() {
     // Killed with SIGKILL five times, each a few answers after it started.
     for kill in 1..=5 {
         let before = count_lines(&answers);
+        let lost_before = collector::journal::spent(&study).unwrap().unrecorded;
         let mut child = collector(&["recolectar", study_arg, "--si"], logs.path()).spawn().unwrap();
         let started = Instant::now();
         while count_lines(&answers) < before + 4 && child.try_wait().unwrap().is_none() {
@@ -463,6 +464,10 @@ async fn a_study_under_a_cap_never_passes_it_across_runs_and_sigkills() {
         assert!(billed <= 1.0 + 1e-9, "kill {kill}: the providers billed {billed} USD");
         assert!(spent + 1e-9 >= billed, "kill {kill}: the study counts {spent} USD, the providers billed {billed}");
         assert!(spent <= 1.0 + 1e-9, "kill {kill}: the study counts {spent} USD");
+        // A call is in progress until its line is written: a kill loses at most the eight calls
+        // the providers' `concurrencia` lets run at once, each counted at its reservation.
+        let lost = collector::journal::spent(&study).unwrap().unrecorded - lost_before;
+        assert!(lost <= 8.0 * common::CALL_COST + 1e-9, "kill {kill} lost {:.1} calls", lost / common::CALL_COST);
     }
     // Run to the cap, then again: the second run asks nothing.
     for _ in 0..2 {

@@ -191,17 +191,50 @@ fn published_contract(statics: &Statics) -> Value {
     statics.get("/openapi.json").and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok()).unwrap_or(Value::Null)
 }
 
-/// Each study's "how to buy" block, which its JSON 402s repeat: the one of its sheet, which
-/// states the study's own price (the service index's lists every price when they differ).
+/// Each study's "how to buy" block, as its JSON 402s carry it: [`in_the_402`] of its sheet's,
+/// which states the study's own price (the service index's lists every price when they differ).
 fn how_to_buy(statics: &Statics, manifest: &Manifest) -> BTreeMap<String, Value> {
-    let block = |path: &str| {
-        statics
-            .get(path)
-            .and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok())
-            .and_then(|document| document.get("como_comprar").cloned())
-            .unwrap_or(Value::Null)
+    let sheet = |path: &str| statics.get(path).and_then(|f| serde_json::from_slice::<Value>(&f.bytes).ok());
+    manifest
+        .studies
+        .keys()
+        .map(|slug| (slug.clone(), sheet(&format!("/estudio/{slug}/ficha")).map_or(Value::Null, |s| in_the_402(&s))))
+        .collect()
+}
+
+/// Of a sheet's `como_comprar`, what a buyer needs to pay now (price, networks, the x402
+/// steps in Spanish and English, MPP in one line), and where the whole guide is: every 402
+/// carries it, so the rest (MPP's steps, retries, receipts, getting a study again) stays in the
+/// sheet, which `guia_completa` names. A 402 body of 15.7 KB was 10 KB of guide (issue 47).
+fn in_the_402(sheet: &Value) -> Value {
+    const KEPT: [&str; 8] =
+        ["protocolo", "moneda", "precio_usd", "monto_atomico", "modo", "redes", "pasos", "tope_de_tu_cliente"];
+    let Some(full) = sheet.get("como_comprar").and_then(Value::as_object) else {
+        return Value::Null;
     };
-    manifest.studies.keys().map(|slug| (slug.clone(), block(&format!("/estudio/{slug}/ficha")))).collect()
+    let mut block: serde_json::Map<String, Value> =
+        KEPT.iter().filter_map(|key| full.get(*key).map(|value| ((*key).to_owned(), value.clone()))).collect();
+    if let Some(summary) = full.get("mpp").and_then(|mpp| mpp.get("resumen")) {
+        block.insert("mpp".into(), serde_json::json!({"resumen": summary}));
+    }
+    if let Some(en) = full.get("en") {
+        let english = ["protocol", "steps", "client_cap"]
+            .iter()
+            .filter_map(|key| en.get(*key).map(|v| ((*key).to_owned(), v.clone())));
+        block.insert("en".into(), Value::Object(english.collect()));
+    }
+    if let Some(url) = sheet.get("urls").and_then(|urls| urls.get("ficha")) {
+        block.insert(
+            "guia_completa".into(),
+            serde_json::json!({
+                "url": url,
+                "campo": "como_comprar",
+                "que_trae": "MPP paso a paso, reintentos, recibos firmados, liquidación incierta y cómo recibir de nuevo un estudio ya comprado",
+                "what": "MPP step by step, retries, signed receipts, uncertain settlement and getting a study you bought again",
+            }),
+        );
+    }
+    Value::Object(block)
 }
 
 /// The gate new requests go to, swappable under a running server.

@@ -153,10 +153,40 @@ async fn unpaid_requests_get_402_with_the_same_object_in_header_and_body() {
             assert_eq!(accepts[0].extra, Some(json!({"name": "USDC", "version": "2"})));
             assert_eq!(from_header["accepts"][0], accepted_of(dist, slug, view));
             assert!(body["mensaje"].as_str().is_some_and(|m| m.contains("0.99")));
-            assert!(body["como_comprar"]["pasos"].is_array());
+            assert_carries_what_pays_and_names_the_whole_guide(&client, &gate, slug, &body).await;
         }
     }
     expect_error(get(&client, &gate.url("/estudio/banca-2026?vista=todo")).await, 400).await;
+}
+
+/// A JSON 402's `como_comprar` is what pays now, as the study's sheet states it (price, networks,
+/// the steps, MPP in one line), and names the sheet whose `como_comprar` is the whole guide: the
+/// guide stays within 3 KB and the body within 9 KB (15.7 KB, 10 KB of guide, before issue 47's
+/// last change), most of it the x402 object's extensions (Bazaar's schemas, the signed offers).
+async fn assert_carries_what_pays_and_names_the_whole_guide(
+    client: &reqwest::Client,
+    gate: &TestGate,
+    slug: &str,
+    body: &Value,
+) {
+    let size = serde_json::to_vec(body).expect("JSON").len();
+    let guide = serde_json::to_vec(&body["como_comprar"]).expect("JSON").len();
+    assert!(size <= 9 * 1024 && guide <= 3 * 1024, "{slug}: a 402 body of {size} bytes, {guide} of them the guide");
+    let block = &body["como_comprar"];
+    let sheet_url = block["guia_completa"]["url"].as_str().expect("guia_completa.url");
+    assert_eq!(sheet_url, format!("{BUILT_BASE_URL}/estudio/{slug}/ficha"));
+    let sheet = json_of(get(client, &gate.url(&format!("/estudio/{slug}/ficha"))).await).await;
+    let whole = &sheet["como_comprar"];
+    assert_eq!(block["guia_completa"]["campo"], "como_comprar");
+    for key in ["protocolo", "precio_usd", "monto_atomico", "redes", "pasos", "tope_de_tu_cliente"] {
+        assert_eq!(block[key], whole[key], "{slug}: como_comprar.{key}");
+    }
+    assert_eq!(block["mpp"]["resumen"], whole["mpp"]["resumen"]);
+    assert_eq!(block["en"]["steps"], whole["en"]["steps"]);
+    for only_in_the_sheet in ["reintentos", "si_ya_lo_compro", "recibo_firmado", "si_la_liquidacion_es_incierta"] {
+        assert!(block.get(only_in_the_sheet).is_none() && whole[only_in_the_sheet].is_string(), "{only_in_the_sheet}");
+    }
+    assert!(whole["mpp"]["pasos"].is_array() && block["mpp"].get("pasos").is_none());
 }
 
 /// The `PAYMENT-REQUIRED` object is the body's `x402` object less what only discovery needs:

@@ -432,7 +432,7 @@ fn components() -> Value {
             "properties": {
                 "error": {"type": "string"}, "mensaje": {"type": "string"}, "message": {"type": "string"},
                 "x402": {"$ref": "#/components/schemas/PaymentRequired"},
-                "como_comprar": {"type": "object"},
+                "como_comprar": {"type": "object", "description": "Lo esencial para pagar (precio, redes, pasos de x402, MPP en una línea); guia_completa.url es la ficha, cuyo como_comprar es la guía entera."},
             },
         },
         "Compra": {

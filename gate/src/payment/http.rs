@@ -24,7 +24,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 use contract::{Price, View};
-use http::Method;
+use http::{HeaderValue, Method};
 use serde_json::{Value, json};
 
 use super::mpp::{self, Mpp, Problem};
@@ -42,7 +42,7 @@ use crate::x402::header::{decode_payment_signature, encode_json};
 use crate::x402::siwx;
 use gate_http::Request;
 use gate_http::pages::{HTML, prefers_html};
-use gate_http::response::{Body, JSON, Reply};
+use gate_http::response::{Body, IntoHeaderValue, JSON, Reply};
 
 /// RFC 9457 problem bodies (MPP refusals).
 const PROBLEM_JSON: &str = "application/problem+json";
@@ -117,13 +117,20 @@ impl Storefront {
     /// Appends the offer's fresh MPP challenges (`WWW-Authenticate: Payment`) to a 402, those
     /// the buyer's preferences keep, in their order.
     fn challenged(&self, offer: &Offer, selection: &Selection, reply: Reply) -> Reply {
-        match (&self.mpp, reply.status) {
-            (Some(mpp), 402) => match mpp.www_authenticate_for(offer, selection) {
-                Some(value) => reply.with_header("WWW-Authenticate", value),
-                None => reply,
-            },
-            _ => reply,
+        if reply.status != 402 {
+            return reply;
         }
+        match self.mpp_challenges(offer, selection) {
+            Some((name, value)) => reply.with_header(name, value),
+            None => reply,
+        }
+    }
+
+    /// The `WWW-Authenticate` header of fresh MPP challenges for a 402 of this offer, when MPP
+    /// is on.
+    fn mpp_challenges(&self, offer: &Offer, selection: &Selection) -> Option<(&'static str, HeaderValue)> {
+        let value = self.mpp.as_ref()?.www_authenticate_for(offer, selection)?;
+        Some(("WWW-Authenticate", value.into_header_value()))
     }
 
     /// Builds the unpaid answers again (the offers changed: Solana fee payers were applied).
@@ -151,12 +158,6 @@ impl Storefront {
     /// The unpaid 402 of an offer, with a fresh challenge: HTML for a browser, JSON for
     /// everyone else; the requirements and challenges those the buyer's preferences keep.
     fn unpaid_reply(&self, offer: &Offer, accept: Option<&[u8]>, selection: &Selection) -> Reply {
-        let reply = self.unpaid_reply_x402(offer, accept, selection);
-        self.challenged(offer, selection, reply)
-    }
-
-    /// [`Storefront::unpaid_reply`] without its MPP challenges.
-    fn unpaid_reply_x402(&self, offer: &Offer, accept: Option<&[u8]>, selection: &Selection) -> Reply {
         let unpaid = self.unpaid.get(&offer.slug).and_then(|views| views.get(&offer.view));
         let wants_html = prefers_html(accept) && self.payment_pages.contains_key(&offer.slug);
         let prepared = match unpaid {
@@ -167,7 +168,7 @@ impl Storefront {
         let challenge = offer.sign_in.as_ref().map(|s| s.challenge()).unwrap_or_else(Challenge::placeholder);
         let plain = selection.is_plain(offer.required.accepts.len());
         if let (Some(prepared), true) = (prepared, plain) {
-            return prepared.fill(&challenge);
+            return prepared.fill(&challenge, self.mpp_challenges(offer, selection));
         }
         let required =
             shown(offer.payment_required_with(Binding::Http, Some(HEADER_REQUIRED), Some(&challenge)), selection);
@@ -176,10 +177,11 @@ impl Storefront {
             None => self.reply_with(offer, None, &required),
         }
         .with_header("Vary", VARY);
-        match self.payment_pages.get(&offer.slug) {
+        let reply = match self.payment_pages.get(&offer.slug) {
             Some(page) if wants_html => html_payment_reply(&json, page.clone()),
             _ => json,
-        }
+        };
+        self.challenged(offer, selection, reply)
     }
 
     /// The unpaid 402 for preferences that named nothing this offer takes: everything it

@@ -49,6 +49,11 @@ pub struct Fillable {
     head_at: usize,
     /// Which of the reply's headers is `PAYMENT-REQUIRED`.
     header_index: usize,
+    /// Where the reply's own headers end in the prepared head (`Content-Length` follows): a
+    /// header added per request goes there.
+    opening_end: usize,
+    /// The placeholders' lengths, which a challenge's values must have.
+    lengths: [usize; 3],
 }
 
 /// Every offset of `needle` in `haystack`.
@@ -95,6 +100,7 @@ impl Fillable {
             [one] => *one,
             _ => return None,
         };
+        let opening_end = find_all(head, b"\r\nContent-Length: ").first()? + 2;
         let body_spots = spots(body, usize::from(in_header && in_body))?;
         let mut windows: Vec<Window> = Vec::new();
         for spot in spots(&json, usize::from(in_header))? {
@@ -108,43 +114,67 @@ impl Fillable {
                 _ => windows.push(Window { start, end, spots: vec![spot] }),
             }
         }
-        Some(Fillable { reply, json, encoded, windows, body_spots, head_at, header_index })
+        let lengths = Challenge::placeholder().fields().map(str::len);
+        Some(Fillable { reply, json, encoded, windows, body_spots, head_at, header_index, opening_end, lengths })
     }
 
-    /// The prepared reply with `challenge` in place of the placeholders.
-    pub fn fill(&self, challenge: &Challenge) -> Reply {
+    /// The prepared reply with `challenge` in place of the placeholders and `extra` (the MPP
+    /// challenges' `WWW-Authenticate`) after its own headers: what building it whole would send.
+    /// Head and body are written into one buffer, once, and the `PAYMENT-REQUIRED` value is a
+    /// slice of that head: the unpaid 402 is the gate's most frequent paid-route answer.
+    pub fn fill(&self, challenge: &Challenge, extra: Option<(&'static str, HeaderValue)>) -> Reply {
         let values = challenge.fields();
-        let lengths_match = values.iter().enumerate().all(|(field, value)| value.len() == field_len(field));
-        let Body::Prepared { head, body } = &self.reply.body else { return self.reply.clone() };
+        let lengths_match = values.iter().zip(self.lengths).all(|(value, length)| value.len() == length);
+        let Body::Prepared { head, body } = &self.reply.body else { return self.unfilled(extra) };
         if !lengths_match || (self.windows.is_empty() && self.body_spots.is_empty()) {
-            return self.reply.clone();
+            return self.unfilled(extra);
         }
-        let mut encoded = self.encoded.clone();
+        let extra_line = extra.as_ref().map(|(name, value)| (name.len() + 4 + value.len(), name, value));
+        let head_len = head.len() + extra_line.map_or(0, |(length, ..)| length);
+        let mut wire = Vec::with_capacity(head_len + body.len());
+        wire.extend_from_slice(&head[..self.opening_end]);
+        if let Some((_, name, value)) = extra_line {
+            wire.extend_from_slice(name.as_bytes());
+            wire.extend_from_slice(b": ");
+            wire.extend_from_slice(value.as_bytes());
+            wire.extend_from_slice(b"\r\n");
+        }
+        wire.extend_from_slice(&head[self.opening_end..]);
+        wire.extend_from_slice(body);
+        // The header value, re-encoded where the challenge changed it, in place in the head.
+        let encoded = &mut wire[self.head_at..self.head_at + self.encoded.len()];
         for window in &self.windows {
             let mut chunk = self.json[window.start..window.end].to_vec();
             for spot in &window.spots {
                 let at = spot.at - window.start;
-                chunk[at..at + field_len(spot.field)].copy_from_slice(values[spot.field].as_bytes());
+                chunk[at..at + self.lengths[spot.field]].copy_from_slice(values[spot.field].as_bytes());
             }
             let from = window.start / 3 * 4;
             let to = from + base64::encoded_len(chunk.len(), true).unwrap_or(0);
             if STANDARD.encode_slice(&chunk, &mut encoded[from..to]).is_err() {
-                return self.reply.clone();
+                return self.unfilled(extra);
             }
         }
-        let mut body = body.to_vec();
         for spot in &self.body_spots {
-            body[spot.at..spot.at + field_len(spot.field)].copy_from_slice(values[spot.field].as_bytes());
+            let at = head_len + spot.at;
+            wire[at..at + self.lengths[spot.field]].copy_from_slice(values[spot.field].as_bytes());
         }
-        let mut head = head.to_vec();
-        head[self.head_at..self.head_at + encoded.len()].copy_from_slice(&encoded);
-        let value = base64_header_value(encoded);
+        let wire = Bytes::from(wire);
         let mut headers = self.reply.headers.clone();
-        headers[self.header_index].1 = value;
+        headers[self.header_index].1 = base64_header_value(wire.slice(self.head_at..self.head_at + self.encoded.len()));
+        headers.extend(extra);
         Reply {
             status: self.reply.status,
             headers,
-            body: Body::Prepared { head: Bytes::from(head), body: Bytes::from(body) },
+            body: Body::Prepared { head: wire.slice(..head_len), body: wire.slice(head_len..) },
+        }
+    }
+
+    /// The prepared reply as it is (its placeholder challenge), with `extra`.
+    fn unfilled(&self, extra: Option<(&'static str, HeaderValue)>) -> Reply {
+        match extra {
+            Some((name, value)) => self.reply.clone().with_header(name, value),
+            None => self.reply.clone(),
         }
     }
 }
@@ -152,11 +182,11 @@ impl Fillable {
 /// A header value from base64 text, without checking it byte by byte as `HeaderValue` would
 /// (3 KB per unpaid 402, a tenth of its cost): the base64 alphabet is all visible ASCII.
 #[allow(unsafe_code)]
-fn base64_header_value(encoded: Vec<u8>) -> HeaderValue {
+fn base64_header_value(encoded: Bytes) -> HeaderValue {
     debug_assert!(encoded.iter().all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(b)));
     // SAFETY: `encoded` is the output of the standard base64 engine (letters, digits, `+`, `/`
     // and `=`), all of which `HeaderValue` accepts.
-    unsafe { HeaderValue::from_maybe_shared_unchecked(Bytes::from(encoded)) }
+    unsafe { HeaderValue::from_maybe_shared_unchecked(encoded) }
 }
 
 #[cfg(test)]
@@ -176,18 +206,26 @@ mod tests {
     }
 
     #[test]
-    fn a_filled_402_is_the_402_built_with_that_challenge() {
+    fn a_filled_402_is_the_402_built_with_that_challenge_and_that_header() {
         let (template, json) = reply_for(&Challenge::placeholder());
         let fillable = Fillable::new(template, json, true, true).expect("placeholders found");
-        for (seconds, nonce) in [(0u64, "0123456789abcdef0123456789abcdef"), (59, "ffffffffffffffffffffffffffffff00")] {
+        let cases = [
+            (0u64, "0123456789abcdef0123456789abcdef", None),
+            (59, "ffffffffffffffffffffffffffffff00", Some("Payment id=\"abc\", method=\"evm\"")),
+        ];
+        for (seconds, nonce, mpp) in cases {
             let challenge = Challenge {
                 nonce: nonce.into(),
                 issued_at: format!("2026-01-15T10:30:{seconds:02}.000Z"),
                 expiration_time: format!("2026-01-15T10:35:{seconds:02}.000Z"),
             };
             let (expected, _) = reply_for(&challenge);
-            let expected = expected.prepared();
-            let filled = fillable.fill(&challenge);
+            let mut expected = expected.prepared();
+            if let Some(value) = mpp {
+                expected = expected.with_header("WWW-Authenticate", value);
+            }
+            let extra = mpp.map(|value| ("WWW-Authenticate", HeaderValue::from_static(value)));
+            let filled = fillable.fill(&challenge, extra);
             let (Body::Prepared { head, body }, Body::Prepared { head: want_head, body: want_body }) =
                 (&filled.body, &expected.body)
             else {

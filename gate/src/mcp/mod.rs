@@ -399,6 +399,24 @@ fn invalid_request(message: &str) -> RpcError {
     RpcError::new(400, code::INVALID_REQUEST, format!("Invalid Request: {message}"))
 }
 
+/// 2^53: every integer up to it, and none beyond, is exact in a double.
+const MAX_EXACT_INTEGER: f64 = 9_007_199_254_740_992.0;
+
+/// Whether a JSON-RPC `id` is one the gate takes: text, or an integer that fits 64 bits as JSON
+/// Schema counts integers (`7` and `7.0` alike, as `openapi.json` states it; `7.0` up to 2^53),
+/// never null. The answer repeats it as it came.
+fn is_request_id(id: &Value) -> bool {
+    match id {
+        Value::String(_) => true,
+        Value::Number(n) if n.is_i64() || n.is_u64() => true,
+        // Written with a fraction or an exponent: taken where a double holds the integer exactly
+        // (an integer text beyond 64 bits, such as -9223372036854775809, also arrives here, and
+        // rounds onto i64::MIN).
+        Value::Number(n) => n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() <= MAX_EXACT_INTEGER),
+        _ => false,
+    }
+}
+
 /// Parses a POST body into one message: arrays (batches) and malformed envelopes are 400.
 fn parse_message(body: &[u8]) -> Result<Message, RpcError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| {
@@ -426,9 +444,7 @@ fn parse_message(body: &[u8]) -> Result<Message, RpcError> {
         };
         return match id {
             None => Ok(Message::Notification),
-            Some(id) if id.is_string() || id.is_i64() || id.is_u64() => {
-                Ok(Message::Request { id: id.clone(), method: method.to_owned(), params })
-            }
+            Some(id) if is_request_id(id) => Ok(Message::Request { id: id.clone(), method: method.to_owned(), params }),
             Some(_) => Err(invalid_request("\"id\" debe ser un texto o un entero (nunca null).")),
         };
     }
@@ -578,6 +594,11 @@ mod tests {
             parse(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#),
             Ok(Message::Request { id: json!(7), method: "ping".into(), params: None })
         );
+        // JSON Schema counts -236.0 as an integer (Schemathesis sent it); it is repeated as it came.
+        assert_eq!(
+            parse(r#"{"jsonrpc":"2.0","id":-236.0,"method":"ping"}"#),
+            Ok(Message::Request { id: json!(-236.0), method: "ping".into(), params: None })
+        );
         assert_eq!(parse(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), Ok(Message::Notification));
         assert_eq!(parse(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#), Ok(Message::Response));
         assert_eq!(parse("{nope").unwrap_err().code, code::PARSE_ERROR);
@@ -586,6 +607,9 @@ mod tests {
             r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
             r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
             r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1e300,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":-9223372036854775809,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":3}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}"#,
             r#"{"jsonrpc":"2.0","id":1}"#,
